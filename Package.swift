@@ -1,0 +1,50 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Every target compiles under the same rules: Swift 6 language mode (strict concurrency) plus
+/// the upcoming features we rely on.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+
+let package = Package(
+    name: "Sous",
+    platforms: [.macOS(.v15)],
+    products: [
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // MARK: Shared layer
+        .systemLibrary(name: "CZeroMQ", path: "Shared/CZeroMQ"),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ", swiftSettings: swiftSettings),
+        .target(name: "MessagePack", path: "Shared/MessagePack", swiftSettings: swiftSettings),
+        .target(name: "SousWire", dependencies: ["MessagePack"], path: "Shared/Wire", swiftSettings: swiftSettings),
+        .target(name: "SousSchema", dependencies: ["SousWire"], path: "Shared/Schema", swiftSettings: swiftSettings),
+        .target(
+            name: "SousRuntime",
+            dependencies: ["ZeroMQ", "MessagePack", "SousWire", "SousSchema", lifecycle, logging, grdb],
+            path: "Shared/Runtime",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SousTestSupport",
+            dependencies: ["ZeroMQ", "SousWire", "SousRuntime", logging],
+            path: "Shared/TestSupport",
+            swiftSettings: swiftSettings
+        ),
+
+    ]
+)

@@ -1,0 +1,44 @@
+public import Foundation
+public import SousWire
+
+/// What every service answers to `health`.
+public struct HealthReport: Codable, Equatable, Sendable {
+    /// "catalog", "planner", …
+    public var service: String
+    /// The service build's version, e.g. "0.1.0".
+    public var version: String
+    /// The wire protocol version the service speaks.
+    public var protocolVersion: Int
+    public var startedAt: Date
+    public var uptimeSeconds: Double
+    public var database: DatabaseHealth
+
+    public init(service: String, version: String, protocolVersion: Int, startedAt: Date, uptimeSeconds: Double, database: DatabaseHealth) {
+        self.service = service
+        self.version = version
+        self.protocolVersion = protocolVersion
+        self.startedAt = startedAt
+        self.uptimeSeconds = uptimeSeconds
+        self.database = database
+    }
+}
+
+public struct DatabaseHealth: Codable, Equatable, Sendable {
+    /// "ok", "error", or "none" for a service without a database.
+    public var status: String
+    /// The database file, or ":memory:".
+    public var path: String?
+    /// The applied migrations, or the error text.
+    public var detail: String?
+
+    public init(status: String, path: String? = nil, detail: String? = nil) {
+        self.status = status
+        self.path = path
+        self.detail = detail
+    }
+}
+
+public enum CommonAPI {
+    /// Answered by every service.
+    public static let health = Method<Empty, HealthReport>.read(SousProtocol.healthMethod)
+}

@@ -1,0 +1,214 @@
+public import MessagePack
+
+/// Builds and parses the frames of requests, replies and events. Client and server code go
+/// through these functions and never touch raw frames.
+public enum Envelope {
+    public typealias Frame = [UInt8]
+
+    // MARK: Requests
+
+    /// The frames a DEALER sends for a request (starting with the empty delimiter).
+    public static func requestFrames(_ header: RequestHeader, body: [UInt8]) throws -> [Frame] {
+        [[], SousProtocol.protocolFrame(.request), try MessagePackEncoder().encode(header), body]
+    }
+
+    /// What a ROUTER made of one incoming message.
+    public enum Incoming: Sendable {
+        /// A well-formed request. `routing` is the peer's routing envelope to reply to.
+        case request(routing: [Frame], header: RequestHeader, body: [UInt8])
+        /// A damaged request that can still be answered, with the error to answer.
+        case rejected(routing: [Frame], requestID: String, error: ServiceError)
+        /// A message that cannot be answered at all (no routing envelope); log and drop it.
+        case dropped(reason: String)
+    }
+
+    /// Parses a message as a ROUTER received it: routing id frame(s), empty delimiter, then the
+    /// request frames.
+    public static func parseRequest(_ frames: [Frame]) -> Incoming {
+        guard let delimiter = frames.firstIndex(where: \.isEmpty), delimiter > 0 else {
+            return .dropped(reason: "no routing envelope (missing empty delimiter frame)")
+        }
+        let routing = Array(frames[..<delimiter])
+        let parts = frames[(delimiter + 1)...]
+        func reject(_ message: String, field: String, id: String = "") -> Incoming {
+            .rejected(routing: routing, requestID: id, error: .badRequest(message, field: field))
+        }
+        guard let protocolFrame = parts.first else {
+            return reject("the request has no protocol frame", field: "protocol")
+        }
+        if let problem = checkProtocolFrame(protocolFrame, expecting: .request) {
+            return reject(problem.message, field: problem.field)
+        }
+        guard parts.count == 3 else {
+            return reject("a request has 3 frames after the delimiter (protocol, header, body), this one has \(parts.count)", field: "frames")
+        }
+        let headerBytes = parts[parts.startIndex + 1]
+        let body = parts[parts.startIndex + 2]
+        let header: RequestHeader
+        do {
+            header = try MessagePackDecoder().decode(RequestHeader.self, from: headerBytes)
+        } catch {
+            let salvaged = (try? MessagePackDecoder().decode(PartialHeader.self, from: headerBytes))?.id ?? ""
+            return reject("unreadable request header: \(describe(error))", field: "header", id: validToken(salvaged) ? salvaged : "")
+        }
+        guard validToken(header.id) else {
+            return reject("request id must be 1 to \(SousProtocol.maxTokenBytes) bytes", field: "header.id")
+        }
+        guard !header.method.isEmpty else {
+            return reject("method name is empty", field: "header.method", id: header.id)
+        }
+        if let key = header.idempotencyKey, !validToken(key) {
+            return reject("idempotency key must be 1 to \(SousProtocol.maxTokenBytes) bytes", field: "header.idempotencyKey", id: header.id)
+        }
+        return .request(routing: routing, header: header, body: body)
+    }
+
+    // MARK: Replies
+
+    /// The frames a ROUTER sends back: the routing envelope, delimiter, protocol, header, body.
+    public static func replyFrames(routing: [Frame], header: ReplyHeader, body: [UInt8]) throws -> [Frame] {
+        routing + [[], SousProtocol.protocolFrame(.reply), try MessagePackEncoder().encode(header), body]
+    }
+
+    /// The frames of an error reply; never fails, so a server can always answer.
+    public static func errorReplyFrames(routing: [Frame], requestID: String, error: ServiceError) -> [Frame] {
+        let encoder = MessagePackEncoder()
+        let header = (try? encoder.encode(ReplyHeader(id: requestID, status: .error))) ?? []
+        let body = (try? encoder.encode(error)) ?? []
+        return routing + [[], SousProtocol.protocolFrame(.reply), header, body]
+    }
+
+    /// A reply as a DEALER receives it.
+    public struct Reply: Sendable {
+        public let header: ReplyHeader
+        public let body: [UInt8]
+
+        /// The decoded body, or the ServiceError the server sent.
+        public func decode<T: Decodable>(_ type: T.Type) throws(ServiceError) -> T {
+            let decoder = MessagePackDecoder()
+            switch header.status {
+            case .ok:
+                do {
+                    return try decoder.decode(T.self, from: body)
+                } catch {
+                    throw ServiceError(.internal, "the reply body could not be read: \(describe(error))")
+                }
+            case .error:
+                guard let error = try? decoder.decode(ServiceError.self, from: body) else {
+                    throw ServiceError(.internal, "the error reply could not be read")
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Parses the frames a DEALER received: delimiter, protocol, header, body.
+    public static func parseReply(_ frames: [Frame]) throws(ServiceError) -> Reply {
+        guard frames.count == 4, frames[0].isEmpty else {
+            throw ServiceError(.internal, "a reply has 4 frames (delimiter, protocol, header, body), this one has \(frames.count)")
+        }
+        if let problem = checkProtocolFrame(frames[1], expecting: .reply) {
+            throw ServiceError(.internal, problem.message)
+        }
+        do {
+            let header = try MessagePackDecoder().decode(ReplyHeader.self, from: frames[2])
+            return Reply(header: header, body: frames[3])
+        } catch {
+            throw ServiceError(.internal, "unreadable reply header: \(describe(error))")
+        }
+    }
+
+    // MARK: Events
+
+    /// The frames a PUB socket sends: topic (for subscription prefix matching), protocol, header, body.
+    public static func eventFrames(_ header: EventHeader, body: [UInt8]) throws -> [Frame] {
+        [Array(header.topic.utf8), SousProtocol.protocolFrame(.event), try MessagePackEncoder().encode(header), body]
+    }
+
+    public struct Event: Sendable {
+        public let header: EventHeader
+        public let body: [UInt8]
+
+        public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            try MessagePackDecoder().decode(T.self, from: body)
+        }
+    }
+
+    /// Parses the frames a SUB socket received.
+    public static func parseEvent(_ frames: [Frame]) throws(ServiceError) -> Event {
+        guard frames.count == 4 else {
+            throw .badRequest("an event has 4 frames (topic, protocol, header, body), this one has \(frames.count)", field: "frames")
+        }
+        if let problem = checkProtocolFrame(frames[1], expecting: .event) {
+            throw .badRequest(problem.message, field: problem.field)
+        }
+        do {
+            let header = try MessagePackDecoder().decode(EventHeader.self, from: frames[2])
+            guard Array(header.topic.utf8) == frames[0] else {
+                throw ServiceError.badRequest("event header topic differs from the topic frame", field: "header.topic")
+            }
+            return Event(header: header, body: frames[3])
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw .badRequest("unreadable event header: \(describe(error))", field: "header")
+        }
+    }
+
+    // MARK: Helpers
+
+    static func checkProtocolFrame(_ frame: Frame, expecting kind: SousProtocol.Kind) -> (message: String, field: String)? {
+        guard frame.count == 6, Array(frame.prefix(4)) == SousProtocol.signature else {
+            return ("not a Sous message: the protocol frame must be \"SOUS\", version and kind (6 bytes)", "protocol")
+        }
+        guard frame[4] == SousProtocol.version else {
+            return ("unsupported protocol version \(frame[4]); this peer speaks version \(SousProtocol.version)", "version")
+        }
+        guard frame[5] == kind.rawValue else {
+            return ("expected message kind \(kind.rawValue) (\(kind)), got \(frame[5])", "kind")
+        }
+        return nil
+    }
+
+    static func validToken(_ token: String) -> Bool {
+        !token.isEmpty && token.utf8.count <= SousProtocol.maxTokenBytes
+    }
+
+    private struct PartialHeader: Decodable {
+        var id: String?
+    }
+}
+
+/// One line describing a decoding failure, with the field it happened at.
+public func describe(_ error: any Error) -> String {
+    guard let decodingError = error as? DecodingError else { return "\(error)" }
+    switch decodingError {
+    case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+        return context.debugDescription
+    case .keyNotFound(let key, _):
+        return "missing field \"\(key.stringValue)\""
+    @unknown default:
+        return "\(decodingError)"
+    }
+}
+
+extension ServiceError {
+    /// The badRequest a server answers when a request body does not decode, naming the field.
+    public init(decoding error: any Error) {
+        guard let decodingError = error as? DecodingError else {
+            self = .badRequest("unreadable body: \(error)", field: "body")
+            return
+        }
+        var path: [any CodingKey]
+        switch decodingError {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            path = context.codingPath
+        case .keyNotFound(let key, let context):
+            path = context.codingPath + [key]
+        @unknown default:
+            path = []
+        }
+        let field = path.isEmpty ? "body" : path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        self = .badRequest("invalid \(field): \(describe(decodingError))", field: field)
+    }
+}

@@ -1,0 +1,43 @@
+/// Everything that fixes the Sous wire protocol, in one place. `docs/PROTOCOL.md` mirrors it.
+///
+/// A request, as a DEALER or REQ client sends it (a ROUTER server sees the peer's routing id
+/// frames in front of it):
+///
+///     frame 0  empty delimiter
+///     frame 1  protocol: "SOUS", version byte, kind byte (1 request)
+///     frame 2  header: MessagePack map (RequestHeader)
+///     frame 3  body: MessagePack value, the method's request type
+///
+/// A reply has the same layout with kind 2, a ReplyHeader, and either the method's reply type
+/// (status "ok") or a ServiceError (status "error") as body. An event on a PUB socket is
+/// `topic, protocol (kind 3), EventHeader, body`.
+public enum SousProtocol {
+    /// The four ASCII bytes every protocol frame starts with.
+    public static let signature: [UInt8] = Array("SOUS".utf8)
+    /// The protocol version this build speaks.
+    public static let version: UInt8 = 1
+    /// Largest message a service accepts; larger peers are disconnected by libzmq (MAXMSGSIZE).
+    public static let maxMessageBytes = 8 * 1024 * 1024
+    /// Longest request id and idempotency key accepted.
+    public static let maxTokenBytes = 128
+
+    public enum Kind: UInt8, Sendable {
+        case request = 1
+        case reply = 2
+        case event = 3
+    }
+
+    /// The protocol frame for a message of `kind`.
+    public static func protocolFrame(_ kind: Kind) -> [UInt8] {
+        signature + [version, kind.rawValue]
+    }
+
+    /// The method every service answers with its ``HealthReport``.
+    public static let healthMethod = "health"
+}
+
+/// Reply status values carried in ``ReplyHeader/status``.
+public enum ReplyStatus: String, Codable, Sendable {
+    case ok
+    case error
+}

@@ -1,0 +1,73 @@
+/// A stable, machine-readable error class carried on the wire.
+///
+/// A struct rather than an enum so a client can still read a code added by a newer server.
+public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The input was wrong; ``ServiceError/field`` names the offending field.
+    public static let badRequest = ErrorCode(rawValue: "badRequest")
+    /// An id named in the request does not exist.
+    public static let notFound = ErrorCode(rawValue: "notFound")
+    /// The request contradicts the current state (e.g. a duplicate).
+    public static let conflict = ErrorCode(rawValue: "conflict")
+    /// The caller may not do this.
+    public static let unauthorized = ErrorCode(rawValue: "unauthorized")
+    /// The service, or one it depends on, cannot answer now; retrying later may succeed.
+    public static let unavailable = ErrorCode(rawValue: "unavailable")
+    /// The deadline passed before the call finished.
+    public static let timeout = ErrorCode(rawValue: "timeout")
+    /// A bug or an unexpected failure on the server.
+    public static let `internal` = ErrorCode(rawValue: "internal")
+
+    public var description: String { rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// The body of an error reply, and the error every Sous API throws.
+public struct ServiceError: Error, Codable, Equatable, Sendable, CustomStringConvertible {
+    public var code: ErrorCode
+    /// One human-readable sentence.
+    public var message: String
+    /// The offending input field for ``ErrorCode/badRequest`` (dotted path, e.g. "steps.2.minutes").
+    public var field: String?
+
+    public init(_ code: ErrorCode, _ message: String, field: String? = nil) {
+        self.code = code
+        self.message = message
+        self.field = field
+    }
+
+    public static func badRequest(_ message: String, field: String?) -> ServiceError {
+        ServiceError(.badRequest, message, field: field)
+    }
+
+    public static func notFound(_ message: String, field: String? = nil) -> ServiceError {
+        ServiceError(.notFound, message, field: field)
+    }
+
+    public static func conflict(_ message: String, field: String? = nil) -> ServiceError {
+        ServiceError(.conflict, message, field: field)
+    }
+
+    public static func unavailable(_ message: String) -> ServiceError {
+        ServiceError(.unavailable, message)
+    }
+
+    public static func `internal`(_ message: String) -> ServiceError {
+        ServiceError(.internal, message)
+    }
+
+    public var description: String {
+        if let field { return "\(code): \(message) (field \(field))" }
+        return "\(code): \(message)"
+    }
+}

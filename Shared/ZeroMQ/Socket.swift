@@ -1,0 +1,217 @@
+internal import CZeroMQ
+
+/// One frame of a ZeroMQ message.
+public typealias ZMQFrame = [UInt8]
+
+/// A ZeroMQ socket.
+///
+/// Like libzmq sockets, a `ZMQSocket` must be used by one thread at a time. It is `Sendable` so
+/// ownership can move to the thread that runs its loop (or be serialized by a lock), never so two
+/// threads use it at once. Blocking calls honour RCVTIMEO/SNDTIMEO; prefer ``receive(timeout:)``.
+public final class ZMQSocket: @unchecked Sendable {
+    /// LINGER applied to every new socket: pending messages get this long to leave on close, so
+    /// terminating the context can never hang on an unreachable peer.
+    public static let defaultLingerMilliseconds: Int32 = 200
+
+    let handle: UnsafeMutableRawPointer
+    public let type: ZMQSocketType
+    public private(set) var isClosed = false
+
+    init(handle: UnsafeMutableRawPointer, type: ZMQSocketType) {
+        self.handle = handle
+        self.type = type
+    }
+
+    deinit {
+        if !isClosed { zmq_close(handle) }
+    }
+
+    /// Closes the socket. Safe to call more than once.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        zmq_close(handle)
+    }
+
+    // MARK: Endpoints
+
+    public func bind(_ endpoint: String) throws(ZMQError) {
+        _ = try retryingEINTR("zmq_bind(\(endpoint))") { zmq_bind(handle, endpoint) }
+    }
+
+    public func connect(_ endpoint: String) throws(ZMQError) {
+        _ = try retryingEINTR("zmq_connect(\(endpoint))") { zmq_connect(handle, endpoint) }
+    }
+
+    public func unbind(_ endpoint: String) throws(ZMQError) {
+        _ = try retryingEINTR("zmq_unbind(\(endpoint))") { zmq_unbind(handle, endpoint) }
+    }
+
+    public func disconnect(_ endpoint: String) throws(ZMQError) {
+        _ = try retryingEINTR("zmq_disconnect(\(endpoint))") { zmq_disconnect(handle, endpoint) }
+    }
+
+    /// The endpoint last bound, with the port the OS picked for `tcp://127.0.0.1:*`.
+    public var lastEndpoint: String {
+        get throws(ZMQError) { try stringOption(ZMQ_LAST_ENDPOINT) }
+    }
+
+    // MARK: Sending
+
+    /// Sends one frame; `more` marks that further frames of the same message follow.
+    /// - Returns: `false` if `dontWait` was set and the send would have blocked.
+    @discardableResult
+    public func send(_ frame: some Collection<UInt8>, more: Bool = false, dontWait: Bool = false) throws(ZMQError) -> Bool {
+        var flags: Int32 = 0
+        if more { flags |= ZMQ_SNDMORE }
+        if dontWait { flags |= ZMQ_DONTWAIT }
+        let handle = self.handle
+        let result: Result<Int32, ZMQError> = frame.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(ZMQError) -> Int32 in
+                try retryingEINTR("zmq_send") { zmq_send(handle, buffer.baseAddress, buffer.count, flags) }
+            }
+        } ?? Array(frame).withUnsafeBufferPointer { buffer in
+            Result { () throws(ZMQError) -> Int32 in
+                try retryingEINTR("zmq_send") { zmq_send(handle, buffer.baseAddress, buffer.count, flags) }
+            }
+        }
+        switch result {
+        case .success: return true
+        case .failure(let error) where error.isWouldBlock && dontWait: return false
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Sends every frame of a multipart message. libzmq delivers it whole or not at all.
+    /// - Returns: `false` if `dontWait` was set and the first frame would have blocked.
+    @discardableResult
+    public func send(multipart frames: [ZMQFrame], dontWait: Bool = false) throws(ZMQError) -> Bool {
+        precondition(!frames.isEmpty, "a ZeroMQ message has at least one frame")
+        for (index, frame) in frames.enumerated() {
+            let sent = try send(frame, more: index < frames.count - 1, dontWait: dontWait)
+            // Only the first frame can fail with EAGAIN; once it is queued the rest follow.
+            if !sent { return false }
+        }
+        return true
+    }
+
+    // MARK: Receiving
+
+    /// Receives one frame and reports whether more frames of the same message follow.
+    /// Blocks up to RCVTIMEO (forever by default); throws an `EAGAIN` error on timeout.
+    public func receiveFrame(dontWait: Bool = false) throws(ZMQError) -> (frame: ZMQFrame, more: Bool) {
+        // zmq_msg_t must not be copied by value (small messages live inside the struct), so it
+        // stays heap-allocated and its bytes are copied out before it is closed.
+        let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)
+        defer { message.deallocate() }
+        zmq_msg_init(message)
+        defer { zmq_msg_close(message) }
+        let flags: Int32 = dontWait ? ZMQ_DONTWAIT : 0
+        let handle = self.handle
+        _ = try retryingEINTR("zmq_msg_recv") { zmq_msg_recv(message, handle, flags) }
+        let size = zmq_msg_size(message)
+        let frame: ZMQFrame
+        if size == 0 {
+            frame = []
+        } else {
+            let data = zmq_msg_data(message)!
+            frame = ZMQFrame(UnsafeRawBufferPointer(start: data, count: size))
+        }
+        return (frame, zmq_msg_more(message) == 1)
+    }
+
+    /// Receives a whole multipart message (blocking up to RCVTIMEO).
+    public func receiveMultipart(dontWait: Bool = false) throws(ZMQError) -> [ZMQFrame] {
+        var frames: [ZMQFrame] = []
+        var (frame, more) = try receiveFrame(dontWait: dontWait)
+        frames.append(frame)
+        while more {
+            // The rest of a message arrives together with its first frame: this never blocks.
+            (frame, more) = try receiveFrame()
+            frames.append(frame)
+        }
+        return frames
+    }
+
+    /// Waits up to `timeout` for a message. Returns `nil` if none arrived in time.
+    public func receive(timeout: Duration) throws(ZMQError) -> [ZMQFrame]? {
+        guard try ZMQPoller.poll(self, for: .readable, timeout: timeout) else { return nil }
+        do {
+            return try receiveMultipart(dontWait: true)
+        } catch where error.isWouldBlock {
+            return nil
+        }
+    }
+
+    // MARK: Options
+
+    public func setLinger(milliseconds: Int32) throws(ZMQError) { try setInt32Option(ZMQ_LINGER, milliseconds) }
+    public func setSendHighWaterMark(_ messages: Int32) throws(ZMQError) { try setInt32Option(ZMQ_SNDHWM, messages) }
+    public func setReceiveHighWaterMark(_ messages: Int32) throws(ZMQError) { try setInt32Option(ZMQ_RCVHWM, messages) }
+    /// Peers sending a larger message are disconnected by libzmq.
+    public func setMaxMessageSize(_ bytes: Int64) throws(ZMQError) { try setInt64Option(ZMQ_MAXMSGSIZE, bytes) }
+    public func setReceiveTimeout(milliseconds: Int32) throws(ZMQError) { try setInt32Option(ZMQ_RCVTIMEO, milliseconds) }
+    public func setSendTimeout(milliseconds: Int32) throws(ZMQError) { try setInt32Option(ZMQ_SNDTIMEO, milliseconds) }
+    /// ROUTER only: sending to an unknown peer fails with EHOSTUNREACH instead of dropping silently.
+    public func setRouterMandatory(_ on: Bool) throws(ZMQError) { try setInt32Option(ZMQ_ROUTER_MANDATORY, on ? 1 : 0) }
+    public func setImmediate(_ on: Bool) throws(ZMQError) { try setInt32Option(ZMQ_IMMEDIATE, on ? 1 : 0) }
+    public func setReconnectInterval(milliseconds: Int32, max: Int32 = 0) throws(ZMQError) {
+        try setInt32Option(ZMQ_RECONNECT_IVL, milliseconds)
+        try setInt32Option(ZMQ_RECONNECT_IVL_MAX, max)
+    }
+    /// ZMTP heartbeats: a PING every `interval`, the connection dropped after `timeout` of silence.
+    public func setHeartbeat(intervalMilliseconds: Int32, timeoutMilliseconds: Int32, ttlMilliseconds: Int32 = 0) throws(ZMQError) {
+        try setInt32Option(ZMQ_HEARTBEAT_IVL, intervalMilliseconds)
+        try setInt32Option(ZMQ_HEARTBEAT_TIMEOUT, timeoutMilliseconds)
+        if ttlMilliseconds > 0 { try setInt32Option(ZMQ_HEARTBEAT_TTL, ttlMilliseconds) }
+    }
+    public func setRoutingID(_ id: [UInt8]) throws(ZMQError) { try setOption(ZMQ_ROUTING_ID, bytes: id) }
+    public func subscribe(_ prefix: String) throws(ZMQError) { try setOption(ZMQ_SUBSCRIBE, bytes: Array(prefix.utf8)) }
+    public func unsubscribe(_ prefix: String) throws(ZMQError) { try setOption(ZMQ_UNSUBSCRIBE, bytes: Array(prefix.utf8)) }
+
+    /// Makes this socket a CURVE server with its long-term secret key (40-character Z85).
+    public func setCurveServer(secretKey: String) throws(ZMQError) {
+        try setInt32Option(ZMQ_CURVE_SERVER, 1)
+        try setOption(ZMQ_CURVE_SECRETKEY, bytes: Array(secretKey.utf8))
+    }
+
+    /// Makes this socket a CURVE client of the server whose public key is `serverKey`.
+    public func setCurveClient(serverKey: String, keyPair: CurveKeyPair) throws(ZMQError) {
+        try setOption(ZMQ_CURVE_SERVERKEY, bytes: Array(serverKey.utf8))
+        try setOption(ZMQ_CURVE_PUBLICKEY, bytes: Array(keyPair.publicKey.utf8))
+        try setOption(ZMQ_CURVE_SECRETKEY, bytes: Array(keyPair.secretKey.utf8))
+    }
+
+    func setInt32Option(_ option: Int32, _ value: Int32) throws(ZMQError) {
+        var value = value
+        let handle = self.handle
+        _ = try retryingEINTR("zmq_setsockopt(\(option))") {
+            zmq_setsockopt(handle, option, &value, MemoryLayout<Int32>.size)
+        }
+    }
+
+    func setInt64Option(_ option: Int32, _ value: Int64) throws(ZMQError) {
+        var value = value
+        let handle = self.handle
+        _ = try retryingEINTR("zmq_setsockopt(\(option))") {
+            zmq_setsockopt(handle, option, &value, MemoryLayout<Int64>.size)
+        }
+    }
+
+    func setOption(_ option: Int32, bytes: [UInt8]) throws(ZMQError) {
+        let handle = self.handle
+        _ = try retryingEINTR("zmq_setsockopt(\(option))") {
+            bytes.withUnsafeBytes { zmq_setsockopt(handle, option, $0.baseAddress, $0.count) }
+        }
+    }
+
+    func stringOption(_ option: Int32) throws(ZMQError) -> String {
+        var buffer = [CChar](repeating: 0, count: 1024)
+        var size = buffer.count
+        let handle = self.handle
+        _ = try retryingEINTR("zmq_getsockopt(\(option))") {
+            zmq_getsockopt(handle, option, &buffer, &size)
+        }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
