@@ -11,6 +11,7 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let unixSignals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
@@ -35,7 +36,7 @@ let package = Package(
         .target(name: "SousSchema", dependencies: ["SousWire"], path: "Shared/Schema", swiftSettings: swiftSettings),
         .target(
             name: "SousRuntime",
-            dependencies: ["ZeroMQ", "MessagePack", "SousWire", "SousSchema", lifecycle, logging, grdb],
+            dependencies: ["ZeroMQ", "MessagePack", "SousWire", "SousSchema", lifecycle, unixSignals, logging, grdb, argumentParser],
             path: "Shared/Runtime",
             swiftSettings: swiftSettings
         ),
@@ -46,5 +47,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+
+        // MARK: Tests
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests", swiftSettings: swiftSettings),
+        .testTarget(name: "MessagePackTests", dependencies: ["MessagePack"], path: "Tests/MessagePackTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RuntimeTests",
+            dependencies: ["SousRuntime", "SousTestSupport", "SousWire", "SousSchema", "ZeroMQ", "MessagePack", grdb, logging, argumentParser],
+            path: "Tests/RuntimeTests",
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -1,0 +1,146 @@
+public import Foundation
+public import Logging
+
+/// The five Sous services and their local defaults.
+public enum SousService: String, CaseIterable, Sendable, Codable {
+    case catalog, planner, groceries, tracker, notifier
+
+    /// Request/reply port on the local default endpoints; the event port is the next one.
+    public var defaultPort: Int {
+        switch self {
+        case .catalog: 7101
+        case .planner: 7201
+        case .groceries: 7301
+        case .tracker: 7401
+        case .notifier: 7501
+        }
+    }
+
+    /// The prefix of this service's environment variables, e.g. `SOUS_CATALOG`.
+    public var environmentPrefix: String { "SOUS_\(rawValue.uppercased())" }
+}
+
+/// Where one service can be reached.
+public struct ServiceEndpoints: Sendable, Equatable, Codable {
+    /// The ROUTER clients connect to.
+    public var requests: String
+    /// The PUB socket subscribers connect to.
+    public var events: String
+
+    public init(requests: String, events: String) {
+        self.requests = requests
+        self.events = events
+    }
+
+    /// `tcp://127.0.0.1:<port>` and the next port: what the local run uses.
+    public static func localDefault(for service: SousService) -> ServiceEndpoints {
+        ServiceEndpoints(requests: "tcp://127.0.0.1:\(service.defaultPort)", events: "tcp://127.0.0.1:\(service.defaultPort + 1)")
+    }
+
+    /// `SOUS_<NAME>_ENDPOINT` and `SOUS_<NAME>_EVENTS`, falling back to the local defaults.
+    public static func fromEnvironment(_ service: SousService, environment: [String: String] = ProcessInfo.processInfo.environment) -> ServiceEndpoints {
+        let defaults = localDefault(for: service)
+        return ServiceEndpoints(
+            requests: environment["\(service.environmentPrefix)_ENDPOINT"] ?? defaults.requests,
+            events: environment["\(service.environmentPrefix)_EVENTS"] ?? defaults.events
+        )
+    }
+}
+
+/// Everything a service executable needs to start, resolved in layers: local defaults, then
+/// `SOUS_*` environment variables, then command-line flags (see README, "Configuration").
+public struct ServiceConfiguration: Sendable {
+    public var service: SousService
+    /// Where the ROUTER binds (`SOUS_<NAME>_BIND`, default: the service's own endpoint).
+    public var bind: String
+    /// Where the PUB socket binds (`SOUS_<NAME>_EVENTS_BIND`).
+    public var eventsBind: String
+    /// Folder of the SQLite file (`SOUS_DATA_DIR`, default `./data`); nil keeps it in memory.
+    public var dataDirectory: String?
+    /// `SOUS_LOG_LEVEL`: trace, debug, info, notice, warning, error or critical.
+    public var logLevel: Logger.Level
+    /// Where the other services are, for the calls and subscriptions this one makes.
+    public var peers: [SousService: ServiceEndpoints]
+    /// Per-attempt timeout of calls to other services (`SOUS_TIMEOUT_MS`).
+    public var callTimeout: Duration
+
+    public init(
+        service: SousService,
+        bind: String,
+        eventsBind: String,
+        dataDirectory: String?,
+        logLevel: Logger.Level = .info,
+        peers: [SousService: ServiceEndpoints] = [:],
+        callTimeout: Duration = .seconds(3)
+    ) {
+        self.service = service
+        self.bind = bind
+        self.eventsBind = eventsBind
+        self.dataDirectory = dataDirectory
+        self.logLevel = logLevel
+        self.peers = peers
+        self.callTimeout = callTimeout
+    }
+
+    /// Defaults overridden by the environment.
+    public static func fromEnvironment(_ service: SousService, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> ServiceConfiguration {
+        let own = ServiceEndpoints.fromEnvironment(service, environment: environment)
+        var peers: [SousService: ServiceEndpoints] = [:]
+        for other in SousService.allCases { peers[other] = .fromEnvironment(other, environment: environment) }
+        let levelText = environment["SOUS_LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
+            throw ConfigurationError(variable: "SOUS_LOG_LEVEL", message: "unknown log level \"\(levelText)\"")
+        }
+        var timeout = Duration.seconds(3)
+        if let text = environment["SOUS_TIMEOUT_MS"] {
+            guard let milliseconds = Int(text), milliseconds > 0 else {
+                throw ConfigurationError(variable: "SOUS_TIMEOUT_MS", message: "must be a positive number of milliseconds, got \"\(text)\"")
+            }
+            timeout = .milliseconds(milliseconds)
+        }
+        return ServiceConfiguration(
+            service: service,
+            bind: environment["\(service.environmentPrefix)_BIND"] ?? own.requests,
+            eventsBind: environment["\(service.environmentPrefix)_EVENTS_BIND"] ?? own.events,
+            dataDirectory: environment["SOUS_DATA_DIR"] ?? "./data",
+            logLevel: level,
+            peers: peers,
+            callTimeout: timeout
+        )
+    }
+
+    /// A configuration for tests: unique `inproc://` endpoints and an in-memory database.
+    public static func inProcess(_ service: SousService, dataDirectory: String? = nil, peers: [SousService: ServiceEndpoints] = [:]) -> ServiceConfiguration {
+        let unique = UUID().uuidString
+        return ServiceConfiguration(
+            service: service,
+            bind: "inproc://\(service.rawValue)-\(unique)",
+            eventsBind: "inproc://\(service.rawValue)-events-\(unique)",
+            dataDirectory: dataDirectory,
+            logLevel: .warning,
+            peers: peers
+        )
+    }
+
+    /// The endpoints of a peer service; the local defaults if none was configured.
+    public func endpoints(of peer: SousService) -> ServiceEndpoints {
+        peers[peer] ?? .localDefault(for: peer)
+    }
+}
+
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public let variable: String
+    public let message: String
+
+    public init(variable: String, message: String) {
+        self.variable = variable
+        self.message = message
+    }
+
+    public var description: String { "\(variable): \(message)" }
+}
+
+/// The version every Sous executable reports.
+public enum SousVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,95 @@
+public import Logging
+public import ServiceLifecycle
+public import SousWire
+import Foundation
+import Synchronization
+public import ZeroMQ
+
+/// Receives events from one or more PUB endpoints whose topics start with given prefixes.
+///
+/// The SUB socket lives on its own thread. libzmq reconnects to a publisher that restarts and
+/// resubscribes by itself; heartbeats make a silently dead connection noticed. Run it as a
+/// `Service` and read ``events``; the stream ends on graceful shutdown.
+public final class EventSubscriber: Service, Sendable {
+    public let events: AsyncStream<Envelope.Event>
+    private let continuation: AsyncStream<Envelope.Event>.Continuation
+    private let endpoints: [String]
+    private let prefixes: [String]
+    private let logger: Logger
+    private let context: ZMQContext
+    private let stopping = Atomic<Bool>(false)
+    private let ready: AsyncStream<Void>
+    private let readyContinuation: AsyncStream<Void>.Continuation
+
+    public init(endpoints: [String], prefixes: [String], logger: Logger, context: ZMQContext = .shared) {
+        self.endpoints = endpoints
+        self.prefixes = prefixes.isEmpty ? [""] : prefixes
+        self.logger = logger
+        self.context = context
+        (events, continuation) = AsyncStream.makeStream(of: Envelope.Event.self, bufferingPolicy: .bufferingNewest(100_000))
+        (ready, readyContinuation) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    /// Returns once the socket is connected and subscribed (events published after this are seen,
+    /// subject to the usual PUB/SUB join delay of the transport).
+    public func waitUntilSubscribed() async {
+        for await _ in ready { return }
+    }
+
+    public func run() async throws {
+        let socket = try context.socket(.sub)
+        try socket.setReconnectInterval(milliseconds: 100, max: 2_000)
+        try socket.setHeartbeat(intervalMilliseconds: 2_000, timeoutMilliseconds: 6_000)
+        try socket.setReceiveHighWaterMark(100_000)
+        for prefix in prefixes { try socket.subscribe(prefix) }
+        for endpoint in endpoints { try socket.connect(endpoint) }
+        let loop = Loop(socket: socket, subscriber: self)
+        let (finished, finishedContinuation) = AsyncStream.makeStream(of: Void.self)
+        let thread = Thread {
+            loop.run()
+            finishedContinuation.finish()
+        }
+        thread.name = "sous-subscriber"
+        thread.start()
+        readyContinuation.yield()
+        readyContinuation.finish()
+        await withTaskCancellationOrGracefulShutdownHandler {
+            for await _ in finished {}
+        } onCancelOrGracefulShutdown: {
+            self.stopping.store(true, ordering: .releasing)
+        }
+    }
+
+    private final class Loop: @unchecked Sendable {
+        let socket: ZMQSocket
+        let subscriber: EventSubscriber
+
+        init(socket: ZMQSocket, subscriber: EventSubscriber) {
+            self.socket = socket
+            self.subscriber = subscriber
+        }
+
+        func run() {
+            defer {
+                socket.close()
+                subscriber.continuation.finish()
+            }
+            while !subscriber.stopping.load(ordering: .acquiring) {
+                let frames: [ZMQFrame]
+                do {
+                    guard let received = try socket.receive(timeout: .milliseconds(50)) else { continue }
+                    frames = received
+                } catch {
+                    if error.isTerminated { return }
+                    subscriber.logger.error("event receive failed", metadata: ["error": "\(error)"])
+                    continue
+                }
+                do {
+                    subscriber.continuation.yield(try Envelope.parseEvent(frames))
+                } catch {
+                    subscriber.logger.warning("dropped a malformed event", metadata: ["error": "\(error.message)"])
+                }
+            }
+        }
+    }
+}

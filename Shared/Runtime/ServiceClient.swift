@@ -1,0 +1,168 @@
+import Dispatch
+public import Foundation
+import MessagePack
+public import SousWire
+import Synchronization
+public import ZeroMQ
+
+/// A typed client of one Sous service, safe to share between tasks.
+///
+/// Each call borrows a DEALER socket from a small pool, sends the request and waits for the reply
+/// with a per-attempt timeout (Lazy Pirate): on timeout the socket is thrown away, because a late
+/// reply would otherwise arrive on it, and the next attempt goes out on a fresh connection.
+/// Reads are retried as they are; writes carry an idempotency key that stays the same across
+/// attempts, so the server applies a retried write once. Blocking waits run on a dedicated
+/// dispatch queue of their own, never on Swift's cooperative thread pool.
+public final class ServiceClient: Sendable {
+    public struct Options: Sendable {
+        /// How long one attempt waits for its reply.
+        public var timeout: Duration = .seconds(3)
+        /// Attempts after the first one.
+        public var retries = 2
+        public init(timeout: Duration = .seconds(3), retries: Int = 2) {
+            self.timeout = timeout
+            self.retries = retries
+        }
+    }
+
+    /// The service's name, used in error messages ("catalog did not answer …").
+    public let service: String
+    public let endpoint: String
+    public let options: Options
+    private let context: ZMQContext
+    private let idleSockets = Mutex<[ZMQSocket]>([])
+    private let nextRequest = Atomic<UInt64>(0)
+    private let instance = UUID().uuidString.prefix(8)
+
+    public init(service: String, endpoint: String, options: Options = Options(), context: ZMQContext = .shared) {
+        self.service = service
+        self.endpoint = endpoint
+        self.options = options
+        self.context = context
+    }
+
+    deinit {
+        idleSockets.withLock { sockets in
+            for socket in sockets { socket.close() }
+        }
+    }
+
+    /// Calls `method` and returns its decoded reply, or throws the service's error, or
+    /// `unavailable` naming the service, method and endpoint when no attempt was answered.
+    public func call<Request, Response>(
+        _ method: Method<Request, Response>,
+        _ request: Request,
+        user: String? = nil,
+        timeout: Duration? = nil
+    ) async throws(ServiceError) -> Response {
+        let body = try encode(request, method: method)
+        let reply: Result<Envelope.Reply, ServiceError> = await withCheckedContinuation { continuation in
+            // A serial queue of its own per call: libdispatch backs those with as many threads as
+            // there are blocked calls, where a shared concurrent queue is as wide as the CPU count
+            // and would make calls wait behind each other.
+            DispatchQueue(label: "sous.client.\(service)").async {
+                continuation.resume(returning: Result { () throws(ServiceError) in
+                    try self.exchange(method: method.name, isWrite: method.isWrite, body: body, user: user, timeout: timeout)
+                })
+            }
+        }
+        return try reply.get().decode(Response.self)
+    }
+
+    /// The same call for threads that may block (command-line tools, benchmarks).
+    public func callBlocking<Request, Response>(
+        _ method: Method<Request, Response>,
+        _ request: Request,
+        user: String? = nil,
+        timeout: Duration? = nil
+    ) throws(ServiceError) -> Response {
+        let body = try encode(request, method: method)
+        return try exchange(method: method.name, isWrite: method.isWrite, body: body, user: user, timeout: timeout)
+            .decode(Response.self)
+    }
+
+    private func encode<Request, Response>(_ request: Request, method: Method<Request, Response>) throws(ServiceError) -> [UInt8] {
+        do {
+            return try MessagePackEncoder().encode(request)
+        } catch {
+            throw .badRequest("\(method.name) request could not be encoded: \(error)", field: "body")
+        }
+    }
+
+    /// Sends one request with Lazy Pirate retries and returns the raw reply.
+    func exchange(method: String, isWrite: Bool, body: [UInt8], user: String?, timeout: Duration?) throws(ServiceError) -> Envelope.Reply {
+        let attemptTimeout = timeout ?? options.timeout
+        let idempotencyKey = isWrite ? UUID().uuidString : nil
+        let attempts = 1 + max(options.retries, 0)
+        var lastProblem = ""
+        for _ in 0..<attempts {
+            let id = "\(instance)-\(nextRequest.add(1, ordering: .relaxed).newValue)"
+            let deadline = Int64((Date().timeIntervalSince1970 + Self.seconds(attemptTimeout)) * 1000)
+            let header = RequestHeader(method: method, id: id, user: user, deadline: deadline, idempotencyKey: idempotencyKey)
+            let frames: [ZMQFrame]
+            do {
+                frames = try Envelope.requestFrames(header, body: body)
+            } catch {
+                throw .internal("request header could not be encoded: \(error)")
+            }
+            let socket: ZMQSocket
+            do {
+                socket = try borrowSocket()
+            } catch {
+                throw .unavailable("\(service) at \(endpoint) cannot be reached: \(error)")
+            }
+            do {
+                try socket.send(multipart: frames)
+                let start = ContinuousClock.now
+                while true {
+                    let remaining = attemptTimeout - (ContinuousClock.now - start)
+                    guard remaining > .zero, let replyFrames = try socket.receive(timeout: remaining) else {
+                        lastProblem = "no reply within \(Self.seconds(attemptTimeout)) s"
+                        socket.close()
+                        break
+                    }
+                    let reply = try Envelope.parseReply(replyFrames)
+                    // A reply to an earlier request on this socket is stale; keep waiting.
+                    guard reply.header.id == id else { continue }
+                    returnSocket(socket)
+                    return reply
+                }
+            } catch let error as ZMQError {
+                socket.close()
+                lastProblem = "\(error)"
+            } catch let error as ServiceError {
+                socket.close()
+                throw error
+            } catch {
+                socket.close()
+                lastProblem = "\(error)"
+            }
+        }
+        throw .unavailable("\(service) did not answer \(method) at \(endpoint) (\(attempts) attempts, \(lastProblem))")
+    }
+
+    private func borrowSocket() throws(ZMQError) -> ZMQSocket {
+        if let socket = idleSockets.withLock({ $0.popLast() }) { return socket }
+        let socket = try context.socket(.dealer)
+        // Unsent requests are worthless once the caller gave up: never linger on close.
+        try socket.setLinger(milliseconds: 0)
+        try socket.setMaxMessageSize(Int64(SousProtocol.maxMessageBytes))
+        try socket.setReconnectInterval(milliseconds: 100, max: 2_000)
+        try socket.connect(endpoint)
+        return socket
+    }
+
+    private func returnSocket(_ socket: ZMQSocket) {
+        let kept = idleSockets.withLock { sockets -> Bool in
+            guard sockets.count < 16 else { return false }
+            sockets.append(socket)
+            return true
+        }
+        if !kept { socket.close() }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,52 @@
+public import Foundation
+public import GRDB
+public import SousSchema
+
+/// Opens a service's SQLite database: `<directory>/<name>.sqlite` in WAL mode through a GRDB
+/// pool, or an in-memory queue when no directory is configured (tests). The service's migrator
+/// runs before the database is handed out.
+public struct SousDatabase: Sendable {
+    public let writer: any DatabaseWriter
+    /// The file path, or ":memory:".
+    public let path: String
+    private let migrator: DatabaseMigrator
+
+    public init(name: String, directory: String?, migrator: DatabaseMigrator) throws {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(5)
+        if let directory {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let path = URL(fileURLWithPath: directory).appendingPathComponent("\(name).sqlite").path
+            // DatabasePool always runs in WAL mode; synchronous=NORMAL is durable in WAL except
+            // against power loss, and a write is acknowledged only after its transaction commits.
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+            writer = try DatabasePool(path: path, configuration: configuration)
+            self.path = path
+        } else {
+            writer = try DatabaseQueue(configuration: configuration)
+            path = ":memory:"
+        }
+        self.migrator = migrator
+        try migrator.migrate(writer)
+    }
+
+    /// A cheap check for `health`: the database answers and every migration is applied.
+    public func health() -> DatabaseHealth {
+        do {
+            let applied = try writer.read { db in
+                _ = try Int.fetchOne(db, sql: "SELECT 1")
+                return try migrator.appliedIdentifiers(db)
+            }
+            let missing = migrator.migrations.filter { !applied.contains($0) }
+            if !missing.isEmpty {
+                return DatabaseHealth(status: "error", path: path, detail: "unapplied migrations: \(missing.joined(separator: ", "))")
+            }
+            return DatabaseHealth(status: "ok", path: path, detail: "\(applied.count) migrations applied")
+        } catch {
+            return DatabaseHealth(status: "error", path: path, detail: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Logging
+import GRDB
+import SousRuntime
+import SousSchema
+import SousWire
+import Synchronization
+
+/// A small real service used to test the runtime: notes in SQLite, an echo of a structured body,
+/// and a method that waits on a gate the test controls (a "slow handler" without sleeps).
+enum NotesAPI {
+    struct AddNote: Codable, Sendable, Equatable {
+        var text: String
+        var tags: [String]
+    }
+
+    struct Note: Codable, Sendable, Equatable {
+        var id: Int64
+        var text: String
+        var tags: [String]
+        var total: Int
+    }
+
+    struct Count: Codable, Sendable, Equatable { var count: Int }
+
+    struct Wait: Codable, Sendable { var gate: String }
+
+    static let add = Method<AddNote, Note>.write("notes.add")
+    static let count = Method<Empty, Count>.read("notes.count")
+    static let echo = Method<AddNote, AddNote>.read("notes.echo")
+    static let wait = Method<Wait, Empty>.read("notes.wait")
+}
+
+/// Gates a test opens to release waiting handlers, and observes handlers arriving at.
+final class Gates: Sendable {
+    private let state = Mutex<[String: (entered: AsyncStream<Void>.Continuation, open: AsyncStream<Void>)]>([:])
+    private let opens = Mutex<[String: AsyncStream<Void>.Continuation]>([:])
+    private let entered = Mutex<[String: AsyncStream<Void>]>([:])
+
+    func make(_ name: String) {
+        let (enteredStream, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
+        let (openStream, openContinuation) = AsyncStream.makeStream(of: Void.self)
+        state.withLock { $0[name] = (enteredContinuation, openStream) }
+        opens.withLock { $0[name] = openContinuation }
+        entered.withLock { $0[name] = enteredStream }
+    }
+
+    /// Called by the handler: announce arrival, then wait until the test opens the gate.
+    func pass(_ name: String) async {
+        guard let gate = state.withLock({ $0[name] }) else { return }
+        gate.entered.yield()
+        for await _ in gate.open {}
+    }
+
+    /// Waits until a handler has arrived at the gate.
+    func waitForArrival(_ name: String) async {
+        guard let stream = entered.withLock({ $0[name] }) else { return }
+        for await _ in stream { return }
+    }
+
+    func open(_ name: String) {
+        opens.withLock { $0[name]?.finish() }
+    }
+}
+
+func makeNotesService(configuration: ServiceConfiguration, gates: Gates = Gates()) throws -> ServiceHost {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1: notes") { db in
+        try db.create(table: "note") { table in
+            table.autoIncrementedPrimaryKey("id")
+            table.column("text", .text).notNull()
+            table.column("tags", .text).notNull()
+        }
+    }
+    let database = try SousDatabase(name: "notes", directory: configuration.dataDirectory, migrator: migrator)
+    let logger = SousLogging.logger(for: "notes", level: .critical)
+    let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
+    host.server.register(NotesAPI.add) { request, context in
+        let user = try context.requireUser()
+        guard !request.text.isEmpty else { throw ServiceError.badRequest("text is empty", field: "text") }
+        let note = try await database.writer.write { db in
+            try db.execute(sql: "INSERT INTO note (text, tags) VALUES (?, ?)", arguments: [request.text, request.tags.joined(separator: ",")])
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note") ?? 0
+            return NotesAPI.Note(id: db.lastInsertedRowID, text: request.text, tags: request.tags, total: total)
+        }
+        host.publisher.publish("notes.added", note)
+        _ = user
+        host.recordActivity(context)
+        return note
+    }
+    host.server.register(NotesAPI.count) { _, _ in
+        NotesAPI.Count(count: try await database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM note") ?? 0 })
+    }
+    host.server.register(NotesAPI.echo) { request, _ in request }
+    host.server.register(NotesAPI.wait) { request, _ in
+        await gates.pass(request.gate)
+        return Empty()
+    }
+    return host
+}

@@ -1,0 +1,183 @@
+import Foundation
+import MessagePack
+import SousRuntime
+import SousSchema
+import SousTestSupport
+import SousWire
+import Testing
+import ZeroMQ
+
+struct ServerClientTests {
+    func client(_ host: ServiceHost, timeout: Duration = .seconds(5), retries: Int = 0) -> ServiceClient {
+        ServiceClient(service: host.name, endpoint: host.boundEndpoints.requests, options: .init(timeout: timeout, retries: retries))
+    }
+
+    @Test func healthReportsNameVersionUptimeAndDatabase() async throws {
+        let host = try makeNotesService(configuration: .inProcess(.catalog))
+        try await withRunningService(host) { host in
+            let report = try await client(host).call(CommonAPI.health, Empty())
+            #expect(report.service == "catalog")
+            #expect(report.version == SousVersion.current)
+            #expect(report.protocolVersion == 1)
+            #expect(report.uptimeSeconds >= 0)
+            #expect(report.database.status == "ok")
+            #expect(report.database.path == ":memory:")
+        }
+    }
+
+    @Test func typedCallsRoundTripStructuredBodies() async throws {
+        let host = try makeNotesService(configuration: .inProcess(.catalog))
+        try await withRunningService(host) { host in
+            let client = client(host)
+            let body = NotesAPI.AddNote(text: "Buy crème fraîche", tags: ["shopping", "dairy"])
+            #expect(try await client.call(NotesAPI.echo, body) == body)
+            let note = try await client.call(NotesAPI.add, body, user: "ada")
+            #expect(note.total == 1 && note.tags == ["shopping", "dairy"])
+            #expect(try await client.call(NotesAPI.count, Empty()).count == 1)
+        }
+    }
+
+    @Test func handlerErrorsArriveAsTypedErrors() async throws {
+        let host = try makeNotesService(configuration: .inProcess(.catalog))
+        try await withRunningService(host) { host in
+            let client = client(host)
+            let empty = await #expect(throws: ServiceError.self) {
+                try await client.call(NotesAPI.add, .init(text: "", tags: []), user: "ada")
+            }
+            #expect(empty == .badRequest("text is empty", field: "text"))
+            let anonymous = await #expect(throws: ServiceError.self) {
+                try await client.call(NotesAPI.add, .init(text: "x", tags: []))
+            }
+            #expect(anonymous?.code == .unauthorized)
+            #expect(anonymous?.field == "header.user")
+        }
+    }
+
+    @Test func unknownMethodIsABadRequestNamingTheMethod() async throws {
+        let host = try makeNotesService(configuration: .inProcess(.catalog))
+        try await withRunningService(host) { host in
+            let error = await #expect(throws: ServiceError.self) {
+                try await client(host).call(Method<Empty, Empty>.read("notes.fly"), Empty())
+            }
+            #expect(error?.code == .badRequest)
+            #expect(error?.field == "header.method")
+            #expect(error?.message.contains("notes.fly") == true)
+        }
+    }
+
+    @Test func undecodableBodyNamesTheField() async throws {
+        struct Wrong: Codable, Sendable { var text: Int; var tags: [String] }
+        let host = try makeNotesService(configuration: .inProcess(.catalog))
+        try await withRunningService(host) { host in
+            let error = await #expect(throws: ServiceError.self) {
+                try await client(host).call(Method<Wrong, NotesAPI.Note>.write("notes.add"), Wrong(text: 5, tags: []), user: "ada")
+            }
+            #expect(error?.code == .badRequest)
+            #expect(error?.field == "text")
+        }
+    }
+
+    /// A handler stuck waiting must not stop the server answering others.
+    @Test func aSlowHandlerDoesNotStallOtherRequests() async throws {
+        let gates = Gates()
+        gates.make("slow")
+        let host = try makeNotesService(configuration: .inProcess(.catalog), gates: gates)
+        try await withRunningService(host) { host in
+            let client = client(host)
+            async let slow: Empty = client.call(NotesAPI.wait, .init(gate: "slow"))
+            await gates.waitForArrival("slow")
+            // The slow call is in its handler; these must still be answered.
+            for _ in 0..<20 {
+                _ = try await client.call(CommonAPI.health, Empty())
+            }
+            gates.open("slow")
+            _ = try await slow
+        }
+    }
+
+    @Test func gracefulShutdownAnswersInFlightRequests() async throws {
+        let gates = Gates()
+        gates.make("inflight")
+        let host = try makeNotesService(configuration: .inProcess(.catalog), gates: gates)
+        let client = client(host)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await host.run(signals: false) }
+            async let pending: Empty = client.call(NotesAPI.wait, .init(gate: "inflight"))
+            await gates.waitForArrival("inflight")
+            group.cancelAll()
+            gates.open("inflight")
+            _ = try await pending
+            try? await group.waitForAll()
+        }
+        // After shutdown the endpoint no longer answers.
+        let after = await #expect(throws: ServiceError.self) {
+            try await ServiceClient(service: "catalog", endpoint: host.boundEndpoints.requests, options: .init(timeout: .milliseconds(100), retries: 0))
+                .call(CommonAPI.health, Empty())
+        }
+        #expect(after?.code == .unavailable)
+    }
+
+    /// The first reply is lost on the way back; the client retries on a fresh socket with the
+    /// same idempotency key and the server replays its reply instead of writing again.
+    @Test func aRetriedWriteIsAppliedExactlyOnce() async throws {
+        let host = try makeNotesService(configuration: .inProcess(.catalog))
+        try await withRunningService(host) { host in
+            let proxy = try LossyProxy(backend: host.boundEndpoints.requests, repliesToDrop: 1)
+            let lossy = ServiceClient(service: "catalog", endpoint: proxy.frontendEndpoint, options: .init(timeout: .milliseconds(300), retries: 2))
+            let note = try await lossy.call(NotesAPI.add, .init(text: "once", tags: []), user: "ada")
+            #expect(proxy.droppedReplies == 1)
+            #expect(note.total == 1)
+            #expect(try await client(host).call(NotesAPI.count, Empty()).count == 1)
+            await proxy.stop()
+        }
+    }
+
+    @Test func aServiceThatDoesNotAnswerIsNamedInTheError() async throws {
+        let client = ServiceClient(service: "planner", endpoint: "inproc://nobody-\(UUID().uuidString)", options: .init(timeout: .milliseconds(50), retries: 2))
+        let error = await #expect(throws: ServiceError.self) {
+            try await client.call(CommonAPI.health, Empty())
+        }
+        #expect(error?.code == .unavailable)
+        #expect(error?.message.contains("planner did not answer health") == true)
+        #expect(error?.message.contains("3 attempts") == true)
+    }
+
+    @Test func servesOverTCPOnAPortTheOSPicks() async throws {
+        var configuration = ServiceConfiguration.inProcess(.tracker)
+        configuration.bind = "tcp://127.0.0.1:*"
+        configuration.eventsBind = "tcp://127.0.0.1:*"
+        let host = try makeNotesService(configuration: configuration)
+        #expect(host.boundEndpoints.requests.hasPrefix("tcp://127.0.0.1:"))
+        #expect(!host.boundEndpoints.requests.hasSuffix(":*"))
+        try await withRunningService(host) { host in
+            let report = try await client(host).call(CommonAPI.health, Empty())
+            #expect(report.service == "tracker")
+        }
+    }
+
+    @Test func eventsReachSubscribersByTopicPrefix() async throws {
+        let host = try makeNotesService(configuration: .inProcess(.catalog))
+        let subscriber = EventSubscriber(endpoints: [host.boundEndpoints.events], prefixes: [EventTopics.activity], logger: host.logger)
+        try await withRunningService(host) { host in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await subscriber.run() }
+                await subscriber.waitUntilSubscribed()
+                let client = client(host)
+                // Subscriptions propagate asynchronously; keep acting until the first event arrives.
+                let writer = Task {
+                    for index in 0..<500 {
+                        if Task.isCancelled { return }
+                        _ = try? await client.call(NotesAPI.add, .init(text: "n\(index)", tags: []), user: "ada")
+                    }
+                }
+                let event = try await firstElement(of: subscriber.events, within: .seconds(10))
+                writer.cancel()
+                #expect(event.header.topic == "activity")
+                #expect(event.header.source == "catalog")
+                let activity = try event.decode(ActivityEvent.self)
+                #expect(activity.user == "ada" && activity.method == "notes.add")
+                group.cancelAll()
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import GRDB
+import Logging
+import SousRuntime
+import SousSchema
+import ArgumentParser
+import Testing
+
+struct StorageTests {
+    func temporaryDirectory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("sous-test-\(UUID().uuidString)").path
+    }
+
+    @Test func databaseFileIsInWALModeWithMigrationsApplied() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE t (x INTEGER)") }
+        let database = try SousDatabase(name: "kitchen", directory: directory, migrator: migrator)
+        #expect(database.path == directory + "/kitchen.sqlite")
+        #expect(FileManager.default.fileExists(atPath: database.path))
+        let mode = try database.writer.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
+        #expect(mode == "wal")
+        let health = database.health()
+        #expect(health.status == "ok")
+        #expect(health.detail == "1 migrations applied")
+    }
+
+    @Test func committedWritesSurviveReopening() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE t (x INTEGER)") }
+        do {
+            let database = try SousDatabase(name: "kitchen", directory: directory, migrator: migrator)
+            try database.writer.write { try $0.execute(sql: "INSERT INTO t VALUES (42)") }
+        }
+        let reopened = try SousDatabase(name: "kitchen", directory: directory, migrator: migrator)
+        #expect(try reopened.writer.read { try Int.fetchOne($0, sql: "SELECT x FROM t") } == 42)
+    }
+
+    @Test func aFailedTransactionLeavesNothingBehind() throws {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE t (x INTEGER NOT NULL)") }
+        let database = try SousDatabase(name: "kitchen", directory: nil, migrator: migrator)
+        #expect(throws: DatabaseError.self) {
+            try database.writer.write { db in
+                try db.execute(sql: "INSERT INTO t VALUES (1)")
+                try db.execute(sql: "INSERT INTO t VALUES (NULL)")
+            }
+        }
+        #expect(try database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") } == 0)
+    }
+}
+
+struct ConfigurationTests {
+    @Test func defaultsAreTheLocalRun() throws {
+        let configuration = try ServiceConfiguration.fromEnvironment(.planner, environment: [:])
+        #expect(configuration.bind == "tcp://127.0.0.1:7201")
+        #expect(configuration.eventsBind == "tcp://127.0.0.1:7202")
+        #expect(configuration.dataDirectory == "./data")
+        #expect(configuration.logLevel == .info)
+        #expect(configuration.endpoints(of: .catalog) == ServiceEndpoints(requests: "tcp://127.0.0.1:7101", events: "tcp://127.0.0.1:7102"))
+    }
+
+    @Test func environmentOverridesDefaults() throws {
+        let environment = [
+            "SOUS_PLANNER_BIND": "tcp://0.0.0.0:7201",
+            "SOUS_CATALOG_ENDPOINT": "tcp://catalog:7101",
+            "SOUS_CATALOG_EVENTS": "tcp://catalog:7102",
+            "SOUS_DATA_DIR": "/var/lib/sous",
+            "SOUS_LOG_LEVEL": "DEBUG",
+            "SOUS_TIMEOUT_MS": "1500",
+        ]
+        let configuration = try ServiceConfiguration.fromEnvironment(.planner, environment: environment)
+        #expect(configuration.bind == "tcp://0.0.0.0:7201")
+        #expect(configuration.endpoints(of: .catalog).requests == "tcp://catalog:7101")
+        #expect(configuration.endpoints(of: .catalog).events == "tcp://catalog:7102")
+        #expect(configuration.dataDirectory == "/var/lib/sous")
+        #expect(configuration.logLevel == .debug)
+        #expect(configuration.callTimeout == .milliseconds(1500))
+    }
+
+    @Test func flagsOverrideTheEnvironment() throws {
+        let options = try ServiceOptions.parse(["--bind", "tcp://127.0.0.1:9999", "--data-dir", "/tmp/x", "--log-level", "error"])
+        let configuration = try options.configuration(for: .catalog, environment: ["SOUS_CATALOG_BIND": "tcp://127.0.0.1:1", "SOUS_DATA_DIR": "/nope"])
+        #expect(configuration.bind == "tcp://127.0.0.1:9999")
+        #expect(configuration.dataDirectory == "/tmp/x")
+        #expect(configuration.logLevel == .error)
+    }
+
+    @Test func badValuesNameTheVariable() {
+        let level = #expect(throws: ConfigurationError.self) {
+            try ServiceConfiguration.fromEnvironment(.catalog, environment: ["SOUS_LOG_LEVEL": "loud"])
+        }
+        #expect(level?.variable == "SOUS_LOG_LEVEL")
+        let timeout = #expect(throws: ConfigurationError.self) {
+            try ServiceConfiguration.fromEnvironment(.catalog, environment: ["SOUS_TIMEOUT_MS": "-5"])
+        }
+        #expect(timeout?.variable == "SOUS_TIMEOUT_MS")
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+import ZeroMQ
+
+struct ZeroMQTests {
+    let context = ZMQContext.shared
+
+    func pair(_ first: ZMQSocketType, _ second: ZMQSocketType, transport: String = "inproc") throws -> (ZMQSocket, ZMQSocket) {
+        let server = try context.socket(first)
+        let endpoint = transport == "inproc" ? "inproc://zmq-test-\(UUID().uuidString)" : "tcp://127.0.0.1:*"
+        try server.bind(endpoint)
+        let client = try context.socket(second)
+        try client.connect(try server.lastEndpoint)
+        return (server, client)
+    }
+
+    @Test func multipartMessagesArriveWholeThroughRouterAndDealer() throws {
+        let (router, dealer) = try pair(.router, .dealer)
+        defer { router.close(); dealer.close() }
+        try dealer.send(multipart: [[], Array("hello".utf8), [0, 1, 2]])
+        let received = try #require(try router.receive(timeout: .seconds(5)))
+        #expect(received.count == 4, "routing id + 3 frames")
+        #expect(Array(received.dropFirst()) == [[], Array("hello".utf8), [0, 1, 2]])
+        try router.send(multipart: [received[0], [], Array("reply".utf8)])
+        #expect(try dealer.receive(timeout: .seconds(5)) == [[], Array("reply".utf8)])
+    }
+
+    /// Messages of up to 33 bytes live inside zmq_msg_t itself; copying the struct would corrupt
+    /// them, so every size around that boundary must arrive intact.
+    @Test func smallMessagesAroundTheInlineLimitArriveIntact() throws {
+        let (pull, push) = try pair(.pull, .push)
+        defer { pull.close(); push.close() }
+        for size in 0...70 {
+            let frame = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+            try push.send(multipart: [frame, frame.reversed()])
+            let received = try #require(try pull.receive(timeout: .seconds(5)))
+            #expect(received == [frame, frame.reversed()], "size \(size)")
+        }
+    }
+
+    @Test func receiveWithTimeoutReturnsNilWhenNothingArrives() throws {
+        let (pull, push) = try pair(.pull, .push)
+        defer { pull.close(); push.close() }
+        let start = ContinuousClock.now
+        #expect(try pull.receive(timeout: .milliseconds(50)) == nil)
+        #expect(ContinuousClock.now - start >= .milliseconds(45))
+    }
+
+    @Test func blockingReceiveHonoursReceiveTimeout() throws {
+        let (pull, push) = try pair(.pull, .push)
+        defer { pull.close(); push.close() }
+        try pull.setReceiveTimeout(milliseconds: 30)
+        let error = #expect(throws: ZMQError.self) { try pull.receiveMultipart() }
+        #expect(error?.isWouldBlock == true)
+    }
+
+    @Test func errorsCarryErrnoAndText() throws {
+        let socket = try context.socket(.router)
+        defer { socket.close() }
+        let error = #expect(throws: ZMQError.self) { try socket.bind("nonsense://x") }
+        #expect(error?.code != 0)
+        #expect(error?.message.isEmpty == false)
+        #expect(error?.description.contains("zmq_bind") == true)
+    }
+
+    @Test func routerMandatoryReportsUnknownPeers() throws {
+        let router = try context.socket(.router)
+        defer { router.close() }
+        try router.setRouterMandatory(true)
+        try router.bind("inproc://mandatory-\(UUID().uuidString)")
+        let error = #expect(throws: ZMQError.self) { try router.send(multipart: [Array("nobody".utf8), [], [1]]) }
+        #expect(error?.isHostUnreachable == true)
+    }
+
+    @Test func publishSubscribeFiltersByPrefixOverTCP() throws {
+        let (publisher, subscriber) = try pair(.pub, .sub, transport: "tcp")
+        defer { publisher.close(); subscriber.close() }
+        try subscriber.subscribe("activity")
+        // A subscription reaches the publisher asynchronously: publish until the first arrives.
+        var first: [ZMQFrame]?
+        for _ in 0..<200 where first == nil {
+            try publisher.send(multipart: [Array("other".utf8), [0]])
+            try publisher.send(multipart: [Array("activity".utf8), [1]])
+            first = try subscriber.receive(timeout: .milliseconds(25))
+        }
+        #expect(first == [Array("activity".utf8), [1]])
+    }
+
+    @Test func curveEncryptsAndAuthenticatesTheServer() throws {
+        try #require(ZMQContext.has("curve"), "libzmq built without CURVE")
+        let serverKeys = try CurveKeyPair.generate()
+        let clientKeys = try CurveKeyPair.generate()
+        #expect(serverKeys.publicKey.count == 40 && serverKeys.secretKey.count == 40)
+        let server = try context.socket(.router)
+        let client = try context.socket(.dealer)
+        defer { server.close(); client.close() }
+        try server.setCurveServer(secretKey: serverKeys.secretKey)
+        try server.bind("tcp://127.0.0.1:*")
+        try client.setCurveClient(serverKey: serverKeys.publicKey, keyPair: clientKeys)
+        try client.connect(try server.lastEndpoint)
+        try client.send(multipart: [Array("secret".utf8)])
+        let received = try #require(try server.receive(timeout: .seconds(5)))
+        #expect(received.last == Array("secret".utf8))
+    }
+
+    @Test func libraryVersionIsReported() {
+        #expect(ZMQContext.libraryVersion.hasPrefix("4."))
+    }
+}
