@@ -20,6 +20,7 @@ let package = Package(
     name: "Sous",
     platforms: [.macOS(.v15)],
     products: [
+        .executable(name: "sous-catalog", targets: ["sous-catalog"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -47,6 +48,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+
+        // MARK: Services
+        .target(
+            name: "CatalogService",
+            dependencies: ["SousRuntime", "SousSchema", "SousWire", grdb, logging],
+            path: "Services/Catalog/CatalogService",
+            resources: [.copy("Seed")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "sous-catalog",
+            dependencies: ["CatalogService", "SousRuntime", "SousSchema", "SousWire", argumentParser],
+            path: "Services/Catalog/Main",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests", swiftSettings: swiftSettings),

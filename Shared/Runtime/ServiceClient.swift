@@ -1,5 +1,5 @@
 import Dispatch
-public import Foundation
+import Foundation
 import MessagePack
 public import SousWire
 import Synchronization

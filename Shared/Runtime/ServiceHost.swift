@@ -3,7 +3,7 @@ public import Logging
 public import ServiceLifecycle
 import UnixSignals
 public import SousSchema
-public import SousWire
+import SousWire
 
 /// What every Sous service has: its RPC server (answering `health`), its event publisher, and the
 /// other long-running parts it adds. A service's build function creates one; `main` runs it.

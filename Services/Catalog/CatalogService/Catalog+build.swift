@@ -1,0 +1,192 @@
+import Foundation
+public import Logging
+public import SousRuntime
+import SousSchema
+import SousWire
+
+/// The catalog service: its store, its host (server + publisher) and the planner client it
+/// reads saved cooking profiles with.
+public struct CatalogService: Sendable {
+    public let host: ServiceHost
+    public let store: CatalogStore
+
+    /// Builds the catalog from `configuration`: opens the database, loads the shipped seed data
+    /// on first start (or when a newer version ships), binds the sockets and registers methods.
+    public init(configuration: ServiceConfiguration, seed: SeedData? = nil, logger: Logger? = nil) throws {
+        let logger = logger ?? SousLogging.logger(for: "catalog", level: configuration.logLevel)
+        let database = try SousDatabase(name: "catalog", directory: configuration.dataDirectory, migrator: CatalogMigrations.migrator)
+        let store = try CatalogStore(database: database)
+        let seed = try seed ?? SeedData.bundled()
+        if let report = try store.loadSeedIfNeeded(seed) {
+            logger.info("loaded seed data", metadata: ["ingredients": "\(report.ingredients)", "recipes": "\(report.recipes)", "seedVersion": "\(report.seedVersion)"])
+        }
+        let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
+        let planner = ServiceClient(
+            service: "planner", endpoint: configuration.endpoints(of: .planner).requests, options: .init(timeout: configuration.callTimeout, retries: 1)
+        )
+        self.host = host
+        self.store = store
+        CatalogHandlers(host: host, store: store, planner: planner, seed: seed).register()
+    }
+}
+
+/// The catalog's methods: validate, call the store, publish events, record activity.
+struct CatalogHandlers: Sendable {
+    let host: ServiceHost
+    let store: CatalogStore
+    let planner: ServiceClient
+    let seed: SeedData
+
+    func register() {
+        let server = host.server
+        server.register(CatalogAPI.searchIngredients) { request, context in
+            record(context)
+            return IngredientList(ingredients: try store.searchIngredients(request))
+        }
+        server.register(CatalogAPI.getIngredients) { request, _ in
+            IngredientList(ingredients: try store.ingredients(request.ids))
+        }
+        server.register(CatalogAPI.importIngredients) { request, _ in
+            guard request.ingredients.count <= 1000 else { throw ServiceError.badRequest("at most 1000 ingredients per call", field: "ingredients") }
+            try IngredientValidation.validate(request.ingredients)
+            let version = try store.importIngredients(request.ingredients, source: request.source)
+            return ImportReport(imported: request.ingredients.count, catalogVersion: version)
+        }
+        server.register(CatalogAPI.searchRecipes) { request, context in
+            record(context)
+            let filter = try await resolveFilter(request, context: context)
+            return try store.searchRecipes(request, user: context.user, filter: filter)
+        }
+        server.register(CatalogAPI.getRecipe) { request, context in
+            record(context)
+            return try store.recipe(request.id, user: context.user, people: request.people)
+        }
+        server.register(CatalogAPI.createRecipe) { request, context in
+            let user = try context.requireUser()
+            let recipe = try store.create(request, user: user)
+            publish(CatalogTopics.recipeCreated, recipe: recipe.id, user: user, version: recipe.version)
+            record(context)
+            return recipe
+        }
+        server.register(CatalogAPI.editRecipe) { request, context in
+            let user = try context.requireUser()
+            let recipe = try store.edit(request.id, changes: request.changes, user: user)
+            publish(CatalogTopics.recipeUpdated, recipe: recipe.id, user: user, version: recipe.version)
+            record(context)
+            return recipe
+        }
+        server.register(CatalogAPI.deleteRecipe) { request, context in
+            let user = try context.requireUser()
+            let version = try store.delete(request.id, user: user)
+            publish(CatalogTopics.recipeDeleted, recipe: request.id, user: user, version: version)
+            record(context)
+            return Empty()
+        }
+        server.register(CatalogAPI.myRecipes) { _, context in
+            RecipeList(recipes: try store.myRecipes(user: context.requireUser()))
+        }
+        server.register(CatalogAPI.favorite) { request, context in
+            try store.setFavorite(request.id, user: context.requireUser(), favorite: true)
+            record(context)
+            return Empty()
+        }
+        server.register(CatalogAPI.unfavorite) { request, context in
+            try store.setFavorite(request.id, user: context.requireUser(), favorite: false)
+            record(context)
+            return Empty()
+        }
+        server.register(CatalogAPI.favorites) { _, context in
+            RecipeList(recipes: try store.favorites(user: context.requireUser()))
+        }
+        server.register(CatalogAPI.share) { request, context in
+            let user = try context.requireUser()
+            let summary = try store.share(request.id, user: user)
+            publish(CatalogTopics.recipeShared, recipe: summary.id, user: user, version: try store.catalogVersion)
+            record(context)
+            return summary
+        }
+        server.register(CatalogAPI.community) { request, context in
+            record(context)
+            return try store.community(request, user: context.user)
+        }
+        server.register(CatalogAPI.saveCommunity) { request, context in
+            let user = try context.requireUser()
+            let recipe = try store.saveCommunity(request.id, user: user)
+            publish(CatalogTopics.recipeCreated, recipe: recipe.id, user: user, version: recipe.version)
+            record(context)
+            return recipe
+        }
+        server.register(CatalogAPI.changes) { request, context in
+            try store.changes(since: request.version, user: context.user)
+        }
+        server.register(CatalogAPI.reloadSeed) { _, _ in
+            try store.reloadSeed(seed)
+        }
+    }
+
+    /// The filter a search asks for: the profile it passes, or the user's saved profile read
+    /// from the planner, with the request's switches over the profile's own.
+    func resolveFilter(_ request: RecipeSearch, context: RequestContext) async throws -> (profile: RecipeFilterProfile, switches: FilterSwitches)? {
+        if request.useSavedProfile == true {
+            if request.profile != nil {
+                throw ServiceError.badRequest("pass a profile or ask for the saved one, not both", field: "useSavedProfile")
+            }
+            let user = try context.requireUser()
+            let saved: CookingProfile
+            do {
+                saved = try await planner.call(PlannerAPI.getProfile, Empty(), user: user)
+            } catch {
+                throw ServiceError.unavailable("the saved cooking profile could not be read: \(error.message)")
+            }
+            var (profile, switches) = saved.recipeFilter
+            if let overrides = request.switches {
+                switches.diets = overrides.diets ?? switches.diets
+                switches.allergens = overrides.allergens ?? switches.allergens
+                switches.dislikes = overrides.dislikes ?? switches.dislikes
+                switches.equipment = overrides.equipment ?? switches.equipment
+                switches.patience = overrides.patience ?? switches.patience
+            }
+            profile.dislikes = profile.dislikes.filter { (try? store.ingredients([$0])) != nil }
+            return (profile, switches)
+        }
+        guard let profile = request.profile else { return nil }
+        return (profile, request.switches ?? FilterSwitches())
+    }
+
+    func publish(_ topic: String, recipe: String, user: String, version: Int64) {
+        host.publisher.publish(topic, RecipeEvent(recipe: recipe, user: user, version: version))
+    }
+
+    func record(_ context: RequestContext) {
+        host.recordActivity(context)
+    }
+}
+
+/// Checks imported ingredients before anything is written.
+enum IngredientValidation {
+    static func validate(_ ingredients: [Ingredient]) throws(ServiceError) {
+        for (index, ingredient) in ingredients.enumerated() {
+            let field = "ingredients.\(index)"
+            guard !ingredient.id.isEmpty, ingredient.id.count <= 100, ingredient.id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
+                throw .badRequest("id must be 1 to 100 letters, digits or dashes", field: "\(field).id")
+            }
+            guard !ingredient.name.trimmingCharacters(in: .whitespaces).isEmpty, ingredient.name.count <= 300 else {
+                throw .badRequest("name must be 1 to 300 characters", field: "\(field).name")
+            }
+            let n = ingredient.nutrition
+            for (name, value) in [("kcal", n.kcal), ("carbohydrates", n.carbohydrates), ("protein", n.protein), ("fat", n.fat), ("fibre", n.fibre), ("sugar", n.sugar), ("salt", n.salt)]
+            where !value.isFinite || value < 0 || value > (name == "kcal" ? 1000 : 100) {
+                throw .badRequest("\(name) per 100 g is out of range", field: "\(field).nutrition.\(name)")
+            }
+            guard ingredient.price.amount.isFinite, ingredient.price.amount >= 0 else {
+                throw .badRequest("price cannot be negative", field: "\(field).price.amount")
+            }
+            if let perPiece = ingredient.gramsPerPiece, !(perPiece > 0) {
+                throw .badRequest("grams per piece must be positive", field: "\(field).gramsPerPiece")
+            }
+            if let perMl = ingredient.gramsPerMl, !(perMl > 0) {
+                throw .badRequest("grams per ml must be positive", field: "\(field).gramsPerMl")
+            }
+        }
+    }
+}

@@ -1,0 +1,547 @@
+import Foundation
+import GRDB
+public import SousRuntime
+public import SousSchema
+public import SousWire
+import Synchronization
+
+/// The catalog's data: every read and write, each write one transaction.
+///
+/// Ingredients are few and change only on seed loads and imports, so they are also kept in
+/// memory for deriving recipe facts; this process is the only one that opens the file.
+public final class CatalogStore: Sendable {
+    public let database: SousDatabase
+    private let ingredientCache = Mutex<[String: Ingredient]>([:])
+    private var writer: any DatabaseWriter { database.writer }
+
+    public init(database: SousDatabase) throws {
+        self.database = database
+        try refreshIngredientCache()
+    }
+
+    public var catalogVersion: Int64 {
+        get throws { try writer.read { try Self.meta($0, "version") } }
+    }
+
+    // MARK: Seed data
+
+    /// Loads `seed` if the database holds an older version (first start, or a new release).
+    @discardableResult
+    public func loadSeedIfNeeded(_ seed: SeedData) throws -> SeedReport? {
+        let loaded = try writer.read { try Self.meta($0, "seedVersion") }
+        guard loaded < Int64(seed.version) else { return nil }
+        return try reloadSeed(seed)
+    }
+
+    /// Writes the shipped ingredients and built-in recipes, removing built-ins the seed no longer
+    /// has. Users' recipes, personal versions and favorites are kept.
+    public func reloadSeed(_ seed: SeedData) throws -> SeedReport {
+        let report = try writer.write { db -> SeedReport in
+            let version = try Self.nextVersion(db)
+            for ingredient in seed.ingredients {
+                try Self.upsert(ingredient, source: "seed", version: version, db)
+            }
+            let ingredients = try Self.allIngredients(db)
+            let known = Set(ingredients.keys)
+            var seededIDs: Set<String> = []
+            for recipe in seed.recipes {
+                let valid: ValidRecipe
+                do {
+                    valid = try RecipeValidation.validate(new: recipe.draft, knownIngredients: known)
+                } catch {
+                    throw ServiceError.internal("seed recipe \(recipe.id) is invalid: \(error)")
+                }
+                try Self.write(valid, key: recipe.id, id: recipe.id, origin: .builtIn, owner: nil, basedOn: nil, shared: false, version: version, ingredients: ingredients, db)
+                seededIDs.insert(recipe.id)
+            }
+            let existing = try String.fetchAll(db, sql: "SELECT key FROM recipe WHERE origin = 'builtIn' AND deleted = 0")
+            for key in existing where !seededIDs.contains(key) {
+                try Self.markDeleted(key: key, version: version, db)
+            }
+            try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'seedVersion'", arguments: [seed.version])
+            return SeedReport(seedVersion: seed.version, ingredients: seed.ingredients.count, recipes: seed.recipes.count, catalogVersion: version)
+        }
+        try refreshIngredientCache()
+        return report
+    }
+
+    /// Adds or updates ingredients from an external source (the USDA importer), in one transaction.
+    public func importIngredients(_ ingredients: [Ingredient], source: String) throws -> Int64 {
+        let version = try writer.write { db -> Int64 in
+            let version = try Self.nextVersion(db)
+            for ingredient in ingredients { try Self.upsert(ingredient, source: source, version: version, db) }
+            return version
+        }
+        try refreshIngredientCache()
+        return version
+    }
+
+    private func refreshIngredientCache() throws {
+        let all = try writer.read { try Self.allIngredients($0) }
+        ingredientCache.withLock { $0 = all }
+    }
+
+    private var ingredients: [String: Ingredient] { ingredientCache.withLock { $0 } }
+
+    // MARK: Ingredients
+
+    /// Prefix and substring matches on the accent- and case-folded name, best first: exact name,
+    /// name starting with the text, a word starting with it, then any substring; shorter first.
+    public func searchIngredients(_ request: IngredientSearch) throws(ServiceError) -> [Ingredient] {
+        let limit = request.limit ?? 10
+        guard (1...50).contains(limit) else { throw .badRequest("limit must be 1 to 50, got \(limit)", field: "limit") }
+        let text = folded(request.query.trimmingCharacters(in: .whitespacesAndNewlines))
+        guard !text.isEmpty else { throw .badRequest("type at least one character", field: "query") }
+        guard text.count <= 100 else { throw .badRequest("query is longer than 100 characters", field: "query") }
+        let pattern = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+        return try storage {
+            try writer.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT \(Ingredient.columns),
+                        CASE WHEN folded = :text THEN 0
+                             WHEN folded LIKE :pattern || '%' ESCAPE '\\' THEN 1
+                             WHEN folded LIKE '% ' || :pattern || '%' ESCAPE '\\' OR folded LIKE '%-' || :pattern || '%' ESCAPE '\\'
+                                  OR folded LIKE '%(' || :pattern || '%' ESCAPE '\\' THEN 2
+                             ELSE 3 END AS rank
+                    FROM ingredient
+                    WHERE folded LIKE '%' || :pattern || '%' ESCAPE '\\'
+                    ORDER BY rank, length(name), name
+                    LIMIT :limit
+                    """, arguments: ["text": text, "pattern": pattern, "limit": limit]).map(Ingredient.init(row:))
+            }
+        }
+    }
+
+    /// Ingredients by id in the order asked.
+    public func ingredients(_ ids: [String]) throws(ServiceError) -> [Ingredient] {
+        guard ids.count <= 1000 else { throw .badRequest("at most 1000 ids per call", field: "ids") }
+        let known = ingredients
+        return try ids.enumerated().map { (index, id) throws(ServiceError) in
+            guard let ingredient = known[id] else { throw .notFound("no ingredient \"\(id)\"", field: "ids.\(index)") }
+            return ingredient
+        }
+    }
+
+    // MARK: Recipes: reading
+
+    public func recipe(_ id: String, user: String?, people: Int?) throws(ServiceError) -> RecipeDetail {
+        if let people, !(1...50).contains(people) {
+            throw .badRequest("people must be 1 to 50, got \(people)", field: "people")
+        }
+        return try storage {
+            try writer.read { db in
+                guard let row = try Self.resolve(id, user: user, db) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
+                return try detail(of: row, user: user, people: people, db)
+            }
+        }
+    }
+
+    func detail(of row: RecipeRow, user: String?, people: Int?, _ db: Database) throws -> RecipeDetail {
+        let lines = try Self.lines(key: row.key, db)
+        let facts = try RecipeDerivation.derive(
+            lines: lines, servings: row.servings, prepMinutes: row.prepMinutes, cookMinutes: row.cookMinutes, people: people, ingredients: ingredients
+        )
+        let favorite = try user.map { try Self.isFavorite(row.id, user: $0, db) } ?? false
+        return RecipeDetail(
+            id: row.id, name: row.name, summary: row.summary, servings: row.servings, prepMinutes: row.prepMinutes, cookMinutes: row.cookMinutes,
+            energyLevel: row.energyLevel, equipment: row.equipment, dishTypes: row.dishTypes, link: row.link, image: row.image, steps: row.steps,
+            ingredients: facts.lines, people: people ?? row.servings, diets: facts.diets, allergens: facts.allergens, contains: facts.contains,
+            cost: facts.cost, costPerServing: facts.costPerServing, nutritionPerServing: facts.nutritionPerServing, origin: row.origin,
+            owner: row.owner, basedOn: row.basedOn, shared: row.shared, isFavorite: favorite, version: row.version
+        )
+    }
+
+    /// Recipes matching `request` for `user`, filtered by `filter` (already resolved from the
+    /// request or the saved profile). Favorites come first unless a search text is given.
+    public func searchRecipes(_ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?) throws(ServiceError) -> RecipePage {
+        let page = request.page ?? 1
+        let pageSize = request.pageSize ?? 20
+        guard page >= 1 else { throw .badRequest("page starts at 1", field: "page") }
+        guard (1...100).contains(pageSize) else { throw .badRequest("pageSize must be 1 to 100, got \(pageSize)", field: "pageSize") }
+        var conditions: [String] = []
+        var arguments: [any DatabaseValueConvertible] = []
+        let user = user ?? ""
+
+        var matchExpression: String?
+        if let query = request.query?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty {
+            guard query.count <= 200 else { throw .badRequest("query is longer than 200 characters", field: "query") }
+            let words = folded(query).split { !$0.isLetter && !$0.isNumber }.map(String.init)
+            if !words.isEmpty {
+                matchExpression = words.map { "\"\($0)\"*" }.joined(separator: " ")
+                conditions.append("r.rowid IN (SELECT rowid FROM recipe_fts WHERE recipe_fts MATCH ?)")
+                arguments.append(matchExpression!)
+            }
+        }
+        let known = ingredients
+        for (index, ingredient) in (request.ingredients ?? []).enumerated() {
+            guard known[ingredient] != nil else { throw .notFound("no ingredient \"\(ingredient)\"", field: "ingredients.\(index)") }
+            conditions.append("EXISTS (SELECT 1 FROM recipe_ingredient ri WHERE ri.recipe_key = r.key AND ri.ingredient_id = ?)")
+            arguments.append(ingredient)
+        }
+        if let levels = request.energyLevels, !levels.isEmpty {
+            for (index, level) in levels.enumerated() where !(1...5).contains(level) {
+                throw .badRequest("energy levels are 1 to 5, got \(level)", field: "energyLevels.\(index)")
+            }
+            conditions.append("r.energy_level IN (\(levels.map(String.init).joined(separator: ",")))")
+        }
+        if let dishType = request.dishType {
+            conditions.append("(r.dish_types & \(Bitmask.of([dishType]))) != 0")
+        }
+        if let (profile, switches) = filter {
+            if switches.diets ?? true, !profile.diets.isEmpty {
+                let mask = Bitmask.of(profile.diets)
+                conditions.append("(r.diets & \(mask)) = \(mask)")
+            }
+            if switches.allergens ?? true, !profile.allergens.isEmpty {
+                conditions.append("(r.allergens & \(Bitmask.of(profile.allergens))) = 0")
+            }
+            if switches.dislikes ?? true, !profile.dislikes.isEmpty {
+                for (index, id) in profile.dislikes.enumerated() where known[id] == nil {
+                    throw .notFound("no ingredient \"\(id)\"", field: "profile.dislikes.\(index)")
+                }
+                conditions.append("NOT EXISTS (SELECT 1 FROM recipe_ingredient ri WHERE ri.recipe_key = r.key AND ri.ingredient_id IN (\(profile.dislikes.map { _ in "?" }.joined(separator: ","))))")
+                arguments.append(contentsOf: profile.dislikes)
+            }
+            if switches.equipment ?? true {
+                let missing = Bitmask.of(Appliance.allCases.filter { !profile.equipment.contains($0) })
+                if missing != 0 { conditions.append("(r.equipment & \(missing)) = 0") }
+            }
+            if switches.patience ?? true {
+                guard (1...5).contains(profile.patience) else { throw .badRequest("patience must be 1 to 5, got \(profile.patience)", field: "profile.patience") }
+                conditions.append("r.energy_level <= \(profile.patience)")
+            }
+        }
+        let conditionsSQL = conditions.isEmpty ? "" : " AND " + conditions.joined(separator: " AND ")
+        let searching = matchExpression != nil
+        return try storage {
+            try writer.read { db in
+                let (scopeSQL, scopeArguments) = try Self.searchScope(user: user, db)
+                let whereSQL = "r.deleted = 0 AND \(scopeSQL)\(conditionsSQL)"
+                let allArguments = sqlArguments(scopeArguments + arguments)
+                let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM recipe r WHERE \(whereSQL)", arguments: allArguments) ?? 0
+                let order = searching
+                    ? "ORDER BY (SELECT rank FROM recipe_fts WHERE recipe_fts MATCH ? AND rowid = r.rowid), r.name"
+                    : "ORDER BY (f.user IS NULL), r.name"
+                let orderArguments: [any DatabaseValueConvertible] = searching ? [matchExpression!] : []
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT \(RecipeRow.columns(as: "r")), f.user IS NOT NULL AS favorite
+                    FROM recipe r LEFT JOIN favorite f ON f.recipe_id = r.id AND f.user = ?
+                    WHERE \(whereSQL)
+                    \(order)
+                    LIMIT ? OFFSET ?
+                    """, arguments: sqlArguments([user] + scopeArguments + arguments + orderArguments + [pageSize, (page - 1) * pageSize]))
+                let recipes = try rows.map { row in try RecipeRow(row: row).summary(isFavorite: row["favorite"]) }
+                return RecipePage(recipes: recipes, total: total, page: page, pageSize: pageSize)
+            }
+        }
+    }
+
+    /// What a user's search covers: built-ins they have not replaced with a personal version,
+    /// and their own recipes (custom, personal, saved).
+    static func searchScope(user: String, _ db: Database) throws -> (String, [any DatabaseValueConvertible]) {
+        let shadowed = try String.fetchAll(db, sql: "SELECT id FROM recipe WHERE owner = ? AND origin = 'personal' AND deleted = 0", arguments: [user])
+        var sql = "(r.origin = 'builtIn' OR r.owner = ?)"
+        var arguments: [any DatabaseValueConvertible] = [user]
+        if !shadowed.isEmpty {
+            sql = "(\(sql) AND NOT (r.origin != 'personal' AND r.id IN (\(shadowed.map { _ in "?" }.joined(separator: ",")))))"
+            arguments += shadowed
+        }
+        return (sql, arguments)
+    }
+
+    public func myRecipes(user: String) throws(ServiceError) -> [RecipeSummary] {
+        try storage {
+            try writer.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT \(RecipeRow.columns(as: "r")), f.user IS NOT NULL AS favorite
+                    FROM recipe r LEFT JOIN favorite f ON f.recipe_id = r.id AND f.user = ?
+                    WHERE r.owner = ? AND r.deleted = 0 ORDER BY r.name
+                    """, arguments: [user, user]).map { try RecipeRow(row: $0).summary(isFavorite: $0["favorite"]) }
+            }
+        }
+    }
+
+    // MARK: Recipes: writing
+
+    public func create(_ draft: RecipeDraft, user: String) throws(ServiceError) -> RecipeDetail {
+        let valid = try RecipeValidation.validate(new: draft, knownIngredients: Set(ingredients.keys))
+        let id = "r-" + UUID().uuidString.lowercased().prefix(12)
+        return try storage {
+            try writer.write { db in
+                let version = try Self.nextVersion(db)
+                try Self.write(valid, key: id, id: id, origin: .custom, owner: user, basedOn: nil, shared: false, version: version, ingredients: ingredients, db)
+                return try detail(of: Self.resolve(id, user: user, db)!, user: user, people: nil, db)
+            }
+        }
+    }
+
+    /// Edits a recipe. The user's own recipes change in place; anyone else's (or a built-in)
+    /// becomes the user's personal version, which only that user sees in place of the original.
+    public func edit(_ id: String, changes: RecipeDraft, user: String) throws(ServiceError) -> RecipeDetail {
+        let known = Set(ingredients.keys)
+        return try storage {
+            try writer.write { db in
+                guard let row = try Self.resolve(id, user: user, db) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
+                var current = row.asValidRecipe
+                current.ingredients = try Self.lines(key: row.key, db)
+                let updated = try RecipeValidation.apply(changes, to: current, knownIngredients: known)
+                let version = try Self.nextVersion(db)
+                if row.owner == user {
+                    try Self.write(updated, key: row.key, id: row.id, origin: row.origin, owner: user, basedOn: row.basedOn, shared: row.shared, version: version, ingredients: ingredients, db)
+                } else {
+                    try Self.write(updated, key: "\(row.id)@\(user)", id: row.id, origin: .personal, owner: user, basedOn: row.id, shared: false, version: version, ingredients: ingredients, db)
+                }
+                return try detail(of: Self.resolve(id, user: user, db)!, user: user, people: nil, db)
+            }
+        }
+    }
+
+    /// Deletes one of the user's recipes. Deleting a personal version brings the original back.
+    public func delete(_ id: String, user: String) throws(ServiceError) -> Int64 {
+        try storage {
+            try writer.write { db in
+                guard let row = try Self.resolve(id, user: user, db) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
+                guard row.owner == user else {
+                    throw ServiceError(.unauthorized, "\(row.origin == .builtIn ? "built-in recipes" : "other people's recipes") cannot be deleted", field: "id")
+                }
+                let version = try Self.nextVersion(db)
+                try Self.markDeleted(key: row.key, version: version, db)
+                return version
+            }
+        }
+    }
+
+    public func setFavorite(_ id: String, user: String, favorite: Bool) throws(ServiceError) {
+        try storage {
+            try writer.write { db in
+                guard try Self.resolve(id, user: user, db) != nil else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
+                if favorite {
+                    try db.execute(sql: "INSERT OR IGNORE INTO favorite (user, recipe_id, created_at) VALUES (?, ?, ?)", arguments: [user, id, Date().timeIntervalSince1970])
+                } else {
+                    try db.execute(sql: "DELETE FROM favorite WHERE user = ? AND recipe_id = ?", arguments: [user, id])
+                }
+            }
+        }
+    }
+
+    public func favorites(user: String) throws(ServiceError) -> [RecipeSummary] {
+        try storage {
+            try writer.read { db in
+                let ids = try String.fetchAll(db, sql: "SELECT recipe_id FROM favorite WHERE user = ? ORDER BY created_at", arguments: [user])
+                return try ids.compactMap { try Self.resolve($0, user: user, db)?.summary(isFavorite: true) }
+            }
+        }
+    }
+
+    public func share(_ id: String, user: String) throws(ServiceError) -> RecipeSummary {
+        try storage {
+            try writer.write { db in
+                guard let row = try Self.resolve(id, user: user, db) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
+                guard row.owner == user, row.origin == .custom || row.origin == .saved else {
+                    throw ServiceError(.unauthorized, "only recipes you wrote can be shared; save a copy first", field: "id")
+                }
+                let version = try Self.nextVersion(db)
+                try db.execute(sql: "UPDATE recipe SET shared = 1, version = ? WHERE key = ?", arguments: [version, row.key])
+                return try Self.resolve(id, user: user, db)!.summary(isFavorite: Self.isFavorite(id, user: user, db))
+            }
+        }
+    }
+
+    /// Shared recipes, most favorited first, optionally narrowed by a search text.
+    public func community(_ request: RecipeSearch, user: String?) throws(ServiceError) -> CommunityPage {
+        let page = request.page ?? 1
+        let pageSize = request.pageSize ?? 20
+        guard page >= 1 else { throw .badRequest("page starts at 1", field: "page") }
+        guard (1...100).contains(pageSize) else { throw .badRequest("pageSize must be 1 to 100, got \(pageSize)", field: "pageSize") }
+        var condition = ""
+        var arguments: [any DatabaseValueConvertible] = [user ?? ""]
+        if let query = request.query, !query.isEmpty {
+            let words = folded(query).split { !$0.isLetter && !$0.isNumber }.map { "\"\($0)\"*" }
+            if !words.isEmpty {
+                condition = " AND r.rowid IN (SELECT rowid FROM recipe_fts WHERE recipe_fts MATCH ?)"
+                arguments.append(words.joined(separator: " "))
+            }
+        }
+        let filterArguments = arguments.dropFirst()
+        return try storage {
+            try writer.read { db in
+                let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)", arguments: sqlArguments(Array(filterArguments))) ?? 0
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT \(RecipeRow.columns(as: "r")),
+                        (SELECT COUNT(*) FROM favorite f WHERE f.recipe_id = r.id) AS favorites,
+                        EXISTS (SELECT 1 FROM favorite f WHERE f.recipe_id = r.id AND f.user = ?) AS mine
+                    FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)
+                    ORDER BY favorites DESC, r.name LIMIT ? OFFSET ?
+                    """, arguments: sqlArguments(arguments + [pageSize, (page - 1) * pageSize]))
+                let recipes = try rows.map { row in
+                    let recipe = try RecipeRow(row: row)
+                    return CommunityRecipe(recipe: recipe.summary(isFavorite: row["mine"]), favoriteCount: row["favorites"], sharedBy: recipe.owner ?? "")
+                }
+                return CommunityPage(recipes: recipes, total: total)
+            }
+        }
+    }
+
+    /// Copies a shared recipe into the user's own recipes.
+    public func saveCommunity(_ id: String, user: String) throws(ServiceError) -> RecipeDetail {
+        try storage {
+            try writer.write { db in
+                guard let row = try Self.resolve(id, user: user, db), row.shared else {
+                    throw ServiceError.notFound("no shared recipe \"\(id)\"", field: "id")
+                }
+                var copy = row.asValidRecipe
+                copy.ingredients = try Self.lines(key: row.key, db)
+                let newID = "r-" + UUID().uuidString.lowercased().prefix(12)
+                let version = try Self.nextVersion(db)
+                try Self.write(copy, key: newID, id: newID, origin: .saved, owner: user, basedOn: row.id, shared: false, version: version, ingredients: ingredients, db)
+                return try detail(of: Self.resolve(newID, user: user, db)!, user: user, people: nil, db)
+            }
+        }
+    }
+
+    // MARK: Sync
+
+    /// What changed for `user` after `version`: recipes now visible to them that changed, ids to
+    /// forget, and changed ingredients.
+    public func changes(since version: Int64, user: String?) throws(ServiceError) -> CatalogChanges {
+        guard version >= 0 else { throw .badRequest("version cannot be negative", field: "version") }
+        let user = user ?? ""
+        return try storage {
+            try writer.read { db in
+                let current = try Self.meta(db, "version")
+                let changedIDs = try String.fetchAll(db, sql: """
+                    SELECT DISTINCT id FROM recipe
+                    WHERE version > ? AND (origin = 'builtIn' OR owner = ? OR shared = 1)
+                    """, arguments: [version, user])
+                var recipes: [RecipeDetail] = []
+                var deleted: [String] = []
+                for id in changedIDs {
+                    if let row = try Self.resolve(id, user: user, db), row.origin == .builtIn || row.owner == user {
+                        recipes.append(try detail(of: row, user: user, people: nil, db))
+                    } else {
+                        deleted.append(id)
+                    }
+                }
+                let ingredients = try Row.fetchAll(db, sql: "SELECT \(Ingredient.columns) FROM ingredient WHERE version > ? ORDER BY id", arguments: [version])
+                    .map(Ingredient.init(row:))
+                return CatalogChanges(version: current, recipes: recipes, deletedRecipes: deleted.sorted(), ingredients: ingredients)
+            }
+        }
+    }
+
+    // MARK: SQL helpers
+
+    /// Runs database work, passing ServiceErrors through and reporting anything else as internal.
+    private func storage<T>(_ work: () throws -> T) throws(ServiceError) -> T {
+        do {
+            return try work()
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw .internal("catalog storage failed: \(error)")
+        }
+    }
+
+    static func meta(_ db: Database, _ key: String) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) ?? 0
+    }
+
+    /// Bumps and returns the catalog version; every change is stamped with it.
+    static func nextVersion(_ db: Database) throws -> Int64 {
+        try db.execute(sql: "UPDATE meta SET value = value + 1 WHERE key = 'version'")
+        return try meta(db, "version")
+    }
+
+    static func allIngredients(_ db: Database) throws -> [String: Ingredient] {
+        let all = try Row.fetchAll(db, sql: "SELECT \(Ingredient.columns) FROM ingredient").map(Ingredient.init(row:))
+        return Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
+    }
+
+    static func upsert(_ ingredient: Ingredient, source: String, version: Int64, _ db: Database) throws {
+        let n = ingredient.nutrition
+        try db.execute(sql: """
+            INSERT INTO ingredient (id, name, folded, usda_ndb, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category,
+                kcal, carbohydrates, protein, fat, fibre, sugar, salt, contains, allergens, source, version)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET name = excluded.name, folded = excluded.folded, usda_ndb = excluded.usda_ndb, unit = excluded.unit,
+                grams_per_piece = excluded.grams_per_piece, grams_per_ml = excluded.grams_per_ml, price_amount = excluded.price_amount,
+                price_per = excluded.price_per, category = excluded.category, kcal = excluded.kcal, carbohydrates = excluded.carbohydrates,
+                protein = excluded.protein, fat = excluded.fat, fibre = excluded.fibre, sugar = excluded.sugar, salt = excluded.salt,
+                contains = excluded.contains, allergens = excluded.allergens, source = excluded.source, version = excluded.version
+            """, arguments: [
+                ingredient.id, ingredient.name, folded(ingredient.name), ingredient.usdaNdb, ingredient.unit.rawValue, ingredient.gramsPerPiece,
+                ingredient.gramsPerMl, ingredient.price.amount, ingredient.price.per.rawValue, ingredient.category.rawValue, n.kcal, n.carbohydrates,
+                n.protein, n.fat, n.fibre, n.sugar, n.salt, Bitmask.of(ingredient.contains), Bitmask.of(ingredient.allergens), source, version,
+            ])
+    }
+
+    /// Inserts or replaces one recipe row with its derived facts, lines and search entry.
+    static func write(
+        _ recipe: ValidRecipe, key: String, id: String, origin: RecipeOrigin, owner: String?, basedOn: String?, shared: Bool, version: Int64,
+        ingredients: [String: Ingredient], _ db: Database
+    ) throws {
+        let facts = try RecipeDerivation.derive(
+            lines: recipe.ingredients, servings: recipe.servings, prepMinutes: recipe.prepMinutes, cookMinutes: recipe.cookMinutes, ingredients: ingredients
+        )
+        let steps = String(decoding: try RecipeRow.stepsEncoder.encode(recipe.steps), as: UTF8.self)
+        try db.execute(sql: """
+            INSERT INTO recipe (key, id, origin, owner, based_on, name, summary, servings, prep_minutes, cook_minutes, energy_level, equipment,
+                dish_types, link, image, steps, diets, allergens, contains, cost, cost_per_serving, kcal_per_serving, shared, deleted, version, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
+            ON CONFLICT(key) DO UPDATE SET origin = excluded.origin, owner = excluded.owner, based_on = excluded.based_on, name = excluded.name,
+                summary = excluded.summary, servings = excluded.servings, prep_minutes = excluded.prep_minutes, cook_minutes = excluded.cook_minutes,
+                energy_level = excluded.energy_level, equipment = excluded.equipment, dish_types = excluded.dish_types, link = excluded.link,
+                image = excluded.image, steps = excluded.steps, diets = excluded.diets, allergens = excluded.allergens, contains = excluded.contains,
+                cost = excluded.cost, cost_per_serving = excluded.cost_per_serving, kcal_per_serving = excluded.kcal_per_serving,
+                shared = excluded.shared, deleted = 0, version = excluded.version
+            """, arguments: [
+                key, id, origin.rawValue, owner, basedOn, recipe.name, recipe.summary, recipe.servings, recipe.prepMinutes, recipe.cookMinutes,
+                facts.energyLevel, Bitmask.of(recipe.equipment), Bitmask.of(recipe.dishTypes), recipe.link, recipe.image, steps,
+                Bitmask.of(facts.diets), Bitmask.of(facts.allergens), Bitmask.of(facts.contains), facts.cost, facts.costPerServing,
+                facts.nutritionPerServing.kcal, shared, version, Date().timeIntervalSince1970,
+            ])
+        let rowID = try Int64.fetchOne(db, sql: "SELECT rowid FROM recipe WHERE key = ?", arguments: [key])!
+        try db.execute(sql: "DELETE FROM recipe_fts WHERE rowid = ?", arguments: [rowID])
+        try db.execute(sql: "INSERT INTO recipe_fts (rowid, name, summary) VALUES (?, ?, ?)", arguments: [rowID, recipe.name, recipe.summary])
+        try db.execute(sql: "DELETE FROM recipe_ingredient WHERE recipe_key = ?", arguments: [key])
+        for (position, line) in recipe.ingredients.enumerated() {
+            try db.execute(
+                sql: "INSERT INTO recipe_ingredient (recipe_key, position, ingredient_id, quantity, unit) VALUES (?, ?, ?, ?, ?)",
+                arguments: [key, position, line.ingredient, line.quantity, line.unit.rawValue]
+            )
+        }
+    }
+
+    static func markDeleted(key: String, version: Int64, _ db: Database) throws {
+        try db.execute(sql: "UPDATE recipe SET deleted = 1, shared = 0, version = ? WHERE key = ?", arguments: [version, key])
+        try db.execute(sql: "DELETE FROM recipe_fts WHERE rowid = (SELECT rowid FROM recipe WHERE key = ?)", arguments: [key])
+    }
+
+    /// The row `user` sees under `id`: their personal version, else the original if it is a
+    /// built-in, theirs, or shared.
+    static func resolve(_ id: String, user: String?, _ db: Database) throws -> RecipeRow? {
+        if let user, !user.isEmpty,
+           let personal = try Row.fetchOne(db, sql: "SELECT \(RecipeRow.columns) FROM recipe WHERE key = ? AND deleted = 0", arguments: ["\(id)@\(user)"]) {
+            return try RecipeRow(row: personal)
+        }
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT \(RecipeRow.columns) FROM recipe
+            WHERE key = ? AND deleted = 0 AND origin != 'personal' AND (origin = 'builtIn' OR owner = ? OR shared = 1)
+            """, arguments: [id, user ?? ""]) else { return nil }
+        return try RecipeRow(row: row)
+    }
+
+    static func lines(key: String, _ db: Database) throws -> [RecipeIngredient] {
+        try Row.fetchAll(db, sql: "SELECT ingredient_id, quantity, unit FROM recipe_ingredient WHERE recipe_key = ? ORDER BY position", arguments: [key])
+            .map { RecipeIngredient(ingredient: $0[0], quantity: $0[1], unit: MeasureUnit(rawValue: $0[2]) ?? .g) }
+    }
+
+    static func isFavorite(_ id: String, user: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT 1 FROM favorite WHERE user = ? AND recipe_id = ?", arguments: [user, id]) ?? false
+    }
+}
+
+/// Statement arguments from a list built up alongside the SQL.
+func sqlArguments(_ values: [any DatabaseValueConvertible]) -> StatementArguments {
+    StatementArguments(values.map { Optional($0) })
+}

@@ -1,0 +1,130 @@
+import Foundation
+import SousSchema
+import SousWire
+
+/// A recipe that passed validation, ready to store.
+struct ValidRecipe: Equatable, Sendable {
+    var name: String
+    var summary: String
+    var servings: Int
+    var prepMinutes: Int
+    var cookMinutes: Int
+    var ingredients: [RecipeIngredient]
+    var steps: [RecipeStep]
+    var equipment: [Appliance]
+    var dishTypes: [DishType]
+    var link: String?
+    var image: String?
+}
+
+/// Checks what users write. Each error is a badRequest naming the field and why.
+enum RecipeValidation {
+    static let maxNameLength = 200
+    static let maxTextLength = 5_000
+    static let maxMinutes = 7 * 24 * 60
+    static let maxQuantity = 100_000.0
+    static let maxLines = 100
+
+    /// Validates a new recipe: name and summary required, everything else optional.
+    static func validate(new draft: RecipeDraft, knownIngredients: Set<String>) throws(ServiceError) -> ValidRecipe {
+        let base = ValidRecipe(
+            name: "", summary: "", servings: 2, prepMinutes: 0, cookMinutes: 0, ingredients: [], steps: [], equipment: [], dishTypes: [],
+            link: nil, image: nil
+        )
+        guard let name = draft.name, !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw .badRequest("a recipe needs a name", field: "name")
+        }
+        guard let summary = draft.summary, !summary.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw .badRequest("a recipe needs a description", field: "summary")
+        }
+        return try apply(draft, to: base, knownIngredients: knownIngredients)
+    }
+
+    /// Applies the fields an edit sets on top of `recipe` and validates the result.
+    static func apply(_ draft: RecipeDraft, to recipe: ValidRecipe, knownIngredients: Set<String>) throws(ServiceError) -> ValidRecipe {
+        var result = recipe
+        if let name = draft.name {
+            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else { throw .badRequest("name cannot be empty", field: "name") }
+            guard trimmed.count <= maxNameLength else { throw .badRequest("name is longer than \(maxNameLength) characters", field: "name") }
+            result.name = trimmed
+        }
+        if let summary = draft.summary {
+            let trimmed = summary.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else { throw .badRequest("description cannot be empty", field: "summary") }
+            guard trimmed.count <= maxTextLength else { throw .badRequest("description is longer than \(maxTextLength) characters", field: "summary") }
+            result.summary = trimmed
+        }
+        if let servings = draft.servings {
+            guard (1...50).contains(servings) else { throw .badRequest("servings must be 1 to 50, got \(servings)", field: "servings") }
+            result.servings = servings
+        }
+        if let minutes = draft.prepMinutes {
+            guard (0...maxMinutes).contains(minutes) else { throw .badRequest("prep minutes must be 0 to \(maxMinutes)", field: "prepMinutes") }
+            result.prepMinutes = minutes
+        }
+        if let minutes = draft.cookMinutes {
+            guard (0...maxMinutes).contains(minutes) else { throw .badRequest("cook minutes must be 0 to \(maxMinutes)", field: "cookMinutes") }
+            result.cookMinutes = minutes
+        }
+        if let ingredients = draft.ingredients {
+            guard ingredients.count <= maxLines else { throw .badRequest("at most \(maxLines) ingredients", field: "ingredients") }
+            var seen: Set<String> = []
+            for (index, line) in ingredients.enumerated() {
+                guard knownIngredients.contains(line.ingredient) else {
+                    throw .notFoundIngredient(line.ingredient, field: "ingredients.\(index).ingredient")
+                }
+                guard seen.insert(line.ingredient).inserted else {
+                    throw .badRequest("\"\(line.ingredient)\" is listed twice; give one total quantity", field: "ingredients.\(index).ingredient")
+                }
+                guard line.quantity.isFinite, line.quantity > 0, line.quantity <= maxQuantity else {
+                    throw .badRequest("quantity must be more than 0 and at most \(Int(maxQuantity))", field: "ingredients.\(index).quantity")
+                }
+            }
+            result.ingredients = ingredients
+        }
+        if let steps = draft.steps {
+            guard steps.count <= maxLines else { throw .badRequest("at most \(maxLines) steps", field: "steps") }
+            result.steps = steps
+        }
+        let used = Set(result.ingredients.map(\.ingredient))
+        for (index, step) in result.steps.enumerated() {
+            guard !step.description.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                throw .badRequest("a step needs a description", field: "steps.\(index).description")
+            }
+            guard step.description.count <= maxTextLength else {
+                throw .badRequest("step description is longer than \(maxTextLength) characters", field: "steps.\(index).description")
+            }
+            if let minutes = step.minutes, !(0...maxMinutes).contains(minutes) {
+                throw .badRequest("step minutes must be 0 to \(maxMinutes)", field: "steps.\(index).minutes")
+            }
+            for (position, ingredient) in step.ingredients.enumerated() where !used.contains(ingredient) {
+                throw .badRequest("\"\(ingredient)\" is not among the recipe's ingredients", field: "steps.\(index).ingredients.\(position)")
+            }
+        }
+        if let equipment = draft.equipment { result.equipment = Array(Set(equipment)).sorted() }
+        if let dishTypes = draft.dishTypes { result.dishTypes = Array(Set(dishTypes)).sorted() }
+        if let link = draft.link {
+            if link.isEmpty {
+                result.link = nil
+            } else {
+                guard link.count <= 2_000, let url = URL(string: link), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                    throw .badRequest("link must be an http or https URL", field: "link")
+                }
+                result.link = link
+            }
+        }
+        if let image = draft.image {
+            guard image.count <= 500 else { throw .badRequest("image reference is longer than 500 characters", field: "image") }
+            result.image = image.isEmpty ? nil : image
+        }
+        return result
+    }
+}
+
+extension ServiceError {
+    /// A recipe naming an ingredient the catalog does not know is bad input, not a missing resource.
+    static func notFoundIngredient(_ id: String, field: String) -> ServiceError {
+        .badRequest("unknown ingredient \"\(id)\"", field: field)
+    }
+}

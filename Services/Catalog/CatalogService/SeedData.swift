@@ -1,0 +1,60 @@
+public import Foundation
+public import SousSchema
+
+/// The ingredients and recipes shipped with Sous (Seed/*.json), versioned so that a newer
+/// release's data is loaded on start and an operator can reload it.
+public struct SeedData: Sendable {
+    public struct Recipe: Codable, Sendable {
+        public var id: String
+        public var name: String
+        public var summary: String
+        public var servings: Int
+        public var prepMinutes: Int
+        public var cookMinutes: Int
+        public var equipment: [Appliance]
+        public var dishTypes: [DishType]
+        public var link: String?
+        public var image: String?
+        public var ingredients: [RecipeIngredient]
+        public var steps: [RecipeStep]
+
+        var draft: RecipeDraft {
+            RecipeDraft(
+                name: name, summary: summary, servings: servings, prepMinutes: prepMinutes, cookMinutes: cookMinutes, ingredients: ingredients,
+                steps: steps, equipment: equipment, dishTypes: dishTypes, link: link ?? "", image: image ?? ""
+            )
+        }
+    }
+
+    private struct IngredientFile: Codable { var version: Int; var ingredients: [Ingredient] }
+    private struct RecipeFile: Codable { var version: Int; var recipes: [Recipe] }
+
+    /// The data version; the larger of the two files' versions.
+    public var version: Int
+    public var ingredients: [Ingredient]
+    public var recipes: [Recipe]
+
+    public init(version: Int, ingredients: [Ingredient], recipes: [Recipe]) {
+        self.version = version
+        self.ingredients = ingredients
+        self.recipes = recipes
+    }
+
+    /// Loads the data shipped in this module's resources.
+    public static func bundled() throws -> SeedData {
+        guard
+            let ingredientsURL = Bundle.module.url(forResource: "ingredients", withExtension: "json", subdirectory: "Seed"),
+            let recipesURL = Bundle.module.url(forResource: "recipes", withExtension: "json", subdirectory: "Seed")
+        else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "seed data missing from the catalog's resources"])
+        }
+        return try load(ingredients: Data(contentsOf: ingredientsURL), recipes: Data(contentsOf: recipesURL))
+    }
+
+    public static func load(ingredients: Data, recipes: Data) throws -> SeedData {
+        let decoder = JSONDecoder()
+        let ingredientFile = try decoder.decode(IngredientFile.self, from: ingredients)
+        let recipeFile = try decoder.decode(RecipeFile.self, from: recipes)
+        return SeedData(version: max(ingredientFile.version, recipeFile.version), ingredients: ingredientFile.ingredients, recipes: recipeFile.recipes)
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import CatalogService
+import Foundation
+import SousRuntime
+import SousSchema
+import SousWire
+
+@main
+struct CatalogCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sous-catalog",
+        abstract: "The Sous catalog service: ingredients, recipes, search, favorites and community recipes.",
+        version: SousVersion.current,
+        subcommands: [Serve.self, ImportUSDA.self],
+        defaultSubcommand: Serve.self
+    )
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the service until SIGTERM or SIGINT (the default).")
+
+    @OptionGroup var options: ServiceOptions
+
+    func run() async throws {
+        let configuration = try options.configuration(for: .catalog)
+        SousLogging.bootstrap(level: configuration.logLevel)
+        let service = try CatalogService(configuration: configuration)
+        try await service.host.run()
+    }
+}
+
+struct ImportUSDA: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import-usda",
+        abstract: "Import a USDA SR28 directory (FOOD_DES.txt, NUT_DATA.txt) into a running catalog as extra ingredients."
+    )
+
+    @Argument(help: "The SR28 ASCII directory.")
+    var directory: String
+
+    @Option(help: "The catalog's request endpoint (env SOUS_CATALOG_ENDPOINT).")
+    var endpoint: String?
+
+    @Option(help: "Ingredients per request.")
+    var batchSize = 500
+
+    func run() async throws {
+        let endpoint = endpoint ?? ServiceEndpoints.fromEnvironment(.catalog).requests
+        print("Reading \(directory)…")
+        let ingredients = try UsdaImporter.parse(directory: URL(fileURLWithPath: directory)) { done, total in
+            print("\r  parsed \(done)/\(total) foods", terminator: "")
+        }
+        print("")
+        let client = ServiceClient(service: "catalog", endpoint: endpoint, options: .init(timeout: .seconds(30), retries: 2))
+        var imported = 0
+        for start in stride(from: 0, to: ingredients.count, by: max(batchSize, 1)) {
+            let batch = Array(ingredients[start..<min(start + batchSize, ingredients.count)])
+            let report = try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "usda-sr28", ingredients: batch))
+            imported += report.imported
+            let percent = imported * 100 / max(ingredients.count, 1)
+            print("\r  imported \(imported)/\(ingredients.count) (\(percent)%) catalog version \(report.catalogVersion)", terminator: "")
+        }
+        print("\nDone: \(imported) USDA ingredients in the catalog at \(endpoint).")
+    }
+}

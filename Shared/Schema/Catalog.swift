@@ -1,0 +1,575 @@
+import Foundation
+public import SousWire
+
+// MARK: - Ingredients
+
+/// Nutrition per 100 g (or per serving where a type says so).
+public struct Nutrition: Codable, Equatable, Sendable {
+    public var kcal: Double
+    public var carbohydrates: Double
+    public var protein: Double
+    public var fat: Double
+    public var fibre: Double
+    public var sugar: Double
+    public var salt: Double
+
+    public init(kcal: Double, carbohydrates: Double, protein: Double, fat: Double, fibre: Double, sugar: Double, salt: Double) {
+        self.kcal = kcal
+        self.carbohydrates = carbohydrates
+        self.protein = protein
+        self.fat = fat
+        self.fibre = fibre
+        self.sugar = sugar
+        self.salt = salt
+    }
+
+    public static let zero = Nutrition(kcal: 0, carbohydrates: 0, protein: 0, fat: 0, fibre: 0, sugar: 0, salt: 0)
+
+    /// This nutrition scaled by `factor` (e.g. grams / 100).
+    public func scaled(by factor: Double) -> Nutrition {
+        Nutrition(kcal: kcal * factor, carbohydrates: carbohydrates * factor, protein: protein * factor, fat: fat * factor, fibre: fibre * factor, sugar: sugar * factor, salt: salt * factor)
+    }
+
+    public static func + (lhs: Nutrition, rhs: Nutrition) -> Nutrition {
+        Nutrition(
+            kcal: lhs.kcal + rhs.kcal, carbohydrates: lhs.carbohydrates + rhs.carbohydrates, protein: lhs.protein + rhs.protein,
+            fat: lhs.fat + rhs.fat, fibre: lhs.fibre + rhs.fibre, sugar: lhs.sugar + rhs.sugar, salt: lhs.salt + rhs.salt
+        )
+    }
+}
+
+/// An illustrative price: `amount` EUR per `per`.
+public struct Price: Codable, Equatable, Sendable {
+    public var amount: Double
+    public var per: PriceUnit
+
+    public init(amount: Double, per: PriceUnit) {
+        self.amount = amount
+        self.per = per
+    }
+}
+
+public struct Ingredient: Codable, Equatable, Sendable {
+    /// Stable slug, e.g. "red-lentils".
+    public var id: String
+    public var name: String
+    /// USDA SR28 food number the nutrition was taken from.
+    public var usdaNdb: String?
+    /// The unit quantities of this ingredient are usually given in: g, ml or piece.
+    public var unit: MeasureUnit
+    public var gramsPerPiece: Double?
+    public var gramsPerMl: Double?
+    public var price: Price
+    public var category: ShoppingCategory
+    /// Per 100 g.
+    public var nutrition: Nutrition
+    public var contains: [DietFact]
+    public var allergens: [Allergen]
+
+    public init(
+        id: String, name: String, usdaNdb: String?, unit: MeasureUnit, gramsPerPiece: Double?, gramsPerMl: Double?, price: Price,
+        category: ShoppingCategory, nutrition: Nutrition, contains: [DietFact], allergens: [Allergen]
+    ) {
+        self.id = id
+        self.name = name
+        self.usdaNdb = usdaNdb
+        self.unit = unit
+        self.gramsPerPiece = gramsPerPiece
+        self.gramsPerMl = gramsPerMl
+        self.price = price
+        self.category = category
+        self.nutrition = nutrition
+        self.contains = contains
+        self.allergens = allergens
+    }
+}
+
+public struct IngredientSearch: Codable, Equatable, Sendable {
+    /// Typed so far; matched as a prefix of any word and as a substring, ignoring case and accents.
+    public var query: String
+    /// 1–50, default 10.
+    public var limit: Int?
+
+    public init(query: String, limit: Int? = nil) {
+        self.query = query
+        self.limit = limit
+    }
+}
+
+public struct IngredientList: Codable, Equatable, Sendable {
+    public var ingredients: [Ingredient]
+    public init(ingredients: [Ingredient]) { self.ingredients = ingredients }
+}
+
+public struct IngredientIDs: Codable, Equatable, Sendable {
+    public var ids: [String]
+    public init(ids: [String]) { self.ids = ids }
+}
+
+// MARK: - Recipes
+
+public struct RecipeIngredient: Codable, Equatable, Sendable {
+    /// Catalog ingredient id.
+    public var ingredient: String
+    public var quantity: Double
+    public var unit: MeasureUnit
+
+    public init(ingredient: String, quantity: Double, unit: MeasureUnit) {
+        self.ingredient = ingredient
+        self.quantity = quantity
+        self.unit = unit
+    }
+}
+
+public struct RecipeStep: Codable, Equatable, Sendable {
+    public var description: String
+    public var minutes: Int?
+    public var type: StepType
+    /// Ingredient ids used in this step; each must be in the recipe's ingredients.
+    public var ingredients: [String]
+
+    public init(description: String, minutes: Int? = nil, type: StepType, ingredients: [String] = []) {
+        self.description = description
+        self.minutes = minutes
+        self.type = type
+        self.ingredients = ingredients
+    }
+}
+
+/// Who a recipe belongs to.
+public enum RecipeOrigin: String, Codable, Sendable {
+    /// Shipped with Sous.
+    case builtIn
+    /// Written by a user.
+    case custom
+    /// A user's edit of someone else's (or a built-in) recipe, seen only by that user.
+    case personal
+    /// A copy a user saved from the community.
+    case saved
+}
+
+/// What a user writes when creating a recipe, and (every field optional) when editing one.
+public struct RecipeDraft: Codable, Equatable, Sendable {
+    public var name: String?
+    public var summary: String?
+    public var servings: Int?
+    public var prepMinutes: Int?
+    public var cookMinutes: Int?
+    public var ingredients: [RecipeIngredient]?
+    public var steps: [RecipeStep]?
+    public var equipment: [Appliance]?
+    public var dishTypes: [DishType]?
+    public var link: String?
+    public var image: String?
+
+    public init(
+        name: String? = nil, summary: String? = nil, servings: Int? = nil, prepMinutes: Int? = nil, cookMinutes: Int? = nil,
+        ingredients: [RecipeIngredient]? = nil, steps: [RecipeStep]? = nil, equipment: [Appliance]? = nil,
+        dishTypes: [DishType]? = nil, link: String? = nil, image: String? = nil
+    ) {
+        self.name = name
+        self.summary = summary
+        self.servings = servings
+        self.prepMinutes = prepMinutes
+        self.cookMinutes = cookMinutes
+        self.ingredients = ingredients
+        self.steps = steps
+        self.equipment = equipment
+        self.dishTypes = dishTypes
+        self.link = link
+        self.image = image
+    }
+}
+
+/// One line of a recipe's ingredients with what the catalog derived for it.
+public struct RecipeIngredientDetail: Codable, Equatable, Sendable {
+    public var ingredient: String
+    public var name: String
+    public var quantity: Double
+    public var unit: MeasureUnit
+    /// The quantity in grams (converted with the ingredient's grams per piece / per ml).
+    public var grams: Double
+    /// Estimated cost of this quantity in EUR (illustrative).
+    public var cost: Double
+    public var category: ShoppingCategory
+
+    public init(ingredient: String, name: String, quantity: Double, unit: MeasureUnit, grams: Double, cost: Double, category: ShoppingCategory) {
+        self.ingredient = ingredient
+        self.name = name
+        self.quantity = quantity
+        self.unit = unit
+        self.grams = grams
+        self.cost = cost
+        self.category = category
+    }
+}
+
+/// A recipe as search results list it.
+public struct RecipeSummary: Codable, Equatable, Sendable {
+    public var id: String
+    public var name: String
+    public var summary: String
+    public var servings: Int
+    public var totalMinutes: Int
+    public var energyLevel: Int
+    public var diets: [Diet]
+    public var allergens: [Allergen]
+    public var equipment: [Appliance]
+    public var dishTypes: [DishType]
+    public var kcalPerServing: Double
+    public var costPerServing: Double
+    public var origin: RecipeOrigin
+    public var owner: String?
+    public var isFavorite: Bool
+
+    public init(
+        id: String, name: String, summary: String, servings: Int, totalMinutes: Int, energyLevel: Int, diets: [Diet], allergens: [Allergen],
+        equipment: [Appliance], dishTypes: [DishType], kcalPerServing: Double, costPerServing: Double, origin: RecipeOrigin, owner: String?,
+        isFavorite: Bool
+    ) {
+        self.id = id
+        self.name = name
+        self.summary = summary
+        self.servings = servings
+        self.totalMinutes = totalMinutes
+        self.energyLevel = energyLevel
+        self.diets = diets
+        self.allergens = allergens
+        self.equipment = equipment
+        self.dishTypes = dishTypes
+        self.kcalPerServing = kcalPerServing
+        self.costPerServing = costPerServing
+        self.origin = origin
+        self.owner = owner
+        self.isFavorite = isFavorite
+    }
+}
+
+/// A recipe with everything derived from its ingredients, quantities scaled for ``people``.
+public struct RecipeDetail: Codable, Equatable, Sendable {
+    public var id: String
+    public var name: String
+    public var summary: String
+    public var servings: Int
+    public var prepMinutes: Int
+    public var cookMinutes: Int
+    public var energyLevel: Int
+    public var equipment: [Appliance]
+    public var dishTypes: [DishType]
+    public var link: String?
+    public var image: String?
+    public var steps: [RecipeStep]
+    /// Quantities for ``people`` (the recipe's own servings unless the caller asked otherwise).
+    public var ingredients: [RecipeIngredientDetail]
+    public var people: Int
+    public var diets: [Diet]
+    public var allergens: [Allergen]
+    public var contains: [DietFact]
+    /// Cost of the whole recipe at its own servings, EUR (illustrative).
+    public var cost: Double
+    public var costPerServing: Double
+    public var nutritionPerServing: Nutrition
+    public var origin: RecipeOrigin
+    public var owner: String?
+    /// For a personal version: the recipe it shadows.
+    public var basedOn: String?
+    public var shared: Bool
+    public var isFavorite: Bool
+    /// Catalog version at which this recipe last changed.
+    public var version: Int64
+
+    public init(
+        id: String, name: String, summary: String, servings: Int, prepMinutes: Int, cookMinutes: Int, energyLevel: Int,
+        equipment: [Appliance], dishTypes: [DishType], link: String?, image: String?, steps: [RecipeStep],
+        ingredients: [RecipeIngredientDetail], people: Int, diets: [Diet], allergens: [Allergen], contains: [DietFact], cost: Double,
+        costPerServing: Double, nutritionPerServing: Nutrition, origin: RecipeOrigin, owner: String?, basedOn: String?, shared: Bool,
+        isFavorite: Bool, version: Int64
+    ) {
+        self.id = id
+        self.name = name
+        self.summary = summary
+        self.servings = servings
+        self.prepMinutes = prepMinutes
+        self.cookMinutes = cookMinutes
+        self.energyLevel = energyLevel
+        self.equipment = equipment
+        self.dishTypes = dishTypes
+        self.link = link
+        self.image = image
+        self.steps = steps
+        self.ingredients = ingredients
+        self.people = people
+        self.diets = diets
+        self.allergens = allergens
+        self.contains = contains
+        self.cost = cost
+        self.costPerServing = costPerServing
+        self.nutritionPerServing = nutritionPerServing
+        self.origin = origin
+        self.owner = owner
+        self.basedOn = basedOn
+        self.shared = shared
+        self.isFavorite = isFavorite
+        self.version = version
+    }
+}
+
+// MARK: - Search
+
+/// The parts of a cooking profile the catalog filters by.
+public struct RecipeFilterProfile: Codable, Equatable, Sendable {
+    public var diets: [Diet]
+    public var allergens: [Allergen]
+    /// Ingredient ids the user dislikes.
+    public var dislikes: [String]
+    /// Appliances the user has; recipes needing any other are hidden.
+    public var equipment: [Appliance]
+    /// Highest energy level accepted (1–5).
+    public var patience: Int
+
+    public init(diets: [Diet] = [], allergens: [Allergen] = [], dislikes: [String] = [], equipment: [Appliance] = Appliance.allCases, patience: Int = 5) {
+        self.diets = diets
+        self.allergens = allergens
+        self.dislikes = dislikes
+        self.equipment = equipment
+        self.patience = patience
+    }
+}
+
+/// Which filter layers apply; each is on unless switched off.
+public struct FilterSwitches: Codable, Equatable, Sendable {
+    public var diets: Bool?
+    public var allergens: Bool?
+    public var dislikes: Bool?
+    public var equipment: Bool?
+    public var patience: Bool?
+
+    public init(diets: Bool? = nil, allergens: Bool? = nil, dislikes: Bool? = nil, equipment: Bool? = nil, patience: Bool? = nil) {
+        self.diets = diets
+        self.allergens = allergens
+        self.dislikes = dislikes
+        self.equipment = equipment
+        self.patience = patience
+    }
+}
+
+public struct RecipeSearch: Codable, Equatable, Sendable {
+    /// Full-text search in names and summaries (prefix match on each word).
+    public var query: String?
+    /// Only recipes using all of these ingredient ids.
+    public var ingredients: [String]?
+    /// Only recipes at these energy levels.
+    public var energyLevels: [Int]?
+    public var dishType: DishType?
+    /// Filter by this profile…
+    public var profile: RecipeFilterProfile?
+    /// …or by the user's saved cooking profile, read from the planner.
+    public var useSavedProfile: Bool?
+    public var switches: FilterSwitches?
+    /// 1-based; default 1.
+    public var page: Int?
+    /// 1–100; default 20.
+    public var pageSize: Int?
+
+    public init(
+        query: String? = nil, ingredients: [String]? = nil, energyLevels: [Int]? = nil, dishType: DishType? = nil,
+        profile: RecipeFilterProfile? = nil, useSavedProfile: Bool? = nil, switches: FilterSwitches? = nil, page: Int? = nil, pageSize: Int? = nil
+    ) {
+        self.query = query
+        self.ingredients = ingredients
+        self.energyLevels = energyLevels
+        self.dishType = dishType
+        self.profile = profile
+        self.useSavedProfile = useSavedProfile
+        self.switches = switches
+        self.page = page
+        self.pageSize = pageSize
+    }
+}
+
+public struct RecipePage: Codable, Equatable, Sendable {
+    public var recipes: [RecipeSummary]
+    public var total: Int
+    public var page: Int
+    public var pageSize: Int
+
+    public init(recipes: [RecipeSummary], total: Int, page: Int, pageSize: Int) {
+        self.recipes = recipes
+        self.total = total
+        self.page = page
+        self.pageSize = pageSize
+    }
+}
+
+// MARK: - Requests by id
+
+public struct RecipeLookup: Codable, Equatable, Sendable {
+    public var id: String
+    /// Scale quantities for this many people (1–50); default: the recipe's servings.
+    public var people: Int?
+
+    public init(id: String, people: Int? = nil) {
+        self.id = id
+        self.people = people
+    }
+}
+
+public struct RecipeID: Codable, Equatable, Sendable {
+    public var id: String
+    public init(id: String) { self.id = id }
+}
+
+public struct RecipeEdit: Codable, Equatable, Sendable {
+    public var id: String
+    public var changes: RecipeDraft
+
+    public init(id: String, changes: RecipeDraft) {
+        self.id = id
+        self.changes = changes
+    }
+}
+
+public struct RecipeList: Codable, Equatable, Sendable {
+    public var recipes: [RecipeSummary]
+    public init(recipes: [RecipeSummary]) { self.recipes = recipes }
+}
+
+public struct CommunityRecipe: Codable, Equatable, Sendable {
+    public var recipe: RecipeSummary
+    public var favoriteCount: Int
+    public var sharedBy: String
+
+    public init(recipe: RecipeSummary, favoriteCount: Int, sharedBy: String) {
+        self.recipe = recipe
+        self.favoriteCount = favoriteCount
+        self.sharedBy = sharedBy
+    }
+}
+
+public struct CommunityPage: Codable, Equatable, Sendable {
+    public var recipes: [CommunityRecipe]
+    public var total: Int
+
+    public init(recipes: [CommunityRecipe], total: Int) {
+        self.recipes = recipes
+        self.total = total
+    }
+}
+
+// MARK: - Sync
+
+public struct ChangesSince: Codable, Equatable, Sendable {
+    /// The catalog version the client has; 0 for everything.
+    public var version: Int64
+    public init(version: Int64) { self.version = version }
+}
+
+public struct CatalogChanges: Codable, Equatable, Sendable {
+    /// The catalog's current version; pass it next time.
+    public var version: Int64
+    /// Recipes visible to the caller that changed after the given version.
+    public var recipes: [RecipeDetail]
+    /// Recipe ids the caller should forget (deleted, or shadowed by a personal version).
+    public var deletedRecipes: [String]
+    public var ingredients: [Ingredient]
+
+    public init(version: Int64, recipes: [RecipeDetail], deletedRecipes: [String], ingredients: [Ingredient]) {
+        self.version = version
+        self.recipes = recipes
+        self.deletedRecipes = deletedRecipes
+        self.ingredients = ingredients
+    }
+}
+
+public struct SeedReport: Codable, Equatable, Sendable {
+    public var seedVersion: Int
+    public var ingredients: Int
+    public var recipes: Int
+    public var catalogVersion: Int64
+
+    public init(seedVersion: Int, ingredients: Int, recipes: Int, catalogVersion: Int64) {
+        self.seedVersion = seedVersion
+        self.ingredients = ingredients
+        self.recipes = recipes
+        self.catalogVersion = catalogVersion
+    }
+}
+
+// MARK: - Events
+
+/// Body of `catalog.recipe.*` events.
+public struct RecipeEvent: Codable, Equatable, Sendable {
+    public var recipe: String
+    public var user: String?
+    public var version: Int64
+
+    public init(recipe: String, user: String?, version: Int64) {
+        self.recipe = recipe
+        self.user = user
+        self.version = version
+    }
+}
+
+// MARK: - Methods
+
+public enum CatalogAPI {
+    public static let searchIngredients = Method<IngredientSearch, IngredientList>.read("ingredients.search")
+    /// Ingredients by id, in the order asked; notFound names the first unknown id.
+    public static let getIngredients = Method<IngredientIDs, IngredientList>.read("ingredients.get")
+
+    public static let searchRecipes = Method<RecipeSearch, RecipePage>.read("recipes.search")
+    public static let getRecipe = Method<RecipeLookup, RecipeDetail>.read("recipes.get")
+    public static let createRecipe = Method<RecipeDraft, RecipeDetail>.write("recipes.create")
+    public static let editRecipe = Method<RecipeEdit, RecipeDetail>.write("recipes.edit")
+    public static let deleteRecipe = Method<RecipeID, Empty>.write("recipes.delete")
+    public static let myRecipes = Method<Empty, RecipeList>.read("recipes.mine")
+
+    public static let favorite = Method<RecipeID, Empty>.write("recipes.favorite")
+    public static let unfavorite = Method<RecipeID, Empty>.write("recipes.unfavorite")
+    public static let favorites = Method<Empty, RecipeList>.read("recipes.favorites")
+
+    public static let share = Method<RecipeID, RecipeSummary>.write("recipes.share")
+    public static let community = Method<RecipeSearch, CommunityPage>.read("recipes.community")
+    public static let saveCommunity = Method<RecipeID, RecipeDetail>.write("recipes.save")
+
+    public static let changes = Method<ChangesSince, CatalogChanges>.read("catalog.changes")
+    /// Operator method: reloads the shipped seed data (built-in ingredients and recipes).
+    public static let reloadSeed = Method<Empty, SeedReport>.write("catalog.reloadSeed")
+}
+
+public enum CatalogTopics {
+    public static let recipeCreated = "catalog.recipe.created"
+    public static let recipeUpdated = "catalog.recipe.updated"
+    public static let recipeDeleted = "catalog.recipe.deleted"
+    public static let recipeShared = "catalog.recipe.shared"
+}
+
+// MARK: - Import
+
+/// A batch of ingredients an operator imports (e.g. from USDA SR28); existing ids are updated.
+public struct IngredientImport: Codable, Equatable, Sendable {
+    /// Where they come from, e.g. "usda-sr28".
+    public var source: String
+    /// At most 1000 per call.
+    public var ingredients: [Ingredient]
+
+    public init(source: String, ingredients: [Ingredient]) {
+        self.source = source
+        self.ingredients = ingredients
+    }
+}
+
+public struct ImportReport: Codable, Equatable, Sendable {
+    public var imported: Int
+    public var catalogVersion: Int64
+
+    public init(imported: Int, catalogVersion: Int64) {
+        self.imported = imported
+        self.catalogVersion = catalogVersion
+    }
+}
+
+extension CatalogAPI {
+    /// Operator method: adds or updates ingredients in bulk.
+    public static let importIngredients = Method<IngredientImport, ImportReport>.write("ingredients.import")
+}
