@@ -73,5 +73,11 @@ let package = Package(
             path: "Tests/RuntimeTests",
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "CatalogTests",
+            dependencies: ["CatalogService", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging],
+            path: "Tests/CatalogTests",
+            swiftSettings: swiftSettings
+        ),
     ]
 )

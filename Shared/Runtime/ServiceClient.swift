@@ -49,6 +49,7 @@ public final class ServiceClient: Sendable {
 
     /// Calls `method` and returns its decoded reply, or throws the service's error, or
     /// `unavailable` naming the service, method and endpoint when no attempt was answered.
+    @discardableResult
     public func call<Request, Response>(
         _ method: Method<Request, Response>,
         _ request: Request,
@@ -70,6 +71,7 @@ public final class ServiceClient: Sendable {
     }
 
     /// The same call for threads that may block (command-line tools, benchmarks).
+    @discardableResult
     public func callBlocking<Request, Response>(
         _ method: Method<Request, Response>,
         _ request: Request,

@@ -33,6 +33,22 @@ public struct SousDatabase: Sendable {
         try migrator.migrate(writer)
     }
 
+    private init(writer: any DatabaseWriter, path: String, migrator: DatabaseMigrator) {
+        self.writer = writer
+        self.path = path
+        self.migrator = migrator
+    }
+
+    /// An in-memory copy of this database (SQLite's backup API), e.g. a test fixture copied from
+    /// a template that was seeded once.
+    public func inMemoryCopy() throws -> SousDatabase {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        let copy = try DatabaseQueue(configuration: configuration)
+        try writer.backup(to: copy)
+        return SousDatabase(writer: copy, path: ":memory:", migrator: migrator)
+    }
+
     /// A cheap check for `health`: the database answers and every migration is applied.
     public func health() -> DatabaseHealth {
         do {

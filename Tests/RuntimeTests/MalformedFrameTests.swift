@@ -20,14 +20,14 @@ struct MalformedFrameTests {
     func errorReply(to frames: [ZMQFrame], at endpoint: String) async throws -> (ReplyHeader, ServiceError) {
         let peer = try RawPeer(connectingTo: endpoint)
         try peer.send(frames)
-        let reply = try #require(try await peer.receive(timeout: .seconds(5)), "no reply to a malformed request")
+        let reply = try #require(try await peer.receive(timeout: .seconds(30)), "no reply to a malformed request")
         let parsed = try Envelope.parseReply(reply)
         #expect(parsed.header.status == .error)
         return (parsed.header, try MessagePackDecoder().decode(ServiceError.self, from: parsed.body))
     }
 
     func stillServes(_ host: ServiceHost) async throws {
-        let client = ServiceClient(service: host.name, endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(5), retries: 0))
+        let client = ServiceClient(service: host.name, endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
         #expect(try await client.call(CommonAPI.health, Empty()).service == host.name)
     }
 

@@ -8,7 +8,7 @@ import Testing
 import ZeroMQ
 
 struct ServerClientTests {
-    func client(_ host: ServiceHost, timeout: Duration = .seconds(5), retries: Int = 0) -> ServiceClient {
+    func client(_ host: ServiceHost, timeout: Duration = .seconds(30), retries: Int = 0) -> ServiceClient {
         ServiceClient(service: host.name, endpoint: host.boundEndpoints.requests, options: .init(timeout: timeout, retries: retries))
     }
 
@@ -123,7 +123,7 @@ struct ServerClientTests {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
             let proxy = try LossyProxy(backend: host.boundEndpoints.requests, repliesToDrop: 1)
-            let lossy = ServiceClient(service: "catalog", endpoint: proxy.frontendEndpoint, options: .init(timeout: .milliseconds(300), retries: 2))
+            let lossy = ServiceClient(service: "catalog", endpoint: proxy.frontendEndpoint, options: .init(timeout: .seconds(1), retries: 5))
             let note = try await lossy.call(NotesAPI.add, .init(text: "once", tags: []), user: "ada")
             #expect(proxy.droppedReplies == 1)
             #expect(note.total == 1)

@@ -12,9 +12,10 @@ public struct CatalogService: Sendable {
 
     /// Builds the catalog from `configuration`: opens the database, loads the shipped seed data
     /// on first start (or when a newer version ships), binds the sockets and registers methods.
-    public init(configuration: ServiceConfiguration, seed: SeedData? = nil, logger: Logger? = nil) throws {
+    /// `database` replaces the file under the data directory (tests pass a copy of a seeded template).
+    public init(configuration: ServiceConfiguration, seed: SeedData? = nil, logger: Logger? = nil, database: SousDatabase? = nil) throws {
         let logger = logger ?? SousLogging.logger(for: "catalog", level: configuration.logLevel)
-        let database = try SousDatabase(name: "catalog", directory: configuration.dataDirectory, migrator: CatalogMigrations.migrator)
+        let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
         let store = try CatalogStore(database: database)
         let seed = try seed ?? SeedData.bundled()
         if let report = try store.loadSeedIfNeeded(seed) {
@@ -27,6 +28,11 @@ public struct CatalogService: Sendable {
         self.host = host
         self.store = store
         CatalogHandlers(host: host, store: store, planner: planner, seed: seed).register()
+    }
+
+    /// Opens (creating and migrating as needed) the catalog database in `directory`, or in memory.
+    public static func openDatabase(directory: String?) throws -> SousDatabase {
+        try SousDatabase(name: "catalog", directory: directory, migrator: CatalogMigrations.migrator)
     }
 }
 

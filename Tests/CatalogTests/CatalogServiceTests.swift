@@ -1,0 +1,369 @@
+import CatalogService
+import Foundation
+import SousRuntime
+import SousSchema
+import SousTestSupport
+import SousWire
+import Testing
+
+struct IngredientSearchTests {
+    @Test func prefixMatchesComeFirstAndAccentsAndCaseAreIgnored() async throws {
+        try await withCatalog { _, client in
+            let tom = try await client.call(CatalogAPI.searchIngredients, .init(query: "TOM", limit: 5)).ingredients
+            #expect(tom.first?.name == "Tomato")
+            #expect(tom.allSatisfy { $0.name.lowercased().contains("tom") })
+            let creme = try await client.call(CatalogAPI.searchIngredients, .init(query: "creme fr")).ingredients
+            #expect(creme.map(\.name).contains("Crème fraîche"))
+            let accented = try await client.call(CatalogAPI.searchIngredients, .init(query: "jalapeño")).ingredients
+            #expect(accented.first?.name == "Jalapeño")
+        }
+    }
+
+    @Test func substringMatchesAreFoundAfterPrefixMatches() async throws {
+        try await withCatalog { _, client in
+            let results = try await client.call(CatalogAPI.searchIngredients, .init(query: "oil", limit: 50)).ingredients
+            #expect(!results.isEmpty)
+            #expect(results.allSatisfy { $0.name.lowercased().contains("oil") })
+            // "Olive oil" matches on a word, so it ranks before names merely containing "oil" mid-word.
+            let words = results.map { $0.name.lowercased().split(separator: " ").contains { $0.hasPrefix("oil") } }
+            #expect(words == words.sorted { $0 && !$1 }, "word matches first")
+        }
+    }
+
+    @Test func limitsAreValidated() async throws {
+        try await withCatalog { _, client in
+            let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchIngredients, .init(query: "x", limit: 500)) }
+            #expect(error?.code == .badRequest && error?.field == "limit")
+            let empty = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchIngredients, .init(query: "  ")) }
+            #expect(empty?.field == "query")
+        }
+    }
+
+    @Test func getByIDNamesTheFirstUnknownID() async throws {
+        try await withCatalog { _, client in
+            let found = try await client.call(CatalogAPI.getIngredients, .init(ids: ["egg", "tomato"])).ingredients
+            #expect(found.map(\.id) == ["egg", "tomato"])
+            let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.getIngredients, .init(ids: ["egg", "unicorn"])) }
+            #expect(error?.code == .notFound && error?.field == "ids.1")
+        }
+    }
+}
+
+struct RecipeSearchTests {
+    @Test func searchByNameUsesFullTextPrefixes() async throws {
+        try await withCatalog { _, client in
+            let page = try await client.call(CatalogAPI.searchRecipes, .init(query: "lentil sou"))
+            #expect(page.recipes.contains { $0.id == "tomato-lentil-soup" })
+            #expect(page.recipes.allSatisfy { $0.name.lowercased().contains("lentil") || $0.summary.lowercased().contains("lentil") })
+        }
+    }
+
+    @Test func searchByIngredientAndEnergyLevelCombine() async throws {
+        try await withCatalog { _, client in
+            let ids = Set(try await client.allRecipeIDs(.init(ingredients: ["egg"], energyLevels: [1, 2])))
+            let expected = Set(TestSeed.shared.recipes.filter { recipe in
+                recipe.ingredients.contains { $0.ingredient == "egg" } && [1, 2].contains(TestSeed.energy(recipe))
+            }.map(\.id))
+            #expect(!expected.isEmpty)
+            #expect(ids == expected)
+        }
+    }
+
+    @Test func pagingCoversEveryRecipeOnce() async throws {
+        try await withCatalog { _, client in
+            var seen: [String] = []
+            var page = 1
+            while true {
+                let result = try await client.call(CatalogAPI.searchRecipes, .init(page: page, pageSize: 7))
+                #expect(result.total == TestSeed.shared.recipes.count)
+                if result.recipes.isEmpty { break }
+                seen += result.recipes.map(\.id)
+                page += 1
+            }
+            #expect(seen.count == TestSeed.shared.recipes.count)
+            #expect(Set(seen).count == seen.count)
+            let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchRecipes, .init(pageSize: 1000)) }
+            #expect(error?.field == "pageSize")
+        }
+    }
+
+    /// Every diet, allergen and appliance against the recipes computed independently here.
+    @Test func filterTruthTable() async throws {
+        try await withCatalog { _, client in
+            let recipes = TestSeed.shared.recipes
+            for diet in Diet.allCases {
+                let ids = Set(try await client.allRecipeIDs(.init(profile: RecipeFilterProfile(diets: [diet]))))
+                #expect(ids == Set(recipes.filter { TestSeed.fits($0, diet) }.map(\.id)), "diet \(diet)")
+            }
+            for allergen in Allergen.allCases {
+                let ids = Set(try await client.allRecipeIDs(.init(profile: RecipeFilterProfile(allergens: [allergen]))))
+                #expect(ids == Set(recipes.filter { !TestSeed.facts(of: $0).allergens.contains(allergen) }.map(\.id)), "allergen \(allergen)")
+            }
+            for appliance in Appliance.allCases {
+                let without = Appliance.allCases.filter { $0 != appliance }
+                let ids = Set(try await client.allRecipeIDs(.init(profile: RecipeFilterProfile(equipment: without))))
+                #expect(ids == Set(recipes.filter { !$0.equipment.contains(appliance) }.map(\.id)), "without \(appliance)")
+            }
+            for patience in 1...5 {
+                let ids = Set(try await client.allRecipeIDs(.init(profile: RecipeFilterProfile(patience: patience))))
+                #expect(ids == Set(recipes.filter { TestSeed.energy($0) <= patience }.map(\.id)), "patience \(patience)")
+            }
+            let dislikes = Set(try await client.allRecipeIDs(.init(profile: RecipeFilterProfile(dislikes: ["garlic", "onion"]))))
+            #expect(dislikes == Set(recipes.filter { !$0.ingredients.contains { ["garlic", "onion"].contains($0.ingredient) } }.map(\.id)))
+        }
+    }
+
+    @Test func eachFilterLayerCanBeSwitchedOff() async throws {
+        try await withCatalog { _, client in
+            let strict = RecipeFilterProfile(diets: [.vegan], allergens: [.gluten], dislikes: ["garlic"], equipment: [], patience: 1)
+            let all = TestSeed.shared.recipes.count
+            let filtered = try await client.call(CatalogAPI.searchRecipes, .init(profile: strict)).total
+            let off = FilterSwitches(diets: false, allergens: false, dislikes: false, equipment: false, patience: false)
+            let unfiltered = try await client.call(CatalogAPI.searchRecipes, .init(profile: strict, switches: off)).total
+            #expect(filtered < all)
+            #expect(unfiltered == all)
+            var dietOnly = off
+            dietOnly.diets = true
+            let vegan = try await client.call(CatalogAPI.searchRecipes, .init(profile: strict, switches: dietOnly)).total
+            #expect(vegan == TestSeed.shared.recipes.filter { TestSeed.fits($0, .vegan) }.count)
+        }
+    }
+
+    @Test func unknownVocabularyIsABadRequestNamingTheField() async throws {
+        struct RawSearch: Codable, Sendable { var profile: [String: [String]] }
+        try await withCatalog { _, client in
+            let raw = Method<RawSearch, RecipePage>.read(CatalogAPI.searchRecipes.name)
+            let error = await #expect(throws: ServiceError.self) {
+                try await client.call(raw, RawSearch(profile: ["diets": ["keto"], "allergens": [], "dislikes": [], "equipment": []]))
+            }
+            #expect(error?.code == .badRequest)
+            #expect(error?.field == "profile.diets.0")
+        }
+    }
+
+    @Test func favoritesComeFirstUnlessSearching() async throws {
+        try await withCatalog { _, client in
+            let all = try await client.call(CatalogAPI.searchRecipes, .init(pageSize: 100), user: "ada").recipes
+            let last = try #require(all.last)
+            try await client.call(CatalogAPI.favorite, .init(id: last.id), user: "ada")
+            let ordered = try await client.call(CatalogAPI.searchRecipes, .init(pageSize: 5), user: "ada").recipes
+            #expect(ordered.first?.id == last.id)
+            #expect(ordered.first?.isFavorite == true)
+            // Another user's order is unaffected.
+            #expect(try await client.call(CatalogAPI.searchRecipes, .init(pageSize: 5), user: "bob").recipes.first?.id != last.id)
+            // With a search text, matches come in relevance order whatever their favorite status.
+            let soup = try await client.call(CatalogAPI.searchRecipes, .init(query: "soup"), user: "ada").recipes
+            #expect(!soup.isEmpty && soup.allSatisfy { $0.name.lowercased().contains("soup") || $0.summary.lowercased().contains("soup") })
+            #expect(try await client.call(CatalogAPI.favorites, Empty(), user: "ada").recipes.map(\.id) == [last.id])
+            try await client.call(CatalogAPI.unfavorite, .init(id: last.id), user: "ada")
+            #expect(try await client.call(CatalogAPI.favorites, Empty(), user: "ada").recipes.isEmpty)
+        }
+    }
+
+    @Test func savedProfileIsReadFromThePlanner() async throws {
+        // A stand-in for the planner service (real sockets and runtime) until the planner exists.
+        let planner = try ServiceHost(configuration: .inProcess(.planner), logger: quietLogger, databaseHealth: { DatabaseHealth(status: "none") })
+        planner.server.register(PlannerAPI.getProfile) { _, context in
+            context.user == "vera" ? CookingProfile(diets: [.vegetarian], equipment: [.stove, .mixer, .microwave, .fryer]) : .defaults
+        }
+        try await withRunningService(planner) { planner in
+            try await withCatalog(peers: [.planner: planner.boundEndpoints]) { _, client in
+                let ids = Set(try await client.allRecipeIDs(.init(useSavedProfile: true), user: "vera"))
+                let expected = Set(TestSeed.shared.recipes.filter { TestSeed.fits($0, .vegetarian) && !$0.equipment.contains(.oven) }.map(\.id))
+                #expect(ids == expected)
+                let off = Set(try await client.allRecipeIDs(.init(useSavedProfile: true, switches: .init(equipment: false)), user: "vera"))
+                #expect(off == Set(TestSeed.shared.recipes.filter { TestSeed.fits($0, .vegetarian) }.map(\.id)))
+            }
+        }
+    }
+
+    @Test func savedProfileWithoutAPlannerIsUnavailable() async throws {
+        let nowhere = ServiceEndpoints(requests: "inproc://no-planner-\(UUID().uuidString)", events: "inproc://none")
+        try await withCatalog(peers: [.planner: nowhere]) { _, client in
+            let error = await #expect(throws: ServiceError.self) {
+                try await client.call(CatalogAPI.searchRecipes, .init(useSavedProfile: true), user: "vera", timeout: .seconds(20))
+            }
+            #expect(error?.code == .unavailable)
+            #expect(error?.message.contains("planner") == true)
+        }
+    }
+}
+
+struct RecipeDetailTests {
+    @Test func derivedCostNutritionDietsAndAllergensMatchAHandComputation() async throws {
+        try await withCatalog { _, client in
+            let draft = RecipeDraft(
+                name: "Tomato eggs", summary: "Eggs in tomato.", servings: 2, prepMinutes: 5, cookMinutes: 10,
+                ingredients: [
+                    .init(ingredient: "tomato", quantity: 400, unit: .g),
+                    .init(ingredient: "egg", quantity: 4, unit: .piece),
+                    .init(ingredient: "olive-oil", quantity: 2, unit: .tbsp),
+                ],
+                steps: [.init(description: "Cook it all.", minutes: 10, type: .cooking, ingredients: ["tomato", "egg", "olive-oil"])],
+                equipment: [.stove], dishTypes: [.breakfast]
+            )
+            let recipe = try await client.call(CatalogAPI.createRecipe, draft, user: "ada")
+            // tomato 400 g × 2.90 €/kg = 1.16; egg 4 × 0.30 = 1.20; oil 30 ml × 9.00 €/l = 0.27
+            #expect(abs(recipe.cost - 2.63) < 1e-9)
+            #expect(abs(recipe.costPerServing - 1.315) < 1e-9)
+            // kcal: 400 g × 0.18 + 200 g × 1.43 + 27.3 g (30 ml × 0.91) × 8.84 = 599.332 → ÷ 2
+            #expect(abs(recipe.nutritionPerServing.kcal - 299.666) < 1e-6)
+            // protein: 400 × 0.0088 + 200 × 0.1256 = 28.64 → ÷ 2
+            #expect(abs(recipe.nutritionPerServing.protein - 14.32) < 1e-9)
+            #expect(recipe.diets == [.glutenFree, .halal, .vegetarian])
+            #expect(recipe.allergens == [.eggs])
+            #expect(recipe.energyLevel == 1)
+            #expect(recipe.origin == .custom && recipe.owner == "ada")
+            #expect(recipe.ingredients.map(\.grams) == [400, 200, 27.3])
+        }
+    }
+
+    @Test func quantitiesScaleForPeople() async throws {
+        try await withCatalog { _, client in
+            let original = try await client.call(CatalogAPI.getRecipe, .init(id: "tomato-lentil-soup"))
+            let forTwo = try await client.call(CatalogAPI.getRecipe, .init(id: "tomato-lentil-soup", people: 2))
+            #expect(original.people == original.servings)
+            #expect(forTwo.people == 2)
+            for (scaled, base) in zip(forTwo.ingredients, original.ingredients) {
+                #expect(abs(scaled.quantity - base.quantity * 2 / Double(original.servings)) < 1e-9)
+            }
+            #expect(forTwo.costPerServing == original.costPerServing, "per-serving figures do not depend on the people asked for")
+            let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.getRecipe, .init(id: "tomato-lentil-soup", people: 0)) }
+            #expect(error?.field == "people")
+            let missing = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.getRecipe, .init(id: "no-such-recipe")) }
+            #expect(missing?.code == .notFound)
+        }
+    }
+
+    @Test func createValidationNamesTheField() async throws {
+        try await withCatalog { _, client in
+            func rejection(_ draft: RecipeDraft) async -> ServiceError? {
+                await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.createRecipe, draft, user: "ada") }
+            }
+            #expect(await rejection(RecipeDraft(summary: "x"))?.field == "name")
+            #expect(await rejection(RecipeDraft(name: "x"))?.field == "summary")
+            #expect(await rejection(RecipeDraft(name: "x", summary: "y", servings: 0))?.field == "servings")
+            let unknown = await rejection(RecipeDraft(name: "x", summary: "y", ingredients: [.init(ingredient: "unobtainium", quantity: 1, unit: .g)]))
+            #expect(unknown?.code == .badRequest && unknown?.field == "ingredients.0.ingredient")
+            #expect(await rejection(RecipeDraft(name: "x", summary: "y", ingredients: [.init(ingredient: "egg", quantity: -1, unit: .piece)]))?.field == "ingredients.0.quantity")
+            #expect(await rejection(RecipeDraft(name: "x", summary: "y", ingredients: [.init(ingredient: "tomato", quantity: 1, unit: .ml)]))?.field == "ingredients.0.unit")
+            #expect(await rejection(RecipeDraft(name: "x", summary: "y", steps: [.init(description: "add egg", type: .cooking, ingredients: ["egg"])]))?.field == "steps.0.ingredients.0")
+            #expect(await rejection(RecipeDraft(name: "x", summary: "y", link: "javascript:alert(1)"))?.field == "link")
+            // Nothing was half-written.
+            let mine = try await client.call(CatalogAPI.myRecipes, Empty(), user: "ada")
+            #expect(mine.recipes.isEmpty)
+        }
+    }
+
+    @Test func writesNeedAUser() async throws {
+        try await withCatalog { _, client in
+            let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.createRecipe, RecipeDraft(name: "x", summary: "y")) }
+            #expect(error?.code == .unauthorized)
+        }
+    }
+}
+
+struct PersonalVersionTests {
+    /// Ada edits a built-in: she sees her version under the same id, Bob still sees the original;
+    /// deleting her version brings the original back for her.
+    @Test func personalVersionShadowsTheOriginalOnlyForItsOwner() async throws {
+        try await withCatalog { _, client in
+            let id = "tomato-lentil-soup"
+            let original = try await client.call(CatalogAPI.getRecipe, .init(id: id))
+            let edited = try await client.call(CatalogAPI.editRecipe, .init(id: id, changes: RecipeDraft(name: "Ada's lentil soup", servings: 2)), user: "ada")
+            #expect(edited.id == id)
+            #expect(edited.origin == .personal && edited.owner == "ada" && edited.basedOn == id)
+            #expect(edited.ingredients.count == original.ingredients.count, "unchanged fields are kept")
+
+            #expect(try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "ada").name == "Ada's lentil soup")
+            #expect(try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "bob").name == original.name)
+
+            let adaSearch = try await client.call(CatalogAPI.searchRecipes, .init(query: "lentil"), user: "ada").recipes.filter { $0.id == id }
+            #expect(adaSearch.map(\.name) == ["Ada's lentil soup"], "one entry per id: the personal version")
+            let bobSearch = try await client.call(CatalogAPI.searchRecipes, .init(query: "lentil"), user: "bob").recipes.filter { $0.id == id }
+            #expect(bobSearch.map(\.name) == [original.name])
+
+            // Editing again changes her version in place.
+            let again = try await client.call(CatalogAPI.editRecipe, .init(id: id, changes: RecipeDraft(summary: "Mine.")), user: "ada")
+            #expect(again.name == "Ada's lentil soup" && again.summary == "Mine.")
+
+            try await client.call(CatalogAPI.deleteRecipe, .init(id: id), user: "ada")
+            #expect(try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "ada").name == original.name)
+        }
+    }
+
+    @Test func builtInsAndOthersRecipesCannotBeDeleted() async throws {
+        try await withCatalog { _, client in
+            let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.deleteRecipe, .init(id: "tomato-lentil-soup"), user: "ada") }
+            #expect(error?.code == .unauthorized)
+            let mine = try await client.call(CatalogAPI.createRecipe, RecipeDraft(name: "Ada's toast", summary: "Toast."), user: "ada")
+            let notFound = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.deleteRecipe, .init(id: mine.id), user: "bob") }
+            #expect(notFound?.code == .notFound, "an unshared recipe is invisible to others")
+        }
+    }
+}
+
+struct CommunityTests {
+    @Test func shareListWithFavoriteCountsAndSave() async throws {
+        try await withCatalog { _, client in
+            let mine = try await client.call(CatalogAPI.createRecipe, RecipeDraft(name: "Ada's famous toast", summary: "Toast with care."), user: "ada")
+            #expect(try await client.call(CatalogAPI.community, RecipeSearch()).recipes.isEmpty)
+            let shared = try await client.call(CatalogAPI.share, .init(id: mine.id), user: "ada")
+            #expect(shared.id == mine.id)
+            try await client.call(CatalogAPI.favorite, .init(id: mine.id), user: "bob")
+            try await client.call(CatalogAPI.favorite, .init(id: mine.id), user: "cy")
+            let community = try await client.call(CatalogAPI.community, RecipeSearch(), user: "bob")
+            #expect(community.recipes.map(\.recipe.id) == [mine.id])
+            #expect(community.recipes.first?.favoriteCount == 2)
+            #expect(community.recipes.first?.sharedBy == "ada")
+            #expect(community.recipes.first?.recipe.isFavorite == true)
+
+            let saved = try await client.call(CatalogAPI.saveCommunity, .init(id: mine.id), user: "bob")
+            #expect(saved.origin == .saved && saved.owner == "bob" && saved.basedOn == mine.id && saved.id != mine.id)
+            #expect(try await client.call(CatalogAPI.myRecipes, Empty(), user: "bob").recipes.map(\.id) == [saved.id])
+
+            let notMine = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.share, .init(id: "tomato-lentil-soup"), user: "bob") }
+            #expect(notMine?.code == .unauthorized)
+        }
+    }
+}
+
+struct SyncTests {
+    @Test func changesSinceReportCreatesEditsAndDeletes() async throws {
+        try await withCatalog { _, client in
+            let start = try await client.call(CatalogAPI.changes, .init(version: 0), user: "ada")
+            #expect(start.recipes.count == TestSeed.shared.recipes.count)
+            #expect(start.ingredients.count == TestSeed.shared.ingredients.count)
+            let v0 = start.version
+
+            let created = try await client.call(CatalogAPI.createRecipe, RecipeDraft(name: "Sync me", summary: "A recipe to sync."), user: "ada")
+            let afterCreate = try await client.call(CatalogAPI.changes, .init(version: v0), user: "ada")
+            #expect(afterCreate.recipes.map(\.id) == [created.id])
+            #expect(afterCreate.deletedRecipes.isEmpty && afterCreate.ingredients.isEmpty)
+            #expect(try await client.call(CatalogAPI.changes, .init(version: v0), user: "bob").recipes.isEmpty, "others do not see ada's recipe")
+
+            _ = try await client.call(CatalogAPI.editRecipe, .init(id: "tomato-lentil-soup", changes: RecipeDraft(name: "Ada's soup")), user: "ada")
+            let afterEdit = try await client.call(CatalogAPI.changes, .init(version: afterCreate.version), user: "ada")
+            #expect(afterEdit.recipes.map(\.name) == ["Ada's soup"])
+
+            try await client.call(CatalogAPI.deleteRecipe, .init(id: created.id), user: "ada")
+            try await client.call(CatalogAPI.deleteRecipe, .init(id: "tomato-lentil-soup"), user: "ada")
+            let afterDelete = try await client.call(CatalogAPI.changes, .init(version: afterEdit.version), user: "ada")
+            #expect(afterDelete.deletedRecipes == [created.id])
+            #expect(afterDelete.recipes.map(\.id) == ["tomato-lentil-soup"], "the original comes back when the personal version goes")
+            #expect(afterDelete.recipes.first?.origin == .builtIn)
+            #expect(try await client.call(CatalogAPI.changes, .init(version: afterDelete.version), user: "ada").recipes.isEmpty)
+        }
+    }
+
+    @Test func reloadingTheSeedKeepsUsersData() async throws {
+        try await withCatalog { _, client in
+            _ = try await client.call(CatalogAPI.editRecipe, .init(id: "tomato-lentil-soup", changes: RecipeDraft(name: "Mine")), user: "ada")
+            try await client.call(CatalogAPI.favorite, .init(id: "tomato-lentil-soup"), user: "ada")
+            let report = try await client.call(CatalogAPI.reloadSeed, Empty())
+            #expect(report.recipes == TestSeed.shared.recipes.count)
+            #expect(try await client.call(CatalogAPI.getRecipe, .init(id: "tomato-lentil-soup"), user: "ada").name == "Mine")
+            #expect(try await client.call(CatalogAPI.favorites, Empty(), user: "ada").recipes.count == 1)
+        }
+    }
+}

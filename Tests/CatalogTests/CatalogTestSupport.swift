@@ -1,0 +1,89 @@
+import CatalogService
+import Foundation
+import Logging
+import SousRuntime
+import SousSchema
+import SousTestSupport
+import SousWire
+
+/// Runs a real catalog in-process over inproc:// with an in-memory database.
+func withCatalog<T: Sendable>(
+    peers: [SousService: ServiceEndpoints] = [:],
+    _ body: (CatalogService, ServiceClient) async throws -> T
+) async throws -> T {
+    let service = try CatalogService(
+        configuration: .inProcess(.catalog, peers: peers), seed: TestSeed.shared, logger: quietLogger, database: TestSeed.template.inMemoryCopy()
+    )
+    // Generous: a bound on a hang, not a performance check, on a machine running tests in parallel.
+    let client = ServiceClient(service: "catalog", endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+    return try await withRunningService(service.host) { _ in try await body(service, client) }
+}
+
+let quietLogger: Logger = {
+    var logger = Logger(label: "test.catalog")
+    logger.logLevel = .critical
+    return logger
+}()
+
+enum TestSeed {
+    /// Loaded once: the shipped data files.
+    static let shared: SeedData = try! SeedData.bundled()
+
+    /// Migrated and seeded once; every test runs on its own in-memory copy.
+    static let template: SousDatabase = {
+        let database = try! CatalogService.openDatabase(directory: nil)
+        try! CatalogStore(database: database).loadSeedIfNeeded(shared)
+        return database
+    }()
+
+    static let ingredients: [String: Ingredient] = Dictionary(uniqueKeysWithValues: shared.ingredients.map { ($0.id, $0) })
+
+    /// What a seed recipe contains, computed here independently of the catalog.
+    static func facts(of recipe: SeedData.Recipe) -> (contains: Set<DietFact>, allergens: Set<Allergen>) {
+        var contains: Set<DietFact> = []
+        var allergens: Set<Allergen> = []
+        for line in recipe.ingredients {
+            contains.formUnion(ingredients[line.ingredient]!.contains)
+            allergens.formUnion(ingredients[line.ingredient]!.allergens)
+        }
+        return (contains, allergens)
+    }
+
+    static func fits(_ recipe: SeedData.Recipe, _ diet: Diet) -> Bool {
+        let contains = facts(of: recipe).contains
+        switch diet {
+        case .vegan: return contains.isDisjoint(with: [.meat, .fish, .dairy, .egg, .honey])
+        case .vegetarian: return contains.isDisjoint(with: [.meat, .fish, .pork])
+        case .glutenFree: return !contains.contains(.gluten)
+        case .halal: return contains.isDisjoint(with: [.pork, .alcohol])
+        }
+    }
+
+    static func energy(_ recipe: SeedData.Recipe) -> Int {
+        let total = recipe.prepMinutes + recipe.cookMinutes
+        switch total {
+        case ...15: return 1
+        case ...30: return 2
+        case ...45: return 3
+        case ...75: return 4
+        default: return 5
+        }
+    }
+}
+
+extension ServiceClient {
+    /// Every recipe id a search returns, across pages.
+    func allRecipeIDs(_ search: RecipeSearch, user: String? = nil) async throws -> [String] {
+        var search = search
+        search.pageSize = 100
+        var page = 1
+        var ids: [String] = []
+        while true {
+            search.page = page
+            let result = try await call(CatalogAPI.searchRecipes, search, user: user)
+            ids += result.recipes.map(\.id)
+            if ids.count >= result.total || result.recipes.isEmpty { return ids }
+            page += 1
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import CatalogService
+import SousSchema
+import Testing
+
+/// The shipped data must be usable as it is: every reference resolves, every filter has results.
+struct SeedDataTests {
+    let seed = TestSeed.shared
+
+    @Test func thereAreEnoughIngredientsAndRecipes() {
+        #expect(seed.ingredients.count >= 300)
+        #expect(seed.recipes.count >= 60)
+        #expect(Set(seed.ingredients.map(\.id)).count == seed.ingredients.count, "ingredient ids are unique")
+        #expect(Set(seed.recipes.map(\.id)).count == seed.recipes.count, "recipe ids are unique")
+    }
+
+    @Test func everyIngredientIsTraceableAndComplete() {
+        for ingredient in seed.ingredients {
+            #expect(ingredient.usdaNdb?.count == 5, "\(ingredient.id) has an SR28 number")
+            #expect(ingredient.price.amount > 0, "\(ingredient.id) has a price")
+            if ingredient.unit == .piece { #expect(ingredient.gramsPerPiece != nil, "\(ingredient.id) counted in pieces") }
+            if ingredient.unit == .ml { #expect(ingredient.gramsPerMl != nil, "\(ingredient.id) measured in ml") }
+            if ingredient.contains.contains(.pork) { #expect(ingredient.contains.contains(.meat), "\(ingredient.id): pork is meat") }
+        }
+        for category in ShoppingCategory.allCases {
+            #expect(seed.ingredients.contains { $0.category == category }, "category \(category.rawValue) is used")
+        }
+    }
+
+    @Test func everyRecipeReferencesOnlyKnownIngredientsInConvertibleUnits() {
+        for recipe in seed.recipes {
+            let used = Set(recipe.ingredients.map(\.ingredient))
+            for line in recipe.ingredients {
+                let ingredient = TestSeed.ingredients[line.ingredient]
+                #expect(ingredient != nil, "\(recipe.id) uses unknown \(line.ingredient)")
+                guard let ingredient else { continue }
+                if line.unit.millilitres != nil { #expect(ingredient.gramsPerMl != nil, "\(recipe.id): \(line.ingredient) in \(line.unit)") }
+                if line.unit == .piece { #expect(ingredient.gramsPerPiece != nil, "\(recipe.id): \(line.ingredient) in pieces") }
+            }
+            for step in recipe.steps {
+                #expect(Set(step.ingredients).isSubset(of: used), "\(recipe.id) step uses an ingredient not in the recipe")
+            }
+        }
+    }
+
+    @Test func everyFilterHasResults() {
+        #expect(seed.recipes.filter { TestSeed.fits($0, .vegan) }.count >= 10)
+        #expect(seed.recipes.filter { TestSeed.fits($0, .glutenFree) }.count >= 10)
+        #expect(seed.recipes.filter { TestSeed.fits($0, .halal) }.count >= 10)
+        #expect(seed.recipes.filter { TestSeed.fits($0, .vegetarian) }.count >= 10)
+        for appliance in Appliance.allCases {
+            #expect(seed.recipes.filter { $0.equipment.contains(appliance) }.count >= 5, "\(appliance)")
+        }
+        for level in 1...5 {
+            #expect(seed.recipes.contains { TestSeed.energy($0) == level }, "energy level \(level)")
+        }
+        for allergen in [Allergen.gluten, .milk, .eggs, .nuts, .fish] {
+            #expect(seed.recipes.contains { TestSeed.facts(of: $0).allergens.contains(allergen) }, "some recipe contains \(allergen)")
+            #expect(seed.recipes.contains { !TestSeed.facts(of: $0).allergens.contains(allergen) }, "some recipe is free of \(allergen)")
+        }
+    }
+
+    @Test func energyLevelBuckets() {
+        #expect(EnergyLevel.forTotalMinutes(0) == 1)
+        #expect(EnergyLevel.forTotalMinutes(15) == 1)
+        #expect(EnergyLevel.forTotalMinutes(16) == 2)
+        #expect(EnergyLevel.forTotalMinutes(30) == 2)
+        #expect(EnergyLevel.forTotalMinutes(45) == 3)
+        #expect(EnergyLevel.forTotalMinutes(75) == 4)
+        #expect(EnergyLevel.forTotalMinutes(76) == 5)
+    }
+}
