@@ -20,7 +20,7 @@ public final class IdempotencyCache: Sendable {
     }
 
     private enum Entry {
-        case running(method: String, waiters: [CheckedContinuation<Outcome, Never>])
+        case running(method: String, waiters: [CheckedContinuation<Outcome?, Never>])
         case done(method: String, outcome: Outcome, storedAt: ContinuousClock.Instant)
     }
 
@@ -42,8 +42,28 @@ public final class IdempotencyCache: Sendable {
     /// attempt's outcome is returned (waiting for it if it is still running).
     public func perform(user: String, key: String, method: String, _ operation: () async -> Outcome) async -> Outcome {
         let cacheKey = Key(user: user, key: key)
-        enum Decision { case run, replay(Outcome), wait, mismatch(String) }
-        let decision: Decision = state.withLock { state in
+        // A retry that finds the first attempt running waits for it; if that attempt failed (and
+        // so was forgotten) the retry decides again and runs the write itself.
+        while true {
+            switch claim(cacheKey, method: method) {
+            case .replay(let outcome):
+                return outcome
+            case .mismatch(let original):
+                return .failure(.conflict("idempotency key \"\(key)\" was already used for \(original)", field: "header.idempotencyKey"))
+            case .wait:
+                if let outcome = await waitForFirstAttempt(cacheKey) { return outcome }
+            case .run:
+                let outcome = await operation()
+                finish(cacheKey, method: method, outcome: outcome)
+                return outcome
+            }
+        }
+    }
+
+    private enum Claim { case run, replay(Outcome), wait, mismatch(String) }
+
+    private func claim(_ cacheKey: Key, method: String) -> Claim {
+        state.withLock { state in
             evictExpired(&state)
             switch state.entries[cacheKey] {
             case nil:
@@ -58,45 +78,42 @@ public final class IdempotencyCache: Sendable {
                 return .replay(outcome)
             }
         }
-        switch decision {
-        case .replay(let outcome):
-            return outcome
-        case .mismatch(let original):
-            return .failure(.conflict("idempotency key \"\(key)\" was already used for \(original)", field: "header.idempotencyKey"))
-        case .wait:
-            return await withCheckedContinuation { continuation in
-                let finished: Outcome? = state.withLock { state in
-                    switch state.entries[cacheKey] {
-                    case .running(let method, var waiters):
-                        waiters.append(continuation)
-                        state.entries[cacheKey] = .running(method: method, waiters: waiters)
-                        return nil
-                    case .done(_, let outcome, _):
-                        return outcome
-                    case nil:
-                        return .failure(.unavailable("the first attempt of this write was forgotten; retry with a new key"))
-                    }
+    }
+
+    /// The first attempt's outcome, or nil if it is no longer remembered.
+    private func waitForFirstAttempt(_ cacheKey: Key) async -> Outcome? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Outcome?, Never>) in
+            let finished: Outcome?? = state.withLock { state in
+                switch state.entries[cacheKey] {
+                case .running(let method, var waiters):
+                    waiters.append(continuation)
+                    state.entries[cacheKey] = .running(method: method, waiters: waiters)
+                    return .none
+                case .done(_, let outcome, _):
+                    return .some(outcome)
+                case nil:
+                    return .some(nil)
                 }
-                if let finished { continuation.resume(returning: finished) }
             }
-        case .run:
-            let outcome = await operation()
-            let waiters: [CheckedContinuation<Outcome, Never>] = state.withLock { state in
-                guard case .running(_, let waiters) = state.entries[cacheKey] else { return [] }
-                // A failed write changed nothing, so it is not remembered: a retry runs again.
-                if case .failure = outcome {
-                    state.entries[cacheKey] = nil
-                } else {
-                    let now = ContinuousClock.now
-                    state.entries[cacheKey] = .done(method: method, outcome: outcome, storedAt: now)
-                    state.order.append((cacheKey, now))
-                    evictOverCapacity(&state)
-                }
-                return waiters
-            }
-            for waiter in waiters { waiter.resume(returning: outcome) }
-            return outcome
+            if let finished { continuation.resume(returning: finished) }
         }
+    }
+
+    private func finish(_ cacheKey: Key, method: String, outcome: Outcome) {
+        let waiters: [CheckedContinuation<Outcome?, Never>] = state.withLock { state in
+            guard case .running(_, let waiters) = state.entries[cacheKey] else { return [] }
+            // A failed write changed nothing, so it is not remembered: a retry runs again.
+            if case .failure = outcome {
+                state.entries[cacheKey] = nil
+            } else {
+                let now = ContinuousClock.now
+                state.entries[cacheKey] = .done(method: method, outcome: outcome, storedAt: now)
+                state.order.append((cacheKey, now))
+                evictOverCapacity(&state)
+            }
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(returning: outcome) }
     }
 
     /// Number of remembered replies.

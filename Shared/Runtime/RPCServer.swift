@@ -21,8 +21,8 @@ public final class RPCServer: Service, Sendable {
     public typealias RawResult = Result<[UInt8], ServiceError>
 
     public struct Options: Sendable {
-        /// Requests handled at the same time; beyond this the I/O thread stops reading and
-        /// libzmq queues (then drops at the high-water mark).
+        /// Requests handled at the same time; beyond this the I/O thread stops reading, requests
+        /// wait in libzmq's queues and TCP pushes back on the clients.
         public var maxInFlight = 512
         public var maxMessageBytes = SousProtocol.maxMessageBytes
         /// How often the I/O thread looks at its shutdown flag when idle.

@@ -15,7 +15,7 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
     public static let unauthorized = ErrorCode(rawValue: "unauthorized")
     /// The service, or one it depends on, cannot answer now; retrying later may succeed.
     public static let unavailable = ErrorCode(rawValue: "unavailable")
-    /// The deadline passed before the call finished.
+    /// The request's deadline passed before the service could start it.
     public static let timeout = ErrorCode(rawValue: "timeout")
     /// A bug or an unexpected failure on the server.
     public static let `internal` = ErrorCode(rawValue: "internal")
@@ -37,7 +37,9 @@ public struct ServiceError: Error, Codable, Equatable, Sendable, CustomStringCon
     public var code: ErrorCode
     /// One human-readable sentence.
     public var message: String
-    /// The offending input field for ``ErrorCode/badRequest`` (dotted path, e.g. "steps.2.minutes").
+    /// The input field the error is about (dotted path, e.g. "steps.2.minutes"): always set for
+    /// ``ErrorCode/badRequest``, and set for other codes where one field is to blame (e.g. the
+    /// unknown id of a notFound).
     public var field: String?
 
     public init(_ code: ErrorCode, _ message: String, field: String? = nil) {

@@ -89,7 +89,9 @@ struct CatalogHandlers: Sendable {
             return Empty()
         }
         server.register(CatalogAPI.myRecipes) { _, context in
-            RecipeList(recipes: try store.myRecipes(user: context.requireUser()))
+            let recipes = try store.myRecipes(user: context.requireUser())
+            record(context)
+            return RecipeList(recipes: recipes)
         }
         server.register(CatalogAPI.favorite) { request, context in
             try store.setFavorite(request.id, user: context.requireUser(), favorite: true)
@@ -102,7 +104,9 @@ struct CatalogHandlers: Sendable {
             return Empty()
         }
         server.register(CatalogAPI.favorites) { _, context in
-            RecipeList(recipes: try store.favorites(user: context.requireUser()))
+            let recipes = try store.favorites(user: context.requireUser())
+            record(context)
+            return RecipeList(recipes: recipes)
         }
         server.register(CatalogAPI.share) { request, context in
             let user = try context.requireUser()

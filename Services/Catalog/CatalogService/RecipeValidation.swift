@@ -72,7 +72,7 @@ enum RecipeValidation {
             var seen: Set<String> = []
             for (index, line) in ingredients.enumerated() {
                 guard knownIngredients.contains(line.ingredient) else {
-                    throw .notFoundIngredient(line.ingredient, field: "ingredients.\(index).ingredient")
+                    throw .unknownIngredient(line.ingredient, field: "ingredients.\(index).ingredient")
                 }
                 guard seen.insert(line.ingredient).inserted else {
                     throw .badRequest("\"\(line.ingredient)\" is listed twice; give one total quantity", field: "ingredients.\(index).ingredient")
@@ -124,7 +124,7 @@ enum RecipeValidation {
 
 extension ServiceError {
     /// A recipe naming an ingredient the catalog does not know is bad input, not a missing resource.
-    static func notFoundIngredient(_ id: String, field: String) -> ServiceError {
+    static func unknownIngredient(_ id: String, field: String) -> ServiceError {
         .badRequest("unknown ingredient \"\(id)\"", field: field)
     }
 }
