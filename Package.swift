@@ -21,6 +21,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "sous-catalog", targets: ["sous-catalog"]),
+        .executable(name: "sous-bench", targets: ["sous-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -61,6 +62,14 @@ let package = Package(
             name: "sous-catalog",
             dependencies: ["CatalogService", "SousRuntime", "SousSchema", "SousWire", argumentParser],
             path: "Services/Catalog/Main",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Benchmarks
+        .executableTarget(
+            name: "sous-bench",
+            dependencies: ["ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousRuntime", "CatalogService", argumentParser, logging, grdb],
+            path: "Benchmarks/SousBench",
             swiftSettings: swiftSettings
         ),
 

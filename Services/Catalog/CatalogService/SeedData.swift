@@ -18,6 +18,24 @@ public struct SeedData: Sendable {
         public var ingredients: [RecipeIngredient]
         public var steps: [RecipeStep]
 
+        public init(
+            id: String, name: String, summary: String, servings: Int, prepMinutes: Int, cookMinutes: Int, equipment: [Appliance],
+            dishTypes: [DishType], link: String?, image: String?, ingredients: [RecipeIngredient], steps: [RecipeStep]
+        ) {
+            self.id = id
+            self.name = name
+            self.summary = summary
+            self.servings = servings
+            self.prepMinutes = prepMinutes
+            self.cookMinutes = cookMinutes
+            self.equipment = equipment
+            self.dishTypes = dishTypes
+            self.link = link
+            self.image = image
+            self.ingredients = ingredients
+            self.steps = steps
+        }
+
         var draft: RecipeDraft {
             RecipeDraft(
                 name: name, summary: summary, servings: servings, prepMinutes: prepMinutes, cookMinutes: cookMinutes, ingredients: ingredients,

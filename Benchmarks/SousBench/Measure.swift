@@ -1,0 +1,68 @@
+import Foundation
+
+/// Latency samples of one measured operation.
+struct Samples {
+    let name: String
+    var nanoseconds: [UInt64] = []
+
+    init(name: String) { self.name = name }
+
+    mutating func record(_ body: () throws -> Void) rethrows {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        nanoseconds.append(DispatchTime.now().uptimeNanoseconds - start)
+    }
+
+    func percentile(_ p: Double) -> Double {
+        let sorted = nanoseconds.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let index = min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)
+        return Double(sorted[max(index, 0)]) / 1000
+    }
+
+    var p50: Double { percentile(0.50) }
+    var p90: Double { percentile(0.90) }
+    var p99: Double { percentile(0.99) }
+    var perSecond: Double {
+        let total = nanoseconds.reduce(0, +)
+        return total == 0 ? 0 : Double(nanoseconds.count) / (Double(total) / 1e9)
+    }
+}
+
+/// Prints samples as a Markdown table; `baseline` adds a ratio column against it (by p50).
+func report(_ title: String, _ rows: [Samples], baseline: Samples? = nil) {
+    print("\n### \(title)\n")
+    print("| operation | n | p50 µs | p90 µs | p99 µs | ops/s |\(baseline == nil ? "" : " p50 ÷ baseline |")")
+    print("|---|---:|---:|---:|---:|---:|\(baseline == nil ? "" : "---:|")")
+    for row in rows {
+        var line = "| \(row.name) | \(row.nanoseconds.count) | \(format(row.p50)) | \(format(row.p90)) | \(format(row.p99)) | \(Int(row.perSecond)) |"
+        if let baseline { line += " \(String(format: "%.2f×", row.p50 / baseline.p50)) |" }
+        print(line)
+    }
+}
+
+func format(_ microseconds: Double) -> String {
+    microseconds >= 100 ? String(format: "%.0f", microseconds) : String(format: "%.1f", microseconds)
+}
+
+/// Resident memory of this process from /proc (kB).
+func memoryKilobytes() -> (rss: Int, hwm: Int) {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
+    func value(_ key: String) -> Int {
+        status.split(separator: "\n").first { $0.hasPrefix(key) }.flatMap { Int($0.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "") } ?? 0
+    }
+    return (value("VmRSS:"), value("VmHWM:"))
+}
+
+/// A deterministic generator so every run builds the same synthetic data.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+import MessagePack
+import SousRuntime
+import SousSchema
+import SousWire
+import ZeroMQ
+
+/// `health` through the whole stack against a bare DEALER/ROUTER echo over the same transport.
+struct RPCBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rpc",
+        abstract: "Round trip of `health` through client, envelope, codec and runtime vs a raw libzmq DEALER/ROUTER echo."
+    )
+
+    @Option(help: "Timed calls per measurement.") var calls = 10_000
+    @Option(help: "Warm-up calls before each measurement.") var warmup = 500
+    @Option(help: "Transport endpoint to bind (a port the OS picks).") var endpoint = "tcp://127.0.0.1:*"
+
+    func run() async throws {
+        var logger = Logger(label: "bench")
+        logger.logLevel = .critical
+        let database = try SousDatabase(name: "bench", directory: nil, migrator: DatabaseMigrator())
+        var configuration = ServiceConfiguration.inProcess(.catalog)
+        configuration.bind = endpoint
+        configuration.eventsBind = endpoint
+        let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
+        let echo = try RawEcho(endpoint: endpoint)
+        let serving = Task { try await host.run(signals: false) }
+
+        let raw = try measureRawEcho(echo.endpoint)
+        let client = ServiceClient(service: "catalog", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(5), retries: 0))
+        var blocking = Samples(name: "sous health, blocking client")
+        for _ in 0..<warmup { _ = try client.callBlocking(CommonAPI.health, Empty()) }
+        for _ in 0..<calls { try blocking.record { _ = try client.callBlocking(CommonAPI.health, Empty()) } }
+
+        var async = Samples(name: "sous health, async client")
+        for _ in 0..<warmup { _ = try await client.call(CommonAPI.health, Empty()) }
+        for _ in 0..<calls {
+            let start = DispatchTime.now().uptimeNanoseconds
+            _ = try await client.call(CommonAPI.health, Empty())
+            async.nanoseconds.append(DispatchTime.now().uptimeNanoseconds - start)
+        }
+        report("Request/reply round trip over \(host.boundEndpoints.requests)", [raw, blocking, async], baseline: raw)
+        serving.cancel()
+        _ = try? await serving.value
+        echo.stop()
+    }
+
+    func measureRawEcho(_ endpoint: String) throws -> Samples {
+        let dealer = try ZMQContext.shared.socket(.dealer)
+        defer { dealer.close() }
+        try dealer.connect(endpoint)
+        let payload = [UInt8](repeating: 0x42, count: 64)
+        func roundTrip() throws {
+            try dealer.send(multipart: [[], payload])
+            guard try dealer.receive(timeout: .seconds(5)) != nil else { throw ValidationError("raw echo did not answer") }
+        }
+        for _ in 0..<warmup { try roundTrip() }
+        var samples = Samples(name: "raw libzmq DEALER/ROUTER echo (floor)")
+        for _ in 0..<calls { try samples.record(roundTrip) }
+        return samples
+    }
+}
+
+/// A ROUTER that sends every message straight back, on its own thread: the libzmq floor.
+final class RawEcho: Sendable {
+    let endpoint: String
+    private let stopped = Flag()
+
+    final class Flag: Sendable {
+        let value = Atomic<Bool>(false)
+    }
+
+    private final class Socket: @unchecked Sendable {
+        let router: ZMQSocket
+        init(_ router: ZMQSocket) { self.router = router }
+    }
+
+    init(endpoint: String) throws {
+        let router = try ZMQContext.shared.socket(.router)
+        try router.bind(endpoint)
+        self.endpoint = try router.lastEndpoint
+        let socket = Socket(router)
+        let stopped = self.stopped
+        let thread = Thread {
+            while !stopped.value.load(ordering: .relaxed) {
+                guard let frames = try? socket.router.receive(timeout: .milliseconds(50)) else { continue }
+                _ = try? socket.router.send(multipart: frames)
+            }
+            socket.router.close()
+        }
+        thread.start()
+    }
+
+    func stop() {
+        stopped.value.store(true, ordering: .relaxed)
+    }
+}

@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// Benchmarks whose numbers go in docs/BENCHMARKS.md. Build with `-c release` and pin with
+/// `taskset -c 0` for latency (see docs/BENCHMARKS.md for the exact commands).
+@main
+struct SousBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sous-bench",
+        abstract: "Measure Sous: request/reply latency against raw libzmq, codec cost against JSON, catalog search.",
+        subcommands: [RPCBenchmark.self, CodecBenchmark.self, CatalogBenchmark.self]
+    )
+}
