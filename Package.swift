@@ -21,6 +21,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "sous-catalog", targets: ["sous-catalog"]),
+        .executable(name: "sous", targets: ["sous"]),
         .executable(name: "sous-bench", targets: ["sous-bench"]),
     ],
     dependencies: [
@@ -65,6 +66,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Command-line client
+        .target(
+            name: "SousCLI",
+            dependencies: ["SousRuntime", "SousSchema", "SousWire", argumentParser],
+            path: "Services/CLI/SousCLI",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "sous", dependencies: ["SousCLI"], path: "Services/CLI/Main", swiftSettings: swiftSettings),
+
         // MARK: Benchmarks
         .executableTarget(
             name: "sous-bench",
@@ -86,6 +96,12 @@ let package = Package(
             name: "CatalogTests",
             dependencies: ["CatalogService", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging],
             path: "Tests/CatalogTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["SousCLI", "CatalogService", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging],
+            path: "Tests/CLITests",
             swiftSettings: swiftSettings
         ),
     ]

@@ -23,7 +23,10 @@ struct RPCBenchmark: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
-        let database = try SousDatabase(name: "bench", directory: nil, migrator: DatabaseMigrator())
+        // A file database in WAL mode, as the services run it (reads go through GRDB's reader pool).
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-bench-rpc-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try SousDatabase(name: "bench", directory: directory, migrator: DatabaseMigrator())
         var configuration = ServiceConfiguration.inProcess(.catalog)
         configuration.bind = endpoint
         configuration.eventsBind = endpoint
@@ -45,9 +48,35 @@ struct RPCBenchmark: AsyncParsableCommand {
             async.nanoseconds.append(DispatchTime.now().uptimeNanoseconds - start)
         }
         report("Request/reply round trip over \(host.boundEndpoints.requests)", [raw, blocking, async], baseline: raw)
+        report("Server-side work per health call, no sockets", try measureServerWork(database))
         serving.cancel()
         _ = try? await serving.value
         echo.stop()
+    }
+
+    /// Envelope parsing, body decoding, the health handler's database check and reply encoding:
+    /// what a request costs before any thread hop or socket.
+    func measureServerWork(_ database: SousDatabase) throws -> [Samples] {
+        let header = RequestHeader(method: "health", id: "bench-1", user: nil, deadline: Int64(Date().timeIntervalSince1970 * 1000) + 60_000)
+        let frames = [Array("peer".utf8)] + (try Envelope.requestFrames(header, body: MessagePackEncoder().encode(Empty())))
+        var envelope = Samples(name: "parse request envelope")
+        var databaseCheck = Samples(name: "database health check (SELECT 1)")
+        var encode = Samples(name: "encode HealthReport + reply envelope")
+        let started = Date()
+        for _ in 0..<calls {
+            try envelope.record {
+                guard case .request(_, _, let body) = Envelope.parseRequest(frames) else { throw ValidationError("parse failed") }
+                _ = try MessagePackDecoder().decode(Empty.self, from: body)
+            }
+            var health = DatabaseHealth(status: "")
+            databaseCheck.record { health = database.health() }
+            try encode.record {
+                let report = HealthReport(service: "catalog", version: SousVersion.current, protocolVersion: 1, startedAt: started,
+                                          uptimeSeconds: Date().timeIntervalSince(started), database: health)
+                _ = try Envelope.replyFrames(routing: [Array("peer".utf8)], header: ReplyHeader(id: "bench-1", status: .ok), body: MessagePackEncoder().encode(report))
+            }
+        }
+        return [envelope, databaseCheck, encode]
     }
 
     func measureRawEcho(_ endpoint: String) throws -> Samples {

@@ -10,8 +10,7 @@ public import ZeroMQ
 ///
 /// Design (see docs/PROTOCOL.md, "Server concurrency"): one dedicated I/O thread owns the ROUTER
 /// and never runs application code. It parses envelopes, answers malformed requests itself, and
-/// hands each good request to a Swift task in a structured task group, so a slow handler never
-/// holds up the others. Handlers return their replies through an `inproc://` PUSH/PULL mailbox
+/// hands each good request to its own Swift task, so a slow handler never holds up the others. Handlers return their replies through an `inproc://` PUSH/PULL mailbox
 /// that wakes the I/O thread, which alone writes to the ROUTER. Graceful shutdown stops reading
 /// new requests, lets in-flight handlers finish and their replies go out, then closes the sockets.
 public final class RPCServer: Service, Sendable {
@@ -41,8 +40,6 @@ public final class RPCServer: Service, Sendable {
     private let mailboxEndpoint: String
     /// The mailbox's sending end, shared by every handler task.
     private let mailbox: Mutex<ZMQSocket>
-    private let jobs: AsyncStream<Job>
-    private let jobsContinuation: AsyncStream<Job>.Continuation
     private let threadFinished: AsyncStream<Void>
     private let threadFinishedContinuation: AsyncStream<Void>.Continuation
 
@@ -78,7 +75,6 @@ public final class RPCServer: Service, Sendable {
         try push.connect(mailboxEndpoint)
         mailbox = Mutex(push)
         state = Mutex(State(router: router, pull: pull))
-        (jobs, jobsContinuation) = AsyncStream.makeStream(of: Job.self)
         (threadFinished, threadFinishedContinuation) = AsyncStream.makeStream(of: Void.self)
     }
 
@@ -145,16 +141,13 @@ public final class RPCServer: Service, Sendable {
         thread.name = "sous-\(name)-io"
         thread.start()
 
+        // The I/O thread only exits once every started handler has replied (it counts them), so
+        // waiting for it here waits for in-flight requests too.
         await withTaskCancellationOrGracefulShutdownHandler {
-            await withDiscardingTaskGroup { group in
-                for await job in jobs {
-                    group.addTask { await self.handle(job) }
-                }
-            }
+            for await _ in threadFinished {}
         } onCancelOrGracefulShutdown: {
             self.draining.store(true, ordering: .releasing)
         }
-        for await _ in threadFinished {}
         mailbox.withLock { $0.close() }
         logger.info("stopped", metadata: ["service": "\(name)"])
     }
@@ -215,7 +208,6 @@ public final class RPCServer: Service, Sendable {
             defer {
                 router.close()
                 pull.close()
-                server.jobsContinuation.finish()
                 server.threadFinishedContinuation.finish()
             }
             while true {
@@ -301,7 +293,10 @@ public final class RPCServer: Service, Sendable {
                     return
                 }
                 server.inFlight.add(1, ordering: .releasing)
-                server.jobsContinuation.yield(Job(routing: routing, header: header, body: body, handler: entry.handler, isWrite: entry.isWrite))
+                let job = Job(routing: routing, header: header, body: body, handler: entry.handler, isWrite: entry.isWrite)
+                // One task per request, counted in `inFlight` and awaited through it on shutdown;
+                // started straight from this thread so a request costs a single hop to the pool.
+                Task { [server] in await server.handle(job) }
             }
         }
     }

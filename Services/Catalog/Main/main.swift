@@ -11,7 +11,7 @@ struct CatalogCommand: AsyncParsableCommand {
         commandName: "sous-catalog",
         abstract: "The Sous catalog service: ingredients, recipes, search, favorites and community recipes.",
         version: SousVersion.current,
-        subcommands: [Serve.self, ImportUSDA.self],
+        subcommands: [Serve.self, Check.self, ImportUSDA.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -26,6 +26,16 @@ struct Serve: AsyncParsableCommand {
         SousLogging.bootstrap(level: configuration.logLevel)
         let service = try CatalogService(configuration: configuration)
         try await service.host.run()
+    }
+}
+
+struct Check: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Ask a running catalog for its health; exit 1 if it does not answer.")
+
+    @OptionGroup var options: HealthCheckOptions
+
+    func run() async throws {
+        guard await options.check(.catalog) else { throw ExitCode.failure }
     }
 }
 

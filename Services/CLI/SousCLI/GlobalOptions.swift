@@ -1,0 +1,62 @@
+public import ArgumentParser
+import Foundation
+public import SousRuntime
+
+/// Options every command takes: who is asking, how to print, where the services are.
+public struct GlobalOptions: ParsableArguments, Sendable {
+    @Option(name: .long, help: "User to act as (env SOUS_USER, default: your login name).")
+    public var user: String?
+
+    @Flag(name: .long, help: "Print the reply as JSON (stable field names, see docs/PROTOCOL.md).")
+    public var json = false
+
+    @Option(name: .customLong("catalog"), help: "Catalog endpoint (env SOUS_CATALOG_ENDPOINT).")
+    public var catalogEndpoint: String?
+
+    @Option(name: .customLong("planner"), help: "Planner endpoint (env SOUS_PLANNER_ENDPOINT).")
+    public var plannerEndpoint: String?
+
+    @Option(name: .customLong("groceries"), help: "Groceries endpoint (env SOUS_GROCERIES_ENDPOINT).")
+    public var groceriesEndpoint: String?
+
+    @Option(name: .customLong("tracker"), help: "Tracker endpoint (env SOUS_TRACKER_ENDPOINT).")
+    public var trackerEndpoint: String?
+
+    @Option(name: .customLong("notifier"), help: "Notifier endpoint (env SOUS_NOTIFIER_ENDPOINT).")
+    public var notifierEndpoint: String?
+
+    @Option(name: .long, help: "Milliseconds to wait for each answer (env SOUS_TIMEOUT_MS, default 3000).")
+    public var timeoutMs: Int?
+
+    public init() {}
+
+    /// The user the request is made for: --user, then SOUS_USER, then the login name.
+    public var resolvedUser: String {
+        let environment = ProcessInfo.processInfo.environment
+        return user ?? environment["SOUS_USER"] ?? environment["USER"] ?? environment["LOGNAME"] ?? ProcessInfo.processInfo.userName
+    }
+
+    public func endpoint(of service: SousService) -> String {
+        let flag: String? = switch service {
+        case .catalog: catalogEndpoint
+        case .planner: plannerEndpoint
+        case .groceries: groceriesEndpoint
+        case .tracker: trackerEndpoint
+        case .notifier: notifierEndpoint
+        }
+        return flag ?? ServiceEndpoints.fromEnvironment(service).requests
+    }
+
+    public func client(_ service: SousService) -> ServiceClient {
+        let milliseconds = timeoutMs ?? ProcessInfo.processInfo.environment["SOUS_TIMEOUT_MS"].flatMap(Int.init) ?? 3_000
+        return ServiceClient(service: service.rawValue, endpoint: endpoint(of: service), options: .init(timeout: .milliseconds(milliseconds), retries: 2))
+    }
+}
+
+/// Prints `value` as stable, pretty JSON.
+func printJSON<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    Console.current.out(String(decoding: try encoder.encode(value), as: UTF8.self))
+}

@@ -1,0 +1,318 @@
+public import ArgumentParser
+import Foundation
+import SousRuntime
+public import SousSchema
+import SousWire
+
+extension Diet: ExpressibleByArgument {}
+extension Allergen: ExpressibleByArgument {}
+extension Appliance: ExpressibleByArgument {}
+extension DishType: ExpressibleByArgument {}
+
+struct RecipesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recipes",
+        abstract: "Find, read, write, favorite and share recipes.",
+        subcommands: [Search.self, Show.self, Create.self, Edit.self, Delete.self, Mine.self, Favorite.self, Unfavorite.self, Favorites.self,
+                      Share.self, Community.self, Save.self]
+    )
+
+    // MARK: search
+
+    struct Search: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Search recipes; by default filtered by your saved cooking profile.",
+            discussion: """
+                Without filter flags the search uses your cooking profile from the planner (diets, allergens, \
+                dislikes, equipment, patience, and its own filter switches). Passing any of --diet, --allergen, \
+                --dislike, --equipment or --patience filters by exactly those instead; --no-filters shows everything.
+                """
+        )
+
+        @Argument(help: "Words to look for in names and descriptions.") var text: [String] = []
+        @Option(name: .customLong("ingredient"), help: "Only recipes using this ingredient id (repeatable).") var ingredients: [String] = []
+        @Option(name: .customLong("energy"), help: "Only this energy level, 1–5 (repeatable).") var energyLevels: [Int] = []
+        @Option(help: "Only this dish type, e.g. \"main course\".") var dishType: DishType?
+        @Option(name: .customLong("diet"), help: "Must fit this diet (repeatable): \(Diet.allCases.map(\.rawValue).joined(separator: ", ")).") var diets: [Diet] = []
+        @Option(name: .customLong("allergen"), help: "Must be free of this allergen (repeatable).") var allergens: [Allergen] = []
+        @Option(name: .customLong("dislike"), help: "Must not use this ingredient id (repeatable).") var dislikes: [String] = []
+        @Option(name: .customLong("equipment"), help: "An appliance you have (repeatable); recipes needing others are hidden.") var equipment: [Appliance] = []
+        @Option(help: "Highest energy level you will cook, 1–5.") var patience: Int?
+        @Flag(help: "Ignore your profile and show every recipe.") var noFilters = false
+        @Option(help: "Page number, from 1.") var page = 1
+        @Option(help: "Recipes per page (1–100).") var pageSize = 20
+        @OptionGroup var global: GlobalOptions
+
+        var request: RecipeSearch {
+            var request = RecipeSearch(
+                query: text.isEmpty ? nil : text.joined(separator: " "), ingredients: ingredients.isEmpty ? nil : ingredients,
+                energyLevels: energyLevels.isEmpty ? nil : energyLevels, dishType: dishType, page: page, pageSize: pageSize
+            )
+            let explicit = !diets.isEmpty || !allergens.isEmpty || !dislikes.isEmpty || !equipment.isEmpty || patience != nil
+            if noFilters {
+                request.profile = nil
+            } else if explicit {
+                request.profile = RecipeFilterProfile(
+                    diets: diets, allergens: allergens, dislikes: dislikes, equipment: equipment.isEmpty ? Appliance.allCases : equipment, patience: patience ?? 5
+                )
+            } else {
+                request.useSavedProfile = true
+            }
+            return request
+        }
+
+        func run() async throws {
+            let request = self.request
+            let result: RecipePage
+            do {
+                result = try await global.client(.catalog).call(CatalogAPI.searchRecipes, request, user: global.resolvedUser)
+            } catch {
+                guard error.code == .unavailable, request.useSavedProfile == true else { throw error }
+                throw ServiceError(.unavailable, "\(error.message); use --no-filters (or explicit filter flags) to search without your profile")
+            }
+            if global.json { return try printJSON(result) }
+            guard !result.recipes.isEmpty else { return Console.current.out("No recipes match.") }
+            Console.current.out(recipeTable(result.recipes))
+            let first = (result.page - 1) * result.pageSize + 1
+            Console.current.out("\n\(first)–\(first + result.recipes.count - 1) of \(result.total)\(first + result.recipes.count - 1 < result.total ? " (next: --page \(result.page + 1))" : "")")
+        }
+    }
+
+    // MARK: show
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a recipe with ingredients scaled for --people, steps, cost and nutrition.")
+
+        @Argument(help: "Recipe id.") var id: String
+        @Option(help: "Scale quantities for this many people.") var people: Int?
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let recipe = try await global.client(.catalog).call(CatalogAPI.getRecipe, .init(id: id, people: people), user: global.resolvedUser)
+            if global.json { return try printJSON(recipe) }
+            Console.current.out(render(recipe))
+        }
+    }
+
+    // MARK: create / edit
+
+    struct DraftOptions: ParsableArguments {
+        @Option(help: "A JSON file with the recipe (fields of RecipeDraft: name, summary, servings, prepMinutes, cookMinutes, ingredients, steps, equipment, dishTypes, link, image).")
+        var file: String?
+        @Option(help: "Name.") var name: String?
+        @Option(help: "Short description.") var summary: String?
+        @Option(help: "Servings the quantities are for (1–50).") var servings: Int?
+        @Option(help: "Preparation minutes.") var prep: Int?
+        @Option(help: "Cooking minutes.") var cook: Int?
+        @Option(name: .customLong("equipment"), help: "Appliance needed (repeatable).") var equipment: [Appliance] = []
+        @Option(name: .customLong("dish-type"), help: "Dish type (repeatable).") var dishTypes: [DishType] = []
+        @Option(help: "Link to the original recipe.") var link: String?
+
+        /// The JSON file's draft with flags on top.
+        func draft() throws -> RecipeDraft {
+            var draft = RecipeDraft()
+            if let file {
+                let data: Data
+                do {
+                    data = try Data(contentsOf: URL(fileURLWithPath: file))
+                } catch {
+                    throw ValidationError("cannot read \(file): \(error.localizedDescription)")
+                }
+                do {
+                    draft = try JSONDecoder().decode(RecipeDraft.self, from: data)
+                } catch {
+                    throw ValidationError("\(file) is not a recipe: \(describe(error))")
+                }
+            }
+            if let name { draft.name = name }
+            if let summary { draft.summary = summary }
+            if let servings { draft.servings = servings }
+            if let prep { draft.prepMinutes = prep }
+            if let cook { draft.cookMinutes = cook }
+            if !equipment.isEmpty { draft.equipment = equipment }
+            if !dishTypes.isEmpty { draft.dishTypes = dishTypes }
+            if let link { draft.link = link }
+            return draft
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write a new recipe from a JSON file and/or flags (name and summary required).")
+
+        @OptionGroup var draft: DraftOptions
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let recipe = try await global.client(.catalog).call(CatalogAPI.createRecipe, try draft.draft(), user: global.resolvedUser)
+            if global.json { return try printJSON(recipe) }
+            Console.current.out("Created \(recipe.id): \(recipe.name)")
+        }
+    }
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a recipe. Editing a built-in or someone else's recipe makes your personal version of it."
+        )
+
+        @Argument(help: "Recipe id.") var id: String
+        @OptionGroup var draft: DraftOptions
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let recipe = try await global.client(.catalog).call(CatalogAPI.editRecipe, .init(id: id, changes: try draft.draft()), user: global.resolvedUser)
+            if global.json { return try printJSON(recipe) }
+            Console.current.out(recipe.origin == .personal ? "Saved your personal version of \(recipe.id): \(recipe.name)" : "Updated \(recipe.id): \(recipe.name)")
+        }
+    }
+
+    // MARK: simple id commands
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete your recipe (or your personal version, bringing the original back).")
+        @Argument(help: "Recipe id.") var id: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            try await global.client(.catalog).call(CatalogAPI.deleteRecipe, .init(id: id), user: global.resolvedUser)
+            if global.json { return try printJSON(["deleted": id]) }
+            Console.current.out("Deleted \(id).")
+        }
+    }
+
+    struct Favorite: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Mark a recipe as a favorite (favorites come first in searches).")
+        @Argument(help: "Recipe id.") var id: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            try await global.client(.catalog).call(CatalogAPI.favorite, .init(id: id), user: global.resolvedUser)
+            if global.json { return try printJSON(["favorite": id]) }
+            Console.current.out("★ \(id)")
+        }
+    }
+
+    struct Unfavorite: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a recipe from your favorites.")
+        @Argument(help: "Recipe id.") var id: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            try await global.client(.catalog).call(CatalogAPI.unfavorite, .init(id: id), user: global.resolvedUser)
+            if global.json { return try printJSON(["unfavorite": id]) }
+            Console.current.out("☆ \(id)")
+        }
+    }
+
+    struct Favorites: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List your favorite recipes.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let list = try await global.client(.catalog).call(CatalogAPI.favorites, Empty(), user: global.resolvedUser)
+            if global.json { return try printJSON(list) }
+            Console.current.out(list.recipes.isEmpty ? "No favorites yet: sous recipes favorite ID" : recipeTable(list.recipes))
+        }
+    }
+
+    struct Mine: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the recipes you wrote, edited or saved.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let list = try await global.client(.catalog).call(CatalogAPI.myRecipes, Empty(), user: global.resolvedUser)
+            if global.json { return try printJSON(list) }
+            Console.current.out(list.recipes.isEmpty ? "You have no recipes of your own yet: sous recipes create --help" : recipeTable(list.recipes))
+        }
+    }
+
+    struct Share: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Share one of your recipes with the community.")
+        @Argument(help: "Recipe id.") var id: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let summary = try await global.client(.catalog).call(CatalogAPI.share, .init(id: id), user: global.resolvedUser)
+            if global.json { return try printJSON(summary) }
+            Console.current.out("Shared \(summary.id): \(summary.name)")
+        }
+    }
+
+    struct Community: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Browse recipes other people shared, most favorited first.")
+        @Argument(help: "Words to look for.") var text: [String] = []
+        @Option(help: "Page number, from 1.") var page = 1
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let result = try await global.client(.catalog).call(
+                CatalogAPI.community, RecipeSearch(query: text.isEmpty ? nil : text.joined(separator: " "), page: page), user: global.resolvedUser
+            )
+            if global.json { return try printJSON(result) }
+            guard !result.recipes.isEmpty else { return Console.current.out("No shared recipes yet.") }
+            var table = Table([("ID", .left), ("NAME", .left), ("BY", .left), ("★", .right), ("MIN", .right), ("DIETS", .left)])
+            for entry in result.recipes {
+                table.add([entry.recipe.id, entry.recipe.name.truncated(36), entry.sharedBy, String(entry.favoriteCount), String(entry.recipe.totalMinutes),
+                           entry.recipe.diets.map(\.rawValue).joined(separator: ", ")])
+            }
+            Console.current.out(table.render())
+        }
+    }
+
+    struct Save: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Copy a community recipe into your own recipes.")
+        @Argument(help: "Id of the shared recipe.") var id: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let recipe = try await global.client(.catalog).call(CatalogAPI.saveCommunity, .init(id: id), user: global.resolvedUser)
+            if global.json { return try printJSON(recipe) }
+            Console.current.out("Saved as \(recipe.id): \(recipe.name)")
+        }
+    }
+}
+
+// MARK: - Rendering
+
+func recipeTable(_ recipes: [RecipeSummary]) -> String {
+    var table = Table([("", .left), ("ID", .left), ("NAME", .left), ("MIN", .right), ("ENERGY", .right), ("KCAL", .right), ("€/SERV", .right), ("DIETS", .left), ("NEEDS", .left)])
+    for recipe in recipes {
+        table.add([
+            recipe.isFavorite ? "★" : "", recipe.id, recipe.name.truncated(38), String(recipe.totalMinutes), String(recipe.energyLevel),
+            String(Int(recipe.kcalPerServing.rounded())), String(format: "%.2f", recipe.costPerServing),
+            recipe.diets.map(\.rawValue).joined(separator: ", "), recipe.equipment.map(\.rawValue).joined(separator: ", "),
+        ])
+    }
+    return table.render()
+}
+
+func render(_ recipe: RecipeDetail) -> String {
+    var lines: [String] = []
+    lines.append("\(recipe.isFavorite ? "★ " : "")\(recipe.name)  (\(recipe.id), \(recipe.origin.rawValue)\(recipe.owner.map { " by \($0)" } ?? ""))")
+    lines.append(recipe.summary)
+    lines.append("")
+    let energy = EnergyLevel.descriptions[recipe.energyLevel] ?? ""
+    lines.append("Serves \(recipe.servings) · prep \(recipe.prepMinutes) min · cook \(recipe.cookMinutes) min · energy \(recipe.energyLevel)/5 (\(energy))")
+    lines.append("Diets: \(recipe.diets.isEmpty ? "none" : recipe.diets.map(\.rawValue).joined(separator: ", "))"
+        + " · Allergens: \(recipe.allergens.isEmpty ? "none" : recipe.allergens.map(\.rawValue).joined(separator: ", "))")
+    lines.append("Needs: \(recipe.equipment.isEmpty ? "no appliance" : recipe.equipment.map(\.rawValue).joined(separator: ", "))"
+        + " · Cost \(money(recipe.cost)) (\(money(recipe.costPerServing)) per serving, illustrative)")
+    let n = recipe.nutritionPerServing
+    lines.append("Per serving: \(Int(n.kcal.rounded())) kcal · carbs \(number(n.carbohydrates)) g · protein \(number(n.protein)) g · fat \(number(n.fat)) g"
+        + " · fibre \(number(n.fibre)) g · sugar \(number(n.sugar)) g · salt \(number(n.salt, decimals: 2)) g")
+    lines.append("")
+    lines.append("Ingredients for \(recipe.people):")
+    var table = Table([("QTY", .right), ("UNIT", .left), ("INGREDIENT", .left), ("GRAMS", .right), ("COST", .right)])
+    for line in recipe.ingredients {
+        table.add([number(line.quantity, decimals: line.quantity < 10 ? 2 : 0), line.unit.rawValue, line.name, number(line.grams, decimals: 0), money(line.cost)])
+    }
+    lines.append(table.render())
+    if !recipe.steps.isEmpty {
+        lines.append("")
+        lines.append("Steps:")
+        for (index, step) in recipe.steps.enumerated() {
+            lines.append("  \(index + 1). [\(step.type.rawValue)\(step.minutes.map { ", \($0) min" } ?? "")] \(step.description)")
+        }
+    }
+    if let link = recipe.link { lines.append("\nSource: \(link)") }
+    return lines.joined(separator: "\n")
+}

@@ -1,0 +1,72 @@
+public import ArgumentParser
+import Foundation
+public import SousWire
+
+/// `sous`: the command-line client of every Sous service, grouped by noun.
+public struct SousCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "sous",
+        abstract: "Plan meals, shop and track food with your Sous services.",
+        discussion: """
+            Every command talks to the Sous services over ZeroMQ. Endpoints come from SOUS_<SERVICE>_ENDPOINT \
+            (default: the local run on 127.0.0.1) or flags such as --catalog. Add --json to any command for \
+            machine-readable output. Exit codes: 0 ok, 64 usage, 3 not found, 4 bad request, 5 unavailable \
+            or timed out, 6 unauthorized, 7 conflict, 1 anything else.
+            """,
+        subcommands: [StatusCommand.self, RecipesCommand.self, IngredientsCommand.self]
+    )
+
+    public init() {}
+
+    /// Runs `sous` with `arguments` and returns the process exit code. A service error is one line
+    /// on stderr; usage errors print the usage.
+    public static func run(_ arguments: [String]) async -> Int32 {
+        let console = Console.current
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success { console.out(message) } else { console.err(message) }
+            return code.rawValue
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch let error as ServiceError {
+            console.err("sous: \(error.message)\(error.field.map { " (field: \($0))" } ?? "")")
+            return ExitCodes.code(for: error)
+        } catch let error as ExitCode {
+            return error.rawValue
+        } catch {
+            let code = exitCode(for: error)
+            console.err(fullMessage(for: error))
+            return code == .success ? 1 : code.rawValue
+        }
+    }
+}
+
+/// Distinct exit codes per kind of failure, for scripts.
+public enum ExitCodes {
+    public static let notFound: Int32 = 3
+    public static let badRequest: Int32 = 4
+    public static let unavailable: Int32 = 5
+    public static let unauthorized: Int32 = 6
+    public static let conflict: Int32 = 7
+
+    public static func code(for error: ServiceError) -> Int32 {
+        switch error.code {
+        case .notFound: notFound
+        case .badRequest: badRequest
+        case .unavailable, .timeout: unavailable
+        case .unauthorized: unauthorized
+        case .conflict: conflict
+        default: 1
+        }
+    }
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# One command for a fresh Debian/Ubuntu machine: installs what is missing, builds, starts every
+# Sous service as a local process with its SQLite file under one data folder, waits until each
+# answers `health`, and stops them all cleanly on Ctrl-C.
+#
+#   deploy/run-local.sh            # data in ./data
+#   SOUS_DATA_DIR=/tmp/sous deploy/run-local.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source deploy/swift-env.sh
+deploy/install-deps.sh
+
+SERVICES=(catalog)
+export SOUS_DATA_DIR="${SOUS_DATA_DIR:-$PWD/data}"
+CONFIGURATION="${SOUS_BUILD_CONFIGURATION:-release}"
+
+echo "==> Building ($CONFIGURATION)"
+swift build -c "$CONFIGURATION"
+BIN="$(swift build -c "$CONFIGURATION" --show-bin-path)"
+mkdir -p "$SOUS_DATA_DIR"
+
+pids=()
+stop_all() {
+    trap - INT TERM EXIT
+    if [ ${#pids[@]} -gt 0 ]; then
+        echo; echo "==> Stopping ${SERVICES[*]}"
+        kill -TERM "${pids[@]}" 2>/dev/null || true
+        wait "${pids[@]}" 2>/dev/null || true
+    fi
+}
+trap stop_all INT TERM EXIT
+
+for service in "${SERVICES[@]}"; do
+    "$BIN/sous-$service" serve 2>>"$SOUS_DATA_DIR/$service.log" &
+    pids+=($!)
+    echo "==> Started $service (pid $!, log $SOUS_DATA_DIR/$service.log)"
+done
+
+for service in "${SERVICES[@]}"; do
+    for attempt in $(seq 1 60); do
+        if "$BIN/sous-$service" check --timeout-ms 500 >/dev/null 2>&1; then
+            "$BIN/sous-$service" check; break
+        fi
+        if [ "$attempt" -eq 60 ]; then echo "error: $service did not answer health; see $SOUS_DATA_DIR/$service.log" >&2; exit 1; fi
+    done
+done
+
+cat <<INFO
+
+Sous is running (data in $SOUS_DATA_DIR). Ctrl-C stops every service.
+  catalog   tcp://127.0.0.1:7101 (events 7102)
+
+Try it from another terminal with the Python client in Tests/Python, or see README.md.
+INFO
+wait "${pids[@]}"
