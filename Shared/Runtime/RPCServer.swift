@@ -40,8 +40,10 @@ public final class RPCServer: Service, Sendable {
     private let mailboxEndpoint: String
     /// The mailbox's sending end, shared by every handler task.
     private let mailbox: Mutex<ZMQSocket>
-    private let threadFinished: AsyncStream<Void>
-    private let threadFinishedContinuation: AsyncStream<Void>.Continuation
+    /// Signalled once by the I/O thread when it has exited. Not an AsyncStream: iterating one
+    /// ends as soon as the waiting task is cancelled, and cancellation is exactly when the server
+    /// must keep waiting for in-flight handlers.
+    private let threadFinished = Completion()
 
     private struct State: ~Copyable {
         var router: ZMQSocket?
@@ -75,7 +77,6 @@ public final class RPCServer: Service, Sendable {
         try push.connect(mailboxEndpoint)
         mailbox = Mutex(push)
         state = Mutex(State(router: router, pull: pull))
-        (threadFinished, threadFinishedContinuation) = AsyncStream.makeStream(of: Void.self)
     }
 
     /// Binds the ROUTER. Returns the endpoint actually bound (with the port the OS chose for
@@ -144,7 +145,7 @@ public final class RPCServer: Service, Sendable {
         // The I/O thread only exits once every started handler has replied (it counts them), so
         // waiting for it here waits for in-flight requests too.
         await withTaskCancellationOrGracefulShutdownHandler {
-            for await _ in threadFinished {}
+            await threadFinished.wait()
         } onCancelOrGracefulShutdown: {
             self.draining.store(true, ordering: .releasing)
         }
@@ -208,7 +209,7 @@ public final class RPCServer: Service, Sendable {
             defer {
                 router.close()
                 pull.close()
-                server.threadFinishedContinuation.finish()
+                server.threadFinished.signal()
             }
             while true {
                 let draining = server.draining.load(ordering: .acquiring)
@@ -298,6 +299,37 @@ public final class RPCServer: Service, Sendable {
                 // started straight from this thread so a request costs a single hop to the pool.
                 Task { [server] in await server.handle(job) }
             }
+        }
+    }
+}
+
+/// A one-shot signal a thread raises and a task awaits, regardless of the task's cancellation.
+final class Completion: Sendable {
+    private enum State {
+        case pending([CheckedContinuation<Void, Never>])
+        case done
+    }
+
+    private let state = Mutex(State.pending([]))
+
+    func signal() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard case .pending(let waiters) = state else { return [] }
+            state = .done
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state -> Bool in
+                guard case .pending(var waiters) = state else { return true }
+                waiters.append(continuation)
+                state = .pending(waiters)
+                return false
+            }
+            if resumeNow { continuation.resume() }
         }
     }
 }

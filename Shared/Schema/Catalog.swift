@@ -389,15 +389,19 @@ public struct RecipeSearch: Codable, Equatable, Sendable {
 
 public struct RecipePage: Codable, Equatable, Sendable {
     public var recipes: [RecipeSummary]
+    /// Matches, counted up to 200; see ``totalIsExact``.
     public var total: Int
     public var page: Int
     public var pageSize: Int
+    /// False when there are more than ``total`` matches (counting stops at 200 to stay fast).
+    public var totalIsExact: Bool
 
-    public init(recipes: [RecipeSummary], total: Int, page: Int, pageSize: Int) {
+    public init(recipes: [RecipeSummary], total: Int, page: Int, pageSize: Int, totalIsExact: Bool = true) {
         self.recipes = recipes
         self.total = total
         self.page = page
         self.pageSize = pageSize
+        self.totalIsExact = totalIsExact
     }
 }
 

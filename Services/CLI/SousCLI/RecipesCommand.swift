@@ -74,7 +74,9 @@ struct RecipesCommand: AsyncParsableCommand {
             guard !result.recipes.isEmpty else { return Console.current.out("No recipes match.") }
             Console.current.out(recipeTable(result.recipes))
             let first = (result.page - 1) * result.pageSize + 1
-            Console.current.out("\n\(first)–\(first + result.recipes.count - 1) of \(result.total)\(first + result.recipes.count - 1 < result.total ? " (next: --page \(result.page + 1))" : "")")
+            let last = first + result.recipes.count - 1
+            let total = result.totalIsExact ? "\(result.total)" : "more than \(result.total)"
+            Console.current.out("\n\(first)–\(last) of \(total)\(last < result.total ? " (next: --page \(result.page + 1))" : "")")
         }
     }
 

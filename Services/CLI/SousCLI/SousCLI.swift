@@ -44,9 +44,14 @@ public struct SousCommand: AsyncParsableCommand {
         } catch let error as ExitCode {
             return error.rawValue
         } catch {
+            // `--help` and `--version` arrive here as clean exits: their text belongs on stdout.
             let code = exitCode(for: error)
+            if code == .success {
+                console.out(fullMessage(for: error))
+                return 0
+            }
             console.err(fullMessage(for: error))
-            return code == .success ? 1 : code.rawValue
+            return code.rawValue
         }
     }
 }

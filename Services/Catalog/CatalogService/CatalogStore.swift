@@ -151,8 +151,15 @@ public final class CatalogStore: Sendable {
         )
     }
 
+    /// Most matches a search counts exactly; beyond it the page says "more than". Counting stops
+    /// there so a broad filter on a large catalog stays within a few milliseconds.
+    public static let countLimit = 200
+
     /// Recipes matching `request` for `user`, filtered by `filter` (already resolved from the
     /// request or the saved profile). Favorites come first unless a search text is given.
+    ///
+    /// Every condition is an integer test on the row or a membership test in a set SQLite
+    /// builds once per query, so the name-ordered index can be walked and stopped at the page.
     public func searchRecipes(_ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?) throws(ServiceError) -> RecipePage {
         let page = request.page ?? 1
         let pageSize = request.pageSize ?? 20
@@ -166,16 +173,12 @@ public final class CatalogStore: Sendable {
         if let query = request.query?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty {
             guard query.count <= 200 else { throw .badRequest("query is longer than 200 characters", field: "query") }
             let words = folded(query).split { !$0.isLetter && !$0.isNumber }.map(String.init)
-            if !words.isEmpty {
-                matchExpression = words.map { "\"\($0)\"*" }.joined(separator: " ")
-                conditions.append("r.rowid IN (SELECT rowid FROM recipe_fts WHERE recipe_fts MATCH ?)")
-                arguments.append(matchExpression!)
-            }
+            if !words.isEmpty { matchExpression = words.map { "\"\($0)\"*" }.joined(separator: " ") }
         }
         let known = ingredients
         for (index, ingredient) in (request.ingredients ?? []).enumerated() {
             guard known[ingredient] != nil else { throw .notFound("no ingredient \"\(ingredient)\"", field: "ingredients.\(index)") }
-            conditions.append("EXISTS (SELECT 1 FROM recipe_ingredient ri WHERE ri.recipe_key = r.key AND ri.ingredient_id = ?)")
+            conditions.append("r.key IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id = ?)")
             arguments.append(ingredient)
         }
         if let levels = request.energyLevels, !levels.isEmpty {
@@ -199,7 +202,8 @@ public final class CatalogStore: Sendable {
                 for (index, id) in profile.dislikes.enumerated() where known[id] == nil {
                     throw .notFound("no ingredient \"\(id)\"", field: "profile.dislikes.\(index)")
                 }
-                conditions.append("NOT EXISTS (SELECT 1 FROM recipe_ingredient ri WHERE ri.recipe_key = r.key AND ri.ingredient_id IN (\(profile.dislikes.map { _ in "?" }.joined(separator: ","))))")
+                let placeholders = profile.dislikes.map { _ in "?" }.joined(separator: ",")
+                conditions.append("r.key NOT IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id IN (\(placeholders)))")
                 arguments.append(contentsOf: profile.dislikes)
             }
             if switches.equipment ?? true {
@@ -212,26 +216,52 @@ public final class CatalogStore: Sendable {
             }
         }
         let conditionsSQL = conditions.isEmpty ? "" : " AND " + conditions.joined(separator: " AND ")
-        let searching = matchExpression != nil
+        let offset = (page - 1) * pageSize
+        let limit = Self.countLimit
         return try storage {
             try writer.read { db in
                 let (scopeSQL, scopeArguments) = try Self.searchScope(user: user, db)
                 let whereSQL = "r.deleted = 0 AND \(scopeSQL)\(conditionsSQL)"
-                let allArguments = sqlArguments(scopeArguments + arguments)
-                let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM recipe r WHERE \(whereSQL)", arguments: allArguments) ?? 0
-                let order = searching
-                    ? "ORDER BY (SELECT rank FROM recipe_fts WHERE recipe_fts MATCH ? AND rowid = r.rowid), r.name"
-                    : "ORDER BY (f.user IS NULL), r.name"
-                let orderArguments: [any DatabaseValueConvertible] = searching ? [matchExpression!] : []
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT \(RecipeRow.columns(as: "r")), f.user IS NOT NULL AS favorite
-                    FROM recipe r LEFT JOIN favorite f ON f.recipe_id = r.id AND f.user = ?
-                    WHERE \(whereSQL)
-                    \(order)
-                    LIMIT ? OFFSET ?
-                    """, arguments: sqlArguments([user] + scopeArguments + arguments + orderArguments + [pageSize, (page - 1) * pageSize]))
-                let recipes = try rows.map { row in try RecipeRow(row: row).summary(isFavorite: row["favorite"]) }
-                return RecipePage(recipes: recipes, total: total, page: page, pageSize: pageSize)
+                let filterArguments = scopeArguments + arguments
+                let selectSQL = "SELECT \(RecipeRow.columns(as: "r")), EXISTS (SELECT 1 FROM favorite f WHERE f.user = ? AND f.recipe_id = r.id) AS favorite"
+                func summaries(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> [RecipeSummary] {
+                    try Row.fetchAll(db, sql: sql, arguments: sqlArguments(arguments)).map { try RecipeRow(row: $0).summary(isFavorite: $0["favorite"]) }
+                }
+                func count(_ from: String, _ arguments: [any DatabaseValueConvertible]) throws -> Int {
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 \(from) LIMIT \(limit + 1))", arguments: sqlArguments(arguments)) ?? 0
+                }
+                if let matchExpression {
+                    // Text search: FTS5 drives the query and its rank orders it.
+                    // CROSS JOIN pins the order: probing FTS once per recipe row instead is 100× slower.
+                    let from = "FROM recipe_fts CROSS JOIN recipe r ON r.rowid = recipe_fts.rowid WHERE recipe_fts MATCH ? AND \(whereSQL)"
+                    let total = try count(from, [matchExpression] + filterArguments)
+                    let recipes = try summaries(
+                        "\(selectSQL) \(from) ORDER BY recipe_fts.rank, r.name LIMIT ? OFFSET ?",
+                        [user, matchExpression] + filterArguments + [pageSize, offset]
+                    )
+                    return RecipePage(recipes: recipes, total: min(total, limit), page: page, pageSize: pageSize, totalIsExact: total <= limit)
+                }
+                // Favorites first (a short list), then everyone else by name along the name index.
+                let favorites = try String.fetchAll(db, sql: "SELECT recipe_id FROM favorite WHERE user = ?", arguments: [user])
+                let favoriteList = favorites.map { _ in "?" }.joined(separator: ",")
+                let favoriteWhere = favorites.isEmpty ? "0" : "r.id IN (\(favoriteList))"
+                let otherWhere = favorites.isEmpty ? "1" : "r.id NOT IN (\(favoriteList))"
+                let favoriteCount = favorites.isEmpty ? 0 : try count("FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere)", filterArguments + favorites)
+                var recipes: [RecipeSummary] = []
+                if offset < favoriteCount {
+                    recipes = try summaries(
+                        "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere) ORDER BY r.name LIMIT ? OFFSET ?",
+                        [user] + filterArguments + favorites + [pageSize, offset]
+                    )
+                }
+                if recipes.count < pageSize {
+                    recipes += try summaries(
+                        "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(otherWhere) ORDER BY r.name LIMIT ? OFFSET ?",
+                        [user] + filterArguments + favorites + [pageSize - recipes.count, max(offset - favoriteCount, 0)]
+                    )
+                }
+                let total = try count("FROM recipe r WHERE \(whereSQL)", filterArguments)
+                return RecipePage(recipes: recipes, total: min(total, limit), page: page, pageSize: pageSize, totalIsExact: total <= limit)
             }
         }
     }

@@ -1,0 +1,26 @@
+import Foundation
+import SousCLI
+import Testing
+
+struct CLIParsingTests {
+    @Test func unknownSubcommandIsAUsageError() async {
+        let result = await sous(["recipes", "frobnicate"])
+        #expect(result.code == 64)
+        #expect(result.out.isEmpty)
+        #expect(!result.err.isEmpty)
+    }
+
+    @Test func helpPrintsToStandardOutputAndSucceeds() async {
+        let result = await sous(["--help"])
+        #expect(result.code == 0)
+        #expect(result.out.contains("recipes"))
+    }
+
+    @Test func anUnreachableServiceNamesTheServiceAndWhereItWasLooked() async {
+        let result = await sous(["recipes", "show", "pancakes", "--catalog", "inproc://nobody-binds-this", "--timeout-ms", "100"])
+        #expect(result.code == 5)
+        #expect(result.err.contains("catalog"))
+        #expect(result.err.contains("inproc://nobody-binds-this"))
+        #expect(result.err.split(separator: "\n").count == 1, "one line on stderr")
+    }
+}
