@@ -21,6 +21,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "sous-catalog", targets: ["sous-catalog"]),
+        .executable(name: "sous-planner", targets: ["sous-planner"]),
+        .executable(name: "sous-groceries", targets: ["sous-groceries"]),
+        .executable(name: "sous-tracker", targets: ["sous-tracker"]),
+        .executable(name: "sous-notifier", targets: ["sous-notifier"]),
         .executable(name: "sous", targets: ["sous"]),
         .executable(name: "sous-bench", targets: ["sous-bench"]),
     ],
@@ -49,6 +53,14 @@ let package = Package(
             path: "Shared/TestSupport",
             swiftSettings: swiftSettings
         ),
+        // Real services ready to run in-process, for tests that need more than their own service.
+        .target(
+            name: "SousServiceTesting",
+            dependencies: ["SousTestSupport", "SousRuntime", "SousSchema", "SousWire", "CatalogService", "PlannerService", "GroceriesService",
+                           "TrackerService", "NotifierService", logging],
+            path: "Shared/ServiceTesting",
+            swiftSettings: swiftSettings
+        ),
 
 
         // MARK: Services
@@ -65,6 +77,54 @@ let package = Package(
             path: "Services/Catalog/Main",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "PlannerService",
+            dependencies: ["SousRuntime", "SousSchema", "SousWire", grdb, logging],
+            path: "Services/Planner/PlannerService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "sous-planner",
+            dependencies: ["PlannerService", "SousRuntime", "SousSchema", "SousWire", argumentParser],
+            path: "Services/Planner/Main",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GroceriesService",
+            dependencies: ["SousRuntime", "SousSchema", "SousWire", grdb, logging],
+            path: "Services/Groceries/GroceriesService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "sous-groceries",
+            dependencies: ["GroceriesService", "SousRuntime", "SousSchema", "SousWire", argumentParser],
+            path: "Services/Groceries/Main",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "TrackerService",
+            dependencies: ["SousRuntime", "SousSchema", "SousWire", grdb, logging],
+            path: "Services/Tracker/TrackerService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "sous-tracker",
+            dependencies: ["TrackerService", "SousRuntime", "SousSchema", "SousWire", argumentParser],
+            path: "Services/Tracker/Main",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "NotifierService",
+            dependencies: ["SousRuntime", "SousSchema", "SousWire", grdb, logging],
+            path: "Services/Notifier/NotifierService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "sous-notifier",
+            dependencies: ["NotifierService", "SousRuntime", "SousSchema", "SousWire", argumentParser],
+            path: "Services/Notifier/Main",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Command-line client
         .target(
@@ -78,7 +138,7 @@ let package = Package(
         // MARK: Benchmarks
         .executableTarget(
             name: "sous-bench",
-            dependencies: ["ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousRuntime", "CatalogService", argumentParser, logging, grdb],
+            dependencies: ["ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousRuntime", "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", argumentParser, logging, grdb],
             path: "Benchmarks/SousBench",
             swiftSettings: swiftSettings
         ),
@@ -99,8 +159,32 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PlannerTests",
+            dependencies: ["CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb],
+            path: "Tests/PlannerTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GroceriesTests",
+            dependencies: ["CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb],
+            path: "Tests/GroceriesTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TrackerTests",
+            dependencies: ["CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb],
+            path: "Tests/TrackerTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NotifierTests",
+            dependencies: ["CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb],
+            path: "Tests/NotifierTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "CLITests",
-            dependencies: ["SousCLI", "CatalogService", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging],
+            dependencies: ["SousCLI", "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging],
             path: "Tests/CLITests",
             swiftSettings: swiftSettings
         ),

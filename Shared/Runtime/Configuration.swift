@@ -63,6 +63,9 @@ public struct ServiceConfiguration: Sendable {
     public var peers: [SousService: ServiceEndpoints]
     /// Per-attempt timeout of calls to other services (`SOUS_TIMEOUT_MS`).
     public var callTimeout: Duration
+    /// Where the service reads the time (`SOUS_CLOCK`: `system`, or `manual` / `manual:<ISO 8601>`
+    /// for a clock that only moves through the `clock.set` method: for end-to-end tests).
+    public var clock: WallClock
 
     public init(
         service: SousService,
@@ -71,7 +74,8 @@ public struct ServiceConfiguration: Sendable {
         dataDirectory: String?,
         logLevel: Logger.Level = .info,
         peers: [SousService: ServiceEndpoints] = [:],
-        callTimeout: Duration = .seconds(3)
+        callTimeout: Duration = .seconds(3),
+        clock: WallClock = .system()
     ) {
         self.service = service
         self.bind = bind
@@ -80,6 +84,7 @@ public struct ServiceConfiguration: Sendable {
         self.logLevel = logLevel
         self.peers = peers
         self.callTimeout = callTimeout
+        self.clock = clock
     }
 
     /// Defaults overridden by the environment.
@@ -98,6 +103,7 @@ public struct ServiceConfiguration: Sendable {
             }
             timeout = .milliseconds(milliseconds)
         }
+        let clock = try WallClock.fromSetting(environment["SOUS_CLOCK"] ?? "system")
         return ServiceConfiguration(
             service: service,
             bind: environment["\(service.environmentPrefix)_BIND"] ?? own.requests,
@@ -105,12 +111,15 @@ public struct ServiceConfiguration: Sendable {
             dataDirectory: environment["SOUS_DATA_DIR"] ?? "./data",
             logLevel: level,
             peers: peers,
-            callTimeout: timeout
+            callTimeout: timeout,
+            clock: clock
         )
     }
 
     /// A configuration for tests: unique `inproc://` endpoints and an in-memory database.
-    public static func inProcess(_ service: SousService, dataDirectory: String? = nil, peers: [SousService: ServiceEndpoints] = [:]) -> ServiceConfiguration {
+    public static func inProcess(
+        _ service: SousService, dataDirectory: String? = nil, peers: [SousService: ServiceEndpoints] = [:], clock: WallClock = .system()
+    ) -> ServiceConfiguration {
         let unique = UUID().uuidString
         return ServiceConfiguration(
             service: service,
@@ -118,7 +127,8 @@ public struct ServiceConfiguration: Sendable {
             eventsBind: "inproc://\(service.rawValue)-events-\(unique)",
             dataDirectory: dataDirectory,
             logLevel: .warning,
-            peers: peers
+            peers: peers,
+            clock: clock
         )
     }
 
@@ -143,4 +153,17 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// The version every Sous executable reports.
 public enum SousVersion {
     public static let current = "0.1.0"
+}
+
+extension WallClock {
+    /// Parses `SOUS_CLOCK`: `system`, `manual` (starting now) or `manual:2026-03-29T16:00:00Z`.
+    static func fromSetting(_ text: String) throws(ConfigurationError) -> WallClock {
+        if text == "system" { return .system() }
+        if text == "manual" { return .manual(at: Date()) }
+        if text.hasPrefix("manual:") {
+            let formatter = ISO8601DateFormatter()
+            if let start = formatter.date(from: String(text.dropFirst("manual:".count))) { return .manual(at: start) }
+        }
+        throw ConfigurationError(variable: "SOUS_CLOCK", message: "expected system, manual or manual:<ISO 8601 instant>, got \"\(text)\"")
+    }
 }

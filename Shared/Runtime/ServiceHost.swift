@@ -18,6 +18,8 @@ public final class ServiceHost: Sendable {
     private let extraServices: [any Service]
 
     public var name: String { configuration.service.rawValue }
+    /// The service's clock (see ``WallClock``).
+    public var clock: WallClock { configuration.clock }
 
     public init(
         configuration: ServiceConfiguration,
@@ -47,12 +49,20 @@ public final class ServiceHost: Sendable {
                 database: databaseHealth()
             )
         }
+        let clock = configuration.clock
+        server.register(CommonAPI.clock) { _, _ in ClockReading(now: clock.now, manual: clock.isManual) }
+        server.register(CommonAPI.setClock) { request, _ in
+            guard clock.set(request.now) else {
+                throw ServiceError.badRequest("\(name) runs on the system clock; start it with SOUS_CLOCK=manual to set it", field: "now")
+            }
+            return ClockReading(now: clock.now, manual: true)
+        }
     }
 
     /// Publishes the activity event the notifier listens to. Call it for every user action.
     public func recordActivity(_ context: RequestContext) {
         guard let user = context.user, !user.isEmpty else { return }
-        publisher.publish(EventTopics.activity, ActivityEvent(user: user, time: Date(), service: name, method: context.method))
+        publisher.publish(EventTopics.activity, ActivityEvent(user: user, time: clock.now, service: name, method: context.method))
     }
 
     /// Runs every part until SIGTERM/SIGINT (or, with `signals: false`, until the surrounding

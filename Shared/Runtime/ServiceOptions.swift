@@ -1,6 +1,6 @@
 public import ArgumentParser
 public import Foundation
-public import Logging
+import Logging
 
 /// The flags every service executable accepts; each overrides its `SOUS_*` variable.
 public struct ServiceOptions: ParsableArguments, Sendable {

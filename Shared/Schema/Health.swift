@@ -41,4 +41,26 @@ public struct DatabaseHealth: Codable, Equatable, Sendable {
 public enum CommonAPI {
     /// Answered by every service.
     public static let health = Method<Empty, HealthReport>.read(SousProtocol.healthMethod)
+    /// The service's current time; answered by every service.
+    public static let clock = Method<Empty, ClockReading>.read("clock.get")
+    /// Moves a manual clock (a service started with `SOUS_CLOCK=manual…`); badRequest on the
+    /// system clock. For end-to-end tests, never for production.
+    public static let setClock = Method<ClockSetting, ClockReading>.write("clock.set")
+}
+
+public struct ClockReading: Codable, Equatable, Sendable {
+    public var now: Date
+    /// True when the clock only moves through `clock.set`.
+    public var manual: Bool
+
+    public init(now: Date, manual: Bool) {
+        self.now = now
+        self.manual = manual
+    }
+}
+
+public struct ClockSetting: Codable, Equatable, Sendable {
+    public var now: Date
+
+    public init(now: Date) { self.now = now }
 }

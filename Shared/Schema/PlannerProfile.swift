@@ -54,4 +54,49 @@ public struct CookingProfile: Codable, Equatable, Sendable {
 public enum PlannerAPI {
     /// The caller's profile (the defaults if they never set one).
     public static let getProfile = Method<Empty, CookingProfile>.read("profile.get")
+    /// How many times the groceries should buy a recipe: the slots it fills in the caller's
+    /// visible week, or 1 if none.
+    public static let suggestedMultiplier = Method<RecipeID, SuggestedMultiplier>.read("plan.multiplier")
+}
+
+public struct SuggestedMultiplier: Codable, Equatable, Sendable {
+    public var recipe: String
+    /// Slots the recipe fills in the visible week, at least 1.
+    public var multiplier: Int
+    /// Slots it fills (0 when it is not planned).
+    public var plannedSlots: Int
+
+    public init(recipe: String, multiplier: Int, plannedSlots: Int) {
+        self.recipe = recipe
+        self.multiplier = multiplier
+        self.plannedSlots = plannedSlots
+    }
+}
+
+public enum PlannerTopics {
+    /// ``ProfileChangedEvent``: a profile was updated or reset.
+    public static let profileChanged = "planner.profile.changed"
+    /// ``PlanChangedEvent``: the selection or a slot changed.
+    public static let planChanged = "planner.plan.changed"
+}
+
+public struct ProfileChangedEvent: Codable, Equatable, Sendable {
+    public var user: String
+    public var profile: CookingProfile
+
+    public init(user: String, profile: CookingProfile) {
+        self.user = user
+        self.profile = profile
+    }
+}
+
+public struct PlanChangedEvent: Codable, Equatable, Sendable {
+    public var user: String
+    /// The dates whose slots changed (empty when only the selection did).
+    public var dates: [LocalDate]
+
+    public init(user: String, dates: [LocalDate]) {
+        self.user = user
+        self.dates = dates
+    }
 }

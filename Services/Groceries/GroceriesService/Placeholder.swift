@@ -1,0 +1,1 @@
+// The groceries service library; its helper replaces this placeholder.

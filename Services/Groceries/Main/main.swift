@@ -1,0 +1,1 @@
+// sous-groceries; its helper replaces this placeholder.

@@ -1,0 +1,1 @@
+// sous-notifier; its helper replaces this placeholder.

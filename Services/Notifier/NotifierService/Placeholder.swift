@@ -1,0 +1,1 @@
+// The notifier service library; its helper replaces this placeholder.

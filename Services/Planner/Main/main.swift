@@ -1,0 +1,1 @@
+// sous-planner; its helper replaces this placeholder.

@@ -1,0 +1,1 @@
+// The planner service library; its helper replaces this placeholder.

@@ -1,0 +1,1 @@
+// sous-tracker; its helper replaces this placeholder.

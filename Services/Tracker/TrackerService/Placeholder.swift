@@ -1,0 +1,1 @@
+// The tracker service library; its helper replaces this placeholder.

@@ -1,0 +1,132 @@
+public import Foundation
+public import SousWire
+
+// The part of the tracker's schema other services call: the planner logs cooked meals, the
+// notifier asks whether a day's dinner is already logged.
+
+/// Energy and macros per 100 g of a food.
+public struct Macros: Codable, Equatable, Sendable {
+    public var kcal: Double
+    public var carbohydrates: Double
+    public var protein: Double
+    public var fat: Double
+
+    public init(kcal: Double, carbohydrates: Double, protein: Double, fat: Double) {
+        self.kcal = kcal
+        self.carbohydrates = carbohydrates
+        self.protein = protein
+        self.fat = fat
+    }
+
+    public static let zero = Macros(kcal: 0, carbohydrates: 0, protein: 0, fat: 0)
+}
+
+/// Where a diary entry's food came from.
+public enum EntrySourceKind: String, Codable, Sendable, CaseIterable {
+    case manual, ingredient, product, savedFood, recipe
+}
+
+public struct EntrySource: Codable, Equatable, Sendable {
+    public var kind: EntrySourceKind
+    /// The ingredient id, barcode, saved food id or recipe id; nil for typed-in food.
+    public var reference: String?
+
+    public init(kind: EntrySourceKind, reference: String? = nil) {
+        self.kind = kind
+        self.reference = reference
+    }
+}
+
+/// One food in a user's diary.
+public struct DiaryEntry: Codable, Equatable, Sendable {
+    public var id: Int64
+    public var date: LocalDate
+    public var meal: Meal
+    public var food: String
+    public var grams: Double
+    public var per100g: Macros
+    public var source: EntrySource
+    public var loggedAt: Date
+
+    public init(id: Int64, date: LocalDate, meal: Meal, food: String, grams: Double, per100g: Macros, source: EntrySource, loggedAt: Date) {
+        self.id = id
+        self.date = date
+        self.meal = meal
+        self.food = food
+        self.grams = grams
+        self.per100g = per100g
+        self.source = source
+        self.loggedAt = loggedAt
+    }
+
+    /// What this entry adds to the day: per-100 g values scaled by its grams.
+    public var totals: Macros {
+        let factor = grams / 100
+        return Macros(kcal: per100g.kcal * factor, carbohydrates: per100g.carbohydrates * factor, protein: per100g.protein * factor, fat: per100g.fat * factor)
+    }
+}
+
+/// Logs servings of a catalog recipe (the planner's "cooked it" sends one serving).
+public struct RecipeServingLog: Codable, Equatable, Sendable {
+    public var date: LocalDate
+    public var meal: Meal
+    public var recipe: String
+    /// Servings eaten, > 0 and ≤ 50.
+    public var servings: Double
+
+    public init(date: LocalDate, meal: Meal, recipe: String, servings: Double = 1) {
+        self.date = date
+        self.meal = meal
+        self.recipe = recipe
+        self.servings = servings
+    }
+}
+
+public struct DiaryStatusRequest: Codable, Equatable, Sendable {
+    public var date: LocalDate
+
+    public init(date: LocalDate) { self.date = date }
+}
+
+/// A cheap look at one day: which meals have entries, energy logged and its goal.
+public struct DiaryStatus: Codable, Equatable, Sendable {
+    public var date: LocalDate
+    public var mealsLogged: [Meal]
+    public var kcal: Double
+    public var kcalGoal: Double
+
+    public init(date: LocalDate, mealsLogged: [Meal], kcal: Double, kcalGoal: Double) {
+        self.date = date
+        self.mealsLogged = mealsLogged
+        self.kcal = kcal
+        self.kcalGoal = kcalGoal
+    }
+}
+
+/// Published on every diary change (``TrackerTopics``).
+public struct DiaryEntryEvent: Codable, Equatable, Sendable {
+    public var user: String
+    public var entry: Int64
+    public var date: LocalDate
+    public var meal: Meal
+
+    public init(user: String, entry: Int64, date: LocalDate, meal: Meal) {
+        self.user = user
+        self.entry = entry
+        self.date = date
+        self.meal = meal
+    }
+}
+
+public enum TrackerTopics {
+    public static let entryLogged = "tracker.entry.logged"
+    public static let entryChanged = "tracker.entry.changed"
+    public static let entryDeleted = "tracker.entry.deleted"
+}
+
+public enum TrackerAPI {
+    /// Logs servings of a recipe with the catalog's nutrition per serving.
+    public static let logRecipeServing = Method<RecipeServingLog, DiaryEntry>.write("diary.logRecipe")
+    /// Which meals of a day are logged and the energy against the goal.
+    public static let diaryStatus = Method<DiaryStatusRequest, DiaryStatus>.read("diary.status")
+}

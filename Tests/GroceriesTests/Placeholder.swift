@@ -1,0 +1,1 @@
+// Groceries tests; its helper replaces this placeholder.

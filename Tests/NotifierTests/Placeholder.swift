@@ -1,0 +1,1 @@
+// Notifier tests; its helper replaces this placeholder.

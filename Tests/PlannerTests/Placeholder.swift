@@ -1,0 +1,1 @@
+// Planner tests; its helper replaces this placeholder.

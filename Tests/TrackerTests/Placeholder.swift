@@ -1,0 +1,1 @@
+// Tracker tests; its helper replaces this placeholder.
