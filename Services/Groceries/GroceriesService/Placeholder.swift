@@ -1,1 +1,0 @@
-// The groceries service library; its helper replaces this placeholder.
