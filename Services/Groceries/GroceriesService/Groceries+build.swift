@@ -1,0 +1,35 @@
+import Foundation
+public import Logging
+public import SousRuntime
+import SousSchema
+import SousWire
+
+/// The groceries service: its store, its host (server + publisher) and the clients of the
+/// catalog (recipes, ingredients) and the planner (people, suggested multipliers) it reads.
+public struct GroceriesService: Sendable {
+    public let host: ServiceHost
+    public let store: GroceriesStore
+
+    /// Builds the service from `configuration`: opens the database, binds the sockets and
+    /// registers the methods. `database` replaces the file under the data directory (tests pass
+    /// an in-memory one).
+    public init(configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil) throws {
+        let logger = logger ?? SousLogging.logger(for: "groceries", level: configuration.logLevel)
+        let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
+        let store = GroceriesStore(database: database)
+        let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
+        let options = ServiceClient.Options(timeout: configuration.callTimeout, retries: 1)
+        let peers = GroceriesPeers(
+            catalog: ServiceClient(service: "catalog", endpoint: configuration.endpoints(of: .catalog).requests, options: options),
+            planner: ServiceClient(service: "planner", endpoint: configuration.endpoints(of: .planner).requests, options: options)
+        )
+        self.host = host
+        self.store = store
+        GroceriesHandlers(host: host, store: store, peers: peers).register()
+    }
+
+    /// Opens (creating and migrating as needed) the groceries database in `directory`, or in memory.
+    public static func openDatabase(directory: String?) throws -> SousDatabase {
+        try SousDatabase(name: "groceries", directory: directory, migrator: GroceriesMigrations.migrator)
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import SousRuntime
+import SousSchema
+import SousWire
+
+/// The groceries methods: validate everything, read what is needed from the peers, write in one
+/// transaction, then publish `groceries.changed` and record activity.
+struct GroceriesHandlers: Sendable {
+    let host: ServiceHost
+    let store: GroceriesStore
+    let peers: GroceriesPeers
+
+    /// Above this a multiplier is a typo, not a shopping list.
+    static let maximumMultiplier = 100
+
+    func register() {
+        let server = host.server
+        server.register(GroceriesAPI.list) { _, context in
+            let list = try store.list(user: context.requireUser())
+            host.recordActivity(context)
+            return list
+        }
+        server.register(GroceriesAPI.addRecipe) { request, context in
+            let user = try context.requireUser()
+            let recipe = try Self.recipeID(request.recipe)
+            if let multiplier = request.multiplier { try Self.validate(multiplier: multiplier) }
+            let exclude = request.exclude ?? []
+            // A recipe already on the list keeps its snapshot; only its multiplier goes up.
+            var snapshot: RecipeSnapshot?
+            var facts: [ListIngredientFacts] = []
+            if try !store.hasRecipe(recipe, user: user) {
+                let profile = try await peers.profile(user: user)
+                let detail = try await peers.recipe(recipe, people: profile.people, user: user)
+                var ids: [String] = []
+                for line in detail.ingredients where !ids.contains(line.ingredient) { ids.append(line.ingredient) }
+                facts = try await peers.ingredients(ids, notFoundField: "recipe").map(ListIngredientFacts.init)
+                snapshot = RecipeSnapshot(detail)
+            }
+            let multiplier: Int
+            if let given = request.multiplier {
+                multiplier = given
+            } else {
+                multiplier = try await peers.suggestedMultiplier(recipe, user: user)
+            }
+            let list = try store.addRecipe(
+                recipe, snapshot: snapshot, multiplier: multiplier, exclude: exclude, ingredients: facts, user: user, now: host.clock.now
+            )
+            return changed(list, user: user, context: context)
+        }
+        server.register(GroceriesAPI.setRecipe) { request, context in
+            let user = try context.requireUser()
+            let recipe = try Self.recipeID(request.recipe)
+            if let multiplier = request.multiplier { try Self.validate(multiplier: multiplier) }
+            guard request.multiplier != nil || request.exclude?.isEmpty == false || request.include?.isEmpty == false else {
+                throw ServiceError.badRequest("nothing to change: give a multiplier, exclude or include", field: "multiplier")
+            }
+            let excluded = Set(request.exclude ?? [])
+            for (index, id) in (request.include ?? []).enumerated() where excluded.contains(id) {
+                throw ServiceError.badRequest("\(id) cannot be both excluded and included", field: "include.\(index)")
+            }
+            var cleaned = request
+            cleaned.recipe = recipe
+            let list = try store.setRecipe(cleaned, user: user)
+            return changed(list, user: user, context: context)
+        }
+        server.register(GroceriesAPI.removeRecipe) { request, context in
+            let user = try context.requireUser()
+            let list = try store.removeRecipe(try Self.recipeID(request.id, field: "id"), user: user)
+            return changed(list, user: user, context: context)
+        }
+        server.register(GroceriesAPI.addItem) { request, context in
+            let user = try context.requireUser()
+            let list = try await addItem(request, user: user)
+            return changed(list, user: user, context: context)
+        }
+        server.register(GroceriesAPI.removeItem) { request, context in
+            let user = try context.requireUser()
+            let list = try store.removeItem(request.id, user: user)
+            return changed(list, user: user, context: context)
+        }
+        server.register(GroceriesAPI.check) { request, context in
+            let user = try context.requireUser()
+            guard !request.lines.isEmpty else { throw ServiceError.badRequest("name at least one line", field: "lines") }
+            guard request.lines.count <= 1000 else { throw ServiceError.badRequest("at most 1000 lines per call", field: "lines") }
+            let list = try store.check(request.lines, checked: request.checked, user: user)
+            return changed(list, user: user, context: context)
+        }
+        server.register(GroceriesAPI.clear) { request, context in
+            let user = try context.requireUser()
+            let list = try store.clear(checkedOnly: request.checkedOnly, user: user)
+            return changed(list, user: user, context: context)
+        }
+        server.register(GroceriesAPI.checkout) { request, context in
+            let user = try context.requireUser()
+            let valid = try CheckoutValidation.validate(request)
+            let order = try store.checkout(valid, user: user, now: host.clock.now)
+            host.publisher.publish(GroceriesTopics.changed, GroceriesChangedEvent(user: user, change: context.method, lineCount: 0))
+            host.recordActivity(context)
+            return order
+        }
+        server.register(GroceriesAPI.orders) { request, context in
+            let user = try context.requireUser()
+            let limit = request.limit ?? 20
+            guard (1...100).contains(limit) else { throw ServiceError.badRequest("limit must be 1 to 100, got \(limit)", field: "limit") }
+            let orders = try store.orders(user: user, limit: limit)
+            host.recordActivity(context)
+            return OrderHistory(orders: orders)
+        }
+    }
+
+    /// An edible item (ingredient + quantity, merged into its line) or a non-edible one (text + count).
+    func addItem(_ request: AddListItem, user: String) async throws(ServiceError) -> GroceryList {
+        let text = request.text?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let ingredient = request.ingredient {
+            guard request.text == nil, request.count == nil else {
+                throw .badRequest("an item is either an ingredient with a quantity or a text with a count, not both", field: request.text != nil ? "text" : "count")
+            }
+            guard !ingredient.isEmpty else { throw .badRequest("ingredient id is empty", field: "ingredient") }
+            guard let quantity = request.quantity else { throw .badRequest("an ingredient item needs a quantity", field: "quantity") }
+            guard quantity.isFinite, quantity > 0, quantity <= 100_000 else {
+                throw .badRequest("quantity must be above 0 and at most 100000, got \(quantity)", field: "quantity")
+            }
+            guard let found = try await peers.ingredients([ingredient], notFoundField: "ingredient").first else {
+                throw .notFound("no ingredient \"\(ingredient)\"", field: "ingredient")
+            }
+            let facts = ListIngredientFacts(found)
+            let unit = request.unit ?? facts.unit
+            guard facts.accepts(unit) else {
+                throw .badRequest("\(facts.name) cannot be measured in \(unit.rawValue) (no \(QuantityDimension(unit) == .count ? "piece weight" : "density") known)", field: "unit")
+            }
+            return try store.addEdibleItem(facts, quantity: quantity, unit: unit, user: user, now: host.clock.now)
+        }
+        guard request.quantity == nil, request.unit == nil else {
+            throw .badRequest("a text item takes a count, not a quantity or unit (or give an ingredient id)", field: request.quantity != nil ? "quantity" : "unit")
+        }
+        guard let text, !text.isEmpty else { throw .badRequest("item text is empty: give a text or an ingredient id", field: "text") }
+        guard text.count <= 200 else { throw .badRequest("item text is longer than 200 characters", field: "text") }
+        if let count = request.count, !(1...1000).contains(count) {
+            throw .badRequest("count must be 1 to 1000, got \(count)", field: "count")
+        }
+        return try store.addNonEdibleItem(text, count: request.count, user: user, now: host.clock.now)
+    }
+
+    /// Publishes `groceries.changed` and the activity event, then hands the list back.
+    func changed(_ list: GroceryList, user: String, context: RequestContext) -> GroceryList {
+        host.publisher.publish(GroceriesTopics.changed, GroceriesChangedEvent(user: user, change: context.method, lineCount: list.lineCount))
+        host.recordActivity(context)
+        return list
+    }
+
+    static func recipeID(_ raw: String, field: String = "recipe") throws(ServiceError) -> String {
+        let id = raw.trimmingCharacters(in: .whitespaces)
+        guard !id.isEmpty else { throw .badRequest("recipe id is empty", field: field) }
+        guard id.count <= 200 else { throw .badRequest("recipe id is longer than 200 characters", field: field) }
+        return id
+    }
+
+    static func validate(multiplier: Int) throws(ServiceError) {
+        guard multiplier >= 1 else { throw .badRequest("multiplier must be at least 1, got \(multiplier)", field: "multiplier") }
+        guard multiplier <= maximumMultiplier else {
+            throw .badRequest("multiplier must be at most \(maximumMultiplier), got \(multiplier)", field: "multiplier")
+        }
+    }
+}

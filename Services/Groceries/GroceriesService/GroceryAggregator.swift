@@ -1,0 +1,95 @@
+public import SousSchema
+
+/// One share of an ingredient on the list: a recipe's quantity (multiplier applied) or a manual
+/// edible item.
+public struct GroceryContribution: Equatable, Sendable {
+    public var ingredient: String
+    public var quantity: Double
+    public var unit: MeasureUnit
+    public var source: GroceryLineSource
+
+    public init(ingredient: String, quantity: Double, unit: MeasureUnit, source: GroceryLineSource) {
+        self.ingredient = ingredient
+        self.quantity = quantity
+        self.unit = unit
+        self.source = source
+    }
+}
+
+/// A manual non-edible item ("paper towels").
+public struct NonEdibleItem: Equatable, Sendable {
+    public var id: Int64
+    public var text: String
+    public var count: Int?
+
+    public init(id: Int64, text: String, count: Int?) {
+        self.id = id
+        self.text = text
+        self.count = count
+    }
+
+    /// Its line id.
+    public var lineID: String { "item:\(id)" }
+}
+
+/// Builds the list a person shops with from its parts. Pure: the store reads the parts, this
+/// sums them, so every read recomputes lines from the recipes' shares and nothing drifts.
+public enum GroceryAggregator {
+    public static func build(
+        recipes: [ListRecipe],
+        contributions: [GroceryContribution],
+        items: [NonEdibleItem],
+        ingredients: [String: ListIngredientFacts],
+        checked: Set<String>
+    ) -> GroceryList {
+        // Sum within each family in the order given (recipes in the order they were added), so
+        // the same shares always give bit-identical totals.
+        var order: [String] = []
+        var amounts: [String: [QuantityDimension: Double]] = [:]
+        var sources: [String: [GroceryLineSource]] = [:]
+        for contribution in contributions {
+            let id = contribution.ingredient
+            if amounts[id] == nil { order.append(id) }
+            amounts[id, default: [:]][QuantityDimension(contribution.unit), default: 0] += contribution.quantity * contribution.unit.baseFactor
+            sources[id, default: []].append(contribution.source)
+        }
+        var lines: [GroceryLine] = []
+        for id in order {
+            guard let facts = ingredients[id], let lineAmounts = amounts[id] else { continue }
+            let dimension = GroceryUnits.displayDimension(for: lineAmounts, facts)
+            let exact = GroceryUnits.total(lineAmounts, in: dimension, facts)
+            let shown = GroceryUnits.display(exact, dimension)
+            lines.append(GroceryLine(
+                id: id, ingredient: id, name: facts.name, category: facts.category, quantity: shown.quantity, unit: shown.unit, count: nil,
+                exactQuantity: exact, exactUnit: dimension.baseUnit, price: GroceryUnits.price(of: lineAmounts, facts),
+                checked: checked.contains(id), sources: sources[id] ?? []
+            ))
+        }
+        for item in items {
+            lines.append(GroceryLine(
+                id: item.lineID, ingredient: nil, name: item.text, category: .other, quantity: item.count.map(Double.init), unit: nil, count: item.count,
+                exactQuantity: nil, exactUnit: nil, price: nil, checked: checked.contains(item.lineID), sources: []
+            ))
+        }
+        return group(lines, recipes: recipes)
+    }
+
+    /// Lines under their categories in shopping order; within a category by name, so a checked
+    /// line stays where it was.
+    static func group(_ lines: [GroceryLine], recipes: [ListRecipe]) -> GroceryList {
+        let byCategory = Dictionary(grouping: lines, by: \.category)
+        var groups: [GroceryCategoryGroup] = []
+        for category in ShoppingCategory.allCases {
+            guard let members = byCategory[category], !members.isEmpty else { continue }
+            let sorted = members.sorted { lhs, rhs in
+                let left = lhs.name.lowercased(), right = rhs.name.lowercased()
+                return left != right ? left < right : lhs.id < rhs.id
+            }
+            groups.append(GroceryCategoryGroup(category: category, lines: sorted, subtotal: sorted.reduce(0) { $0 + ($1.price ?? 0) }))
+        }
+        return GroceryList(
+            recipes: recipes, categories: groups, total: groups.reduce(0) { $0 + $1.subtotal }, lineCount: lines.count,
+            checkedCount: lines.count { $0.checked }
+        )
+    }
+}

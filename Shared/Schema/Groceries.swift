@@ -1,0 +1,348 @@
+public import Foundation
+public import SousWire
+
+// The groceries service: a shopping list built from recipes (scaled for the household and
+// aggregated per ingredient), manual items, check-off, and checkout into orders.
+
+// MARK: - Requests
+
+/// Puts a recipe on the list. Adding a recipe already on it raises its multiplier.
+public struct AddRecipeToList: Codable, Equatable, Sendable {
+    /// Catalog recipe id.
+    public var recipe: String
+    /// Times to buy the recipe, 1–100; default: the planner's suggestion (the slots the recipe
+    /// fills in the visible week, 1 if none).
+    public var multiplier: Int?
+    /// Ingredient ids of the recipe the user already has; they stay off the list.
+    public var exclude: [String]?
+
+    public init(recipe: String, multiplier: Int? = nil, exclude: [String]? = nil) {
+        self.recipe = recipe
+        self.multiplier = multiplier
+        self.exclude = exclude
+    }
+}
+
+/// Changes a recipe already on the list: its multiplier and/or which of its ingredients are left out.
+public struct SetListRecipe: Codable, Equatable, Sendable {
+    public var recipe: String
+    /// The new multiplier, 1–100.
+    public var multiplier: Int?
+    /// Ingredient ids to leave out from now on ("I already have it").
+    public var exclude: [String]?
+    /// Ingredient ids to bring back.
+    public var include: [String]?
+
+    public init(recipe: String, multiplier: Int? = nil, exclude: [String]? = nil, include: [String]? = nil) {
+        self.recipe = recipe
+        self.multiplier = multiplier
+        self.exclude = exclude
+        self.include = include
+    }
+}
+
+/// A manual item: either edible (a catalog ingredient with a quantity, merged into that
+/// ingredient's line) or non-edible (free text with an optional count, listed under Other).
+public struct AddListItem: Codable, Equatable, Sendable {
+    /// Catalog ingredient id (edible item).
+    public var ingredient: String?
+    /// Quantity of the ingredient, > 0 (edible item; default 1 of its usual unit for pieces, else required).
+    public var quantity: Double?
+    /// Unit of ``quantity``; default: the ingredient's usual unit.
+    public var unit: MeasureUnit?
+    /// Free text, e.g. "paper towels" (non-edible item).
+    public var text: String?
+    /// How many, 1–1000 (non-edible item; optional).
+    public var count: Int?
+
+    public init(ingredient: String? = nil, quantity: Double? = nil, unit: MeasureUnit? = nil, text: String? = nil, count: Int? = nil) {
+        self.ingredient = ingredient
+        self.quantity = quantity
+        self.unit = unit
+        self.text = text
+        self.count = count
+    }
+}
+
+/// Checks or unchecks lines by their ``GroceryLine/id``.
+public struct CheckLines: Codable, Equatable, Sendable {
+    public var lines: [String]
+    public var checked: Bool
+
+    public init(lines: [String], checked: Bool) {
+        self.lines = lines
+        self.checked = checked
+    }
+}
+
+/// Empties the list, or only takes the checked lines off it.
+public struct ClearList: Codable, Equatable, Sendable {
+    /// True: remove only checked lines (their ingredients are left out of every recipe on the
+    /// list, their manual items deleted). False: remove everything.
+    public var checkedOnly: Bool
+
+    public init(checkedOnly: Bool) { self.checkedOnly = checkedOnly }
+}
+
+public struct DeliveryAddress: Codable, Equatable, Sendable {
+    public var street: String?
+    public var postalCode: String?
+    public var city: String?
+
+    public init(street: String?, postalCode: String?, city: String?) {
+        self.street = street
+        self.postalCode = postalCode
+        self.city = city
+    }
+}
+
+/// Confirms the list as an order.
+public struct Checkout: Codable, Equatable, Sendable {
+    /// E.164 (`+` then 8–15 digits) or a national number (leading 0, 6–15 digits); spaces,
+    /// dashes, dots and parentheses between digits are ignored.
+    public var phone: String?
+    public var address: DeliveryAddress?
+    /// Optional note for the delivery, at most 500 characters.
+    public var note: String?
+
+    public init(phone: String?, address: DeliveryAddress?, note: String? = nil) {
+        self.phone = phone
+        self.address = address
+        self.note = note
+    }
+}
+
+public struct OrderQuery: Codable, Equatable, Sendable {
+    /// Newest first, 1–100; default 20.
+    public var limit: Int?
+    public init(limit: Int? = nil) { self.limit = limit }
+}
+
+// MARK: - Replies
+
+/// A recipe on the list, with the numbers its quantities were scaled by.
+public struct ListRecipe: Codable, Equatable, Sendable {
+    public var recipe: String
+    public var name: String
+    public var multiplier: Int
+    /// People the quantities were scaled for (the profile's, when the recipe was first added).
+    public var people: Int
+    /// The recipe's own servings at that time.
+    public var servings: Int
+    /// Ingredient ids left out.
+    public var excluded: [String]
+    public var addedAt: Date
+
+    public init(recipe: String, name: String, multiplier: Int, people: Int, servings: Int, excluded: [String], addedAt: Date) {
+        self.recipe = recipe
+        self.name = name
+        self.multiplier = multiplier
+        self.people = people
+        self.servings = servings
+        self.excluded = excluded
+        self.addedAt = addedAt
+    }
+}
+
+/// Where part of a line comes from: one recipe's share, or a manual item.
+public struct GroceryLineSource: Codable, Equatable, Sendable {
+    /// The recipe id, or nil for a manual item.
+    public var recipe: String?
+    /// The recipe's name, or "manual".
+    public var name: String
+    /// This source's quantity (multiplier applied), in its own unit.
+    public var quantity: Double
+    public var unit: MeasureUnit
+    /// The manual item's id, for a manual source.
+    public var item: Int64?
+
+    public init(recipe: String?, name: String, quantity: Double, unit: MeasureUnit, item: Int64? = nil) {
+        self.recipe = recipe
+        self.name = name
+        self.quantity = quantity
+        self.unit = unit
+        self.item = item
+    }
+}
+
+/// One line of the list: an ingredient (every source summed) or a non-edible item.
+public struct GroceryLine: Codable, Equatable, Sendable {
+    /// Stable id to check it by: the ingredient id, or `item:<n>` for a non-edible item.
+    public var id: String
+    /// The catalog ingredient, nil for a non-edible item.
+    public var ingredient: String?
+    public var name: String
+    public var category: ShoppingCategory
+    /// Display quantity in ``unit`` (rounded, see the groceries README); nil for a non-edible item without a count.
+    public var quantity: Double?
+    /// g, kg, ml, l or piece; nil for a non-edible item.
+    public var unit: MeasureUnit?
+    /// A non-edible item's count.
+    public var count: Int?
+    /// The exact total before rounding, in g, ml or pieces (``exactUnit``).
+    public var exactQuantity: Double?
+    public var exactUnit: MeasureUnit?
+    /// Estimated EUR (illustrative); nil for a non-edible item.
+    public var price: Double?
+    public var checked: Bool
+    public var sources: [GroceryLineSource]
+
+    public init(
+        id: String, ingredient: String?, name: String, category: ShoppingCategory, quantity: Double?, unit: MeasureUnit?, count: Int?,
+        exactQuantity: Double?, exactUnit: MeasureUnit?, price: Double?, checked: Bool, sources: [GroceryLineSource]
+    ) {
+        self.id = id
+        self.ingredient = ingredient
+        self.name = name
+        self.category = category
+        self.quantity = quantity
+        self.unit = unit
+        self.count = count
+        self.exactQuantity = exactQuantity
+        self.exactUnit = exactUnit
+        self.price = price
+        self.checked = checked
+        self.sources = sources
+    }
+}
+
+/// The lines of one shopping category.
+public struct GroceryCategoryGroup: Codable, Equatable, Sendable {
+    public var category: ShoppingCategory
+    public var lines: [GroceryLine]
+    /// EUR, illustrative.
+    public var subtotal: Double
+
+    public init(category: ShoppingCategory, lines: [GroceryLine], subtotal: Double) {
+        self.category = category
+        self.lines = lines
+        self.subtotal = subtotal
+    }
+}
+
+/// The caller's grocery list: categories in shopping order (empty ones left out).
+public struct GroceryList: Codable, Equatable, Sendable {
+    public var recipes: [ListRecipe]
+    public var categories: [GroceryCategoryGroup]
+    /// EUR, illustrative: the sum of every line's price.
+    public var total: Double
+    public var lineCount: Int
+    public var checkedCount: Int
+
+    public init(recipes: [ListRecipe], categories: [GroceryCategoryGroup], total: Double, lineCount: Int, checkedCount: Int) {
+        self.recipes = recipes
+        self.categories = categories
+        self.total = total
+        self.lineCount = lineCount
+        self.checkedCount = checkedCount
+    }
+
+    /// Every line in shopping order.
+    public var lines: [GroceryLine] { categories.flatMap(\.lines) }
+
+    /// The line with `id`, if any.
+    public func line(_ id: String) -> GroceryLine? { lines.first { $0.id == id } }
+}
+
+/// One line of a placed order, as it was on the list.
+public struct OrderLine: Codable, Equatable, Sendable {
+    public var ingredient: String?
+    public var name: String
+    public var category: ShoppingCategory
+    public var quantity: Double?
+    public var unit: MeasureUnit?
+    public var count: Int?
+    public var price: Double?
+    public var checked: Bool
+
+    public init(ingredient: String?, name: String, category: ShoppingCategory, quantity: Double?, unit: MeasureUnit?, count: Int?, price: Double?, checked: Bool) {
+        self.ingredient = ingredient
+        self.name = name
+        self.category = category
+        self.quantity = quantity
+        self.unit = unit
+        self.count = count
+        self.price = price
+        self.checked = checked
+    }
+}
+
+/// A confirmed order.
+public struct GroceryOrder: Codable, Equatable, Sendable {
+    public var id: Int64
+    public var placedAt: Date
+    /// Normalized: `+` and digits (E.164) or digits starting with 0 (national).
+    public var phone: String
+    public var address: DeliveryAddress
+    public var note: String?
+    public var lines: [OrderLine]
+    /// EUR, illustrative.
+    public var total: Double
+    /// Recipe ids the list was built from.
+    public var recipes: [String]
+
+    public init(id: Int64, placedAt: Date, phone: String, address: DeliveryAddress, note: String?, lines: [OrderLine], total: Double, recipes: [String]) {
+        self.id = id
+        self.placedAt = placedAt
+        self.phone = phone
+        self.address = address
+        self.note = note
+        self.lines = lines
+        self.total = total
+        self.recipes = recipes
+    }
+}
+
+public struct OrderHistory: Codable, Equatable, Sendable {
+    public var orders: [GroceryOrder]
+    public init(orders: [GroceryOrder]) { self.orders = orders }
+}
+
+// MARK: - Events
+
+/// Body of ``GroceriesTopics/changed``.
+public struct GroceriesChangedEvent: Codable, Equatable, Sendable {
+    public var user: String
+    /// The method that changed the list, e.g. "groceries.addRecipe".
+    public var change: String
+    /// Lines on the list afterwards.
+    public var lineCount: Int
+
+    public init(user: String, change: String, lineCount: Int) {
+        self.user = user
+        self.change = change
+        self.lineCount = lineCount
+    }
+}
+
+public enum GroceriesTopics {
+    /// ``GroceriesChangedEvent``: the caller's list changed (including emptied by a checkout).
+    public static let changed = "groceries.changed"
+}
+
+// MARK: - Methods
+
+public enum GroceriesAPI {
+    /// The caller's list, aggregated and grouped by category.
+    public static let list = Method<Empty, GroceryList>.read("groceries.list")
+    /// Adds a recipe (scaled to the profile's people); notFound for an unknown recipe or an
+    /// excluded id that is not in it.
+    public static let addRecipe = Method<AddRecipeToList, GroceryList>.write("groceries.addRecipe")
+    /// Changes a listed recipe's multiplier or exclusions.
+    public static let setRecipe = Method<SetListRecipe, GroceryList>.write("groceries.setRecipe")
+    /// Takes exactly the recipe's share out of every line.
+    public static let removeRecipe = Method<RecipeID, GroceryList>.write("groceries.removeRecipe")
+    public static let addItem = Method<AddListItem, GroceryList>.write("groceries.addItem")
+    /// Deletes a manual item by its id (see ``GroceryLineSource/item``, or `item:<n>` line ids).
+    public static let removeItem = Method<ListItemID, GroceryList>.write("groceries.removeItem")
+    public static let check = Method<CheckLines, GroceryList>.write("groceries.check")
+    public static let clear = Method<ClearList, GroceryList>.write("groceries.clear")
+    /// Stores the list as an order and empties it, in one transaction.
+    public static let checkout = Method<Checkout, GroceryOrder>.write("groceries.checkout")
+    public static let orders = Method<OrderQuery, OrderHistory>.read("groceries.orders")
+}
+
+public struct ListItemID: Codable, Equatable, Sendable {
+    public var id: Int64
+    public init(id: Int64) { self.id = id }
+}

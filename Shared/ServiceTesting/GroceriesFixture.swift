@@ -1,0 +1,14 @@
+public import GroceriesService
+public import SousRuntime
+
+/// A groceries service with an empty in-memory database, for tests of services and clients that
+/// use it. Pass the catalog's and the planner's bound endpoints as `peers`.
+public enum GroceriesFixture {
+    /// Bound to unique `inproc://` endpoints. Run it with `withRunningServices`.
+    public static func make(peers: [SousService: ServiceEndpoints] = [:], clock: WallClock = .system()) throws -> GroceriesService {
+        try GroceriesService(
+            configuration: .inProcess(.groceries, peers: peers, clock: clock), logger: quietLogger("groceries"),
+            database: GroceriesService.openDatabase(directory: nil)
+        )
+    }
+}
