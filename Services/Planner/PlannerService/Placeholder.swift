@@ -1,1 +1,0 @@
-// The planner service library; its helper replaces this placeholder.

@@ -1,0 +1,238 @@
+import Foundation
+public import Logging
+public import SousRuntime
+import SousSchema
+import SousWire
+
+/// The planner service: cooking profiles and the rolling week of meals, with the clients it
+/// reads recipes from the catalog and logs cooked meals to the tracker with.
+public struct PlannerService: Sendable {
+    public let host: ServiceHost
+    public let store: PlannerStore
+
+    /// Builds the planner from `configuration`: opens the database, binds the sockets and
+    /// registers methods. `database` replaces the file under the data directory (tests).
+    public init(configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil) throws {
+        let logger = logger ?? SousLogging.logger(for: "planner", level: configuration.logLevel)
+        let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
+        let store = PlannerStore(database: database)
+        let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
+        let options = ServiceClient.Options(timeout: configuration.callTimeout, retries: 1)
+        let catalog = ServiceClient(service: "catalog", endpoint: configuration.endpoints(of: .catalog).requests, options: options)
+        let tracker = ServiceClient(service: "tracker", endpoint: configuration.endpoints(of: .tracker).requests, options: options)
+        self.host = host
+        self.store = store
+        PlannerHandlers(host: host, store: store, catalog: catalog, tracker: tracker).register()
+    }
+
+    /// Opens (creating and migrating as needed) the planner database in `directory`, or in memory.
+    public static func openDatabase(directory: String?) throws -> SousDatabase {
+        try SousDatabase(name: "planner", directory: directory, migrator: PlannerMigrations.migrator)
+    }
+}
+
+/// The planner's methods: validate, call the store, publish events, record activity.
+struct PlannerHandlers: Sendable {
+    let host: ServiceHost
+    let store: PlannerStore
+    let catalog: ServiceClient
+    let tracker: ServiceClient
+
+    var now: Date { host.clock.now }
+
+    func register() {
+        let server = host.server
+        // profile.get and plan.multiplier are what other services read for a user, so they do
+        // not count as the user's activity (the notifier would otherwise see every reminder
+        // check as the user being active).
+        server.register(PlannerAPI.getProfile) { _, context in
+            try store.profile(user: context.requireUser())
+        }
+        server.register(PlannerAPI.suggestedMultiplier) { request, context in
+            let planned = try store.plannedSlots(user: context.requireUser(), recipe: request.id, now: now)
+            return SuggestedMultiplier(recipe: request.id, multiplier: max(planned, 1), plannedSlots: planned)
+        }
+        server.register(PlannerAPI.updateProfile) { request, context in
+            let user = try context.requireUser()
+            let current = try store.profile(user: user)
+            let profile = try await ProfileValidation.validated(request, over: current, catalog: catalog, user: user)
+            try store.save(profile, user: user, now: now)
+            profileChanged(user: user, profile: profile, context: context)
+            return profile
+        }
+        server.register(PlannerAPI.resetProfile) { _, context in
+            let user = try context.requireUser()
+            try store.resetProfile(user: user)
+            profileChanged(user: user, profile: .defaults, context: context)
+            return .defaults
+        }
+        server.register(PlannerAPI.getPlan) { _, context in
+            let week = try store.week(user: context.requireUser(), now: now)
+            record(context)
+            return week
+        }
+        server.register(PlannerAPI.history) { request, context in
+            let user = try context.requireUser()
+            try checkRange(request)
+            let days = try store.days(user: user, range: request, now: now)
+            record(context)
+            return PlanDays(days: days)
+        }
+        server.register(PlannerAPI.selection) { _, context in
+            let recipes = try store.selection(user: context.requireUser(), now: now)
+            record(context)
+            return PlanSelection(recipes: recipes)
+        }
+        server.register(PlannerAPI.addRecipe) { request, context in
+            let user = try context.requireUser()
+            let name = try await recipeName(request.id, user: user, field: "id")
+            if try store.add(user: user, recipe: request.id, name: name, now: now) {
+                planChanged(user: user, dates: [], context: context)
+            } else {
+                record(context)
+            }
+            return PlanSelection(recipes: try store.selection(user: user, now: now))
+        }
+        server.register(PlannerAPI.removeRecipe) { request, context in
+            let user = try context.requireUser()
+            let cleared = try store.remove(user: user, recipe: request.id, now: now)
+            planChanged(user: user, dates: cleared, context: context)
+            return PlanSelection(recipes: try store.selection(user: user, now: now))
+        }
+        server.register(PlannerAPI.putSlot) { request, context in
+            let user = try context.requireUser()
+            // Checked before asking the catalog, so a bad slot is named even when it is down.
+            try store.window(user: user, now: now).check(SlotRef(date: request.date, slot: request.slot))
+            let name = try await recipeName(request.recipe, user: user, field: "recipe")
+            let slot = try store.put(user: user, assignment: request, name: name, now: now)
+            planChanged(user: user, dates: [request.date], context: context)
+            return slot
+        }
+        server.register(PlannerAPI.moveSlot) { request, context in
+            let user = try context.requireUser()
+            let slots = try store.move(user: user, move: request, now: now)
+            planChanged(user: user, dates: Array(Set([request.from.date, request.to.date])).sorted(), context: context)
+            return PlanDays(days: try store.days(user: user, range: PlanDateRange(from: min(request.from.date, request.to.date), to: max(request.from.date, request.to.date)), now: now)
+                .filter { day in slots.contains { $0.date == day.date } })
+        }
+        server.register(PlannerAPI.clearSlot) { request, context in
+            let user = try context.requireUser()
+            let slot = try store.clear(user: user, ref: request, now: now)
+            planChanged(user: user, dates: [request.date], context: context)
+            return slot
+        }
+        server.register(PlannerAPI.cooked) { request, context in
+            try await cooked(request, context: context)
+        }
+        server.register(PlannerAPI.calendar) { request, context in
+            let user = try context.requireUser()
+            let export = try calendar(request, user: user)
+            record(context)
+            return export
+        }
+    }
+
+    // MARK: Cooked it
+
+    /// Commits the cooked mark first, then asks the tracker to log one serving. A tracker that
+    /// fails leaves the mark in place and says so in the reply; calling again retries the logging.
+    func cooked(_ request: SlotRef, context: RequestContext) async throws -> CookedResult {
+        let user = try context.requireUser()
+        let slot = try store.markCooked(user: user, ref: request, now: now)
+        planChanged(user: user, dates: [request.date], context: context)
+        guard let recipe = slot.recipe else { throw ServiceError.internal("cooked slot lost its recipe") }
+        let entry: DiaryEntry
+        do {
+            entry = try await tracker.call(TrackerAPI.logRecipeServing, RecipeServingLog(date: request.date, meal: slot.meal, recipe: recipe, servings: 1), user: user)
+        } catch {
+            context.logger.warning("cooked meal not logged", metadata: ["error": "\(error)"])
+            let message = "Marked \(PlannerStore.label(request)) as cooked, but it could not be logged to your diary (\(error.message)). "
+                + "Mark it as cooked again to retry logging."
+            return CookedResult(slot: slot, logged: false, diaryEntry: nil, loggingError: message)
+        }
+        let recorded = try store.recordDiaryEntry(entry.id, user: user, ref: request, recipe: recipe)
+        return CookedResult(slot: recorded, logged: true, diaryEntry: entry, loggingError: nil)
+    }
+
+    // MARK: Calendar
+
+    static let maxRangeDays = 366
+
+    func checkRange(_ range: PlanDateRange) throws(ServiceError) {
+        guard range.from <= range.to else { throw .badRequest("from \(range.from) is after to \(range.to)", field: "to") }
+        guard range.from.days(to: range.to) < Self.maxRangeDays else {
+            throw .badRequest("at most \(Self.maxRangeDays) days at once", field: "to")
+        }
+    }
+
+    func calendar(_ request: CalendarRequest, user: String) throws -> CalendarExport {
+        let profile = try store.profile(user: user)
+        let window = PlanWindow(now: now, profile: profile)
+        let range: PlanDateRange
+        switch (request.from, request.to) {
+        case (nil, nil): range = PlanDateRange(from: window.today, to: window.last)
+        case (let from?, let to?): range = PlanDateRange(from: from, to: to)
+        case (nil, _): throw ServiceError.badRequest("give both from and to, or neither for the visible week", field: "from")
+        case (_, nil): throw ServiceError.badRequest("give both from and to, or neither for the visible week", field: "to")
+        }
+        try checkRange(range)
+        let days = try store.days(user: user, range: range, now: now)
+        let events = days.flatMap(\.slots).compactMap { slot -> ICalendar.Event? in
+            guard let recipe = slot.recipe else { return nil }
+            let hour = slot.meal == .lunch ? 12 : 19
+            return ICalendar.Event(
+                uid: "\(slot.date)-\(slot.meal.rawValue)-\(Self.uidSafe(user))@planner.sous",
+                start: slot.date.instant(hour: hour, in: window.timeZone),
+                end: slot.date.instant(hour: hour + 1, in: window.timeZone),
+                summary: "\(slot.meal.rawValue.capitalized): \(slot.recipeName ?? recipe)",
+                description: "Sous recipe \(recipe)"
+            )
+        }
+        return CalendarExport(calendar: ICalendar.calendar(name: "Sous meal plan", events: events, stamp: now), events: events.count)
+    }
+
+    /// The user id with everything but letters, digits, dot, dash and underscore percent-encoded.
+    static func uidSafe(_ user: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-_.")
+        return user.addingPercentEncoding(withAllowedCharacters: allowed) ?? user
+    }
+
+    // MARK: Helpers
+
+    /// The recipe's name: the selection's copy, or the catalog's (notFound naming `field`).
+    func recipeName(_ id: String, user: String, field: String) async throws -> String {
+        if let name = try store.selectedName(user: user, recipe: id) { return name }
+        let recipe: RecipeDetail
+        do {
+            recipe = try await catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: id), user: user)
+        } catch {
+            throw Self.catalogError(error, notFound: "no recipe \"\(id)\" in the catalog", field: field, checking: "\"\(id)\"")
+        }
+        return recipe.name
+    }
+
+    /// A catalog failure as this service answers it: notFound naming the caller's field,
+    /// unavailable naming the catalog, anything else unchanged.
+    static func catalogError(_ error: ServiceError, notFound message: String, field: String, checking what: String) -> ServiceError {
+        switch error.code {
+        case .notFound: .notFound(message, field: field)
+        case .unavailable, .timeout: .unavailable("the catalog is unavailable, so \(what) cannot be checked: \(error.message)")
+        default: error
+        }
+    }
+
+    func profileChanged(user: String, profile: CookingProfile, context: RequestContext) {
+        host.publisher.publish(PlannerTopics.profileChanged, ProfileChangedEvent(user: user, profile: profile))
+        record(context)
+    }
+
+    func planChanged(user: String, dates: [LocalDate], context: RequestContext) {
+        host.publisher.publish(PlannerTopics.planChanged, PlanChangedEvent(user: user, dates: dates))
+        record(context)
+    }
+
+    func record(_ context: RequestContext) {
+        host.recordActivity(context)
+    }
+}

@@ -1,0 +1,53 @@
+import GRDB
+
+/// The planner's schema. Migrations are frozen once shipped: add new ones, never edit these.
+enum PlannerMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: profiles, selection, slots") { db in
+            try db.execute(sql: """
+                CREATE TABLE profile (
+                    user TEXT PRIMARY KEY,
+                    people INTEGER NOT NULL,
+                    patience INTEGER NOT NULL,
+                    diets TEXT NOT NULL,
+                    allergens TEXT NOT NULL,
+                    dislikes TEXT NOT NULL,
+                    equipment TEXT NOT NULL,
+                    filter_diets INTEGER NOT NULL,
+                    filter_equipment INTEGER NOT NULL,
+                    filter_patience INTEGER NOT NULL,
+                    time_zone TEXT NOT NULL,
+                    reminders_enabled INTEGER NOT NULL,
+                    reminder_hour INTEGER NOT NULL,
+                    updated_at REAL NOT NULL
+                );
+
+                -- The carousel: recipes a user added, in the order added (rowid).
+                CREATE TABLE selection (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user TEXT NOT NULL,
+                    recipe TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    added_at REAL NOT NULL,
+                    UNIQUE (user, recipe)
+                );
+
+                -- Filled slots only; an empty slot has no row. Dates are local "YYYY-MM-DD", which
+                -- sort as text. The recipe name is kept so past days read without the catalog.
+                CREATE TABLE slot (
+                    user TEXT NOT NULL,
+                    date TEXT NOT NULL,
+                    slot INTEGER NOT NULL CHECK (slot IN (1, 2)),
+                    recipe TEXT NOT NULL,
+                    recipe_name TEXT NOT NULL,
+                    cooked_at REAL,
+                    diary_entry INTEGER,
+                    PRIMARY KEY (user, date, slot)
+                ) WITHOUT ROWID;
+                CREATE INDEX slot_recipe ON slot(user, recipe, date);
+                """)
+        }
+        return migrator
+    }
+}

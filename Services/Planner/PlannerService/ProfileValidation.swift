@@ -1,0 +1,50 @@
+import Foundation
+import SousRuntime
+import SousSchema
+import SousWire
+
+/// Checks a profile update in full before anything is written, naming the first bad field.
+enum ProfileValidation {
+    static let maxDislikes = 200
+
+    /// `update` applied over `current`, validated; dislikes are checked against the catalog.
+    static func validated(_ update: ProfileUpdate, over current: CookingProfile, catalog: ServiceClient, user: String) async throws -> CookingProfile {
+        var profile = update.applied(to: current)
+        try check(profile)
+        profile.diets = unique(profile.diets).sorted()
+        profile.allergens = unique(profile.allergens).sorted()
+        profile.equipment = unique(profile.equipment).sorted()
+        if let dislikes = update.dislikes {
+            guard dislikes.count <= maxDislikes else { throw ServiceError.badRequest("at most \(maxDislikes) disliked ingredients", field: "dislikes") }
+            if !dislikes.isEmpty { try await checkIngredients(dislikes, catalog: catalog, user: user) }
+            profile.dislikes = unique(dislikes)
+        }
+        return profile
+    }
+
+    /// The range checks that need no other service.
+    static func check(_ profile: CookingProfile) throws(ServiceError) {
+        guard (1...50).contains(profile.people) else { throw .badRequest("people must be 1 to 50, got \(profile.people)", field: "people") }
+        guard (1...5).contains(profile.patience) else { throw .badRequest("patience must be 1 to 5, got \(profile.patience)", field: "patience") }
+        guard (0...23).contains(profile.reminderHour) else {
+            throw .badRequest("reminder hour must be 0 to 23, got \(profile.reminderHour)", field: "reminderHour")
+        }
+        guard !profile.timeZone.isEmpty, profile.timeZone.utf8.count <= 64, TimeZone(identifier: profile.timeZone) != nil else {
+            throw .badRequest("unknown time zone \"\(profile.timeZone.prefix(64))\": use an IANA name such as Europe/Rome", field: "timeZone")
+        }
+    }
+
+    private static func checkIngredients(_ ids: [String], catalog: ServiceClient, user: String) async throws {
+        do {
+            _ = try await catalog.call(CatalogAPI.getIngredients, IngredientIDs(ids: ids), user: user)
+        } catch {
+            let field = error.field.map { $0.replacingOccurrences(of: "ids.", with: "dislikes.") } ?? "dislikes"
+            throw PlannerHandlers.catalogError(error, notFound: "unknown ingredient in dislikes: \(error.message)", field: field, checking: "disliked ingredients")
+        }
+    }
+
+    private static func unique<T: Hashable>(_ values: [T]) -> [T] {
+        var seen: Set<T> = []
+        return values.filter { seen.insert($0).inserted }
+    }
+}

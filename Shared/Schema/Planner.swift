@@ -1,0 +1,270 @@
+public import Foundation
+public import SousWire
+
+// The planner's own methods (the profile editing, the selection, the week's slots, cooked-it and
+// the calendar export). The part other services call lives in `PlannerProfile.swift`.
+
+/// A partial profile update: only the fields that are set change.
+public struct ProfileUpdate: Codable, Equatable, Sendable {
+    public var people: Int?
+    public var patience: Int?
+    public var diets: [Diet]?
+    public var allergens: [Allergen]?
+    /// Catalog ingredient ids; unknown ids are rejected naming `dislikes.<index>`.
+    public var dislikes: [String]?
+    public var equipment: [Appliance]?
+    public var filterDiets: Bool?
+    public var filterEquipment: Bool?
+    public var filterPatience: Bool?
+    /// IANA time zone name, e.g. "Pacific/Auckland".
+    public var timeZone: String?
+    public var remindersEnabled: Bool?
+    public var reminderHour: Int?
+
+    public init(
+        people: Int? = nil, patience: Int? = nil, diets: [Diet]? = nil, allergens: [Allergen]? = nil, dislikes: [String]? = nil,
+        equipment: [Appliance]? = nil, filterDiets: Bool? = nil, filterEquipment: Bool? = nil, filterPatience: Bool? = nil,
+        timeZone: String? = nil, remindersEnabled: Bool? = nil, reminderHour: Int? = nil
+    ) {
+        self.people = people
+        self.patience = patience
+        self.diets = diets
+        self.allergens = allergens
+        self.dislikes = dislikes
+        self.equipment = equipment
+        self.filterDiets = filterDiets
+        self.filterEquipment = filterEquipment
+        self.filterPatience = filterPatience
+        self.timeZone = timeZone
+        self.remindersEnabled = remindersEnabled
+        self.reminderHour = reminderHour
+    }
+
+    /// `profile` with this update's fields applied.
+    public func applied(to profile: CookingProfile) -> CookingProfile {
+        var result = profile
+        if let people { result.people = people }
+        if let patience { result.patience = patience }
+        if let diets { result.diets = diets }
+        if let allergens { result.allergens = allergens }
+        if let dislikes { result.dislikes = dislikes }
+        if let equipment { result.equipment = equipment }
+        if let filterDiets { result.filterDiets = filterDiets }
+        if let filterEquipment { result.filterEquipment = filterEquipment }
+        if let filterPatience { result.filterPatience = filterPatience }
+        if let timeZone { result.timeZone = timeZone }
+        if let remindersEnabled { result.remindersEnabled = remindersEnabled }
+        if let reminderHour { result.reminderHour = reminderHour }
+        return result
+    }
+}
+
+/// One of the two daily plan slots.
+public enum PlanSlotKind {
+    /// Slot 1: lunch; slot 2: dinner.
+    public static let slots = 1...2
+
+    /// The diary meal a slot maps onto.
+    public static func meal(of slot: Int) -> Meal? {
+        switch slot {
+        case 1: .lunch
+        case 2: .dinner
+        default: nil
+        }
+    }
+}
+
+/// A slot of the plan: a date and 1 (lunch) or 2 (dinner).
+public struct SlotRef: Codable, Hashable, Sendable {
+    public var date: LocalDate
+    /// 1 = lunch, 2 = dinner.
+    public var slot: Int
+
+    public init(date: LocalDate, slot: Int) {
+        self.date = date
+        self.slot = slot
+    }
+}
+
+/// Puts `recipe` into a slot (adding it to the selection if it is not there yet).
+public struct SlotAssignment: Codable, Equatable, Sendable {
+    public var date: LocalDate
+    public var slot: Int
+    public var recipe: String
+
+    public init(date: LocalDate, slot: Int, recipe: String) {
+        self.date = date
+        self.slot = slot
+        self.recipe = recipe
+    }
+}
+
+/// Moves a slot's recipe to another slot; an occupied target swaps the two.
+public struct SlotMove: Codable, Equatable, Sendable {
+    public var from: SlotRef
+    public var to: SlotRef
+
+    public init(from: SlotRef, to: SlotRef) {
+        self.from = from
+        self.to = to
+    }
+}
+
+/// One slot of one day as the plan shows it.
+public struct PlanSlot: Codable, Equatable, Sendable {
+    public var date: LocalDate
+    public var slot: Int
+    public var meal: Meal
+    /// The recipe id, nil for an empty slot.
+    public var recipe: String?
+    /// The recipe's name as the catalog gave it when it was planned.
+    public var recipeName: String?
+    /// When the user said they cooked it.
+    public var cookedAt: Date?
+    /// The diary entry the tracker created for it, once logging succeeded.
+    public var diaryEntry: Int64?
+
+    public init(date: LocalDate, slot: Int, meal: Meal, recipe: String? = nil, recipeName: String? = nil, cookedAt: Date? = nil, diaryEntry: Int64? = nil) {
+        self.date = date
+        self.slot = slot
+        self.meal = meal
+        self.recipe = recipe
+        self.recipeName = recipeName
+        self.cookedAt = cookedAt
+        self.diaryEntry = diaryEntry
+    }
+}
+
+public struct PlanDay: Codable, Equatable, Sendable {
+    public var date: LocalDate
+    /// 1 = Monday … 7 = Sunday.
+    public var weekday: Int
+    public var isToday: Bool
+    /// Lunch, then dinner.
+    public var slots: [PlanSlot]
+
+    public init(date: LocalDate, weekday: Int, isToday: Bool, slots: [PlanSlot]) {
+        self.date = date
+        self.weekday = weekday
+        self.isToday = isToday
+        self.slots = slots
+    }
+}
+
+/// A recipe in the user's selection (the carousel).
+public struct SelectedRecipe: Codable, Equatable, Sendable {
+    public var id: String
+    public var name: String
+    public var addedAt: Date
+    /// Slots it fills in the visible week.
+    public var plannedSlots: Int
+
+    public init(id: String, name: String, addedAt: Date, plannedSlots: Int) {
+        self.id = id
+        self.name = name
+        self.addedAt = addedAt
+        self.plannedSlots = plannedSlots
+    }
+}
+
+public struct PlanSelection: Codable, Equatable, Sendable {
+    /// In the order they were added.
+    public var recipes: [SelectedRecipe]
+
+    public init(recipes: [SelectedRecipe]) { self.recipes = recipes }
+}
+
+/// The visible week: today and the six days after it in the user's time zone.
+public struct WeekPlan: Codable, Equatable, Sendable {
+    public var today: LocalDate
+    public var timeZone: String
+    public var days: [PlanDay]
+    public var selection: [SelectedRecipe]
+
+    public init(today: LocalDate, timeZone: String, days: [PlanDay], selection: [SelectedRecipe]) {
+        self.today = today
+        self.timeZone = timeZone
+        self.days = days
+        self.selection = selection
+    }
+}
+
+/// Inclusive dates, at most 366 days.
+public struct PlanDateRange: Codable, Equatable, Sendable {
+    public var from: LocalDate
+    public var to: LocalDate
+
+    public init(from: LocalDate, to: LocalDate) {
+        self.from = from
+        self.to = to
+    }
+}
+
+public struct PlanDays: Codable, Equatable, Sendable {
+    public var days: [PlanDay]
+    public init(days: [PlanDay]) { self.days = days }
+}
+
+/// What "cooked it" did: the slot as recorded, and whether the tracker logged the serving.
+public struct CookedResult: Codable, Equatable, Sendable {
+    public var slot: PlanSlot
+    /// True when the diary has the serving (now, or from an earlier attempt).
+    public var logged: Bool
+    public var diaryEntry: DiaryEntry?
+    /// Why logging failed, in a sentence a user can act on; nil when it worked.
+    public var loggingError: String?
+
+    public init(slot: PlanSlot, logged: Bool, diaryEntry: DiaryEntry?, loggingError: String?) {
+        self.slot = slot
+        self.logged = logged
+        self.diaryEntry = diaryEntry
+        self.loggingError = loggingError
+    }
+}
+
+/// Which dates to export; both nil means the visible week.
+public struct CalendarRequest: Codable, Equatable, Sendable {
+    public var from: LocalDate?
+    public var to: LocalDate?
+
+    public init(from: LocalDate? = nil, to: LocalDate? = nil) {
+        self.from = from
+        self.to = to
+    }
+}
+
+/// An RFC 5545 calendar (CRLF line endings), one event per filled slot.
+public struct CalendarExport: Codable, Equatable, Sendable {
+    public var calendar: String
+    public var events: Int
+
+    public init(calendar: String, events: Int) {
+        self.calendar = calendar
+        self.events = events
+    }
+}
+
+extension PlannerAPI {
+    /// Changes the fields the update sets; answers the whole new profile.
+    public static let updateProfile = Method<ProfileUpdate, CookingProfile>.write("profile.update")
+    /// Back to the defaults.
+    public static let resetProfile = Method<Empty, CookingProfile>.write("profile.reset")
+
+    /// The visible week with the selection.
+    public static let getPlan = Method<Empty, WeekPlan>.read("plan.get")
+    /// Any dates, past ones included (history).
+    public static let history = Method<PlanDateRange, PlanDays>.read("plan.history")
+    public static let selection = Method<Empty, PlanSelection>.read("plan.selection")
+    /// Adds a catalog recipe to the selection (notFound if the catalog has no such recipe).
+    public static let addRecipe = Method<RecipeID, PlanSelection>.write("plan.add")
+    /// Removes a recipe from the selection and clears every slot from today on that holds it.
+    public static let removeRecipe = Method<RecipeID, PlanSelection>.write("plan.remove")
+    public static let putSlot = Method<SlotAssignment, PlanSlot>.write("plan.put")
+    /// Answers both slots after the move.
+    public static let moveSlot = Method<SlotMove, PlanDays>.write("plan.move")
+    public static let clearSlot = Method<SlotRef, PlanSlot>.write("plan.clear")
+    /// Records that the slot's meal was cooked and asks the tracker to log one serving.
+    public static let cooked = Method<SlotRef, CookedResult>.write("plan.cooked")
+    /// iCalendar of the visible week or a date range.
+    public static let calendar = Method<CalendarRequest, CalendarExport>.read("plan.ics")
+}

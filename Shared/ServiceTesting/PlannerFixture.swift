@@ -1,0 +1,15 @@
+public import PlannerService
+public import SousRuntime
+import SousSchema
+
+/// A real planner with an empty in-memory database, for tests of services that read profiles
+/// and plans. Pass the catalog's endpoints in `peers` for methods that look recipes up.
+public enum PlannerFixture {
+    /// A planner bound to unique `inproc://` endpoints. Run it with `withRunningServices`.
+    public static func make(peers: [SousService: ServiceEndpoints] = [:], clock: WallClock = .system()) throws -> PlannerService {
+        try PlannerService(
+            configuration: .inProcess(.planner, peers: peers, clock: clock), logger: quietLogger("planner"),
+            database: PlannerService.openDatabase(directory: nil)
+        )
+    }
+}
