@@ -105,6 +105,7 @@ let package = Package(
             name: "TrackerService",
             dependencies: ["SousRuntime", "SousSchema", "SousWire", grdb, logging],
             path: "Services/Tracker/TrackerService",
+            resources: [.copy("Seed")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

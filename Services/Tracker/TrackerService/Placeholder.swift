@@ -1,1 +1,0 @@
-// The tracker service library; its helper replaces this placeholder.

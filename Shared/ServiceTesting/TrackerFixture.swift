@@ -1,0 +1,15 @@
+public import SousRuntime
+import SousSchema
+public import TrackerService
+
+/// A real tracker with an in-memory database and the shipped sample products, for tests of
+/// services that call it. Pass the catalog (recipes, ingredients) and planner (time zone) in `peers`.
+public enum TrackerFixture {
+    /// Bound to unique `inproc://` endpoints. Run it with `withRunningServices`.
+    public static func make(peers: [SousService: ServiceEndpoints] = [:], clock: WallClock = .system()) throws -> TrackerService {
+        try TrackerService(
+            configuration: .inProcess(.tracker, peers: peers, clock: clock), logger: quietLogger("tracker"),
+            database: TrackerService.openDatabase(directory: nil)
+        )
+    }
+}

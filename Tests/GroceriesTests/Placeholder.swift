@@ -1,1 +1,0 @@
-// Groceries tests; its helper replaces this placeholder.
