@@ -1,0 +1,262 @@
+import ArgumentParser
+import Foundation
+import SousRuntime
+import SousSchema
+import SousWire
+
+struct GroceriesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "groceries",
+        abstract: "Your grocery list: recipes scaled for your household, summed per ingredient, priced, by shop aisle.",
+        discussion: """
+            Add recipes (quantities are scaled to the people in your cooking profile and bought as many times as \
+            the recipe is planned this week, unless you say --times), add things by hand, tick them off in the \
+            shop, then check out with a phone number and a delivery address. Lines are named by the ids \
+            `sous groceries show` prints: the ingredient id (e.g. red-lentils) or item:<n> for a hand-written item. \
+            Prices are illustrative estimates.
+            """,
+        subcommands: [Show.self, AddRecipe.self, SetRecipe.self, RemoveRecipe.self, AddItem.self, RemoveItem.self, CheckLine.self, UncheckLine.self,
+                      Clear.self, CheckoutOrder.self, Orders.self],
+        defaultSubcommand: Show.self
+    )
+
+    // MARK: show
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the list grouped by category, with quantities, prices, check marks and the total.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let list = try await global.client(.groceries).call(GroceriesAPI.list, Empty(), user: global.resolvedUser)
+            if global.json { return try printJSON(list) }
+            Console.current.out(GroceriesRendering.render(list))
+        }
+    }
+
+    // MARK: recipes
+
+    struct AddRecipe: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add-recipe",
+            abstract: "Put a recipe's ingredients on the list; adding it again buys it more times."
+        )
+        @Argument(help: "Recipe id (see `sous recipes search`).") var recipe: String
+        @Option(name: .customLong("times"), help: "How many times to buy it, 1–100 (default: the times it is planned this week, at least 1).")
+        var multiplier: Int?
+        @Option(name: .customLong("have"), help: "An ingredient id of the recipe you already have; it stays off the list (repeatable).")
+        var exclude: [String] = []
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let request = AddRecipeToList(recipe: recipe, multiplier: multiplier, exclude: exclude.isEmpty ? nil : exclude)
+            let list = try await global.client(.groceries).call(GroceriesAPI.addRecipe, request, user: global.resolvedUser)
+            if global.json { return try printJSON(list) }
+            let listed = list.recipes.first { $0.recipe == recipe }
+            Console.current.out("Added \(listed?.name ?? recipe) ×\(listed?.multiplier ?? 1) for \(listed?.people ?? 0) people. \(GroceriesRendering.summary(list))")
+        }
+    }
+
+    struct SetRecipe: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set",
+            abstract: "Change a listed recipe: how many times to buy it, and which of its ingredients you already have."
+        )
+        @Argument(help: "Recipe id on the list.") var recipe: String
+        @Option(name: .customLong("times"), help: "Buy it this many times, 1–100.") var multiplier: Int?
+        @Option(name: .customLong("have"), help: "An ingredient id you already have; leave it out (repeatable).") var exclude: [String] = []
+        @Option(name: .customLong("need"), help: "An ingredient id left out before that you need after all (repeatable).") var include: [String] = []
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let request = SetListRecipe(recipe: recipe, multiplier: multiplier, exclude: exclude.isEmpty ? nil : exclude, include: include.isEmpty ? nil : include)
+            let list = try await global.client(.groceries).call(GroceriesAPI.setRecipe, request, user: global.resolvedUser)
+            if global.json { return try printJSON(list) }
+            Console.current.out("Updated \(recipe). \(GroceriesRendering.summary(list))")
+        }
+    }
+
+    struct RemoveRecipe: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove-recipe", abstract: "Take a recipe's share out of every line.")
+        @Argument(help: "Recipe id on the list.") var recipe: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let list = try await global.client(.groceries).call(GroceriesAPI.removeRecipe, RecipeID(id: recipe), user: global.resolvedUser)
+            if global.json { return try printJSON(list) }
+            Console.current.out("Removed \(recipe). \(GroceriesRendering.summary(list))")
+        }
+    }
+
+    // MARK: items
+
+    struct AddItem: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add-item",
+            abstract: "Add something by hand: an ingredient with a quantity, or anything else as text.",
+            discussion: """
+                sous groceries add-item --ingredient flour --quantity 500 --unit g   (merged into the flour line)
+                sous groceries add-item paper towels --count 2                       (listed under Other)
+                """
+        )
+        @Argument(help: "What to buy, as free text (not with --ingredient).") var text: [String] = []
+        @Option(help: "How many of the text item, 1–1000.") var count: Int?
+        @Option(help: "A catalog ingredient id (see `sous ingredients search`).") var ingredient: String?
+        @Option(help: "Quantity of the ingredient, in --unit.") var quantity: Double?
+        @Option(help: "Unit of the quantity: \(MeasureUnit.allCases.map(\.rawValue).joined(separator: ", ")) (default: the ingredient's usual unit).")
+        var unit: String?
+        @OptionGroup var global: GlobalOptions
+
+        func validate() throws {
+            if let unit, MeasureUnit(rawValue: unit) == nil {
+                throw ValidationError("unknown unit \"\(unit)\"; use one of \(MeasureUnit.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
+
+        func run() async throws {
+            let words = text.joined(separator: " ")
+            let request = AddListItem(
+                ingredient: ingredient, quantity: quantity, unit: unit.flatMap(MeasureUnit.init(rawValue:)), text: words.isEmpty && ingredient != nil ? nil : words,
+                count: count
+            )
+            let list = try await global.client(.groceries).call(GroceriesAPI.addItem, request, user: global.resolvedUser)
+            if global.json { return try printJSON(list) }
+            Console.current.out("Added \(ingredient ?? words). \(GroceriesRendering.summary(list))")
+        }
+    }
+
+    struct RemoveItem: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove-item", abstract: "Delete an item you added by hand (its number from item:<n>).")
+        @Argument(help: "The item number, or its line id item:<n>.") var item: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            guard let id = Int64(item.hasPrefix("item:") ? String(item.dropFirst(5)) : item) else {
+                throw ValidationError("\"\(item)\" is not an item number; use the n of item:<n> from `sous groceries show`")
+            }
+            let list = try await global.client(.groceries).call(GroceriesAPI.removeItem, ListItemID(id: id), user: global.resolvedUser)
+            if global.json { return try printJSON(list) }
+            Console.current.out("Removed item:\(id). \(GroceriesRendering.summary(list))")
+        }
+    }
+
+    // MARK: check-off
+
+    struct CheckLine: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "check", abstract: "Tick lines off (they stay in place, marked).")
+        @Argument(help: "Line ids as `show` prints them.") var lines: [String]
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws { try await GroceriesRendering.check(lines, checked: true, global: global) }
+    }
+
+    struct UncheckLine: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "uncheck", abstract: "Take the tick off lines.")
+        @Argument(help: "Line ids as `show` prints them.") var lines: [String]
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws { try await GroceriesRendering.check(lines, checked: false, global: global) }
+    }
+
+    struct Clear: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Empty the list, or with --checked take only the ticked lines off (their ingredients count as had)."
+        )
+        @Flag(help: "Remove only the checked lines.") var checked = false
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let list = try await global.client(.groceries).call(GroceriesAPI.clear, ClearList(checkedOnly: checked), user: global.resolvedUser)
+            if global.json { return try printJSON(list) }
+            Console.current.out(checked ? "Cleared the checked lines. \(GroceriesRendering.summary(list))" : "The list is empty.")
+        }
+    }
+
+    // MARK: orders
+
+    struct CheckoutOrder: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "checkout",
+            abstract: "Confirm the list as an order for delivery; the list is emptied.",
+            discussion: """
+                The phone number is E.164 (+ then 8–15 digits, e.g. +39 06 1234 5678) or national (a leading 0, \
+                6–15 digits, e.g. 030 1234567); spaces, dashes, dots and parentheses are ignored. Street, postal \
+                code and city are required. Every missing or invalid field is named at once.
+                """
+        )
+        @Option(help: "Phone number for the delivery.") var phone: String?
+        @Option(help: "Street and number.") var street: String?
+        @Option(help: "Postal code.") var postalCode: String?
+        @Option(help: "City.") var city: String?
+        @Option(help: "A note for the delivery.") var note: String?
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let request = Checkout(phone: phone, address: DeliveryAddress(street: street, postalCode: postalCode, city: city), note: note)
+            let order = try await global.client(.groceries).call(GroceriesAPI.checkout, request, user: global.resolvedUser)
+            if global.json { return try printJSON(order) }
+            Console.current.out("Order \(order.id) confirmed: \(order.lines.count) lines, \(money(order.total)), to \(order.address.street ?? ""), \(order.address.postalCode ?? "") \(order.address.city ?? ""), phone \(order.phone).")
+        }
+    }
+
+    struct Orders: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Your past orders, newest first.")
+        @Option(help: "How many, 1–100.") var limit = 20
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let history = try await global.client(.groceries).call(GroceriesAPI.orders, OrderQuery(limit: limit), user: global.resolvedUser)
+            if global.json { return try printJSON(history) }
+            guard !history.orders.isEmpty else { return Console.current.out("No orders yet.") }
+            var table = Table([("order", .right), ("placed", .left), ("lines", .right), ("total", .right), ("deliver to", .left)])
+            let formatter = ISO8601DateFormatter()
+            for order in history.orders {
+                table.add([
+                    "\(order.id)", formatter.string(from: order.placedAt), "\(order.lines.count)", money(order.total),
+                    "\(order.address.street ?? ""), \(order.address.postalCode ?? "") \(order.address.city ?? "")".truncated(50),
+                ])
+            }
+            Console.current.out(table.render())
+        }
+    }
+}
+
+/// How the groceries commands print a list.
+enum GroceriesRendering {
+    static func render(_ list: GroceryList) -> String {
+        guard list.lineCount > 0 else {
+            return list.recipes.isEmpty ? "The list is empty. Add a recipe with `sous groceries add-recipe <id>`." : "Nothing left to buy (everything is left out)."
+        }
+        var sections: [String] = []
+        for group in list.categories {
+            var table = Table([("", .left), ("item", .left), ("quantity", .right), ("price", .right), ("id", .left)])
+            for line in group.lines {
+                table.add([line.checked ? "[x]" : "[ ]", line.name.truncated(40), quantity(line), line.price.map(money) ?? "", line.id])
+            }
+            sections.append("\(group.category.rawValue)  \(money(group.subtotal))\n\(table.render())")
+        }
+        var footer = "Total \(money(list.total)) (estimate), \(list.lineCount) lines, \(list.checkedCount) checked"
+        if !list.recipes.isEmpty {
+            footer += "\nFrom: " + list.recipes.map { "\($0.name) ×\($0.multiplier)" }.joined(separator: ", ")
+        }
+        return sections.joined(separator: "\n\n") + "\n\n" + footer
+    }
+
+    static func quantity(_ line: GroceryLine) -> String {
+        guard let unit = line.unit, let value = line.quantity else { return line.count.map { "×\($0)" } ?? "" }
+        let shown = value == value.rounded() ? String(Int(value)) : String(format: "%g", value)
+        switch unit {
+        case .piece: return value == 1 ? "1 piece" : "\(shown) pieces"
+        default: return "\(shown) \(unit.rawValue)"
+        }
+    }
+
+    static func summary(_ list: GroceryList) -> String {
+        "The list has \(list.lineCount) lines, \(money(list.total))."
+    }
+
+    static func check(_ lines: [String], checked: Bool, global: GlobalOptions) async throws {
+        let list = try await global.client(.groceries).call(GroceriesAPI.check, CheckLines(lines: lines, checked: checked), user: global.resolvedUser)
+        if global.json { return try printJSON(list) }
+        Console.current.out("\(checked ? "Checked" : "Unchecked") \(lines.joined(separator: ", ")); \(list.checkedCount) of \(list.lineCount) checked.")
+    }
+}
