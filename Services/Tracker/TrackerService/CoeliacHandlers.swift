@@ -1,9 +1,141 @@
+import Foundation
+import Logging
 import SousRuntime
+import SousSchema
+import SousWire
 
-/// The coeliac diary's methods, served by the tracker.
+/// The coeliac diary's methods, served by the tracker: validate everything, write in one
+/// transaction, then publish the event and record the activity.
 struct CoeliacHandlers: Sendable {
     let host: ServiceHost
     let database: SousDatabase
+    private let store: CoeliacStore
+    /// Read for the user's time zone when a request leaves its date or time to "now".
+    private let planner: ServiceClient
 
-    func register() {}
+    init(host: ServiceHost, database: SousDatabase) {
+        self.host = host
+        self.database = database
+        store = CoeliacStore(database: database)
+        let configuration = host.configuration
+        planner = ServiceClient(
+            service: "planner", endpoint: configuration.endpoints(of: .planner).requests,
+            options: .init(timeout: configuration.callTimeout, retries: 0)
+        )
+    }
+
+    func register() {
+        let server = host.server
+        // MARK: journal
+        server.register(CoeliacAPI.addEntry) { request, context in
+            let user = try context.requireUser()
+            let now = host.clock.now
+            var date = request.date, time = request.time
+            if date == nil || time == nil {
+                let zone = await timeZone(of: user, context: context)
+                date = date ?? LocalDate(now, in: zone)
+                time = time ?? TimeOfDay(now, in: zone)
+            }
+            let valid = try CoeliacValidation.entry(request, date: date!, time: time!)
+            let entry = try store.addEntry(valid, user: user, now: now)
+            host.publisher.publish(CoeliacTopics.journalChanged, JournalEvent(user: user, entry: entry.id, date: entry.date, change: .added))
+            host.recordActivity(context)
+            return entry
+        }
+        server.register(CoeliacAPI.listEntries) { request, context in
+            let user = try context.requireUser()
+            let range = try await CoeliacValidation.range(request) { await today(of: user, context: context) }
+            let entries = try store.entries(user: user, from: range.from, to: range.to)
+            host.recordActivity(context)
+            return JournalList(from: range.from, to: range.to, entries: entries)
+        }
+        server.register(CoeliacAPI.getEntry) { request, context in
+            let detail = try store.entryDetail(request.id, user: try context.requireUser())
+            host.recordActivity(context)
+            return detail
+        }
+        server.register(CoeliacAPI.editEntry) { request, context in
+            let user = try context.requireUser()
+            let changes = try CoeliacValidation.edit(request)
+            let (before, after) = try store.edit(request.id, changes: changes, user: user, now: host.clock.now)
+            host.publisher.publish(CoeliacTopics.journalChanged, JournalEvent(user: user, entry: after.id, date: after.date, change: .edited))
+            if before.date != after.date {
+                // Subscribers keeping a day's view fresh learn that the old day lost the entry too.
+                host.publisher.publish(CoeliacTopics.journalChanged, JournalEvent(user: user, entry: before.id, date: before.date, change: .deleted))
+            }
+            host.recordActivity(context)
+            return after
+        }
+        server.register(CoeliacAPI.deleteEntry) { request, context in
+            let user = try context.requireUser()
+            let deleted = try store.deleteEntry(request.id, user: user)
+            host.publisher.publish(CoeliacTopics.journalChanged, JournalEvent(user: user, entry: deleted.id, date: deleted.date, change: .deleted))
+            host.recordActivity(context)
+            return Empty()
+        }
+
+        // MARK: gluten tests
+        server.register(CoeliacAPI.predict) { request, context in
+            let user = try context.requireUser()
+            let date = if let date = request.date { date } else { await today(of: user, context: context) }
+            let day = try store.predict(date, expectsGluten: request.expectsGluten, user: user, now: host.clock.now)
+            host.publisher.publish(CoeliacTopics.glutenRecorded, GlutenEvent(user: user, day: day))
+            host.recordActivity(context)
+            return day
+        }
+        server.register(CoeliacAPI.recordResult) { request, context in
+            let user = try context.requireUser()
+            let date = if let date = request.date { date } else { await today(of: user, context: context) }
+            let recorded = try store.recordResult(date, positive: request.positive, user: user, now: host.clock.now)
+            host.publisher.publish(CoeliacTopics.glutenRecorded, GlutenEvent(user: user, day: recorded.day))
+            for badge in recorded.newBadges {
+                host.publisher.publish(CoeliacTopics.badgeEarned, GlutenEvent(user: user, day: recorded.day, badge: badge))
+            }
+            host.recordActivity(context)
+            return recorded
+        }
+        server.register(CoeliacAPI.stats) { _, context in
+            let (history, badges) = try store.statsInputs(user: try context.requireUser())
+            host.recordActivity(context)
+            return GlutenScoring.stats(history, earned: badges)
+        }
+        server.register(CoeliacAPI.calendar) { request, context in
+            let user = try context.requireUser()
+            let (year, month) = try await CoeliacValidation.month(request) { await today(of: user, context: context) }
+            let first = LocalDate(year: year, month: month, day: 1)!
+            let history = try store.history(user: user, from: first, to: first.adding(days: 27).lastOfMonth)
+            host.recordActivity(context)
+            guard let calendar = GlutenScoring.calendar(year: year, month: month, history: history) else {
+                throw ServiceError.badRequest("\(year)-\(month) is not a month", field: "month")
+            }
+            return calendar
+        }
+    }
+
+    /// Today in the user's time zone, by the service clock.
+    private func today(of user: String, context: RequestContext) async -> LocalDate {
+        LocalDate(host.clock.now, in: await timeZone(of: user, context: context))
+    }
+
+    /// The time zone of the user's planner profile; UTC when the planner cannot say (down, or an
+    /// unknown zone name), so a diary keeps working without the planner.
+    private func timeZone(of user: String, context: RequestContext) async -> TimeZone {
+        do {
+            let profile = try await planner.call(PlannerAPI.getProfile, Empty(), user: user)
+            if let zone = TimeZone(identifier: profile.timeZone) { return zone }
+            context.logger.notice("unknown time zone in profile, using UTC", metadata: ["timeZone": "\(profile.timeZone)"])
+        } catch {
+            context.logger.notice("planner did not give the time zone, using UTC", metadata: ["error": "\(error)"])
+        }
+        return TimeZone(identifier: "UTC")!
+    }
+}
+
+private extension LocalDate {
+    /// The last day of this date's month.
+    var lastOfMonth: LocalDate {
+        var date = self
+        while date.adding(days: 1).month == month { date = date.adding(days: 1) }
+        return date
+    }
 }

@@ -1,0 +1,206 @@
+import Foundation
+import GRDB
+import SousRuntime
+import SousSchema
+import SousWire
+
+/// The coeliac diary's reads and writes over the tracker's database; each write is one
+/// transaction, and every row is scoped by user (another user's entry is simply not found).
+final class CoeliacStore: Sendable {
+    let database: SousDatabase
+    private var writer: any DatabaseWriter { database.writer }
+
+    init(database: SousDatabase) {
+        self.database = database
+    }
+
+    // MARK: Journal
+
+    /// Adds a validated entry (with its photo, if any).
+    func addEntry(_ entry: ValidJournalEntry, user: String, now: Date) throws -> JournalEntry {
+        try writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO coeliac_journal_entry (user, date, time, title, description, photo_bytes, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [user, entry.date.description, entry.time.description, entry.title, entry.description,
+                            entry.photo?.count ?? 0, now.timeIntervalSince1970, now.timeIntervalSince1970]
+            )
+            let id = db.lastInsertedRowID
+            if let photo = entry.photo {
+                try db.execute(sql: "INSERT INTO coeliac_journal_photo (entry_id, bytes) VALUES (?, ?)", arguments: [id, photo])
+            }
+            return try Self.entry(id, user: user, db)
+        }
+    }
+
+    /// Entries from `from` to `to` (both included), by date, time and id.
+    func entries(user: String, from: LocalDate, to: LocalDate) throws -> [JournalEntry] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM coeliac_journal_entry WHERE user = ? AND date BETWEEN ? AND ? ORDER BY date, time, id",
+                arguments: [user, from.description, to.description]
+            ).map(Self.entry(from:))
+        }
+    }
+
+    /// One entry with its photo's bytes.
+    func entryDetail(_ id: Int64, user: String) throws -> JournalEntryDetail {
+        try writer.read { db in
+            let entry = try Self.entry(id, user: user, db)
+            let photo = try Data.fetchOne(db, sql: "SELECT bytes FROM coeliac_journal_photo WHERE entry_id = ?", arguments: [id])
+            return JournalEntryDetail(entry: entry, photo: photo)
+        }
+    }
+
+    /// Applies validated changes; returns the entry before and after.
+    func edit(_ id: Int64, changes: ValidJournalEdit, user: String, now: Date) throws -> (before: JournalEntry, after: JournalEntry) {
+        try writer.write { db in
+            let before = try Self.entry(id, user: user, db)
+            var after = before
+            if let title = changes.title { after.title = title }
+            if let description = changes.description { after.description = description.isEmpty ? nil : description }
+            if let date = changes.date { after.date = date }
+            if let time = changes.time { after.time = time }
+            switch changes.photo {
+            case .keep:
+                break
+            case .remove:
+                try db.execute(sql: "DELETE FROM coeliac_journal_photo WHERE entry_id = ?", arguments: [id])
+                after.photoBytes = 0
+            case .replace(let bytes):
+                try db.execute(sql: "INSERT OR REPLACE INTO coeliac_journal_photo (entry_id, bytes) VALUES (?, ?)", arguments: [id, bytes])
+                after.photoBytes = bytes.count
+            }
+            try db.execute(
+                sql: """
+                    UPDATE coeliac_journal_entry SET date = ?, time = ?, title = ?, description = ?, photo_bytes = ?, updated_at = ?
+                    WHERE id = ?
+                    """,
+                arguments: [after.date.description, after.time.description, after.title, after.description, after.photoBytes,
+                            now.timeIntervalSince1970, id]
+            )
+            return (before, try Self.entry(id, user: user, db))
+        }
+    }
+
+    /// Deletes an entry and its photo; returns what was deleted.
+    func deleteEntry(_ id: Int64, user: String) throws -> JournalEntry {
+        try writer.write { db in
+            let entry = try Self.entry(id, user: user, db)
+            try db.execute(sql: "DELETE FROM coeliac_journal_entry WHERE id = ?", arguments: [id])
+            return entry
+        }
+    }
+
+    private static func entry(_ id: Int64, user: String, _ db: Database) throws -> JournalEntry {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM coeliac_journal_entry WHERE id = ? AND user = ?", arguments: [id, user]) else {
+            throw ServiceError.notFound("no journal entry \(id)", field: "id")
+        }
+        return try entry(from: row)
+    }
+
+    private static func entry(from row: Row) throws -> JournalEntry {
+        let dateText: String = row["date"], timeText: String = row["time"]
+        guard let date = LocalDate(dateText), let time = TimeOfDay(timeText) else {
+            throw ServiceError.internal("journal entry \(row["id"] as Int64) has an unreadable date or time")
+        }
+        let photoBytes: Int = row["photo_bytes"]
+        return JournalEntry(
+            id: row["id"], date: date, time: time, title: row["title"], description: row["description"],
+            hasPhoto: photoBytes > 0, photoBytes: photoBytes,
+            createdAt: Date(timeIntervalSince1970: row["created_at"]), updatedAt: Date(timeIntervalSince1970: row["updated_at"])
+        )
+    }
+
+    // MARK: Gluten tests
+
+    /// Records or changes the prediction of `date`; a day with a result is a conflict.
+    func predict(_ date: LocalDate, expectsGluten: Bool, user: String, now: Date) throws -> GlutenDay {
+        try writer.write { db in
+            if let existing = try Self.day(date, user: user, db), existing.positive != nil {
+                throw ServiceError.conflict("\(date) already has a test result; its prediction can no longer change", field: "date")
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO coeliac_gluten_day (user, date, expects_gluten, predicted_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (user, date) DO UPDATE SET expects_gluten = excluded.expects_gluten, predicted_at = excluded.predicted_at
+                    """,
+                arguments: [user, date.description, expectsGluten, now.timeIntervalSince1970]
+            )
+            return GlutenDay(date: date, expectsGluten: expectsGluten, positive: nil)
+        }
+    }
+
+    /// Records the result of `date` (once), and in the same transaction the badges the new
+    /// history reaches for the first time.
+    func recordResult(_ date: LocalDate, positive: Bool, user: String, now: Date) throws -> GlutenResultRecorded {
+        try writer.write { db in
+            let existing = try Self.day(date, user: user, db)
+            if existing?.positive != nil {
+                throw ServiceError.conflict("\(date) already has a test result", field: "date")
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO coeliac_gluten_day (user, date, positive, result_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (user, date) DO UPDATE SET positive = excluded.positive, result_at = excluded.result_at
+                    """,
+                arguments: [user, date.description, positive, now.timeIntervalSince1970]
+            )
+            let history = try Self.history(user: user, from: nil, to: nil, db)
+            let held = Set(try Self.badges(user: user, db).map(\.streak))
+            let newBadges = GlutenScoring.badgesReached(history).filter { !held.contains($0.streak) }
+            for badge in newBadges {
+                try db.execute(
+                    sql: "INSERT INTO coeliac_gluten_badge (user, streak, reached_on, earned_at) VALUES (?, ?, ?, ?)",
+                    arguments: [user, badge.streak, badge.reachedOn.description, now.timeIntervalSince1970]
+                )
+            }
+            return GlutenResultRecorded(
+                day: GlutenDay(date: date, expectsGluten: existing?.expectsGluten, positive: positive),
+                currentStreak: GlutenScoring.currentStreak(history),
+                newBadges: newBadges
+            )
+        }
+    }
+
+    /// The user's whole history and earned badges, read in one snapshot.
+    func statsInputs(user: String) throws -> (history: [GlutenDay], badges: [GlutenBadge]) {
+        try writer.read { db in (try Self.history(user: user, from: nil, to: nil, db), try Self.badges(user: user, db)) }
+    }
+
+    /// Days with a prediction or result between `from` and `to` (both included).
+    func history(user: String, from: LocalDate, to: LocalDate) throws -> [GlutenDay] {
+        try writer.read { db in try Self.history(user: user, from: from, to: to, db) }
+    }
+
+    private static func day(_ date: LocalDate, user: String, _ db: Database) throws -> GlutenDay? {
+        try Row.fetchOne(db, sql: "SELECT * FROM coeliac_gluten_day WHERE user = ? AND date = ?", arguments: [user, date.description])
+            .map(day(from:))
+    }
+
+    private static func history(user: String, from: LocalDate?, to: LocalDate?, _ db: Database) throws -> [GlutenDay] {
+        try Row.fetchAll(
+            db,
+            sql: "SELECT * FROM coeliac_gluten_day WHERE user = ? AND date BETWEEN ? AND ? ORDER BY date",
+            arguments: [user, from?.description ?? "0000-00-00", to?.description ?? "9999-99-99"]
+        ).map(day(from:))
+    }
+
+    private static func day(from row: Row) throws -> GlutenDay {
+        let text: String = row["date"]
+        guard let date = LocalDate(text) else { throw ServiceError.internal("gluten day \"\(text)\" is not a date") }
+        return GlutenDay(date: date, expectsGluten: row["expects_gluten"], positive: row["positive"])
+    }
+
+    private static func badges(user: String, _ db: Database) throws -> [GlutenBadge] {
+        try Row.fetchAll(db, sql: "SELECT streak, reached_on FROM coeliac_gluten_badge WHERE user = ? ORDER BY streak", arguments: [user])
+            .map { row in
+                let text: String = row["reached_on"]
+                guard let date = LocalDate(text) else { throw ServiceError.internal("badge date \"\(text)\" is not a date") }
+                return GlutenBadge(streak: row["streak"], reachedOn: date)
+            }
+    }
+}
