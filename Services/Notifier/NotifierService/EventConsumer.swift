@@ -1,0 +1,68 @@
+import Foundation
+import Logging
+public import ServiceLifecycle
+import SousRuntime
+import SousSchema
+import SousWire
+
+/// An event the notifier has finished applying (for tests and tools watching its progress).
+public struct AppliedEvent: Equatable, Sendable {
+    public var topic: String
+    public var user: String
+}
+
+/// Applies the events the notifier subscribes to: `activity` (re)schedules the user's next
+/// reminder, `planner.profile.changed` moves or cancels a pending one.
+public final class EventConsumer: Service, Sendable {
+    private let events: AsyncStream<Envelope.Event>
+    private let store: NotifierStore
+    private let profiles: ProfileBook
+    private let clock: WallClock
+    private let wakeup: Wakeup
+    private let logger: Logger
+    /// Every event once applied.
+    public let applied = Broadcast<AppliedEvent>()
+
+    init(events: AsyncStream<Envelope.Event>, store: NotifierStore, profiles: ProfileBook, clock: WallClock, wakeup: Wakeup, logger: Logger) {
+        self.events = events
+        self.store = store
+        self.profiles = profiles
+        self.clock = clock
+        self.wakeup = wakeup
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        defer { applied.finish() }
+        for await event in events.cancelOnGracefulShutdown() {
+            guard let user = await apply(event) else { continue }
+            applied.yield(AppliedEvent(topic: event.header.topic, user: user))
+        }
+    }
+
+    /// Applies one event; returns its user, or nil if it was ignored.
+    func apply(_ event: Envelope.Event) async -> String? {
+        do {
+            switch event.header.topic {
+            case EventTopics.activity:
+                let activity = try event.decode(ActivityEvent.self)
+                guard ReminderRules.isServable(user: activity.user) else { return nil }
+                let now = clock.now
+                let profile = try await profiles.profile(of: activity.user, now: now)
+                if try store.reschedule(activity.user, profile: profile, now: now).changed { wakeup.signal() }
+                return activity.user
+            case PlannerTopics.profileChanged:
+                let change = try event.decode(ProfileChangedEvent.self)
+                guard ReminderRules.isServable(user: change.user) else { return nil }
+                let now = clock.now
+                if try store.applyProfileChange(change.user, profile: ReminderProfile(change.profile, fetchedAt: now), now: now) { wakeup.signal() }
+                return change.user
+            default:
+                return nil
+            }
+        } catch {
+            logger.error("event not applied", metadata: ["topic": "\(event.header.topic)", "source": "\(event.header.source)", "error": "\(error)"])
+            return nil
+        }
+    }
+}

@@ -1,0 +1,78 @@
+public import Foundation
+public import Logging
+public import SousRuntime
+import SousSchema
+import SousWire
+
+/// Tuning of the notifier; the defaults suit production.
+public struct NotifierOptions: Sendable {
+    /// Due reminders read and recorded per transaction.
+    public var batchSize = 1_000
+    /// Diary-status calls to the tracker in flight at once.
+    public var trackerConcurrency = 32
+    /// Cached profiles older than this are read again from the planner on activity.
+    public var profileMaximumAge: TimeInterval = 6 * 60 * 60
+    /// Real time the scheduler waits after start before its first pass, so subscribers have
+    /// reconnected before missed-while-down reminders are published.
+    public var startupGrace: Duration = .seconds(1)
+
+    public init(batchSize: Int = 1_000, trackerConcurrency: Int = 32, profileMaximumAge: TimeInterval = 6 * 60 * 60, startupGrace: Duration = .seconds(1)) {
+        self.batchSize = max(batchSize, 1)
+        self.trackerConcurrency = max(trackerConcurrency, 1)
+        self.profileMaximumAge = profileMaximumAge
+        self.startupGrace = startupGrace
+    }
+}
+
+/// The notifier service: subscribes to every other service's activity and the planner's profile
+/// changes, keeps each active user's next reminder in SQLite, and publishes it when due.
+public struct NotifierService: Sendable {
+    public let host: ServiceHost
+    public let store: NotifierStore
+    /// Applies subscribed events; its `applied` broadcast reports each one.
+    public let consumer: EventConsumer
+    /// Sends due reminders; its `passes` broadcast reports each completed pass.
+    public let scheduler: ReminderScheduler
+    public let subscriber: EventSubscriber
+
+    /// Builds the notifier from `configuration`: opens the database, binds the sockets, connects
+    /// the subscriber to the catalog, planner, groceries and tracker event endpoints.
+    /// `database` replaces the file under the data directory (tests pass an in-memory one).
+    public init(configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil, options: NotifierOptions = NotifierOptions()) throws {
+        let logger = logger ?? SousLogging.logger(for: "notifier", level: configuration.logLevel)
+        let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
+        let store = NotifierStore(database: database)
+        let clientOptions = ServiceClient.Options(timeout: configuration.callTimeout, retries: 1)
+        let planner = ServiceClient(service: "planner", endpoint: configuration.endpoints(of: .planner).requests, options: clientOptions)
+        let tracker = ServiceClient(service: "tracker", endpoint: configuration.endpoints(of: .tracker).requests, options: clientOptions)
+        let profiles = ProfileBook(store: store, planner: planner, maximumAge: options.profileMaximumAge, logger: logger)
+        let subscriber = EventSubscriber(
+            endpoints: [SousService.catalog, .planner, .groceries, .tracker].map { configuration.endpoints(of: $0).events },
+            prefixes: [EventTopics.activity, PlannerTopics.profileChanged],
+            logger: logger
+        )
+        let wakeup = Wakeup()
+        let consumer = EventConsumer(events: subscriber.events, store: store, profiles: profiles, clock: configuration.clock, wakeup: wakeup, logger: logger)
+        // The scheduler publishes on the host's socket, and the host runs the scheduler: the
+        // publisher is handed over once the host exists.
+        let publisher = HostPublisher()
+        let scheduler = ReminderScheduler(
+            store: store, tracker: tracker, publisher: publisher, clock: configuration.clock, wakeup: wakeup, options: options, logger: logger
+        )
+        let host = try ServiceHost(
+            configuration: configuration, logger: logger, databaseHealth: { database.health() }, services: [subscriber, consumer, scheduler]
+        )
+        publisher.set(host.publisher)
+        self.host = host
+        self.store = store
+        self.consumer = consumer
+        self.scheduler = scheduler
+        self.subscriber = subscriber
+        NotifierHandlers(host: host, store: store, profiles: profiles).register()
+    }
+
+    /// Opens (creating and migrating as needed) the notifier database in `directory`, or in memory.
+    public static func openDatabase(directory: String?) throws -> SousDatabase {
+        try SousDatabase(name: "notifier", directory: directory, migrator: NotifierMigrations.migrator)
+    }
+}

@@ -1,1 +1,0 @@
-// The notifier service library; its helper replaces this placeholder.

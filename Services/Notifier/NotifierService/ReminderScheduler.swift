@@ -1,0 +1,147 @@
+public import Foundation
+import Logging
+public import ServiceLifecycle
+import SousRuntime
+import SousSchema
+import SousWire
+import Synchronization
+
+/// Sends reminders as they come due, from the schedule's due-time index: no timer per user.
+///
+/// It sleeps on the injected clock until the earliest due instant (or until the event consumer
+/// schedules an earlier one), then handles everything due at or before now in batches: decides
+/// sent, skipped (dinner already logged) or missed (2 hours or more late), records the batch in
+/// one transaction, and only then publishes the sent ones. A crash between recording and
+/// publishing loses those reminders on the wire but never sends one twice (at most once).
+public final class ReminderScheduler: Service, Sendable {
+    private let store: NotifierStore
+    private let tracker: ServiceClient
+    private let publisher: HostPublisher
+    private let clock: WallClock
+    private let wakeup: Wakeup
+    private let options: NotifierOptions
+    private let logger: Logger
+    /// The clock reading each completed pass handled everything due by.
+    public let passes = Broadcast<Date>()
+
+    init(store: NotifierStore, tracker: ServiceClient, publisher: HostPublisher, clock: WallClock, wakeup: Wakeup, options: NotifierOptions, logger: Logger) {
+        self.store = store
+        self.tracker = tracker
+        self.publisher = publisher
+        self.clock = clock
+        self.wakeup = wakeup
+        self.options = options
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        defer { passes.finish() }
+        // Subscribers reconnect to a restarted notifier within moments; reminders caught up on
+        // start wait that long so they are not published to nobody.
+        if options.startupGrace > .zero {
+            try? await Task.sleep(for: options.startupGrace)
+        }
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                let now = self.clock.now
+                do {
+                    try await self.handleDue(through: now)
+                    self.passes.yield(now)
+                    // The clock moved during the pass (a manual clock was set): its wake-up
+                    // went to no one, so go round again instead of sleeping.
+                    if self.clock.isManual, self.clock.now != now { continue }
+                    let next = try self.store.earliestDue()
+                    await self.sleep(until: next ?? now.addingTimeInterval(24 * 60 * 60))
+                } catch {
+                    self.logger.error("reminder pass failed; retrying", metadata: ["error": "\(error)"])
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+        }
+    }
+
+    /// Returns at `instant` on the clock, when the consumer signals an earlier reminder, or on
+    /// cancellation, whichever comes first.
+    private func sleep(until instant: Date) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.clock.sleep(until: instant) }
+            group.addTask { await self.wakeup.wait() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Handles every reminder due at or before `now`, in batches walked in due order.
+    func handleDue(through now: Date) async throws {
+        while !Task.isCancelled {
+            let due = try store.due(through: now, limit: options.batchSize)
+            guard !due.isEmpty else { return }
+            let decisions = await decide(due, now: now)
+            let recorded = try store.record(decisions, at: now)
+            var sent = 0
+            for decision in recorded where decision.outcome == .sent {
+                let reminder = decision.reminder
+                publisher.publish(
+                    NotifierTopics.reminder(for: reminder.user),
+                    Reminder(
+                        user: reminder.user, date: reminder.date, message: ReminderRules.message(kcal: decision.kcal, goal: decision.kcalGoal),
+                        dueAt: reminder.dueAt, kcal: decision.kcal, kcalGoal: decision.kcalGoal
+                    ),
+                    time: now
+                )
+                sent += 1
+            }
+            logger.debug("reminders handled", metadata: ["due": "\(due.count)", "recorded": "\(recorded.count)", "sent": "\(sent)"])
+        }
+    }
+
+    /// Late ones are missed; the others ask the tracker whether dinner is logged, a bounded
+    /// number at a time. Once the tracker fails to answer, the rest of the pass sends without
+    /// asking (and without kcal) instead of waiting out a timeout per reminder.
+    private func decide(_ due: [ScheduledReminder], now: Date) async -> [ReminderDecision] {
+        let trackerDown = Flag()
+        var decisions = [ReminderDecision?](repeating: nil, count: due.count)
+        await withTaskGroup(of: (Int, ReminderDecision).self) { group in
+            var next = 0
+            func addNext() {
+                guard next < due.count else { return }
+                let index = next
+                let reminder = due[index]
+                next += 1
+                group.addTask {
+                    if ReminderRules.delivery(dueAt: reminder.dueAt, now: now) == .missed {
+                        let hours = Int(now.timeIntervalSince(reminder.dueAt) / 3600)
+                        return (index, ReminderDecision(reminder: reminder, outcome: .missed, reason: "came due while the notifier was down; \(hours) h late on start"))
+                    }
+                    guard !trackerDown.isSet else { return (index, ReminderDecision(reminder: reminder, outcome: .sent)) }
+                    do throws(ServiceError) {
+                        let status = try await self.tracker.call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: reminder.date), user: reminder.user)
+                        if status.mealsLogged.contains(.dinner) {
+                            return (index, ReminderDecision(reminder: reminder, outcome: .skipped, reason: "dinner already logged", kcal: status.kcal, kcalGoal: status.kcalGoal))
+                        }
+                        return (index, ReminderDecision(reminder: reminder, outcome: .sent, kcal: status.kcal, kcalGoal: status.kcalGoal))
+                    } catch {
+                        if error.code == .unavailable || error.code == .timeout {
+                            trackerDown.set()
+                        }
+                        self.logger.warning("diary status not read; sending without it", metadata: ["user": "\(reminder.user)", "error": "\(error.message)"])
+                        return (index, ReminderDecision(reminder: reminder, outcome: .sent))
+                    }
+                }
+            }
+            for _ in 0..<options.trackerConcurrency { addNext() }
+            for await (index, decision) in group {
+                decisions[index] = decision
+                addNext()
+            }
+        }
+        return decisions.compactMap { $0 }
+    }
+}
+
+/// A flag set once, shared by concurrent tasks.
+private final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
+}

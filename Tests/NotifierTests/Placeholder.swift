@@ -1,1 +1,0 @@
-// Notifier tests; its helper replaces this placeholder.
