@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# CI test of the docker compose deployment, on a machine with no image registry:
+#   1. Debian's docker-compose validates deploy/docker-compose.yml (and the host-network override);
+#   2. a private dockerd (no iptables, no bridge, everything under a temporary folder) gets a
+#      debootstrap-made base image (deploy/build-base-image.sh), the Sous image is built from the
+#      host's release binaries (Dockerfile target `prebuilt`), the stack comes up on the host's
+#      loopback (deploy/docker-compose.hostnet.yml), every container turns healthy, `sous status`
+#      and a short journey run through the `cli` service, then everything is torn down.
+# Cleanup always runs (trap): compose down -v, dockerd stopped, the temporary folder removed.
+# Only the debootstrap tarball is kept (/var/cache/sous-base) to make the next run faster.
+#
+#   deploy/compose-test.sh
+#
+# Environment:
+#   SOUS_SERVICES      services to bring up (default: all five). Services whose executable is still
+#                      a placeholder (no `check` subcommand) are skipped with a warning ...
+#   SOUS_REQUIRE_ALL=1 ... or make the test fail instead.
+#   SOUS_BIN_DIR       use these already-built binaries instead of `swift build -c release`
+#   SOUS_BUILD_LOCK    a lock file to wrap the Swift build in (flock), for shared machines
+#   SOUS_KEEP_TMP=1    keep the temporary folder (dockerd log, compose logs) after the run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The services the deployment runs: the one list everything below is driven by.
+ALL_SERVICES=(catalog planner groceries tracker notifier)
+read -r -a SERVICES <<<"${SOUS_SERVICES:-${ALL_SERVICES[*]}}"
+PROJECT="${SOUS_COMPOSE_PROJECT:-sous-ci-$$}"
+IMAGE="sous:compose-test-$$"
+started=$SECONDS
+
+log() { printf '\033[1m==> [%3ds] %s\033[0m\n' "$((SECONDS - started))" "$*"; }
+warn() { printf '\033[1;33mwarning: %s\033[0m\n' "$*" >&2; }
+fail() { printf '\033[1;31merror: %s\033[0m\n' "$*" >&2; exit 1; }
+
+# dockerd and debootstrap need root.
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || fail "run as root (dockerd and debootstrap need it)"
+    exec sudo --preserve-env env "PATH=$PATH" "$0" "$@"
+fi
+
+# ---------------------------------------------------------------------------------------------
+log "Tools: debootstrap, docker.io (dockerd), docker-compose"
+missing=()
+command -v debootstrap >/dev/null || missing+=(debootstrap)
+command -v dockerd >/dev/null || missing+=(docker.io)
+command -v docker-compose >/dev/null || missing+=(docker-compose)
+command -v python3 >/dev/null || missing+=(python3)
+if [ ${#missing[@]} -gt 0 ]; then
+    log "Installing ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# The client that matches Debian's engine, if both a newer one and Debian's are installed.
+DOCKER="$(command -v /usr/bin/docker || command -v docker)"
+export DOCKER
+echo "$("$DOCKER" --version 2>/dev/null || true); $(dockerd --version); $(docker-compose version --short)"
+
+# ---------------------------------------------------------------------------------------------
+log "Check 1: docker-compose validates the compose files (no engine needed)"
+docker-compose -f deploy/docker-compose.yml config -q
+docker-compose -f deploy/docker-compose.yml -f deploy/docker-compose.hostnet.yml config -q
+docker-compose -f deploy/docker-compose.yml -f deploy/docker-compose.publish.yml config -q
+echo "deploy/docker-compose.yml, its hostnet and publish overrides are valid"
+
+# ---------------------------------------------------------------------------------------------
+if [ -n "${SOUS_BIN_DIR:-}" ]; then
+    BIN="$(cd "$SOUS_BIN_DIR" && pwd)"
+    log "Using the binaries in $BIN"
+else
+    source deploy/swift-env.sh
+    log "Building the release binaries"
+    lock=(); [ -n "${SOUS_BUILD_LOCK:-}" ] && lock=(flock "$SOUS_BUILD_LOCK")
+    "${lock[@]}" swift build -c release
+    BIN="$(swift build -c release --show-bin-path)"
+fi
+
+active=(); skipped=()
+for service in "${SERVICES[@]}"; do
+    if [ -x "$BIN/sous-$service" ] && "$BIN/sous-$service" check --help 2>/dev/null | grep -q -- '--timeout-ms'; then
+        active+=("$service")
+    else
+        skipped+=("$service")
+    fi
+done
+if [ ${#skipped[@]} -gt 0 ]; then
+    [ "${SOUS_REQUIRE_ALL:-0}" = 1 ] && fail "not built yet (placeholder executables): ${skipped[*]}"
+    warn "skipping ${skipped[*]}: the executable is still a placeholder (no check subcommand)"
+fi
+[ ${#active[@]} -gt 0 ] || fail "no service executable found in $BIN"
+log "Services under test: ${active[*]}"
+
+# Host networking: the stack's ports (27101…27502) must be free on this machine.
+if command -v ss >/dev/null; then
+    for port in 27101 27102 27201 27202 27301 27302 27401 27402 27501 27502; do
+        if ss -ltnH "sport = :$port" | grep -q .; then fail "port $port is in use; the host-network stack needs 27101…27502"; fi
+    done
+fi
+
+# ---------------------------------------------------------------------------------------------
+WORK="$(mktemp -d /tmp/sous-compose.XXXXXX)"
+export DOCKER_HOST="unix://$WORK/docker.sock"
+export COMPOSE_PROJECT_NAME="$PROJECT" SOUS_IMAGE="$IMAGE" SOUS_HEALTH_INTERVAL=2s
+DOCKERD_PID=""
+STACK_UP=0
+compose() { docker-compose -f deploy/docker-compose.yml -f deploy/docker-compose.hostnet.yml "$@"; }
+
+stop_dockerd() {
+    [ -n "$DOCKERD_PID" ] || return 0
+    kill -TERM "$DOCKERD_PID" 2>/dev/null || true
+    for _ in $(seq 1 60); do kill -0 "$DOCKERD_PID" 2>/dev/null || break; sleep 0.5; done
+    if kill -0 "$DOCKERD_PID" 2>/dev/null; then warn "dockerd did not stop in 30 s; killing it"; kill -KILL "$DOCKERD_PID" 2>/dev/null || true; fi
+    wait "$DOCKERD_PID" 2>/dev/null || true
+    # containerd-shims outlive a killed dockerd; end the ones started under this folder.
+    for pid in $(pgrep -f "containerd-shim.*$WORK" 2>/dev/null || true); do kill -KILL "$pid" 2>/dev/null || true; done
+    DOCKERD_PID=""
+}
+
+cleanup() {
+    local status=$?
+    trap - EXIT INT TERM
+    set +e
+    if [ -n "$DOCKERD_PID" ] && kill -0 "$DOCKERD_PID" 2>/dev/null; then
+        if [ "$STACK_UP" = 1 ]; then
+            if [ "$status" -ne 0 ]; then
+                log "Failed; the stack's last logs:"
+                compose logs --no-color --tail 40 2>/dev/null
+            fi
+            log "Tearing down the stack: compose down --volumes"
+            compose --profile cli down --volumes --remove-orphans --timeout 20
+        fi
+        left="$("$DOCKER" ps -aq 2>/dev/null | wc -l)"
+        [ "$left" -eq 0 ] || { warn "$left containers left; removing them"; "$DOCKER" rm -f $("$DOCKER" ps -aq) >/dev/null; }
+        log "Stopping dockerd"
+    fi
+    stop_dockerd
+    # Unmount anything dockerd left mounted under the folder (overlay2 layers, shm), deepest first.
+    awk -v prefix="$WORK" 'index($2, prefix) == 1 { print $2 }' /proc/mounts | sort -r | while read -r mount; do umount -l "$mount"; done
+    if [ "${SOUS_KEEP_TMP:-0}" = 1 ]; then
+        echo "kept $WORK"
+    else
+        rm -rf "$WORK"
+    fi
+    if [ "$status" -eq 0 ]; then log "compose test passed in $((SECONDS - started)) s"; else log "compose test FAILED (exit $status) after $((SECONDS - started)) s"; fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---------------------------------------------------------------------------------------------
+# Starts dockerd with the given storage driver; returns 1 if it does not come up.
+start_dockerd() {
+    local driver="$1"
+    echo '{}' >"$WORK/daemon.json"     # ignore the machine's /etc/docker/daemon.json
+    dockerd --config-file "$WORK/daemon.json" --iptables=false --ip-masq=false --bridge=none \
+        --storage-driver "$driver" --data-root "$WORK/docker-$driver" --exec-root "$WORK/exec" \
+        --pidfile "$WORK/docker.pid" -H "$DOCKER_HOST" >"$WORK/dockerd-$driver.log" 2>&1 &
+    DOCKERD_PID=$!
+    for _ in $(seq 1 120); do
+        if ! kill -0 "$DOCKERD_PID" 2>/dev/null; then wait "$DOCKERD_PID" 2>/dev/null || true; DOCKERD_PID=""; return 1; fi
+        if "$DOCKER" info >/dev/null 2>&1; then
+            [ "$("$DOCKER" info --format '{{.Driver}}')" = "$driver" ] && return 0
+            stop_dockerd; return 1
+        fi
+        sleep 0.5
+    done
+    stop_dockerd; return 1
+}
+
+log "Starting dockerd (--iptables=false --bridge=none, data in $WORK)"
+if start_dockerd overlay2; then
+    driver=overlay2
+else
+    warn "dockerd with overlay2 failed: $(grep -m1 -iE 'error|fatal' "$WORK/dockerd-overlay2.log" || tail -n1 "$WORK/dockerd-overlay2.log"); trying vfs"
+    start_dockerd vfs || { tail -n 20 "$WORK/dockerd-vfs.log" >&2; fail "dockerd did not start with overlay2 nor vfs"; }
+    driver=vfs
+fi
+echo "dockerd $("$DOCKER" info --format '{{.ServerVersion}}') up (pid $DOCKERD_PID, storage driver $driver, $DOCKER_HOST)"
+
+log "Base image from debootstrap"
+deploy/build-base-image.sh
+
+log "Building $IMAGE (Dockerfile target prebuilt, from the binaries in $BIN)"
+deploy/stage-binaries.sh "$BIN" "$WORK/context/deploy/prebuilt"
+"$DOCKER" build --network host --target prebuilt -f deploy/Dockerfile -t "$IMAGE" "$WORK/context" >"$WORK/build.log" 2>&1 \
+    || { tail -n 30 "$WORK/build.log" >&2; fail "docker build failed"; }
+"$DOCKER" image ls "$IMAGE"
+
+# ---------------------------------------------------------------------------------------------
+container() { compose ps -q "$1"; }
+
+wait_healthy() {
+    local service id state
+    for service in "$@"; do
+        id="$(container "$service")"
+        [ -n "$id" ] || fail "$service has no container"
+        for attempt in $(seq 1 120); do
+            state="$("$DOCKER" inspect -f '{{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{end}}' "$id")"
+            case "$state" in
+                "running healthy") break ;;
+                *unhealthy|exited*|dead*) compose logs --no-color --tail 30 "$service"; fail "$service is $state" ;;
+            esac
+            [ "$attempt" -lt 120 ] || { compose logs --no-color --tail 30 "$service"; fail "$service not healthy after 60 s ($state)"; }
+            sleep 0.5
+        done
+        echo "$service: healthy ($("$DOCKER" inspect -f '{{(index .State.Health.Log 0).Output}}' "$id" | head -n1))"
+    done
+}
+
+# The `sous` CLI, in a one-off container of the `cli` service (profile cli).
+sous() { compose run --rm -T cli "$@"; }
+
+# Fails unless the JSON on stdin satisfies the Python expression (the value is bound to `j`).
+expect_json() {
+    python3 -c 'import json, sys; j = json.load(sys.stdin); sys.exit(0 if eval(sys.argv[1]) else 1)' "$1" \
+        || fail "unexpected reply: $2"
+}
+
+log "Check 2: the stack comes up (${active[*]}) with host networking"
+STACK_UP=1
+compose up -d --no-build "${active[@]}"
+wait_healthy "${active[@]}"
+
+log "Each container: non-root user, restart policy, its own named volume on /data"
+for service in "${active[@]}"; do
+    id="$(container "$service")"
+    user="$("$DOCKER" exec "$id" id -u)"
+    policy="$("$DOCKER" inspect -f '{{.HostConfig.RestartPolicy.Name}}' "$id")"
+    volume="$("$DOCKER" inspect -f '{{range .Mounts}}{{if eq .Destination "/data"}}{{.Name}}{{end}}{{end}}' "$id")"
+    echo "$service: uid $user, restart $policy, volume $volume"
+    [ "$user" != 0 ] || fail "$service runs as root"
+    [ "$policy" = unless-stopped ] || fail "$service restart policy is $policy"
+    [ "$volume" = "${PROJECT}_$service-data" ] || fail "$service /data is not the named volume ${PROJECT}_$service-data"
+    "$DOCKER" exec "$id" test -f "/data/$service.sqlite" || fail "$service has no /data/$service.sqlite"
+done
+
+log "sous status"
+if [ ${#active[@]} -eq ${#ALL_SERVICES[@]} ]; then
+    sous status
+else
+    # Not every service is under test, so `sous status` must fail and report exactly those as down.
+    set +e; sous status; status_exit=$?; set -e
+    [ "$status_exit" -ne 0 ] || fail "sous status exited 0 although only ${active[*]} are running"
+    status_json="$(sous status --json || true)"
+    python3 -c '
+import json, sys
+rows = json.load(sys.stdin); active = sys.argv[1].split()
+wrong = [row["service"] for row in rows if row["up"] != (row["service"] in active)]
+sys.exit("sous status disagrees about: " + ", ".join(wrong) if wrong else 0)' "${active[*]}" <<<"$status_json"
+    echo "sous status: ${active[*]} up, the others down, as expected (exit $status_exit)"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# The journey: one step per service that is up, through the CLI container.
+is_active() { [[ " ${active[*]} " == *" $1 "* ]]; }
+
+journey_catalog() {
+    log "Journey: catalog (search, show, a personal edit that survives recreating the container)"
+    sous ingredients search tom
+    sous ingredients search tom --json | expect_json "any('tomato' in json.dumps(i).lower() for i in (j if isinstance(j, list) else j.get('ingredients', [])))" "ingredients search tom"
+    sous recipes search lentil --no-filters
+    sous recipes show tomato-lentil-soup --people 2 --json | expect_json "j['recipe']['id'] == 'tomato-lentil-soup' if 'recipe' in j else j['id'] == 'tomato-lentil-soup'" "recipes show"
+    sous recipes edit tomato-lentil-soup --name "Ada's soup" --user ada
+    log "Recreating the catalog container: the data must stay in its volume"
+    compose up -d --no-build --no-deps --force-recreate catalog
+    wait_healthy catalog
+    sous recipes show tomato-lentil-soup --user ada --json | expect_json "'Ada\\'s soup' in json.dumps(j)" "Ada's edit lost after recreating the catalog"
+    sous recipes show tomato-lentil-soup --user bob --json | expect_json "'Ada\\'s soup' not in json.dumps(j)" "Ada's edit leaked to Bob"
+    echo "Ada's personal version survived; Bob still sees the original"
+}
+
+for service in "${active[@]}"; do
+    if declare -F "journey_$service" >/dev/null; then "journey_$service"; fi
+done
+
+log "Stopping the stack: compose down --volumes"
+compose --profile cli down --volumes --remove-orphans --timeout 20
+STACK_UP=0
+[ -z "$("$DOCKER" ps -aq)" ] || fail "containers left after compose down"
+[ -z "$("$DOCKER" volume ls -q --filter "name=$PROJECT")" ] || fail "volumes left after compose down -v"
