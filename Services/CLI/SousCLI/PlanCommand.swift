@@ -1,0 +1,256 @@
+import ArgumentParser
+import Foundation
+import SousRuntime
+import SousSchema
+import SousWire
+
+struct PlanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Your meal plan: the recipes you picked and the week you cook them in.",
+        discussion: """
+            The plan shows 7 days from today in your profile's time zone, with a lunch (1) and a dinner (2) slot \
+            each. DATE is YYYY-MM-DD, "today", "tomorrow" or "+N" (N days from today); SLOT is 1, 2, lunch or dinner.
+              sous plan add tomato-lentil-soup
+              sous plan put tomorrow dinner tomato-lentil-soup
+              sous plan move tomorrow dinner +3 lunch
+              sous plan cooked today dinner
+            """,
+        subcommands: [Show.self, List.self, Add.self, Remove.self, Put.self, Move.self, Clear.self, Cooked.self, ICS.self]
+    )
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The week as a grid (days as rows, lunch and dinner as columns); --from/--to for past days.")
+        @Option(help: "First date of a range to show instead of the week (YYYY-MM-DD).") var from: String?
+        @Option(help: "Last date of that range.") var to: String?
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let client = global.client(.planner)
+            let user = global.resolvedUser
+            if from != nil || to != nil {
+                guard let from, let to else { throw ValidationError("give both --from and --to") }
+                let week = try await client.call(PlannerAPI.getPlan, Empty(), user: user)
+                let range = PlanDateRange(from: try PlanDate.resolve(from, today: week.today), to: try PlanDate.resolve(to, today: week.today))
+                let days = try await client.call(PlannerAPI.history, range, user: user)
+                if global.json { return try printJSON(days) }
+                return Console.current.out(renderPlanGrid(days.days))
+            }
+            let week = try await client.call(PlannerAPI.getPlan, Empty(), user: user)
+            if global.json { return try printJSON(week) }
+            Console.current.out("Week of \(week.today) (\(week.timeZone))\n")
+            Console.current.out(renderPlanGrid(week.days))
+            Console.current.out("")
+            if week.selection.isEmpty {
+                Console.current.out("No recipes picked yet: sous plan add RECIPE")
+            } else {
+                Console.current.out("Picked: " + week.selection.map { "\($0.name) (\($0.id))\($0.plannedSlots > 0 ? " ×\($0.plannedSlots)" : "")" }.joined(separator: ", "))
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The recipes you picked for the plan, with how many slots each fills this week.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let selection = try await global.client(.planner).call(PlannerAPI.selection, Empty(), user: global.resolvedUser)
+            if global.json { return try printJSON(selection) }
+            printSelection(selection)
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Pick a recipe for the plan (it must exist in the catalog).")
+        @Argument(help: "Recipe id.") var recipe: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let selection = try await global.client(.planner).call(PlannerAPI.addRecipe, RecipeID(id: recipe), user: global.resolvedUser)
+            if global.json { return try printJSON(selection) }
+            printSelection(selection)
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Drop a recipe from the plan; the slots holding it from today on are cleared.")
+        @Argument(help: "Recipe id.") var recipe: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let selection = try await global.client(.planner).call(PlannerAPI.removeRecipe, RecipeID(id: recipe), user: global.resolvedUser)
+            if global.json { return try printJSON(selection) }
+            printSelection(selection)
+        }
+    }
+
+    struct Put: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Put a recipe into a slot (picking it if you had not yet).")
+        @Argument(help: "Date: YYYY-MM-DD, today, tomorrow or +N.") var date: String
+        @Argument(help: "1 / lunch or 2 / dinner.") var slot: String
+        @Argument(help: "Recipe id.") var recipe: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let client = global.client(.planner)
+            let ref = try await PlanDate.slot(date, slot, client: client, user: global.resolvedUser)
+            let result = try await client.call(PlannerAPI.putSlot, SlotAssignment(date: ref.date, slot: ref.slot, recipe: recipe), user: global.resolvedUser)
+            if global.json { return try printJSON(result) }
+            Console.current.out("\(result.meal.rawValue.capitalized) on \(result.date): \(result.recipeName ?? recipe)")
+        }
+    }
+
+    struct Move: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Move a slot's recipe to another slot; if that one is taken, the two swap.")
+        @Argument(help: "From date.") var fromDate: String
+        @Argument(help: "From slot.") var fromSlot: String
+        @Argument(help: "To date.") var toDate: String
+        @Argument(help: "To slot.") var toSlot: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let client = global.client(.planner)
+            let week = try await client.call(PlannerAPI.getPlan, Empty(), user: global.resolvedUser)
+            let from = SlotRef(date: try PlanDate.resolve(fromDate, today: week.today), slot: try PlanDate.slot(fromSlot))
+            let to = SlotRef(date: try PlanDate.resolve(toDate, today: week.today), slot: try PlanDate.slot(toSlot))
+            let result = try await client.call(PlannerAPI.moveSlot, SlotMove(from: from, to: to), user: global.resolvedUser)
+            if global.json { return try printJSON(result) }
+            Console.current.out(renderPlanGrid(result.days))
+        }
+    }
+
+    struct Clear: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Empty a slot (the recipe stays picked).")
+        @Argument(help: "Date.") var date: String
+        @Argument(help: "Slot.") var slot: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let client = global.client(.planner)
+            let ref = try await PlanDate.slot(date, slot, client: client, user: global.resolvedUser)
+            let result = try await client.call(PlannerAPI.clearSlot, ref, user: global.resolvedUser)
+            if global.json { return try printJSON(result) }
+            Console.current.out("Cleared \(result.meal.rawValue) on \(result.date).")
+        }
+    }
+
+    struct Cooked: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Say you cooked a planned meal: it is marked in the plan and one serving is logged to your diary.",
+            discussion: "If the tracker cannot be reached the meal is still marked; run the command again later to log it. Exit code 5 when logging failed."
+        )
+        @Argument(help: "Date (today or up to 7 days back).") var date: String
+        @Argument(help: "Slot.") var slot: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let client = global.client(.planner)
+            let ref = try await PlanDate.slot(date, slot, client: client, user: global.resolvedUser)
+            let result = try await client.call(PlannerAPI.cooked, ref, user: global.resolvedUser)
+            if global.json {
+                try printJSON(result)
+            } else {
+                let name = result.slot.recipeName ?? result.slot.recipe ?? ""
+                Console.current.out("Cooked \(name) for \(result.slot.meal.rawValue) on \(result.slot.date).")
+                if let entry = result.diaryEntry {
+                    Console.current.out("Logged 1 serving to your diary (\(Int(entry.totals.kcal.rounded())) kcal, entry \(entry.id)).")
+                }
+            }
+            if let message = result.loggingError {
+                Console.current.err("sous: \(message)")
+                throw ExitCode(ExitCodes.unavailable)
+            }
+        }
+    }
+
+    struct ICS: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "ics",
+            abstract: "Export the week (or --from/--to) as an iCalendar file for your calendar app.",
+            discussion: "Lunch is 12:00–13:00 and dinner 19:00–20:00 in your time zone. Events keep their UID across exports, so re-importing updates them."
+        )
+        @Option(help: "First date (YYYY-MM-DD, today, +N).") var from: String?
+        @Option(help: "Last date.") var to: String?
+        @Option(name: [.short, .long], help: "Write to this file instead of standard output.") var output: String?
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let client = global.client(.planner)
+            var request = CalendarRequest()
+            if from != nil || to != nil {
+                let today = try await client.call(PlannerAPI.getPlan, Empty(), user: global.resolvedUser).today
+                request.from = try from.map { try PlanDate.resolve($0, today: today) }
+                request.to = try to.map { try PlanDate.resolve($0, today: today) }
+            }
+            let export = try await client.call(PlannerAPI.calendar, request, user: global.resolvedUser)
+            if let output {
+                do {
+                    try Data(export.calendar.utf8).write(to: URL(fileURLWithPath: output))
+                } catch {
+                    throw ValidationError("cannot write \(output): \(error.localizedDescription)")
+                }
+                if global.json { return try printJSON(["file": output, "events": "\(export.events)"]) }
+                return Console.current.out("Wrote \(export.events) meal\(export.events == 1 ? "" : "s") to \(output).")
+            }
+            if global.json { return try printJSON(export) }
+            // The calendar's own CRLF line ends; Console adds the final newline.
+            Console.current.out(String(export.calendar.dropLast(2)))
+        }
+    }
+}
+
+/// Dates and slots as people type them.
+enum PlanDate {
+    static func resolve(_ text: String, today: LocalDate) throws -> LocalDate {
+        switch text.lowercased() {
+        case "today": return today
+        case "tomorrow": return today.adding(days: 1)
+        case "yesterday": return today.adding(days: -1)
+        default:
+            if text.hasPrefix("+") || text.hasPrefix("-"), let offset = Int(text) { return today.adding(days: offset) }
+            guard let date = LocalDate(text) else { throw ValidationError("\"\(text)\" is not a date: use YYYY-MM-DD, today, tomorrow or +N") }
+            return date
+        }
+    }
+
+    static func slot(_ text: String) throws -> Int {
+        switch text.lowercased() {
+        case "1", "lunch": 1
+        case "2", "dinner": 2
+        default: throw ValidationError("\"\(text)\" is not a slot: use 1 / lunch or 2 / dinner")
+        }
+    }
+
+    /// Resolves a date and slot, reading "today" from the planner only when the date is relative.
+    static func slot(_ date: String, _ slot: String, client: ServiceClient, user: String) async throws -> SlotRef {
+        let number = try self.slot(slot)
+        if let absolute = LocalDate(date) { return SlotRef(date: absolute, slot: number) }
+        let today = try await client.call(PlannerAPI.getPlan, Empty(), user: user).today
+        return SlotRef(date: try resolve(date, today: today), slot: number)
+    }
+}
+
+private let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+/// Days as rows, lunch and dinner as columns; cooked meals get a ✓.
+func renderPlanGrid(_ days: [PlanDay]) -> String {
+    var table = Table([("DAY", .left), ("LUNCH", .left), ("DINNER", .left)])
+    for day in days {
+        let label = "\(weekdayNames[(day.weekday - 1) % 7]) \(day.date)\(day.isToday ? "  Today" : "")"
+        let cells = day.slots.map { slot -> String in
+            guard let recipe = slot.recipe else { return "—" }
+            return (slot.cookedAt != nil ? "✓ " : "") + (slot.recipeName ?? recipe).truncated(32)
+        }
+        table.add([label] + cells)
+    }
+    return table.render()
+}
+
+private func printSelection(_ selection: PlanSelection) {
+    guard !selection.recipes.isEmpty else { return Console.current.out("No recipes picked yet: sous plan add RECIPE") }
+    var table = Table([("RECIPE", .left), ("ID", .left), ("THIS WEEK", .right)])
+    for recipe in selection.recipes {
+        table.add([recipe.name.truncated(40), recipe.id, "\(recipe.plannedSlots)"])
+    }
+    Console.current.out(table.render())
+}

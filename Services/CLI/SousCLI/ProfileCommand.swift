@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import SousRuntime
+import SousSchema
+import SousWire
+
+struct ProfileCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profile",
+        abstract: "Show and change your cooking profile (people, patience, diets, allergens, dislikes, equipment, time zone, reminders).",
+        subcommands: [Show.self, SetFields.self, Reset.self]
+    )
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show your cooking profile (the defaults if you never set one).")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let profile = try await global.client(.planner).call(PlannerAPI.getProfile, Empty(), user: global.resolvedUser)
+            if global.json { return try printJSON(profile) }
+            Console.current.out(renderProfile(profile))
+        }
+    }
+
+    struct SetFields: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set",
+            abstract: "Change some fields of your profile; the others keep their value.",
+            discussion: """
+                List options (--diet, --allergen, --dislike, --equipment) are repeatable and replace the whole list; \
+                --no-diets, --no-allergens and --no-dislikes empty it. Examples:
+                  sous profile set --people 4 --patience 3
+                  sous profile set --diet vegan --diet gluten-free --dislike coriander
+                  sous profile set --time-zone Europe/Rome --reminder-hour 18
+                  sous profile set --filter-patience false
+                """
+        )
+
+        @Option(help: "People you cook for, 1–50.") var people: Int?
+        @Option(help: "Cooking patience 1–5: \(EnergyLevel.descriptions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")).")
+        var patience: Int?
+        @Option(name: .customLong("diet"), help: "A diet you follow (repeatable): \(Diet.allCases.map(\.rawValue).joined(separator: ", ")).") var diets: [Diet] = []
+        @Flag(help: "Follow no particular diet.") var noDiets = false
+        @Option(name: .customLong("allergen"), help: "An allergen to avoid (repeatable): \(Allergen.allCases.map(\.rawValue).joined(separator: ", ")).")
+        var allergens: [Allergen] = []
+        @Flag(help: "Avoid no allergens.") var noAllergens = false
+        @Option(name: .customLong("dislike"), help: "A catalog ingredient id you dislike (repeatable; see `sous ingredients search`).") var dislikes: [String] = []
+        @Flag(help: "Dislike nothing.") var noDislikes = false
+        @Option(name: .customLong("equipment"), help: "An appliance you have (repeatable): \(Appliance.allCases.map(\.rawValue).joined(separator: ", ")).")
+        var equipment: [Appliance] = []
+        @Option(help: "Hide recipes that do not fit your diets: true or false.") var filterDiets: Bool?
+        @Option(help: "Hide recipes needing appliances you lack: true or false.") var filterEquipment: Bool?
+        @Option(help: "Hide recipes above your patience: true or false.") var filterPatience: Bool?
+        @Option(help: "Your IANA time zone, e.g. Europe/Rome; \"today\" in your plan follows it.") var timeZone: String?
+        @Option(help: "Daily reminders: true or false.") var reminders: Bool?
+        @Option(help: "Local hour of the daily reminder, 0–23.") var reminderHour: Int?
+        @OptionGroup var global: GlobalOptions
+
+        var update: ProfileUpdate {
+            ProfileUpdate(
+                people: people, patience: patience,
+                diets: noDiets ? [] : diets.isEmpty ? nil : diets,
+                allergens: noAllergens ? [] : allergens.isEmpty ? nil : allergens,
+                dislikes: noDislikes ? [] : dislikes.isEmpty ? nil : dislikes,
+                equipment: equipment.isEmpty ? nil : equipment,
+                filterDiets: filterDiets, filterEquipment: filterEquipment, filterPatience: filterPatience,
+                timeZone: timeZone, remindersEnabled: reminders, reminderHour: reminderHour
+            )
+        }
+
+        func validate() throws {
+            if noDiets && !diets.isEmpty { throw ValidationError("--no-diets and --diet contradict each other") }
+            if noAllergens && !allergens.isEmpty { throw ValidationError("--no-allergens and --allergen contradict each other") }
+            if noDislikes && !dislikes.isEmpty { throw ValidationError("--no-dislikes and --dislike contradict each other") }
+            if update == ProfileUpdate() { throw ValidationError("nothing to change: pass at least one option (see --help)") }
+        }
+
+        func run() async throws {
+            let profile = try await global.client(.planner).call(PlannerAPI.updateProfile, update, user: global.resolvedUser)
+            if global.json { return try printJSON(profile) }
+            Console.current.out("Profile saved.\n")
+            Console.current.out(renderProfile(profile))
+        }
+    }
+
+    struct Reset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Put your profile back to the defaults.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let profile = try await global.client(.planner).call(PlannerAPI.resetProfile, Empty(), user: global.resolvedUser)
+            if global.json { return try printJSON(profile) }
+            Console.current.out("Profile reset to the defaults.\n")
+            Console.current.out(renderProfile(profile))
+        }
+    }
+}
+
+func renderProfile(_ profile: CookingProfile) -> String {
+    func list(_ values: [String]) -> String { values.isEmpty ? "none" : values.joined(separator: ", ") }
+    func onOff(_ value: Bool) -> String { value ? "on" : "off" }
+    let rows: [(String, String)] = [
+        ("People", "\(profile.people)"),
+        ("Patience", "\(profile.patience)/5 (\(EnergyLevel.descriptions[profile.patience] ?? ""))"),
+        ("Diets", list(profile.diets.map(\.rawValue))),
+        ("Allergens", list(profile.allergens.map(\.rawValue))),
+        ("Dislikes", list(profile.dislikes)),
+        ("Equipment", list(profile.equipment.map(\.rawValue))),
+        ("Filters", "diets \(onOff(profile.filterDiets)) · equipment \(onOff(profile.filterEquipment)) · patience \(onOff(profile.filterPatience))"),
+        ("Time zone", profile.timeZone),
+        ("Reminders", profile.remindersEnabled ? String(format: "on, at %02d:00", profile.reminderHour) : "off"),
+    ]
+    let width = rows.map(\.0.count).max() ?? 0
+    return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+}

@@ -1,0 +1,121 @@
+import CatalogService
+import Foundation
+import PlannerService
+import SousRuntime
+import SousSchema
+import SousServiceTesting
+import SousTestSupport
+import Testing
+import TrackerService
+
+/// `sous profile`, `sous plan` and `sous cook` against a real catalog and planner.
+struct PlannerCLITests {
+    /// 2026-03-10 10:00 UTC, a Tuesday.
+    static let now = ISO8601DateFormatter().date(from: "2026-03-10T10:00:00Z")!
+
+    func withServices(_ body: (_ planner: String, _ catalog: String) async throws -> Void) async throws {
+        let clock = WallClock.manual(at: Self.now)
+        let catalog = try CatalogFixture.make(clock: clock)
+        let planner = try PlannerFixture.make(peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
+        try await withRunningServices([catalog.host, planner.host]) { _ in
+            try await body(planner.host.boundEndpoints.requests, catalog.host.boundEndpoints.requests)
+        }
+    }
+
+    @Test func profileShowSetAndReset() async throws {
+        try await withServices { planner, _ in
+            let shown = await sous(["profile", "show", "--planner", planner, "--user", "ada"])
+            #expect(shown.code == 0)
+            #expect(shown.out.contains("People     2") && shown.out.contains("Time zone  UTC") && shown.out.contains("on, at 19:00"))
+            let set = await sous(["profile", "set", "--people", "4", "--diet", "vegan", "--time-zone", "Europe/Rome", "--planner", planner, "--user", "ada"])
+            #expect(set.code == 0, "\(set.err)")
+            #expect(set.out.contains("People     4") && set.out.contains("Diets      vegan") && set.out.contains("Europe/Rome"))
+            let json = await sous(["profile", "show", "--json", "--planner", planner, "--user", "ada"])
+            let profile = try JSONDecoder().decode(CookingProfile.self, from: Data(json.out.utf8))
+            #expect(profile.people == 4 && profile.diets == [.vegan] && profile.timeZone == "Europe/Rome")
+            let bad = await sous(["profile", "set", "--people", "99", "--planner", planner, "--user", "ada"])
+            #expect(bad.code == 4 && bad.err.contains("field: people"))
+            let nothing = await sous(["profile", "set", "--planner", planner, "--user", "ada"])
+            #expect(nothing.code == 64)
+            let reset = await sous(["profile", "reset", "--planner", planner, "--user", "ada"])
+            #expect(reset.code == 0 && reset.out.contains("People     2"))
+        }
+    }
+
+    @Test func planCommandsDriveTheWeekGrid() async throws {
+        try await withServices { planner, _ in
+            let common = ["--planner", planner, "--user", "ada"]
+            #expect(await sous(["plan", "add", "chilled-gazpacho"] + common).code == 0)
+            let put = await sous(["plan", "put", "today", "dinner", "tomato-lentil-soup"] + common)
+            #expect(put.code == 0 && put.out.contains("Dinner on 2026-03-10: Tomato and Red Lentil Soup"), "\(put.err)")
+            #expect(await sous(["plan", "put", "+2", "1", "chilled-gazpacho"] + common).code == 0)
+            #expect(await sous(["plan", "move", "+2", "lunch", "+3", "dinner"] + common).code == 0)
+            let show = await sous(["plan", "show"] + common)
+            #expect(show.code == 0)
+            let lines = show.out.split(separator: "\n").map(String.init)
+            let header = try #require(lines.first { $0.hasPrefix("DAY") })
+            #expect(header.contains("LUNCH") && header.contains("DINNER"))
+            let today = try #require(lines.first { $0.hasPrefix("Tue 2026-03-10") })
+            #expect(today.contains("Today") && today.hasSuffix("Tomato and Red Lentil Soup"))
+            let friday = try #require(lines.first { $0.hasPrefix("Fri 2026-03-13") })
+            #expect(friday.hasSuffix("Chilled Gazpacho") && !friday.contains("Today"))
+            #expect(lines.filter { $0.hasPrefix("Mon ") || $0.hasPrefix("Tue ") || $0.hasPrefix("Wed ") || $0.hasPrefix("Thu ") || $0.hasPrefix("Fri ")
+                || $0.hasPrefix("Sat ") || $0.hasPrefix("Sun ") }.count == 7)
+
+            let json = await sous(["plan", "show", "--json"] + common)
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            let week = try decoder.decode(WeekPlan.self, from: Data(json.out.utf8))
+            #expect(week.today == LocalDate("2026-03-10") && week.selection.map(\.id) == ["chilled-gazpacho", "tomato-lentil-soup"])
+
+            let ics = await sous(["plan", "ics"] + common)
+            #expect(ics.code == 0 && ics.out.hasPrefix("BEGIN:VCALENDAR") && ics.out.contains("SUMMARY:Dinner: Chilled Gazpacho"))
+
+            let outside = await sous(["plan", "put", "+7", "lunch", "chilled-gazpacho"] + common)
+            #expect(outside.code == 4 && outside.err.contains("field: date"))
+            let badSlot = await sous(["plan", "clear", "today", "brunch"] + common)
+            #expect(badSlot.code == 64)
+            let unknown = await sous(["plan", "add", "unicorn-stew"] + common)
+            #expect(unknown.code == 3)
+            let removed = await sous(["plan", "remove", "tomato-lentil-soup"] + common)
+            #expect(removed.code == 0 && !removed.out.contains("tomato-lentil-soup"))
+        }
+    }
+
+    @Test func cookedWithoutATrackerSaysLoggingFailed() async throws {
+        let clock = WallClock.manual(at: Self.now)
+        let catalog = try CatalogFixture.make(clock: clock)
+        var configuration = ServiceConfiguration.inProcess(.planner, peers: [
+            .catalog: catalog.host.boundEndpoints, .tracker: .init(requests: "inproc://no-tracker-\(UUID())", events: "inproc://none-\(UUID())"),
+        ], clock: clock)
+        configuration.callTimeout = .milliseconds(200)
+        let planner = try PlannerService(configuration: configuration, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil))
+        try await withRunningServices([catalog.host, planner.host]) { _ in
+            let common = ["--planner", planner.host.boundEndpoints.requests, "--user", "ada"]
+            #expect(await sous(["plan", "put", "today", "lunch", "tomato-lentil-soup"] + common).code == 0)
+            let cooked = await sous(["plan", "cooked", "today", "lunch"] + common)
+            #expect(cooked.code == 5)
+            #expect(cooked.out.contains("Cooked Tomato and Red Lentil Soup for lunch on 2026-03-10."))
+            #expect(cooked.err.contains("could not be logged to your diary"))
+            let show = await sous(["plan", "show"] + common)
+            #expect(show.out.contains("✓ Tomato and Red Lentil Soup"))
+        }
+    }
+
+    @Test func cookPrintsOneStepWithProgress() async throws {
+        try await withServices { _, catalog in
+            let step = await sous(["cook", "tomato-lentil-soup", "--step", "2", "--catalog", catalog, "--user", "ada"])
+            #expect(step.code == 0, "\(step.err)")
+            let lines = step.out.split(separator: "\n").map(String.init)
+            #expect(lines.first?.hasPrefix("Step 2 · ") == true)
+            #expect(lines.last == "2 / 5")
+            let json = await sous(["cook", "tomato-lentil-soup", "--step", "1", "--json", "--catalog", catalog, "--user", "ada"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+            #expect(object["number"] as? Int == 1 && object["of"] as? Int == 5 && object["description"] is String)
+            let outOfRange = await sous(["cook", "tomato-lentil-soup", "--step", "9", "--catalog", catalog, "--user", "ada"])
+            #expect(outOfRange.code == 4 && outOfRange.err.contains("steps 1 to 5"))
+            let all = await sous(["cook", "tomato-lentil-soup", "--catalog", catalog, "--user", "ada"])
+            #expect(all.code == 0 && all.out.contains("1 / 5") && all.out.contains("5 / 5"))
+        }
+    }
+}

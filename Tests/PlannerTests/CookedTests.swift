@@ -1,0 +1,95 @@
+import CatalogService
+import Foundation
+import PlannerService
+import SousRuntime
+import SousSchema
+import SousServiceTesting
+import SousTestSupport
+import SousWire
+import Testing
+import TrackerService
+
+struct CookedTests {
+    @Test func cookingAPlannedMealLogsOneServingInTheRealTrackersDiary() async throws {
+        try await withPlanner(tracker: .real) { world in
+            let tracker = try #require(world.tracker)
+            _ = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(people: 4))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: soup))
+            let result = try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 1))
+            #expect(result.logged && result.loggingError == nil)
+            let entry = try #require(result.diaryEntry)
+            #expect(result.slot.cookedAt == referenceInstant && result.slot.diaryEntry == entry.id)
+            #expect(entry.date == date("2026-03-10") && entry.meal == .lunch && entry.source == EntrySource(kind: .recipe, reference: soup))
+
+            // One serving, whatever the people count: the diary holds what one person ate.
+            let recipe = try await world.catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: soup), user: "ada")
+            #expect(abs(entry.totals.kcal - recipe.nutritionPerServing.kcal) < 0.5)
+            let diary = try await tracker.call(TrackerAPI.listEntries, DayRequest(date: date("2026-03-10")), user: "ada")
+            #expect(diary.entries.map(\.id) == [entry.id])
+            #expect(diary.entries.first?.food == "Tomato and Red Lentil Soup")
+
+            // The plan remembers it; cooking it again must not log a second serving.
+            let week = try await world.call(PlannerAPI.getPlan, Empty())
+            #expect(week.days[0].slots[0].diaryEntry == entry.id)
+            let again = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 1)) }
+            #expect(again?.code == .conflict)
+            #expect(try await tracker.call(TrackerAPI.listEntries, DayRequest(date: date("2026-03-10")), user: "ada").entries.count == 1)
+        }
+    }
+
+    @Test func cookedNeedsAPlannedMealOnOrBeforeToday() async throws {
+        try await withPlanner(tracker: .real) { world in
+            let empty = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 2)) }
+            #expect(empty?.code == .notFound && empty?.field == "slot")
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-11"), slot: 2, recipe: soup))
+            let future = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-11"), slot: 2)) }
+            #expect(future?.code == .badRequest && future?.field == "date")
+            let slot = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 5)) }
+            #expect(slot?.field == "slot")
+            // Yesterday's dinner can still be marked after midnight, into yesterday's diary.
+            world.clock.advance(by: 86_400)
+            let late = try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-11"), slot: 2))
+            #expect(late.logged && late.slot.meal == .dinner && late.diaryEntry?.date == date("2026-03-11"))
+        }
+    }
+
+    @Test func whenTheTrackerIsDownTheMarkStaysAndTheUserIsTold() async throws {
+        let nobody = ServiceEndpoints(requests: "inproc://no-tracker-\(UUID())", events: "inproc://no-tracker-events-\(UUID())")
+        try await withPlanner(tracker: .at(nobody), callTimeout: .milliseconds(200)) { world in
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 2, recipe: soup))
+            let result = try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 2))
+            #expect(!result.logged && result.diaryEntry == nil)
+            let message = try #require(result.loggingError)
+            #expect(message.contains("could not be logged") && message.contains("tracker"))
+            #expect(result.slot.cookedAt == referenceInstant)
+            let week = try await world.call(PlannerAPI.getPlan, Empty())
+            #expect(week.days[0].slots[1].cookedAt == referenceInstant && week.days[0].slots[1].diaryEntry == nil, "the plan change committed")
+        }
+    }
+
+    @Test func markingAgainRetriesLoggingThatFailed() async throws {
+        let clock = WallClock.manual(at: referenceInstant)
+        let catalog = try CatalogFixture.make(clock: clock)
+        let tracker = try TrackerFixture.make(peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
+        let database = try PlannerService.openDatabase(directory: nil)
+        let nobody = ServiceEndpoints(requests: "inproc://no-tracker-\(UUID())", events: "inproc://no-tracker-events-\(UUID())")
+        // Two planners over one database: the first cannot reach the tracker, the second can.
+        func planner(_ tracker: ServiceEndpoints) throws -> PlannerService {
+            var configuration = ServiceConfiguration.inProcess(.planner, peers: [.catalog: catalog.host.boundEndpoints, .tracker: tracker], clock: clock)
+            configuration.callTimeout = .milliseconds(200)
+            return try PlannerService(configuration: configuration, logger: quietLogger("planner"), database: database)
+        }
+        let down = try planner(nobody)
+        let up = try planner(tracker.host.boundEndpoints)
+        try await withRunningServices([catalog.host, tracker.host, down.host, up.host]) { _ in
+            let downClient = ServiceClient(service: "planner", endpoint: down.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let upClient = ServiceClient(service: "planner", endpoint: up.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            _ = try await downClient.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: soup), user: "ada")
+            #expect(try await downClient.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 1), user: "ada").logged == false)
+            clock.advance(by: 600)
+            let retried = try await upClient.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 1), user: "ada")
+            #expect(retried.logged && retried.diaryEntry?.meal == .lunch)
+            #expect(retried.slot.cookedAt == referenceInstant, "the first mark's time is kept")
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import CatalogService
+import Foundation
+import PlannerService
+import SousRuntime
+import SousSchema
+import SousServiceTesting
+import SousTestSupport
+import SousWire
+import Testing
+import TrackerService
+
+struct EventTests {
+    @Test func changesPublishProfileAndPlanEventsAndUserActionsPublishActivity() async throws {
+        try await withPlanner { world in
+            let host = world.planner.host
+            let subscriber = EventSubscriber(
+                endpoints: [host.boundEndpoints.events], prefixes: [PlannerTopics.profileChanged, PlannerTopics.planChanged, EventTopics.activity],
+                logger: host.logger
+            )
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await subscriber.run() }
+                await subscriber.waitUntilSubscribed()
+                // Subscriptions propagate asynchronously: keep changing the profile until its event arrives.
+                let warmUp = Task {
+                    for people in 1...500 {
+                        if Task.isCancelled { return }
+                        _ = try? await world.call(PlannerAPI.updateProfile, ProfileUpdate(people: people % 50 + 1))
+                    }
+                }
+                let profileEvent = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == PlannerTopics.profileChanged }
+                warmUp.cancel()
+                _ = await warmUp.result
+                let changed = try profileEvent.decode(ProfileChangedEvent.self)
+                #expect(changed.user == "ada" && (1...50).contains(changed.profile.people))
+
+                _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-12"), slot: 2, recipe: soup), user: "bea")
+                let planEvent = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == PlannerTopics.planChanged }
+                #expect(try planEvent.decode(PlanChangedEvent.self) == PlanChangedEvent(user: "bea", dates: [date("2026-03-12")]))
+                let activity = try await firstElement(of: subscriber.events, within: .seconds(10)) {
+                    $0.header.topic == EventTopics.activity && ((try? $0.decode(ActivityEvent.self).user) == "bea")
+                }
+                let body = try activity.decode(ActivityEvent.self)
+                #expect(body.service == "planner" && body.method == "plan.put" && body.time == referenceInstant)
+                group.cancelAll()
+            }
+        }
+    }
+}

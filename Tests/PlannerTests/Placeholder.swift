@@ -1,1 +1,0 @@
-// Planner tests; its helper replaces this placeholder.

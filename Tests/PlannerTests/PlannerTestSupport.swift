@@ -1,0 +1,74 @@
+import CatalogService
+import Foundation
+import Logging
+import PlannerService
+import SousRuntime
+import SousSchema
+import SousServiceTesting
+import SousTestSupport
+import SousWire
+import TrackerService
+
+/// A planner and a seeded catalog running in-process, with a client of the planner.
+struct PlannerWorld {
+    let planner: PlannerService
+    let client: ServiceClient
+    /// The catalog the planner reads recipes from.
+    let catalog: ServiceClient
+    /// The real tracker, when the world has one.
+    let tracker: ServiceClient?
+    let clock: WallClock
+
+    /// Calls the planner as `user`.
+    func call<Request, Response>(_ method: Method<Request, Response>, _ request: Request, user: String = "ada") async throws(ServiceError) -> Response {
+        try await client.call(method, request, user: user)
+    }
+}
+
+/// 2026-03-10 10:00 UTC: a Tuesday, after the US and before the European DST change.
+let referenceInstant = ISO8601DateFormatter().date(from: "2026-03-10T10:00:00Z")!
+
+func date(_ text: String) -> LocalDate { LocalDate(text)! }
+
+/// Which tracker the planner talks to.
+enum TrackerPeer {
+    /// The real tracker (`TrackerFixture`), reading recipes from the same catalog.
+    case real
+    /// Whatever answers there (an endpoint nobody binds, for the tracker-down path).
+    case at(ServiceEndpoints)
+}
+
+/// Runs a catalog and a planner (and, if asked, the real tracker) with a manual clock.
+func withPlanner<T: Sendable>(
+    at instant: Date = referenceInstant,
+    tracker: TrackerPeer? = nil,
+    callTimeout: Duration = .seconds(5),
+    _ body: (PlannerWorld) async throws -> T
+) async throws -> T {
+    let clock = WallClock.manual(at: instant)
+    let catalog = try CatalogFixture.make(clock: clock)
+    var configuration = ServiceConfiguration.inProcess(.planner, peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
+    configuration.callTimeout = callTimeout
+    var hosts = [catalog.host]
+    var trackerClient: ServiceClient?
+    switch tracker {
+    case .real:
+        // The tracker reads time zones from the planner: give it the planner's endpoints before either runs.
+        let plannerEndpoints = ServiceEndpoints(requests: configuration.bind, events: configuration.eventsBind)
+        let service = try TrackerFixture.make(peers: [.catalog: catalog.host.boundEndpoints, .planner: plannerEndpoints], clock: clock)
+        configuration.peers[.tracker] = service.host.boundEndpoints
+        hosts.append(service.host)
+        trackerClient = ServiceClient(service: "tracker", endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+    case .at(let endpoints):
+        configuration.peers[.tracker] = endpoints
+    case nil:
+        break
+    }
+    let planner = try PlannerService(configuration: configuration, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil))
+    // Generous: a bound on a hang, not a performance check.
+    let client = ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+    let catalogClient = ServiceClient(service: "catalog", endpoint: catalog.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+    return try await withRunningServices(hosts + [planner.host]) { _ in
+        try await body(PlannerWorld(planner: planner, client: client, catalog: catalogClient, tracker: trackerClient, clock: clock))
+    }
+}

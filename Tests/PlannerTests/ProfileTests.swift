@@ -1,0 +1,114 @@
+import CatalogService
+import Foundation
+import PlannerService
+import SousRuntime
+import SousSchema
+import SousServiceTesting
+import SousTestSupport
+import SousWire
+import Testing
+import TrackerService
+
+/// The same method name with a body the typed API cannot express (a diet that does not exist).
+private struct RawProfileUpdate: Codable, Sendable {
+    var diets: [String]?
+    var equipment: [String]?
+}
+
+private let rawUpdate = Method<RawProfileUpdate, CookingProfile>.write("profile.update")
+
+struct ProfileTests {
+    @Test func aUserWhoNeverSetAProfileGetsTheDefaults() async throws {
+        try await withPlanner { world in
+            let profile = try await world.call(PlannerAPI.getProfile, Empty(), user: "newcomer")
+            #expect(profile == .defaults)
+            #expect(profile.people == 2 && profile.patience == 5 && profile.timeZone == "UTC" && profile.reminderHour == 19)
+            #expect(profile.filterDiets && profile.filterEquipment && profile.filterPatience && profile.remindersEnabled)
+            #expect(Set(profile.equipment) == Set(Appliance.allCases))
+        }
+    }
+
+    @Test func updatesArePartialAndPerUser() async throws {
+        try await withPlanner { world in
+            let first = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(people: 4, diets: [.vegan, .glutenFree, .vegan], timeZone: "Europe/Rome"))
+            #expect(first.people == 4 && first.diets == [.glutenFree, .vegan] && first.timeZone == "Europe/Rome")
+            let second = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(patience: 2, dislikes: ["tomato", "egg", "tomato"], filterPatience: false))
+            #expect(second.people == 4, "fields not in the update keep their value")
+            #expect(second.patience == 2 && second.dislikes == ["tomato", "egg"] && !second.filterPatience)
+            #expect(try await world.call(PlannerAPI.getProfile, Empty()) == second)
+            #expect(try await world.call(PlannerAPI.getProfile, Empty(), user: "bob") == .defaults)
+        }
+    }
+
+    @Test func resetGoesBackToTheDefaults() async throws {
+        try await withPlanner { world in
+            _ = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(people: 7, remindersEnabled: false))
+            #expect(try await world.call(PlannerAPI.resetProfile, Empty()) == .defaults)
+            #expect(try await world.call(PlannerAPI.getProfile, Empty()) == .defaults)
+        }
+    }
+
+    @Test(arguments: [
+        (ProfileUpdate(people: 0), "people"),
+        (ProfileUpdate(people: 51), "people"),
+        (ProfileUpdate(patience: 0), "patience"),
+        (ProfileUpdate(patience: 6), "patience"),
+        (ProfileUpdate(timeZone: "Mars/Olympus_Mons"), "timeZone"),
+        (ProfileUpdate(timeZone: ""), "timeZone"),
+        (ProfileUpdate(reminderHour: 24), "reminderHour"),
+        (ProfileUpdate(reminderHour: -1), "reminderHour"),
+    ])
+    func outOfRangeValuesAreRejectedNamingTheField(update: ProfileUpdate, field: String) async throws {
+        try await withPlanner { world in
+            let error = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.updateProfile, update) }
+            #expect(error?.code == .badRequest && error?.field == field)
+            let stored = try await world.call(PlannerAPI.getProfile, Empty())
+            #expect(stored == .defaults, "nothing was written")
+        }
+    }
+
+    @Test func unknownDietsAndAppliancesAreBadRequests() async throws {
+        try await withPlanner { world in
+            let diet = await #expect(throws: ServiceError.self) { try await world.client.call(rawUpdate, .init(diets: ["vegan", "paleo"]), user: "ada") }
+            #expect(diet?.code == .badRequest && diet?.field == "diets.1")
+            let appliance = await #expect(throws: ServiceError.self) { try await world.client.call(rawUpdate, .init(equipment: ["wok"]), user: "ada") }
+            #expect(appliance?.code == .badRequest && appliance?.field == "equipment.0")
+        }
+    }
+
+    @Test func unknownDislikedIngredientsAreNamedByIndex() async throws {
+        try await withPlanner { world in
+            let error = await #expect(throws: ServiceError.self) {
+                try await world.call(PlannerAPI.updateProfile, ProfileUpdate(people: 3, dislikes: ["egg", "tomato", "unicorn"]))
+            }
+            #expect(error?.code == .notFound && error?.field == "dislikes.2")
+            let stored = try await world.call(PlannerAPI.getProfile, Empty())
+            #expect(stored.people == 2, "a rejected update writes nothing")
+        }
+    }
+
+    @Test func dislikesCannotBeCheckedWhileTheCatalogIsDown() async throws {
+        let planner = try PlannerService(
+            configuration: {
+                var configuration = ServiceConfiguration.inProcess(.planner, peers: [.catalog: .init(requests: "inproc://nobody-\(UUID())", events: "inproc://none-\(UUID())")])
+                configuration.callTimeout = .milliseconds(200)
+                return configuration
+            }(), logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil)
+        )
+        try await withRunningService(planner.host) { host in
+            let client = ServiceClient(service: "planner", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let error = await #expect(throws: ServiceError.self) { try await client.call(PlannerAPI.updateProfile, ProfileUpdate(dislikes: ["egg"]), user: "ada") }
+            #expect(error?.code == .unavailable && error?.message.contains("catalog") == true)
+            // Updates that do not touch dislikes need no catalog.
+            let updated = try await client.call(PlannerAPI.updateProfile, ProfileUpdate(people: 3), user: "ada")
+            #expect(updated.people == 3)
+        }
+    }
+
+    @Test func methodsActForAUser() async throws {
+        try await withPlanner { world in
+            let error = await #expect(throws: ServiceError.self) { try await world.client.call(PlannerAPI.getProfile, Empty()) }
+            #expect(error?.code == .unauthorized)
+        }
+    }
+}
