@@ -1,0 +1,128 @@
+import ArgumentParser
+import CatalogService
+import Foundation
+import GroceriesService
+import Logging
+import PlannerService
+import SousRuntime
+import SousSchema
+import SousServiceTesting
+import SousWire
+
+/// A grocery list built from many recipes: adding them all, and reading the aggregated list,
+/// over TCP loopback with the real catalog and planner running in the same process.
+struct GroceriesBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "groceries",
+        abstract: "Grocery list of 50 recipes (~400 ingredient lines): time to add them all and to read the aggregated list."
+    )
+
+    @Option(help: "Recipes on the list.") var recipes = 50
+    @Option(help: "Ingredient lines per recipe.") var linesPerRecipe = 8
+    @Option(help: "Times the whole list is built (each: clear, then add every recipe).") var runs = 20
+    @Option(help: "Timed reads of the aggregated list (and health round trips).") var reads = 2_000
+    @Flag(help: "A quick run: 3 builds and 100 reads.") var quick = false
+    @Option(help: "Folder for the groceries database (default: a temporary folder, removed afterwards).") var dataDir: String?
+
+    func run() async throws {
+        let runs = quick ? 3 : runs
+        let reads = quick ? 100 : reads
+        let directory = dataDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("sous-bench-groceries-\(UUID().uuidString)").path
+        defer { if dataDir == nil { try? FileManager.default.removeItem(atPath: directory) } }
+        var logger = Logger(label: "bench")
+        logger.logLevel = .critical
+
+        func tcp(_ service: SousService, peers: [SousService: ServiceEndpoints] = [:]) -> ServiceConfiguration {
+            var configuration = ServiceConfiguration.inProcess(service, peers: peers)
+            configuration.bind = "tcp://127.0.0.1:*"
+            configuration.eventsBind = "tcp://127.0.0.1:*"
+            configuration.callTimeout = .seconds(10)
+            return configuration
+        }
+        let catalog = try CatalogService(
+            configuration: tcp(.catalog), seed: CatalogFixture.seed, logger: logger, database: CatalogService.openDatabase(directory: nil)
+        )
+        let planner = try PlannerService(
+            configuration: tcp(.planner, peers: [.catalog: catalog.host.boundEndpoints]), logger: logger, database: PlannerService.openDatabase(directory: nil)
+        )
+        let groceries = try GroceriesService(
+            configuration: tcp(.groceries, peers: [.catalog: catalog.host.boundEndpoints, .planner: planner.host.boundEndpoints]), logger: logger,
+            database: GroceriesService.openDatabase(directory: directory)
+        )
+        let serving = [catalog.host, planner.host, groceries.host].map { host in Task { try await host.run(signals: false) } }
+        let options = ServiceClient.Options(timeout: .seconds(10), retries: 0)
+        let catalogClient = ServiceClient(service: "catalog", endpoint: catalog.host.boundEndpoints.requests, options: options)
+        let client = ServiceClient(service: "groceries", endpoint: groceries.host.boundEndpoints.requests, options: options)
+        let user = "bench"
+
+        let ids = try Self.createRecipes(recipes, lines: linesPerRecipe, catalog: catalogClient, user: user)
+        print("Created \(ids.count) recipes of \(linesPerRecipe) lines (\(ids.count * linesPerRecipe) ingredient lines before aggregation)")
+
+        var addOne = Samples(name: "add one recipe (catalog + planner lookups, one write)")
+        var addAll = Samples(name: "add all \(ids.count) recipes, one after another")
+        for run in 0...runs {
+            try client.callBlocking(GroceriesAPI.clear, ClearList(checkedOnly: false), user: user)
+            let start = DispatchTime.now().uptimeNanoseconds
+            for id in ids {
+                // The first build warms up and is not recorded.
+                if run == 0 {
+                    try client.callBlocking(GroceriesAPI.addRecipe, AddRecipeToList(recipe: id), user: user)
+                } else {
+                    try addOne.record { try client.callBlocking(GroceriesAPI.addRecipe, AddRecipeToList(recipe: id), user: user) }
+                }
+            }
+            if run > 0 { addAll.nanoseconds.append(DispatchTime.now().uptimeNanoseconds - start) }
+        }
+        let list = try client.callBlocking(GroceriesAPI.list, Empty(), user: user)
+        let shares = list.lines.reduce(0) { $0 + $1.sources.count }
+        print("The list: \(list.recipes.count) recipes, \(shares) shares aggregated into \(list.lineCount) lines in \(list.categories.count) categories, total €\(String(format: "%.2f", list.total))")
+
+        var health = Samples(name: "health round trip (baseline)")
+        var read = Samples(name: "read the aggregated list (groceries.list)")
+        for _ in 0..<min(100, reads) {
+            try client.callBlocking(CommonAPI.health, Empty())
+            try client.callBlocking(GroceriesAPI.list, Empty(), user: user)
+        }
+        for _ in 0..<reads {
+            try health.record { try client.callBlocking(CommonAPI.health, Empty()) }
+            try read.record { try client.callBlocking(GroceriesAPI.list, Empty(), user: user) }
+        }
+        var direct = Samples(name: "aggregate directly on the store (floor)")
+        for _ in 0..<reads { try direct.record { _ = try groceries.store.list(user: user) } }
+
+        report("Groceries over tcp loopback, \(ids.count) recipes × \(linesPerRecipe) lines", [health, direct, read, addOne], baseline: health)
+        report("Building the whole list (\(runs) builds)", [addAll])
+        let memory = memoryKilobytes()
+        print("\nMemory: VmRSS \(memory.rss / 1024) MiB, VmHWM \(memory.hwm / 1024) MiB")
+        for task in serving { task.cancel() }
+        for task in serving { _ = try? await task.value }
+    }
+
+    /// Recipes over varied seed ingredients, each in its usual unit or a mix (kg, pieces as grams),
+    /// so the list exercises every unit family. Deterministic.
+    static func createRecipes(_ count: Int, lines: Int, catalog: ServiceClient, user: String) throws -> [String] {
+        var random = SplitMix64(seed: 5)
+        let ingredients = CatalogFixture.seed.ingredients
+        return try (0..<count).map { index in
+            var used: Set<Int> = []
+            while used.count < min(lines, ingredients.count) { used.insert(Int.random(in: 0..<ingredients.count, using: &random)) }
+            let recipeLines = used.sorted().map { position -> RecipeIngredient in
+                let ingredient = ingredients[position]
+                switch (ingredient.unit, Int.random(in: 0..<3, using: &random)) {
+                case (.piece, 0): return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 50...300, using: &random)), unit: .g)
+                case (.piece, _): return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...4, using: &random)), unit: .piece)
+                case (.ml, 0): return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...3, using: &random)), unit: .tbsp)
+                case (.ml, _): return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 50...500, using: &random)), unit: .ml)
+                case (_, 0): return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...2, using: &random)) / 2, unit: .kg)
+                default: return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 10...400, using: &random)), unit: .g)
+                }
+            }
+            let draft = RecipeDraft(
+                name: "Bench dish \(index)", summary: "A generated recipe for the groceries benchmark.", servings: Int.random(in: 1...6, using: &random),
+                prepMinutes: 10, cookMinutes: 20, ingredients: recipeLines,
+                steps: [RecipeStep(description: "Cook everything.", minutes: 20, type: .cooking, ingredients: recipeLines.map(\.ingredient))]
+            )
+            return try catalog.callBlocking(CatalogAPI.createRecipe, draft, user: user).id
+        }
+    }
+}

@@ -1,0 +1,306 @@
+import CatalogService
+import Foundation
+import GroceriesService
+import PlannerService
+import SousRuntime
+import SousSchema
+import SousServiceTesting
+import SousTestSupport
+import SousWire
+import Testing
+
+struct ScalingTests {
+    /// Quantity = recipe quantity × (people ÷ servings) × multiplier.
+    @Test func quantitiesScaleByPeopleServingsAndMultiplier() async throws {
+        try await withGroceries { env in
+            try await env.setPeople(6)
+            // tomato-lentil-soup serves 4 with 200 g red lentils and 1 l vegetable stock.
+            let list = try await env.add("tomato-lentil-soup", multiplier: 2)
+            let lentils = try #require(list.line("red-lentils"))
+            #expect(near(lentils.exactQuantity, 200 * 6.0 / 4 * 2) && lentils.exactUnit == .g)
+            #expect(lentils.quantity == 600 && lentils.unit == .g)
+            #expect(list.line("vegetable-stock")?.quantity == 3 && list.line("vegetable-stock")?.unit == .l)
+            #expect(lentils.sources == [GroceryLineSource(recipe: "tomato-lentil-soup", name: "Tomato and Red Lentil Soup", quantity: 600, unit: .g)])
+            let recipe = try #require(list.recipes.first)
+            #expect(recipe.people == 6 && recipe.servings == 4 && recipe.multiplier == 2)
+        }
+    }
+
+    @Test func theDefaultMultiplierIsThePlannersSuggestion() async throws {
+        try await withGroceries { env in
+            let unplanned = try await env.add("tomato-lentil-soup", user: "ada")
+            #expect(unplanned.recipes.first?.multiplier == 1)
+            let today = LocalDate(env.clock.now, in: TimeZone(identifier: "UTC")!)
+            for (date, slot) in [(today, 1), (today, 2), (today.adding(days: 3), 2)] {
+                try await env.planner.call(PlannerAPI.putSlot, SlotAssignment(date: date, slot: slot, recipe: "tomato-lentil-soup"), user: "bob")
+            }
+            let planned = try await env.add("tomato-lentil-soup", user: "bob")
+            #expect(planned.recipes.first?.multiplier == 3)
+            // Default people (2) for a recipe serving 4, three times: 200 × 2/4 × 3.
+            #expect(near(planned.line("red-lentils")?.exactQuantity, 300))
+        }
+    }
+
+    @Test func addingAgainRaisesTheMultiplierAndSettingItRescalesTheShares() async throws {
+        try await withGroceries { env in
+            _ = try await env.add("tomato-lentil-soup", multiplier: 1)
+            let twice = try await env.add("tomato-lentil-soup", multiplier: 2)
+            #expect(twice.recipes.map(\.multiplier) == [3])
+            #expect(near(twice.line("red-lentils")?.exactQuantity, 300))
+            let set = try await env.groceries.call(GroceriesAPI.setRecipe, SetListRecipe(recipe: "tomato-lentil-soup", multiplier: 5), user: "ada")
+            #expect(near(set.line("red-lentils")?.exactQuantity, 500))
+            let tooMany = await #expect(throws: ServiceError.self) { try await env.add("tomato-lentil-soup", multiplier: 96) }
+            #expect(tooMany?.code == .badRequest && tooMany?.field == "multiplier")
+        }
+    }
+
+    /// A line keeps the quantities of the recipe as it was added, even after the recipe is edited.
+    @Test func linesAreSnapshotsOfTheRecipeWhenItWasAdded() async throws {
+        try await withGroceries { env in
+            let id = try await env.createRecipe("Pancakes", servings: 2, [RecipeIngredient(ingredient: "flour", quantity: 200, unit: .g)])
+            _ = try await env.add(id, multiplier: 1)
+            _ = try await env.catalog.call(
+                CatalogAPI.editRecipe, RecipeEdit(id: id, changes: RecipeDraft(ingredients: [RecipeIngredient(ingredient: "flour", quantity: 900, unit: .g)])),
+                user: "ada"
+            )
+            try await env.setPeople(4)
+            #expect(near(try await env.list().line("flour")?.exactQuantity, 200))
+            // Adding it again raises the multiplier of the snapshot, not the edited recipe.
+            #expect(near(try await env.add(id, multiplier: 1).line("flour")?.exactQuantity, 400))
+        }
+    }
+}
+
+struct AggregationTests {
+    @Test func mixedUnitsAcrossRecipesMakeOneLine() async throws {
+        try await withGroceries { env in
+            // Default profile: 2 people, so recipes serving 2 are not scaled.
+            let a = try await env.createRecipe("Crêpes", servings: 2, [
+                RecipeIngredient(ingredient: "flour", quantity: 500, unit: .g), RecipeIngredient(ingredient: "egg", quantity: 2, unit: .piece),
+                RecipeIngredient(ingredient: "onion", quantity: 1, unit: .piece),
+            ])
+            let b = try await env.createRecipe("Bread", servings: 2, [
+                RecipeIngredient(ingredient: "flour", quantity: 1, unit: .kg), RecipeIngredient(ingredient: "egg", quantity: 100, unit: .g),
+                RecipeIngredient(ingredient: "onion", quantity: 55, unit: .g),
+            ])
+            _ = try await env.add(a, multiplier: 1)
+            let list = try await env.add(b, multiplier: 1)
+            let flour = try #require(list.line("flour"))
+            #expect(flour.quantity == 1.5 && flour.unit == .kg)
+            #expect(flour.sources.map(\.recipe) == [a, b])
+            // Eggs are counted (50 g each): 2 + 100 g = 4 eggs.
+            #expect(list.line("egg")?.quantity == 4 && list.line("egg")?.unit == .piece)
+            // Onions are counted too (110 g each): 1 + 55 g = 1.5 → 2 to buy, 1.5 exactly.
+            #expect(near(list.line("onion")?.exactQuantity, 1.5) && list.line("onion")?.quantity == 2)
+            #expect(list.lines.count { $0.ingredient == "flour" } == 1)
+        }
+    }
+
+    /// Removing a recipe leaves exactly what a list of the other recipes alone would hold.
+    @Test func removingARecipeRestoresTheOtherRecipesExactQuantities() async throws {
+        try await withGroceries { env in
+            // Three seed recipes sharing onion, garlic, olive oil and salt.
+            let chosen = ["tomato-lentil-soup", "shakshuka", "buttermilk-pancakes"]
+            try await env.setPeople(3, user: "ada")
+            try await env.setPeople(3, user: "bob")
+            for recipe in chosen { _ = try await env.add(recipe, multiplier: 2, user: "ada") }
+            _ = try await env.add(chosen[0], multiplier: 2, user: "bob")
+            let expected = try await env.add(chosen[2], multiplier: 2, user: "bob")
+            let removed = try await env.groceries.call(GroceriesAPI.removeRecipe, RecipeID(id: chosen[1]), user: "ada")
+            #expect(removed.categories == expected.categories)
+            #expect(removed.total == expected.total)
+            #expect(removed.recipes.map(\.recipe) == [chosen[0], chosen[2]])
+            let missing = await #expect(throws: ServiceError.self) {
+                try await env.groceries.call(GroceriesAPI.removeRecipe, RecipeID(id: chosen[1]), user: "ada")
+            }
+            #expect(missing?.code == .notFound)
+        }
+    }
+
+    @Test func excludedIngredientsStayOffTheListUntilIncluded() async throws {
+        try await withGroceries { env in
+            let list = try await env.add("tomato-lentil-soup", multiplier: 1, exclude: ["salt", "olive-oil"])
+            #expect(list.line("salt") == nil && list.line("olive-oil") == nil)
+            #expect(list.line("red-lentils") != nil)
+            #expect(list.recipes.first?.excluded == ["olive-oil", "salt"])
+            let back = try await env.groceries.call(GroceriesAPI.setRecipe, SetListRecipe(recipe: "tomato-lentil-soup", include: ["salt"]), user: "ada")
+            #expect(back.line("salt") != nil && back.line("olive-oil") == nil)
+            let unknown = await #expect(throws: ServiceError.self) {
+                try await env.groceries.call(GroceriesAPI.setRecipe, SetListRecipe(recipe: "tomato-lentil-soup", exclude: ["chocolate"]), user: "ada")
+            }
+            #expect(unknown?.code == .notFound && unknown?.field == "exclude.0")
+            let notInRecipe = await #expect(throws: ServiceError.self) { try await env.add("buttermilk-pancakes", exclude: ["red-lentils"]) }
+            #expect(notInRecipe?.code == .notFound && notInRecipe?.field == "exclude.0")
+        }
+    }
+}
+
+struct PriceTests {
+    @Test func pricesAndTotalMatchAHandComputation() async throws {
+        try await withGroceries { env in
+            // Prices from the catalog: flour per kg, milk per l, eggs per piece.
+            let flour = try await env.ingredient("flour"), milk = try await env.ingredient("milk"), egg = try await env.ingredient("egg")
+            #expect(flour.price.per == .kg && milk.price.per == .l && egg.price.per == .piece)
+            let id = try await env.createRecipe("Batter", servings: 2, [
+                RecipeIngredient(ingredient: "flour", quantity: 500, unit: .g), RecipeIngredient(ingredient: "milk", quantity: 500, unit: .ml),
+                RecipeIngredient(ingredient: "egg", quantity: 3, unit: .piece),
+            ])
+            _ = try await env.add(id, multiplier: 1)
+            let list = try await env.groceries.call(GroceriesAPI.addItem, AddListItem(ingredient: "flour", quantity: 250, unit: .g), user: "ada")
+            let flourPrice = 0.75 * flour.price.amount, milkPrice = 0.5 * milk.price.amount, eggPrice = 3 * egg.price.amount
+            #expect(near(list.line("flour")?.price, flourPrice))
+            #expect(near(list.line("milk")?.price, milkPrice))
+            #expect(near(list.line("egg")?.price, eggPrice))
+            #expect(near(list.total, flourPrice + milkPrice + eggPrice))
+            #expect(list.line("flour")?.quantity == 750 && list.line("flour")?.sources.last?.recipe == nil)
+        }
+    }
+}
+
+struct ItemsAndCheckOffTests {
+    @Test func manualItemsMergeOrGoUnderOther() async throws {
+        try await withGroceries { env in
+            _ = try await env.add("tomato-lentil-soup", multiplier: 1)
+            let before = try #require(try await env.list().line("red-lentils")?.exactQuantity)
+            _ = try await env.groceries.call(GroceriesAPI.addItem, AddListItem(ingredient: "red-lentils", quantity: 0.5, unit: .kg), user: "ada")
+            let list = try await env.groceries.call(GroceriesAPI.addItem, AddListItem(text: " paper towels ", count: 2), user: "ada")
+            #expect(near(list.line("red-lentils")?.exactQuantity, before + 500))
+            #expect(list.line("red-lentils")?.sources.last?.name == "manual")
+            let towels = try #require(list.categories.last?.lines.first)
+            #expect(list.categories.last?.category == .other && towels.name == "paper towels" && towels.count == 2)
+            for bad in [AddListItem(text: "   "), AddListItem(), AddListItem(ingredient: "egg"), AddListItem(ingredient: "egg", quantity: -1),
+                        AddListItem(ingredient: "egg", quantity: 1, text: "eggs"), AddListItem(text: "bags", count: 0)] {
+                let error = await #expect(throws: ServiceError.self) { try await env.groceries.call(GroceriesAPI.addItem, bad, user: "ada") }
+                #expect(error?.code == .badRequest && error?.field != nil, "\(bad)")
+            }
+            let unknown = await #expect(throws: ServiceError.self) {
+                try await env.groceries.call(GroceriesAPI.addItem, AddListItem(ingredient: "unicorn", quantity: 1), user: "ada")
+            }
+            #expect(unknown?.code == .notFound && unknown?.field == "ingredient")
+        }
+    }
+
+    @Test func checkUncheckAndClear() async throws {
+        try await withGroceries { env in
+            _ = try await env.add("tomato-lentil-soup", multiplier: 1)
+            let added = try await env.groceries.call(GroceriesAPI.addItem, AddListItem(text: "bin bags"), user: "ada")
+            let item = try #require(added.lines.first { $0.ingredient == nil }).id
+            let checked = try await env.groceries.call(GroceriesAPI.check, CheckLines(lines: ["red-lentils", item], checked: true), user: "ada")
+            #expect(checked.checkedCount == 2 && checked.line("red-lentils")?.checked == true)
+            #expect(checked.lines.map(\.id) == added.lines.map(\.id), "checked lines stay in place")
+            let unchecked = try await env.groceries.call(GroceriesAPI.check, CheckLines(lines: [item], checked: false), user: "ada")
+            #expect(unchecked.checkedCount == 1 && unchecked.line(item)?.checked == false)
+            let unknown = await #expect(throws: ServiceError.self) {
+                try await env.groceries.call(GroceriesAPI.check, CheckLines(lines: ["red-lentils", "caviar"], checked: true), user: "ada")
+            }
+            #expect(unknown?.code == .notFound && unknown?.field == "lines.1")
+            let cleared = try await env.groceries.call(GroceriesAPI.clear, ClearList(checkedOnly: true), user: "ada")
+            #expect(cleared.line("red-lentils") == nil && cleared.line(item) != nil)
+            #expect(cleared.lineCount == added.lineCount - 1 && cleared.checkedCount == 0)
+            let empty = try await env.groceries.call(GroceriesAPI.clear, ClearList(checkedOnly: false), user: "ada")
+            #expect(empty.lineCount == 0 && empty.recipes.isEmpty && empty.total == 0)
+        }
+    }
+}
+
+struct CheckoutTests {
+    let address = DeliveryAddress(street: "Via Roma 1", postalCode: "00184", city: "Roma")
+
+    @Test func checkoutStoresTheOrderAndEmptiesTheList() async throws {
+        try await withGroceries { env in
+            let emptyList = await #expect(throws: ServiceError.self) {
+                try await env.groceries.call(GroceriesAPI.checkout, Checkout(phone: "+39 06 1234 5678", address: address), user: "ada")
+            }
+            #expect(emptyList?.code == .badRequest && emptyList?.field == "list")
+            let list = try await env.add("tomato-lentil-soup", multiplier: 1)
+            let invalid = await #expect(throws: ServiceError.self) {
+                try await env.groceries.call(
+                    GroceriesAPI.checkout, Checkout(phone: "555", address: DeliveryAddress(street: "Via Roma 1", postalCode: nil, city: "")), user: "ada"
+                )
+            }
+            #expect(invalid?.code == .badRequest && invalid?.field == "phone")
+            #expect(invalid?.message.contains("address.postalCode") == true && invalid?.message.contains("address.city") == true)
+            let unchanged = try await env.list()
+            #expect(unchanged.lineCount == list.lineCount, "a refused checkout changes nothing")
+
+            let order = try await env.groceries.call(GroceriesAPI.checkout, Checkout(phone: "+39 06 1234 5678", address: address), user: "ada")
+            #expect(order.phone == "+390612345678" && order.address == address && order.placedAt == testStart)
+            #expect(order.lines.count == list.lineCount && near(order.total, list.total) && order.recipes == ["tomato-lentil-soup"])
+            #expect(order.lines.map(\.name) == list.lines.map(\.name))
+            #expect(try await env.list().lineCount == 0)
+
+            env.clock.advance(by: 3600)
+            _ = try await env.groceries.call(GroceriesAPI.addItem, AddListItem(text: "candles", count: 3), user: "ada")
+            let second = try await env.groceries.call(GroceriesAPI.checkout, Checkout(phone: "06 1234 5678", address: address, note: "ring twice"), user: "ada")
+            let history = try await env.groceries.call(GroceriesAPI.orders, OrderQuery(), user: "ada")
+            #expect(history.orders.map(\.id) == [second.id, order.id])
+            #expect(history.orders.first == second && history.orders.last == order)
+            #expect(try await env.groceries.call(GroceriesAPI.orders, OrderQuery(), user: "bob").orders.isEmpty)
+        }
+    }
+}
+
+struct GroceriesErrorTests {
+    @Test func unknownIdsAndAbsurdNumbersAreRefused() async throws {
+        try await withGroceries { env in
+            let unknown = await #expect(throws: ServiceError.self) { try await env.add("no-such-recipe", multiplier: 1) }
+            #expect(unknown?.code == .notFound && unknown?.field == "recipe")
+            for multiplier in [0, -3, 101] {
+                let error = await #expect(throws: ServiceError.self) { try await env.add("tomato-lentil-soup", multiplier: multiplier) }
+                #expect(error?.code == .badRequest && error?.field == "multiplier")
+            }
+            let notListed = await #expect(throws: ServiceError.self) {
+                try await env.groceries.call(GroceriesAPI.setRecipe, SetListRecipe(recipe: "buttermilk-pancakes", multiplier: 2), user: "ada")
+            }
+            #expect(notListed?.code == .notFound && notListed?.field == "recipe")
+            let noUser = await #expect(throws: ServiceError.self) { try await env.groceries.call(GroceriesAPI.list, Empty()) }
+            #expect(noUser?.code == .unauthorized)
+            let after = try await env.list()
+            #expect(after.lineCount == 0, "nothing was written")
+        }
+    }
+
+    @Test func aPlannerThatDoesNotAnswerIsNamed() async throws {
+        let catalog = try CatalogFixture.make()
+        var configuration = ServiceConfiguration.inProcess(
+            .groceries, peers: [.catalog: catalog.host.boundEndpoints, .planner: ServiceEndpoints(requests: "inproc://no-planner", events: "inproc://no-planner-events")]
+        )
+        configuration.callTimeout = .milliseconds(200)
+        let groceries = try GroceriesService(configuration: configuration, logger: quietLogger("groceries"), database: GroceriesService.openDatabase(directory: nil))
+        try await withRunningServices([catalog.host, groceries.host]) { _ in
+            let client = ServiceClient(service: "groceries", endpoint: groceries.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let error = await #expect(throws: ServiceError.self) {
+                try await client.call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: "tomato-lentil-soup", multiplier: 1), user: "ada")
+            }
+            #expect(error?.code == .unavailable && error?.message.contains("planner") == true)
+        }
+    }
+}
+
+struct GroceriesEventTests {
+    @Test func changesPublishGroceriesChangedAndActivity() async throws {
+        try await withGroceries { env in
+            let subscriber = EventSubscriber(
+                endpoints: [env.service.host.boundEndpoints.events], prefixes: [GroceriesTopics.changed, EventTopics.activity], logger: quietLogger("sub")
+            )
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await subscriber.run() }
+                await subscriber.waitUntilSubscribed()
+                // Subscriptions propagate asynchronously; keep acting until the first event arrives.
+                let writer = Task {
+                    for _ in 0..<200 {
+                        if Task.isCancelled { return }
+                        _ = try? await env.groceries.call(GroceriesAPI.addItem, AddListItem(text: "napkins"), user: "ada")
+                    }
+                }
+                let changed = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == GroceriesTopics.changed }
+                let activity = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == EventTopics.activity }
+                writer.cancel()
+                let body = try changed.decode(GroceriesChangedEvent.self)
+                #expect(body.user == "ada" && body.change == "groceries.addItem" && body.lineCount >= 1)
+                #expect(try activity.decode(ActivityEvent.self).service == "groceries")
+                group.cancelAll()
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import CatalogService
+import Foundation
+import GroceriesService
+import PlannerService
+import SousRuntime
+import SousSchema
+import SousServiceTesting
+import SousTestSupport
+import SousWire
+
+/// A real catalog, planner and groceries service running in-process over inproc://, and clients.
+struct GroceriesEnvironment: Sendable {
+    let catalog: ServiceClient
+    let planner: ServiceClient
+    let groceries: ServiceClient
+    let service: GroceriesService
+    let clock: WallClock
+
+    /// Sets the user's people count through the planner's real profile method.
+    func setPeople(_ people: Int, user: String = "ada") async throws {
+        try await planner.call(PlannerAPI.updateProfile, ProfileUpdate(people: people), user: user)
+    }
+
+    func add(_ recipe: String, multiplier: Int? = nil, exclude: [String]? = nil, user: String = "ada") async throws -> GroceryList {
+        try await groceries.call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: recipe, multiplier: multiplier, exclude: exclude), user: user)
+    }
+
+    func list(user: String = "ada") async throws -> GroceryList {
+        try await groceries.call(GroceriesAPI.list, Empty(), user: user)
+    }
+
+    /// Creates a recipe in the catalog owned by `user` and returns its id.
+    func createRecipe(_ name: String, servings: Int, _ lines: [RecipeIngredient], user: String = "ada") async throws -> String {
+        let draft = RecipeDraft(
+            name: name, summary: "A test recipe.", servings: servings, prepMinutes: 5, cookMinutes: 10, ingredients: lines,
+            steps: [RecipeStep(description: "Cook it all.", minutes: 10, type: .cooking, ingredients: lines.map(\.ingredient))], equipment: [.stove]
+        )
+        return try await catalog.call(CatalogAPI.createRecipe, draft, user: user).id
+    }
+
+    func ingredient(_ id: String) async throws -> Ingredient {
+        try await catalog.call(CatalogAPI.getIngredients, IngredientIDs(ids: [id])).ingredients[0]
+    }
+}
+
+/// A fixed instant so lists built at different moments compare equal.
+let testStart = Date(timeIntervalSince1970: 1_780_000_000)
+
+func withGroceries<T: Sendable>(_ body: (GroceriesEnvironment) async throws -> T) async throws -> T {
+    let clock = WallClock.manual(at: testStart)
+    let catalog = try CatalogFixture.make(clock: clock)
+    let planner = try PlannerFixture.make(peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
+    let groceries = try GroceriesFixture.make(peers: [.catalog: catalog.host.boundEndpoints, .planner: planner.host.boundEndpoints], clock: clock)
+    // Generous timeouts: a bound on a hang, not a performance check.
+    let options = ServiceClient.Options(timeout: .seconds(30), retries: 0)
+    let environment = GroceriesEnvironment(
+        catalog: ServiceClient(service: "catalog", endpoint: catalog.host.boundEndpoints.requests, options: options),
+        planner: ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: options),
+        groceries: ServiceClient(service: "groceries", endpoint: groceries.host.boundEndpoints.requests, options: options),
+        service: groceries, clock: clock
+    )
+    return try await withRunningServices([catalog.host, planner.host, groceries.host]) { _ in try await body(environment) }
+}
+
+func near(_ a: Double?, _ b: Double, tolerance: Double = 1e-9) -> Bool {
+    guard let a else { return false }
+    return abs(a - b) <= tolerance * max(1, abs(b))
+}
