@@ -38,14 +38,9 @@ struct TrackerHandlers: Sendable {
             guard request.servings.isFinite, request.servings > 0, request.servings <= 50 else {
                 throw ServiceError.badRequest("servings must be more than 0 and at most 50", field: "servings")
             }
-            let recipe: RecipeDetail
-            do throws(ServiceError) {
-                recipe = try await catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: request.recipe), user: user)
-            } catch where error.code == .notFound {
-                throw ServiceError.notFound("no recipe \(request.recipe) in the catalog", field: "recipe")
-            } catch where error.code == .unavailable || error.code == .timeout {
-                throw ServiceError.unavailable("the catalog could not be asked for recipe \(request.recipe): \(error.message)")
-            }
+            let recipe = try await askCatalog(
+                CatalogAPI.getRecipe, RecipeLookup(id: request.recipe), user: user, what: "recipe \(request.recipe)", field: "recipe"
+            )
             // The ingredients are listed for `people` (the recipe's own servings): one serving
             // weighs their total ÷ people, and its nutrition is the catalog's per serving.
             let servingGrams = recipe.ingredients.reduce(0) { $0 + $1.grams } / Double(max(recipe.people, 1))
@@ -162,19 +157,26 @@ struct TrackerHandlers: Sendable {
             return (name ?? product.name, product.per100g, EntrySource(kind: .product, reference: code))
         }
         let id = request.ingredient ?? ""
-        let ingredient: Ingredient
-        do throws(ServiceError) {
-            guard let found = try await catalog.call(CatalogAPI.getIngredients, IngredientIDs(ids: [id]), user: user).ingredients.first else {
-                throw ServiceError.notFound("no ingredient \(id) in the catalog", field: "ingredient")
-            }
-            ingredient = found
-        } catch where error.code == .notFound || error.code == .badRequest {
-            throw ServiceError.notFound("no ingredient \(id) in the catalog", field: "ingredient")
-        } catch where error.code == .unavailable || error.code == .timeout {
-            throw ServiceError.unavailable("the catalog could not be asked for ingredient \(id): \(error.message)")
-        }
+        let found = try await askCatalog(CatalogAPI.getIngredients, IngredientIDs(ids: [id]), user: user, what: "ingredient \(id)", field: "ingredient")
+        guard let ingredient = found.ingredients.first else { throw ServiceError.notFound("no ingredient \(id) in the catalog", field: "ingredient") }
         let n = ingredient.nutrition
         return (name ?? ingredient.name, Macros(kcal: n.kcal, carbohydrates: n.carbohydrates, protein: n.protein, fat: n.fat), EntrySource(kind: .ingredient, reference: id))
+    }
+
+    /// Calls the catalog: an unknown (or malformed) id becomes notFound naming `field`, a catalog
+    /// that does not answer becomes unavailable naming it.
+    private func askCatalog<Request, Response>(
+        _ method: Method<Request, Response>, _ request: Request, user: String, what: String, field: String
+    ) async throws -> Response {
+        do {
+            return try await catalog.call(method, request, user: user)
+        } catch {
+            switch error.code {
+            case .notFound, .badRequest: throw ServiceError.notFound("no \(what) in the catalog", field: field)
+            case .unavailable, .timeout: throw ServiceError.unavailable("the catalog could not be asked for \(what): \(error.message)")
+            default: throw error
+            }
+        }
     }
 
     private func logged(_ entry: DiaryEntry, user: String, context: RequestContext) {

@@ -1,0 +1,120 @@
+import Foundation
+import SousRuntime
+import SousSchema
+import SousTestSupport
+import SousWire
+import Testing
+import TrackerService
+
+struct GoalsAndSummaryTests {
+    @Test func summaryUsesTheGoalInForceThatDayAcrossAChange() async throws {
+        try await withTracker { world in
+            let monday = day("2026-03-09")
+            let tuesday = day("2026-03-10")
+            for date in [monday, tuesday] {
+                _ = try await world.call(TrackerAPI.addEntry, typed("Pasta", .dinner, grams: 200, kcal: 150, carbohydrates: 30, protein: 5, fat: 1, on: date))
+                _ = try await world.call(TrackerAPI.addEntry, typed("Granola", .breakfast, grams: 100, kcal: 450, carbohydrates: 60, protein: 10, fat: 18, on: date))
+            }
+            // Before any change: the documented defaults, with no start date.
+            let before = try await world.call(TrackerAPI.summary, DayRequest(date: monday))
+            #expect(before.goals == .default && before.goalsFrom == nil)
+
+            let cut = Goals(kcal: 1500, carbohydrates: 150, protein: 120, fat: 50)
+            let set = try await world.call(TrackerAPI.setGoals, GoalsChange(from: tuesday, goals: cut))
+            #expect(set == GoalsInForce(date: tuesday, goals: cut, from: tuesday))
+
+            let past = try await world.call(TrackerAPI.summary, DayRequest(date: monday))
+            #expect(past.goals == .default, "a past day keeps the goal it had")
+            let today = try await world.call(TrackerAPI.summary, DayRequest(date: tuesday))
+            #expect(today.goals == cut && today.goalsFrom == tuesday)
+            // 200 g at 150 kcal + 100 g at 450 kcal = 750 kcal; carbs 60 + 60 = 120 g.
+            #expect(today.totals == Macros(kcal: 750, carbohydrates: 120, protein: 20, fat: 20))
+            #expect(today.remaining == Macros(kcal: 750, carbohydrates: 30, protein: 100, fat: 30))
+            #expect(near([today.percent.kcal, today.percent.carbohydrates, today.percent.protein], [50, 80, 100.0 * 20 / 120]))
+            #expect(today.meals.map(\.meal) == [.breakfast, .dinner])
+            #expect(today.meals[1].totals.kcal == 300)
+
+            let later = try await world.call(TrackerAPI.goals, DayRequest(date: day("2026-04-01")))
+            #expect(later.goals == cut && later.from == tuesday)
+            let status = try await world.call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: tuesday))
+            #expect(status == DiaryStatus(date: tuesday, mealsLogged: [.breakfast, .dinner], kcal: 750, kcalGoal: 1500))
+            let empty = try await world.call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: monday), user: "bea")
+            #expect(empty == DiaryStatus(date: monday, mealsLogged: [], kcal: 0, kcalGoal: 2000))
+        }
+    }
+
+    @Test func presetsExplainTheirSplitAndSetGoalsFromKcal() async throws {
+        try await withTracker { world in
+            let presets = try await world.call(TrackerAPI.presets, Empty()).presets
+            #expect(Set(presets.map(\.name)).isSuperset(of: ["maintenance", "cutting", "bulking", "endurance"]))
+            for preset in presets {
+                #expect(!preset.explanation.isEmpty && !preset.explanation.contains("\n"))
+                #expect(abs(preset.split.carbohydrates + preset.split.protein + preset.split.fat - 100) < 0.001)
+            }
+            let endurance = try await world.call(TrackerAPI.setGoals, GoalsChange(from: day("2026-03-01"), preset: "endurance", kcal: 3000))
+            // 60/15/25 % of 3000 kcal: 1800 kcal / 4, 450 kcal / 4, 750 kcal / 9.
+            #expect(endurance.goals == Goals(kcal: 3000, carbohydrates: 450, protein: 113, fat: 83))
+            let unknown = await world.failure(TrackerAPI.setGoals, GoalsChange(preset: "keto-max"))
+            #expect(unknown?.code == .badRequest && unknown?.field == "preset")
+            let bad = await world.failure(TrackerAPI.setGoals, GoalsChange(from: day("2026-03-01"), goals: Goals(kcal: -1, carbohydrates: 0, protein: 0, fat: 0)))
+            #expect(bad?.field == "goals.kcal")
+        }
+    }
+
+    @Test func historyAndAnalysisOverAHandBuiltFortnight() async throws {
+        try await withTracker { world in
+            // Week of Mon 2 March: three days at exactly 2000 kcal (the default goal); week of
+            // Mon 9 March: one day at 2150 (within 10 %) and one at 3000 (outside).
+            let days: [(String, Double)] = [("2026-03-02", 2000), ("2026-03-03", 2000), ("2026-03-05", 2000), ("2026-03-09", 2150), ("2026-03-11", 3000)]
+            for (date, kcal) in days {
+                // A food of 500 kcal with 25 g carbohydrates and 25 g protein per 100 g, scaled.
+                _ = try await world.call(TrackerAPI.addEntry, typed("Food", .lunch, grams: kcal / 5, kcal: 500, carbohydrates: 25, protein: 25, fat: 0, on: day(date)))
+            }
+            let range = DateRange(from: day("2026-03-01"), to: day("2026-03-14"))
+            let history = try await world.call(TrackerAPI.history, range)
+            #expect(history.days.count == 14 && history.days.first?.date == day("2026-03-01") && history.days.last?.date == day("2026-03-14"))
+            #expect(near(history.days.filter { $0.entries > 0 }.map(\.totals.kcal), [2000, 2000, 2000, 2150, 3000]))
+            #expect(history.days.allSatisfy { $0.kcalGoal == 2000 })
+
+            let analysis = try await world.call(TrackerAPI.analysis, range)
+            #expect(analysis.daysLogged == 5)
+            #expect(analysis.weeks.map(\.weekStart) == [day("2026-03-02"), day("2026-03-09")])
+            #expect(analysis.weeks.map(\.daysLogged) == [3, 2])
+            #expect(near([analysis.weeks[0].average.kcal, analysis.weeks[1].average.kcal], [2000, 2575]))
+            #expect(analysis.daysWithinKcalGoal == 4)
+            #expect(near([analysis.macroSplit.carbohydrates, analysis.macroSplit.protein, analysis.macroSplit.fat], [50, 50, 0]))
+
+            let tooLong = await world.failure(TrackerAPI.history, DateRange(from: day("2025-01-01"), to: day("2026-03-14")))
+            #expect(tooLong?.code == .badRequest && tooLong?.field == "to")
+        }
+    }
+}
+
+struct SavedFoodTests {
+    @Test func savedFoodsAreFilteredByMealAndLoggedWithAQuantity() async throws {
+        try await withTracker { world in
+            let shake = try await world.call(TrackerAPI.createFood, SavedFoodDraft(name: "Protein shake", meals: [.snack, .breakfast], grams: 300, per100g: Macros(kcal: 80, carbohydrates: 6, protein: 10, fat: 1.5)))
+            #expect(shake.meals == [.breakfast, .snack])
+            let salad = try await world.call(TrackerAPI.createFood, SavedFoodDraft(name: "Big salad", meals: [.lunch], grams: 400, per100g: Macros(kcal: 35, carbohydrates: 4, protein: 2, fat: 1)))
+            let apple = try await world.call(TrackerAPI.createFood, SavedFoodDraft(name: "Apple", grams: 180, per100g: Macros(kcal: 52, carbohydrates: 14, protein: 0.3, fat: 0.2)))
+
+            #expect(try await world.call(TrackerAPI.listFoods, SavedFoodFilter()).foods.map(\.name) == ["Apple", "Big salad", "Protein shake"])
+            #expect(try await world.call(TrackerAPI.listFoods, SavedFoodFilter(meal: .lunch)).foods.map(\.id) == [apple.id, salad.id])
+            #expect(try await world.call(TrackerAPI.listFoods, SavedFoodFilter(), user: "bea").foods.isEmpty)
+
+            let entry = try await world.call(TrackerAPI.logFood, SavedFoodLog(id: shake.id, date: day("2026-03-10"), quantity: 1.5))
+            #expect(entry.grams == 450 && entry.meal == .breakfast && entry.food == "Protein shake")
+            #expect(entry.source == EntrySource(kind: .savedFood, reference: String(shake.id)))
+            #expect(entry.totals.protein == 45)
+
+            let edited = try await world.call(TrackerAPI.editFood, SavedFoodEdit(id: salad.id, name: "Huge salad", grams: 600))
+            #expect(edited.name == "Huge salad" && edited.grams == 600 && edited.meals == [.lunch])
+            let tooMuch = await world.failure(TrackerAPI.logFood, SavedFoodLog(id: salad.id, date: day("2026-03-10"), quantity: 9))
+            #expect(tooMuch?.code == .badRequest && tooMuch?.field == "quantity")
+            try await world.call(TrackerAPI.deleteFood, EntryID(id: salad.id))
+            #expect(await world.failure(TrackerAPI.logFood, SavedFoodLog(id: salad.id))?.code == .notFound)
+            #expect(await world.failure(TrackerAPI.deleteFood, EntryID(id: shake.id), user: "bea")?.code == .notFound)
+            #expect(try await world.call(TrackerAPI.listEntries, DayRequest(date: day("2026-03-10"))).entries == [entry])
+        }
+    }
+}

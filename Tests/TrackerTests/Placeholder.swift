@@ -1,1 +1,0 @@
-// Tracker tests; its helper replaces this placeholder.

@@ -1,0 +1,150 @@
+import CatalogService
+import Foundation
+import SousRuntime
+import SousSchema
+import SousServiceTesting
+import SousTestSupport
+import SousWire
+import Testing
+import TrackerService
+
+struct BarcodeTests {
+    @Test func checkDigitsOfEAN13EAN8AndUPCA() {
+        // Published examples: an EAN-13, an EAN-8 and a UPC-A code with correct check digits.
+        #expect(Barcode.check("4006381333931") == .success(.ean13))
+        #expect(Barcode.check("96385074") == .success(.ean8))
+        #expect(Barcode.check("036000291452") == .success(.upcA))
+        for wrong in ["4006381333932", "96385075", "036000291453"] {
+            guard case .failure = Barcode.check(wrong) else { Issue.record("\(wrong) has a wrong check digit"); continue }
+        }
+        for malformed in ["", "12345", "40063813339311", "40063813339a1", " 4006381333931"] {
+            guard case .failure = Barcode.check(malformed) else { Issue.record("\(malformed) is not a barcode"); continue }
+        }
+    }
+
+    @Test func everyShippedProductHasAValidInStoreCodeAndUSDANutrition() throws {
+        let seed = try ProductSeed.bundled()
+        #expect((35...45).contains(seed.products.count))
+        #expect(Set(seed.products.map(\.code)).count == seed.products.count, "codes are unique")
+        let usda = Dictionary(CatalogFixture.seed.ingredients.compactMap { ingredient in ingredient.usdaNdb.map { ($0, ingredient.nutrition) } }) { first, _ in first }
+        for product in seed.products {
+            #expect(Barcode.check(product.code) == .success(.ean13), "\(product.code)")
+            #expect((200...299).contains(Int(product.code.prefix(3))!), "\(product.code) is in the in-store range")
+            let ndb = try #require(product.usdaNdb, "\(product.name) names its USDA food")
+            let nutrition = try #require(usda[ndb], "\(ndb) is a catalog ingredient's SR28 number")
+            #expect(product.per100g == Macros(kcal: nutrition.kcal, carbohydrates: nutrition.carbohydrates, protein: nutrition.protein, fat: nutrition.fat))
+        }
+    }
+
+    @Test func lookupValidatesAndLogsByBarcode() async throws {
+        try await withTracker(planner: false) { world in
+            let spaghetti = try await world.call(TrackerAPI.product, BarcodeLookup(code: "2100000000005"))
+            #expect(spaghetti.name == "Spaghetti No. 5" && spaghetti.brand == "Campo Dorato" && spaghetti.allergens == ["en:gluten"])
+            let invalid = await world.failure(TrackerAPI.product, BarcodeLookup(code: "2100000000006"))
+            #expect(invalid?.code == .badRequest && invalid?.field == "code")
+            let unknown = await world.failure(TrackerAPI.product, BarcodeLookup(code: "4006381333931"))
+            #expect(unknown?.code == .notFound)
+
+            let entry = try await world.call(TrackerAPI.addEntry, DiaryAdd(date: day("2026-03-10"), meal: .dinner, grams: 125, barcode: spaghetti.code))
+            #expect(entry.food == "Spaghetti No. 5" && entry.per100g == spaghetti.per100g && entry.source == EntrySource(kind: .product, reference: spaghetti.code))
+            let badLog = await world.failure(TrackerAPI.addEntry, DiaryAdd(date: day("2026-03-10"), meal: .dinner, grams: 125, barcode: "12345678"))
+            #expect(badLog?.code == .badRequest && badLog?.field == "barcode")
+        }
+    }
+}
+
+struct ProductImportTests {
+    static let jsonLines = """
+        {"code":"4006381333931","product_name":"Pen Biscuits","brands":"Stabilo Snacks","quantity":"200 g","allergens_tags":["en:gluten","en:milk"],"nutriments":{"energy-kcal_100g":480,"carbohydrates_100g":65.5,"proteins_100g":7,"fat_100g":"21.2"}}
+        {"code":"4006381333932","product_name":"Wrong check digit","nutriments":{"energy-kcal_100g":1,"carbohydrates_100g":1,"proteins_100g":1,"fat_100g":1}}
+        {"code":"96385074","nutriments":{"energy-kcal_100g":1,"carbohydrates_100g":1,"proteins_100g":1,"fat_100g":1}}
+
+        not json at all
+        {"code":"036000291452","product":{"product_name":"Oat Drink","nutriments":{"energy-kcal_100g":46,"carbohydrates_100g":6.7,"proteins_100g":1,"fat_100g":1.5}}}
+        {"code":"2900000000001","product_name":"Mystery","nutriments":{"energy-kcal_100g":"lots","carbohydrates_100g":1,"proteins_100g":1,"fat_100g":1}}
+        """
+
+    @Test func jsonLinesAreParsedAndBadRowsCountedWithReasons() throws {
+        let (products, rejections) = Self.parse(Self.jsonLines)
+        #expect(products.map(\.code) == ["4006381333931", "036000291452"])
+        #expect(products[0] == Product(code: "4006381333931", name: "Pen Biscuits", brand: "Stabilo Snacks", quantity: "200 g",
+                                        per100g: Macros(kcal: 480, carbohydrates: 65.5, protein: 7, fat: 21.2), allergens: ["en:gluten", "en:milk"]))
+        #expect(products[1].name == "Oat Drink")
+        #expect(rejections.map(\.line) == [2, 3, 5, 7])
+        #expect(rejections[0].reason.contains("check digit") && rejections[1].reason.contains("product_name"))
+        #expect(rejections[3].reason.contains("energy-kcal_100g"))
+    }
+
+    @Test func csvExportsAreTabOrCommaSeparated() {
+        let tab = "code\tproduct_name\tbrands\tquantity\tallergens\tenergy-kcal_100g\tcarbohydrates_100g\tproteins_100g\tfat_100g\n"
+            + "96385074\tRye Crackers\tNordic\t250 g\ten:gluten\t380\t70\t10\t6\n"
+            + "96385075\tBad Digit\t\t\t\t1\t1\t1\t1\n"
+            + "036000291452\tHoney\t\t\t\t304\t82.4\t-0.3\t0\n"
+        let (fromTabs, tabRejections) = Self.parse(tab)
+        #expect(fromTabs.map(\.name) == ["Rye Crackers"] && fromTabs[0].allergens == ["en:gluten"] && fromTabs[0].brand == "Nordic")
+        #expect(tabRejections.map(\.line) == [3, 4])
+        let comma = "code,product_name,energy-kcal_100g,carbohydrates_100g,proteins_100g,fat_100g\r\n"
+            + "96385074,\"Crackers, \"\"rye\"\"\",380,70,10,6\r\n"
+        let (fromCommas, commaRejections) = Self.parse(comma)
+        #expect(fromCommas.map(\.name) == ["Crackers, \"rye\""] && commaRejections.isEmpty)
+    }
+
+    @Test func importedProductsCanBeLookedUpAndLogged() async throws {
+        try await withTracker(planner: false) { world in
+            let (products, _) = Self.parse(Self.jsonLines)
+            let result = try await world.call(TrackerAPI.importProducts, ProductImport(source: "test-off", products: products))
+            #expect(result == ProductImportResult(added: 2, replaced: 0))
+            #expect(try await world.call(TrackerAPI.product, BarcodeLookup(code: "036000291452")).name == "Oat Drink")
+            let again = try await world.call(TrackerAPI.importProducts, ProductImport(source: "test-off", products: [products[0]]))
+            #expect(again == ProductImportResult(added: 0, replaced: 1))
+
+            var broken = products
+            broken[1].code = "036000291453"
+            let refused = await world.failure(TrackerAPI.importProducts, ProductImport(source: "x", products: [products[0], broken[1]]))
+            #expect(refused?.code == .badRequest && refused?.field == "products.1.code")
+        }
+    }
+
+    static func parse(_ text: String) -> ([Product], [ProductFileParser.Rejection]) {
+        var parser = ProductFileParser()
+        var products: [Product] = []
+        var rejections: [ProductFileParser.Rejection] = []
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            switch parser.parse(line: String(line), number: index + 1) {
+            case .product(let product): products.append(product)
+            case .rejected(let rejection): rejections.append(rejection)
+            case .skipped: break
+            }
+        }
+        return (products, rejections)
+    }
+}
+
+struct RecipeLoggingTests {
+    @Test func aRecipeServingIsLoggedFromTheRealCatalog() async throws {
+        try await withTracker(planner: false, catalog: true) { world in
+            let catalogEndpoint = world.tracker.host.configuration.endpoints(of: .catalog).requests
+            let catalog = ServiceClient(service: "catalog", endpoint: catalogEndpoint, options: .init(timeout: .seconds(30), retries: 0))
+            let recipe = try await catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: "tomato-lentil-soup"))
+            let servingGrams = recipe.ingredients.reduce(0) { $0 + $1.grams } / Double(recipe.servings)
+
+            let entry = try await world.call(TrackerAPI.logRecipeServing, RecipeServingLog(date: day("2026-03-10"), meal: .dinner, recipe: recipe.id, servings: 2))
+            #expect(entry.food == recipe.name && entry.source == EntrySource(kind: .recipe, reference: recipe.id))
+            #expect(near([entry.grams], [servingGrams * 2]))
+            let perServing = recipe.nutritionPerServing
+            #expect(near([entry.totals.kcal, entry.totals.protein, entry.totals.carbohydrates, entry.totals.fat],
+                         [perServing.kcal * 2, perServing.protein * 2, perServing.carbohydrates * 2, perServing.fat * 2]))
+            let status = try await world.call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: day("2026-03-10")))
+            #expect(status.mealsLogged == [.dinner] && near([status.kcal], [perServing.kcal * 2]))
+
+            let unknown = await world.failure(TrackerAPI.logRecipeServing, RecipeServingLog(date: day("2026-03-10"), meal: .dinner, recipe: "no-such-recipe"))
+            #expect(unknown?.code == .notFound && unknown?.field == "recipe")
+            let zero = await world.failure(TrackerAPI.logRecipeServing, RecipeServingLog(date: day("2026-03-10"), meal: .dinner, recipe: recipe.id, servings: 0))
+            #expect(zero?.code == .badRequest && zero?.field == "servings")
+
+            let egg = try await world.call(TrackerAPI.addEntry, DiaryAdd(date: day("2026-03-10"), meal: .breakfast, grams: 60, ingredient: "egg"))
+            #expect(egg.food == "Egg" && egg.source == EntrySource(kind: .ingredient, reference: "egg") && egg.per100g.protein > 10)
+            #expect(await world.failure(TrackerAPI.addEntry, DiaryAdd(date: day("2026-03-10"), meal: .breakfast, grams: 60, ingredient: "unicorn"))?.field == "ingredient")
+        }
+    }
+}

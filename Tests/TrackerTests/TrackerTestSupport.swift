@@ -1,0 +1,77 @@
+import CatalogService
+import Foundation
+import PlannerService
+import SousRuntime
+import SousSchema
+import SousServiceTesting
+import SousTestSupport
+import SousWire
+import TrackerService
+
+/// 2026-03-10 10:00 UTC, a Tuesday.
+let trackerInstant = Date(timeIntervalSince1970: 1_773_136_800)
+
+func day(_ text: String) -> LocalDate { LocalDate(text)! }
+
+/// Equal within floating-point noise, element by element.
+func near(_ values: [Double], _ expected: [Double], tolerance: Double = 1e-6) -> Bool {
+    values.count == expected.count && zip(values, expected).allSatisfy { abs($0 - $1) <= tolerance }
+}
+
+/// A typed-in food of `kcal` per 100 g with the given macros per 100 g.
+func typed(_ food: String, _ meal: Meal, grams: Double, kcal: Double, carbohydrates: Double = 0, protein: Double = 0, fat: Double = 0, on date: LocalDate) -> DiaryAdd {
+    DiaryAdd(date: date, meal: meal, grams: grams, food: food, per100g: Macros(kcal: kcal, carbohydrates: carbohydrates, protein: protein, fat: fat))
+}
+
+/// A running tracker and the services it reads, with a client calling as "ada" by default.
+struct TrackerWorld: Sendable {
+    let tracker: TrackerService
+    let planner: ServiceClient?
+    let client: ServiceClient
+    let clock: WallClock
+
+    @discardableResult
+    func call<Request, Response>(_ method: Method<Request, Response>, _ request: Request, user: String = "ada") async throws -> Response {
+        try await client.call(method, request, user: user)
+    }
+
+    /// The error `method` answers `request` with, or nil if it succeeded.
+    func failure<Request, Response>(_ method: Method<Request, Response>, _ request: Request, user: String = "ada") async -> ServiceError? {
+        do {
+            _ = try await client.call(method, request, user: user)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
+
+/// Runs a real tracker over inproc:// with an in-memory database and a manual clock at
+/// ``trackerInstant``; with `planner`, a real planner for time zones; with `catalog`, the seeded catalog.
+func withTracker<T: Sendable>(planner withPlanner: Bool = true, catalog withCatalog: Bool = false, _ body: (TrackerWorld) async throws -> T) async throws -> T {
+    let clock = WallClock.manual(at: trackerInstant)
+    var hosts: [ServiceHost] = []
+    var peers: [SousService: ServiceEndpoints] = [:]
+    var plannerClient: ServiceClient?
+    if withCatalog {
+        let catalog = try CatalogFixture.make(clock: clock)
+        hosts.append(catalog.host)
+        peers[.catalog] = catalog.host.boundEndpoints
+    }
+    if withPlanner {
+        let planner = try PlannerFixture.make(peers: peers, clock: clock)
+        hosts.append(planner.host)
+        peers[.planner] = planner.host.boundEndpoints
+        plannerClient = ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+    } else {
+        // Nothing listens here: the tracker must fall back to UTC.
+        peers[.planner] = ServiceEndpoints(requests: "inproc://no-planner-\(UUID())", events: "inproc://no-planner-events-\(UUID())")
+    }
+    let tracker = try TrackerFixture.make(peers: peers, clock: clock)
+    hosts.append(tracker.host)
+    // Generous: a bound on a hang, not a performance check.
+    let client = ServiceClient(service: "tracker", endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+    return try await withRunningServices(hosts) { _ in
+        try await body(TrackerWorld(tracker: tracker, planner: plannerClient, client: client, clock: clock))
+    }
+}
