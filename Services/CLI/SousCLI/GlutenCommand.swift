@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import SousRuntime
+import SousSchema
+import SousWire
+
+/// `sous gluten`: predict your gluten tests, record their results, see how well you predict.
+struct GlutenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gluten",
+        abstract: "Predict gluten tests, record results, see your hit rate, streaks, badges and calendar.",
+        discussion: """
+            Before testing, predict: `sous gluten predict yes` (you expect the test to find gluten) or `no`. \
+            After testing, record the result: `sous gluten result positive` or `negative`. A prediction can \
+            change until the day has a result; a result is recorded once. The hit rate counts results that \
+            had a prediction. A streak is consecutive correct predictions by date: a wrong one resets it, \
+            days without a test or without a prediction do not. Badges at streaks of 3, 7 and 30. \
+            Dates are YYYY-MM-DD, default today in the time zone of your cooking profile.
+            """,
+        subcommands: [Predict.self, Result.self, Stats.self, CalendarView.self]
+    )
+
+    enum Expectation: String, ExpressibleByArgument, CaseIterable {
+        case yes, no
+    }
+
+    enum Outcome: String, ExpressibleByArgument, CaseIterable {
+        case positive, negative
+    }
+
+    struct Predict: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Record what you expect a day's test to show: yes (gluten) or no.")
+
+        @Argument(help: "yes: you expect the test to show gluten; no: you expect it not to.") var expectation: Expectation
+        @Option(help: "The test day, YYYY-MM-DD (default: today).") var date: String?
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let request = GlutenPredictionRequest(date: try date.map { try parseJournalDate($0, option: "date") }, expectsGluten: expectation == .yes)
+            let day = try await global.client(.tracker).call(CoeliacAPI.predict, request, user: global.resolvedUser)
+            if global.json { return try printJSON(day) }
+            Console.current.out("Predicted for \(day.date): \(day.expectsGluten == true ? "gluten" : "no gluten").")
+        }
+    }
+
+    struct Result: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Record a day's test result: positive (gluten found) or negative.")
+
+        @Argument(help: "positive: the test found gluten; negative: it did not.") var outcome: Outcome
+        @Option(help: "The test day, YYYY-MM-DD (default: today).") var date: String?
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let request = GlutenResultRequest(date: try date.map { try parseJournalDate($0, option: "date") }, positive: outcome == .positive)
+            let recorded = try await global.client(.tracker).call(CoeliacAPI.recordResult, request, user: global.resolvedUser)
+            if global.json { return try printJSON(recorded) }
+            let day = recorded.day
+            let verdict = switch day.correct {
+            case true?: "Your prediction was right."
+            case false?: "Your prediction was wrong."
+            case nil: "There was no prediction for this day."
+            }
+            Console.current.out("Recorded \(day.positive == true ? "positive" : "negative") for \(day.date). \(verdict) Current streak: \(recorded.currentStreak).")
+            for badge in recorded.newBadges {
+                Console.current.out("Badge earned: \(badge.streak) correct predictions in a row!")
+            }
+        }
+    }
+
+    struct Stats: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show your hit rate, current and best streak, and badges.")
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let stats = try await global.client(.tracker).call(CoeliacAPI.stats, Empty(), user: global.resolvedUser)
+            if global.json { return try printJSON(stats) }
+            Console.current.out(GlutenText.stats(stats))
+        }
+    }
+
+    struct CalendarView: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "calendar", abstract: "Show a month as a grid with each day's test status.")
+
+        @Argument(help: "The month, YYYY-MM (default: this month).") var month: String?
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            var request = GlutenCalendarRequest()
+            if let month {
+                let parts = month.split(separator: "-")
+                guard month.count == 7, parts.count == 2, let year = Int(parts[0]), let number = Int(parts[1]) else {
+                    throw ValidationError("the month must be in the form YYYY-MM, not \"\(month)\"")
+                }
+                request = GlutenCalendarRequest(year: year, month: number)
+            }
+            let calendar = try await global.client(.tracker).call(CoeliacAPI.calendar, request, user: global.resolvedUser)
+            if global.json { return try printJSON(calendar) }
+            Console.current.out(GlutenText.grid(calendar))
+        }
+    }
+}
+
+/// Human renderings of gluten replies.
+enum GlutenText {
+    static let symbols: [GlutenDayStatus: String] = [.none: "·", .predicted: "?", .negative: "-", .positive: "+"]
+    static let legend = "+ positive   - negative   ? predicted, no result yet   · nothing"
+    private static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+                                     "October", "November", "December"]
+
+    /// The month as a Monday-first grid: each cell is the day number and its status symbol.
+    static func grid(_ calendar: GlutenCalendar) -> String {
+        let title = "\(monthNames[calendar.month - 1]) \(calendar.year)"
+        let width = 7 * 3 + 6 * 2
+        var lines = [String(repeating: " ", count: max(0, (width - title.count) / 2)) + title,
+                     ["Mo", "Tu", "We", "Th", "Fr", "Sa", "Su"].map { " \($0)" }.joined(separator: "  ")]
+        var cells = Array(repeating: "   ", count: (calendar.days.first?.date.isoWeekday ?? 1) - 1)
+        for day in calendar.days {
+            cells.append(String(format: "%2d", day.date.day) + symbols[day.status, default: "·"])
+        }
+        while !cells.isEmpty {
+            lines.append(cells.prefix(7).joined(separator: "  ").trimmingTrailingSpaces())
+            cells.removeFirst(min(7, cells.count))
+        }
+        let scored = calendar.days.filter { $0.correct != nil }
+        lines.append("")
+        lines.append(legend)
+        if !scored.isEmpty {
+            lines.append("This month: \(scored.filter { $0.correct == true }.count) of \(scored.count) predictions right.")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func stats(_ stats: GlutenStats) -> String {
+        let hitRate = stats.hitRate.map { "\(Int(($0 * 100).rounded()))% (\(stats.correct) of \(stats.scored) predictions right)" } ?? "no predicted results yet"
+        var rows = [
+            ("Hit rate", hitRate),
+            ("Results", "\(stats.results)"),
+            ("Current streak", "\(stats.currentStreak)"),
+            ("Best streak", "\(stats.bestStreak)"),
+            ("Badges", stats.badges.isEmpty ? "none yet" : stats.badges.map { "\($0.streak) in a row (\($0.reachedOn))" }.joined(separator: ", ")),
+        ]
+        if let next = stats.nextBadge {
+            rows.append(("Next badge", "\(next) in a row (\(max(0, next - stats.currentStreak)) to go)"))
+        }
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { label, value in label + String(repeating: " ", count: width - label.count + 2) + value }.joined(separator: "\n")
+    }
+}

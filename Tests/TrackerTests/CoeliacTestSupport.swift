@@ -1,0 +1,67 @@
+import Foundation
+import SousRuntime
+import SousSchema
+import SousServiceTesting
+import SousTestSupport
+import SousWire
+import TrackerService
+
+/// 2026-03-01 12:00 UTC: already 2026-03-02 01:00 in Auckland (NZDT, UTC+13).
+let coeliacInstant = Date(timeIntervalSince1970: 1_772_366_400)
+
+func coeliacDate(_ text: String) -> LocalDate { LocalDate(text)! }
+
+/// A running tracker (with a stand-in planner answering `profile.get`) and a client.
+struct CoeliacWorld: Sendable {
+    let tracker: TrackerService
+    let client: ServiceClient
+    let clock: WallClock
+
+    @discardableResult
+    func call<Request, Response>(_ method: Method<Request, Response>, _ request: Request, user: String = "ada") async throws -> Response {
+        try await client.call(method, request, user: user)
+    }
+
+    /// The error `method` answers `request` with, or nil if it succeeded.
+    func failure<Request, Response>(_ method: Method<Request, Response>, _ request: Request, user: String = "ada") async -> ServiceError? {
+        do {
+            _ = try await client.call(method, request, user: user)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
+
+/// Runs a real tracker over inproc:// with an in-memory database and a manual clock at
+/// ``coeliacInstant``. `timeZone` is what the stand-in planner's profiles say; nil runs with no
+/// planner at all (the tracker must fall back to UTC).
+func withCoeliacTracker<T: Sendable>(timeZone: String? = "UTC", _ body: (CoeliacWorld) async throws -> T) async throws -> T {
+    let clock = WallClock.manual(at: coeliacInstant)
+    var hosts: [ServiceHost] = []
+    let plannerEndpoints: ServiceEndpoints
+    if let timeZone {
+        // Only `profile.get` is needed, and it is part of the fixed cross-service contract.
+        let planner = try ServiceHost(
+            configuration: .inProcess(.planner, clock: clock), logger: quietLogger("planner"), databaseHealth: { DatabaseHealth(status: "ok") }
+        )
+        planner.server.register(PlannerAPI.getProfile) { _, _ in CookingProfile(timeZone: timeZone) }
+        hosts.append(planner)
+        plannerEndpoints = planner.boundEndpoints
+    } else {
+        plannerEndpoints = ServiceEndpoints(requests: "inproc://coeliac-no-planner-\(UUID())", events: "inproc://coeliac-no-planner-events-\(UUID())")
+    }
+    let tracker = try TrackerFixture.make(peers: [.planner: plannerEndpoints], clock: clock)
+    hosts.append(tracker.host)
+    // Generous: a bound on a hang, not a performance check.
+    let client = ServiceClient(service: "tracker", endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+    return try await withRunningServices(hosts) { _ in try await body(CoeliacWorld(tracker: tracker, client: client, clock: clock)) }
+}
+
+/// A request with a raw string where a date belongs, to send what a typed client cannot.
+struct RawDatedDraft: Codable, Sendable {
+    var title: String
+    var date: String
+}
+
+let rawAddEntry = Method<RawDatedDraft, JournalEntry>.write("journal.add")
