@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 source deploy/swift-env.sh
 deploy/install-deps.sh
 
-SERVICES=(catalog)
+SERVICES=(catalog planner groceries tracker notifier)
 export SOUS_DATA_DIR="${SOUS_DATA_DIR:-$PWD/data}"
 CONFIGURATION="${SOUS_BUILD_CONFIGURATION:-release}"
 
@@ -47,9 +47,18 @@ done
 
 cat <<INFO
 
-Sous is running (data in $SOUS_DATA_DIR). Ctrl-C stops every service.
-  catalog   tcp://127.0.0.1:7101 (events 7102)
+Sous is running (data in $SOUS_DATA_DIR, logs in $SOUS_DATA_DIR/<service>.log). Ctrl-C stops every service.
+  catalog    tcp://127.0.0.1:7101   events :7102
+  planner    tcp://127.0.0.1:7201   events :7202
+  groceries  tcp://127.0.0.1:7301   events :7302
+  tracker    tcp://127.0.0.1:7401   events :7402
+  notifier   tcp://127.0.0.1:7501   events :7502
 
-Try it from another terminal with the Python client in Tests/Python, or see README.md.
+From another terminal:
+  export PATH="$BIN:\$PATH"
+  sous status
+  sous profile set --people 2 --diet vegetarian --time-zone Europe/Rome
+  sous recipes search
+  sous --help
 INFO
 wait "${pids[@]}"
