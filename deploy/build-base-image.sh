@@ -29,7 +29,9 @@ BASE_IMAGE="$(awk 'toupper($1) == "FROM" && tolower($3) == "as" && $4 == "runtim
 if [ -z "$BASE_IMAGE" ]; then echo "error: no 'FROM <image> AS runtime-base' line in deploy/Dockerfile" >&2; exit 1; fi
 SUITE="${BASE_IMAGE#*:}"; SUITE="${SUITE%%-*}"        # debian:bookworm-slim -> bookworm
 
-key="$(printf '%s %s %s' "$SUITE" "$MIRROR" "${RUNTIME_PACKAGES[*]}" | sha256sum | cut -c1-12)"
+# The cache key changes with anything that changes the tarball (FORMAT: this script's own recipe).
+FORMAT=2
+key="$(printf '%s %s %s %s' "$FORMAT" "$SUITE" "$MIRROR" "${RUNTIME_PACKAGES[*]}" | sha256sum | cut -c1-12)"
 tarball="$CACHE_DIR/$SUITE-minbase-$key.tar"
 
 if [ -s "$tarball" ] && [ "${SOUS_BASE_REFRESH:-0}" != 1 ]; then
@@ -57,6 +59,8 @@ else
     printf 'deb %s %s main\n' "$MIRROR" "$SUITE" >"$rootfs/etc/apt/sources.list"
     # The image gets its resolver and hostname from the engine at run time.
     : >"$rootfs/etc/resolv.conf"; : >"$rootfs/etc/hostname"
+    # mktemp made the folder 0700; as the image's / it would lock the non-root user out of everything.
+    chmod 0755 "$rootfs"
     tar --numeric-owner -C "$rootfs" -cf "$tarball.partial" .
     mv "$tarball.partial" "$tarball"
     rm -rf "$rootfs"; trap - EXIT
