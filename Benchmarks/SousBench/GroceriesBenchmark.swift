@@ -113,6 +113,9 @@ struct GroceriesBenchmark: AsyncParsableCommand {
                 case (.piece, _): return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...4, using: &random)), unit: .piece)
                 case (.ml, 0): return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...3, using: &random)), unit: .tbsp)
                 case (.ml, _): return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 50...500, using: &random)), unit: .ml)
+                // Expensive things (spices, saffron) come in pinches, staples by the half kilo.
+                case (_, _) where ingredient.price.amount > 30:
+                    return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...10, using: &random)), unit: .g)
                 case (_, 0): return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...2, using: &random)) / 2, unit: .kg)
                 default: return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 10...400, using: &random)), unit: .g)
                 }

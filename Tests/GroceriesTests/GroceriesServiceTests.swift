@@ -197,6 +197,11 @@ struct ItemsAndCheckOffTests {
             let cleared = try await env.groceries.call(GroceriesAPI.clear, ClearList(checkedOnly: true), user: "ada")
             #expect(cleared.line("red-lentils") == nil && cleared.line(item) != nil)
             #expect(cleared.lineCount == added.lineCount - 1 && cleared.checkedCount == 0)
+            let number = try #require(Int64(item.dropFirst("item:".count)))
+            let removed = try await env.groceries.call(GroceriesAPI.removeItem, ListItemID(id: number), user: "ada")
+            #expect(removed.line(item) == nil && removed.lineCount == cleared.lineCount - 1)
+            let gone = await #expect(throws: ServiceError.self) { try await env.groceries.call(GroceriesAPI.removeItem, ListItemID(id: number), user: "ada") }
+            #expect(gone?.code == .notFound && gone?.field == "id")
             let empty = try await env.groceries.call(GroceriesAPI.clear, ClearList(checkedOnly: false), user: "ada")
             #expect(empty.lineCount == 0 && empty.recipes.isEmpty && empty.total == 0)
         }
