@@ -320,7 +320,7 @@ public struct GlutenCalendarRequest: Codable, Equatable, Sendable {
 /// A calendar day's state.
 public enum GlutenDayStatus: String, Codable, Sendable, CaseIterable {
     /// Neither a prediction nor a result.
-    case none
+    case nothing
     /// A prediction, no result yet.
     case predicted
     /// The test found no gluten.

@@ -94,7 +94,7 @@ struct CoeliacScoringTests {
         #expect(calendar.days.count == 28)
         #expect(calendar.days.first?.date == Self.date("2026-02-01"))
         #expect(calendar.days.last?.date == Self.date("2026-02-28"))
-        #expect(calendar.days.prefix(6).map(\.status) == [.positive, .negative, .predicted, .negative, .positive, .none])
+        #expect(calendar.days.prefix(6).map(\.status) == [.positive, .negative, .predicted, .negative, .positive, .nothing])
         #expect(calendar.days.prefix(6).map(\.correct) == [true, true, nil, nil, false, nil])
         #expect(calendar.days[2].expectsGluten == true)
         #expect(GlutenScoring.calendar(year: 2028, month: 2, history: [])?.days.count == 29, "leap year")

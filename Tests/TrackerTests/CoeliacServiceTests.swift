@@ -108,6 +108,11 @@ struct CoeliacJournalTests {
 
     @Test func withoutAPlannerTodayIsTheUTCDate() async throws {
         try await withCoeliacTracker(timeZone: nil) { world in
+            // Input is checked before the planner is asked: a bad entry is refused at once, not
+            // after the planner's 3 s timeout.
+            let started = ContinuousClock.now
+            #expect(await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: " "))?.field == "title")
+            #expect(ContinuousClock.now - started < .seconds(2.5))
             let entry = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Snack"))
             #expect(entry.date == coeliacDate("2026-03-01") && entry.time == TimeOfDay("12:00"))
         }
@@ -201,7 +206,7 @@ struct CoeliacGlutenTests {
 
             let march = try await world.call(CoeliacAPI.calendar, GlutenCalendarRequest(year: 2026, month: 3))
             #expect(march.days.count == 31)
-            #expect(march.days.prefix(9).map(\.status) == [.negative, .positive, .negative, .none, .positive, .negative, .none, .predicted, .none])
+            #expect(march.days.prefix(9).map(\.status) == [.negative, .positive, .negative, .nothing, .positive, .negative, .nothing, .predicted, .nothing])
             #expect(march.days[1].correct == false && march.days[0].correct == true && march.days[7].expectsGluten == true)
             let february = try await world.call(CoeliacAPI.calendar, GlutenCalendarRequest(year: 2026, month: 2))
             #expect(february.days.count == 28 && february.days.suffix(2).map(\.status) == [.positive, .negative])

@@ -103,7 +103,7 @@ struct GlutenCommand: AsyncParsableCommand {
 
 /// Human renderings of gluten replies.
 enum GlutenText {
-    static let symbols: [GlutenDayStatus: String] = [.none: "·", .predicted: "?", .negative: "-", .positive: "+"]
+    static let symbols: [GlutenDayStatus: String] = [.nothing: "·", .predicted: "?", .negative: "-", .positive: "+"]
     static let legend = "+ positive   - negative   ? predicted, no result yet   · nothing"
     private static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
                                      "October", "November", "December"]

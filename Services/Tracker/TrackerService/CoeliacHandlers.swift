@@ -3,6 +3,7 @@ import Logging
 import SousRuntime
 import SousSchema
 import SousWire
+import Synchronization
 
 /// The coeliac diary's methods, served by the tracker: validate everything, write in one
 /// transaction, then publish the event and record the activity.
@@ -12,6 +13,7 @@ struct CoeliacHandlers: Sendable {
     private let store: CoeliacStore
     /// Read for the user's time zone when a request leaves its date or time to "now".
     private let planner: ServiceClient
+    private let lastZones = CoeliacZoneMemory()
 
     init(host: ServiceHost, database: SousDatabase) {
         self.host = host
@@ -20,7 +22,9 @@ struct CoeliacHandlers: Sendable {
         let configuration = host.configuration
         planner = ServiceClient(
             service: "planner", endpoint: configuration.endpoints(of: .planner).requests,
-            options: .init(timeout: configuration.callTimeout, retries: 0)
+            // At most 1 s and no retry: well inside a client's own 3 s, so a planner outage slows
+            // a dateless request by a second instead of making the client time out.
+            options: .init(timeout: min(configuration.callTimeout, .seconds(1)), retries: 0)
         )
     }
 
@@ -30,13 +34,10 @@ struct CoeliacHandlers: Sendable {
         server.register(CoeliacAPI.addEntry) { request, context in
             let user = try context.requireUser()
             let now = host.clock.now
-            var date = request.date, time = request.time
-            if date == nil || time == nil {
+            let valid = try await CoeliacValidation.entry(request) {
                 let zone = await timeZone(of: user, context: context)
-                date = date ?? LocalDate(now, in: zone)
-                time = time ?? TimeOfDay(now, in: zone)
+                return (LocalDate(now, in: zone), TimeOfDay(now, in: zone))
             }
-            let valid = try CoeliacValidation.entry(request, date: date!, time: time!)
             let entry = try store.addEntry(valid, user: user, now: now)
             host.publisher.publish(CoeliacTopics.journalChanged, JournalEvent(user: user, entry: entry.id, date: entry.date, change: .added))
             host.recordActivity(context)
@@ -117,18 +118,30 @@ struct CoeliacHandlers: Sendable {
         LocalDate(host.clock.now, in: await timeZone(of: user, context: context))
     }
 
-    /// The time zone of the user's planner profile; UTC when the planner cannot say (down, or an
-    /// unknown zone name), so a diary keeps working without the planner.
+    /// The time zone of the user's planner profile. When the planner cannot say (down, or an
+    /// unknown zone name): the zone it last gave for this user, else UTC, so the diary keeps
+    /// working without the planner.
     private func timeZone(of user: String, context: RequestContext) async -> TimeZone {
         do {
             let profile = try await planner.call(PlannerAPI.getProfile, Empty(), user: user)
-            if let zone = TimeZone(identifier: profile.timeZone) { return zone }
-            context.logger.notice("unknown time zone in profile, using UTC", metadata: ["timeZone": "\(profile.timeZone)"])
+            if let zone = TimeZone(identifier: profile.timeZone) {
+                lastZones.remember(zone, for: user)
+                return zone
+            }
+            context.logger.warning("unknown time zone in the planner profile", metadata: ["timeZone": "\(profile.timeZone)"])
         } catch {
-            context.logger.notice("planner did not give the time zone, using UTC", metadata: ["error": "\(error)"])
+            context.logger.warning("the planner did not give the time zone", metadata: ["error": "\(error)"])
         }
-        return TimeZone(identifier: "UTC")!
+        return lastZones.zone(of: user) ?? .gmt
     }
+}
+
+/// The zone the planner last gave per user, kept in memory since the service started.
+private final class CoeliacZoneMemory: Sendable {
+    private let zones = Mutex<[String: TimeZone]>([:])
+
+    func remember(_ zone: TimeZone, for user: String) { zones.withLock { $0[user] = zone } }
+    func zone(of user: String) -> TimeZone? { zones.withLock { $0[user] } }
 }
 
 private extension LocalDate {

@@ -76,7 +76,7 @@ public enum GlutenScoring {
         case (true?, _): .positive
         case (false?, _): .negative
         case (nil, _?): .predicted
-        case (nil, nil): .none
+        case (nil, nil): .nothing
         }
     }
 }

@@ -28,12 +28,22 @@ struct ValidJournalEdit: Sendable {
 
 /// Checks journal input before anything is written, naming the offending field.
 enum CoeliacValidation {
-    static func entry(_ draft: JournalEntryDraft, date: LocalDate, time: TimeOfDay) throws(ServiceError) -> ValidJournalEntry {
-        ValidJournalEntry(
-            date: date, time: time, title: try title(draft.title),
-            description: try description(draft.description).flatMap { $0.isEmpty ? nil : $0 },
-            photo: try draft.photo.map { photo throws(ServiceError) in try self.photo(photo) }
-        )
+    /// Checks every field first; only then, if the draft leaves its date or time out, asks `now`
+    /// (which may call the planner), so a bad request never waits for a peer.
+    static func entry(
+        _ draft: JournalEntryDraft, now: () async -> (date: LocalDate, time: TimeOfDay)
+    ) async throws(ServiceError) -> ValidJournalEntry {
+        let title = try title(draft.title)
+        let description = try description(draft.description).flatMap { $0.isEmpty ? nil : $0 }
+        let photo = try draft.photo.map { photo throws(ServiceError) in try self.photo(photo) }
+        let date: LocalDate, time: TimeOfDay
+        if let given = draft.date, let givenTime = draft.time {
+            (date, time) = (given, givenTime)
+        } else {
+            let current = await now()
+            (date, time) = (draft.date ?? current.date, draft.time ?? current.time)
+        }
+        return ValidJournalEntry(date: date, time: time, title: title, description: description, photo: photo)
     }
 
     static func edit(_ edit: JournalEdit) throws(ServiceError) -> ValidJournalEdit {
