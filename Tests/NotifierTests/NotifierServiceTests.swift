@@ -57,6 +57,7 @@ struct NotifierServiceTests {
             try await world.beActiveOnTracker("kenji")
 
             try await world.advance(to: instant("2026-01-15T10:00:00Z"))
+            print("DEBUG kenji", try await world.log("kenji"), listener.reminders(for: "kenji"), try await world.next("kenji"))
             let kenji = try await listener.waitFor("kenji")
             #expect(kenji.map(\.dueAt) == [instant("2026-01-15T10:00:00Z")])
             #expect(listener.reminders(for: "ada").isEmpty)
@@ -185,24 +186,26 @@ struct NotifierRestartTests {
     @Test func aPendingReminderSurvivesARestartAndIsSentOnce() async throws {
         try await withTemporaryDirectory { directory in
             let first = try NotifierWorld.make(at: NotifierServiceTests.morning, dataDirectory: directory)
-            try await first.run { _ in
-                try await first.setProfile("ada", ProfileUpdate(timeZone: "Europe/Rome"))
-                try await first.beActive("ada")
-            }
-            // Down over 19:00; back 30 minutes late.
-            first.clock.set(NotifierServiceTests.rome19.addingTimeInterval(30 * 60))
-            let second = try first.restartingNotifier(dataDirectory: directory)
-            try await second.run { listener in
-                let reminders = try await listener.waitFor("ada")
-                #expect(reminders.map(\.dueAt) == [NotifierServiceTests.rome19])
-                #expect(try await second.log("ada").map(\.outcome) == [.sent])
-            }
-            // A third start finds it in the log: nothing goes out again.
-            let third = try second.restartingNotifier(dataDirectory: directory)
-            try await third.run { listener in
-                try await third.advance(to: NotifierServiceTests.rome19.addingTimeInterval(40 * 60))
-                #expect(listener.reminders(for: "ada").isEmpty)
-                #expect(try await third.log("ada").map(\.outcome) == [.sent])
+            try await first.runPeers {
+                try await first.runNotifier { _ in
+                    try await first.setProfile("ada", ProfileUpdate(timeZone: "Europe/Rome"))
+                    try await first.beActive("ada")
+                }
+                // Down over 19:00; back 30 minutes late.
+                first.clock.set(NotifierServiceTests.rome19.addingTimeInterval(30 * 60))
+                let second = try first.restartingNotifier(dataDirectory: directory)
+                try await second.runNotifier { listener in
+                    let reminders = try await listener.waitFor("ada")
+                    #expect(reminders.map(\.dueAt) == [NotifierServiceTests.rome19])
+                    #expect(try await second.log("ada").map(\.outcome) == [.sent])
+                }
+                // A third start finds it in the log: nothing goes out again.
+                let third = try second.restartingNotifier(dataDirectory: directory)
+                try await third.runNotifier { listener in
+                    try await third.advance(to: NotifierServiceTests.rome19.addingTimeInterval(40 * 60))
+                    #expect(listener.reminders(for: "ada").isEmpty)
+                    #expect(try await third.log("ada").map(\.outcome) == [.sent])
+                }
             }
         }
     }
@@ -210,20 +213,22 @@ struct NotifierRestartTests {
     @Test func aReminderThreeHoursLateOnStartIsRecordedMissedNotSent() async throws {
         try await withTemporaryDirectory { directory in
             let first = try NotifierWorld.make(at: NotifierServiceTests.morning, dataDirectory: directory)
-            try await first.run { _ in
-                try await first.setProfile("ada", ProfileUpdate(timeZone: "Europe/Rome"))
-                try await first.beActive("ada")
-            }
-            let late = NotifierServiceTests.rome19.addingTimeInterval(3 * 3600)
-            first.clock.set(late)
-            let second = try first.restartingNotifier(dataDirectory: directory)
-            try await second.run { listener in
-                try await second.advance(to: late)
-                let log = try await second.log("ada")
-                #expect(log.map(\.outcome) == [.missed])
-                #expect(log.first?.date == LocalDate("2026-01-15"))
-                #expect(listener.reminders(for: "ada").isEmpty)
-                #expect(try await second.next("ada").status == .handledToday)
+            try await first.runPeers {
+                try await first.runNotifier { _ in
+                    try await first.setProfile("ada", ProfileUpdate(timeZone: "Europe/Rome"))
+                    try await first.beActive("ada")
+                }
+                let late = NotifierServiceTests.rome19.addingTimeInterval(3 * 3600)
+                first.clock.set(late)
+                let second = try first.restartingNotifier(dataDirectory: directory)
+                try await second.runNotifier { listener in
+                    try await second.advance(to: late)
+                    let log = try await second.log("ada")
+                    #expect(log.map(\.outcome) == [.missed])
+                    #expect(log.first?.date == LocalDate("2026-01-15"))
+                    #expect(listener.reminders(for: "ada").isEmpty)
+                    #expect(try await second.next("ada").status == .handledToday)
+                }
             }
         }
     }
@@ -240,24 +245,26 @@ struct NotifierDaylightSavingTests {
     func romeGetsItsReminderAt19OnTheDayClocksChange(saturday: String, saturday19: String, sunday: String, sunday19: String) async throws {
         let world = try NotifierWorld.make(at: LocalDate(saturday)!.instant(hour: 8, in: TimeZone(identifier: "UTC")!))
         try await world.run { listener in
+            // Setting the profile is itself activity: both are scheduled for Saturday.
             try await world.setProfile("ada", ProfileUpdate(timeZone: "Europe/Rome"))
             try await world.setProfile("kenji", ProfileUpdate(timeZone: "Asia/Tokyo"))
-            try await world.beActive("ada")
+            try await world.advance(to: instant("\(saturday)T10:00:00Z"))
             try await world.advance(to: instant(saturday19))
             _ = try await listener.waitFor("ada")
             // Active again on Saturday evening: Sunday's reminder, at Sunday's 19:00.
             try await world.beActive("ada")
             try await world.beActive("kenji")
             #expect(try await world.next("ada").dueAt == instant(sunday19))
+            try await world.advance(to: instant("\(sunday)T10:00:00Z"))
             try await world.advance(to: instant(sunday19).addingTimeInterval(-60))
             #expect(listener.reminders(for: "ada").count == 1)
             try await world.advance(to: instant(sunday19))
             let ada = try await listener.waitFor("ada", count: 2)
             #expect(ada.map(\.date) == [LocalDate(saturday)!, LocalDate(sunday)!])
             #expect(ada.map(\.dueAt) == [instant(saturday19), instant(sunday19)])
-            // Tokyo has no DST: 10:00 UTC, the Sunday after the Saturday evening activity.
-            let kenji = try await listener.waitFor("kenji")
-            #expect(kenji.map(\.dueAt) == ["\(sunday)T10:00:00Z"].map(instant))
+            // Tokyo has no DST: 19:00 there is 10:00 UTC on both days.
+            let kenji = try await listener.waitFor("kenji", count: 2)
+            #expect(kenji.map(\.dueAt) == ["\(saturday)T10:00:00Z", "\(sunday)T10:00:00Z"].map(instant))
         }
     }
 }

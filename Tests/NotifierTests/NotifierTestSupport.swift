@@ -53,8 +53,18 @@ struct NotifierWorld: Sendable {
     /// Runs all three; `body` gets a listener that was receiving the notifier's reminders
     /// before the notifier started (so reminders caught up on start are seen too).
     func run<T: Sendable>(_ body: @escaping @Sendable (ReminderListener) async throws -> T) async throws -> T {
+        try await runPeers { try await runNotifier(body) }
+    }
+
+    /// Runs the planner and tracker only (restart tests start and stop notifiers inside).
+    func runPeers<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await withRunningServices([planner.host, tracker.host]) { _ in try await body() }
+    }
+
+    /// Runs this notifier instance with a listener connected before it starts.
+    func runNotifier<T: Sendable>(_ body: @escaping @Sendable (ReminderListener) async throws -> T) async throws -> T {
         try await ReminderListener.listening(to: notifier) { listener in
-            try await withRunningServices([planner.host, tracker.host, notifier.host]) { _ in try await body(listener) }
+            try await withRunningServices([notifier.host]) { _ in try await body(listener) }
         }
     }
 

@@ -111,7 +111,7 @@ public final class ReminderScheduler: Service, Sendable {
                 group.addTask {
                     if ReminderRules.delivery(dueAt: reminder.dueAt, now: now) == .missed {
                         let hours = Int(now.timeIntervalSince(reminder.dueAt) / 3600)
-                        return (index, ReminderDecision(reminder: reminder, outcome: .missed, reason: "came due while the notifier was down; \(hours) h late on start"))
+                        return (index, ReminderDecision(reminder: reminder, outcome: .missed, reason: "\(hours) h late when handled (the notifier was down)"))
                     }
                     guard !trackerDown.isSet else { return (index, ReminderDecision(reminder: reminder, outcome: .sent)) }
                     do throws(ServiceError) {

@@ -1,0 +1,151 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SousRuntime
+import SousSchema
+import SousWire
+
+/// `sous reminders`: the daily reminder to log food (watch it arrive, its log, the next one).
+struct RemindersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reminders",
+        abstract: "Your daily reminder to log food: watch for it, see what was sent, see when the next one is due.",
+        discussion: """
+            The notifier reminds you at your profile's reminder hour (default 19:00) in your profile's time zone, \
+            once a day, and only while you use Sous: any action in another Sous service schedules the next one. \
+            Change the hour, zone or opt out with `sous profile`.
+            """,
+        subcommands: [Watch.self, List.self, Next.self]
+    )
+
+    // MARK: watch
+
+    struct Watch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Wait for your reminders and print each as it arrives (Ctrl-C stops).",
+            discussion: """
+                Subscribes to the notifier's events endpoint (--notifier-events, env SOUS_NOTIFIER_EVENTS, default \
+                tcp://127.0.0.1:7502) under your user's reminder topic. With --json each reminder is one JSON object \
+                per line. --count and --timeout make it return by itself (for scripts): exit 5 if --count reminders \
+                did not arrive within --timeout seconds.
+                """
+        )
+
+        @Option(name: .customLong("notifier-events"), help: "The notifier's events endpoint (env SOUS_NOTIFIER_EVENTS).")
+        var notifierEvents: String?
+        @Option(help: "Return after this many reminders.") var count: Int?
+        @Option(help: "Return after this many seconds.") var timeout: Double?
+        @OptionGroup var global: GlobalOptions
+
+        func validate() throws {
+            if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+            if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        }
+
+        func run() async throws {
+            let user = global.resolvedUser
+            let endpoint = notifierEvents ?? ServiceEndpoints.fromEnvironment(.notifier).events
+            let subscriber = EventSubscriber(
+                endpoints: [endpoint], prefixes: [NotifierTopics.reminder(for: user)], logger: SousLogging.logger(for: "cli", level: .error)
+            )
+            let json = global.json
+            if !json { Console.current.out("Waiting for reminders for \(user) from \(endpoint)…") }
+            let received = try await withThrowingTaskGroup(of: Int?.self) { group in
+                group.addTask {
+                    try await subscriber.run()
+                    return nil
+                }
+                group.addTask {
+                    var received = 0
+                    for await event in subscriber.events {
+                        // The topic already names the user; the body is checked as well.
+                        guard let reminder = try? event.decode(Reminder.self), reminder.user == user else { continue }
+                        try Self.print(reminder, json: json)
+                        received += 1
+                        if let count, received >= count { break }
+                    }
+                    return received
+                }
+                if let timeout {
+                    group.addTask {
+                        try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+                        return -1
+                    }
+                }
+                defer { group.cancelAll() }
+                while let next = try await group.next() {
+                    if let next { return next }
+                }
+                return 0
+            }
+            if received < 0, let count {
+                throw ServiceError(.timeout, "fewer than \(count) reminder\(count == 1 ? "" : "s") arrived within \(number(timeout ?? 0)) s")
+            }
+        }
+
+        static func print(_ reminder: Reminder, json: Bool) throws {
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                encoder.dateEncodingStrategy = .iso8601
+                Console.current.out(String(decoding: try encoder.encode(reminder), as: UTF8.self))
+            } else {
+                Console.current.out("\(reminder.date)  \(reminder.message)")
+            }
+        }
+    }
+
+    // MARK: list
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show your reminder log: which days were sent, skipped (dinner already logged) or missed (notifier down).",
+            discussion: "Times are shown in your profile's time zone as the notifier knows it."
+        )
+
+        @Option(help: "Newest days to show (1–365).") var limit = 30
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let client = global.client(.notifier)
+            let user = global.resolvedUser
+            let log = try await client.call(NotifierAPI.list, ReminderLogRequest(limit: limit), user: user)
+            if global.json { return try printJSON(log) }
+            guard !log.entries.isEmpty else { return Console.current.out("No reminders yet for \(user).") }
+            let zone = try await client.call(NotifierAPI.next, Empty(), user: user).timeZone
+            var table = Table([("DATE", .left), ("OUTCOME", .left), ("DUE", .left), ("KCAL", .right), ("NOTE", .left)])
+            for entry in log.entries {
+                let kcal = entry.kcal.map { kcal in entry.kcalGoal.map { "\(number(kcal, decimals: 0)) / \(number($0, decimals: 0))" } ?? number(kcal, decimals: 0) }
+                table.add([entry.date.description, entry.outcome.rawValue, clockTime(entry.dueAt, zone: zone), kcal ?? "-", entry.reason ?? ""])
+            }
+            Console.current.out(table.render())
+        }
+    }
+
+    // MARK: next
+
+    struct Next: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show when your next reminder is due, or why none is.")
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let next = try await global.client(.notifier).call(NotifierAPI.next, Empty(), user: global.resolvedUser)
+            if global.json { return try printJSON(next) }
+            if next.status == .scheduled, let dueAt = next.dueAt, let date = next.date {
+                Console.current.out("Next reminder: \(date) at \(clockTime(dueAt, zone: next.timeZone)) (\(next.timeZone)).")
+            } else {
+                Console.current.out("No reminder scheduled: \(next.explanation).")
+            }
+        }
+    }
+}
+
+/// `instant` as HH:mm on the wall clock of the IANA zone `zone` (UTC if unknown).
+private func clockTime(_ instant: Date, zone: String) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")
+    formatter.dateFormat = "HH:mm"
+    return formatter.string(from: instant)
+}

@@ -1,0 +1,125 @@
+import Foundation
+import NotifierService
+import PlannerService
+import SousRuntime
+import SousSchema
+import SousServiceTesting
+import SousTestSupport
+import SousWire
+import Testing
+
+/// `sous reminders next|list|watch` against a real planner and notifier on a manual clock (no
+/// tracker: reminders go out without kcal, as documented).
+struct NotifierCLITests {
+    /// 2026-01-15 08:00 UTC, 09:00 in Rome; Rome's 19:00 is 18:00 UTC.
+    static let morning = ISO8601DateFormatter().date(from: "2026-01-15T08:00:00Z")!
+    static let rome19 = ISO8601DateFormatter().date(from: "2026-01-15T18:00:00Z")!
+
+    struct Services: Sendable {
+        let clock: WallClock
+        let planner: ServiceClient
+        let notifier: NotifierService
+        var common: [String] { ["--notifier", notifier.host.boundEndpoints.requests, "--user", "ada"] }
+
+        /// A planner call (activity) repeated until the notifier has applied it.
+        func beActive(_ user: String) async throws {
+            for _ in 0..<100 {
+                let applied = notifier.consumer.applied.subscribe()
+                _ = try await planner.call(PlannerAPI.getPlan, Empty(), user: user)
+                if (try? await firstElement(of: applied, within: .milliseconds(300), where: { $0.user == user && $0.topic == EventTopics.activity })) != nil { return }
+            }
+            Issue.record("the notifier never saw \(user)'s activity")
+        }
+
+        /// Moves the clock and waits for the scheduler's pass.
+        func advance(to instant: Date) async throws {
+            for _ in 0..<40 {
+                let passes = notifier.scheduler.passes.subscribe()
+                clock.set(instant)
+                if (try? await firstElement(of: passes, within: .milliseconds(500), where: { $0 >= instant })) != nil { return }
+            }
+            Issue.record("no scheduler pass at \(instant)")
+        }
+    }
+
+    func withServices(_ body: @escaping @Sendable (Services) async throws -> Void) async throws {
+        let clock = WallClock.manual(at: Self.morning)
+        let planner = try PlannerFixture.make(clock: clock)
+        let notifier = try NotifierFixture.make(peers: [.planner: planner.host.boundEndpoints], clock: clock, callTimeout: .milliseconds(200))
+        let client = ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+        try await withRunningServices([planner.host, notifier.host]) { _ in
+            _ = try await client.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Europe/Rome"), user: "ada")
+            try await body(Services(clock: clock, planner: client, notifier: notifier))
+        }
+    }
+
+    @Test func nextExplainsWhyNoneThenShowsTheScheduledOneAndListShowsTheLog() async throws {
+        try await withServices { services in
+            // Bob never used Sous.
+            let idle = await sous(["reminders", "next", "--notifier", services.notifier.host.boundEndpoints.requests, "--user", "bob"])
+            #expect(idle.code == 0, "\(idle.err)")
+            #expect(idle.out == "No reminder scheduled: no activity since the last reminder: reminders come only while you use Sous.\n")
+
+            try await services.beActive("ada")
+            let next = await sous(["reminders", "next"] + services.common)
+            #expect(next.out == "Next reminder: 2026-01-15 at 19:00 (Europe/Rome).\n")
+            let json = await sous(["reminders", "next", "--json"] + services.common)
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            let parsed = try decoder.decode(NextReminder.self, from: Data(json.out.utf8))
+            #expect(parsed.status == .scheduled && parsed.dueAt == Self.rome19)
+
+            #expect(await sous(["reminders", "list"] + services.common).out == "No reminders yet for ada.\n")
+            try await services.advance(to: Self.rome19)
+            let list = await sous(["reminders", "list"] + services.common)
+            #expect(list.code == 0)
+            let lines = list.out.split(separator: "\n").map(String.init)
+            #expect(lines.first?.hasPrefix("DATE") == true)
+            #expect(lines.last == "2026-01-15  sent     19:00     -")
+            let handled = await sous(["reminders", "next"] + services.common)
+            #expect(handled.out.contains("today's reminder was already handled"))
+            let bad = await sous(["reminders", "list", "--limit", "0"] + services.common)
+            #expect(bad.code == 4 && bad.err.contains("field: limit"))
+        }
+    }
+
+    @Test func watchPrintsOnlyTheUsersOwnRemindersAndStopsAfterCount() async throws {
+        try await withServices { services in
+            let events = services.notifier.host.boundEndpoints.events
+            let watching = Task {
+                await sous(["reminders", "watch", "--notifier-events", events, "--user", "ada", "--count", "1", "--timeout", "20"])
+            }
+            // Publish until the watcher has one (a new subscription misses the first messages):
+            // Adam's first each time, whose topic Ada's must not match.
+            let publisher = services.notifier.host.publisher
+            let day = LocalDate("2026-01-15")!
+            let result = try await withTimeout(.seconds(25), waitingFor: "sous reminders watch") {
+                await withTaskGroup(of: CLIResult?.self) { group in
+                    group.addTask { await watching.value }
+                    group.addTask {
+                        while !Task.isCancelled {
+                            publisher.publish(NotifierTopics.reminder(for: "adam"), Reminder(user: "adam", date: day, message: "for adam", dueAt: Self.rome19))
+                            publisher.publish(NotifierTopics.reminder(for: "ada"), Reminder(user: "ada", date: day, message: "Time to log today's meals", dueAt: Self.rome19))
+                            try? await Task.sleep(for: .milliseconds(50))
+                        }
+                        return nil
+                    }
+                    defer { group.cancelAll() }
+                    while let next = await group.next() {
+                        if let next { return next }
+                    }
+                    return CLIResult(code: -1, out: "", err: "")
+                }
+            }
+            #expect(result.code == 0, "\(result.err)")
+            let lines = result.out.split(separator: "\n").map(String.init)
+            #expect(lines == ["Waiting for reminders for ada from \(events)…", "2026-01-15  Time to log today's meals"])
+        }
+    }
+
+    @Test func watchGivesUpAfterTheTimeoutWithExitCode5() async throws {
+        let result = await sous(["reminders", "watch", "--notifier-events", "inproc://nobody-publishes-here", "--user", "ada", "--count", "1", "--timeout", "0.2"])
+        #expect(result.code == 5)
+        #expect(result.err.contains("fewer than 1 reminder arrived within 0.2 s"))
+    }
+}
