@@ -102,24 +102,12 @@ struct NotifierWorld: Sendable {
     }
 
     private func untilApplied(_ user: String, topic: String, _ action: @escaping @Sendable () async throws -> Void) async throws {
-        for _ in 0..<100 {
-            let applied = notifier.consumer.applied.subscribe()
-            try await action()
-            if (try? await firstElement(of: applied, within: .milliseconds(300), where: { $0.user == user && $0.topic == topic })) != nil { return }
-        }
-        throw NotSeen(what: "the notifier to apply \(topic) of \(user)")
+        try await untilNotifier(notifier, applies: topic, of: user, after: action)
     }
 
     /// Moves the clock to `instant` and waits until the scheduler handled everything due by then.
-    /// Setting again is harmless (it only wakes the scheduler), so a wake-up that raced with a
-    /// pass in progress is simply repeated.
     func advance(to instant: Date) async throws {
-        for _ in 0..<40 {
-            let passes = notifier.scheduler.passes.subscribe()
-            clock.set(instant)
-            if (try? await firstElement(of: passes, within: .milliseconds(500), where: { $0 >= instant })) != nil { return }
-        }
-        throw NotSeen(what: "a scheduler pass at \(instant)")
+        try await advanceClock(clock, of: notifier, to: instant)
     }
 
     func log(_ user: String) async throws -> [ReminderLogEntry] {
@@ -203,4 +191,27 @@ func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws 
 struct NotSeen: Error, CustomStringConvertible {
     let what: String
     var description: String { "gave up waiting for \(what)" }
+}
+
+/// Repeats `action` (a call that publishes an event for `user`) until `notifier` has applied an
+/// event of `topic` for that user: a fresh subscription can miss the first events (slow joiner).
+func untilNotifier(_ notifier: NotifierService, applies topic: String, of user: String, after action: @escaping @Sendable () async throws -> Void) async throws {
+    for _ in 0..<100 {
+        let applied = notifier.consumer.applied.subscribe()
+        try await action()
+        if (try? await firstElement(of: applied, within: .milliseconds(300), where: { $0.user == user && $0.topic == topic })) != nil { return }
+    }
+    throw NotSeen(what: "the notifier to apply \(topic) of \(user)")
+}
+
+/// Moves `clock` to `instant` and waits until `notifier`'s scheduler handled everything due by
+/// then. Setting again is harmless (it only wakes the scheduler), so a wake-up that raced with a
+/// pass in progress is simply repeated.
+func advanceClock(_ clock: WallClock, of notifier: NotifierService, to instant: Date) async throws {
+    for _ in 0..<40 {
+        let passes = notifier.scheduler.passes.subscribe()
+        clock.set(instant)
+        if (try? await firstElement(of: passes, within: .milliseconds(500), where: { $0 >= instant })) != nil { return }
+    }
+    throw NotSeen(what: "a scheduler pass at \(instant)")
 }
