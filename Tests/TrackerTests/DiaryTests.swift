@@ -1,4 +1,6 @@
 import Foundation
+import PlannerService
+import SousServiceTesting
 import SousRuntime
 import SousSchema
 import SousTestSupport
@@ -158,6 +160,34 @@ struct DayBoundaryTests {
             // At the same instant it is still the afternoon before in Los Angeles.
             let bea = try await world.call(TrackerAPI.listEntries, DayRequest(), user: "bea")
             #expect(bea.day.date == day("2026-03-10") && bea.day.timeZone == "America/Los_Angeles")
+        }
+    }
+
+    @Test func whenThePlannerGoesAwayTheLastZoneItGaveIsUsed() async throws {
+        let auckland = TimeZone(identifier: "Pacific/Auckland")!
+        // 23:30 on the 10th in Auckland, 10:30 UTC.
+        let clock = WallClock.manual(at: day("2026-03-10").instant(hour: 23, minute: 30, in: auckland))
+        // Over TCP, as deployed: a stopped peer's requests queue until the client's timeout.
+        var configuration = ServiceConfiguration.inProcess(.planner, clock: clock)
+        configuration.bind = "tcp://127.0.0.1:*"
+        configuration.eventsBind = "tcp://127.0.0.1:*"
+        let planner = try PlannerService(configuration: configuration, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil))
+        let tracker = try TrackerFixture.make(peers: [.planner: planner.host.boundEndpoints], clock: clock)
+        let client = ServiceClient(service: "tracker", endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+        try await withRunningServices([tracker.host]) { _ in
+            try await withRunningServices([planner.host]) { _ in
+                let plannerClient = ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+                _ = try await plannerClient.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Pacific/Auckland"), user: "ada")
+                let first = try await client.call(TrackerAPI.summary, DayRequest(), user: "ada")
+                #expect(first.day == ResolvedDay(date: day("2026-03-10"), timeZone: "Pacific/Auckland"))
+            }
+            // The planner has stopped. An hour later it is the 11th in Auckland, still the 10th in UTC.
+            clock.advance(by: 3600)
+            let later = try await client.call(TrackerAPI.summary, DayRequest(), user: "ada")
+            #expect(later.day.date == day("2026-03-11") && later.day.timeZone == "Pacific/Auckland")
+            #expect(later.day.note?.contains("last known zone") == true)
+            let stranger = try await client.call(TrackerAPI.summary, DayRequest(), user: "bea")
+            #expect(stranger.day.date == day("2026-03-10") && stranger.day.timeZone == "UTC")
         }
     }
 

@@ -21,11 +21,15 @@ public struct TrackerService: Sendable {
             logger.info("loaded sample products", metadata: ["products": "\(loaded)"])
         }
         let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
-        let options = ServiceClient.Options(timeout: configuration.callTimeout, retries: 1)
+        // The time-zone lookup happens inside requests whose clients wait about 3 s: it must give
+        // up well before that and fall back (last known zone, else UTC) rather than time them out.
+        let zoneLookup = ServiceClient.Options(timeout: min(configuration.callTimeout, .seconds(1)), retries: 0)
         let handlers = TrackerHandlers(
             host: host, store: store,
-            catalog: ServiceClient(service: "catalog", endpoint: configuration.endpoints(of: .catalog).requests, options: options),
-            planner: ServiceClient(service: "planner", endpoint: configuration.endpoints(of: .planner).requests, options: options)
+            catalog: ServiceClient(
+                service: "catalog", endpoint: configuration.endpoints(of: .catalog).requests, options: .init(timeout: configuration.callTimeout, retries: 1)
+            ),
+            planner: ServiceClient(service: "planner", endpoint: configuration.endpoints(of: .planner).requests, options: zoneLookup)
         )
         self.host = host
         self.store = store

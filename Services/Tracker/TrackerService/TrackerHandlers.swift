@@ -3,13 +3,16 @@ import Logging
 import SousRuntime
 import SousSchema
 import SousWire
+import Synchronization
 
 /// The tracker's methods: validate, resolve the day, call the store, publish events, record activity.
 struct TrackerHandlers: Sendable {
     let host: ServiceHost
     let store: TrackerStore
     let catalog: ServiceClient
+    /// Asked for time zones only, with a short timeout (see ``TrackerService``).
     let planner: ServiceClient
+    let knownZones = KnownZones()
 
     private var clock: WallClock { host.clock }
 
@@ -185,23 +188,30 @@ struct TrackerHandlers: Sendable {
     }
 
     /// The request's date, or today in the user's time zone from the planner profile. When the
-    /// planner cannot answer, UTC is used and the reply says so: the diary keeps working.
+    /// planner cannot answer, the zone it last gave for this user is used, else UTC, and the
+    /// reply says so: the diary keeps working.
     func day(_ date: LocalDate?, user: String, context: RequestContext) async throws -> ResolvedDay {
         if let date { return ResolvedDay(date: date, timeZone: nil) }
         let now = clock.now
+        let problem: String
         do {
             let profile = try await planner.call(PlannerAPI.getProfile, Empty(), user: user)
             if let zone = TimeZone(identifier: profile.timeZone) {
+                knownZones.remember(profile.timeZone, for: user)
                 return ResolvedDay(date: LocalDate(now, in: zone), timeZone: profile.timeZone)
             }
-            let note = "the profile's time zone \(profile.timeZone) is unknown; using UTC"
-            context.logger.warning("\(note)")
-            return ResolvedDay(date: LocalDate(now, in: .gmt), timeZone: "UTC", note: note)
+            problem = "the profile's time zone \(profile.timeZone) is unknown"
         } catch {
-            let note = "the planner could not be asked for the time zone (\(error.code)); using UTC"
-            context.logger.warning("\(note)")
-            return ResolvedDay(date: LocalDate(now, in: .gmt), timeZone: "UTC", note: note)
+            problem = "the planner could not be asked for the time zone (\(error.code))"
         }
+        if let name = knownZones.zone(of: user), let zone = TimeZone(identifier: name) {
+            let note = "\(problem); using the last known zone \(name)"
+            context.logger.warning("\(note)")
+            return ResolvedDay(date: LocalDate(now, in: zone), timeZone: name, note: note)
+        }
+        let note = "\(problem); using UTC"
+        context.logger.warning("\(note)")
+        return ResolvedDay(date: LocalDate(now, in: .gmt), timeZone: "UTC", note: note)
     }
 
     // MARK: Water, coffee, goals
@@ -338,5 +348,18 @@ struct TrackerHandlers: Sendable {
             host.recordActivity(context)
             return result
         }
+    }
+}
+
+/// The time zone the planner last gave for each user, for when it cannot be reached.
+final class KnownZones: Sendable {
+    private let zones = Mutex<[String: String]>([:])
+
+    func remember(_ zone: String, for user: String) {
+        zones.withLock { $0[user] = zone }
+    }
+
+    func zone(of user: String) -> String? {
+        zones.withLock { $0[user] }
     }
 }
