@@ -50,6 +50,34 @@ struct TrackerCLITests {
         }
     }
 
+    @Test func diaryEditDeleteYesterdayHistoryAndAnalysis() async throws {
+        try await withTrackerCLI { args in
+            let nutrition = ["--kcal", "100", "--carbs", "10", "--protein", "5", "--fat", "4"]
+            _ = await sous(["diary", "add", "Rice", "--meal", "lunch", "--grams", "300", "--date", "2026-03-09"] + nutrition + args)
+            _ = await sous(["diary", "add", "Soup", "--meal", "dinner", "--grams", "400", "--date", "2026-03-09"] + nutrition + args)
+
+            let edited = await sous(["diary", "edit", "2", "--grams", "500", "--meal", "lunch"] + args)
+            #expect(edited.out.contains("Updated #2 Soup, 500 g at lunch on 2026-03-09"))
+            let partial = await sous(["diary", "edit", "2", "--kcal", "90"] + args)
+            #expect(partial.code == 64 && partial.err.contains("--carbs"))
+
+            let yesterday = await sous(["diary", "yesterday"] + args)
+            #expect(yesterday.out.contains("Logged on 2026-03-09") && yesterday.out.contains("Rice") && yesterday.out.contains("Soup"))
+            let readded = await sous(["diary", "yesterday", "--add", "1"] + args)
+            #expect(readded.out.contains("Rice (300 g, lunch) on 2026-03-10"), "\(readded.out)")
+            #expect(await sous(["diary", "yesterday", "--add", "9"] + args).code == 64)
+
+            let history = await sous(["diary", "history", "--from", "2026-03-09", "--to", "2026-03-10"] + args)
+            // 300 g + 500 g at 100 kcal per 100 g on the 9th; the re-added rice on the 10th.
+            #expect(history.out.contains("2026-03-09   800  2000") && history.out.contains("2026-03-10   300  2000"), "\(history.out)")
+            let analysis = await sous(["diary", "analysis", "--from", "2026-03-09", "--to", "2026-03-10"] + args)
+            #expect(analysis.out.contains("2 days logged") && analysis.out.contains("Within ±10 % of the kcal goal on 0 of 2"))
+
+            #expect(await sous(["diary", "delete", "2"] + args).out.contains("Deleted entry #2."))
+            #expect(await sous(["diary", "delete", "2"] + args).code == 3)
+        }
+    }
+
     @Test func waterCoffeeGoalsAndSavedFoods() async throws {
         try await withTrackerCLI { args in
             #expect(await sous(["water", "+", "3"] + args).out.contains("2026-03-10: 3 glasses of water"))
