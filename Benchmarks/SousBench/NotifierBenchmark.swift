@@ -22,6 +22,8 @@ struct NotifierBenchmark: AsyncParsableCommand {
     @Option(help: "Users scheduled (in the future) for the memory measurement.") var scheduled = 1_000_000
     @Flag(help: "Small numbers (2 000 due, 20 000 scheduled), for a debug build.") var quick = false
     @Flag(help: "Skip the run with a real tracker answering diary.status for every reminder.") var noTracker = false
+    @Option(help: "diary.status calls in flight at once (the notifier's default is 32).") var trackerConcurrency = 32
+    @Flag(help: "Log the notifier's per-batch timings (debug level) to stderr.") var verbose = false
     @Option(help: "Folder for the databases (default: a temporary folder, removed afterwards).") var dataDir: String?
 
     static let dueInstant = ISO8601DateFormatter().date(from: "2026-01-15T18:00:00Z")!
@@ -59,7 +61,9 @@ struct NotifierBenchmark: AsyncParsableCommand {
         configuration.bind = "tcp://127.0.0.1:*"
         configuration.eventsBind = "tcp://127.0.0.1:*"
         configuration.callTimeout = .milliseconds(200)
-        let notifier = try NotifierService(configuration: configuration, logger: quietLogger("notifier"), options: NotifierOptions(startupGrace: .zero))
+        let notifier = try NotifierService(
+            configuration: configuration, logger: notifierLogger, options: NotifierOptions(trackerConcurrency: trackerConcurrency, startupGrace: .zero)
+        )
         let profile = ReminderProfile(timeZone: "Europe/Rome", reminderHour: 19, enabled: true, fetchedAt: clock.now)
         let date = LocalDate("2026-01-15")!
         for start in stride(from: 0, to: count, by: 50_000) {
@@ -82,6 +86,13 @@ struct NotifierBenchmark: AsyncParsableCommand {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let received = samples.nanoseconds.count
         print("| \(withTracker ? "up (diary.status per reminder)" : "down (sent without kcal)") | \(received) of \(count) | \(String(format: "%.2f", elapsed)) s | \(format(samples.p50)) | \(format(samples.p90)) | \(format(samples.p99)) | \(Int(Double(received) / elapsed)) |")
+    }
+
+    var notifierLogger: Logger {
+        guard verbose else { return quietLogger("notifier") }
+        var logger = Logger(label: "sous.notifier") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = .debug
+        return logger
     }
 
     /// Runs `hosts` while `body` runs, then stops them.

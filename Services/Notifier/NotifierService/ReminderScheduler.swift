@@ -1,4 +1,5 @@
 public import Foundation
+import Dispatch
 import Logging
 public import ServiceLifecycle
 import SousRuntime
@@ -73,11 +74,16 @@ public final class ReminderScheduler: Service, Sendable {
 
     /// Handles every reminder due at or before `now`, in batches walked in due order.
     func handleDue(through now: Date) async throws {
+        let trackerDown = Flag()
         while !Task.isCancelled {
+            let started = DispatchTime.now().uptimeNanoseconds
             let due = try store.due(through: now, limit: options.batchSize)
             guard !due.isEmpty else { return }
-            let decisions = await decide(due, now: now)
+            let read = DispatchTime.now().uptimeNanoseconds
+            let decisions = await decide(due, now: now, trackerDown: trackerDown)
+            let decided = DispatchTime.now().uptimeNanoseconds
             let recorded = try store.record(decisions, at: now)
+            let committed = DispatchTime.now().uptimeNanoseconds
             var sent = 0
             for decision in recorded where decision.outcome == .sent {
                 let reminder = decision.reminder
@@ -91,15 +97,20 @@ public final class ReminderScheduler: Service, Sendable {
                 )
                 sent += 1
             }
-            logger.debug("reminders handled", metadata: ["due": "\(due.count)", "recorded": "\(recorded.count)", "sent": "\(sent)"])
+            let published = DispatchTime.now().uptimeNanoseconds
+            func ms(_ from: UInt64, _ to: UInt64) -> Logger.MetadataValue { "\((to - from) / 1_000_000)" }
+            logger.debug("reminders handled", metadata: [
+                "due": "\(due.count)", "recorded": "\(recorded.count)", "sent": "\(sent)",
+                "readMs": ms(started, read), "decideMs": ms(read, decided), "recordMs": ms(decided, committed), "publishMs": ms(committed, published),
+            ])
         }
     }
 
     /// Late ones are missed; the others ask the tracker whether dinner is logged, a bounded
-    /// number at a time. Once the tracker fails to answer, the rest of the pass sends without
-    /// asking (and without kcal) instead of waiting out a timeout per reminder.
-    private func decide(_ due: [ScheduledReminder], now: Date) async -> [ReminderDecision] {
-        let trackerDown = Flag()
+    /// number at a time. Once the tracker fails to answer (`trackerDown`, shared by the pass's
+    /// batches), the rest of the pass sends without asking (and without kcal) instead of waiting
+    /// out a timeout per reminder.
+    private func decide(_ due: [ScheduledReminder], now: Date, trackerDown: Flag) async -> [ReminderDecision] {
         var decisions = [ReminderDecision?](repeating: nil, count: due.count)
         await withTaskGroup(of: (Int, ReminderDecision).self) { group in
             var next = 0
