@@ -1,0 +1,45 @@
+import Foundation
+import NotifierService
+import SousRuntime
+import SousSchema
+import SousServiceTesting
+import SousTestSupport
+import SousWire
+import Testing
+
+/// The notifier's subscription outlives a publisher's restart (libzmq reconnects over TCP).
+struct NotifierSubscriptionTests {
+    /// A bare service host standing in for the groceries service, its events on a fixed TCP
+    /// endpoint so a second instance can take the first one's place.
+    func groceries(eventsAt events: String) throws -> ServiceHost {
+        var configuration = ServiceConfiguration.inProcess(.groceries)
+        configuration.bind = "tcp://127.0.0.1:*"
+        configuration.eventsBind = events
+        return try ServiceHost(configuration: configuration, logger: quietLogger("groceries"), databaseHealth: { DatabaseHealth(status: "ok") })
+    }
+
+    func activity(_ user: String, from host: ServiceHost) {
+        host.publisher.publish(EventTopics.activity, ActivityEvent(user: user, time: host.clock.now, service: "groceries", method: "list.get"))
+    }
+
+    @Test func activityIsReceivedAgainAfterAPublisherRestarts() async throws {
+        let first = try groceries(eventsAt: "tcp://127.0.0.1:*")
+        let events = first.boundEndpoints.events
+        let notifier = try NotifierFixture.make(
+            peers: [.groceries: ServiceEndpoints(requests: first.boundEndpoints.requests, events: events)],
+            clock: .manual(at: NotifierServiceTests.morning), callTimeout: .milliseconds(100)
+        )
+        try await withRunningServices([notifier.host]) { _ in
+            try await withRunningServices([first]) { _ in
+                try await untilNotifier(notifier, applies: EventTopics.activity, of: "ada") { activity("ada", from: first) }
+            }
+            // The groceries service is gone; a new instance binds the same endpoint.
+            let second = try groceries(eventsAt: events)
+            try await withRunningServices([second]) { _ in
+                try await untilNotifier(notifier, applies: EventTopics.activity, of: "bob") { activity("bob", from: second) }
+            }
+            #expect(try notifier.store.pending(of: "ada") != nil)
+            #expect(try notifier.store.pending(of: "bob") != nil)
+        }
+    }
+}
