@@ -30,7 +30,7 @@ struct NotifierHandlers: Sendable {
     /// methods as activity; it subscribes to the other services).
     func next(for user: String) async throws -> NextReminder {
         let now = host.clock.now
-        let profile = try await profiles.profile(of: user, now: now)
+        let profile = try await profiles.profileForAnswer(of: user, now: now)
         func answer(_ status: NextReminderStatus, _ explanation: String, pending: ScheduledReminder? = nil) -> NextReminder {
             NextReminder(
                 user: user, status: status, dueAt: pending?.dueAt, date: pending?.date, timeZone: profile.timeZone,

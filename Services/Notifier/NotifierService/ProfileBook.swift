@@ -33,4 +33,19 @@ struct ProfileBook: Sendable {
             return cached ?? .defaults(at: now)
         }
     }
+
+    /// For answering a caller (`reminders.next`): the cached profile whatever its age, else the
+    /// planner's with a short timeout, else the defaults, so the answer never waits out the
+    /// planner's full timeouts while the caller's own is running.
+    func profileForAnswer(of user: String, now: Date) async throws -> ReminderProfile {
+        if let cached = try store.profile(of: user) { return cached }
+        do {
+            let profile = ReminderProfile(try await planner.call(PlannerAPI.getProfile, Empty(), user: user, timeout: .milliseconds(800)), fetchedAt: now)
+            try store.saveProfile(profile, of: user)
+            return profile
+        } catch let error as ServiceError {
+            logger.warning("profile not read from the planner; answering with the defaults", metadata: ["user": "\(user)", "error": "\(error.message)"])
+            return .defaults(at: now)
+        }
+    }
 }
