@@ -130,7 +130,7 @@ let package = Package(
         // MARK: Command-line client
         .target(
             name: "SousCLI",
-            dependencies: ["SousRuntime", "SousSchema", "SousWire", argumentParser],
+            dependencies: ["SousRuntime", "SousSchema", "SousWire", argumentParser, logging],
             path: "Services/CLI/SousCLI",
             swiftSettings: swiftSettings
         ),

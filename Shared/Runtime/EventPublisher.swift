@@ -1,7 +1,7 @@
 public import Foundation
 public import Logging
 import MessagePack
-public import SousWire
+import SousWire
 import Synchronization
 public import ZeroMQ
 

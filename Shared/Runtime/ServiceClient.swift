@@ -114,6 +114,9 @@ public final class ServiceClient: Sendable {
                 throw .unavailable("\(service) at \(endpoint) cannot be reached: \(error)")
             }
             do {
+                // A DEALER with no live peer (an inproc service that went away) blocks in send;
+                // bound the send by the attempt's timeout like the receive.
+                try socket.setSendTimeout(milliseconds: Int32(clamping: Int64(Self.seconds(attemptTimeout) * 1000)))
                 try socket.send(multipart: frames)
                 let start = ContinuousClock.now
                 while true {
@@ -131,7 +134,7 @@ public final class ServiceClient: Sendable {
                 }
             } catch let error as ZMQError {
                 socket.close()
-                lastProblem = "\(error)"
+                lastProblem = error.isWouldBlock ? "the request could not be sent within \(Self.seconds(attemptTimeout)) s" : "\(error)"
             } catch let error as ServiceError {
                 socket.close()
                 throw error

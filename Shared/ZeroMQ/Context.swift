@@ -1,11 +1,20 @@
 internal import CZeroMQ
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A libzmq context. Use ``ZMQContext/shared``: one context per process.
 ///
 /// A context is thread-safe; the sockets it creates are not (see ``ZMQSocket``).
 public final class ZMQContext: @unchecked Sendable {
     /// The process-wide context every Sous module shares, so `inproc://` endpoints connect across modules.
-    public static let shared = ZMQContext()
+    public static let shared: ZMQContext = {
+        let context = ZMQContext()
+        context.raiseSocketLimit()
+        return context
+    }()
 
     let handle: UnsafeMutableRawPointer
 
@@ -25,6 +34,32 @@ public final class ZMQContext: @unchecked Sendable {
         try created.setLinger(milliseconds: ZMQSocket.defaultLingerMilliseconds)
         return created
     }
+
+    /// libzmq caps a context at 1023 sockets by default, which a busy service (or a test process
+    /// running many services at once) reaches long before the file-descriptor limit. Raise the
+    /// soft descriptor limit to the hard one and let the context use most of it: every socket
+    /// costs one descriptor for its mailbox, plus its connections.
+    func raiseSocketLimit() {
+        var limit = rlimit()
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0 else { return }
+        let wanted = min(limit.rlim_max, 65_536)
+        if limit.rlim_cur < wanted {
+            var raised = limit
+            raised.rlim_cur = wanted
+            if setrlimit(resource, &raised) == 0 { limit = raised }
+        }
+        let descriptors = Int32(clamping: limit.rlim_cur)
+        let sockets = min(zmq_ctx_get(handle, ZMQ_SOCKET_LIMIT), max(descriptors / 2, 1023))
+        _ = zmq_ctx_set(handle, ZMQ_MAX_SOCKETS, sockets)
+    }
+
+    /// The most sockets this context may have open at once.
+    public var maxSockets: Int { Int(zmq_ctx_get(handle, ZMQ_MAX_SOCKETS)) }
 
     /// Terminates the context. Every socket must have been closed first, or this blocks.
     public func terminate() {

@@ -117,6 +117,20 @@ struct ServerClientTests {
         #expect(after?.code == .unavailable)
     }
 
+    /// A pooled socket whose inproc peer went away must not block the next call in send.
+    @Test func aStoppedInprocServiceIsUnavailableNotAHang() async throws {
+        let host = try makeNotesService(configuration: .inProcess(.catalog))
+        let client = ServiceClient(service: "catalog", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(2), retries: 1))
+        try await withRunningService(host) { _ in
+            _ = try await client.call(CommonAPI.health, Empty())
+        }
+        let error = try await withTimeout(.seconds(10), waitingFor: "a call to a stopped service to fail") {
+            await #expect(throws: ServiceError.self) { try await client.call(CommonAPI.health, Empty()) }
+        }
+        #expect(error?.code == .unavailable)
+        #expect(error?.message.contains("catalog") == true)
+    }
+
     /// The first reply is lost on the way back; the client retries on a fresh socket with the
     /// same idempotency key and the server replays its reply instead of writing again.
     @Test func aRetriedWriteIsAppliedExactlyOnce() async throws {
