@@ -11,8 +11,14 @@ public final class Console: @unchecked Sendable {
 
     @TaskLocal public static var current = Console(capturing: false)
 
-    public func out(_ text: String = "") {
-        if capturing { lock.withLock { capturedOut += text + "\n" } } else { print(text) }
+    public func out(_ text: String = "", terminator: String = "\n") {
+        if capturing {
+            lock.withLock { capturedOut += text + terminator }
+        } else {
+            // Written straight to the descriptor: `print` is block-buffered when stdout is a pipe,
+            // and streaming commands (`reminders watch`) and prompts must show as they happen.
+            FileHandle.standardOutput.write(Data((text + terminator).utf8))
+        }
     }
 
     public func err(_ text: String) {

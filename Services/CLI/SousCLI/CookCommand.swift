@@ -43,7 +43,7 @@ struct CookCommand: AsyncParsableCommand {
         Console.current.out("\(detail.name) — \(steps.count) steps. Enter/n next · p previous · q quit\n")
         while true {
             Console.current.out(steps[index].rendered)
-            print("\n[n/p/q] ", terminator: "")
+            Console.current.out("\n[n/p/q] ", terminator: "")
             guard let key = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() else { return }
             switch key {
             case "", "n":

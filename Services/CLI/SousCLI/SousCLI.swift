@@ -13,7 +13,16 @@ public struct SousCommand: AsyncParsableCommand {
             machine-readable output. Exit codes: 0 ok, 64 usage, 3 not found, 4 bad request, 5 unavailable \
             or timed out, 6 unauthorized, 7 conflict, 1 anything else.
             """,
-        subcommands: [StatusCommand.self, RecipesCommand.self, IngredientsCommand.self, JournalCommand.self, GlutenCommand.self, GroceriesCommand.self, ProfileCommand.self, PlanCommand.self, CookCommand.self, DiaryCommand.self, WaterCommand.self, CoffeeCommand.self, GoalsCommand.self, FoodsCommand.self, BarcodeCommand.self, ProductsCommand.self, RemindersCommand.self]
+        subcommands: [
+            StatusCommand.self,
+            RecipesCommand.self, IngredientsCommand.self,                           // catalog
+            ProfileCommand.self, PlanCommand.self, CookCommand.self,                // planner
+            GroceriesCommand.self,                                                  // groceries
+            DiaryCommand.self, WaterCommand.self, CoffeeCommand.self, GoalsCommand.self,
+            FoodsCommand.self, BarcodeCommand.self, ProductsCommand.self,           // tracker
+            JournalCommand.self, GlutenCommand.self,                                // tracker: coeliac diary
+            RemindersCommand.self,                                                  // notifier
+        ]
     )
 
     public init() {}
