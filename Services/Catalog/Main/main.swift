@@ -6,36 +6,19 @@ import SousSchema
 import SousWire
 
 @main
-struct CatalogCommand: AsyncParsableCommand {
+struct CatalogCommand: AsyncParsableCommand, ServiceExecutable {
     static let configuration = CommandConfiguration(
         commandName: "sous-catalog",
         abstract: "The Sous catalog service: ingredients, recipes, search, favorites and community recipes.",
         version: SousVersion.current,
-        subcommands: [Serve.self, Check.self, ImportUSDA.self],
-        defaultSubcommand: Serve.self
+        subcommands: [ServeCommand<Self>.self, CheckCommand<Self>.self, ImportUSDA.self],
+        defaultSubcommand: ServeCommand<Self>.self
     )
-}
 
-struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run the service until SIGTERM or SIGINT (the default).")
+    static let service = SousService.catalog
 
-    @OptionGroup var options: ServiceOptions
-
-    func run() async throws {
-        let configuration = try options.configuration(for: .catalog)
-        SousLogging.bootstrap(level: configuration.logLevel)
-        let service = try CatalogService(configuration: configuration)
-        try await service.host.run()
-    }
-}
-
-struct Check: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Ask a running catalog for its health; exit 1 if it does not answer.")
-
-    @OptionGroup var options: HealthCheckOptions
-
-    func run() async throws {
-        guard await options.check(.catalog) else { throw ExitCode.failure }
+    static func host(for configuration: ServiceConfiguration) throws -> ServiceHost {
+        try CatalogService(configuration: configuration).host
     }
 }
 

@@ -1,38 +1,20 @@
 import ArgumentParser
 import PlannerService
 import SousRuntime
-import SousSchema
 
 @main
-struct PlannerCommand: AsyncParsableCommand {
+struct PlannerCommand: AsyncParsableCommand, ServiceExecutable {
     static let configuration = CommandConfiguration(
         commandName: "sous-planner",
         abstract: "The Sous planner service: cooking profiles and the rolling 7-day meal plan.",
         version: SousVersion.current,
-        subcommands: [Serve.self, Check.self],
-        defaultSubcommand: Serve.self
+        subcommands: [ServeCommand<Self>.self, CheckCommand<Self>.self],
+        defaultSubcommand: ServeCommand<Self>.self
     )
-}
 
-struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run the service until SIGTERM or SIGINT (the default).")
+    static let service = SousService.planner
 
-    @OptionGroup var options: ServiceOptions
-
-    func run() async throws {
-        let configuration = try options.configuration(for: .planner)
-        SousLogging.bootstrap(level: configuration.logLevel)
-        let service = try PlannerService(configuration: configuration)
-        try await service.host.run()
-    }
-}
-
-struct Check: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Ask a running planner for its health; exit 1 if it does not answer.")
-
-    @OptionGroup var options: HealthCheckOptions
-
-    func run() async throws {
-        guard await options.check(.planner) else { throw ExitCode.failure }
+    static func host(for configuration: ServiceConfiguration) throws -> ServiceHost {
+        try PlannerService(configuration: configuration).host
     }
 }
