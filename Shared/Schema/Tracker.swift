@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import SousWire
 
 // The tracker's own requests and replies (the part other services call is in

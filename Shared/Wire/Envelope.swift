@@ -1,4 +1,4 @@
-public import MessagePack
+import MessagePack
 
 /// Builds and parses the frames of requests, replies and events. Client and server code go
 /// through these functions and never touch raw frames.
