@@ -69,6 +69,20 @@ struct RecipeSearchTests {
         }
     }
 
+    @Test func textSearchPagesAreSlicesOfOneRankedOrder() async throws {
+        try await withCatalog { _, client in
+            let all = try await client.call(CatalogAPI.searchRecipes, .init(query: "with", page: 1, pageSize: 100)).recipes.map(\.id)
+            #expect(all.count > 6)
+            var paged: [String] = []
+            for page in 1... {
+                let slice = try await client.call(CatalogAPI.searchRecipes, .init(query: "with", page: page, pageSize: 4)).recipes.map(\.id)
+                if slice.isEmpty { break }
+                paged += slice
+            }
+            #expect(paged == all)
+        }
+    }
+
     @Test func pagingCoversEveryRecipeOnce() async throws {
         try await withCatalog { _, client in
             var seen: [String] = []
