@@ -49,13 +49,16 @@ struct RemindersCommand: AsyncParsableCommand {
                 endpoints: [endpoint], prefixes: [NotifierTopics.reminder(for: user)], logger: SousLogging.logger(for: "cli", level: .error)
             )
             let json = global.json
-            if !json { Console.current.out("Waiting for reminders for \(user) from \(endpoint)…") }
             let received = try await withThrowingTaskGroup(of: Int?.self) { group in
                 group.addTask {
                     try await subscriber.run()
                     return nil
                 }
                 group.addTask {
+                    // Announced once the socket is connected and subscribed, so a script that
+                    // waits for this line and then causes a reminder does not race the subscription.
+                    await subscriber.waitUntilSubscribed()
+                    if !json { Console.current.out("Waiting for reminders for \(user) from \(endpoint)…") }
                     var received = 0
                     for await event in subscriber.events {
                         // The topic already names the user; the body is checked as well.
