@@ -155,7 +155,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogTests",
-            dependencies: ["CatalogService", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging],
+            dependencies: ["CatalogService", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb],
             path: "Tests/CatalogTests",
             swiftSettings: swiftSettings
         ),

@@ -1,5 +1,6 @@
 import CatalogService
 import Foundation
+import GRDB
 import SousRuntime
 import SousSchema
 import SousTestSupport
@@ -81,6 +82,27 @@ struct RecipeSearchTests {
             }
             #expect(paged == all)
         }
+    }
+
+    @Test func aTextMatchingMoreThanTheRelevanceLimitListsNewestFirst() throws {
+        let store = try CatalogStore(database: TestSeed.template.inMemoryCopy(), relevanceLimit: 3)
+        let broad = try store.searchRecipes(.init(query: "with", page: 1, pageSize: 100), user: "ada", filter: nil).recipes.map(\.id)
+        #expect(broad.count > 3)
+        let rowids = try store.database.writer.read { db in
+            try broad.map { id in try Int64.fetchOne(db, sql: "SELECT rowid FROM recipe WHERE id = ?", arguments: [id])! }
+        }
+        #expect(rowids == rowids.sorted(by: >), "newest first")
+        var paged: [String] = []
+        for page in 1... {
+            let slice = try store.searchRecipes(.init(query: "with", page: page, pageSize: 4), user: "ada", filter: nil).recipes.map(\.id)
+            if slice.isEmpty { break }
+            paged += slice
+        }
+        #expect(paged == broad)
+        // The same text on a store that ranks it matches the same recipes.
+        let ranked = try CatalogStore(database: TestSeed.template.inMemoryCopy())
+            .searchRecipes(.init(query: "with", page: 1, pageSize: 100), user: "ada", filter: nil).recipes.map(\.id)
+        #expect(Set(ranked) == Set(broad))
     }
 
     @Test func pagingCoversEveryRecipeOnce() async throws {

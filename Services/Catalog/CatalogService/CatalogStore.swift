@@ -14,8 +14,13 @@ public final class CatalogStore: Sendable {
     private let ingredientCache = Mutex<[String: Ingredient]>([:])
     private var writer: any DatabaseWriter { database.writer }
 
-    public init(database: SousDatabase) throws {
+    /// Text searches matching at most this many recipes are ordered by relevance (bm25);
+    /// broader ones newest first (see ``searchRecipes(_:user:filter:)``).
+    public let relevanceLimit: Int
+
+    public init(database: SousDatabase, relevanceLimit: Int = 1000) throws {
         self.database = database
+        self.relevanceLimit = relevanceLimit
         try refreshIngredientCache()
     }
 
@@ -231,15 +236,30 @@ public final class CatalogStore: Sendable {
                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 \(from) LIMIT \(limit + 1))", arguments: sqlArguments(arguments)) ?? 0
                 }
                 if let matchExpression {
-                    // Text search, ordered by bm25 relevance and then by rowid (a total order).
-                    // Two stages: FTS5 ranks its matches alone, which is half the cost of ranking
-                    // them joined to their recipe rows, and only the best `window` are joined and
-                    // filtered. The page is exact once the window yields a full page (anything
-                    // outside it ranks after everything inside); otherwise every match is ranked.
                     let total = try count(
                         "FROM recipe_fts CROSS JOIN recipe r ON r.rowid = recipe_fts.rowid WHERE recipe_fts MATCH ? AND \(whereSQL)",
                         [matchExpression] + filterArguments
                     )
+                    func pageOf(_ recipes: [RecipeSummary]) -> RecipePage {
+                        RecipePage(recipes: recipes, total: min(total, limit), page: page, pageSize: pageSize, totalIsExact: total <= limit)
+                    }
+                    // bm25 costs time for every match, so a query matching more recipes than
+                    // `relevanceLimit` lists them newest first: FTS5 walks its index in that order
+                    // and the walk stops at the page, whatever the catalog's size.
+                    let matches = try Int.fetchOne(
+                        db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM recipe_fts WHERE recipe_fts MATCH ? LIMIT \(relevanceLimit + 1))",
+                        arguments: [matchExpression]
+                    ) ?? 0
+                    if matches > relevanceLimit {
+                        return pageOf(try summaries(
+                            "\(selectSQL) FROM recipe_fts CROSS JOIN recipe r ON r.rowid = recipe_fts.rowid WHERE recipe_fts MATCH ? AND \(whereSQL) ORDER BY recipe_fts.rowid DESC LIMIT ? OFFSET ?",
+                            [user, matchExpression] + filterArguments + [pageSize, offset]
+                        ))
+                    }
+                    // By relevance, then rowid (a total order). FTS5 ranks its matches alone and
+                    // only the best `window` are joined and filtered: the page is exact once the
+                    // window yields a full page (anything outside ranks after everything inside);
+                    // otherwise every match is ranked.
                     var window: Int? = max((offset + pageSize) * 4, 200)
                     while true {
                         var rankedSQL = "SELECT rowid AS rid, rank AS rk FROM recipe_fts WHERE recipe_fts MATCH ? ORDER BY rank, rowid"
@@ -252,9 +272,7 @@ public final class CatalogStore: Sendable {
                             "\(selectSQL) FROM (\(rankedSQL)) c CROSS JOIN recipe r ON r.rowid = c.rid WHERE \(whereSQL) ORDER BY c.rk, c.rid LIMIT ? OFFSET ?",
                             [user] + arguments + filterArguments + [pageSize, offset]
                         )
-                        if recipes.count == pageSize || window == nil {
-                            return RecipePage(recipes: recipes, total: min(total, limit), page: page, pageSize: pageSize, totalIsExact: total <= limit)
-                        }
+                        if recipes.count == pageSize || window == nil { return pageOf(recipes) }
                         window = nil
                     }
                 }
