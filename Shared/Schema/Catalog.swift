@@ -354,7 +354,9 @@ public struct FilterSwitches: Codable, Equatable, Sendable {
 }
 
 public struct RecipeSearch: Codable, Equatable, Sendable {
-    /// Full-text search in names and summaries (prefix match on each word).
+    /// Full-text search in names and summaries (prefix match on each word). Results come by
+    /// relevance (bm25), or newest first when the text matches more than 1000 recipes; without
+    /// a text, the caller's favorites first and then by name.
     public var query: String?
     /// Only recipes using all of these ingredient ids.
     public var ingredients: [String]?
