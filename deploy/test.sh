@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, builds, runs the Swift tests (services in-process over
-# inproc:// and loopback TCP), then the Python protocol test against the real executables.
+# inproc:// and loopback TCP), the Python protocol and whole-journey tests against the real
+# executables, then the docker compose deployment test (deploy/compose-test.sh; it needs root or
+# sudo; SOUS_SKIP_COMPOSE=1 leaves it out on a machine that cannot run dockerd).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source deploy/swift-env.sh
@@ -12,5 +14,12 @@ swift build --build-tests
 echo "==> Swift tests"
 swift test --skip-build
 
-echo "==> Protocol test from Python (pyzmq + msgpack only)"
+echo "==> Protocol and whole-journey tests from Python (pyzmq + msgpack only)"
 SOUS_BIN_DIR="$(swift build --show-bin-path)" python3 -m pytest -q Tests/Python
+
+if [ "${SOUS_SKIP_COMPOSE:-0}" = 1 ]; then
+    echo "==> docker compose test skipped (SOUS_SKIP_COMPOSE=1)"
+else
+    echo "==> docker compose deployment test"
+    deploy/compose-test.sh
+fi
