@@ -114,9 +114,7 @@ public final class ServiceClient: Sendable {
                 throw .unavailable("\(service) at \(endpoint) cannot be reached: \(error)")
             }
             do {
-                // A DEALER with no live peer (an inproc service that went away) blocks in send;
-                // bound the send by the attempt's timeout like the receive.
-                try socket.setSendTimeout(milliseconds: Int32(clamping: Int64(Self.seconds(attemptTimeout) * 1000)))
+                if attemptTimeout != options.timeout { try socket.setSendTimeout(milliseconds: Self.milliseconds(attemptTimeout)) }
                 try socket.send(multipart: frames)
                 let start = ContinuousClock.now
                 while true {
@@ -129,6 +127,8 @@ public final class ServiceClient: Sendable {
                     let reply = try Envelope.parseReply(replyFrames)
                     // A reply to an earlier request on this socket is stale; keep waiting.
                     guard reply.header.id == id else { continue }
+                    // Pooled sockets keep the client's own send timeout.
+                    if attemptTimeout != options.timeout { try socket.setSendTimeout(milliseconds: Self.milliseconds(options.timeout)) }
                     returnSocket(socket)
                     return reply
                 }
@@ -153,6 +153,9 @@ public final class ServiceClient: Sendable {
         try socket.setLinger(milliseconds: 0)
         try socket.setMaxMessageSize(Int64(SousProtocol.maxMessageBytes))
         try socket.setReconnectInterval(milliseconds: 100, max: 2_000)
+        // A DEALER with no live peer (an inproc service that went away) blocks in send: bound the
+        // send like the receive. A call with its own timeout sets it again on the borrowed socket.
+        try socket.setSendTimeout(milliseconds: Self.milliseconds(options.timeout))
         try socket.connect(endpoint)
         return socket
     }
@@ -164,6 +167,10 @@ public final class ServiceClient: Sendable {
             return true
         }
         if !kept { socket.close() }
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int32 {
+        Int32(clamping: Int64(seconds(duration) * 1000))
     }
 
     static func seconds(_ duration: Duration) -> Double {
