@@ -155,7 +155,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogTests",
-            dependencies: ["CatalogService", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb],
+            dependencies: ["CatalogService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb],
             path: "Tests/CatalogTests",
             swiftSettings: swiftSettings
         ),

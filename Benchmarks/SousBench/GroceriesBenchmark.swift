@@ -40,7 +40,7 @@ struct GroceriesBenchmark: AsyncParsableCommand {
             return configuration
         }
         let catalog = try CatalogService(
-            configuration: tcp(.catalog), seed: CatalogFixture.seed, logger: logger, database: CatalogService.openDatabase(directory: nil)
+            configuration: tcp(.catalog), seed: try CatalogFixture.seed, logger: logger, database: CatalogService.openDatabase(directory: nil)
         )
         let planner = try PlannerService(
             configuration: tcp(.planner, peers: [.catalog: catalog.host.boundEndpoints]), logger: logger, database: PlannerService.openDatabase(directory: nil)
@@ -102,7 +102,7 @@ struct GroceriesBenchmark: AsyncParsableCommand {
     /// so the list exercises every unit family. Deterministic.
     static func createRecipes(_ count: Int, lines: Int, catalog: ServiceClient, user: String) throws -> [String] {
         var random = SplitMix64(seed: 5)
-        let ingredients = CatalogFixture.seed.ingredients
+        let ingredients = try CatalogFixture.seed.ingredients
         return try (0..<count).map { index in
             var used: Set<Int> = []
             while used.count < min(lines, ingredients.count) { used.insert(Int.random(in: 0..<ingredients.count, using: &random)) }

@@ -36,7 +36,7 @@ struct PlannerBenchmark: AsyncParsableCommand {
         let serving = Task { try await planner.host.run(signals: false) }
         let client = ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(10), retries: 0))
 
-        let recipes = CatalogFixture.seed.recipes.prefix(14).map(\.id)
+        let recipes = try CatalogFixture.seed.recipes.prefix(14).map(\.id)
         let zones = ["UTC", "Europe/Rome", "Pacific/Auckland", "America/Los_Angeles"]
         let fillStart = Date()
         for index in 0..<users {

@@ -9,8 +9,7 @@ struct CLIResult {
 }
 
 /// Runs `sous` with `arguments` in-process, capturing what it prints.
-func sous(_ arguments: [String]) async -> CLIResult {
-    let console = Console(capturing: true)
+func sous(_ arguments: [String], console: Console = Console(capturing: true)) async -> CLIResult {
     let code = await Console.$current.withValue(console) { await SousCommand.run(arguments) }
     return CLIResult(code: code, out: console.standardOutput, err: console.standardError)
 }

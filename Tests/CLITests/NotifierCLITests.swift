@@ -5,6 +5,7 @@ import SousRuntime
 import SousSchema
 import SousServiceTesting
 import SousTestSupport
+import SousCLI
 import SousWire
 import Testing
 
@@ -86,31 +87,20 @@ struct NotifierCLITests {
     @Test func watchPrintsOnlyTheUsersOwnRemindersAndStopsAfterCount() async throws {
         try await withServices { services in
             let events = services.notifier.host.boundEndpoints.events
+            let console = Console(capturing: true)
             let watching = Task {
-                await sous(["reminders", "watch", "--notifier-events", events, "--user", "ada", "--count", "1", "--timeout", "20"])
+                await sous(["reminders", "watch", "--notifier-events", events, "--user", "ada", "--count", "1", "--timeout", "20"], console: console)
             }
-            // Publish until the watcher has one (a new subscription misses the first messages):
-            // Adam's first each time, whose topic Ada's must not match.
+            // The watcher says so once it is connected and subscribed; then one of Adam's
+            // reminders (whose topic Ada's subscription must not match) and one of Ada's.
+            try await withTimeout(.seconds(20), waitingFor: "reminders watch to subscribe") {
+                await console.waitForOutput(containing: "Waiting for reminders")
+            }
             let publisher = services.notifier.host.publisher
             let day = LocalDate("2026-01-15")!
-            let result = try await withTimeout(.seconds(25), waitingFor: "sous reminders watch") {
-                await withTaskGroup(of: CLIResult?.self) { group in
-                    group.addTask { await watching.value }
-                    group.addTask {
-                        while !Task.isCancelled {
-                            publisher.publish(NotifierTopics.reminder(for: "adam"), Reminder(user: "adam", date: day, message: "for adam", dueAt: Self.rome19))
-                            publisher.publish(NotifierTopics.reminder(for: "ada"), Reminder(user: "ada", date: day, message: "Time to log today's meals", dueAt: Self.rome19))
-                            try? await Task.sleep(for: .milliseconds(50))
-                        }
-                        return nil
-                    }
-                    defer { group.cancelAll() }
-                    while let next = await group.next() {
-                        if let next { return next }
-                    }
-                    return CLIResult(code: -1, out: "", err: "")
-                }
-            }
+            publisher.publish(NotifierTopics.reminder(for: "adam"), Reminder(user: "adam", date: day, message: "for adam", dueAt: Self.rome19))
+            publisher.publish(NotifierTopics.reminder(for: "ada"), Reminder(user: "ada", date: day, message: "Time to log today's meals", dueAt: Self.rome19))
+            let result = try await withTimeout(.seconds(25), waitingFor: "sous reminders watch") { await watching.value }
             #expect(result.code == 0, "\(result.err)")
             let lines = result.out.split(separator: "\n").map(String.init)
             #expect(lines == ["Waiting for reminders for ada from \(events)…", "2026-01-15  Time to log today's meals"])

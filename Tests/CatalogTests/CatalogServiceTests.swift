@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import SousRuntime
 import SousSchema
+import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing
@@ -85,7 +86,7 @@ struct RecipeSearchTests {
     }
 
     @Test func aTextMatchingMoreThanTheRelevanceLimitListsNewestFirst() throws {
-        let store = try CatalogStore(database: TestSeed.template.inMemoryCopy(), relevanceLimit: 3)
+        let store = try CatalogStore(database: CatalogFixture.database(), relevanceLimit: 3)
         let broad = try store.searchRecipes(.init(query: "with", page: 1, pageSize: 100), user: "ada", filter: nil).recipes.map(\.id)
         #expect(broad.count > 3)
         let rowids = try store.database.writer.read { db in
@@ -100,7 +101,7 @@ struct RecipeSearchTests {
         }
         #expect(paged == broad)
         // The same text on a store that ranks it matches the same recipes.
-        let ranked = try CatalogStore(database: TestSeed.template.inMemoryCopy())
+        let ranked = try CatalogStore(database: CatalogFixture.database())
             .searchRecipes(.init(query: "with", page: 1, pageSize: 100), user: "ada", filter: nil).recipes.map(\.id)
         #expect(Set(ranked) == Set(broad))
     }
@@ -198,7 +199,7 @@ struct RecipeSearchTests {
 
     @Test func savedProfileIsReadFromThePlanner() async throws {
         // A stand-in for the planner service (real sockets and runtime) until the planner exists.
-        let planner = try ServiceHost(configuration: .inProcess(.planner), logger: quietLogger, databaseHealth: { DatabaseHealth(status: "none") })
+        let planner = try ServiceHost(configuration: .inProcess(.planner), logger: quietLogger("planner"), databaseHealth: { DatabaseHealth(status: "none") })
         planner.server.register(PlannerAPI.getProfile) { _, context in
             context.user == "vera" ? CookingProfile(diets: [.vegetarian], equipment: [.stove, .mixer, .microwave, .fryer]) : .defaults
         }

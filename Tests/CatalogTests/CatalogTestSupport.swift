@@ -1,8 +1,8 @@
 import CatalogService
 import Foundation
-import Logging
 import SousRuntime
 import SousSchema
+import SousServiceTesting
 import SousTestSupport
 import SousWire
 
@@ -11,30 +11,15 @@ func withCatalog<T: Sendable>(
     peers: [SousService: ServiceEndpoints] = [:],
     _ body: (CatalogService, ServiceClient) async throws -> T
 ) async throws -> T {
-    let service = try CatalogService(
-        configuration: .inProcess(.catalog, peers: peers), seed: TestSeed.shared, logger: quietLogger, database: TestSeed.template.inMemoryCopy()
-    )
+    let service = try CatalogFixture.make(peers: peers)
     // Generous: a bound on a hang, not a performance check, on a machine running tests in parallel.
     let client = ServiceClient(service: "catalog", endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
     return try await withRunningService(service.host) { _ in try await body(service, client) }
 }
 
-let quietLogger: Logger = {
-    var logger = Logger(label: "test.catalog")
-    logger.logLevel = .critical
-    return logger
-}()
-
 enum TestSeed {
     /// Loaded once: the shipped data files.
     static let shared: SeedData = try! SeedData.bundled()
-
-    /// Migrated and seeded once; every test runs on its own in-memory copy.
-    static let template: SousDatabase = {
-        let database = try! CatalogService.openDatabase(directory: nil)
-        try! CatalogStore(database: database).loadSeedIfNeeded(shared)
-        return database
-    }()
 
     static let ingredients: [String: Ingredient] = Dictionary(uniqueKeysWithValues: shared.ingredients.map { ($0.id, $0) })
 

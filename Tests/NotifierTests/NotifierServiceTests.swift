@@ -57,7 +57,6 @@ struct NotifierServiceTests {
             try await world.beActiveOnTracker("kenji")
 
             try await world.advance(to: instant("2026-01-15T10:00:00Z"))
-            print("DEBUG kenji", try await world.log("kenji"), listener.reminders(for: "kenji"), try await world.next("kenji"))
             let kenji = try await listener.waitFor("kenji")
             #expect(kenji.map(\.dueAt) == [instant("2026-01-15T10:00:00Z")])
             #expect(listener.reminders(for: "ada").isEmpty)

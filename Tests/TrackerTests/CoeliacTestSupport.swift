@@ -12,25 +12,10 @@ let coeliacInstant = Date(timeIntervalSince1970: 1_772_366_400)
 func coeliacDate(_ text: String) -> LocalDate { LocalDate(text)! }
 
 /// A running tracker (with a stand-in planner answering `profile.get`) and a client.
-struct CoeliacWorld: Sendable {
+struct CoeliacWorld: CallsAsUser {
     let tracker: TrackerService
     let client: ServiceClient
     let clock: WallClock
-
-    @discardableResult
-    func call<Request, Response>(_ method: Method<Request, Response>, _ request: Request, user: String = "ada") async throws -> Response {
-        try await client.call(method, request, user: user)
-    }
-
-    /// The error `method` answers `request` with, or nil if it succeeded.
-    func failure<Request, Response>(_ method: Method<Request, Response>, _ request: Request, user: String = "ada") async -> ServiceError? {
-        do {
-            _ = try await client.call(method, request, user: user)
-            return nil
-        } catch {
-            return error
-        }
-    }
 }
 
 /// Runs a real tracker over inproc:// with an in-memory database and a manual clock at

@@ -26,7 +26,7 @@ struct BarcodeTests {
         let seed = try ProductSeed.bundled()
         #expect((35...45).contains(seed.products.count))
         #expect(Set(seed.products.map(\.code)).count == seed.products.count, "codes are unique")
-        let usda = Dictionary(CatalogFixture.seed.ingredients.compactMap { ingredient in ingredient.usdaNdb.map { ($0, ingredient.nutrition) } }) { first, _ in first }
+        let usda = Dictionary((try CatalogFixture.seed).ingredients.compactMap { ingredient in ingredient.usdaNdb.map { ($0, ingredient.nutrition) } }) { first, _ in first }
         for product in seed.products {
             #expect(Barcode.check(product.code) == .success(.ean13), "\(product.code)")
             #expect((200...299).contains(Int(product.code.prefix(3))!), "\(product.code) is in the in-store range")

@@ -23,13 +23,12 @@ func typed(_ food: String, _ meal: Meal, grams: Double, kcal: Double, carbohydra
     DiaryAdd(date: date, meal: meal, grams: grams, food: food, per100g: Macros(kcal: kcal, carbohydrates: carbohydrates, protein: protein, fat: fat))
 }
 
-/// A running tracker and the services it reads, with a client calling as "ada" by default.
-struct TrackerWorld: Sendable {
-    let tracker: TrackerService
-    let planner: ServiceClient?
-    let client: ServiceClient
-    let clock: WallClock
+/// A client of a running service, calling as "ada" unless told otherwise.
+protocol CallsAsUser: Sendable {
+    var client: ServiceClient { get }
+}
 
+extension CallsAsUser {
     @discardableResult
     func call<Request, Response>(_ method: Method<Request, Response>, _ request: Request, user: String = "ada") async throws -> Response {
         try await client.call(method, request, user: user)
@@ -44,6 +43,14 @@ struct TrackerWorld: Sendable {
             return error
         }
     }
+}
+
+/// A running tracker and the services it reads, with a client calling as "ada" by default.
+struct TrackerWorld: CallsAsUser {
+    let tracker: TrackerService
+    let planner: ServiceClient?
+    let client: ServiceClient
+    let clock: WallClock
 }
 
 /// Runs a real tracker over inproc:// with an in-memory database and a manual clock at

@@ -5,6 +5,7 @@ public final class Console: @unchecked Sendable {
     private let lock = NSLock()
     private var capturedOut = ""
     private var capturedErr = ""
+    private var outputWaiters: [UUID: (text: String, continuation: CheckedContinuation<Void, Never>)] = [:]
     private let capturing: Bool
 
     public init(capturing: Bool) { self.capturing = capturing }
@@ -13,7 +14,13 @@ public final class Console: @unchecked Sendable {
 
     public func out(_ text: String = "", terminator: String = "\n") {
         if capturing {
-            lock.withLock { capturedOut += text + terminator }
+            let ready = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+                capturedOut += text + terminator
+                let met = outputWaiters.filter { capturedOut.contains($0.value.text) }
+                for id in met.keys { outputWaiters[id] = nil }
+                return met.values.map(\.continuation)
+            }
+            for waiter in ready { waiter.resume() }
         } else {
             // Written straight to the descriptor: `print` is block-buffered when stdout is a pipe,
             // and streaming commands (`reminders watch`) and prompts must show as they happen.
@@ -30,5 +37,23 @@ public final class Console: @unchecked Sendable {
     }
 
     public var standardOutput: String { lock.withLock { capturedOut } }
+
+    /// Returns once the captured standard output contains `text` (or the task is cancelled), so
+    /// a test can act exactly when a long-running command (`reminders watch`) says it is ready.
+    public func waitForOutput(containing text: String) async {
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let alreadyThere = lock.withLock { () -> Bool in
+                    if capturedOut.contains(text) || Task.isCancelled { return true }
+                    outputWaiters[id] = (text, continuation)
+                    return false
+                }
+                if alreadyThere { continuation.resume() }
+            }
+        } onCancel: {
+            lock.withLock { outputWaiters.removeValue(forKey: id) }?.continuation.resume()
+        }
+    }
     public var standardError: String { lock.withLock { capturedErr } }
 }

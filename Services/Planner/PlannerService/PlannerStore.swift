@@ -30,8 +30,8 @@ public final class PlannerStore: Sendable {
                         filter_equipment, filter_patience, time_zone, reminders_enabled, reminder_hour, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [
-                        user, profile.people, profile.patience, Self.list(profile.diets.map(\.rawValue)), Self.list(profile.allergens.map(\.rawValue)),
-                        Self.list(profile.dislikes), Self.list(profile.equipment.map(\.rawValue)), profile.filterDiets, profile.filterEquipment,
+                        user, profile.people, profile.patience, try Self.list(profile.diets.map(\.rawValue)), try Self.list(profile.allergens.map(\.rawValue)),
+                        try Self.list(profile.dislikes), try Self.list(profile.equipment.map(\.rawValue)), profile.filterDiets, profile.filterEquipment,
                         profile.filterPatience, profile.timeZone, profile.remindersEnabled, profile.reminderHour, now.timeIntervalSince1970,
                     ])
             }
@@ -290,8 +290,8 @@ public final class PlannerStore: Sendable {
         "\(PlanSlotKind.meal(of: ref.slot)?.rawValue ?? "slot \(ref.slot)") on \(ref.date)"
     }
 
-    private static func list(_ values: [String]) -> String {
-        String(decoding: try! JSONEncoder().encode(values), as: UTF8.self)
+    private static func list(_ values: [String]) throws -> String {
+        String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
     }
 
     private static func list(_ text: String) throws -> [String] {
