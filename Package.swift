@@ -147,6 +147,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests", swiftSettings: swiftSettings),
         .testTarget(name: "MessagePackTests", dependencies: ["MessagePack"], path: "Tests/MessagePackTests", swiftSettings: swiftSettings),
+        .testTarget(name: "SchemaTests", dependencies: ["SousSchema"], path: "Tests/SchemaTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "RuntimeTests",
             dependencies: ["SousRuntime", "SousTestSupport", "SousWire", "SousSchema", "ZeroMQ", "MessagePack", grdb, logging, argumentParser],

@@ -65,27 +65,82 @@ public struct LocalDate: Codable, Hashable, Comparable, Sendable, CustomStringCo
         return calendar
     }
 
-    private static let utc = TimeZone(identifier: "UTC")!
+    /// The first and last dates the wire carries.
+    public static let earliest = LocalDate(uncheckedYear: 1, month: 1, day: 1)
+    public static let latest = LocalDate(uncheckedYear: 9999, month: 12, day: 31)
 
-    /// The date it is at `instant` in `timeZone`.
-    public init(_ instant: Date, in timeZone: TimeZone) {
-        let parts = Self.gregorian(timeZone).dateComponents([.year, .month, .day], from: instant)
-        self.init(year: parts.year!, month: parts.month!, day: parts.day!)!
+    private init(uncheckedYear year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
     }
 
-    /// This date moved by `days` (negative goes back).
+    /// The date it is at `instant` in `timeZone`, kept within ``earliest`` ... ``latest``.
+    public init(_ instant: Date, in timeZone: TimeZone) {
+        let localSeconds = instant.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: instant))
+        guard localSeconds >= Double(Self.earliest.dayNumber) * 86_400 else {
+            self = Self.earliest
+            return
+        }
+        guard localSeconds < Double(Self.latest.dayNumber + 1) * 86_400 else {
+            self = Self.latest
+            return
+        }
+        let parts = Self.gregorian(timeZone).dateComponents([.year, .month, .day], from: instant)
+        if let year = parts.year, let month = parts.month, let day = parts.day, let date = LocalDate(year: year, month: month, day: day) {
+            self = date
+        } else {
+            self = instant.timeIntervalSince1970 < 0 ? Self.earliest : Self.latest
+        }
+    }
+
+    // Day numbers (days since 1970-01-01) by Howard Hinnant's civil-calendar algorithms: pure
+    // integer arithmetic on bounded values, so date arithmetic can never trap.
+
+    /// Days since 1970-01-01 (negative before).
+    public var dayNumber: Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date `dayNumber` days after 1970-01-01, or nil outside ``earliest`` ... ``latest``.
+    public init?(dayNumber: Int) {
+        guard (Self.earliest.dayNumber...Self.latest.dayNumber).contains(dayNumber) else { return nil }
+        let z = dayNumber + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        self.init(uncheckedYear: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day)
+    }
+
+    /// This date moved by `days` (negative goes back), or nil past ``earliest`` or ``latest``.
+    public func offset(by days: Int) -> LocalDate? {
+        let (moved, overflow) = dayNumber.addingReportingOverflow(days)
+        return overflow ? nil : LocalDate(dayNumber: moved)
+    }
+
+    /// This date moved by `days`, stopping at ``earliest`` or ``latest``. Dates that come from
+    /// outside are range-checked before they get here; this never traps whatever it is given.
     public func adding(days: Int) -> LocalDate {
-        let calendar = Self.gregorian(Self.utc)
-        let noon = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12))!
-        return LocalDate(calendar.date(byAdding: .day, value: days, to: noon)!, in: Self.utc)
+        offset(by: days) ?? (days < 0 ? Self.earliest : Self.latest)
     }
 
     /// Whole days from this date to `other` (positive when `other` is later).
     public func days(to other: LocalDate) -> Int {
-        let calendar = Self.gregorian(Self.utc)
-        let from = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12))!
-        let to = calendar.date(from: DateComponents(year: other.year, month: other.month, day: other.day, hour: 12))!
-        return calendar.dateComponents([.day], from: from, to: to).day!
+        other.dayNumber - dayNumber
+    }
+
+    /// The last day of this date's month.
+    public var lastOfMonth: LocalDate {
+        LocalDate(uncheckedYear: year, month: month, day: Self.daysInMonth(year: year, month: month))
     }
 
     /// The instant this date shows `hour`:`minute` on the wall clocks of `timeZone`. On a day
@@ -96,13 +151,18 @@ public struct LocalDate: Codable, Hashable, Comparable, Sendable, CustomStringCo
         if let exact = calendar.date(from: components), calendar.component(.hour, from: exact) == hour {
             return exact
         }
-        return calendar.nextDate(after: calendar.date(from: DateComponents(year: year, month: month, day: day))!,
-                                 matching: DateComponents(hour: hour, minute: minute), matchingPolicy: .nextTime)!
+        if let midnight = calendar.date(from: DateComponents(year: year, month: month, day: day)),
+           let after = calendar.nextDate(after: midnight, matching: DateComponents(hour: hour, minute: minute), matchingPolicy: .nextTime) {
+            return after
+        }
+        // Only for a zone without that day at all: the UTC reading of the same wall time.
+        return Date(timeIntervalSince1970: Double(dayNumber) * 86_400 + Double(hour * 3600 + minute * 60) - Double(timeZone.secondsFromGMT()))
     }
 
     /// 1 = Monday … 7 = Sunday (ISO 8601).
     public var isoWeekday: Int {
-        let weekday = Self.gregorian(Self.utc).component(.weekday, from: instant(hour: 12, in: Self.utc))
-        return (weekday + 5) % 7 + 1
+        // 1970-01-01 was a Thursday (4).
+        let fromMonday = (dayNumber + 3) % 7
+        return (fromMonday < 0 ? fromMonday + 7 : fromMonday) + 1
     }
 }

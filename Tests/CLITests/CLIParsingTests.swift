@@ -23,4 +23,18 @@ struct CLIParsingTests {
         #expect(result.err.contains("inproc://nobody-binds-this"))
         #expect(result.err.split(separator: "\n").count == 1, "one line on stderr")
     }
+
+    @Test func numbersOutOfRangeAreUsageErrorsNotCrashes() async {
+        for arguments in [
+            ["reminders", "watch", "--timeout", "inf"],
+            ["reminders", "watch", "--timeout", "nan"],
+            ["reminders", "watch", "--timeout", "1e300"],
+            ["status", "--timeout-ms", "-1"],
+            ["status", "--timeout-ms", "9223372036854775807"],
+        ] {
+            let result = await sous(arguments + ["--planner", "inproc://nobody-binds-this", "--timeout-ms", "100"].filter { _ in !arguments.contains("--timeout-ms") })
+            #expect(result.code == 64, "\(arguments): \(result.err)")
+            #expect(!result.err.isEmpty)
+        }
+    }
 }

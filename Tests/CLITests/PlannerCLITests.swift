@@ -93,6 +93,10 @@ struct PlannerCLITests {
         try await withRunningServices([catalog.host, planner.host]) { _ in
             let common = ["--planner", planner.host.boundEndpoints.requests, "--user", "ada"]
             #expect(await sous(["plan", "put", "today", "lunch", "tomato-lentil-soup"] + common).code == 0)
+            for offset in ["+999999999", "-99999999999999999999"] {
+                let far = await sous(["plan", "put"] + common + ["--", offset, "lunch", "tomato-lentil-soup"])
+                #expect(far.code == 64 && far.err.contains("is not a day offset"), "\(far.err)")
+            }
             let cooked = await sous(["plan", "cooked", "today", "lunch"] + common)
             #expect(cooked.code == 5)
             #expect(cooked.out.contains("Cooked Tomato and Red Lentil Soup for lunch on 2026-03-10."))

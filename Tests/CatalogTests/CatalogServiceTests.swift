@@ -38,6 +38,17 @@ struct IngredientSearchTests {
             #expect(error?.code == .badRequest && error?.field == "limit")
             let empty = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchIngredients, .init(query: "  ")) }
             #expect(empty?.field == "query")
+            // Numbers far out of range are refused before any arithmetic (page 2^62 used to trap).
+            for (request, field) in [(RecipeSearch(page: 1 << 62), "page"), (RecipeSearch(page: 0), "page"), (RecipeSearch(pageSize: 1 << 62), "pageSize")] {
+                let search = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchRecipes, request) }
+                #expect(search?.code == .badRequest && search?.field == field)
+                let community = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.community, request, user: "ada") }
+                #expect(community?.code == .badRequest && community?.field == field)
+            }
+            let manyIngredients = RecipeSearch(ingredients: (0..<1001).map { "tomato-\($0)" })
+            #expect(await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchRecipes, manyIngredients) }?.field == "ingredients")
+            let levels = try await client.call(CatalogAPI.searchRecipes, RecipeSearch(energyLevels: Array(repeating: 2, count: 5000)))
+            #expect(levels.total > 0, "a long list of repeated levels is one condition")
         }
     }
 

@@ -235,6 +235,10 @@ struct CoeliacGlutenTests {
 
             #expect(await world.failure(CoeliacAPI.calendar, GlutenCalendarRequest(year: 2026, month: 13))?.field == "month")
             #expect(await world.failure(CoeliacAPI.calendar, GlutenCalendarRequest(month: 3))?.field == "year")
+            // The last month of the calendar (it used to trap past 9999-12-31) and absurd years.
+            let last = try await world.call(CoeliacAPI.calendar, GlutenCalendarRequest(year: 9999, month: 12))
+            #expect(last.days.count == 31 && last.days.last?.date == LocalDate("9999-12-31"))
+            #expect(await world.failure(CoeliacAPI.calendar, GlutenCalendarRequest(year: 1 << 62, month: 1))?.field == "year")
         }
     }
 

@@ -30,6 +30,15 @@ public struct GlobalOptions: ParsableArguments, Sendable {
 
     public init() {}
 
+    /// The longest --timeout-ms or SOUS_TIMEOUT_MS: one hour.
+    static let maxTimeoutMs = 3_600_000
+
+    public func validate() throws {
+        if let timeoutMs, !(1...Self.maxTimeoutMs).contains(timeoutMs) {
+            throw ValidationError("--timeout-ms must be 1 to \(Self.maxTimeoutMs) milliseconds, got \(timeoutMs)")
+        }
+    }
+
     /// The user the request is made for: --user, then SOUS_USER, then the login name.
     public var resolvedUser: String {
         let environment = ProcessInfo.processInfo.environment
@@ -48,7 +57,8 @@ public struct GlobalOptions: ParsableArguments, Sendable {
     }
 
     public func client(_ service: SousService) -> ServiceClient {
-        let milliseconds = timeoutMs ?? ProcessInfo.processInfo.environment["SOUS_TIMEOUT_MS"].flatMap(Int.init) ?? 3_000
+        let fromEnvironment = ProcessInfo.processInfo.environment["SOUS_TIMEOUT_MS"].flatMap(Int.init).map { min(max($0, 1), Self.maxTimeoutMs) }
+        let milliseconds = timeoutMs ?? fromEnvironment ?? 3_000
         return ServiceClient(service: service.rawValue, endpoint: endpoint(of: service), options: .init(timeout: .milliseconds(milliseconds), retries: 2))
     }
 }

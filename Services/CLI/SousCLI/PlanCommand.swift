@@ -207,7 +207,12 @@ enum PlanDate {
         case "tomorrow": return today.adding(days: 1)
         case "yesterday": return today.adding(days: -1)
         default:
-            if text.hasPrefix("+") || text.hasPrefix("-"), let offset = Int(text) { return today.adding(days: offset) }
+            if text.hasPrefix("+") || text.hasPrefix("-") {
+                guard let offset = Int(text), let date = today.offset(by: offset) else {
+                    throw ValidationError("\"\(text)\" is not a day offset: use +N or -N days within the years 0001 to 9999")
+                }
+                return date
+            }
             guard let date = LocalDate(text) else { throw ValidationError("\"\(text)\" is not a date: use YYYY-MM-DD, today, tomorrow or +N") }
             return date
         }

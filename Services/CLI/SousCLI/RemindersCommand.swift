@@ -37,9 +37,13 @@ struct RemindersCommand: AsyncParsableCommand {
         @Option(help: "Return after this many seconds.") var timeout: Double?
         @OptionGroup var global: GlobalOptions
 
+        static let maxTimeout: Double = 365 * 86_400
+
         func validate() throws {
             if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-            if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+            if let timeout, !(timeout > 0 && timeout <= Self.maxTimeout) {
+                throw ValidationError("--timeout must be a number of seconds above 0 and at most \(Int(Self.maxTimeout)) (one year)")
+            }
         }
 
         func run() async throws {

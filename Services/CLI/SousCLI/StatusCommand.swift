@@ -56,7 +56,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     static func duration(_ seconds: Double) -> String {
-        let total = Int(seconds)
+        let total = seconds.isFinite ? Int(min(max(seconds, 0), 1e12)) : 0
         if total < 60 { return "\(total)s" }
         if total < 3600 { return "\(total / 60)m \(total % 60)s" }
         if total < 86400 { return "\(total / 3600)h \(total % 3600 / 60)m" }

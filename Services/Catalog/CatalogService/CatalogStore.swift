@@ -156,6 +156,23 @@ public final class CatalogStore: Sendable {
         )
     }
 
+    /// The last page a search or listing serves: 100 000 recipes at the largest page size, and
+    /// offsets that stay far from overflow whatever a client sends.
+    static let maxPage = 10_000
+    /// Ingredients one search may require; each is a condition of the query.
+    static let maxSearchIngredients = 20
+    /// Disliked ingredients a filter profile may list (the planner keeps saved ones within it).
+    static let maxDislikes = 200
+
+    /// Page, page size and row offset, range-checked (badRequest naming the field).
+    static func paging(page: Int?, pageSize: Int?) throws(ServiceError) -> (page: Int, pageSize: Int, offset: Int) {
+        let page = page ?? 1
+        let pageSize = pageSize ?? 20
+        guard (1...maxPage).contains(page) else { throw .badRequest("page must be 1 to \(maxPage), got \(page)", field: "page") }
+        guard (1...100).contains(pageSize) else { throw .badRequest("pageSize must be 1 to 100, got \(pageSize)", field: "pageSize") }
+        return (page, pageSize, (page - 1) * pageSize)
+    }
+
     /// Most matches a search counts exactly; beyond it the page says "more than". Counting stops
     /// there so a broad filter on a large catalog stays within a few milliseconds.
     public static let countLimit = 200
@@ -166,10 +183,7 @@ public final class CatalogStore: Sendable {
     /// Every condition is an integer test on the row or a membership test in a set SQLite
     /// builds once per query, so the name-ordered index can be walked and stopped at the page.
     public func searchRecipes(_ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?) throws(ServiceError) -> RecipePage {
-        let page = request.page ?? 1
-        let pageSize = request.pageSize ?? 20
-        guard page >= 1 else { throw .badRequest("page starts at 1", field: "page") }
-        guard (1...100).contains(pageSize) else { throw .badRequest("pageSize must be 1 to 100, got \(pageSize)", field: "pageSize") }
+        let (page, pageSize, offset) = try Self.paging(page: request.page, pageSize: request.pageSize)
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
         let user = user ?? ""
@@ -181,6 +195,9 @@ public final class CatalogStore: Sendable {
             if !words.isEmpty { matchExpression = words.map { "\"\($0)\"*" }.joined(separator: " ") }
         }
         let known = ingredients
+        if let count = request.ingredients?.count, count > Self.maxSearchIngredients {
+            throw .badRequest("at most \(Self.maxSearchIngredients) ingredients per search, got \(count)", field: "ingredients")
+        }
         for (index, ingredient) in (request.ingredients ?? []).enumerated() {
             guard known[ingredient] != nil else { throw .notFound("no ingredient \"\(ingredient)\"", field: "ingredients.\(index)") }
             conditions.append("r.key IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id = ?)")
@@ -190,7 +207,8 @@ public final class CatalogStore: Sendable {
             for (index, level) in levels.enumerated() where !(1...5).contains(level) {
                 throw .badRequest("energy levels are 1 to 5, got \(level)", field: "energyLevels.\(index)")
             }
-            conditions.append("r.energy_level IN (\(levels.map(String.init).joined(separator: ",")))")
+            // At most five distinct values, whatever the list's length.
+            conditions.append("r.energy_level IN (\(Set(levels).sorted().map(String.init).joined(separator: ",")))")
         }
         if let dishType = request.dishType {
             conditions.append("(r.dish_types & \(Bitmask.of([dishType]))) != 0")
@@ -204,6 +222,9 @@ public final class CatalogStore: Sendable {
                 conditions.append("(r.allergens & \(Bitmask.of(profile.allergens))) = 0")
             }
             if switches.dislikes ?? true, !profile.dislikes.isEmpty {
+                guard profile.dislikes.count <= Self.maxDislikes else {
+                    throw .badRequest("at most \(Self.maxDislikes) disliked ingredients, got \(profile.dislikes.count)", field: "profile.dislikes")
+                }
                 for (index, id) in profile.dislikes.enumerated() where known[id] == nil {
                     throw .notFound("no ingredient \"\(id)\"", field: "profile.dislikes.\(index)")
                 }
@@ -221,7 +242,6 @@ public final class CatalogStore: Sendable {
             }
         }
         let conditionsSQL = conditions.isEmpty ? "" : " AND " + conditions.joined(separator: " AND ")
-        let offset = (page - 1) * pageSize
         let limit = Self.countLimit
         return try storage {
             try writer.read { db in
@@ -414,10 +434,7 @@ public final class CatalogStore: Sendable {
 
     /// Shared recipes, most favorited first, optionally narrowed by a search text.
     public func community(_ request: RecipeSearch, user: String?) throws(ServiceError) -> CommunityPage {
-        let page = request.page ?? 1
-        let pageSize = request.pageSize ?? 20
-        guard page >= 1 else { throw .badRequest("page starts at 1", field: "page") }
-        guard (1...100).contains(pageSize) else { throw .badRequest("pageSize must be 1 to 100, got \(pageSize)", field: "pageSize") }
+        let (_, pageSize, offset) = try Self.paging(page: request.page, pageSize: request.pageSize)
         var condition = ""
         var arguments: [any DatabaseValueConvertible] = [user ?? ""]
         if let query = request.query, !query.isEmpty {
@@ -437,7 +454,7 @@ public final class CatalogStore: Sendable {
                         EXISTS (SELECT 1 FROM favorite f WHERE f.recipe_id = r.id AND f.user = ?) AS mine
                     FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)
                     ORDER BY favorites DESC, r.name LIMIT ? OFFSET ?
-                    """, arguments: sqlArguments(arguments + [pageSize, (page - 1) * pageSize]))
+                    """, arguments: sqlArguments(arguments + [pageSize, offset]))
                 let recipes = try rows.map { row in
                     let recipe = try RecipeRow(row: row)
                     return CommunityRecipe(recipe: recipe.summary(isFavorite: row["mine"]), favoriteCount: row["favorites"], sharedBy: recipe.owner ?? "")

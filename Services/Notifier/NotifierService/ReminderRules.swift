@@ -23,7 +23,9 @@ public enum ReminderRules {
             date = lastHandled.adding(days: 1)
         }
         var dueAt = date.instant(hour: hour, in: timeZone)
-        while dueAt < now {
+        // Today's hour may have passed: then tomorrow's (two steps cover any zone's offset).
+        // Bounded, so a clock at the end of the calendar cannot spin here.
+        for _ in 0..<3 where dueAt < now {
             date = date.adding(days: 1)
             dueAt = date.instant(hour: hour, in: timeZone)
         }

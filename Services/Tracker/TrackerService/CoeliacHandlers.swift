@@ -103,8 +103,10 @@ struct CoeliacHandlers: Sendable {
         server.register(CoeliacAPI.calendar) { request, context in
             let user = try context.requireUser()
             let (year, month) = try await CoeliacValidation.month(request) { await today(of: user, context: context) }
-            let first = LocalDate(year: year, month: month, day: 1)!
-            let history = try store.history(user: user, from: first, to: first.adding(days: 27).lastOfMonth)
+            guard let first = LocalDate(year: year, month: month, day: 1) else {
+                throw ServiceError.badRequest("\(year)-\(month) is not a month", field: "month")
+            }
+            let history = try store.history(user: user, from: first, to: first.lastOfMonth)
             host.recordActivity(context)
             guard let calendar = GlutenScoring.calendar(year: year, month: month, history: history) else {
                 throw ServiceError.badRequest("\(year)-\(month) is not a month", field: "month")
@@ -142,13 +144,4 @@ private final class CoeliacZoneMemory: Sendable {
 
     func remember(_ zone: TimeZone, for user: String) { zones.withLock { $0[user] = zone } }
     func zone(of user: String) -> TimeZone? { zones.withLock { $0[user] } }
-}
-
-private extension LocalDate {
-    /// The last day of this date's month.
-    var lastOfMonth: LocalDate {
-        var date = self
-        while date.adding(days: 1).month == month { date = date.adding(days: 1) }
-        return date
-    }
 }

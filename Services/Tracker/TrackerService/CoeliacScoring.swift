@@ -60,12 +60,10 @@ public enum GlutenScoring {
     public static func calendar(year: Int, month: Int, history: [GlutenDay]) -> GlutenCalendar? {
         guard let first = LocalDate(year: year, month: month, day: 1) else { return nil }
         let byDate = Dictionary(history.map { ($0.date, $0) }, uniquingKeysWith: { _, last in last })
-        var days: [GlutenCalendarDay] = []
-        var date = first
-        while date.month == month {
+        let days = (0..<first.lastOfMonth.day).map { offset in
+            let date = first.adding(days: offset)
             let day = byDate[date]
-            days.append(GlutenCalendarDay(date: date, status: status(of: day), expectsGluten: day?.expectsGluten, correct: day?.correct))
-            date = date.adding(days: 1)
+            return GlutenCalendarDay(date: date, status: status(of: day), expectsGluten: day?.expectsGluten, correct: day?.correct)
         }
         return GlutenCalendar(year: year, month: month, days: days)
     }
