@@ -63,6 +63,8 @@ public struct ServiceConfiguration: Sendable {
     public var peers: [SousService: ServiceEndpoints]
     /// Per-attempt timeout of calls to other services (`SOUS_TIMEOUT_MS`).
     public var callTimeout: Duration
+    /// A different per-attempt timeout for some peers (tests give an absent peer a short one).
+    public var peerTimeouts: [SousService: Duration] = [:]
     /// Where the service reads the time (`SOUS_CLOCK`: `system`, or `manual` / `manual:<ISO 8601>`
     /// for a clock that only moves through the `clock.set` method: for end-to-end tests).
     public var clock: WallClock
@@ -116,7 +118,8 @@ public struct ServiceConfiguration: Sendable {
         )
     }
 
-    /// A configuration for tests: unique `inproc://` endpoints and an in-memory database.
+    /// A configuration for tests: unique `inproc://` endpoints, an in-memory database, and peer
+    /// calls that wait 10 s per attempt (a bound on a hang on a busy machine, not a speed check).
     public static func inProcess(
         _ service: SousService, dataDirectory: String? = nil, peers: [SousService: ServiceEndpoints] = [:], clock: WallClock = .system()
     ) -> ServiceConfiguration {
@@ -128,6 +131,7 @@ public struct ServiceConfiguration: Sendable {
             dataDirectory: dataDirectory,
             logLevel: .warning,
             peers: peers,
+            callTimeout: .seconds(10),
             clock: clock
         )
     }

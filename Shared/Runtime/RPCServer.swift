@@ -158,7 +158,10 @@ public final class RPCServer: Service, Sendable {
         var logger = self.logger
         logger[metadataKey: "request"] = "\(header.id)"
         logger[metadataKey: "method"] = "\(header.method)"
-        let context = RequestContext(requestID: header.id, method: header.method, user: header.user, deadline: header.deadline, logger: logger)
+        let context = RequestContext(
+            requestID: header.id, method: header.method, user: header.user, deadline: header.deadline,
+            idempotencyKey: job.isWrite ? header.idempotencyKey : nil, logger: logger
+        )
         let result: RawResult
         if job.isWrite, let key = header.idempotencyKey {
             result = await idempotency.perform(user: header.user ?? "", key: key, method: header.method) {

@@ -10,14 +10,17 @@ public struct RequestContext: Sendable {
     public let user: String?
     /// Absolute deadline in Unix milliseconds, if the client set one.
     public let deadline: Int64?
+    /// The key the client sent with a write; peer calls made for it carry keys derived from it.
+    public let idempotencyKey: String?
     /// The service logger with `request` and `method` metadata.
     public let logger: Logger
 
-    public init(requestID: String, method: String, user: String?, deadline: Int64?, logger: Logger) {
+    public init(requestID: String, method: String, user: String?, deadline: Int64?, idempotencyKey: String? = nil, logger: Logger) {
         self.requestID = requestID
         self.method = method
         self.user = user
         self.deadline = deadline
+        self.idempotencyKey = idempotencyKey
         self.logger = logger
     }
 

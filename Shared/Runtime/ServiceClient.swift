@@ -37,6 +37,8 @@ public final class ServiceClient: Sendable {
     public init(service: String, endpoint: String, options: Options = Options(), context: ZMQContext = .shared) {
         self.service = service
         self.endpoint = endpoint
+        var options = options
+        options.timeout = min(max(options.timeout, .milliseconds(1)), Self.longestAttempt)
         self.options = options
         self.context = context
     }
@@ -49,25 +51,23 @@ public final class ServiceClient: Sendable {
 
     /// Calls `method` and returns its decoded reply, or throws the service's error, or
     /// `unavailable` naming the service, method and endpoint when no attempt was answered.
+    ///
+    /// - Parameters:
+    ///   - timeout: this call's per-attempt timeout instead of the client's.
+    ///   - idempotencyKey: the key a write carries on every attempt (default: a new one per call).
+    ///   - deadline: when to stop trying altogether; attempts are shortened to fit before it.
     @discardableResult
     public func call<Request, Response>(
         _ method: Method<Request, Response>,
         _ request: Request,
         user: String? = nil,
-        timeout: Duration? = nil
+        timeout: Duration? = nil,
+        idempotencyKey: String? = nil,
+        deadline: ContinuousClock.Instant? = nil
     ) async throws(ServiceError) -> Response {
         let body = try encode(request, method: method)
-        let reply: Result<Envelope.Reply, ServiceError> = await withCheckedContinuation { continuation in
-            // A serial queue of its own per call: libdispatch backs those with as many threads as
-            // there are blocked calls, where a shared concurrent queue is as wide as the CPU count
-            // and would make calls wait behind each other.
-            DispatchQueue(label: "sous.client.\(service)").async {
-                continuation.resume(returning: Result { () throws(ServiceError) in
-                    try self.exchange(method: method.name, isWrite: method.isWrite, body: body, user: user, timeout: timeout)
-                })
-            }
-        }
-        return try reply.get().decode(Response.self)
+        let attempt = Attempt(method: method.name, isWrite: method.isWrite, body: body, user: user, timeout: timeout, idempotencyKey: idempotencyKey, deadline: deadline)
+        return try await send(attempt).get().decode(Response.self)
     }
 
     /// The same call for threads that may block (command-line tools, benchmarks).
@@ -79,8 +79,32 @@ public final class ServiceClient: Sendable {
         timeout: Duration? = nil
     ) throws(ServiceError) -> Response {
         let body = try encode(request, method: method)
-        return try exchange(method: method.name, isWrite: method.isWrite, body: body, user: user, timeout: timeout)
-            .decode(Response.self)
+        let attempt = Attempt(method: method.name, isWrite: method.isWrite, body: body, user: user, timeout: timeout, idempotencyKey: nil, deadline: nil)
+        return try exchange(attempt).decode(Response.self)
+    }
+
+    /// One call's parameters, as the retry loop needs them.
+    struct Attempt: Sendable {
+        let method: String
+        let isWrite: Bool
+        let body: [UInt8]
+        let user: String?
+        let timeout: Duration?
+        let idempotencyKey: String?
+        let deadline: ContinuousClock.Instant?
+    }
+
+    /// The reply the service sent (which may be an error reply), or `unavailable` when no
+    /// attempt was answered: the distinction a peer-call layer maps errors by.
+    func send(_ attempt: Attempt) async -> Result<Envelope.Reply, ServiceError> {
+        await withCheckedContinuation { continuation in
+            // A serial queue of its own per call: libdispatch backs those with as many threads as
+            // there are blocked calls, where a shared concurrent queue is as wide as the CPU count
+            // and would make calls wait behind each other.
+            DispatchQueue(label: "sous.client.\(service)").async {
+                continuation.resume(returning: Result { () throws(ServiceError) in try self.exchange(attempt) })
+            }
+        }
     }
 
     private func encode<Request, Response>(_ request: Request, method: Method<Request, Response>) throws(ServiceError) -> [UInt8] {
@@ -91,19 +115,31 @@ public final class ServiceClient: Sendable {
         }
     }
 
-    /// Sends one request with Lazy Pirate retries and returns the raw reply.
-    func exchange(method: String, isWrite: Bool, body: [UInt8], user: String?, timeout: Duration?) throws(ServiceError) -> Envelope.Reply {
-        let attemptTimeout = timeout ?? options.timeout
-        let idempotencyKey = isWrite ? UUID().uuidString : nil
-        let attempts = 1 + max(options.retries, 0)
-        var lastProblem = ""
+    /// The longest attempt a client waits, whatever it is asked: keeps deadlines far from overflow.
+    static let longestAttempt = Duration.seconds(3600)
+
+    /// Sends one request with Lazy Pirate retries and returns the raw reply. Every attempt ends
+    /// by the call's deadline, and no attempt starts after it.
+    func exchange(_ call: Attempt) throws(ServiceError) -> Envelope.Reply {
+        let configured = min(max(call.timeout ?? options.timeout, .milliseconds(1)), Self.longestAttempt)
+        let idempotencyKey = call.isWrite ? (call.idempotencyKey ?? UUID().uuidString) : nil
+        let attempts = 1 + min(max(options.retries, 0), 10)
+        var lastProblem = "no time was left to send it"
+        var made = 0
         for _ in 0..<attempts {
+            var attemptTimeout = configured
+            if let deadline = call.deadline {
+                let left = deadline - ContinuousClock.now
+                guard left >= .milliseconds(1) else { break }
+                attemptTimeout = min(attemptTimeout, left)
+            }
+            made += 1
             let id = "\(instance)-\(nextRequest.add(1, ordering: .relaxed).newValue)"
             let deadline = Int64((Date().timeIntervalSince1970 + Self.seconds(attemptTimeout)) * 1000)
-            let header = RequestHeader(method: method, id: id, user: user, deadline: deadline, idempotencyKey: idempotencyKey)
+            let header = RequestHeader(method: call.method, id: id, user: call.user, deadline: deadline, idempotencyKey: idempotencyKey)
             let frames: [ZMQFrame]
             do {
-                frames = try Envelope.requestFrames(header, body: body)
+                frames = try Envelope.requestFrames(header, body: call.body)
             } catch {
                 throw .internal("request header could not be encoded: \(error)")
             }
@@ -143,7 +179,7 @@ public final class ServiceClient: Sendable {
                 lastProblem = "\(error)"
             }
         }
-        throw .unavailable("\(service) did not answer \(method) at \(endpoint) (\(attempts) attempts, \(lastProblem))")
+        throw .unavailable("\(service) did not answer \(call.method) at \(endpoint) (\(made) attempt\(made == 1 ? "" : "s"), \(lastProblem))")
     }
 
     private func borrowSocket() throws(ZMQError) -> ZMQSocket {
@@ -170,7 +206,7 @@ public final class ServiceClient: Sendable {
     }
 
     static func milliseconds(_ duration: Duration) -> Int32 {
-        Int32(clamping: Int64(seconds(duration) * 1000))
+        Int32(min(max(seconds(duration) * 1000, 0), Double(Int32.max)))
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -1,6 +1,7 @@
 public import CatalogService
 public import Logging
 public import SousRuntime
+import SousTestSupport
 import SousSchema
 
 /// A real catalog with the shipped seed data, for tests of services that read it.
@@ -27,7 +28,7 @@ public enum CatalogFixture {
     /// A seeded catalog bound to unique `inproc://` endpoints. Run it with `withRunningServices`.
     public static func make(peers: [SousService: ServiceEndpoints] = [:], clock: WallClock = .system()) throws -> CatalogService {
         try CatalogService(
-            configuration: .inProcess(.catalog, peers: peers, clock: clock), seed: seed, logger: quietLogger("catalog"), database: database()
+            configuration: .testing(.catalog, peers: peers, clock: clock), seed: seed, logger: quietLogger("catalog"), database: database()
         )
     }
 }

@@ -1,5 +1,6 @@
 public import GroceriesService
 public import SousRuntime
+import SousTestSupport
 
 /// A groceries service with an empty in-memory database, for tests of services and clients that
 /// use it. Pass the catalog's and the planner's bound endpoints as `peers`.
@@ -7,7 +8,7 @@ public enum GroceriesFixture {
     /// Bound to unique `inproc://` endpoints. Run it with `withRunningServices`.
     public static func make(peers: [SousService: ServiceEndpoints] = [:], clock: WallClock = .system()) throws -> GroceriesService {
         try GroceriesService(
-            configuration: .inProcess(.groceries, peers: peers, clock: clock), logger: quietLogger("groceries"),
+            configuration: .testing(.groceries, peers: peers, clock: clock), logger: quietLogger("groceries"),
             database: GroceriesService.openDatabase(directory: nil)
         )
     }

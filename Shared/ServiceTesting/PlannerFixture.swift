@@ -1,5 +1,6 @@
 public import PlannerService
 public import SousRuntime
+import SousTestSupport
 import SousSchema
 
 /// A real planner with an empty in-memory database, for tests of services that read profiles
@@ -8,7 +9,7 @@ public enum PlannerFixture {
     /// A planner bound to unique `inproc://` endpoints. Run it with `withRunningServices`.
     public static func make(peers: [SousService: ServiceEndpoints] = [:], clock: WallClock = .system()) throws -> PlannerService {
         try PlannerService(
-            configuration: .inProcess(.planner, peers: peers, clock: clock), logger: quietLogger("planner"),
+            configuration: .testing(.planner, peers: peers, clock: clock), logger: quietLogger("planner"),
             database: PlannerService.openDatabase(directory: nil)
         )
     }

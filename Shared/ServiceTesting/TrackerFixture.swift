@@ -1,4 +1,5 @@
 public import SousRuntime
+import SousTestSupport
 import SousSchema
 public import TrackerService
 
@@ -8,7 +9,7 @@ public enum TrackerFixture {
     /// Bound to unique `inproc://` endpoints. Run it with `withRunningServices`.
     public static func make(peers: [SousService: ServiceEndpoints] = [:], clock: WallClock = .system()) throws -> TrackerService {
         try TrackerService(
-            configuration: .inProcess(.tracker, peers: peers, clock: clock), logger: quietLogger("tracker"),
+            configuration: .testing(.tracker, peers: peers, clock: clock), logger: quietLogger("tracker"),
             database: TrackerService.openDatabase(directory: nil)
         )
     }

@@ -46,7 +46,7 @@ struct NotifierCLITests {
     func withServices(_ body: @escaping @Sendable (Services) async throws -> Void) async throws {
         let clock = WallClock.manual(at: Self.morning)
         let planner = try PlannerFixture.make(clock: clock)
-        let notifier = try NotifierFixture.make(peers: [.planner: planner.host.boundEndpoints], clock: clock, callTimeout: .milliseconds(200))
+        let notifier = try NotifierFixture.make(peers: [.planner: planner.host.boundEndpoints], clock: clock)
         let client = ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
         try await withRunningServices([planner.host, notifier.host]) { _ in
             _ = try await client.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Europe/Rome"), user: "ada")

@@ -226,8 +226,8 @@ struct RecipeSearchTests {
     }
 
     @Test func savedProfileWithoutAPlannerIsUnavailable() async throws {
-        let nowhere = ServiceEndpoints(requests: "inproc://no-planner-\(UUID().uuidString)", events: "inproc://none")
-        try await withCatalog(peers: [.planner: nowhere]) { _, client in
+        // The fixture's planner is absent.
+        try await withCatalog { _, client in
             let error = await #expect(throws: ServiceError.self) {
                 try await client.call(CatalogAPI.searchRecipes, .init(useSavedProfile: true), user: "vera", timeout: .seconds(20))
             }

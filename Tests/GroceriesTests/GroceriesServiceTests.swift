@@ -267,10 +267,8 @@ struct GroceriesErrorTests {
 
     @Test func aPlannerThatDoesNotAnswerIsNamed() async throws {
         let catalog = try CatalogFixture.make()
-        var configuration = ServiceConfiguration.inProcess(
-            .groceries, peers: [.catalog: catalog.host.boundEndpoints, .planner: ServiceEndpoints(requests: "inproc://no-planner", events: "inproc://no-planner-events")]
-        )
-        configuration.callTimeout = .milliseconds(200)
+        var configuration = ServiceConfiguration.inProcess(.groceries, peers: [.catalog: catalog.host.boundEndpoints])
+        configuration.makeAbsent(.planner)
         let groceries = try GroceriesService(configuration: configuration, logger: quietLogger("groceries"), database: GroceriesService.openDatabase(directory: nil))
         try await withRunningServices([catalog.host, groceries.host]) { _ in
             let client = ServiceClient(service: "groceries", endpoint: groceries.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))

@@ -16,7 +16,7 @@ struct NotifierDegradedTests {
         let clock = WallClock.manual(at: morning)
         let catalog = try CatalogFixture.make(clock: clock)
         // Only the catalog is there; the planner and tracker endpoints are bound by nobody.
-        let notifier = try NotifierFixture.make(peers: [.catalog: catalog.host.boundEndpoints], clock: clock, callTimeout: .milliseconds(200))
+        let notifier = try NotifierFixture.make(peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
         // Ada's profile as the planner last announced it, old enough to be read again (and fail).
         try notifier.store.saveProfile(
             ReminderProfile(timeZone: "Europe/Rome", reminderHour: 20, enabled: true, fetchedAt: morning.addingTimeInterval(-7 * 3600)), of: "ada"

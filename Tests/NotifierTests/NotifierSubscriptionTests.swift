@@ -27,7 +27,7 @@ struct NotifierSubscriptionTests {
         let events = first.boundEndpoints.events
         let notifier = try NotifierFixture.make(
             peers: [.groceries: ServiceEndpoints(requests: first.boundEndpoints.requests, events: events)],
-            clock: .manual(at: NotifierServiceTests.morning), callTimeout: .milliseconds(100)
+            clock: .manual(at: NotifierServiceTests.morning)
         )
         try await withRunningServices([notifier.host]) { _ in
             try await withRunningServices([first]) { _ in

@@ -54,8 +54,7 @@ struct CookedTests {
     }
 
     @Test func whenTheTrackerIsDownTheMarkStaysAndTheUserIsTold() async throws {
-        let nobody = ServiceEndpoints(requests: "inproc://no-tracker-\(UUID())", events: "inproc://no-tracker-events-\(UUID())")
-        try await withPlanner(tracker: .at(nobody), callTimeout: .milliseconds(200)) { world in
+        try await withPlanner(tracker: .absent) { world in
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 2, recipe: soup))
             let result = try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 2))
             #expect(!result.logged && result.diaryEntry == nil)
@@ -72,14 +71,13 @@ struct CookedTests {
         let catalog = try CatalogFixture.make(clock: clock)
         let tracker = try TrackerFixture.make(peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
         let database = try PlannerService.openDatabase(directory: nil)
-        let nobody = ServiceEndpoints(requests: "inproc://no-tracker-\(UUID())", events: "inproc://no-tracker-events-\(UUID())")
         // Two planners over one database: the first cannot reach the tracker, the second can.
-        func planner(_ tracker: ServiceEndpoints) throws -> PlannerService {
-            var configuration = ServiceConfiguration.inProcess(.planner, peers: [.catalog: catalog.host.boundEndpoints, .tracker: tracker], clock: clock)
-            configuration.callTimeout = .milliseconds(200)
+        func planner(_ tracker: ServiceEndpoints?) throws -> PlannerService {
+            var configuration = ServiceConfiguration.inProcess(.planner, peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
+            if let tracker { configuration.peers[.tracker] = tracker } else { configuration.makeAbsent(.tracker) }
             return try PlannerService(configuration: configuration, logger: quietLogger("planner"), database: database)
         }
-        let down = try planner(nobody)
+        let down = try planner(nil)
         let up = try planner(tracker.host.boundEndpoints)
         try await withRunningServices([catalog.host, tracker.host, down.host, up.host]) { _ in
             let downClient = ServiceClient(service: "planner", endpoint: down.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))

@@ -34,21 +34,19 @@ func date(_ text: String) -> LocalDate { LocalDate(text)! }
 enum TrackerPeer {
     /// The real tracker (`TrackerFixture`), reading recipes from the same catalog.
     case real
-    /// Whatever answers there (an endpoint nobody binds, for the tracker-down path).
-    case at(ServiceEndpoints)
+    /// No tracker: an endpoint nobody binds (see `ServiceConfiguration.makeAbsent`).
+    case absent
 }
 
 /// Runs a catalog and a planner (and, if asked, the real tracker) with a manual clock.
 func withPlanner<T: Sendable>(
     at instant: Date = referenceInstant,
     tracker: TrackerPeer? = nil,
-    callTimeout: Duration = .seconds(5),
     _ body: (PlannerWorld) async throws -> T
 ) async throws -> T {
     let clock = WallClock.manual(at: instant)
     let catalog = try CatalogFixture.make(clock: clock)
     var configuration = ServiceConfiguration.inProcess(.planner, peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
-    configuration.callTimeout = callTimeout
     var hosts = [catalog.host]
     var trackerClient: ServiceClient?
     switch tracker {
@@ -59,8 +57,8 @@ func withPlanner<T: Sendable>(
         configuration.peers[.tracker] = service.host.boundEndpoints
         hosts.append(service.host)
         trackerClient = ServiceClient(service: "tracker", endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
-    case .at(let endpoints):
-        configuration.peers[.tracker] = endpoints
+    case .absent:
+        configuration.makeAbsent(.tracker)
     case nil:
         break
     }

@@ -90,8 +90,8 @@ struct ProfileTests {
     @Test func dislikesCannotBeCheckedWhileTheCatalogIsDown() async throws {
         let planner = try PlannerService(
             configuration: {
-                var configuration = ServiceConfiguration.inProcess(.planner, peers: [.catalog: .init(requests: "inproc://nobody-\(UUID())", events: "inproc://none-\(UUID())")])
-                configuration.callTimeout = .milliseconds(200)
+                var configuration = ServiceConfiguration.inProcess(.planner)
+                configuration.makeAbsent(.catalog)
                 return configuration
             }(), logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil)
         )

@@ -24,7 +24,7 @@ struct CoeliacWorld: CallsAsUser {
 func withCoeliacTracker<T: Sendable>(timeZone: String? = "UTC", _ body: (CoeliacWorld) async throws -> T) async throws -> T {
     let clock = WallClock.manual(at: coeliacInstant)
     var hosts: [ServiceHost] = []
-    let plannerEndpoints: ServiceEndpoints
+    var peers: [SousService: ServiceEndpoints] = [:]
     if let timeZone {
         // Only `profile.get` is needed, and it is part of the fixed cross-service contract.
         let planner = try ServiceHost(
@@ -32,11 +32,10 @@ func withCoeliacTracker<T: Sendable>(timeZone: String? = "UTC", _ body: (Coeliac
         )
         planner.server.register(PlannerAPI.getProfile) { _, _ in CookingProfile(timeZone: timeZone) }
         hosts.append(planner)
-        plannerEndpoints = planner.boundEndpoints
-    } else {
-        plannerEndpoints = ServiceEndpoints(requests: "inproc://coeliac-no-planner-\(UUID())", events: "inproc://coeliac-no-planner-events-\(UUID())")
+        peers[.planner] = planner.boundEndpoints
     }
-    let tracker = try TrackerFixture.make(peers: [.planner: plannerEndpoints], clock: clock)
+    // Without a planner (absent in the fixture) the tracker must fall back to UTC.
+    let tracker = try TrackerFixture.make(peers: peers, clock: clock)
     hosts.append(tracker.host)
     // Generous: a bound on a hang, not a performance check.
     let client = ServiceClient(service: "tracker", endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))

@@ -173,7 +173,9 @@ struct DayBoundaryTests {
         configuration.eventsBind = "tcp://127.0.0.1:*"
         let planner = try PlannerService(configuration: configuration, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil))
         let tracker = try TrackerFixture.make(peers: [.planner: planner.host.boundEndpoints], clock: clock)
-        let client = ServiceClient(service: "tracker", endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+        // 9 s: the time-zone lookup is optional and gets a third of it, ample for a live planner
+        // and short enough not to stall the test once the planner has stopped.
+        let client = ServiceClient(service: "tracker", endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(9), retries: 0))
         try await withRunningServices([tracker.host]) { _ in
             try await withRunningServices([planner.host]) { _ in
                 let plannerClient = ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))

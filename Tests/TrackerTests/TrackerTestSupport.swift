@@ -70,10 +70,8 @@ func withTracker<T: Sendable>(planner withPlanner: Bool = true, catalog withCata
         hosts.append(planner.host)
         peers[.planner] = planner.host.boundEndpoints
         plannerClient = ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
-    } else {
-        // Nothing listens here: the tracker must fall back to UTC.
-        peers[.planner] = ServiceEndpoints(requests: "inproc://no-planner-\(UUID())", events: "inproc://no-planner-events-\(UUID())")
     }
+    // Without a planner (absent in the fixture) the tracker must fall back to UTC.
     let tracker = try TrackerFixture.make(peers: peers, clock: clock)
     hosts.append(tracker.host)
     // Generous: a bound on a hang, not a performance check.

@@ -22,9 +22,7 @@ public struct CatalogService: Sendable {
             logger.info("loaded seed data", metadata: ["ingredients": "\(report.ingredients)", "recipes": "\(report.recipes)", "seedVersion": "\(report.seedVersion)"])
         }
         let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
-        let planner = ServiceClient(
-            service: "planner", endpoint: configuration.endpoints(of: .planner).requests, options: .init(timeout: configuration.callTimeout, retries: 1)
-        )
+        let planner = Peer(.planner, of: configuration)
         self.host = host
         self.store = store
         CatalogHandlers(host: host, store: store, planner: planner, seed: seed).register()
@@ -40,7 +38,7 @@ public struct CatalogService: Sendable {
 struct CatalogHandlers: Sendable {
     let host: ServiceHost
     let store: CatalogStore
-    let planner: ServiceClient
+    let planner: Peer
     let seed: SeedData
 
     func register() {
@@ -142,12 +140,7 @@ struct CatalogHandlers: Sendable {
                 throw ServiceError.badRequest("pass a profile or ask for the saved one, not both", field: "useSavedProfile")
             }
             let user = try context.requireUser()
-            let saved: CookingProfile
-            do {
-                saved = try await planner.call(PlannerAPI.getProfile, Empty(), user: user)
-            } catch {
-                throw ServiceError.unavailable("the saved cooking profile could not be read: \(error.message)")
-            }
+            let saved = try await planner.call(PlannerAPI.getProfile, Empty(), user: user, for: context)
             var (profile, switches) = saved.recipeFilter
             if let overrides = request.switches {
                 switches.diets = overrides.diets ?? switches.diets

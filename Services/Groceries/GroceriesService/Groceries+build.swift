@@ -18,11 +18,7 @@ public struct GroceriesService: Sendable {
         let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
         let store = GroceriesStore(database: database)
         let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
-        let options = ServiceClient.Options(timeout: configuration.callTimeout, retries: 1)
-        let peers = GroceriesPeers(
-            catalog: ServiceClient(service: "catalog", endpoint: configuration.endpoints(of: .catalog).requests, options: options),
-            planner: ServiceClient(service: "planner", endpoint: configuration.endpoints(of: .planner).requests, options: options)
-        )
+        let peers = GroceriesPeers(catalog: Peer(.catalog, of: configuration), planner: Peer(.planner, of: configuration))
         self.host = host
         self.store = store
         GroceriesHandlers(host: host, store: store, peers: peers).register()

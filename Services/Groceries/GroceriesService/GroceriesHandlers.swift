@@ -29,18 +29,18 @@ struct GroceriesHandlers: Sendable {
             var snapshot: RecipeSnapshot?
             var facts: [ListIngredientFacts] = []
             if try !store.hasRecipe(recipe, user: user) {
-                let profile = try await peers.profile(user: user)
-                let detail = try await peers.recipe(recipe, people: profile.people, user: user)
+                let profile = try await peers.profile(user: user, for: context)
+                let detail = try await peers.recipe(recipe, people: profile.people, user: user, for: context)
                 var ids: [String] = []
                 for line in detail.ingredients where !ids.contains(line.ingredient) { ids.append(line.ingredient) }
-                facts = try await peers.ingredients(ids, notFoundField: "recipe").map(ListIngredientFacts.init)
+                facts = try await peers.ingredients(ids, notFoundField: "recipe", for: context).map(ListIngredientFacts.init)
                 snapshot = RecipeSnapshot(detail)
             }
             let multiplier: Int
             if let given = request.multiplier {
                 multiplier = given
             } else {
-                multiplier = try await peers.suggestedMultiplier(recipe, user: user)
+                multiplier = try await peers.suggestedMultiplier(recipe, user: user, for: context)
             }
             let list = try store.addRecipe(
                 recipe, snapshot: snapshot, multiplier: multiplier, exclude: exclude, ingredients: facts, user: user, now: host.clock.now
@@ -70,7 +70,7 @@ struct GroceriesHandlers: Sendable {
         }
         server.register(GroceriesAPI.addItem) { request, context in
             let user = try context.requireUser()
-            let list = try await addItem(request, user: user)
+            let list = try await addItem(request, user: user, context: context)
             return changed(list, user: user, context: context)
         }
         server.register(GroceriesAPI.removeItem) { request, context in
@@ -109,7 +109,7 @@ struct GroceriesHandlers: Sendable {
     }
 
     /// An edible item (ingredient + quantity, merged into its line) or a non-edible one (text + count).
-    func addItem(_ request: AddListItem, user: String) async throws(ServiceError) -> GroceryList {
+    func addItem(_ request: AddListItem, user: String, context: RequestContext) async throws(ServiceError) -> GroceryList {
         let text = request.text?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let ingredient = request.ingredient {
             guard request.text == nil, request.count == nil else {
@@ -120,7 +120,7 @@ struct GroceriesHandlers: Sendable {
             guard quantity.isFinite, quantity > 0, quantity <= 100_000 else {
                 throw .badRequest("quantity must be above 0 and at most 100000, got \(quantity)", field: "quantity")
             }
-            guard let found = try await peers.ingredients([ingredient], notFoundField: "ingredient").first else {
+            guard let found = try await peers.ingredients([ingredient], notFoundField: "ingredient", for: context).first else {
                 throw .notFound("no ingredient \"\(ingredient)\"", field: "ingredient")
             }
             let facts = ListIngredientFacts(found)

@@ -42,9 +42,8 @@ public struct NotifierService: Sendable {
         let logger = logger ?? SousLogging.logger(for: "notifier", level: configuration.logLevel)
         let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
         let store = NotifierStore(database: database)
-        let clientOptions = ServiceClient.Options(timeout: configuration.callTimeout, retries: 1)
-        let planner = ServiceClient(service: "planner", endpoint: configuration.endpoints(of: .planner).requests, options: clientOptions)
-        let tracker = ServiceClient(service: "tracker", endpoint: configuration.endpoints(of: .tracker).requests, options: clientOptions)
+        let planner = Peer(.planner, of: configuration)
+        let tracker = Peer(.tracker, of: configuration)
         let profiles = ProfileBook(store: store, planner: planner, maximumAge: options.profileMaximumAge, logger: logger)
         let subscriber = EventSubscriber(
             endpoints: [SousService.catalog, .planner, .groceries, .tracker].map { configuration.endpoints(of: $0).events },

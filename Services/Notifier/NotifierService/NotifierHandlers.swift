@@ -20,7 +20,7 @@ struct NotifierHandlers: Sendable {
         }
         host.server.register(NotifierAPI.next) { _, context in
             let user = try context.requireUser()
-            let answer = try await next(for: user)
+            let answer = try await next(for: user, context: context)
             host.recordActivity(context)
             return answer
         }
@@ -28,9 +28,9 @@ struct NotifierHandlers: Sendable {
 
     /// Reads the state only: asking does not schedule (the notifier does not count its own
     /// methods as activity; it subscribes to the other services).
-    func next(for user: String) async throws -> NextReminder {
+    func next(for user: String, context: RequestContext) async throws -> NextReminder {
         let now = host.clock.now
-        let profile = try await profiles.profileForAnswer(of: user, now: now)
+        let profile = try await profiles.profileForAnswer(of: user, now: now, context: context)
         func answer(_ status: NextReminderStatus, _ explanation: String, pending: ScheduledReminder? = nil) -> NextReminder {
             NextReminder(
                 user: user, status: status, dueAt: pending?.dueAt, date: pending?.date, timeZone: profile.timeZone,

@@ -11,7 +11,7 @@ import SousWire
 /// defaults, UTC 19:00, for a user never seen), so reminders keep working through an outage.
 struct ProfileBook: Sendable {
     let store: NotifierStore
-    let planner: ServiceClient
+    let planner: Peer
     /// Older cached profiles are read again from the planner on the user's next activity, in
     /// case a `planner.profile.changed` was published while the notifier was down.
     let maximumAge: TimeInterval
@@ -23,7 +23,7 @@ struct ProfileBook: Sendable {
             return cached
         }
         do {
-            let profile = ReminderProfile(try await planner.call(PlannerAPI.getProfile, Empty(), user: user), fetchedAt: now)
+            let profile = ReminderProfile(try await planner.call(PlannerAPI.getProfile, Empty(), user: user, for: nil), fetchedAt: now)
             try store.saveProfile(profile, of: user)
             return profile
         } catch let error as ServiceError {
@@ -35,12 +35,11 @@ struct ProfileBook: Sendable {
     }
 
     /// For answering a caller (`reminders.next`): the cached profile whatever its age, else the
-    /// planner's with a short timeout, else the defaults, so the answer never waits out the
-    /// planner's full timeouts while the caller's own is running.
-    func profileForAnswer(of user: String, now: Date) async throws -> ReminderProfile {
+    /// planner's within part of the caller's time (an optional peer call), else the defaults.
+    func profileForAnswer(of user: String, now: Date, context: RequestContext) async throws -> ReminderProfile {
         if let cached = try store.profile(of: user) { return cached }
         do {
-            let profile = ReminderProfile(try await planner.call(PlannerAPI.getProfile, Empty(), user: user, timeout: .milliseconds(800)), fetchedAt: now)
+            let profile = ReminderProfile(try await planner.call(PlannerAPI.getProfile, Empty(), user: user, for: context, need: .optional), fetchedAt: now)
             try store.saveProfile(profile, of: user)
             return profile
         } catch let error as ServiceError {

@@ -16,7 +16,7 @@ import Synchronization
 /// publishing loses those reminders on the wire but never sends one twice (at most once).
 public final class ReminderScheduler: Service, Sendable {
     private let store: NotifierStore
-    private let tracker: ServiceClient
+    private let tracker: Peer
     private let publisher: HostPublisher
     private let clock: WallClock
     private let wakeup: Wakeup
@@ -25,7 +25,7 @@ public final class ReminderScheduler: Service, Sendable {
     /// The clock reading each completed pass handled everything due by.
     public let passes = Broadcast<Date>()
 
-    init(store: NotifierStore, tracker: ServiceClient, publisher: HostPublisher, clock: WallClock, wakeup: Wakeup, options: NotifierOptions, logger: Logger) {
+    init(store: NotifierStore, tracker: Peer, publisher: HostPublisher, clock: WallClock, wakeup: Wakeup, options: NotifierOptions, logger: Logger) {
         self.store = store
         self.tracker = tracker
         self.publisher = publisher
@@ -126,13 +126,13 @@ public final class ReminderScheduler: Service, Sendable {
                     }
                     guard !trackerDown.isSet else { return (index, ReminderDecision(reminder: reminder, outcome: .sent)) }
                     do throws(ServiceError) {
-                        let status = try await self.tracker.call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: reminder.date), user: reminder.user)
+                        let status = try await self.tracker.call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: reminder.date), user: reminder.user, for: nil)
                         if status.mealsLogged.contains(.dinner) {
                             return (index, ReminderDecision(reminder: reminder, outcome: .skipped, reason: "dinner already logged", kcal: status.kcal, kcalGoal: status.kcalGoal))
                         }
                         return (index, ReminderDecision(reminder: reminder, outcome: .sent, kcal: status.kcal, kcalGoal: status.kcalGoal))
                     } catch {
-                        if error.code == .unavailable || error.code == .timeout {
+                        if error.code == .unavailable {
                             trackerDown.set()
                         }
                         self.logger.warning("diary status not read; sending without it", metadata: ["user": "\(reminder.user)", "error": "\(error.message)"])

@@ -17,12 +17,9 @@ public struct PlannerService: Sendable {
         let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
         let store = PlannerStore(database: database)
         let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
-        let options = ServiceClient.Options(timeout: configuration.callTimeout, retries: 1)
-        let catalog = ServiceClient(service: "catalog", endpoint: configuration.endpoints(of: .catalog).requests, options: options)
-        let tracker = ServiceClient(service: "tracker", endpoint: configuration.endpoints(of: .tracker).requests, options: options)
         self.host = host
         self.store = store
-        PlannerHandlers(host: host, store: store, catalog: catalog, tracker: tracker).register()
+        PlannerHandlers(host: host, store: store, catalog: Peer(.catalog, of: configuration), tracker: Peer(.tracker, of: configuration)).register()
     }
 
     /// Opens (creating and migrating as needed) the planner database in `directory`, or in memory.
@@ -35,8 +32,8 @@ public struct PlannerService: Sendable {
 struct PlannerHandlers: Sendable {
     let host: ServiceHost
     let store: PlannerStore
-    let catalog: ServiceClient
-    let tracker: ServiceClient
+    let catalog: Peer
+    let tracker: Peer
 
     var now: Date { host.clock.now }
 
@@ -55,7 +52,7 @@ struct PlannerHandlers: Sendable {
         server.register(PlannerAPI.updateProfile) { request, context in
             let user = try context.requireUser()
             let current = try store.profile(user: user)
-            let profile = try await ProfileValidation.validated(request, over: current, catalog: catalog, user: user)
+            let profile = try await ProfileValidation.validated(request, over: current, catalog: catalog, user: user, context: context)
             try store.save(profile, user: user, now: now)
             profileChanged(user: user, profile: profile, context: context)
             return profile
@@ -85,7 +82,7 @@ struct PlannerHandlers: Sendable {
         }
         server.register(PlannerAPI.addRecipe) { request, context in
             let user = try context.requireUser()
-            let name = try await recipeName(request.id, user: user, field: "id")
+            let name = try await recipeName(request.id, user: user, field: "id", context: context)
             if try store.add(user: user, recipe: request.id, name: name, now: now) {
                 planChanged(user: user, dates: [], context: context)
             } else {
@@ -103,7 +100,7 @@ struct PlannerHandlers: Sendable {
             let user = try context.requireUser()
             // Checked before asking the catalog, so a bad slot is named even when it is down.
             try store.window(user: user, now: now).check(SlotRef(date: request.date, slot: request.slot))
-            let name = try await recipeName(request.recipe, user: user, field: "recipe")
+            let name = try await recipeName(request.recipe, user: user, field: "recipe", context: context)
             let slot = try store.put(user: user, assignment: request, name: name, now: now)
             planChanged(user: user, dates: [request.date], context: context)
             return slot
@@ -143,7 +140,10 @@ struct PlannerHandlers: Sendable {
         guard let recipe = slot.recipe else { throw ServiceError.internal("cooked slot lost its recipe") }
         let entry: DiaryEntry
         do {
-            entry = try await tracker.call(TrackerAPI.logRecipeServing, RecipeServingLog(date: request.date, meal: slot.meal, recipe: recipe, servings: 1), user: user)
+            // Under a key derived from this request's: marking again after a lost reply logs once.
+            entry = try await tracker.call(
+                TrackerAPI.logRecipeServing, RecipeServingLog(date: request.date, meal: slot.meal, recipe: recipe, servings: 1), user: user, for: context
+            )
         } catch {
             context.logger.warning("cooked meal not logged", metadata: ["error": "\(error)"])
             let message = "Marked \(PlannerStore.label(request)) as cooked, but it could not be logged to your diary (\(error.message)). "
@@ -201,24 +201,13 @@ struct PlannerHandlers: Sendable {
     // MARK: Helpers
 
     /// The recipe's name: the selection's copy, or the catalog's (notFound naming `field`).
-    func recipeName(_ id: String, user: String, field: String) async throws -> String {
+    func recipeName(_ id: String, user: String, field: String, context: RequestContext) async throws -> String {
         if let name = try store.selectedName(user: user, recipe: id) { return name }
-        let recipe: RecipeDetail
         do {
-            recipe = try await catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: id), user: user)
+            return try await catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: id), user: user, for: context, notFoundField: field).name
         } catch {
-            throw Self.catalogError(error, notFound: "no recipe \"\(id)\" in the catalog", field: field, checking: "\"\(id)\"")
-        }
-        return recipe.name
-    }
-
-    /// A catalog failure as this service answers it: notFound naming the caller's field,
-    /// unavailable naming the catalog, anything else unchanged.
-    static func catalogError(_ error: ServiceError, notFound message: String, field: String, checking what: String) -> ServiceError {
-        switch error.code {
-        case .notFound: .notFound(message, field: field)
-        case .unavailable, .timeout: .unavailable("the catalog is unavailable, so \(what) cannot be checked: \(error.message)")
-        default: error
+            guard error.code == .notFound else { throw error }
+            throw ServiceError.notFound("no recipe \"\(id)\" in the catalog", field: field)
         }
     }
 

@@ -8,7 +8,7 @@ enum ProfileValidation {
     static let maxDislikes = 200
 
     /// `update` applied over `current`, validated; dislikes are checked against the catalog.
-    static func validated(_ update: ProfileUpdate, over current: CookingProfile, catalog: ServiceClient, user: String) async throws -> CookingProfile {
+    static func validated(_ update: ProfileUpdate, over current: CookingProfile, catalog: Peer, user: String, context: RequestContext) async throws -> CookingProfile {
         var profile = update.applied(to: current)
         try check(profile)
         profile.diets = unique(profile.diets).sorted()
@@ -16,7 +16,7 @@ enum ProfileValidation {
         profile.equipment = unique(profile.equipment).sorted()
         if let dislikes = update.dislikes {
             guard dislikes.count <= maxDislikes else { throw ServiceError.badRequest("at most \(maxDislikes) disliked ingredients", field: "dislikes") }
-            if !dislikes.isEmpty { try await checkIngredients(dislikes, catalog: catalog, user: user) }
+            if !dislikes.isEmpty { try await checkIngredients(dislikes, catalog: catalog, user: user, context: context) }
             profile.dislikes = unique(dislikes)
         }
         return profile
@@ -34,12 +34,13 @@ enum ProfileValidation {
         }
     }
 
-    private static func checkIngredients(_ ids: [String], catalog: ServiceClient, user: String) async throws {
+    private static func checkIngredients(_ ids: [String], catalog: Peer, user: String, context: RequestContext) async throws {
         do {
-            _ = try await catalog.call(CatalogAPI.getIngredients, IngredientIDs(ids: ids), user: user)
+            _ = try await catalog.call(CatalogAPI.getIngredients, IngredientIDs(ids: ids), user: user, for: context)
         } catch {
+            guard error.code == .notFound else { throw error }
             let field = error.field.map { $0.replacingOccurrences(of: "ids.", with: "dislikes.") } ?? "dislikes"
-            throw PlannerHandlers.catalogError(error, notFound: "unknown ingredient in dislikes: \(error.message)", field: field, checking: "disliked ingredients")
+            throw ServiceError.notFound("unknown ingredient in dislikes: \(error.message)", field: field)
         }
     }
 

@@ -12,20 +12,15 @@ struct CoeliacHandlers: Sendable {
     let database: SousDatabase
     private let store: CoeliacStore
     /// Read for the user's time zone when a request leaves its date or time to "now".
-    private let planner: ServiceClient
+    private let planner: Peer
     private let lastZones = CoeliacZoneMemory()
 
     init(host: ServiceHost, database: SousDatabase) {
         self.host = host
         self.database = database
         store = CoeliacStore(database: database)
-        let configuration = host.configuration
-        planner = ServiceClient(
-            service: "planner", endpoint: configuration.endpoints(of: .planner).requests,
-            // At most 1 s and no retry: well inside a client's own 3 s, so a planner outage slows
-            // a dateless request by a second instead of making the client time out.
-            options: .init(timeout: min(configuration.callTimeout, .seconds(1)), retries: 0)
-        )
+        // Optional: a planner outage slows a dateless request by a third of its time at most.
+        planner = Peer(.planner, of: host.configuration)
     }
 
     func register() {
@@ -125,7 +120,7 @@ struct CoeliacHandlers: Sendable {
     /// working without the planner.
     private func timeZone(of user: String, context: RequestContext) async -> TimeZone {
         do {
-            let profile = try await planner.call(PlannerAPI.getProfile, Empty(), user: user)
+            let profile = try await planner.call(PlannerAPI.getProfile, Empty(), user: user, for: context, need: .optional)
             if let zone = TimeZone(identifier: profile.timeZone) {
                 lastZones.remember(zone, for: user)
                 return zone

@@ -21,16 +21,9 @@ public struct TrackerService: Sendable {
             logger.info("loaded sample products", metadata: ["products": "\(loaded)"])
         }
         let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
-        // The time-zone lookup happens inside requests whose clients wait about 3 s: it must give
-        // up well before that and fall back (last known zone, else UTC) rather than time them out.
-        let zoneLookup = ServiceClient.Options(timeout: min(configuration.callTimeout, .seconds(1)), retries: 0)
-        let handlers = TrackerHandlers(
-            host: host, store: store,
-            catalog: ServiceClient(
-                service: "catalog", endpoint: configuration.endpoints(of: .catalog).requests, options: .init(timeout: configuration.callTimeout, retries: 1)
-            ),
-            planner: ServiceClient(service: "planner", endpoint: configuration.endpoints(of: .planner).requests, options: zoneLookup)
-        )
+        // The time-zone lookup is optional (it falls back to the last known zone, else UTC), so
+        // it takes a third of the caller's time at most; see Peer.Need.
+        let handlers = TrackerHandlers(host: host, store: store, catalog: Peer(.catalog, of: configuration), planner: Peer(.planner, of: configuration))
         self.host = host
         self.store = store
         handlers.register()

@@ -9,9 +9,9 @@ import Synchronization
 struct TrackerHandlers: Sendable {
     let host: ServiceHost
     let store: TrackerStore
-    let catalog: ServiceClient
+    let catalog: Peer
     /// Asked for time zones only, with a short timeout (see ``TrackerService``).
-    let planner: ServiceClient
+    let planner: Peer
     let knownZones = KnownZones()
 
     private var clock: WallClock { host.clock }
@@ -30,7 +30,7 @@ struct TrackerHandlers: Sendable {
         server.register(TrackerAPI.addEntry) { request, context in
             let user = try context.requireUser()
             try TrackerValidation.grams(request.grams)
-            let new = try await newEntry(request, user: user)
+            let new = try await newEntry(request, user: user, context: context)
             let date = try await day(request.date, user: user, context: context).date
             let entry = try store.insert(.init(date: date, meal: request.meal, food: new.food, grams: request.grams, per100g: new.per100g, source: new.source), user: user, at: clock.now)
             logged(entry, user: user, context: context)
@@ -42,7 +42,7 @@ struct TrackerHandlers: Sendable {
                 throw ServiceError.badRequest("servings must be more than 0 and at most 50", field: "servings")
             }
             let recipe = try await askCatalog(
-                CatalogAPI.getRecipe, RecipeLookup(id: request.recipe), user: user, what: "recipe \(request.recipe)", field: "recipe"
+                CatalogAPI.getRecipe, RecipeLookup(id: request.recipe), user: user, what: "recipe \(request.recipe)", field: "recipe", context: context
             )
             // The ingredients are listed for `people` (the recipe's own servings): one serving
             // weighs their total ÷ people, and its nutrition is the catalog's per serving.
@@ -143,7 +143,7 @@ struct TrackerHandlers: Sendable {
     }
 
     /// The food, nutrition and source a new entry takes from exactly one of its possible sources.
-    private func newEntry(_ request: DiaryAdd, user: String) async throws -> (food: String, per100g: Macros, source: EntrySource) {
+    private func newEntry(_ request: DiaryAdd, user: String, context: RequestContext) async throws -> (food: String, per100g: Macros, source: EntrySource) {
         let given = [request.per100g != nil, request.ingredient != nil, request.barcode != nil].filter { $0 }.count
         guard given == 1 else {
             throw ServiceError.badRequest("give exactly one of per100g (with food), ingredient or barcode", field: "per100g")
@@ -160,25 +160,21 @@ struct TrackerHandlers: Sendable {
             return (name ?? product.name, product.per100g, EntrySource(kind: .product, reference: code))
         }
         let id = request.ingredient ?? ""
-        let found = try await askCatalog(CatalogAPI.getIngredients, IngredientIDs(ids: [id]), user: user, what: "ingredient \(id)", field: "ingredient")
+        let found = try await askCatalog(CatalogAPI.getIngredients, IngredientIDs(ids: [id]), user: user, what: "ingredient \(id)", field: "ingredient", context: context)
         guard let ingredient = found.ingredients.first else { throw ServiceError.notFound("no ingredient \(id) in the catalog", field: "ingredient") }
         let n = ingredient.nutrition
         return (name ?? ingredient.name, Macros(kcal: n.kcal, carbohydrates: n.carbohydrates, protein: n.protein, fat: n.fat), EntrySource(kind: .ingredient, reference: id))
     }
 
-    /// Calls the catalog: an unknown (or malformed) id becomes notFound naming `field`, a catalog
-    /// that does not answer becomes unavailable naming it.
+    /// Calls the catalog: an unknown (or malformed) id becomes notFound naming `field`.
     private func askCatalog<Request, Response>(
-        _ method: Method<Request, Response>, _ request: Request, user: String, what: String, field: String
+        _ method: Method<Request, Response>, _ request: Request, user: String, what: String, field: String, context: RequestContext
     ) async throws -> Response {
         do {
-            return try await catalog.call(method, request, user: user)
+            return try await catalog.call(method, request, user: user, for: context)
         } catch {
-            switch error.code {
-            case .notFound, .badRequest: throw ServiceError.notFound("no \(what) in the catalog", field: field)
-            case .unavailable, .timeout: throw ServiceError.unavailable("the catalog could not be asked for \(what): \(error.message)")
-            default: throw error
-            }
+            guard error.code == .notFound || error.code == .badRequest else { throw error }
+            throw ServiceError.notFound("no \(what) in the catalog", field: field)
         }
     }
 
@@ -195,7 +191,7 @@ struct TrackerHandlers: Sendable {
         let now = clock.now
         let problem: String
         do {
-            let profile = try await planner.call(PlannerAPI.getProfile, Empty(), user: user)
+            let profile = try await planner.call(PlannerAPI.getProfile, Empty(), user: user, for: context, need: .optional)
             if let zone = TimeZone(identifier: profile.timeZone) {
                 knownZones.remember(profile.timeZone, for: user)
                 return ResolvedDay(date: LocalDate(now, in: zone), timeZone: profile.timeZone)

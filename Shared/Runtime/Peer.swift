@@ -1,0 +1,107 @@
+import Foundation
+import MessagePack
+public import SousWire
+
+/// Another Sous service that this one calls while answering a request: one client, one rule for
+/// how long to wait, and one way to report its failures.
+///
+/// - A call never outlives the request it serves: it gets the caller's remaining time minus a
+///   margin to answer in, and retries only inside it (see docs/PROTOCOL.md, "Deadlines").
+/// - A peer that does not answer becomes `unavailable` naming that peer; a peer that answered
+///   `unavailable` itself is passed on as it is, so the message names the dependency that
+///   actually failed. An unknown id becomes `notFound` naming the caller's own field.
+/// - A write made for a write carries a key derived from the caller's idempotency key, so a
+///   retried request repeats its peer writes once too.
+public struct Peer: Sendable {
+    /// Whether the caller can answer without this peer.
+    public enum Need: Sendable {
+        /// The request fails without the peer's answer.
+        case required
+        /// The caller has a fallback: the call gets a third of the time left, one attempt.
+        case optional
+    }
+
+    public let service: SousService
+    /// The calling service, named in errors ("the planner needs the tracker, …").
+    public let caller: SousService
+    let client: ServiceClient
+
+    /// The peer at its configured endpoint, with the configured per-attempt timeout (or the
+    /// per-peer one in ``ServiceConfiguration/peerTimeouts``) and one retry.
+    public init(_ service: SousService, of configuration: ServiceConfiguration) {
+        self.service = service
+        caller = configuration.service
+        let timeout = configuration.peerTimeouts[service] ?? configuration.callTimeout
+        client = ServiceClient(service: service.rawValue, endpoint: configuration.endpoints(of: service).requests, options: .init(timeout: timeout, retries: 1))
+    }
+
+    /// What is kept back from the caller's remaining time for answering after the peer: a
+    /// fifth of it, at most this much.
+    static let largestMargin = Duration.seconds(1)
+
+    /// Calls `method` on the peer for `context`'s request (or on nobody's behalf with no context).
+    public func call<Request, Response>(
+        _ method: Method<Request, Response>,
+        _ request: Request,
+        user: String?,
+        for context: RequestContext?,
+        notFoundField: String? = nil,
+        need: Need = .required
+    ) async throws(ServiceError) -> Response {
+        let body: [UInt8]
+        do {
+            body = try MessagePackEncoder().encode(request)
+        } catch {
+            throw .internal("\(method.name) request to the \(service.rawValue) could not be encoded: \(error)")
+        }
+        let deadline = Self.deadline(for: context, need: need, attempt: client.options.timeout)
+        let key = method.isWrite ? context?.idempotencyKey.map { Self.derivedKey($0, method: method.name) } : nil
+        let attempt = ServiceClient.Attempt(
+            method: method.name, isWrite: method.isWrite, body: body, user: user, timeout: nil, idempotencyKey: key, deadline: deadline
+        )
+        let reply: Envelope.Reply
+        switch await client.send(attempt) {
+        case .success(let answered):
+            reply = answered
+        case .failure(let unanswered):
+            throw .unavailable("the \(caller.rawValue) needs the \(service.rawValue), which did not answer: \(unanswered.message)")
+        }
+        do {
+            return try reply.decode(Response.self)
+        } catch {
+            switch error.code {
+            case .notFound where notFoundField != nil:
+                throw .notFound(error.message, field: notFoundField)
+            case .timeout:
+                throw .unavailable("the \(service.rawValue) ran out of time for the \(caller.rawValue): \(error.message)")
+            default:
+                // Including `unavailable`: the peer's message names what it could not reach.
+                throw error
+            }
+        }
+    }
+
+    /// When a peer call must be over: the caller's deadline less a margin (or, without one, the
+    /// attempts the client would make anyway); a third of what is left for an optional call.
+    static func deadline(for context: RequestContext?, need: Need, attempt: Duration, now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant {
+        var budget = attempt * 2
+        if let remaining = context?.remainingTime {
+            budget = remaining - min(remaining / 5, largestMargin)
+        }
+        if need == .optional { budget = min(budget / 3, attempt) }
+        return now + max(budget, .zero)
+    }
+
+    /// The key a peer write gets for the caller's key: stable for the same caller key and
+    /// method, within the protocol's 128 bytes.
+    static func derivedKey(_ key: String, method: String) -> String {
+        let plain = "\(key)>\(method)"
+        if plain.utf8.count <= SousProtocol.maxTokenBytes { return plain }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in plain.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return "\(String(key.prefix(40)))#\(String(hash, radix: 16))>\(String(method.prefix(60)))"
+    }
+}
