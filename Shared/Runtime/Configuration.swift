@@ -65,6 +65,8 @@ public struct ServiceConfiguration: Sendable {
     public var callTimeout: Duration
     /// A different per-attempt timeout for some peers (tests give an absent peer a short one).
     public var peerTimeouts: [SousService: Duration] = [:]
+    /// Threads and bounds of the request server (see ``RPCServer/Options``).
+    public var serverOptions = RPCServer.Options()
     /// Where the service reads the time (`SOUS_CLOCK`: `system`, or `manual` / `manual:<ISO 8601>`
     /// for a clock that only moves through the `clock.set` method: for end-to-end tests).
     public var clock: WallClock

@@ -9,10 +9,14 @@ public import ZeroMQ
 /// A typed request/reply server on a ZeroMQ ROUTER socket.
 ///
 /// Design (see docs/PROTOCOL.md, "Server concurrency"): one dedicated I/O thread owns the ROUTER
-/// and never runs application code. It parses envelopes, answers malformed requests itself, and
-/// hands each good request to its own Swift task, so a slow handler never holds up the others. Handlers return their replies through an `inproc://` PUSH/PULL mailbox
-/// that wakes the I/O thread, which alone writes to the ROUTER. Graceful shutdown stops reading
-/// new requests, lets in-flight handlers finish and their replies go out, then closes the sockets.
+/// and never runs application code. It reads without pause, parses envelopes, answers malformed
+/// requests itself, and hands each good request to a task on its method's lane: a small pool of
+/// threads of its own (``MethodLane``), so slow handlers in one lane never hold up another and
+/// none of them runs on Swift's cooperative pool. Each lane and each connection has a bound on
+/// requests in flight; past it the I/O thread answers `unavailable` ("busy") at once instead of
+/// queueing. Handlers return their replies through an `inproc://` PUSH/PULL mailbox that wakes
+/// the I/O thread, which alone writes to the ROUTER. Graceful shutdown stops reading new
+/// requests, lets in-flight handlers finish and their replies go out, then closes the sockets.
 public final class RPCServer: Service, Sendable {
     public typealias RawHandler = @Sendable (RequestHeader, [UInt8], RequestContext) async -> RawResult
 
@@ -20,22 +24,37 @@ public final class RPCServer: Service, Sendable {
     public typealias RawResult = Result<[UInt8], ServiceError>
 
     public struct Options: Sendable {
-        /// Requests handled at the same time; beyond this the I/O thread stops reading, requests
-        /// wait in libzmq's queues and TCP pushes back on the clients.
-        public var maxInFlight = 512
+        /// Threads and requests in flight per lane.
+        public var lanes: [MethodLane: LaneLimits] = [
+            .control: LaneLimits(threads: 1, maxInFlight: 32),
+            .standard: LaneLimits(threads: 6, maxInFlight: 256),
+            .heavy: LaneLimits(threads: 2, maxInFlight: 16),
+        ]
+        /// Requests in flight from one connection, all lanes together: one client's burst gets
+        /// `busy` replies beyond it while everyone else is served.
+        public var maxInFlightPerPeer = 32
         public var maxMessageBytes = SousProtocol.maxMessageBytes
         /// How often the I/O thread looks at its shutdown flag when idle.
         public var pollInterval: Duration = .milliseconds(50)
         public init() {}
     }
 
+    public struct LaneLimits: Sendable {
+        public var threads: Int
+        public var maxInFlight: Int
+        public init(threads: Int, maxInFlight: Int) {
+            self.threads = threads
+            self.maxInFlight = maxInFlight
+        }
+    }
+
     public let name: String
     let logger: Logger
     let options: Options
     let idempotency: IdempotencyCache
-    private let handlers = Mutex<[String: (handler: RawHandler, isWrite: Bool)]>([:])
+    private let handlers = Mutex<[String: Registration]>([:])
+    private let executors: [MethodLane: ThreadPoolExecutor]
     private let state: Mutex<State>
-    private let inFlight = Atomic<Int>(0)
     private let draining = Atomic<Bool>(false)
     private let mailboxEndpoint: String
     /// The mailbox's sending end, shared by every handler task.
@@ -52,12 +71,17 @@ public final class RPCServer: Service, Sendable {
         var started = false
     }
 
+    struct Registration: Sendable {
+        let handler: RawHandler
+        let isWrite: Bool
+        let lane: MethodLane
+    }
+
     struct Job: Sendable {
         let routing: [Envelope.Frame]
         let header: RequestHeader
         let body: [UInt8]
-        let handler: RawHandler
-        let isWrite: Bool
+        let registration: Registration
     }
 
     /// Creates the server and its sockets; call ``bind(_:)`` before ``run()``.
@@ -69,14 +93,25 @@ public final class RPCServer: Service, Sendable {
         let router = try context.socket(.router)
         try router.setRouterMandatory(true)
         try router.setMaxMessageSize(Int64(options.maxMessageBytes))
-        try router.setHeartbeat(intervalMilliseconds: 5_000, timeoutMilliseconds: 15_000)
+        // No ZMTP heartbeats here: with them, libzmq 4.3.4 aborts ("!_io_error",
+        // stream_engine_base.cpp) when a peer that flooded the socket disconnects
+        // (zeromq/libzmq#4364). Dead TCP peers are found by the kernel's keepalive instead.
+        try router.setTCPKeepalive(idleSeconds: 60, intervalSeconds: 10, count: 3)
         let pull = try context.socket(.pull)
+        // Every reply passes through here once; the lanes' bounds bound what can wait in it.
+        try pull.setReceiveHighWaterMark(0)
         mailboxEndpoint = "inproc://sous-mailbox-\(name)-\(UUID().uuidString)"
         try pull.bind(mailboxEndpoint)
         let push = try context.socket(.push)
+        try push.setSendHighWaterMark(0)
         try push.connect(mailboxEndpoint)
         mailbox = Mutex(push)
         state = Mutex(State(router: router, pull: pull))
+        var executors: [MethodLane: ThreadPoolExecutor] = [:]
+        for lane in MethodLane.allCases {
+            executors[lane] = ThreadPoolExecutor(name: "sous-\(name)-\(lane.rawValue)", threads: options.limits(of: lane).threads)
+        }
+        self.executors = executors
     }
 
     /// Binds the ROUTER. Returns the endpoint actually bound (with the port the OS chose for
@@ -120,7 +155,7 @@ public final class RPCServer: Service, Sendable {
                 return .failure(.internal("\(method.name) failed: \(error)"))
             }
         }
-        handlers.withLock { $0[method.name] = (raw, method.isWrite) }
+        handlers.withLock { $0[method.name] = Registration(handler: raw, isWrite: method.isWrite, lane: method.lane) }
     }
 
     public var registeredMethods: [String] { handlers.withLock { $0.keys.sorted() } }
@@ -150,6 +185,7 @@ public final class RPCServer: Service, Sendable {
             self.draining.store(true, ordering: .releasing)
         }
         mailbox.withLock { $0.close() }
+        for executor in executors.values { executor.shutdown() }
         logger.info("stopped", metadata: ["service": "\(name)"])
     }
 
@@ -160,15 +196,15 @@ public final class RPCServer: Service, Sendable {
         logger[metadataKey: "method"] = "\(header.method)"
         let context = RequestContext(
             requestID: header.id, method: header.method, user: header.user, deadline: header.deadline,
-            idempotencyKey: job.isWrite ? header.idempotencyKey : nil, logger: logger
+            idempotencyKey: job.registration.isWrite ? header.idempotencyKey : nil, logger: logger
         )
         let result: RawResult
-        if job.isWrite, let key = header.idempotencyKey {
+        if job.registration.isWrite, let key = header.idempotencyKey {
             result = await idempotency.perform(user: header.user ?? "", key: key, method: header.method) {
-                await job.handler(header, job.body, context)
+                await job.registration.handler(header, job.body, context)
             }
         } else {
-            result = await job.handler(header, job.body, context)
+            result = await job.registration.handler(header, job.body, context)
         }
         let frames: [Envelope.Frame]
         switch result {
@@ -179,8 +215,7 @@ public final class RPCServer: Service, Sendable {
             if error.code == .internal { logger.error("request failed", metadata: ["error": "\(error.message)"]) }
             frames = Envelope.errorReplyFrames(routing: job.routing, requestID: header.id, error: error)
         }
-        post(frames)
-        inFlight.subtract(1, ordering: .releasing)
+        post([IOLoop.laneTag(job.registration.lane)] + frames)
     }
 
     private func post(_ frames: [Envelope.Frame]) {
@@ -195,16 +230,28 @@ public final class RPCServer: Service, Sendable {
 
     // MARK: I/O thread
 
-    /// Everything the I/O thread touches; only that thread uses these sockets.
+    /// Everything the I/O thread touches; only that thread uses these sockets and counters.
     private final class IOLoop: @unchecked Sendable {
         let server: RPCServer
         let router: ZMQSocket
         let pull: ZMQSocket
+        /// Requests handed to a lane and not yet answered, per lane and per connection.
+        var laneInFlight: [MethodLane: Int] = [:]
+        var peerInFlight: [[UInt8]: Int] = [:]
+        var total = 0
+        /// Refusals and dropped replies since the last log line (logged at most once a second).
+        var refusedSinceLog = 0
+        var droppedSinceLog = 0
+        var lastLog = ContinuousClock.now
 
         init(server: RPCServer, router: ZMQSocket, pull: ZMQSocket) {
             self.server = server
             self.router = router
             self.pull = pull
+        }
+
+        static func laneTag(_ lane: MethodLane) -> [UInt8] {
+            [UInt8(MethodLane.allCases.firstIndex(of: lane) ?? 0)]
         }
 
         func run() {
@@ -216,14 +263,14 @@ public final class RPCServer: Service, Sendable {
             }
             while true {
                 let draining = server.draining.load(ordering: .acquiring)
-                let inFlight = server.inFlight.load(ordering: .acquiring)
-                if draining && inFlight == 0 {
+                if draining && total == 0 {
                     forwardReplies()
                     return
                 }
-                let accepting = !draining && inFlight < server.options.maxInFlight
+                // Reading never pauses while serving: a ROUTER that stops reading lets a flooding
+                // peer's queue grow and stalls its engine. Beyond the bounds, requests are refused.
                 var items: [(socket: ZMQSocket, events: ZMQPollEvents)] = [(pull, .readable)]
-                if accepting { items.append((router, .readable)) }
+                if !draining { items.append((router, .readable)) }
                 let ready: [ZMQPollEvents]
                 do {
                     ready = try ZMQPoller.poll(items, timeout: server.options.pollInterval)
@@ -233,31 +280,41 @@ public final class RPCServer: Service, Sendable {
                     continue
                 }
                 if !ready[0].isEmpty { forwardReplies() }
-                if accepting && !ready[1].isEmpty { readRequests() }
+                if !draining && !ready[1].isEmpty { readRequests() }
+                logRefusals()
             }
         }
 
         /// Sends every reply waiting in the mailbox out through the ROUTER.
         func forwardReplies() {
             while true {
-                let frames: [ZMQFrame]
+                var frames: [ZMQFrame]
                 do {
                     frames = try pull.receiveMultipart(dontWait: true)
                 } catch {
                     if !error.isWouldBlock { server.logger.error("mailbox read failed", metadata: ["error": "\(error)"]) }
                     return
                 }
+                guard frames.count > 1, let tag = frames.first?.first, Int(tag) < MethodLane.allCases.count else { continue }
+                frames.removeFirst()
+                finished(lane: MethodLane.allCases[Int(tag)], peer: frames[0])
                 send(frames)
+            }
+        }
+
+        func finished(lane: MethodLane, peer: [UInt8]) {
+            total -= 1
+            laneInFlight[lane, default: 1] -= 1
+            if let count = peerInFlight[peer] {
+                peerInFlight[peer] = count > 1 ? count - 1 : nil
             }
         }
 
         func send(_ frames: [ZMQFrame]) {
             do {
-                if try !router.send(multipart: frames, dontWait: true) {
-                    server.logger.warning("reply dropped: client's queue is full")
-                }
+                if try !router.send(multipart: frames, dontWait: true) { droppedSinceLog += 1 }
             } catch where error.isHostUnreachable {
-                server.logger.notice("reply dropped: client disconnected before it was answered")
+                droppedSinceLog += 1
             } catch {
                 server.logger.error("reply failed", metadata: ["error": "\(error)"])
             }
@@ -265,8 +322,7 @@ public final class RPCServer: Service, Sendable {
 
         /// Reads what is waiting on the ROUTER (bounded, so replies keep flowing under load).
         func readRequests() {
-            for _ in 0..<64 {
-                if server.inFlight.load(ordering: .acquiring) >= server.options.maxInFlight { return }
+            for _ in 0..<256 {
                 let frames: [ZMQFrame]
                 do {
                     frames = try router.receiveMultipart(dontWait: true)
@@ -286,7 +342,7 @@ public final class RPCServer: Service, Sendable {
                 server.logger.notice("rejected a malformed request", metadata: ["request": "\(requestID)", "error": "\(error.message)"])
                 send(Envelope.errorReplyFrames(routing: routing, requestID: requestID, error: error))
             case let .request(routing, header, body):
-                guard let entry = server.handlers.withLock({ $0[header.method] }) else {
+                guard let registration = server.handlers.withLock({ $0[header.method] }) else {
                     let error = ServiceError.badRequest("\(server.name) has no method \"\(header.method)\"", field: "header.method")
                     send(Envelope.errorReplyFrames(routing: routing, requestID: header.id, error: error))
                     return
@@ -296,13 +352,50 @@ public final class RPCServer: Service, Sendable {
                     send(Envelope.errorReplyFrames(routing: routing, requestID: header.id, error: error))
                     return
                 }
-                server.inFlight.add(1, ordering: .releasing)
-                let job = Job(routing: routing, header: header, body: body, handler: entry.handler, isWrite: entry.isWrite)
-                // One task per request, counted in `inFlight` and awaited through it on shutdown;
-                // started straight from this thread so a request costs a single hop to the pool.
-                Task { [server] in await server.handle(job) }
+                let lane = registration.lane
+                let peer = routing[0]
+                let limits = server.options.limits(of: lane)
+                let fromPeer = peerInFlight[peer, default: 0]
+                if fromPeer >= server.options.maxInFlightPerPeer && lane != .control {
+                    refuse(routing, header, "\(fromPeer) requests from this connection are in flight (at most \(server.options.maxInFlightPerPeer))")
+                    return
+                }
+                if laneInFlight[lane, default: 0] >= limits.maxInFlight {
+                    refuse(routing, header, "\(limits.maxInFlight) \(lane.rawValue) requests are in flight")
+                    return
+                }
+                total += 1
+                laneInFlight[lane, default: 0] += 1
+                peerInFlight[peer] = fromPeer + 1
+                let job = Job(routing: routing, header: header, body: body, registration: registration)
+                // One task per request, counted until its reply passes back through here, on
+                // its lane's threads; started straight from this thread: a single hop.
+                let executor = server.executors[lane]
+                Task(executorPreference: executor) { [server] in await server.handle(job) }
             }
         }
+
+        func refuse(_ routing: [Envelope.Frame], _ header: RequestHeader, _ why: String) {
+            refusedSinceLog += 1
+            let error = ServiceError(.unavailable, "\(server.name) is busy: \(why); retry shortly")
+            send(Envelope.errorReplyFrames(routing: routing, requestID: header.id, error: error))
+        }
+
+        func logRefusals() {
+            guard refusedSinceLog + droppedSinceLog > 0, ContinuousClock.now - lastLog >= .seconds(1) else { return }
+            server.logger.notice("under load", metadata: [
+                "refusedBusy": "\(refusedSinceLog)", "repliesDropped": "\(droppedSinceLog)", "inFlight": "\(total)",
+            ])
+            refusedSinceLog = 0
+            droppedSinceLog = 0
+            lastLog = .now
+        }
+    }
+}
+
+extension RPCServer.Options {
+    func limits(of lane: MethodLane) -> RPCServer.LaneLimits {
+        lanes[lane] ?? RPCServer.LaneLimits(threads: 1, maxInFlight: 16)
     }
 }
 

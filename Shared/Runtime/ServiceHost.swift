@@ -32,7 +32,7 @@ public final class ServiceHost: Sendable {
         let startedAt = Date()
         self.startedAt = startedAt
         let name = configuration.service.rawValue
-        server = try RPCServer(name: name, logger: logger)
+        server = try RPCServer(name: name, logger: logger, options: configuration.serverOptions)
         publisher = try EventPublisher(source: name, logger: logger)
         boundEndpoints = ServiceEndpoints(
             requests: try server.bind(configuration.bind),

@@ -523,7 +523,7 @@ public enum CatalogAPI {
     /// Ingredients by id, in the order asked; notFound names the first unknown id.
     public static let getIngredients = Method<IngredientIDs, IngredientList>.read("ingredients.get")
 
-    public static let searchRecipes = Method<RecipeSearch, RecipePage>.read("recipes.search")
+    public static let searchRecipes = Method<RecipeSearch, RecipePage>.read("recipes.search", lane: .heavy)
     public static let getRecipe = Method<RecipeLookup, RecipeDetail>.read("recipes.get")
     public static let createRecipe = Method<RecipeDraft, RecipeDetail>.write("recipes.create")
     public static let editRecipe = Method<RecipeEdit, RecipeDetail>.write("recipes.edit")
@@ -535,7 +535,7 @@ public enum CatalogAPI {
     public static let favorites = Method<Empty, RecipeList>.read("recipes.favorites")
 
     public static let share = Method<RecipeID, RecipeSummary>.write("recipes.share")
-    public static let community = Method<RecipeSearch, CommunityPage>.read("recipes.community")
+    public static let community = Method<RecipeSearch, CommunityPage>.read("recipes.community", lane: .heavy)
     public static let saveCommunity = Method<RecipeID, RecipeDetail>.write("recipes.save")
 
     public static let changes = Method<ChangesSince, CatalogChanges>.read("catalog.changes")

@@ -253,7 +253,7 @@ extension PlannerAPI {
     /// The visible week with the selection.
     public static let getPlan = Method<Empty, WeekPlan>.read("plan.get")
     /// Any dates, past ones included (history).
-    public static let history = Method<PlanDateRange, PlanDays>.read("plan.history")
+    public static let history = Method<PlanDateRange, PlanDays>.read("plan.history", lane: .heavy)
     public static let selection = Method<Empty, PlanSelection>.read("plan.selection")
     /// Adds a catalog recipe to the selection (notFound if the catalog has no such recipe).
     public static let addRecipe = Method<RecipeID, PlanSelection>.write("plan.add")
@@ -266,5 +266,5 @@ extension PlannerAPI {
     /// Records that the slot's meal was cooked and asks the tracker to log one serving.
     public static let cooked = Method<SlotRef, CookedResult>.write("plan.cooked")
     /// iCalendar of the visible week or a date range.
-    public static let calendar = Method<CalendarRequest, CalendarExport>.read("plan.ics")
+    public static let calendar = Method<CalendarRequest, CalendarExport>.read("plan.ics", lane: .heavy)
 }

@@ -497,11 +497,11 @@ extension TrackerAPI {
     /// One day's entries.
     public static let listEntries = Method<DayRequest, DiaryDay>.read("diary.list")
     public static let summary = Method<DayRequest, DailySummary>.read("diary.summary")
-    public static let history = Method<DateRange, DiaryHistory>.read("diary.history")
-    public static let analysis = Method<DateRange, DiaryAnalysis>.read("diary.analysis")
+    public static let history = Method<DateRange, DiaryHistory>.read("diary.history", lane: .heavy)
+    public static let analysis = Method<DateRange, DiaryAnalysis>.read("diary.analysis", lane: .heavy)
     /// Foods logged the day before the requested day.
     public static let yesterday = Method<DayRequest, RecentFoods>.read("diary.yesterday")
-    public static let export = Method<DateRange, DiaryExport>.read("diary.export")
+    public static let export = Method<DateRange, DiaryExport>.read("diary.export", lane: .heavy)
 
     public static let changeDrink = Method<DrinkChange, DrinkCounts>.write("drinks.change")
     public static let drinks = Method<DayRequest, DrinkCounts>.read("drinks.get")

@@ -28,10 +28,17 @@ public enum Envelope {
         guard let delimiter = frames.firstIndex(where: \.isEmpty), delimiter > 0 else {
             return .dropped(reason: "no routing envelope (missing empty delimiter frame)")
         }
+        guard delimiter <= SousProtocol.maxRoutingFrames, frames[..<delimiter].allSatisfy({ $0.count <= SousProtocol.maxRoutingFrameBytes }) else {
+            return .dropped(reason: "routing envelope over \(SousProtocol.maxRoutingFrames) frames of \(SousProtocol.maxRoutingFrameBytes) bytes")
+        }
         let routing = Array(frames[..<delimiter])
         let parts = frames[(delimiter + 1)...]
         func reject(_ message: String, field: String, id: String = "") -> Incoming {
             .rejected(routing: routing, requestID: id, error: .badRequest(message, field: field))
+        }
+        let size = parts.reduce(0) { $0 + $1.count }
+        guard size <= SousProtocol.maxMessageBytes else {
+            return reject("the request is \(size) bytes; at most \(SousProtocol.maxMessageBytes) bytes, all frames together", field: "frames")
         }
         guard let protocolFrame = parts.first else {
             return reject("the request has no protocol frame", field: "protocol")

@@ -16,8 +16,14 @@ public enum SousProtocol {
     public static let signature: [UInt8] = Array("SOUS".utf8)
     /// The protocol version this build speaks.
     public static let version: UInt8 = 1
-    /// Largest message a service accepts; larger peers are disconnected by libzmq (MAXMSGSIZE).
+    /// Largest message a service accepts, all frames together. A single larger frame makes
+    /// libzmq disconnect the peer (MAXMSGSIZE); a larger message of smaller frames is refused.
     public static let maxMessageBytes = 8 * 1024 * 1024
+    /// At most this many routing frames (the ROUTER's identity plus any proxies' envelopes)
+    /// before the delimiter, each at most ``maxRoutingFrameBytes``: a reply echoes them, so
+    /// they are bounded apart from the message.
+    public static let maxRoutingFrames = 4
+    public static let maxRoutingFrameBytes = 255
     /// Longest request id and idempotency key accepted.
     public static let maxTokenBytes = 128
 

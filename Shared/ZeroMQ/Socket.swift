@@ -165,6 +165,14 @@ public final class ZMQSocket: @unchecked Sendable {
         try setInt32Option(ZMQ_HEARTBEAT_TIMEOUT, timeoutMilliseconds)
         if ttlMilliseconds > 0 { try setInt32Option(ZMQ_HEARTBEAT_TTL, ttlMilliseconds) }
     }
+    /// TCP keepalive probes: a peer silent for `idleSeconds` is probed every `intervalSeconds`,
+    /// and the connection dropped after `count` unanswered probes.
+    public func setTCPKeepalive(idleSeconds: Int32, intervalSeconds: Int32, count: Int32) throws(ZMQError) {
+        try setInt32Option(ZMQ_TCP_KEEPALIVE, 1)
+        try setInt32Option(ZMQ_TCP_KEEPALIVE_IDLE, idleSeconds)
+        try setInt32Option(ZMQ_TCP_KEEPALIVE_INTVL, intervalSeconds)
+        try setInt32Option(ZMQ_TCP_KEEPALIVE_CNT, count)
+    }
     public func setRoutingID(_ id: [UInt8]) throws(ZMQError) { try setOption(ZMQ_ROUTING_ID, bytes: id) }
     public func subscribe(_ prefix: String) throws(ZMQError) { try setOption(ZMQ_SUBSCRIBE, bytes: Array(prefix.utf8)) }
     public func unsubscribe(_ prefix: String) throws(ZMQError) { try setOption(ZMQ_UNSUBSCRIBE, bytes: Array(prefix.utf8)) }

@@ -1,0 +1,65 @@
+import Foundation
+
+/// A task executor backed by a fixed set of threads of its own.
+///
+/// Handlers do synchronous SQLite and CPU work. On Swift's cooperative pool (one thread per
+/// core, two here) a few slow handlers would stall every other task in the process; running
+/// them on threads of their own keeps that pool free and bounds the threads a service uses.
+public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
+    public let name: String
+    public let threadCount: Int
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var jobs: [UnownedJob] = []
+    private var head = 0
+    private var stopping = false
+    private var running = 0
+
+    public init(name: String, threads: Int) {
+        self.name = name
+        threadCount = max(threads, 1)
+        for index in 0..<threadCount {
+            let thread = Thread { [self] in work() }
+            thread.name = "\(name)-\(index)"
+            running += 1
+            thread.start()
+        }
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Lets the threads finish the jobs already queued, then stop.
+    public func shutdown() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func work() {
+        let executor = asUnownedTaskExecutor()
+        while true {
+            condition.lock()
+            while head == jobs.count && !stopping { condition.wait() }
+            guard head < jobs.count else {
+                running -= 1
+                condition.unlock()
+                return
+            }
+            let job = jobs[head]
+            head += 1
+            if head > 1024 && head * 2 > jobs.count {
+                jobs.removeFirst(head)
+                head = 0
+            }
+            condition.unlock()
+            job.runSynchronously(on: executor)
+        }
+    }
+}
