@@ -14,6 +14,7 @@ let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "sw
 let unixSignals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
+let grdbSQLite = Target.Dependency.product(name: "GRDBSQLite", package: "GRDB.swift")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 
 let package = Package(
@@ -38,12 +39,14 @@ let package = Package(
         // MARK: Shared layer
         .systemLibrary(name: "CZeroMQ", path: "Shared/CZeroMQ"),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ", swiftSettings: swiftSettings),
+        .systemLibrary(name: "CSodium", path: "Shared/CSodium"),
+        .target(name: "SousCrypto", dependencies: ["CSodium"], path: "Shared/Crypto", swiftSettings: swiftSettings),
         .target(name: "MessagePack", path: "Shared/MessagePack", swiftSettings: swiftSettings),
         .target(name: "SousWire", dependencies: ["MessagePack"], path: "Shared/Wire", swiftSettings: swiftSettings),
         .target(name: "SousSchema", dependencies: ["SousWire"], path: "Shared/Schema", swiftSettings: swiftSettings),
         .target(
             name: "SousRuntime",
-            dependencies: ["ZeroMQ", "MessagePack", "SousWire", "SousSchema", lifecycle, unixSignals, logging, grdb, argumentParser],
+            dependencies: ["ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousCrypto", lifecycle, unixSignals, logging, grdb, grdbSQLite, argumentParser],
             path: "Shared/Runtime",
             swiftSettings: swiftSettings
         ),

@@ -51,7 +51,7 @@ public final class RPCServer: Service, Sendable {
     public let name: String
     let logger: Logger
     let options: Options
-    let idempotency: IdempotencyCache
+    let idempotency: IdempotencyGuard
     private let handlers = Mutex<[String: Registration]>([:])
     private let executors: [MethodLane: ThreadPoolExecutor]
     private let state: Mutex<State>
@@ -85,11 +85,13 @@ public final class RPCServer: Service, Sendable {
     }
 
     /// Creates the server and its sockets; call ``bind(_:)`` before ``run()``.
-    public init(name: String, logger: Logger, options: Options = Options(), idempotency: IdempotencyCache = IdempotencyCache(), context: ZMQContext = .shared) throws {
+    /// - Parameter ledger: where keyed writes are remembered: the service's database, so each
+    ///   record commits with its write (in memory only for hosts without one).
+    public init(name: String, logger: Logger, options: Options = Options(), ledger: any IdempotencyLedger = MemoryIdempotencyLedger(), context: ZMQContext = .shared) throws {
         self.name = name
         self.logger = logger
         self.options = options
-        self.idempotency = idempotency
+        idempotency = IdempotencyGuard(ledger: ledger)
         let router = try context.socket(.router)
         try router.setRouterMandatory(true)
         try router.setMaxMessageSize(Int64(options.maxMessageBytes))
@@ -134,26 +136,34 @@ public final class RPCServer: Service, Sendable {
 
     /// Registers a typed handler. The runtime decodes the request, answers badRequest naming the
     /// field when it does not decode, encodes the reply, and turns thrown errors into error replies.
+    /// A write that carries an idempotency key runs once per key (see ``IdempotencyGuard``).
     public func register<Request, Response>(
         _ method: Method<Request, Response>,
         _ handler: @escaping @Sendable (Request, RequestContext) async throws -> Response
     ) {
-        let raw: RawHandler = { _, body, context in
+        let idempotency = self.idempotency
+        let raw: RawHandler = { header, body, context in
             let request: Request
             do {
                 request = try MessagePackDecoder().decode(Request.self, from: body)
             } catch {
                 return .failure(ServiceError(decoding: error))
             }
-            do {
-                let response = try await handler(request, context)
-                return .success(try MessagePackEncoder().encode(response))
-            } catch let error as ServiceError {
-                return .failure(error)
-            } catch {
-                context.logger.error("handler failed", metadata: ["error": "\(error)"])
-                return .failure(.internal("\(method.name) failed: \(error)"))
+            let run: () async -> RawResult = {
+                do {
+                    let response = try await handler(request, context)
+                    return .success(try MessagePackEncoder().encode(response))
+                } catch let error as ServiceError {
+                    return .failure(error)
+                } catch {
+                    context.logger.error("handler failed", metadata: ["error": "\(error)"])
+                    return .failure(.internal("\(method.name) failed: \(error)"))
+                }
             }
+            guard method.isWrite, let key = header.idempotencyKey else { return await run() }
+            return await idempotency.perform(user: header.user ?? "", key: key, method: method.name, body: body, encodeReply: { value in
+                (value as? Response).flatMap { try? MessagePackEncoder().encode($0) }
+            }, run)
         }
         handlers.withLock { $0[method.name] = Registration(handler: raw, isWrite: method.isWrite, lane: method.lane) }
     }
@@ -198,14 +208,7 @@ public final class RPCServer: Service, Sendable {
             requestID: header.id, method: header.method, user: header.user, deadline: header.deadline,
             idempotencyKey: job.registration.isWrite ? header.idempotencyKey : nil, logger: logger
         )
-        let result: RawResult
-        if job.registration.isWrite, let key = header.idempotencyKey {
-            result = await idempotency.perform(user: header.user ?? "", key: key, method: header.method) {
-                await job.registration.handler(header, job.body, context)
-            }
-        } else {
-            result = await job.registration.handler(header, job.body, context)
-        }
+        let result = await job.registration.handler(header, job.body, context)
         let frames: [Envelope.Frame]
         switch result {
         case .success(let body):

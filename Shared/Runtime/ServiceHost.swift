@@ -21,10 +21,18 @@ public final class ServiceHost: Sendable {
     /// The service's clock (see ``WallClock``).
     public var clock: WallClock { configuration.clock }
 
+    /// A host whose `health` reports `database` and whose keyed writes are remembered in it.
+    public convenience init(configuration: ServiceConfiguration, logger: Logger, database: SousDatabase, services: [any Service] = []) throws {
+        try self.init(configuration: configuration, logger: logger, databaseHealth: { database.health() }, ledger: database, services: services)
+    }
+
+    /// A host with its own health check; keyed writes are remembered in `ledger` (in memory
+    /// unless given: only for hosts with no database of their own).
     public init(
         configuration: ServiceConfiguration,
         logger: Logger,
         databaseHealth: @escaping @Sendable () -> DatabaseHealth,
+        ledger: any IdempotencyLedger = MemoryIdempotencyLedger(),
         services: [any Service] = []
     ) throws {
         self.configuration = configuration
@@ -32,7 +40,7 @@ public final class ServiceHost: Sendable {
         let startedAt = Date()
         self.startedAt = startedAt
         let name = configuration.service.rawValue
-        server = try RPCServer(name: name, logger: logger, options: configuration.serverOptions)
+        server = try RPCServer(name: name, logger: logger, options: configuration.serverOptions, ledger: ledger)
         publisher = try EventPublisher(source: name, logger: logger)
         boundEndpoints = ServiceEndpoints(
             requests: try server.bind(configuration.bind),

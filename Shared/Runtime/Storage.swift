@@ -1,28 +1,47 @@
 import Foundation
 public import GRDB
+import GRDBSQLite
 public import SousSchema
+import SousWire
+import Synchronization
 
 /// Opens a service's SQLite database: `<directory>/<name>.sqlite` in WAL mode through a GRDB
 /// pool, or an in-memory queue when no directory is configured (tests). The service's migrator
 /// runs before the database is handed out.
+///
+/// Stores read and write through ``read(_:)`` and ``write(_:)``, never the GRDB writer directly:
+/// - every statement of a request has a time limit (``queryTimeLimit``): a query that runs past
+///   it is interrupted and the request answered `timeout`, so no reader is held for long;
+/// - a write made for a request that carries an idempotency key stores the key, a digest of
+///   the request and the reply in the same transaction (see ``IdempotencyScope``), so a retry
+///   after any crash replays that reply instead of writing twice.
 public struct SousDatabase: Sendable {
     public let writer: any DatabaseWriter
     /// The file path, or ":memory:".
     public let path: String
     private let migrator: DatabaseMigrator
+    /// The longest one statement may run before it is interrupted.
+    public static let queryTimeLimit = Duration.seconds(2)
+    /// Concurrent readers: more than the request threads of all lanes together, so no reader is
+    /// ever waited for (see ``RPCServer/Options``).
+    public static let readerCount = 12
 
     public init(name: String, directory: String?, migrator: DatabaseMigrator) throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(5)
+        configuration.maximumReaderCount = Self.readerCount
+        let onFile = directory != nil
+        configuration.prepareDatabase { db in
+            QueryClock.install(on: db)
+            // DatabasePool always runs in WAL mode. synchronous=FULL syncs the WAL on every
+            // commit: a write is acknowledged only once it survives a power cut (NORMAL could
+            // roll back acknowledged writes; docs/BENCHMARKS.md has the cost per write).
+            if onFile { try db.execute(sql: "PRAGMA synchronous = FULL") }
+        }
         if let directory {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let path = URL(fileURLWithPath: directory).appendingPathComponent("\(name).sqlite").path
-            // DatabasePool always runs in WAL mode; synchronous=NORMAL is durable in WAL except
-            // against power loss, and a write is acknowledged only after its transaction commits.
-            configuration.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            }
             writer = try DatabasePool(path: path, configuration: configuration)
             self.path = path
         } else {
@@ -31,6 +50,7 @@ public struct SousDatabase: Sendable {
         }
         self.migrator = migrator
         try migrator.migrate(writer)
+        try writer.write(IdempotencyLedgerTable.create)
     }
 
     private init(writer: any DatabaseWriter, path: String, migrator: DatabaseMigrator) {
@@ -44,9 +64,39 @@ public struct SousDatabase: Sendable {
     public func inMemoryCopy() throws -> SousDatabase {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in QueryClock.install(on: db) }
         let copy = try DatabaseQueue(configuration: configuration)
         try writer.backup(to: copy)
         return SousDatabase(writer: copy, path: ":memory:", migrator: migrator)
+    }
+
+    // MARK: Reads and writes
+
+    /// Runs `body` in a read transaction, each statement within ``queryTimeLimit``.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try writer.read { db in try QueryClock.timed(db) { try body(db) } }
+    }
+
+    /// Runs `body` in a write transaction, each statement within ``queryTimeLimit``. Under a
+    /// keyed write (``IdempotencyScope/current``) a result that is the method's reply is stored
+    /// with its key in the same transaction.
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        let scope = IdempotencyScope.current
+        let value = try writer.write { db in
+            try QueryClock.timed(db) {
+                let value = try body(db)
+                if let scope, let reply = scope.encodeReply(value) {
+                    try IdempotencyLedgerTable.save(scope.record(reply: reply), db)
+                    scope.recorded(reply)
+                }
+                return value
+            }
+        }
+        if let scope, let hook = TestHooks.exitAfterCommit, hook == scope.method {
+            // Test hook (SOUS_TEST_EXIT_AFTER_COMMIT): die between the commit and the reply.
+            exit(86)
+        }
+        return value
     }
 
     /// A cheap check for `health`: the database answers a query. (Migrations all ran when it was
@@ -57,6 +107,111 @@ public struct SousDatabase: Sendable {
             return DatabaseHealth(status: "ok", path: path, detail: "\(migrator.migrations.count) migrations applied")
         } catch {
             return DatabaseHealth(status: "error", path: path, detail: "\(error)")
+        }
+    }
+}
+
+extension SousDatabase: IdempotencyLedger {
+    public func record(user: String, key: String) throws -> IdempotencyRecord? {
+        try writer.read { db in try IdempotencyLedgerTable.fetch(user: user, key: key, db) }
+    }
+
+    public func save(_ record: IdempotencyRecord) throws {
+        try writer.write { db in try IdempotencyLedgerTable.save(record, db) }
+    }
+}
+
+/// The runtime's own table in every service's database: one row per keyed write, kept for
+/// ``retention`` and within ``maxReplyBytes`` in all (oldest dropped first).
+enum IdempotencyLedgerTable {
+    static let retention: TimeInterval = 24 * 3600
+    static let maxReplyBytes = 64 << 20
+    /// Pruning runs on every this many saves, inside the saving transaction.
+    static let pruneEvery = 256
+    private static let saves = Atomic<Int>(0)
+
+    static func create(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS sous_idempotency (
+                user TEXT NOT NULL, key TEXT NOT NULL, method TEXT NOT NULL, digest BLOB NOT NULL,
+                reply BLOB NOT NULL, created_at REAL NOT NULL, PRIMARY KEY (user, key)
+            ) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS sous_idempotency_age ON sous_idempotency (created_at);
+            """)
+    }
+
+    static func fetch(user: String, key: String, _ db: Database) throws -> IdempotencyRecord? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT method, digest, reply, created_at FROM sous_idempotency WHERE user = ? AND key = ?", arguments: [user, key]) else {
+            return nil
+        }
+        let digest: Data = row["digest"]
+        let reply: Data = row["reply"]
+        return IdempotencyRecord(user: user, key: key, method: row["method"], digest: [UInt8](digest), reply: [UInt8](reply), createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    }
+
+    static func save(_ record: IdempotencyRecord, _ db: Database) throws {
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO sous_idempotency (user, key, method, digest, reply, created_at) VALUES (?, ?, ?, ?, ?, ?)
+            """, arguments: [record.user, record.key, record.method, Data(record.digest), Data(record.reply), record.createdAt.timeIntervalSince1970])
+        if saves.add(1, ordering: .relaxed).newValue % pruneEvery == 0 { try prune(db) }
+    }
+
+    static func prune(_ db: Database, now: Date = Date()) throws {
+        try db.execute(sql: "DELETE FROM sous_idempotency WHERE created_at < ?", arguments: [now.timeIntervalSince1970 - retention])
+        var total = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(length(reply)), 0) FROM sous_idempotency") ?? 0
+        while total > maxReplyBytes {
+            let oldest = try Row.fetchAll(db, sql: "SELECT user, key, length(reply) AS size FROM sous_idempotency ORDER BY created_at LIMIT 100")
+            guard !oldest.isEmpty else { break }
+            for row in oldest {
+                try db.execute(sql: "DELETE FROM sous_idempotency WHERE user = ? AND key = ?", arguments: [row["user"] as String, row["key"] as String])
+                total -= row["size"] as Int
+            }
+        }
+    }
+}
+
+/// Settings read once from the environment that exist only for tests.
+enum TestHooks {
+    /// `SOUS_TEST_EXIT_AFTER_COMMIT=<method>`: the process exits (code 86) right after that
+    /// method's write commits, before its reply is sent, to test retries across a crash.
+    static let exitAfterCommit: String? = ProcessInfo.processInfo.environment["SOUS_TEST_EXIT_AFTER_COMMIT"]
+}
+
+/// Gives every statement a time limit through SQLite's progress handler, which interrupts a
+/// statement once the connection's current deadline has passed.
+enum QueryClock {
+    /// Per connection: the deadline of the statements now running (0: none), in nanoseconds of
+    /// the monotonic clock. One box per connection, alive as long as the process.
+    final class Box: Sendable {
+        let deadline = Atomic<UInt64>(0)
+    }
+
+    private static let boxes = Mutex<[ObjectIdentifier: Box]>([:])
+
+    static func install(on db: Database) {
+        let box = Box()
+        boxes.withLock { $0[ObjectIdentifier(db)] = box }
+        let context = Unmanaged.passRetained(box).toOpaque()
+        // Every 1000 virtual-machine steps: cheap, and fine-grained enough for a 2 s limit.
+        sqlite3_progress_handler(db.sqliteConnection, 1000, { context in
+            guard let context else { return 0 }
+            let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
+            let deadline = box.deadline.load(ordering: .relaxed)
+            return deadline != 0 && DispatchTime.now().uptimeNanoseconds > deadline ? 1 : 0
+        }, context)
+    }
+
+    /// Runs `body` with the connection's deadline set; an interrupted statement becomes `timeout`.
+    static func timed<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        guard let box = boxes.withLock({ $0[ObjectIdentifier(db)] }) else { return try body() }
+        let limit = UInt64(SousDatabase.queryTimeLimit.components.seconds) * 1_000_000_000
+        let outer = box.deadline.load(ordering: .relaxed)
+        if outer == 0 { box.deadline.store(DispatchTime.now().uptimeNanoseconds + limit, ordering: .relaxed) }
+        defer { if outer == 0 { box.deadline.store(0, ordering: .relaxed) } }
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+            throw ServiceError(.timeout, "the query ran longer than \(SousDatabase.queryTimeLimit.components.seconds) s and was stopped; narrow it down")
         }
     }
 }

@@ -90,4 +90,24 @@ struct CookedTests {
             #expect(retried.slot.cookedAt == referenceInstant, "the first mark's time is kept")
         }
     }
+
+    /// The planner logged the serving but died before recording it (here: the tracker got the
+    /// planner's call, the planner never got the reply). Marking again with the same key logs
+    /// nothing new: the tracker call carries the key derived from the request's ("<key>>method").
+    @Test func aCookedRetriedAfterACrashLogsOneServing() async throws {
+        try await withPlanner(tracker: .real) { world in
+            let tracker = try #require(world.tracker)
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 2, recipe: soup))
+            let logged = try await tracker.call(
+                TrackerAPI.logRecipeServing, RecipeServingLog(date: date("2026-03-10"), meal: .dinner, recipe: soup, servings: 1),
+                user: "ada", idempotencyKey: "cook-1>diary.logRecipe"
+            )
+            let cooked = try await world.client.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 2), user: "ada", idempotencyKey: "cook-1")
+            #expect(cooked.logged && cooked.diaryEntry == logged)
+            // And the same request again replays the planner's reply.
+            let again = try await world.client.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 2), user: "ada", idempotencyKey: "cook-1")
+            #expect(again == cooked)
+            #expect(try await tracker.call(TrackerAPI.listEntries, DayRequest(date: date("2026-03-10")), user: "ada").entries.map(\.id) == [logged.id])
+        }
+    }
 }

@@ -74,7 +74,7 @@ func makeNotesService(configuration: ServiceConfiguration, gates: Gates = Gates(
     }
     let database = try SousDatabase(name: "notes", directory: configuration.dataDirectory, migrator: migrator)
     let logger = SousLogging.logger(for: "notes", level: .critical)
-    let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
+    let host = try ServiceHost(configuration: configuration, logger: logger, database: database)
     host.server.register(NotesAPI.add) { request, context in
         let user = try context.requireUser()
         guard !request.text.isEmpty else { throw ServiceError.badRequest("text is empty", field: "text") }

@@ -21,7 +21,7 @@ public struct CatalogService: Sendable {
         if let report = try store.loadSeedIfNeeded(seed) {
             logger.info("loaded seed data", metadata: ["ingredients": "\(report.ingredients)", "recipes": "\(report.recipes)", "seedVersion": "\(report.seedVersion)"])
         }
-        let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
+        let host = try ServiceHost(configuration: configuration, logger: logger, database: database)
         let planner = Peer(.planner, of: configuration)
         self.host = host
         self.store = store

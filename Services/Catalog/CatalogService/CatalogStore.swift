@@ -12,7 +12,7 @@ import Synchronization
 public final class CatalogStore: Sendable {
     public let database: SousDatabase
     private let ingredientCache = Mutex<[String: Ingredient]>([:])
-    private var writer: any DatabaseWriter { database.writer }
+    private var writer: SousDatabase { database }
 
     /// Text searches matching at most this many recipes are ordered by relevance (bm25);
     /// broader ones newest first (see ``searchRecipes(_:user:filter:)``).

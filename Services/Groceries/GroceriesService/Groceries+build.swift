@@ -17,7 +17,7 @@ public struct GroceriesService: Sendable {
         let logger = logger ?? SousLogging.logger(for: "groceries", level: configuration.logLevel)
         let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
         let store = GroceriesStore(database: database)
-        let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
+        let host = try ServiceHost(configuration: configuration, logger: logger, database: database)
         let peers = GroceriesPeers(catalog: Peer(.catalog, of: configuration), planner: Peer(.planner, of: configuration))
         self.host = host
         self.store = store

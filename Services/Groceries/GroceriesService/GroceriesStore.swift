@@ -45,7 +45,7 @@ public struct RecipeSnapshot: Equatable, Sendable {
 /// list as it is after the write.
 public final class GroceriesStore: Sendable {
     public let database: SousDatabase
-    private var writer: any DatabaseWriter { database.writer }
+    private var writer: SousDatabase { database }
 
     public init(database: SousDatabase) {
         self.database = database

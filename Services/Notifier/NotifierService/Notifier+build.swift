@@ -59,7 +59,7 @@ public struct NotifierService: Sendable {
             store: store, tracker: tracker, publisher: publisher, clock: configuration.clock, wakeup: wakeup, options: options, logger: logger
         )
         let host = try ServiceHost(
-            configuration: configuration, logger: logger, databaseHealth: { database.health() }, services: [subscriber, consumer, scheduler]
+            configuration: configuration, logger: logger, database: database, services: [subscriber, consumer, scheduler]
         )
         publisher.set(host.publisher)
         self.host = host

@@ -63,7 +63,7 @@ public struct ReminderDecision: Equatable, Sendable {
 /// log. Every write is one transaction.
 public final class NotifierStore: Sendable {
     public let database: SousDatabase
-    private var writer: any DatabaseWriter { database.writer }
+    private var writer: SousDatabase { database }
 
     public init(database: SousDatabase) {
         self.database = database

@@ -16,7 +16,7 @@ public struct PlannerService: Sendable {
         let logger = logger ?? SousLogging.logger(for: "planner", level: configuration.logLevel)
         let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
         let store = PlannerStore(database: database)
-        let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
+        let host = try ServiceHost(configuration: configuration, logger: logger, database: database)
         self.host = host
         self.store = store
         PlannerHandlers(host: host, store: store, catalog: Peer(.catalog, of: configuration), tracker: Peer(.tracker, of: configuration)).register()
@@ -150,8 +150,9 @@ struct PlannerHandlers: Sendable {
                 + "Mark it as cooked again to retry logging."
             return CookedResult(slot: slot, logged: false, diaryEntry: nil, loggingError: message)
         }
-        let recorded = try store.recordDiaryEntry(entry.id, user: user, ref: request, recipe: recipe)
-        return CookedResult(slot: recorded, logged: true, diaryEntry: entry, loggingError: nil)
+        return try store.recordDiaryEntry(entry.id, user: user, ref: request, recipe: recipe) { recorded in
+            CookedResult(slot: recorded, logged: true, diaryEntry: entry, loggingError: nil)
+        }
     }
 
     // MARK: Calendar

@@ -8,7 +8,7 @@ public import SousWire
 /// the user's time zone inside it, so the week a write is checked against is the one it lands in.
 public final class PlannerStore: Sendable {
     public let database: SousDatabase
-    private var writer: any DatabaseWriter { database.writer }
+    private var writer: SousDatabase { database }
 
     public init(database: SousDatabase) {
         self.database = database
@@ -222,12 +222,14 @@ public final class PlannerStore: Sendable {
     }
 
     /// Records the diary entry the tracker made for a cooked slot, if the slot still holds `recipe`.
-    func recordDiaryEntry(_ entry: Int64, user: String, ref: SlotRef, recipe: String) throws(ServiceError) -> PlanSlot {
+    /// Links the slot to its diary entry and builds the reply in the same transaction (so a
+    /// keyed `plan.cooked` stores that reply with the write).
+    func recordDiaryEntry<Reply>(_ entry: Int64, user: String, ref: SlotRef, recipe: String, reply: (PlanSlot) -> Reply) throws(ServiceError) -> Reply {
         try storage {
             try writer.write { db in
                 try db.execute(sql: "UPDATE slot SET diary_entry = ? WHERE user = ? AND date = ? AND slot = ? AND recipe = ?",
                                arguments: [entry, user, ref.date.description, ref.slot, recipe])
-                return try Self.slot(db, user: user, date: ref.date, slot: ref.slot)
+                return reply(try Self.slot(db, user: user, date: ref.date, slot: ref.slot))
             }
         }
     }

@@ -8,7 +8,7 @@ import SousWire
 /// transaction, and every row is scoped by user (another user's entry is simply not found).
 final class CoeliacStore: Sendable {
     let database: SousDatabase
-    private var writer: any DatabaseWriter { database.writer }
+    private var writer: SousDatabase { database }
 
     init(database: SousDatabase) {
         self.database = database

@@ -20,7 +20,7 @@ public struct TrackerService: Sendable {
         if let loaded = try store.loadProductSeedIfNeeded(try ProductSeed.bundled()) {
             logger.info("loaded sample products", metadata: ["products": "\(loaded)"])
         }
-        let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
+        let host = try ServiceHost(configuration: configuration, logger: logger, database: database)
         // The time-zone lookup is optional (it falls back to the last known zone, else UTC), so
         // it takes a third of the caller's time at most; see Peer.Need.
         let handlers = TrackerHandlers(host: host, store: store, catalog: Peer(.catalog, of: configuration), planner: Peer(.planner, of: configuration))

@@ -7,7 +7,7 @@ import SousWire
 /// The tracker's data: every read and write, each write one transaction, always scoped to a user.
 public final class TrackerStore: Sendable {
     public let database: SousDatabase
-    private var writer: any DatabaseWriter { database.writer }
+    private var writer: SousDatabase { database }
 
     public init(database: SousDatabase) {
         self.database = database

@@ -1,0 +1,167 @@
+public import Foundation
+import MessagePack
+public import SousWire
+import SousCrypto
+import Synchronization
+
+/// One remembered keyed write: who sent which key for which request, and the reply it got.
+public struct IdempotencyRecord: Sendable, Equatable {
+    public let user: String
+    public let key: String
+    public let method: String
+    /// BLAKE2b of the method name and the request body: the same key with another body is a
+    /// different request and gets `conflict`.
+    public let digest: [UInt8]
+    public let reply: [UInt8]
+    public let createdAt: Date
+
+    public init(user: String, key: String, method: String, digest: [UInt8], reply: [UInt8], createdAt: Date) {
+        self.user = user
+        self.key = key
+        self.method = method
+        self.digest = digest
+        self.reply = reply
+        self.createdAt = createdAt
+    }
+}
+
+/// Where keyed writes are remembered: the service's own database (``SousDatabase``), so a
+/// record commits with the write it protects and outlives a crash.
+public protocol IdempotencyLedger: Sendable {
+    func record(user: String, key: String) throws -> IdempotencyRecord?
+    func save(_ record: IdempotencyRecord) throws
+}
+
+/// The keyed write a handler is running, visible to ``SousDatabase/write(_:)`` through a task
+/// local so the reply is stored in the same transaction as the write.
+public final class IdempotencyScope: Sendable {
+    @TaskLocal public static var current: IdempotencyScope?
+
+    let user: String
+    let key: String
+    let method: String
+    let digest: [UInt8]
+    /// The reply's encoding when `value` is a value of the method's reply type.
+    let encodeReply: @Sendable (Any) -> [UInt8]?
+    private let stored = Mutex<[UInt8]?>(nil)
+
+    init(user: String, key: String, method: String, digest: [UInt8], encodeReply: @escaping @Sendable (Any) -> [UInt8]?) {
+        self.user = user
+        self.key = key
+        self.method = method
+        self.digest = digest
+        self.encodeReply = encodeReply
+    }
+
+    func record(reply: [UInt8]) -> IdempotencyRecord {
+        IdempotencyRecord(user: user, key: key, method: method, digest: digest, reply: reply, createdAt: Date())
+    }
+
+    func recorded(_ reply: [UInt8]) { stored.withLock { $0 = reply } }
+    var storedReply: [UInt8]? { stored.withLock { $0 } }
+}
+
+/// Applies each keyed write once: a retry with the same key replays the stored reply, even
+/// after a restart; the same key with a different request is refused; a retry that arrives
+/// while the first attempt runs waits for it. Only running keys are held in memory.
+public final class IdempotencyGuard: Sendable {
+    public typealias Outcome = Result<[UInt8], ServiceError>
+
+    private struct Key: Hashable {
+        let user: String
+        let key: String
+    }
+
+    private let ledger: any IdempotencyLedger
+    private let running = Mutex<[Key: [CheckedContinuation<Bool, Never>]]>([:])
+
+    public init(ledger: any IdempotencyLedger) {
+        self.ledger = ledger
+    }
+
+    /// Runs `operation` for a keyed write of `method` with request `body`, or answers from the
+    /// ledger. `operation` runs with ``IdempotencyScope/current`` set; `encodeReply` encodes a
+    /// value of the method's reply type.
+    public func perform(
+        user: String, key: String, method: String, body: [UInt8], encodeReply: @escaping @Sendable (Any) -> [UInt8]?,
+        _ operation: () async -> Outcome
+    ) async -> Outcome {
+        let cacheKey = Key(user: user, key: key)
+        await claim(cacheKey)
+        defer { release(cacheKey) }
+        let digest = Sodium.digest([Array(method.utf8), body])
+        do {
+            if let record = try ledger.record(user: user, key: key) {
+                guard record.method == method, record.digest == digest else {
+                    return .failure(.conflict(
+                        "idempotency key \"\(key)\" was already used for another request (\(record.method)); use a new key for a new request",
+                        field: "header.idempotencyKey"
+                    ))
+                }
+                return .success(record.reply)
+            }
+        } catch {
+            return .failure(.internal("the idempotency record could not be read: \(error)"))
+        }
+        let scope = IdempotencyScope(user: user, key: key, method: method, digest: digest, encodeReply: encodeReply)
+        let outcome = await IdempotencyScope.$current.withValue(scope) { await operation() }
+        // A reply that no write transaction produced (or that differs from the one stored) is
+        // recorded now, after the write: the one case with a window between commit and record.
+        if case .success(let reply) = outcome, scope.storedReply != reply {
+            do {
+                try ledger.save(scope.record(reply: reply))
+            } catch {
+                return .failure(.internal("the write was applied but its idempotency record could not be saved: \(error)"))
+            }
+        }
+        return outcome
+    }
+
+    /// Waits until no other attempt with this key is running, then marks this one as running.
+    private func claim(_ key: Key) async {
+        while true {
+            // True: claimed. False: the running attempt finished; look again.
+            let claimed = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let free = running.withLock { running -> Bool in
+                    if var waiters = running[key] {
+                        waiters.append(continuation)
+                        running[key] = waiters
+                        return false
+                    }
+                    running[key] = []
+                    return true
+                }
+                if free { continuation.resume(returning: true) }
+            }
+            if claimed { return }
+        }
+    }
+
+    private func release(_ key: Key) {
+        let waiters = running.withLock { running in running.removeValue(forKey: key) ?? [] }
+        for waiter in waiters { waiter.resume(returning: false) }
+    }
+}
+
+/// A ledger in memory, for hosts without a database (tests of the runtime itself): bounded to
+/// its newest ``capacity`` records.
+public final class MemoryIdempotencyLedger: IdempotencyLedger {
+    public let capacity: Int
+    private let records = Mutex<(byKey: [String: IdempotencyRecord], order: [String])>(([:], []))
+
+    public init(capacity: Int = 10_000) {
+        self.capacity = capacity
+    }
+
+    public func record(user: String, key: String) throws -> IdempotencyRecord? {
+        records.withLock { $0.byKey["\(user.utf8.count):\(user)\(key)"] }
+    }
+
+    public func save(_ record: IdempotencyRecord) throws {
+        let id = "\(record.user.utf8.count):\(record.user)\(record.key)"
+        records.withLock { state in
+            if state.byKey.updateValue(record, forKey: id) == nil { state.order.append(id) }
+            while state.order.count > capacity { state.byKey[state.order.removeFirst()] = nil }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+import MessagePack
+import SousRuntime
+import SousWire
+import Synchronization
+import Testing
+
+struct IdempotencyTests {
+    struct Reply: Codable, Equatable, Sendable { var id: Int64 }
+
+    static func encodeReply(_ value: Any) -> [UInt8]? {
+        (value as? Reply).flatMap { try? MessagePackEncoder().encode($0) }
+    }
+
+    /// A notes database on disk (or in memory), with the runtime's idempotency table.
+    static func database(in directory: String?) throws -> SousDatabase {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT NOT NULL)") }
+        return try SousDatabase(name: "notes", directory: directory, migrator: migrator)
+    }
+
+    /// What a write handler does: insert in one transaction whose result is the reply.
+    static func addNote(_ database: SousDatabase) throws -> [UInt8] {
+        let reply = try database.write { db -> Reply in
+            try db.execute(sql: "INSERT INTO note (text) VALUES ('x')")
+            return Reply(id: db.lastInsertedRowID)
+        }
+        return try MessagePackEncoder().encode(reply)
+    }
+
+    static func count(_ database: SousDatabase) throws -> Int {
+        try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM note") ?? 0 }
+    }
+
+    @Test func concurrentAttemptsWithOneKeyRunOnce() async throws {
+        let database = try Self.database(in: nil)
+        let guarded = IdempotencyGuard(ledger: database)
+        let outcomes = await withTaskGroup(of: IdempotencyGuard.Outcome.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    await guarded.perform(user: "ada", key: "k1", method: "notes.add", body: [0x80], encodeReply: Self.encodeReply) {
+                        await Task.yield()
+                        return Result { try Self.addNote(database) }.mapError { _ in ServiceError.internal("write failed") }
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(try Self.count(database) == 1)
+        let first = try #require(try outcomes.first?.get())
+        #expect(outcomes.allSatisfy { (try? $0.get()) == first })
+    }
+
+    @Test func keysAreScopedPerUserAndFailuresAreNotRemembered() async throws {
+        let guarded = IdempotencyGuard(ledger: MemoryIdempotencyLedger())
+        let a = await guarded.perform(user: "ada", key: "k", method: "m", body: [1], encodeReply: Self.encodeReply) { .success([1]) }
+        let b = await guarded.perform(user: "bob", key: "k", method: "m", body: [1], encodeReply: Self.encodeReply) { .success([2]) }
+        #expect((try? a.get()) == [1] && (try? b.get()) == [2])
+        let failed = await guarded.perform(user: "ada", key: "f", method: "m", body: [1], encodeReply: Self.encodeReply) { .failure(.unavailable("down")) }
+        #expect((try? failed.get()) == nil)
+        let second = await guarded.perform(user: "ada", key: "f", method: "m", body: [1], encodeReply: Self.encodeReply) { .success([7]) }
+        #expect((try? second.get()) == [7])
+    }
+
+    @Test func theSameKeyWithAnotherRequestIsAConflict() async throws {
+        let guarded = IdempotencyGuard(ledger: MemoryIdempotencyLedger())
+        _ = await guarded.perform(user: "ada", key: "k", method: "recipes.create", body: [1], encodeReply: Self.encodeReply) { .success([1]) }
+        for (method, body) in [("recipes.delete", [UInt8(1)]), ("recipes.create", [2])] {
+            let other = await guarded.perform(user: "ada", key: "k", method: method, body: body, encodeReply: Self.encodeReply) { .success([2]) }
+            guard case .failure(let error) = other else { Issue.record("expected a conflict for \(method) \(body)"); continue }
+            #expect(error.code == .conflict && error.field == "header.idempotencyKey")
+        }
+        let same = await guarded.perform(user: "ada", key: "k", method: "recipes.create", body: [1], encodeReply: Self.encodeReply) { .success([3]) }
+        #expect((try? same.get()) == [1])
+    }
+
+    /// The process dies after the write commits and before the reply goes out (here: the
+    /// attempt's reply is lost), then restarts on the same file: the retry replays the reply.
+    @Test func aWriteWhoseReplyWasLostInACrashIsAppliedOnceAfterRestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-idem-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let committed = Mutex<[UInt8]?>(nil)
+        do {
+            let database = try Self.database(in: directory)
+            let lost = await IdempotencyGuard(ledger: database).perform(user: "ada", key: "k", method: "notes.add", body: [9], encodeReply: Self.encodeReply) {
+                let reply = try? Self.addNote(database)
+                committed.withLock { $0 = reply }
+                return .failure(.unavailable("the process died before replying"))
+            }
+            #expect((try? lost.get()) == nil)
+        }
+        let restarted = try Self.database(in: directory)
+        let retried = await IdempotencyGuard(ledger: restarted).perform(user: "ada", key: "k", method: "notes.add", body: [9], encodeReply: Self.encodeReply) {
+            Issue.record("the write ran a second time")
+            return Result { try Self.addNote(restarted) }.mapError { _ in ServiceError.internal("write failed") }
+        }
+        #expect(try retried.get() == committed.withLock { $0 })
+        #expect(try Self.count(restarted) == 1)
+    }
+}
