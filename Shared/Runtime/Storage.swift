@@ -31,18 +31,16 @@ public struct SousDatabase: Sendable {
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(5)
         configuration.maximumReaderCount = Self.readerCount
-        let onFile = directory != nil
-        configuration.prepareDatabase { db in
-            QueryClock.install(on: db)
-            // DatabasePool always runs in WAL mode. synchronous=FULL syncs the WAL on every
-            // commit: a write is acknowledged only once it survives a power cut (NORMAL could
-            // roll back acknowledged writes; docs/BENCHMARKS.md has the cost per write).
-            if onFile { try db.execute(sql: "PRAGMA synchronous = FULL") }
-        }
+        configuration.prepareDatabase { db in QueryClock.install(on: db) }
         if let directory {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let path = URL(fileURLWithPath: directory).appendingPathComponent("\(name).sqlite").path
-            writer = try DatabasePool(path: path, configuration: configuration)
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            // A pool runs in WAL mode, and GRDB sets its writer to synchronous=NORMAL, which can
+            // roll back acknowledged writes on a power cut. FULL syncs the WAL on every commit:
+            // a write is acknowledged only once it is durable (docs/BENCHMARKS.md: the cost).
+            try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+            writer = pool
             self.path = path
         } else {
             writer = try DatabaseQueue(configuration: configuration)

@@ -39,3 +39,19 @@ public func firstElement<S: AsyncSequence & Sendable>(
         throw TestTimeout(what: "an element (the sequence ended)", after: timeout)
     }
 }
+
+/// Retries `attempt` until it succeeds or `timeout` has passed (then its last error is thrown):
+/// for conditions with no event to wait for, such as a port that libzmq frees asynchronously
+/// after a socket in this process was closed.
+public func eventually<T>(within timeout: Duration, waitingFor what: String, _ attempt: () throws -> T) async throws -> T {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        do {
+            return try attempt()
+        } catch {
+            guard ContinuousClock.now < deadline else { throw error }
+            // A poll interval, not a synchronization: the loop ends on success or the deadline.
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}

@@ -48,8 +48,9 @@ struct NotifierSubscriptionTests {
             try await withRunningServices([first]) { _ in
                 try await untilNotifier(notifier, applies: EventTopics.activity, of: "ada") { activity("ada", from: first) }
             }
-            // The groceries service is gone; a new instance binds the same endpoint.
-            let second = try groceries(eventsAt: events)
+            // The groceries service is gone; a new instance binds the same endpoint (once libzmq
+            // has closed the first one's listener, which it does asynchronously).
+            let second = try await eventually(within: .seconds(10), waitingFor: "the port to be free") { try groceries(eventsAt: events) }
             try await withRunningServices([second]) { _ in
                 try await untilNotifier(notifier, applies: EventTopics.activity, of: "bob") { activity("bob", from: second) }
             }

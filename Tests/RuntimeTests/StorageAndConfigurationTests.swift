@@ -4,6 +4,7 @@ import Logging
 import SousRuntime
 import SousSchema
 import ArgumentParser
+import SousWire
 import Testing
 
 struct StorageTests {
@@ -21,9 +22,20 @@ struct StorageTests {
         #expect(FileManager.default.fileExists(atPath: database.path))
         let mode = try database.writer.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
+        // FULL (2) on the writer's connection: an acknowledged write survives a power cut.
+        #expect(try database.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
         let health = database.health()
         #expect(health.status == "ok")
         #expect(health.detail == "1 migrations applied")
+    }
+
+    @Test func aQueryPastTheTimeLimitIsStoppedAndAnswersTimeout() throws {
+        let database = try SousDatabase(name: "slow", directory: nil, migrator: DatabaseMigrator())
+        let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT COUNT(*) FROM (SELECT x FROM c LIMIT 1000000000000)"
+        let error = #expect(throws: ServiceError.self) { try database.read { try Int.fetchOne($0, sql: endless) } }
+        #expect(error?.code == .timeout)
+        // The connection is usable again at once.
+        #expect(try database.read { try Int.fetchOne($0, sql: "SELECT 1") } == 1)
     }
 
     @Test func committedWritesSurviveReopening() throws {

@@ -4,6 +4,7 @@ import SousSchema
 import SousServiceTesting
 import SousTestSupport
 import SousWire
+import Synchronization
 import TrackerService
 
 /// 2026-03-01 12:00 UTC: already 2026-03-02 01:00 in Auckland (NZDT, UTC+13).
@@ -16,6 +17,14 @@ struct CoeliacWorld: CallsAsUser {
     let tracker: TrackerService
     let client: ServiceClient
     let clock: WallClock
+    /// How often the stand-in planner was asked for a profile.
+    let plannerCalls: PlannerCalls
+}
+
+final class PlannerCalls: Sendable {
+    private let count = Mutex(0)
+    func add() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }
 
 /// Runs a real tracker over inproc:// with an in-memory database and a manual clock at
@@ -25,12 +34,16 @@ func withCoeliacTracker<T: Sendable>(timeZone: String? = "UTC", _ body: (Coeliac
     let clock = WallClock.manual(at: coeliacInstant)
     var hosts: [ServiceHost] = []
     var peers: [SousService: ServiceEndpoints] = [:]
+    let plannerCalls = PlannerCalls()
     if let timeZone {
         // Only `profile.get` is needed, and it is part of the fixed cross-service contract.
         let planner = try ServiceHost(
             configuration: .inProcess(.planner, clock: clock), logger: quietLogger("planner"), databaseHealth: { DatabaseHealth(status: "ok") }
         )
-        planner.server.register(PlannerAPI.getProfile) { _, _ in CookingProfile(timeZone: timeZone) }
+        planner.server.register(PlannerAPI.getProfile) { _, _ in
+            plannerCalls.add()
+            return CookingProfile(timeZone: timeZone)
+        }
         hosts.append(planner)
         peers[.planner] = planner.boundEndpoints
     }
@@ -39,7 +52,7 @@ func withCoeliacTracker<T: Sendable>(timeZone: String? = "UTC", _ body: (Coeliac
     hosts.append(tracker.host)
     // Generous: a bound on a hang, not a performance check.
     let client = ServiceClient(service: "tracker", endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
-    return try await withRunningServices(hosts) { _ in try await body(CoeliacWorld(tracker: tracker, client: client, clock: clock)) }
+    return try await withRunningServices(hosts) { _ in try await body(CoeliacWorld(tracker: tracker, client: client, clock: clock, plannerCalls: plannerCalls)) }
 }
 
 /// A request with a raw string where a date belongs, to send what a typed client cannot.
