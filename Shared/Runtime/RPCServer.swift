@@ -53,7 +53,6 @@ public final class RPCServer: Service, Sendable {
     let options: Options
     let idempotency: IdempotencyGuard
     private let handlers = Mutex<[String: Registration]>([:])
-    private let executors: [MethodLane: ThreadPoolExecutor]
     private let state: Mutex<State>
     private let draining = Atomic<Bool>(false)
     private let mailboxEndpoint: String
@@ -109,11 +108,6 @@ public final class RPCServer: Service, Sendable {
         try push.connect(mailboxEndpoint)
         mailbox = Mutex(push)
         state = Mutex(State(router: router, pull: pull))
-        var executors: [MethodLane: ThreadPoolExecutor] = [:]
-        for lane in MethodLane.allCases {
-            executors[lane] = ThreadPoolExecutor(name: "sous-\(name)-\(lane.rawValue)", threads: options.limits(of: lane).threads)
-        }
-        self.executors = executors
     }
 
     /// Binds the ROUTER. Returns the endpoint actually bound (with the port the OS chose for
@@ -182,10 +176,13 @@ public final class RPCServer: Service, Sendable {
             return (router, pull)
         }
         guard let (router, pull) = sockets else { preconditionFailure("RPCServer.run() called twice") }
-        let loop = IOLoop(server: self, router: router, pull: pull)
-        let thread = Thread { loop.run() }
-        thread.name = "sous-\(name)-io"
-        thread.start()
+        // The lanes' threads exist while the server runs.
+        var executors: [MethodLane: ThreadPoolExecutor] = [:]
+        for lane in MethodLane.allCases {
+            executors[lane] = ThreadPoolExecutor(name: "sous-\(name)-\(lane.rawValue)", threads: options.limits(of: lane).threads)
+        }
+        let loop = IOLoop(server: self, router: router, pull: pull, executors: executors)
+        startThread(named: "sous-\(name)-io") { loop.run() }
 
         // The I/O thread only exits once every started handler has replied (it counts them), so
         // waiting for it here waits for in-flight requests too.
@@ -238,6 +235,7 @@ public final class RPCServer: Service, Sendable {
         let server: RPCServer
         let router: ZMQSocket
         let pull: ZMQSocket
+        let executors: [MethodLane: ThreadPoolExecutor]
         /// Requests handed to a lane and not yet answered, per lane and per connection.
         var laneInFlight: [MethodLane: Int] = [:]
         var peerInFlight: [[UInt8]: Int] = [:]
@@ -247,10 +245,11 @@ public final class RPCServer: Service, Sendable {
         var droppedSinceLog = 0
         var lastLog = ContinuousClock.now
 
-        init(server: RPCServer, router: ZMQSocket, pull: ZMQSocket) {
+        init(server: RPCServer, router: ZMQSocket, pull: ZMQSocket, executors: [MethodLane: ThreadPoolExecutor]) {
             self.server = server
             self.router = router
             self.pull = pull
+            self.executors = executors
         }
 
         static func laneTag(_ lane: MethodLane) -> [UInt8] {
@@ -373,7 +372,7 @@ public final class RPCServer: Service, Sendable {
                 let job = Job(routing: routing, header: header, body: body, registration: registration)
                 // One task per request, counted until its reply passes back through here, on
                 // its lane's threads; started straight from this thread: a single hop.
-                let executor = server.executors[lane]
+                let executor = executors[lane]
                 Task(executorPreference: executor) { [server] in await server.handle(job) }
             }
         }

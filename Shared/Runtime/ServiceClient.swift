@@ -7,12 +7,15 @@ public import ZeroMQ
 
 /// A typed client of one Sous service, safe to share between tasks.
 ///
-/// Each call borrows a DEALER socket from a small pool, sends the request and waits for the reply
-/// with a per-attempt timeout (Lazy Pirate): on timeout the socket is thrown away, because a late
-/// reply would otherwise arrive on it, and the next attempt goes out on a fresh connection.
-/// Reads are retried as they are; writes carry an idempotency key that stays the same across
-/// attempts, so the server applies a retried write once. Blocking waits run on a dedicated
-/// dispatch queue of their own, never on Swift's cooperative thread pool.
+/// A call sends the request and waits for the reply with a per-attempt timeout, retrying a
+/// bounded number of times within the call's deadline (Lazy Pirate). Reads are retried as they
+/// are; writes carry an idempotency key that stays the same across attempts, so the server
+/// applies a retried write once.
+///
+/// Async calls all wait on one thread and one DEALER socket of the client's own
+/// (``ClientLoop``), never on Swift's cooperative pool, and never a thread per waiting call.
+/// ``callBlocking(_:_:user:timeout:)`` waits on the caller's own thread, on a pooled socket that
+/// is thrown away after a timeout (a late reply would otherwise arrive on it).
 public final class ServiceClient: Sendable {
     public struct Options: Sendable {
         /// How long one attempt waits for its reply.
@@ -31,8 +34,8 @@ public final class ServiceClient: Sendable {
     public let options: Options
     private let context: ZMQContext
     private let idleSockets = Mutex<[ZMQSocket]>([])
-    private let nextRequest = Atomic<UInt64>(0)
-    private let instance = UUID().uuidString.prefix(8)
+    private let loop = Mutex<ClientLoop?>(nil)
+    private let requestIDs = RequestIDs()
 
     public init(service: String, endpoint: String, options: Options = Options(), context: ZMQContext = .shared) {
         self.service = service
@@ -47,6 +50,7 @@ public final class ServiceClient: Sendable {
         idleSockets.withLock { sockets in
             for socket in sockets { socket.close() }
         }
+        loop.withLock { $0?.stop() }
     }
 
     /// Calls `method` and returns its decoded reply, or throws the service's error, or
@@ -97,14 +101,18 @@ public final class ServiceClient: Sendable {
     /// The reply the service sent (which may be an error reply), or `unavailable` when no
     /// attempt was answered: the distinction a peer-call layer maps errors by.
     func send(_ attempt: Attempt) async -> Result<Envelope.Reply, ServiceError> {
-        await withCheckedContinuation { continuation in
-            // A serial queue of its own per call: libdispatch backs those with as many threads as
-            // there are blocked calls, where a shared concurrent queue is as wide as the CPU count
-            // and would make calls wait behind each other.
-            DispatchQueue(label: "sous.client.\(service)").async {
-                continuation.resume(returning: Result { () throws(ServiceError) in try self.exchange(attempt) })
+        let loop: ClientLoop
+        do {
+            loop = try self.loop.withLock { existing throws(ZMQError) -> ClientLoop in
+                if let existing { return existing }
+                let made = try ClientLoop(service: service, endpoint: endpoint, options: options, context: context) { [requestIDs] in requestIDs.next() }
+                existing = made
+                return made
             }
+        } catch {
+            return .failure(.unavailable("\(service) at \(endpoint) cannot be reached: \(error)"))
         }
+        return await withCheckedContinuation { continuation in loop.submit(attempt, continuation) }
     }
 
     private func encode<Request, Response>(_ request: Request, method: Method<Request, Response>) throws(ServiceError) -> [UInt8] {
@@ -134,7 +142,7 @@ public final class ServiceClient: Sendable {
                 attemptTimeout = min(attemptTimeout, left)
             }
             made += 1
-            let id = "\(instance)-\(nextRequest.add(1, ordering: .relaxed).newValue)"
+            let id = requestIDs.next()
             let deadline = Int64((Date().timeIntervalSince1970 + Self.seconds(attemptTimeout)) * 1000)
             let header = RequestHeader(method: call.method, id: id, user: call.user, deadline: deadline, idempotencyKey: idempotencyKey)
             let frames: [ZMQFrame]
@@ -213,4 +221,12 @@ public final class ServiceClient: Sendable {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
+}
+
+/// Request ids unique to one client: a random prefix and a counter.
+final class RequestIDs: Sendable {
+    private let prefix = UUID().uuidString.prefix(8)
+    private let counter = Atomic<UInt64>(0)
+
+    func next() -> String { "\(prefix)-\(counter.add(1, ordering: .relaxed).newValue)" }
 }

@@ -18,11 +18,9 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     public init(name: String, threads: Int) {
         self.name = name
         threadCount = max(threads, 1)
-        for index in 0..<threadCount {
-            let thread = Thread { [self] in work() }
-            thread.name = "\(name)-\(index)"
+        for _ in 0..<threadCount {
             running += 1
-            thread.start()
+            startThread(named: name) { [self] in work() }
         }
     }
 

@@ -66,6 +66,30 @@ struct LoadTests {
         }
     }
 
+    /// Threads of this process whose name starts with `prefix` (Linux keeps 15 characters).
+    func threads(named prefix: String) throws -> Int {
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+        return tasks.filter { task in
+            let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            return name.hasPrefix(prefix)
+        }.count
+    }
+
+    @Test func callsWaitingOnAClientShareOneThread() async throws {
+        let (host, latch) = try service()
+        try await withRunningService(host) { host in
+            // A service name no other test uses: its client's thread is "sous-client-loa".
+            let client = ServiceClient(service: "loadprobe", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<30 { group.addTask { try await client.call(Self.hold, Empty()) } }
+                await latch.waitForWaiters(30)
+                #expect(try threads(named: "sous-client-loa") == 1, "30 waiting calls, one thread")
+                latch.open()
+                try await group.waitForAll()
+            }
+        }
+    }
+
     @Test func healthIsAnsweredWhileEveryOrdinaryThreadIsBusy() async throws {
         let (host, latch) = try service { configuration in
             configuration.serverOptions.lanes[.standard] = RPCServer.LaneLimits(threads: 2, maxInFlight: 4)

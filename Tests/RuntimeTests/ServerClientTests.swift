@@ -122,7 +122,8 @@ struct ServerClientTests {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         let client = ServiceClient(service: "catalog", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(2), retries: 1))
         try await withRunningService(host) { _ in
-            _ = try await client.call(CommonAPI.health, Empty())
+            // Generous while it runs: a bound on a hang, not a speed check.
+            _ = try await client.call(CommonAPI.health, Empty(), timeout: .seconds(30))
         }
         let error = try await withTimeout(.seconds(10), waitingFor: "a call to a stopped service to fail") {
             await #expect(throws: ServiceError.self) { try await client.call(CommonAPI.health, Empty()) }

@@ -1,0 +1,241 @@
+import Foundation
+import SousWire
+import Synchronization
+import ZeroMQ
+
+/// The one thread and the one DEALER socket a ``ServiceClient`` waits on for all its calls.
+///
+/// Calls from any number of tasks are handed over through an in-memory inbox and an `inproc`
+/// wake-up socket; replies are matched to calls by request id, so a late reply to an abandoned
+/// attempt is recognised and dropped. An attempt that times out without any reply arriving on
+/// the socket since it was sent means the connection may be dead (a peer gone without closing
+/// TCP): the socket is then replaced and every waiting request sent again on the new one.
+/// However many calls wait, the client uses one thread.
+final class ClientLoop: @unchecked Sendable {
+    typealias Completion = CheckedContinuation<Result<Envelope.Reply, ServiceError>, Never>
+
+    struct Call {
+        let attempt: ServiceClient.Attempt
+        let completion: Completion
+    }
+
+    private let service: String
+    private let endpoint: String
+    private let options: ServiceClient.Options
+    private let context: ZMQContext
+    private let makeID: @Sendable () -> String
+
+    // Shared with callers.
+    private let inbox = Mutex<(calls: [Call], stopping: Bool)>(([], false))
+    private let wakeSender: Mutex<ZMQSocket?>
+    private let wakeEndpoint: String
+
+    // Owned by the loop thread.
+    private struct Pending {
+        let call: Call
+        var id: String
+        var frames: [ZMQFrame]
+        var attemptsLeft: Int
+        var sentAt: ContinuousClock.Instant
+        var attemptDeadline: ContinuousClock.Instant
+        let callDeadline: ContinuousClock.Instant?
+        let idempotencyKey: String?
+        var lastProblem: String
+    }
+
+    private var pending: [String: Pending] = [:]
+    private var lastReplyAt = ContinuousClock.now
+
+    init(service: String, endpoint: String, options: ServiceClient.Options, context: ZMQContext, makeID: @escaping @Sendable () -> String) throws(ZMQError) {
+        self.service = service
+        self.endpoint = endpoint
+        self.options = options
+        self.context = context
+        self.makeID = makeID
+        wakeEndpoint = "inproc://sous-client-wake-\(UUID().uuidString)"
+        let wake = try context.socket(.pull)
+        try wake.setReceiveHighWaterMark(0)
+        try wake.bind(wakeEndpoint)
+        let sender = try context.socket(.push)
+        try sender.setSendHighWaterMark(0)
+        try sender.setLinger(milliseconds: 0)
+        try sender.connect(wakeEndpoint)
+        wakeSender = Mutex(sender)
+        let dealer = try Self.connect(endpoint, context: context)
+        startThread(named: "sous-client-\(service)") { [self] in run(wake: wake, dealer: dealer) }
+    }
+
+    static func connect(_ endpoint: String, context: ZMQContext) throws(ZMQError) -> ZMQSocket {
+        let socket = try context.socket(.dealer)
+        // Unsent requests are worthless once their callers gave up: never linger on close.
+        try socket.setLinger(milliseconds: 0)
+        try socket.setMaxMessageSize(Int64(SousProtocol.maxMessageBytes))
+        try socket.setReconnectInterval(milliseconds: 100, max: 2_000)
+        try socket.setSendHighWaterMark(10_000)
+        try socket.connect(endpoint)
+        return socket
+    }
+
+    /// Hands a call to the loop; `completion` is resumed exactly once.
+    func submit(_ attempt: ServiceClient.Attempt, _ completion: Completion) {
+        let accepted = inbox.withLock { inbox -> Bool in
+            guard !inbox.stopping else { return false }
+            inbox.calls.append(Call(attempt: attempt, completion: completion))
+            return true
+        }
+        guard accepted else {
+            completion.resume(returning: .failure(.unavailable("the \(service) client was closed")))
+            return
+        }
+        wake()
+    }
+
+    /// Ends the loop: waiting calls fail with `unavailable`.
+    func stop() {
+        inbox.withLock { $0.stopping = true }
+        wake()
+    }
+
+    private func wake() {
+        wakeSender.withLock { socket in
+            _ = try? socket?.send(multipart: [[]], dontWait: true)
+        }
+    }
+
+    // MARK: The loop thread
+
+    private func run(wake: ZMQSocket, dealer initial: ZMQSocket) {
+        var dealer = initial
+        defer {
+            for entry in pending.values { entry.call.completion.resume(returning: .failure(.unavailable("the \(service) client was closed"))) }
+            pending = [:]
+            dealer.close()
+            wake.close()
+            wakeSender.withLock { socket in
+                socket?.close()
+                socket = nil
+            }
+        }
+        while true {
+            let now = ContinuousClock.now
+            let nextDeadline = pending.values.map(\.attemptDeadline).min()
+            let timeout = nextDeadline.map { max($0 - now, .zero) } ?? .seconds(1)
+            let ready: [ZMQPollEvents]
+            do {
+                ready = try ZMQPoller.poll([(wake, .readable), (dealer, .readable)], timeout: min(timeout, .seconds(1)))
+            } catch {
+                if error.isTerminated { return }
+                continue
+            }
+            if !ready[0].isEmpty {
+                while (try? wake.receiveMultipart(dontWait: true)) != nil {}
+                let (calls, stopping) = inbox.withLock { inbox in
+                    defer { inbox.calls = [] }
+                    return (inbox.calls, inbox.stopping)
+                }
+                for call in calls { start(call, on: dealer) }
+                if stopping {
+                    return
+                }
+            }
+            if !ready[1].isEmpty { readReplies(dealer) }
+            if expireAttempts(on: dealer) {
+                // No reply since the expired attempt was sent: the connection may be dead. A new
+                // socket reconnects, and every waiting request goes out again on it.
+                if let fresh = try? Self.connect(endpoint, context: context) {
+                    dealer.close()
+                    dealer = fresh
+                    for id in pending.keys.sorted() { resend(id, on: dealer) }
+                }
+            }
+        }
+    }
+
+    private func start(_ call: Call, on dealer: ZMQSocket) {
+        let attempt = call.attempt
+        let configured = min(max(attempt.timeout ?? options.timeout, .milliseconds(1)), ServiceClient.longestAttempt)
+        let entry = Pending(
+            call: call, id: "", frames: [], attemptsLeft: 1 + min(max(options.retries, 0), 10), sentAt: .now, attemptDeadline: .now,
+            callDeadline: attempt.deadline, idempotencyKey: attempt.isWrite ? (attempt.idempotencyKey ?? UUID().uuidString) : nil,
+            lastProblem: "no time was left to send it"
+        )
+        launch(entry, configured: configured, on: dealer)
+    }
+
+    /// Sends the next attempt of `entry` under a new id, or fails the call if none is left.
+    private func launch(_ entry: Pending, configured: Duration, on dealer: ZMQSocket) {
+        var entry = entry
+        let now = ContinuousClock.now
+        var attemptTimeout = configured
+        if let callDeadline = entry.callDeadline { attemptTimeout = min(attemptTimeout, callDeadline - now) }
+        guard entry.attemptsLeft > 0, attemptTimeout >= .milliseconds(1) else {
+            fail(entry)
+            return
+        }
+        entry.attemptsLeft -= 1
+        entry.id = makeID()
+        let deadline = Int64((Date().timeIntervalSince1970 + ServiceClient.seconds(attemptTimeout)) * 1000)
+        let header = RequestHeader(
+            method: entry.call.attempt.method, id: entry.id, user: entry.call.attempt.user, deadline: deadline, idempotencyKey: entry.idempotencyKey
+        )
+        do {
+            entry.frames = try Envelope.requestFrames(header, body: entry.call.attempt.body)
+        } catch {
+            entry.call.completion.resume(returning: .failure(.internal("request header could not be encoded: \(error)")))
+            return
+        }
+        entry.sentAt = now
+        entry.attemptDeadline = now + attemptTimeout
+        pending[entry.id] = entry
+        resend(entry.id, on: dealer)
+    }
+
+    private func resend(_ id: String, on dealer: ZMQSocket) {
+        guard let entry = pending[id] else { return }
+        do {
+            if try !dealer.send(multipart: entry.frames, dontWait: true) {
+                pending[id]?.lastProblem = "the request could not be queued (the \(service) is not taking requests)"
+            }
+        } catch {
+            pending[id]?.lastProblem = "\(error)"
+        }
+    }
+
+    private func readReplies(_ dealer: ZMQSocket) {
+        while true {
+            let frames: [ZMQFrame]
+            do {
+                frames = try dealer.receiveMultipart(dontWait: true)
+            } catch {
+                return
+            }
+            lastReplyAt = .now
+            guard let reply = try? Envelope.parseReply(frames) else { continue }
+            // A reply to an abandoned attempt has no entry any more: dropped.
+            guard let entry = pending.removeValue(forKey: reply.header.id) else { continue }
+            entry.call.completion.resume(returning: .success(reply))
+        }
+    }
+
+    /// Retries or fails the attempts whose time is up; true when the socket looks dead.
+    private func expireAttempts(on dealer: ZMQSocket) -> Bool {
+        let now = ContinuousClock.now
+        var suspect = false
+        for (id, entry) in pending where entry.attemptDeadline <= now {
+            pending[id] = nil
+            var expired = entry
+            expired.lastProblem = "no reply within \(ServiceClient.seconds(entry.attemptDeadline - entry.sentAt)) s"
+            if lastReplyAt < entry.sentAt { suspect = true }
+            let configured = min(max(entry.call.attempt.timeout ?? options.timeout, .milliseconds(1)), ServiceClient.longestAttempt)
+            launch(expired, configured: configured, on: dealer)
+        }
+        return suspect
+    }
+
+    private func fail(_ entry: Pending) {
+        let made = 1 + min(max(options.retries, 0), 10) - entry.attemptsLeft
+        entry.call.completion.resume(returning: .failure(.unavailable(
+            "\(service) did not answer \(entry.call.attempt.method) at \(endpoint) (\(made) attempt\(made == 1 ? "" : "s"), \(entry.lastProblem))"
+        )))
+    }
+}
