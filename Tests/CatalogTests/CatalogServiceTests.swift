@@ -340,6 +340,47 @@ struct PersonalVersionTests {
         }
     }
 
+    /// Personal versions used to be keyed "<id>@<user>": user "example.com" asking for
+    /// "tomato-lentil-soup@alice" read alice@example.com's private version.
+    @Test func personalVersionsCannotBeReachedThroughUserNamesWithAtSignsAndDots() async throws {
+        try await withCatalog { _, client in
+            let id = "tomato-lentil-soup"
+            _ = try await client.call(CatalogAPI.editRecipe, .init(id: id, changes: RecipeDraft(name: "Alice's secret soup")), user: "alice@example.com")
+            for (user, asked) in [("example.com", "\(id)@alice"), ("com", "\(id)@alice@example"), ("alice@example.com", "\(id)@"), ("", "\(id)@alice@example.com")] {
+                let found = try? await client.call(CatalogAPI.getRecipe, .init(id: asked), user: user.isEmpty ? nil : user)
+                #expect(found?.name != "Alice's secret soup", "\(user) asking for \(asked)")
+            }
+            let search = try await client.call(CatalogAPI.searchRecipes, .init(query: "secret"), user: "example.com")
+            #expect(search.recipes.isEmpty)
+            #expect(try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "alice@example.com").name == "Alice's secret soup")
+        }
+    }
+
+    /// A database written before version 3 keyed personal versions "<id>@<user>"; opening it
+    /// re-keys them and their ingredient lines.
+    @Test func personalVersionsFromOlderDatabasesAreRekeyed() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-catalog-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let id = "tomato-lentil-soup"
+        do {
+            let database = try CatalogService.openDatabase(directory: directory)
+            let store = try CatalogStore(database: database)
+            try store.loadSeedIfNeeded(try CatalogFixture.seed)
+            _ = try store.edit(id, changes: RecipeDraft(name: "Ada's soup"), user: "ada@home.example")
+            try await database.writer.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA foreign_keys = OFF")
+                try db.execute(sql: "UPDATE recipe SET key = id || '@' || owner WHERE origin = 'personal'")
+                try db.execute(sql: "UPDATE recipe_ingredient SET recipe_key = 'tomato-lentil-soup@ada@home.example' WHERE recipe_key LIKE 'personal:%'")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v3:%'")
+                try db.execute(sql: "PRAGMA foreign_keys = ON")
+            }
+        }
+        let reopened = try CatalogStore(database: CatalogService.openDatabase(directory: directory))
+        let mine = try reopened.recipe(id, user: "ada@home.example", people: nil)
+        #expect(mine.name == "Ada's soup" && !mine.ingredients.isEmpty)
+        #expect(try reopened.recipe(id, user: "home.example", people: nil).name != "Ada's soup")
+    }
+
     @Test func builtInsAndOthersRecipesCannotBeDeleted() async throws {
         try await withCatalog { _, client in
             let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.deleteRecipe, .init(id: "tomato-lentil-soup"), user: "ada") }

@@ -97,6 +97,18 @@ enum CatalogMigrations {
                 CREATE INDEX recipe_search ON recipe(deleted, name, origin, owner, diets, allergens, equipment, energy_level, dish_types, key, id)
                 """)
         }
+        migrator.registerMigration("v3: personal versions keyed without collisions") { db in
+            // "<id>@<user>" let user "example.com" reach "soup@alice" = alice@example.com's soup.
+            // Now "personal:<length of user>:<user>:<id>" (see RecipeKey). Foreign keys are
+            // checked once the migration is done.
+            let newKey = "'personal:' || length(owner) || ':' || owner || ':' || id"
+            try db.execute(sql: """
+                UPDATE recipe_ingredient SET recipe_key = (
+                    SELECT \(newKey) FROM recipe WHERE recipe.key = recipe_ingredient.recipe_key
+                ) WHERE recipe_key IN (SELECT key FROM recipe WHERE origin = 'personal');
+                UPDATE recipe SET key = \(newKey) WHERE origin = 'personal';
+                """)
+        }
         return migrator
     }
 }

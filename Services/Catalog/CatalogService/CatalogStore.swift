@@ -374,7 +374,7 @@ public final class CatalogStore: Sendable {
                 if row.owner == user {
                     try Self.write(updated, key: row.key, id: row.id, origin: row.origin, owner: user, basedOn: row.basedOn, shared: row.shared, version: version, ingredients: ingredients, db)
                 } else {
-                    try Self.write(updated, key: "\(row.id)@\(user)", id: row.id, origin: .personal, owner: user, basedOn: row.id, shared: false, version: version, ingredients: ingredients, db)
+                    try Self.write(updated, key: RecipeKey.personal(row.id, of: user).rawValue, id: row.id, origin: .personal, owner: user, basedOn: row.id, shared: false, version: version, ingredients: ingredients, db)
                 }
                 return try detail(of: Self.resolve(id, user: user, db)!, user: user, people: nil, db)
             }
@@ -603,7 +603,7 @@ public final class CatalogStore: Sendable {
     /// built-in, theirs, or shared.
     static func resolve(_ id: String, user: String?, _ db: Database) throws -> RecipeRow? {
         if let user, !user.isEmpty,
-           let personal = try Row.fetchOne(db, sql: "SELECT \(RecipeRow.columns) FROM recipe WHERE key = ? AND deleted = 0", arguments: ["\(id)@\(user)"]) {
+           let personal = try Row.fetchOne(db, sql: "SELECT \(RecipeRow.columns) FROM recipe WHERE key = ? AND deleted = 0", arguments: [RecipeKey.personal(id, of: user).rawValue]) {
             return try RecipeRow(row: personal)
         }
         guard let row = try Row.fetchOne(db, sql: """
