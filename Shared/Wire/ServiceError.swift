@@ -13,6 +13,9 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
     public static let conflict = ErrorCode(rawValue: "conflict")
     /// The caller may not do this.
     public static let unauthorized = ErrorCode(rawValue: "unauthorized")
+    /// The user already stores as much of this as one user may (docs/PROTOCOL.md, "Quotas");
+    /// ``ServiceError/field`` names what.
+    public static let quotaExceeded = ErrorCode(rawValue: "quotaExceeded")
     /// The service, or one it depends on, cannot answer now; retrying later may succeed.
     public static let unavailable = ErrorCode(rawValue: "unavailable")
     /// The request's deadline passed before the service could start it.

@@ -307,3 +307,25 @@ struct GroceriesEventTests {
         }
     }
 }
+
+struct GroceriesQuotaTests {
+    /// One user cannot fill the disk: past the quota a write is refused, naming what is full,
+    /// and nothing is written; other users are not affected.
+    @Test func itemsPastTheQuotaAreRefused() async throws {
+        try await withGroceries { env in
+            let client = env.groceries
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for batch in 0..<10 {
+                    group.addTask {
+                        for index in 0..<50 { _ = try await client.call(GroceriesAPI.addItem, AddListItem(text: "thing \(batch)-\(index)"), user: "ada") }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let refused = await #expect(throws: ServiceError.self) { try await client.call(GroceriesAPI.addItem, AddListItem(text: "one more"), user: "ada") }
+            #expect(refused?.code == .quotaExceeded && refused?.field == "text" && refused?.message.contains("500") == true)
+            #expect(try await client.call(GroceriesAPI.list, Empty(), user: "ada").lineCount == 500)
+            _ = try await client.call(GroceriesAPI.addItem, AddListItem(text: "bread"), user: "bob")
+        }
+    }
+}

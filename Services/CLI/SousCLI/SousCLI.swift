@@ -11,7 +11,7 @@ public struct SousCommand: AsyncParsableCommand {
             Every command talks to the Sous services over ZeroMQ. Endpoints come from SOUS_<SERVICE>_ENDPOINT \
             (default: the local run on 127.0.0.1) or flags such as --catalog. Add --json to any command for \
             machine-readable output. Exit codes: 0 ok, 64 usage, 3 not found, 4 bad request, 5 unavailable \
-            or timed out, 6 unauthorized, 7 conflict, 1 anything else. You act as --user NAME (env SOUS_USER, \
+            or timed out, 6 unauthorized, 7 conflict or quota reached, 1 anything else. You act as --user NAME (env SOUS_USER, \
             default: your login name).
 
             New here? `sous status`, then `sous profile set --people 2 --diet vegetarian --time-zone Europe/Rome`, \
@@ -84,7 +84,7 @@ public enum ExitCodes {
         case .badRequest: badRequest
         case .unavailable, .timeout: unavailable
         case .unauthorized: unauthorized
-        case .conflict: conflict
+        case .conflict, .quotaExceeded: conflict
         default: 1
         }
     }

@@ -353,6 +353,7 @@ public final class CatalogStore: Sendable {
         let id = "r-" + UUID().uuidString.lowercased().prefix(12)
         return try storage {
             try writer.write { db in
+                try Self.checkRecipeQuota(user: user, db)
                 let version = try Self.nextVersion(db)
                 try Self.write(valid, key: id, id: id, origin: .custom, owner: user, basedOn: nil, shared: false, version: version, ingredients: ingredients, db)
                 return try detail(of: Self.resolve(id, user: user, db)!, user: user, people: nil, db)
@@ -374,6 +375,7 @@ public final class CatalogStore: Sendable {
                 if row.owner == user {
                     try Self.write(updated, key: row.key, id: row.id, origin: row.origin, owner: user, basedOn: row.basedOn, shared: row.shared, version: version, ingredients: ingredients, db)
                 } else {
+                    try Self.checkRecipeQuota(user: user, db)
                     try Self.write(updated, key: RecipeKey.personal(row.id, of: user).rawValue, id: row.id, origin: .personal, owner: user, basedOn: row.id, shared: false, version: version, ingredients: ingredients, db)
                 }
                 return try detail(of: Self.resolve(id, user: user, db)!, user: user, people: nil, db)
@@ -473,6 +475,7 @@ public final class CatalogStore: Sendable {
                 }
                 var copy = row.asValidRecipe
                 copy.ingredients = try Self.lines(key: row.key, db)
+                try Self.checkRecipeQuota(user: user, db)
                 let newID = "r-" + UUID().uuidString.lowercased().prefix(12)
                 let version = try Self.nextVersion(db)
                 try Self.write(copy, key: newID, id: newID, origin: .saved, owner: user, basedOn: row.id, shared: false, version: version, ingredients: ingredients, db)
@@ -522,6 +525,13 @@ public final class CatalogStore: Sendable {
         } catch {
             throw .internal("catalog storage failed: \(error)")
         }
+    }
+
+    /// What one user may store in the catalog (docs/PROTOCOL.md, "Quotas").
+    static let recipeQuota = Quota("recipes of one's own (created, saved, or personal versions)", limit: 1_000, field: "recipes")
+
+    static func checkRecipeQuota(user: String, _ db: Database) throws {
+        try recipeQuota.check(current: Int.fetchOne(db, sql: "SELECT COUNT(*) FROM recipe WHERE owner = ? AND deleted = 0", arguments: [user]) ?? 0)
     }
 
     static func meta(_ db: Database, _ key: String) throws -> Int64 {

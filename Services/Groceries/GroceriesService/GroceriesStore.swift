@@ -115,6 +115,7 @@ public final class GroceriesStore: Sendable {
                     try db.execute(sql: "UPDATE list_recipe SET multiplier = ? WHERE user = ? AND recipe = ?", arguments: [total, user, recipe])
                 } else {
                     guard let snapshot else { throw ServiceError.notFound("\(recipe) is not on the list", field: "recipe") }
+                    try GroceriesQuotas.listRecipes.check(current: Int.fetchOne(db, sql: "SELECT COUNT(*) FROM list_recipe WHERE user = ?", arguments: [user]) ?? 0)
                     let used = Set(snapshot.lines.map(\.ingredient))
                     for (index, id) in exclude.enumerated() where !used.contains(id) {
                         throw ServiceError.notFound("\(snapshot.name) does not use \"\(id)\"", field: "exclude.\(index)")
@@ -166,6 +167,7 @@ public final class GroceriesStore: Sendable {
     public func addEdibleItem(_ facts: ListIngredientFacts, quantity: Double, unit: MeasureUnit, user: String, now: Date) throws(ServiceError) -> GroceryList {
         try storage {
             try writer.write { db in
+                try GroceriesQuotas.checkManualItems(user: user, db)
                 try Self.upsert(facts, db)
                 try db.execute(sql: "INSERT INTO manual_item (user, ingredient, quantity, unit, added_at) VALUES (?, ?, ?, ?, ?)",
                                arguments: [user, facts.id, quantity, unit.rawValue, now.timeIntervalSince1970])
@@ -177,6 +179,7 @@ public final class GroceriesStore: Sendable {
     public func addNonEdibleItem(_ text: String, count: Int?, user: String, now: Date) throws(ServiceError) -> GroceryList {
         try storage {
             try writer.write { db in
+                try GroceriesQuotas.checkManualItems(user: user, db)
                 try db.execute(sql: "INSERT INTO manual_item (user, text, count, added_at) VALUES (?, ?, ?, ?)",
                                arguments: [user, text, count, now.timeIntervalSince1970])
                 return try Self.list(user: user, db)
@@ -245,6 +248,9 @@ public final class GroceriesStore: Sendable {
             try writer.write { db in
                 let list = try Self.list(user: user, db)
                 guard list.lineCount > 0 else { throw ServiceError.badRequest("the list is empty: add a recipe or an item first", field: "list") }
+                try GroceriesQuotas.ordersPerDay.check(current: Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM grocery_order WHERE user = ? AND placed_at > ?", arguments: [user, now.timeIntervalSince1970 - 86_400]
+                ) ?? 0)
                 let recipes = list.recipes.map(\.recipe)
                 try db.execute(sql: """
                     INSERT INTO grocery_order (user, placed_at, phone, street, postal_code, city, note, total, recipes)

@@ -19,6 +19,15 @@ final class CoeliacStore: Sendable {
     /// Adds a validated entry (with its photo, if any).
     func addEntry(_ entry: ValidJournalEntry, user: String, now: Date) throws -> JournalEntry {
         try writer.write { db in
+            try TrackerQuotas.journalEntriesPerDay.check(
+                current: Int.fetchOne(db, sql: "SELECT COUNT(*) FROM coeliac_journal_entry WHERE user = ? AND date = ?", arguments: [user, entry.date.description]) ?? 0
+            )
+            if let photo = entry.photo {
+                try TrackerQuotas.photoBytes.check(
+                    current: Int.fetchOne(db, sql: "SELECT COALESCE(SUM(photo_bytes), 0) FROM coeliac_journal_entry WHERE user = ?", arguments: [user]) ?? 0,
+                    adding: photo.count
+                )
+            }
             try db.execute(
                 sql: """
                     INSERT INTO coeliac_journal_entry (user, date, time, title, description, photo_bytes, created_at, updated_at)
@@ -71,6 +80,11 @@ final class CoeliacStore: Sendable {
                 try db.execute(sql: "DELETE FROM coeliac_journal_photo WHERE entry_id = ?", arguments: [id])
                 after.photoBytes = 0
             case .replace(let bytes):
+                try TrackerQuotas.photoBytes.check(
+                    current: (Int.fetchOne(db, sql: "SELECT COALESCE(SUM(photo_bytes), 0) FROM coeliac_journal_entry WHERE user = ?", arguments: [user]) ?? 0)
+                        - before.photoBytes,
+                    adding: bytes.count
+                )
                 try db.execute(sql: "INSERT OR REPLACE INTO coeliac_journal_photo (entry_id, bytes) VALUES (?, ?)", arguments: [id, bytes])
                 after.photoBytes = bytes.count
             }

@@ -27,6 +27,9 @@ public final class TrackerStore: Sendable {
 
     func insert(_ new: NewEntry, user: String, at time: Date) throws -> DiaryEntry {
         try writer.write { db in
+            try TrackerQuotas.diaryEntriesPerDay.check(
+                current: Int.fetchOne(db, sql: "SELECT COUNT(*) FROM diary_entry WHERE user = ? AND date = ?", arguments: [user, new.date.description]) ?? 0
+            )
             try db.execute(
                 sql: """
                     INSERT INTO diary_entry (user, date, meal, food, grams, kcal, carbohydrates, protein, fat, source_kind, source_ref, logged_at)
@@ -165,6 +168,7 @@ public final class TrackerStore: Sendable {
 
     func createFood(_ draft: SavedFoodDraft, user: String) throws -> SavedFood {
         try writer.write { db in
+            try TrackerQuotas.savedFoods.check(current: Int.fetchOne(db, sql: "SELECT COUNT(*) FROM saved_food WHERE user = ?", arguments: [user]) ?? 0)
             try db.execute(
                 sql: "INSERT INTO saved_food (user, name, meals, grams, kcal, carbohydrates, protein, fat) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 arguments: [user, draft.name, Self.mealsText(draft.meals), draft.grams, draft.per100g.kcal, draft.per100g.carbohydrates,
