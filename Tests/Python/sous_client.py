@@ -62,7 +62,7 @@ MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 class SousError(Exception):
     """An error reply from a service (or ``unavailable`` / ``internal`` raised locally).
 
-    ``code`` is one of badRequest, notFound, conflict, unauthorized, unavailable,
+    ``code`` is one of badRequest, notFound, conflict, quotaExceeded, unauthorized, unavailable,
     timeout, internal (or a newer code this client does not know yet); ``field`` names
     the offending input for badRequest, as a dotted path such as "steps.2.minutes".
     """
