@@ -142,7 +142,7 @@ let package = Package(
         // MARK: Benchmarks
         .executableTarget(
             name: "sous-bench",
-            dependencies: ["ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousRuntime", "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", argumentParser, logging, grdb],
+            dependencies: ["ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousRuntime", "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousTestSupport", argumentParser, logging, grdb],
             path: "Benchmarks/SousBench",
             swiftSettings: swiftSettings
         ),
@@ -185,6 +185,13 @@ let package = Package(
             name: "NotifierTests",
             dependencies: ["CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb],
             path: "Tests/NotifierTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FuzzTests",
+            dependencies: ["CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "MessagePack", "ZeroMQ"],
+            path: "Tests/FuzzTests",
+            exclude: ["Corpus", "make_corpus.py"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

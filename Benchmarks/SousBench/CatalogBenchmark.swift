@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import SousRuntime
 import SousSchema
+import SousTestSupport
 import SousWire
 
 /// Catalog searches on a synthetic catalog, over the socket and directly on the store (the floor).

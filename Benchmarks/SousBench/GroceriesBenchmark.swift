@@ -6,6 +6,7 @@ import Logging
 import PlannerService
 import SousRuntime
 import SousSchema
+import SousTestSupport
 import SousServiceTesting
 import SousWire
 

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SousRuntime
 import SousSchema
+import SousTestSupport
 import SousWire
 import TrackerService
 

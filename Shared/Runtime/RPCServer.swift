@@ -33,6 +33,8 @@ public final class RPCServer: Service, Sendable {
         /// Requests in flight from one connection, all lanes together: one client's burst gets
         /// `busy` replies beyond it while everyone else is served.
         public var maxInFlightPerPeer = 32
+        /// Messages libzmq holds per connection before TCP pushes back (`ZMQ_RCVHWM`).
+        public var receiveQueuePerConnection = 100
         public var maxMessageBytes = SousProtocol.maxMessageBytes
         /// How often the I/O thread looks at its shutdown flag when idle.
         public var pollInterval: Duration = .milliseconds(50)
@@ -98,6 +100,10 @@ public final class RPCServer: Service, Sendable {
         // stream_engine_base.cpp) when a peer that flooded the socket disconnects
         // (zeromq/libzmq#4364). Dead TCP peers are found by the kernel's keepalive instead.
         try router.setTCPKeepalive(idleSeconds: 60, intervalSeconds: 10, count: 3)
+        // libzmq queues up to this many messages per connection before TCP pushes back on the
+        // sender; a flood over many connections holds at most this much per connection until
+        // the I/O thread has read (and mostly refused) it.
+        try router.setReceiveHighWaterMark(Int32(options.receiveQueuePerConnection))
         let pull = try context.socket(.pull)
         // Every reply passes through here once; the lanes' bounds bound what can wait in it.
         try pull.setReceiveHighWaterMark(0)
@@ -344,6 +350,7 @@ public final class RPCServer: Service, Sendable {
                 server.logger.notice("rejected a malformed request", metadata: ["request": "\(requestID)", "error": "\(error.message)"])
                 send(Envelope.errorReplyFrames(routing: routing, requestID: requestID, error: error))
             case let .request(routing, header, body):
+                if TestHooks.recordCorpus != nil { TestHooks.record(method: header.method, body: body) }
                 guard let registration = server.handlers.withLock({ $0[header.method] }) else {
                     let error = ServiceError.badRequest("\(server.name) has no method \"\(header.method)\"", field: "header.method")
                     send(Envelope.errorReplyFrames(routing: routing, requestID: header.id, error: error))

@@ -3,6 +3,7 @@ public import GRDB
 import GRDBSQLite
 public import SousSchema
 import SousWire
+import SousCrypto
 import Synchronization
 
 /// Opens a service's SQLite database: `<directory>/<name>.sqlite` in WAL mode through a GRDB
@@ -173,22 +174,42 @@ enum TestHooks {
     /// `SOUS_TEST_EXIT_AFTER_COMMIT=<method>`: the process exits (code 86) right after that
     /// method's write commits, before its reply is sent, to test retries across a crash.
     static let exitAfterCommit: String? = ProcessInfo.processInfo.environment["SOUS_TEST_EXIT_AFTER_COMMIT"]
+    /// `SOUS_RECORD_CORPUS=<folder>`: every request body a server receives is written there as
+    /// `<method>--<digest>.msgpack`, the seeds of the fuzz test (Tests/FuzzTests/Corpus).
+    static let recordCorpus: String? = ProcessInfo.processInfo.environment["SOUS_RECORD_CORPUS"]
+
+    static func record(method: String, body: [UInt8]) {
+        guard let folder = recordCorpus, method.allSatisfy({ $0.isLetter || $0 == "." }) else { return }
+        let name = "\(method)--\(Sodium.digest([body]).prefix(6).map { String(format: "%02x", $0) }.joined()).msgpack"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: folder + "/" + name, contents: Data(body))
+    }
 }
 
 /// Gives every statement a time limit through SQLite's progress handler, which interrupts a
-/// statement once the connection's current deadline has passed.
+/// statement once its deadline has passed. The deadline is set as each statement starts (a
+/// statement trace), so a transaction of many quick statements (loading a seed) is not cut
+/// short, and only statements run through ``SousDatabase/read(_:)`` and ``SousDatabase/write(_:)``
+/// are limited (migrations are not).
 enum QueryClock {
-    /// Per connection: the deadline of the statements now running (0: none), in nanoseconds of
-    /// the monotonic clock. One box per connection, alive as long as the process.
+    /// Per connection: whether statements are limited now, and the running one's deadline in
+    /// nanoseconds of the monotonic clock (0: none). Alive as long as the process.
     final class Box: Sendable {
+        let armed = Atomic<Bool>(false)
         let deadline = Atomic<UInt64>(0)
     }
 
     private static let boxes = Mutex<[ObjectIdentifier: Box]>([:])
+    static let limitNanoseconds = UInt64(SousDatabase.queryTimeLimit.components.seconds) * 1_000_000_000
 
     static func install(on db: Database) {
         let box = Box()
         boxes.withLock { $0[ObjectIdentifier(db)] = box }
+        db.trace(options: .statement) { _ in
+            if box.armed.load(ordering: .relaxed) {
+                box.deadline.store(DispatchTime.now().uptimeNanoseconds + limitNanoseconds, ordering: .relaxed)
+            }
+        }
         let context = Unmanaged.passRetained(box).toOpaque()
         // Every 1000 virtual-machine steps: cheap, and fine-grained enough for a 2 s limit.
         sqlite3_progress_handler(db.sqliteConnection, 1000, { context in
@@ -199,17 +220,20 @@ enum QueryClock {
         }, context)
     }
 
-    /// Runs `body` with the connection's deadline set; an interrupted statement becomes `timeout`.
+    /// Runs `body` with its statements limited; an interrupted statement becomes `timeout`.
     static func timed<T>(_ db: Database, _ body: () throws -> T) throws -> T {
         guard let box = boxes.withLock({ $0[ObjectIdentifier(db)] }) else { return try body() }
-        let limit = UInt64(SousDatabase.queryTimeLimit.components.seconds) * 1_000_000_000
-        let outer = box.deadline.load(ordering: .relaxed)
-        if outer == 0 { box.deadline.store(DispatchTime.now().uptimeNanoseconds + limit, ordering: .relaxed) }
-        defer { if outer == 0 { box.deadline.store(0, ordering: .relaxed) } }
+        let outer = box.armed.exchange(true, ordering: .relaxed)
+        defer {
+            if !outer {
+                box.armed.store(false, ordering: .relaxed)
+                box.deadline.store(0, ordering: .relaxed)
+            }
+        }
         do {
             return try body()
         } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
-            throw ServiceError(.timeout, "the query ran longer than \(SousDatabase.queryTimeLimit.components.seconds) s and was stopped; narrow it down")
+            throw ServiceError(.timeout, "a query ran longer than \(SousDatabase.queryTimeLimit.components.seconds) s and was stopped; narrow it down")
         }
     }
 }
