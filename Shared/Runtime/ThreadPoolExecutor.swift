@@ -28,8 +28,13 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)
+        // A job that arrives after every thread stopped (a task outliving its server) still
+        // runs, on a thread started for the queue's remainder.
+        let orphaned = stopping && running == 0
+        if orphaned { running += 1 }
         condition.signal()
         condition.unlock()
+        if orphaned { startThread(named: name) { [self] in work() } }
     }
 
     /// Lets the threads finish the jobs already queued, then stop.
