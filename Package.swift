@@ -165,7 +165,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PlannerTests",
-            dependencies: ["CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb],
+            dependencies: ["CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "MessagePack", logging, grdb],
             path: "Tests/PlannerTests",
             swiftSettings: swiftSettings
         ),

@@ -1,5 +1,6 @@
 import CatalogService
 import Foundation
+import MessagePack
 import PlannerService
 import SousRuntime
 import SousSchema
@@ -18,18 +19,33 @@ struct DeadlineTests {
         ServiceEndpoints(requests: "inproc://silent-\(service.rawValue)-\(UUID())", events: "inproc://silent-\(service.rawValue)-events-\(UUID())")
     }
 
+    /// Sends `request` with a deadline `deadline` from now, and waits for the reply far longer
+    /// (30 s): how soon it comes shows whether the service kept to the deadline (its down peer
+    /// has a 10 s per-attempt timeout, so without deadlines it would answer after 20 s).
+    static func call<Request: Encodable>(
+        _ method: String, _ request: Request, at endpoint: String, deadline: Duration
+    ) async throws -> (reply: Envelope.Reply, elapsed: Duration) {
+        let peer = try RawPeer(connectingTo: endpoint)
+        let milliseconds = Int64(Date().timeIntervalSince1970 * 1000) + Int64(deadline.components.seconds * 1000)
+        let header = RequestHeader(method: method, id: "d1", user: "ada", deadline: milliseconds, idempotencyKey: "deadline-\(UUID())")
+        let start = ContinuousClock.now
+        try peer.send(Envelope.requestFrames(header, body: MessagePackEncoder().encode(request)))
+        let frames = try #require(try await peer.receive(timeout: .seconds(30)), "no reply within 30 s")
+        return (try Envelope.parseReply(frames), ContinuousClock.now - start)
+    }
+
     @Test func aDownCatalogIsNamedBeforeTheCallersDeadline() async throws {
         let planner = try PlannerService(
             configuration: .inProcess(.planner, peers: [.catalog: Self.silent(.catalog), .tracker: Self.silent(.tracker)]),
             logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil)
         )
         try await withRunningService(planner.host) { host in
-            // One attempt of 6 s: the planner keeps a fifth (at most 1 s) to answer in, so its
-            // reply arrives before the client gives up, whatever the catalog's own timeout.
-            let client = ServiceClient(service: "planner", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(6), retries: 0))
-            let error = await #expect(throws: ServiceError.self) { try await client.call(PlannerAPI.addRecipe, RecipeID(id: "tomato-lentil-soup"), user: "ada") }
+            // A 4 s deadline: the planner gives the catalog 3.2 s of it and answers then.
+            let (reply, elapsed) = try await Self.call(PlannerAPI.addRecipe.name, RecipeID(id: "tomato-lentil-soup"), at: host.boundEndpoints.requests, deadline: .seconds(4))
+            let error = #expect(throws: ServiceError.self) { try reply.decode(PlanSelection.self) }
             #expect(error?.code == .unavailable)
             #expect(error?.message.contains("the planner needs the catalog") == true, "\(String(describing: error))")
+            #expect(elapsed < .seconds(12), "answered after \(elapsed), the deadline was 4 s")
         }
     }
 
@@ -40,11 +56,14 @@ struct DeadlineTests {
         let tracker = try TrackerFixture.make(peers: [.catalog: Self.silent(.catalog)], clock: clock)
         let planner = try PlannerFixture.make(peers: [.catalog: catalog.host.boundEndpoints, .tracker: tracker.host.boundEndpoints], clock: clock)
         try await withRunningServices([catalog.host, tracker.host, planner.host]) { _ in
-            let client = ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(8), retries: 0))
+            let client = ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
             _ = try await client.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: soup), user: "ada")
-            let cooked = try await client.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 1), user: "ada")
+            // A 6 s deadline: the planner gives the tracker 4.8 s, the tracker the catalog 3.8 s.
+            let (reply, elapsed) = try await Self.call(PlannerAPI.cooked.name, SlotRef(date: date("2026-03-10"), slot: 1), at: planner.host.boundEndpoints.requests, deadline: .seconds(6))
+            let cooked = try reply.decode(CookedResult.self)
             #expect(!cooked.logged)
             #expect(cooked.loggingError?.contains("the tracker needs the catalog") == true, "\(cooked.loggingError ?? "")")
+            #expect(elapsed < .seconds(14), "answered after \(elapsed), the deadline was 6 s")
         }
     }
 }
