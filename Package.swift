@@ -52,7 +52,7 @@ let package = Package(
         ),
         .target(
             name: "SousTestSupport",
-            dependencies: ["ZeroMQ", "SousWire", "SousRuntime", logging],
+            dependencies: ["ZeroMQ", "SousWire", "SousSchema", "SousRuntime", logging],
             path: "Shared/TestSupport",
             swiftSettings: swiftSettings
         ),
@@ -82,7 +82,7 @@ let package = Package(
         ),
         .target(
             name: "PlannerService",
-            dependencies: ["SousRuntime", "SousSchema", "SousWire", grdb, logging],
+            dependencies: ["SousRuntime", "SousSchema", "SousWire", "SousCrypto", grdb, logging, lifecycle],
             path: "Services/Planner/PlannerService",
             swiftSettings: swiftSettings
         ),

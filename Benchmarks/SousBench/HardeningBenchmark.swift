@@ -77,7 +77,7 @@ struct HardeningBenchmark: AsyncParsableCommand {
             var samples = Samples(name: keyed ? "diary.add with an idempotency key (record in the write's transaction)" : "diary.add without a key")
             for index in 0..<(queries + 100) {
                 // A new user now and then keeps each day under the diary quota.
-                let header = RequestHeader(method: TrackerAPI.addEntry.name, id: "w\(index)", user: "bench-\(keyed)-\(index / 150)", idempotencyKey: keyed ? UUID().uuidString : nil)
+                let header = RequestHeader(method: TrackerAPI.addEntry.name, id: "w\(index)", session: TestSessions.token(for: "bench-\(keyed)-\(index / 150)"), idempotencyKey: keyed ? UUID().uuidString : nil)
                 let frames = try Envelope.requestFrames(header, body: add)
                 let start = DispatchTime.now().uptimeNanoseconds
                 try socket.send(multipart: frames)

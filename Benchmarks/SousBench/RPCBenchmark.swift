@@ -57,7 +57,7 @@ struct RPCBenchmark: AsyncParsableCommand {
     /// Envelope parsing, body decoding, the health handler's database check and reply encoding:
     /// what a request costs before any thread hop or socket.
     func measureServerWork(_ database: SousDatabase) throws -> [Samples] {
-        let header = RequestHeader(method: "health", id: "bench-1", user: nil, deadline: Int64(Date().timeIntervalSince1970 * 1000) + 60_000)
+        let header = RequestHeader(method: "health", id: "bench-1", deadline: Int64(Date().timeIntervalSince1970 * 1000) + 60_000)
         let frames = [Array("peer".utf8)] + (try Envelope.requestFrames(header, body: MessagePackEncoder().encode(Empty())))
         var envelope = Samples(name: "parse request envelope")
         var databaseCheck = Samples(name: "database health check (SELECT 1)")

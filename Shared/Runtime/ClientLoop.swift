@@ -24,6 +24,7 @@ final class ClientLoop: @unchecked Sendable {
     private let options: ServiceClient.Options
     private let context: ZMQContext
     private let makeID: @Sendable () -> String
+    private let curve: CurveClientSetup?
 
     // Shared with callers.
     private let inbox = Mutex<(calls: [Call], stopping: Bool)>(([], false))
@@ -46,8 +47,12 @@ final class ClientLoop: @unchecked Sendable {
     private var pending: [String: Pending] = [:]
     private var lastReplyAt = ContinuousClock.now
 
-    init(service: String, endpoint: String, options: ServiceClient.Options, context: ZMQContext, makeID: @escaping @Sendable () -> String) throws(ZMQError) {
+    init(
+        service: String, endpoint: String, options: ServiceClient.Options, curve: CurveClientSetup?, context: ZMQContext,
+        makeID: @escaping @Sendable () -> String
+    ) throws(ZMQError) {
         self.service = service
+        self.curve = curve
         self.endpoint = endpoint
         self.options = options
         self.context = context
@@ -61,12 +66,13 @@ final class ClientLoop: @unchecked Sendable {
         try sender.setLinger(milliseconds: 0)
         try sender.connect(wakeEndpoint)
         wakeSender = Mutex(sender)
-        let dealer = try Self.connect(endpoint, context: context)
+        let dealer = try Self.connect(endpoint, curve: curve, context: context)
         startThread(named: "sous-client-\(service)") { [self] in run(wake: wake, dealer: dealer) }
     }
 
-    static func connect(_ endpoint: String, context: ZMQContext) throws(ZMQError) -> ZMQSocket {
+    static func connect(_ endpoint: String, curve: CurveClientSetup?, context: ZMQContext) throws(ZMQError) -> ZMQSocket {
         let socket = try context.socket(.dealer)
+        if let curve { try socket.setCurveClient(serverKey: curve.serverKey, keyPair: curve.keyPair) }
         // Unsent requests are worthless once their callers gave up: never linger on close.
         try socket.setLinger(milliseconds: 0)
         try socket.setMaxMessageSize(Int64(SousProtocol.maxMessageBytes))
@@ -142,7 +148,7 @@ final class ClientLoop: @unchecked Sendable {
             if expireAttempts(on: dealer) {
                 // No reply since the expired attempt was sent: the connection may be dead. A new
                 // socket reconnects, and every waiting request goes out again on it.
-                if let fresh = try? Self.connect(endpoint, context: context) {
+                if let fresh = try? Self.connect(endpoint, curve: curve, context: context) {
                     dealer.close()
                     dealer = fresh
                     for id in pending.keys.sorted() { resend(id, on: dealer) }
@@ -176,7 +182,7 @@ final class ClientLoop: @unchecked Sendable {
         entry.id = makeID()
         let deadline = Int64((Date().timeIntervalSince1970 + ServiceClient.seconds(attemptTimeout)) * 1000)
         let header = RequestHeader(
-            method: entry.call.attempt.method, id: entry.id, user: entry.call.attempt.user, deadline: deadline, idempotencyKey: entry.idempotencyKey
+            method: entry.call.attempt.method, id: entry.id, session: entry.call.attempt.session, onBehalfOf: entry.call.attempt.onBehalfOf, deadline: deadline, idempotencyKey: entry.idempotencyKey
         )
         do {
             entry.frames = try Envelope.requestFrames(header, body: entry.call.attempt.body)

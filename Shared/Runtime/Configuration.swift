@@ -1,5 +1,9 @@
 public import Foundation
 public import Logging
+public import SousCrypto
+import Synchronization
+import SousWire
+public import ZeroMQ
 
 /// The five Sous services and their local defaults.
 public enum SousService: String, CaseIterable, Sendable, Codable {
@@ -67,6 +71,8 @@ public struct ServiceConfiguration: Sendable {
     public var peerTimeouts: [SousService: Duration] = [:]
     /// Threads and bounds of the request server (see ``RPCServer/Options``).
     public var serverOptions = RPCServer.Options()
+    /// Where keys come from (``KeySettings``); copies of a configuration share the loaded keys.
+    public var keys: KeySettings
     /// Where the service reads the time (`SOUS_CLOCK`: `system`, or `manual` / `manual:<ISO 8601>`
     /// for a clock that only moves through the `clock.set` method: for end-to-end tests).
     public var clock: WallClock
@@ -79,8 +85,10 @@ public struct ServiceConfiguration: Sendable {
         logLevel: Logger.Level = .info,
         peers: [SousService: ServiceEndpoints] = [:],
         callTimeout: Duration = .seconds(3),
-        clock: WallClock = .system()
+        clock: WallClock = .system(),
+        keys: KeySettings = KeySettings()
     ) {
+        self.keys = keys
         self.service = service
         self.bind = bind
         self.eventsBind = eventsBind
@@ -108,6 +116,7 @@ public struct ServiceConfiguration: Sendable {
             timeout = .milliseconds(milliseconds)
         }
         let clock = try WallClock.fromSetting(environment["SOUS_CLOCK"] ?? "system")
+        let keysDirectory = environment["SOUS_KEYS_DIR"].flatMap { $0.isEmpty ? nil : $0 }
         return ServiceConfiguration(
             service: service,
             bind: environment["\(service.environmentPrefix)_BIND"] ?? own.requests,
@@ -116,7 +125,8 @@ public struct ServiceConfiguration: Sendable {
             logLevel: level,
             peers: peers,
             callTimeout: timeout,
-            clock: clock
+            clock: clock,
+            keys: KeySettings(directory: keysDirectory)
         )
     }
 
@@ -134,8 +144,38 @@ public struct ServiceConfiguration: Sendable {
             logLevel: .warning,
             peers: peers,
             callTimeout: .seconds(10),
-            clock: clock
+            clock: clock,
+            keys: .inProcess(service)
         )
+    }
+
+    /// Where public keys are shared: `SOUS_KEYS_DIR`, else `<data>/keys`; nil without either.
+    public var keysDirectory: String? {
+        keys.directory ?? dataDirectory.map { URL(fileURLWithPath: $0).appendingPathComponent("keys").path }
+    }
+
+    /// This service's keys: loaded (or created) on first use, then shared by every copy.
+    public func keyring() throws -> Keyring {
+        try keys.keyring(for: service, dataDirectory: dataDirectory, keysDirectory: keysDirectory)
+    }
+
+    /// How a client of this service's peers connects: CURVE with the peer's published key, or
+    /// nothing over `inproc`.
+    public func curveSetup(for peer: SousService, events: Bool = false) -> CurveSetupProvider {
+        let endpoint = events ? endpoints(of: peer).events : endpoints(of: peer).requests
+        return { () throws(ServiceError) -> CurveClientSetup? in
+            guard !endpoint.hasPrefix("inproc://") else { return nil }
+            let keyring: Keyring
+            do {
+                keyring = try self.keyring()
+            } catch {
+                throw .unavailable("the \(self.service.rawValue) has no key of its own: \(error)")
+            }
+            guard let serverKey = keyring.publicKey(of: peer) else {
+                throw .unavailable("the \(peer.rawValue) has not published its public key in \(self.keysDirectory ?? "the keys folder") yet")
+            }
+            return CurveClientSetup(serverKey: serverKey, keyPair: keyring.own)
+        }
     }
 
     /// The endpoints of a peer service; the local defaults if none was configured.
@@ -172,4 +212,59 @@ extension WallClock {
         }
         throw ConfigurationError(variable: "SOUS_CLOCK", message: "expected system, manual or manual:<ISO 8601 instant>, got \"\(text)\"")
     }
+}
+
+/// Where a service's keys come from (docs/PROTOCOL.md, "Keys"). A reference: copies of a
+/// configuration share one loaded ``Keyring``.
+public final class KeySettings: Sendable {
+    /// `SOUS_KEYS_DIR`; nil means `<data>/keys`.
+    public let directory: String?
+    /// Public keys known up front instead of read from the keys folder.
+    public let serviceKeys: [SousService: String]
+    /// The service's own key pair, if given; otherwise `<data>/<service>.curve`.
+    public let ownKeyPair: CurveKeyPair?
+    /// The session-signing key pair, if given (in-process tests): the planner signs with it,
+    /// every service checks with its public half. Otherwise the planner keeps its own in
+    /// `<data>/sessions.key` and publishes the public half.
+    public let sessionSigningKey: Sodium.SigningKeyPair?
+    private let loaded = Mutex<Keyring?>(nil)
+
+    public init(
+        directory: String? = nil, serviceKeys: [SousService: String] = [:], ownKeyPair: CurveKeyPair? = nil,
+        sessionSigningKey: Sodium.SigningKeyPair? = nil
+    ) {
+        self.directory = directory
+        self.serviceKeys = serviceKeys
+        self.ownKeyPair = ownKeyPair
+        self.sessionSigningKey = sessionSigningKey
+    }
+
+    /// Keys for a service configured with ``ServiceConfiguration/inProcess(_:dataDirectory:peers:clock:)``:
+    /// one key pair per service for the whole process, each service knowing the others', and
+    /// the process's session key: services in one test process talk over TCP as deployed.
+    public static func inProcess(_ service: SousService) -> KeySettings {
+        KeySettings(serviceKeys: InProcessKeys.publicKeys, ownKeyPair: InProcessKeys.pairs[service], sessionSigningKey: SessionSigner.inProcess.keyPair)
+    }
+
+    func keyring(for service: SousService, dataDirectory: String?, keysDirectory: String?) throws -> Keyring {
+        try loaded.withLock { loaded in
+            if let loaded { return loaded }
+            let own = try ownKeyPair ?? Keyring.ownKeyPair(of: service, dataDirectory: dataDirectory)
+            if let keysDirectory { try Keyring.publish(own.publicKey, of: service, in: keysDirectory) }
+            let keyring = Keyring(own: own, directory: keysDirectory, serviceKeys: serviceKeys, sessionKey: sessionSigningKey?.publicKey)
+            loaded = keyring
+            return keyring
+        }
+    }
+}
+
+/// The service key pairs of one process's in-process services (``KeySettings/inProcess(_:)``).
+enum InProcessKeys {
+    static let pairs: [SousService: CurveKeyPair] = {
+        var pairs: [SousService: CurveKeyPair] = [:]
+        for service in SousService.allCases { pairs[service] = try? CurveKeyPair.generate() }
+        return pairs
+    }()
+
+    static var publicKeys: [SousService: String] { pairs.mapValues(\.publicKey) }
 }

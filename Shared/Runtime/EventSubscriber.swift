@@ -13,7 +13,7 @@ public import ZeroMQ
 public final class EventSubscriber: Service, Sendable {
     public let events: AsyncStream<Envelope.Event>
     private let continuation: AsyncStream<Envelope.Event>.Continuation
-    private let endpoints: [String]
+    private let sources: [Source]
     private let prefixes: [String]
     private let logger: Logger
     private let context: ZMQContext
@@ -21,8 +21,24 @@ public final class EventSubscriber: Service, Sendable {
     private let ready: AsyncStream<Void>
     private let readyContinuation: AsyncStream<Void>.Continuation
 
-    public init(endpoints: [String], prefixes: [String], logger: Logger, context: ZMQContext = .shared) {
-        self.endpoints = endpoints
+    /// A publisher to connect to, and how (CURVE with the publisher's key, or nothing over
+    /// `inproc`). A source whose key is not known yet is tried again every second.
+    public struct Source: Sendable {
+        public var endpoint: String
+        public var curve: CurveSetupProvider?
+
+        public init(endpoint: String, curve: CurveSetupProvider? = nil) {
+            self.endpoint = endpoint
+            self.curve = curve
+        }
+    }
+
+    public convenience init(endpoints: [String], prefixes: [String], logger: Logger, context: ZMQContext = .shared) {
+        self.init(sources: endpoints.map { Source(endpoint: $0) }, prefixes: prefixes, logger: logger, context: context)
+    }
+
+    public init(sources: [Source], prefixes: [String], logger: Logger, context: ZMQContext = .shared) {
+        self.sources = sources
         self.prefixes = prefixes.isEmpty ? [""] : prefixes
         self.logger = logger
         self.context = context
@@ -42,8 +58,8 @@ public final class EventSubscriber: Service, Sendable {
         try socket.setHeartbeat(intervalMilliseconds: 2_000, timeoutMilliseconds: 6_000)
         try socket.setReceiveHighWaterMark(100_000)
         for prefix in prefixes { try socket.subscribe(prefix) }
-        for endpoint in endpoints { try socket.connect(endpoint) }
         let loop = Loop(socket: socket, subscriber: self)
+        loop.connectWaitingSources()
         let (finished, finishedContinuation) = AsyncStream.makeStream(of: Void.self)
         let thread = Thread {
             loop.run()
@@ -63,10 +79,30 @@ public final class EventSubscriber: Service, Sendable {
     private final class Loop: @unchecked Sendable {
         let socket: ZMQSocket
         let subscriber: EventSubscriber
+        var waiting: [Source]
+        var lastTry = ContinuousClock.now
 
         init(socket: ZMQSocket, subscriber: EventSubscriber) {
             self.socket = socket
             self.subscriber = subscriber
+            waiting = subscriber.sources
+        }
+
+        /// Connects every source it can; CURVE options apply to the connect that follows them.
+        func connectWaitingSources() {
+            lastTry = .now
+            waiting = waiting.filter { source in
+                do {
+                    if let setup = try source.curve?() {
+                        try socket.setCurveClient(serverKey: setup.serverKey, keyPair: setup.keyPair)
+                    }
+                    try socket.connect(source.endpoint)
+                    return false
+                } catch {
+                    subscriber.logger.notice("not subscribed yet", metadata: ["endpoint": "\(source.endpoint)", "reason": "\(error)"])
+                    return true
+                }
+            }
         }
 
         func run() {
@@ -75,6 +111,7 @@ public final class EventSubscriber: Service, Sendable {
                 subscriber.continuation.finish()
             }
             while !subscriber.stopping.load(ordering: .acquiring) {
+                if !waiting.isEmpty && ContinuousClock.now - lastTry >= .seconds(1) { connectWaitingSources() }
                 let frames: [ZMQFrame]
                 do {
                     guard let received = try socket.receive(timeout: .milliseconds(50)) else { continue }

@@ -32,14 +32,19 @@ public struct Peer: Sendable {
         self.service = service
         caller = configuration.service
         let timeout = configuration.peerTimeouts[service] ?? configuration.callTimeout
-        client = ServiceClient(service: service.rawValue, endpoint: configuration.endpoints(of: service).requests, options: .init(timeout: timeout, retries: 1))
+        client = ServiceClient(
+            service: service.rawValue, endpoint: configuration.endpoints(of: service).requests, options: .init(timeout: timeout, retries: 1),
+            curve: configuration.curveSetup(for: service)
+        )
     }
 
     /// What is kept back from the caller's remaining time for answering after the peer: a
     /// fifth of it, at most this much.
     static let largestMargin = Duration.seconds(1)
 
-    /// Calls `method` on the peer for `context`'s request (or on nobody's behalf with no context).
+    /// Calls `method` on the peer for `context`'s request (or, with no context, for background
+    /// work), acting for `user`: the peer trusts that only because this service's key is on its
+    /// allow-list.
     public func call<Request, Response>(
         _ method: Method<Request, Response>,
         _ request: Request,
@@ -57,7 +62,7 @@ public struct Peer: Sendable {
         let deadline = Self.deadline(for: context, need: need, attempt: client.options.timeout)
         let key = method.isWrite ? context?.idempotencyKey.map { Self.derivedKey($0, method: method.name) } : nil
         let attempt = ServiceClient.Attempt(
-            method: method.name, isWrite: method.isWrite, body: body, user: user, timeout: nil, idempotencyKey: key, deadline: deadline
+            method: method.name, isWrite: method.isWrite, body: body, session: nil, onBehalfOf: user, timeout: nil, idempotencyKey: key, deadline: deadline
         )
         let reply: Envelope.Reply
         switch await client.send(attempt) {

@@ -38,6 +38,9 @@ public final class RPCServer: Service, Sendable {
         public var maxMessageBytes = SousProtocol.maxMessageBytes
         /// How often the I/O thread looks at its shutdown flag when idle.
         public var pollInterval: Duration = .milliseconds(50)
+        /// The service's long-term key: every endpoint but `inproc` is a CURVE server with it,
+        /// and the server refuses to bind one without it (no plaintext).
+        public var curve: CurveKeyPair?
         public init() {}
     }
 
@@ -54,6 +57,8 @@ public final class RPCServer: Service, Sendable {
     let logger: Logger
     let options: Options
     let idempotency: IdempotencyGuard
+    /// Decides who is calling and whether they may (``Gate``), before any handler.
+    public let gate: Gate
     private let handlers = Mutex<[String: Registration]>([:])
     private let state: Mutex<State>
     private let draining = Atomic<Bool>(false)
@@ -75,6 +80,7 @@ public final class RPCServer: Service, Sendable {
     struct Registration: Sendable {
         let handler: RawHandler
         let isWrite: Bool
+        let access: Access
         let lane: MethodLane
     }
 
@@ -82,18 +88,29 @@ public final class RPCServer: Service, Sendable {
         let routing: [Envelope.Frame]
         let header: RequestHeader
         let body: [UInt8]
+        let principal: ConnectionPrincipal
         let registration: Registration
     }
 
     /// Creates the server and its sockets; call ``bind(_:)`` before ``run()``.
     /// - Parameter ledger: where keyed writes are remembered: the service's database, so each
     ///   record commits with its write (in memory only for hosts without one).
-    public init(name: String, logger: Logger, options: Options = Options(), ledger: any IdempotencyLedger = MemoryIdempotencyLedger(), context: ZMQContext = .shared) throws {
+    /// - Parameter gate: who may call what; the ZAP domain `sous-<name>` must have rules in the
+    ///   context's ``ZAPHandler`` before a CURVE client connects (``ServiceHost`` sets them).
+    public init(
+        name: String, logger: Logger, options: Options = Options(), gate: Gate, ledger: any IdempotencyLedger = MemoryIdempotencyLedger(),
+        context: ZMQContext = .shared
+    ) throws {
         self.name = name
         self.logger = logger
         self.options = options
+        self.gate = gate
         idempotency = IdempotencyGuard(ledger: ledger)
         let router = try context.socket(.router)
+        if let curve = options.curve {
+            try router.setZAPDomain(Self.zapDomain(of: name))
+            try router.setCurveServer(secretKey: curve.secretKey)
+        }
         try router.setRouterMandatory(true)
         try router.setMaxMessageSize(Int64(options.maxMessageBytes))
         // No ZMTP heartbeats here: with them, libzmq 4.3.4 aborts ("!_io_error",
@@ -116,11 +133,17 @@ public final class RPCServer: Service, Sendable {
         state = Mutex(State(router: router, pull: pull))
     }
 
+    /// The ZAP domain of a service's request socket.
+    public static func zapDomain(of name: String) -> String { "sous-\(name)" }
+
     /// Binds the ROUTER. Returns the endpoint actually bound (with the port the OS chose for
-    /// `tcp://host:*` or `:0`).
+    /// `tcp://host:*` or `:0`). Refuses any endpoint but `inproc` without a CURVE key.
     @discardableResult
     public func bind(_ endpoint: String) throws(ZMQError) -> String {
-        try state.withLock { state throws(ZMQError) -> String in
+        guard options.curve != nil || endpoint.hasPrefix("inproc://") else {
+            throw ZMQError(code: EPROTONOSUPPORT, operation: "bind(\(endpoint)): refusing to serve in plaintext; give the server a CURVE key")
+        }
+        return try state.withLock { state throws(ZMQError) -> String in
             guard let router = state.router else { preconditionFailure("bind after the server stopped") }
             try router.bind(endpoint)
             let bound = try router.lastEndpoint
@@ -160,12 +183,14 @@ public final class RPCServer: Service, Sendable {
                     return .failure(.internal("\(method.name) failed: \(error)"))
                 }
             }
-            guard method.isWrite, let key = header.idempotencyKey else { return await run() }
-            return await idempotency.perform(user: header.user ?? "", key: key, method: method.name, body: body, encodeReply: { value in
+            // Only a user's writes are remembered: their records are erased with the user, and
+            // nothing an anonymous caller sent (a password, say) is kept.
+            guard method.isWrite, let key = header.idempotencyKey, let user = context.user else { return await run() }
+            return await idempotency.perform(user: user, key: key, method: method.name, body: body, encodeReply: { value in
                 (value as? Response).flatMap { try? MessagePackEncoder().encode($0) }
             }, run)
         }
-        handlers.withLock { $0[method.name] = Registration(handler: raw, isWrite: method.isWrite, lane: method.lane) }
+        handlers.withLock { $0[method.name] = Registration(handler: raw, isWrite: method.isWrite, access: method.access, lane: method.lane) }
     }
 
     public var registeredMethods: [String] { handlers.withLock { $0.keys.sorted() } }
@@ -207,11 +232,18 @@ public final class RPCServer: Service, Sendable {
         var logger = self.logger
         logger[metadataKey: "request"] = "\(header.id)"
         logger[metadataKey: "method"] = "\(header.method)"
-        let context = RequestContext(
-            requestID: header.id, method: header.method, user: header.user, deadline: header.deadline,
-            idempotencyKey: job.registration.isWrite ? header.idempotencyKey : nil, logger: logger
-        )
-        let result = await job.registration.handler(header, job.body, context)
+        let result: RawResult
+        do {
+            let caller = try gate.admit(header, from: job.principal, access: job.registration.access)
+            if let user = caller.user { logger[metadataKey: "user"] = "\(user)" }
+            let context = RequestContext(
+                requestID: header.id, method: header.method, caller: caller, principal: job.principal, deadline: header.deadline,
+                idempotencyKey: job.registration.isWrite ? header.idempotencyKey : nil, logger: logger
+            )
+            result = await job.registration.handler(header, job.body, context)
+        } catch {
+            result = .failure(error)
+        }
         let frames: [Envelope.Frame]
         switch result {
         case .success(let body):
@@ -331,18 +363,18 @@ public final class RPCServer: Service, Sendable {
         /// Reads what is waiting on the ROUTER (bounded, so replies keep flowing under load).
         func readRequests() {
             for _ in 0..<256 {
-                let frames: [ZMQFrame]
+                let message: (frames: [ZMQFrame], property: String?)
                 do {
-                    frames = try router.receiveMultipart(dontWait: true)
+                    message = try router.receiveMultipart(dontWait: true, property: "User-Id")
                 } catch {
                     if !error.isWouldBlock { server.logger.error("receive failed", metadata: ["error": "\(error)"]) }
                     return
                 }
-                dispatch(frames)
+                dispatch(message.frames, principal: ConnectionPrincipal(userID: message.property))
             }
         }
 
-        func dispatch(_ frames: [ZMQFrame]) {
+        func dispatch(_ frames: [ZMQFrame], principal: ConnectionPrincipal) {
             switch Envelope.parseRequest(frames) {
             case .dropped(let reason):
                 server.logger.warning("dropped a message that cannot be answered", metadata: ["reason": "\(reason)"])
@@ -376,7 +408,7 @@ public final class RPCServer: Service, Sendable {
                 total += 1
                 laneInFlight[lane, default: 0] += 1
                 peerInFlight[peer] = fromPeer + 1
-                let job = Job(routing: routing, header: header, body: body, registration: registration)
+                let job = Job(routing: routing, header: header, body: body, principal: principal, registration: registration)
                 // One task per request, counted until its reply passes back through here, on
                 // its lane's threads; started straight from this thread: a single hop.
                 let executor = executors[lane]

@@ -6,8 +6,13 @@ public import SousWire
 public struct RequestContext: Sendable {
     public let requestID: String
     public let method: String
-    /// The caller's user id from the request header, if any.
-    public let user: String?
+    /// Who made the request, as the server checked it (``Gate``).
+    public let caller: Caller
+    /// The user whose data the request may touch: from the verified session token, or the user
+    /// a Sous service acts for. Never a field the client wrote unchecked.
+    public var user: String? { caller.user }
+    /// Who is at the other end of the connection (a client's IP address, a service).
+    public let principal: ConnectionPrincipal
     /// Absolute deadline in Unix milliseconds, if the client set one.
     public let deadline: Int64?
     /// The key the client sent with a write; peer calls made for it carry keys derived from it.
@@ -15,24 +20,31 @@ public struct RequestContext: Sendable {
     /// The service logger with `request` and `method` metadata.
     public let logger: Logger
 
-    public init(requestID: String, method: String, user: String?, deadline: Int64?, idempotencyKey: String? = nil, logger: Logger) {
+    public init(
+        requestID: String, method: String, caller: Caller, principal: ConnectionPrincipal = .inProcess, deadline: Int64?, idempotencyKey: String? = nil,
+        logger: Logger
+    ) {
         self.requestID = requestID
         self.method = method
-        self.user = user
+        self.caller = caller
+        self.principal = principal
         self.deadline = deadline
         self.idempotencyKey = idempotencyKey
         self.logger = logger
     }
 
-    /// The caller's user id; methods that act for a user refuse calls without one.
+    /// The verified user; the server already refused `user` methods called without one.
     public func requireUser() throws(ServiceError) -> String {
         guard let user, !user.isEmpty else {
-            throw ServiceError(.unauthorized, "\(method) acts for a user: set the user in the request header", field: "header.user")
-        }
-        guard user.utf8.count <= 128 else {
-            throw ServiceError.badRequest("user id is longer than 128 bytes", field: "header.user")
+            throw ServiceError(.unauthorized, "\(method) acts for a signed-in user: send a session token", field: "header.session")
         }
         return user
+    }
+
+    /// The session the request was made with, if a signed-in user made it.
+    public var session: SessionClaims? {
+        if case .user(let claims) = caller { return claims }
+        return nil
     }
 
     /// Time left before the deadline, or nil if the client set none.

@@ -14,7 +14,7 @@ public import ZeroMQ
 ///
 /// Async calls all wait on one thread and one DEALER socket of the client's own
 /// (``ClientLoop``), never on Swift's cooperative pool, and never a thread per waiting call.
-/// ``callBlocking(_:_:user:timeout:)`` waits on the caller's own thread, on a pooled socket that
+/// ``callBlocking(_:_:session:timeout:)`` waits on the caller's own thread, on a pooled socket that
 /// is thrown away after a timeout (a late reply would otherwise arrive on it).
 public final class ServiceClient: Sendable {
     public struct Options: Sendable {
@@ -32,13 +32,25 @@ public final class ServiceClient: Sendable {
     public let service: String
     public let endpoint: String
     public let options: Options
+    /// The session token calls carry unless they name another.
+    public let session: String?
+    private let curve: CurveSetupProvider?
     private let context: ZMQContext
     private let idleSockets = Mutex<[ZMQSocket]>([])
     private let loop = Mutex<ClientLoop?>(nil)
     private let requestIDs = RequestIDs()
 
-    public init(service: String, endpoint: String, options: Options = Options(), context: ZMQContext = .shared) {
+    /// - Parameters:
+    ///   - curve: the server's public key and the client's key pair, for any endpoint but
+    ///     `inproc`; asked for when the client first connects (and again after a failure).
+    ///   - session: the token every call carries unless it names another (a signed-in client).
+    public init(
+        service: String, endpoint: String, options: Options = Options(), session: String? = nil, curve: CurveSetupProvider? = nil,
+        context: ZMQContext = .shared
+    ) {
         self.service = service
+        self.session = session
+        self.curve = curve
         self.endpoint = endpoint
         var options = options
         options.timeout = min(max(options.timeout, .milliseconds(1)), Self.longestAttempt)
@@ -64,13 +76,16 @@ public final class ServiceClient: Sendable {
     public func call<Request, Response>(
         _ method: Method<Request, Response>,
         _ request: Request,
-        user: String? = nil,
+        session: String? = nil,
         timeout: Duration? = nil,
         idempotencyKey: String? = nil,
         deadline: ContinuousClock.Instant? = nil
     ) async throws(ServiceError) -> Response {
         let body = try encode(request, method: method)
-        let attempt = Attempt(method: method.name, isWrite: method.isWrite, body: body, user: user, timeout: timeout, idempotencyKey: idempotencyKey, deadline: deadline)
+        let attempt = Attempt(
+            method: method.name, isWrite: method.isWrite, body: body, session: session ?? self.session, onBehalfOf: nil, timeout: timeout, idempotencyKey: idempotencyKey,
+            deadline: deadline
+        )
         return try await send(attempt).get().decode(Response.self)
     }
 
@@ -79,11 +94,14 @@ public final class ServiceClient: Sendable {
     public func callBlocking<Request, Response>(
         _ method: Method<Request, Response>,
         _ request: Request,
-        user: String? = nil,
+        session: String? = nil,
         timeout: Duration? = nil
     ) throws(ServiceError) -> Response {
         let body = try encode(request, method: method)
-        let attempt = Attempt(method: method.name, isWrite: method.isWrite, body: body, user: user, timeout: timeout, idempotencyKey: nil, deadline: nil)
+        let attempt = Attempt(
+            method: method.name, isWrite: method.isWrite, body: body, session: session ?? self.session, onBehalfOf: nil, timeout: timeout, idempotencyKey: nil,
+            deadline: nil
+        )
         return try exchange(attempt).decode(Response.self)
     }
 
@@ -92,7 +110,10 @@ public final class ServiceClient: Sendable {
         let method: String
         let isWrite: Bool
         let body: [UInt8]
-        let user: String?
+        /// The caller's session token.
+        let session: String?
+        /// The user a service acts for (services only; see ``Peer``).
+        let onBehalfOf: String?
         let timeout: Duration?
         let idempotencyKey: String?
         let deadline: ContinuousClock.Instant?
@@ -102,10 +123,18 @@ public final class ServiceClient: Sendable {
     /// attempt was answered: the distinction a peer-call layer maps errors by.
     func send(_ attempt: Attempt) async -> Result<Envelope.Reply, ServiceError> {
         let loop: ClientLoop
+        let curveSetup: CurveClientSetup?
+        do {
+            curveSetup = try curve?()
+        } catch {
+            return .failure(error)
+        }
         do {
             loop = try self.loop.withLock { existing throws(ZMQError) -> ClientLoop in
                 if let existing { return existing }
-                let made = try ClientLoop(service: service, endpoint: endpoint, options: options, context: context) { [requestIDs] in requestIDs.next() }
+                let made = try ClientLoop(service: service, endpoint: endpoint, options: options, curve: curveSetup, context: context) { [requestIDs] in
+                    requestIDs.next()
+                }
                 existing = made
                 return made
             }
@@ -144,7 +173,9 @@ public final class ServiceClient: Sendable {
             made += 1
             let id = requestIDs.next()
             let deadline = Int64((Date().timeIntervalSince1970 + Self.seconds(attemptTimeout)) * 1000)
-            let header = RequestHeader(method: call.method, id: id, user: call.user, deadline: deadline, idempotencyKey: idempotencyKey)
+            let header = RequestHeader(
+                method: call.method, id: id, session: call.session, onBehalfOf: call.onBehalfOf, deadline: deadline, idempotencyKey: idempotencyKey
+            )
             let frames: [ZMQFrame]
             do {
                 frames = try Envelope.requestFrames(header, body: call.body)
@@ -154,6 +185,8 @@ public final class ServiceClient: Sendable {
             let socket: ZMQSocket
             do {
                 socket = try borrowSocket()
+            } catch let error as ServiceError {
+                throw error
             } catch {
                 throw .unavailable("\(service) at \(endpoint) cannot be reached: \(error)")
             }
@@ -190,9 +223,10 @@ public final class ServiceClient: Sendable {
         throw .unavailable("\(service) did not answer \(call.method) at \(endpoint) (\(made) attempt\(made == 1 ? "" : "s"), \(lastProblem))")
     }
 
-    private func borrowSocket() throws(ZMQError) -> ZMQSocket {
+    private func borrowSocket() throws -> ZMQSocket {
         if let socket = idleSockets.withLock({ $0.popLast() }) { return socket }
         let socket = try context.socket(.dealer)
+        if let setup = try curve?() { try socket.setCurveClient(serverKey: setup.serverKey, keyPair: setup.keyPair) }
         // Unsent requests are worthless once the caller gave up: never linger on close.
         try socket.setLinger(milliseconds: 0)
         try socket.setMaxMessageSize(Int64(SousProtocol.maxMessageBytes))
@@ -222,6 +256,23 @@ public final class ServiceClient: Sendable {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
+
+/// What a client needs to connect to a CURVE server.
+public struct CurveClientSetup: Sendable {
+    /// The server's long-term public key (Z85).
+    public var serverKey: String
+    /// The client's own key pair: a service's long-term one, or a fresh one for a user's client.
+    public var keyPair: CurveKeyPair
+
+    public init(serverKey: String, keyPair: CurveKeyPair) {
+        self.serverKey = serverKey
+        self.keyPair = keyPair
+    }
+}
+
+/// Gives a client its CURVE setup when it connects: nil for `inproc`, or `unavailable` when the
+/// server's key is not known yet.
+public typealias CurveSetupProvider = @Sendable () throws(ServiceError) -> CurveClientSetup?
 
 /// Request ids unique to one client: a random prefix and a counter.
 final class RequestIDs: Sendable {

@@ -4,6 +4,8 @@ public import ServiceLifecycle
 import UnixSignals
 public import SousSchema
 import SousWire
+import ZeroMQ
+import Synchronization
 
 /// What every Sous service has: its RPC server (answering `health`), its event publisher, and the
 /// other long-running parts it adds. A service's build function creates one; `main` runs it.
@@ -11,8 +13,12 @@ public final class ServiceHost: Sendable {
     public let configuration: ServiceConfiguration
     public let server: RPCServer
     public let publisher: EventPublisher
+    /// Who may call what (``Gate``); the planner applies its own revocations to it.
+    public let gate: Gate
     public let logger: Logger
     public let startedAt: Date
+    /// This service's own key and the keys it trusts.
+    public let keyring: Keyring
     /// The endpoints actually bound (OS-chosen ports resolved).
     public let boundEndpoints: ServiceEndpoints
     private let extraServices: [any Service]
@@ -21,9 +27,17 @@ public final class ServiceHost: Sendable {
     /// The service's clock (see ``WallClock``).
     public var clock: WallClock { configuration.clock }
 
-    /// A host whose `health` reports `database` and whose keyed writes are remembered in it.
+    /// A host whose `health` reports `database`, whose keyed writes are remembered in it, and
+    /// whose `account.erase` deletes a user's rows from it.
     public convenience init(configuration: ServiceConfiguration, logger: Logger, database: SousDatabase, services: [any Service] = []) throws {
         try self.init(configuration: configuration, logger: logger, databaseHealth: { database.health() }, ledger: database, services: services)
+        let name = self.name
+        server.register(AccountAPI.erase) { _, context in
+            let user = try context.requireUser()
+            let rows = try database.eraseUser(user)
+            context.logger.notice("erased a deleted account's rows", metadata: ["rows": "\(rows.values.reduce(0, +))"])
+            return ErasureReport(service: name, rows: rows)
+        }
     }
 
     /// A host with its own health check; keyed writes are remembered in `ledger` (in memory
@@ -40,13 +54,38 @@ public final class ServiceHost: Sendable {
         let startedAt = Date()
         self.startedAt = startedAt
         let name = configuration.service.rawValue
-        server = try RPCServer(name: name, logger: logger, options: configuration.serverOptions, ledger: ledger)
-        publisher = try EventPublisher(source: name, logger: logger)
+        let keyring = try configuration.keyring()
+        self.keyring = keyring
+        let zap = try ZAPHandler.handler(for: .shared)
+        let refusals = RefusalLog(logger: logger)
+        // Requests: any CURVE client may connect (signing in is a request); the allow-list
+        // decides who is a service. Events: services only.
+        zap.setRules(for: RPCServer.zapDomain(of: name)) { request in
+            guard request.mechanism == "CURVE", let key = request.curveKey else { return .deny(reason: "CURVE only") }
+            if let service = keyring.service(withKey: key) { return .allow(userID: ConnectionPrincipal.service(service).userID) }
+            return .allow(userID: ConnectionPrincipal.client(address: request.address).userID)
+        }
+        zap.setRules(for: EventPublisher.zapDomain(of: name)) { request in
+            if request.mechanism == "CURVE", let key = request.curveKey, let service = keyring.service(withKey: key) {
+                return .allow(userID: ConnectionPrincipal.service(service).userID)
+            }
+            refusals.refused(address: request.address, key: request.curveKey, what: "the event bus")
+            return .deny(reason: "only Sous services may subscribe")
+        }
+        var serverOptions = configuration.serverOptions
+        serverOptions.curve = keyring.own
+        let revocations = RevocationList()
+        let gate = Gate(revocations: revocations) { keyring.sessionKey }
+        self.gate = gate
+        server = try RPCServer(name: name, logger: logger, options: serverOptions, gate: gate, ledger: ledger)
+        publisher = try EventPublisher(source: name, logger: logger, curve: keyring.own)
         boundEndpoints = ServiceEndpoints(
             requests: try server.bind(configuration.bind),
             events: try publisher.bind(configuration.eventsBind)
         )
-        extraServices = services
+        // Every service but the planner (which keeps the list itself) follows its revocations.
+        let sync: [any Service] = configuration.service == .planner ? [] : [RevocationSync(configuration: configuration, revocations: revocations, logger: logger)]
+        extraServices = services + sync
         server.register(CommonAPI.health) { _, _ in
             HealthReport(
                 service: name,
@@ -90,5 +129,26 @@ public final class ServiceHost: Sendable {
         ])
         try await group.run()
         publisher.close()
+    }
+}
+
+/// Logs refused handshakes once per peer (address and key), not once per attempt: a refused
+/// client reconnects every few hundred milliseconds.
+final class RefusalLog: Sendable {
+    private let logger: Logger
+    private let seen = Mutex<Set<String>>([])
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    func refused(address: String, key: String?, what: String) {
+        let peer = "\(address) \(key ?? "-")"
+        let first = seen.withLock { seen -> Bool in
+            if seen.count > 10_000 { seen.removeAll() }
+            return seen.insert(peer).inserted
+        }
+        guard first else { return }
+        logger.warning("refused a connection", metadata: ["to": "\(what)", "address": "\(address)", "key": "\(key ?? "none")"])
     }
 }

@@ -100,6 +100,35 @@ public struct SousDatabase: Sendable {
 
     /// A cheap check for `health`: the database answers a query. (Migrations all ran when it was
     /// opened, or opening failed.)
+    /// The columns that say whose a row is: every table's `user` or `owner` column.
+    public static let ownerColumns: Set<String> = ["user", "owner"]
+
+    /// Deletes every row of `user` in every table, in one transaction: rows whose `user` or
+    /// `owner` column names them, and through `ON DELETE CASCADE` the rows that hang off those.
+    /// A table added later is covered as soon as it has such a column. Returns the rows deleted
+    /// per table.
+    public func eraseUser(_ user: String) throws -> [String: Int] {
+        try write { db in try Self.eraseUser(user, in: db) }
+    }
+
+    /// ``eraseUser(_:)`` inside a transaction the caller already holds.
+    public static func eraseUser(_ user: String, in db: Database) throws -> [String: Int] {
+        var deleted: [String: Int] = [:]
+        for (table, column) in try ownedTables(db) {
+            try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \(column.quotedDatabaseIdentifier) = ?", arguments: [user])
+            if db.changesCount > 0 { deleted[table, default: 0] += db.changesCount }
+        }
+        return deleted
+    }
+
+    /// Every (table, owner column) pair of the schema.
+    static func ownedTables(_ db: Database) throws -> [(String, String)] {
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
+        return try tables.flatMap { table in
+            try db.columns(in: table).map(\.name).filter(ownerColumns.contains).map { (table, $0) }
+        }
+    }
+
     public func health() -> DatabaseHealth {
         do {
             _ = try writer.read { try Int.fetchOne($0.cachedStatement(sql: "SELECT 1")) }

@@ -519,28 +519,28 @@ public struct RecipeEvent: Codable, Equatable, Sendable {
 // MARK: - Methods
 
 public enum CatalogAPI {
-    public static let searchIngredients = Method<IngredientSearch, IngredientList>.read("ingredients.search")
+    public static let searchIngredients = Method<IngredientSearch, IngredientList>.read("ingredients.search", .user)
     /// Ingredients by id, in the order asked; notFound names the first unknown id.
-    public static let getIngredients = Method<IngredientIDs, IngredientList>.read("ingredients.get")
+    public static let getIngredients = Method<IngredientIDs, IngredientList>.read("ingredients.get", .user)
 
-    public static let searchRecipes = Method<RecipeSearch, RecipePage>.read("recipes.search", lane: .heavy)
-    public static let getRecipe = Method<RecipeLookup, RecipeDetail>.read("recipes.get")
-    public static let createRecipe = Method<RecipeDraft, RecipeDetail>.write("recipes.create")
-    public static let editRecipe = Method<RecipeEdit, RecipeDetail>.write("recipes.edit")
-    public static let deleteRecipe = Method<RecipeID, Empty>.write("recipes.delete")
-    public static let myRecipes = Method<Empty, RecipeList>.read("recipes.mine")
+    public static let searchRecipes = Method<RecipeSearch, RecipePage>.read("recipes.search", .user, lane: .heavy)
+    public static let getRecipe = Method<RecipeLookup, RecipeDetail>.read("recipes.get", .user)
+    public static let createRecipe = Method<RecipeDraft, RecipeDetail>.write("recipes.create", .user)
+    public static let editRecipe = Method<RecipeEdit, RecipeDetail>.write("recipes.edit", .user)
+    public static let deleteRecipe = Method<RecipeID, Empty>.write("recipes.delete", .user)
+    public static let myRecipes = Method<Empty, RecipeList>.read("recipes.mine", .user)
 
-    public static let favorite = Method<RecipeID, Empty>.write("recipes.favorite")
-    public static let unfavorite = Method<RecipeID, Empty>.write("recipes.unfavorite")
-    public static let favorites = Method<Empty, RecipeList>.read("recipes.favorites")
+    public static let favorite = Method<RecipeID, Empty>.write("recipes.favorite", .user)
+    public static let unfavorite = Method<RecipeID, Empty>.write("recipes.unfavorite", .user)
+    public static let favorites = Method<Empty, RecipeList>.read("recipes.favorites", .user)
 
-    public static let share = Method<RecipeID, RecipeSummary>.write("recipes.share")
-    public static let community = Method<RecipeSearch, CommunityPage>.read("recipes.community", lane: .heavy)
-    public static let saveCommunity = Method<RecipeID, RecipeDetail>.write("recipes.save")
+    public static let share = Method<RecipeID, RecipeSummary>.write("recipes.share", .user)
+    public static let community = Method<RecipeSearch, CommunityPage>.read("recipes.community", .user, lane: .heavy)
+    public static let saveCommunity = Method<RecipeID, RecipeDetail>.write("recipes.save", .user)
 
-    public static let changes = Method<ChangesSince, CatalogChanges>.read("catalog.changes")
+    public static let changes = Method<ChangesSince, CatalogChanges>.read("catalog.changes", .user)
     /// Operator method: reloads the shipped seed data (built-in ingredients and recipes).
-    public static let reloadSeed = Method<Empty, SeedReport>.write("catalog.reloadSeed")
+    public static let reloadSeed = Method<Empty, SeedReport>.write("catalog.reloadSeed", .operator)
 }
 
 public enum CatalogTopics {
@@ -577,5 +577,5 @@ public struct ImportReport: Codable, Equatable, Sendable {
 
 extension CatalogAPI {
     /// Operator method: adds or updates ingredients in bulk.
-    public static let importIngredients = Method<IngredientImport, ImportReport>.write("ingredients.import")
+    public static let importIngredients = Method<IngredientImport, ImportReport>.write("ingredients.import", .operator)
 }

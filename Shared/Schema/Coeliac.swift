@@ -404,15 +404,15 @@ public enum CoeliacTopics {
 
 /// The coeliac diary's methods, served by the tracker. Every method acts for the header's user.
 public enum CoeliacAPI {
-    public static let addEntry = Method<JournalEntryDraft, JournalEntry>.write("journal.add")
-    public static let listEntries = Method<JournalQuery, JournalList>.read("journal.list")
+    public static let addEntry = Method<JournalEntryDraft, JournalEntry>.write("journal.add", .user)
+    public static let listEntries = Method<JournalQuery, JournalList>.read("journal.list", .user)
     /// One entry with its photo.
-    public static let getEntry = Method<JournalEntryID, JournalEntryDetail>.read("journal.get")
-    public static let editEntry = Method<JournalEdit, JournalEntry>.write("journal.edit")
-    public static let deleteEntry = Method<JournalEntryID, Empty>.write("journal.delete")
+    public static let getEntry = Method<JournalEntryID, JournalEntryDetail>.read("journal.get", .user)
+    public static let editEntry = Method<JournalEdit, JournalEntry>.write("journal.edit", .user)
+    public static let deleteEntry = Method<JournalEntryID, Empty>.write("journal.delete", .user)
 
-    public static let predict = Method<GlutenPredictionRequest, GlutenDay>.write("gluten.predict")
-    public static let recordResult = Method<GlutenResultRequest, GlutenResultRecorded>.write("gluten.result")
-    public static let stats = Method<Empty, GlutenStats>.read("gluten.stats")
-    public static let calendar = Method<GlutenCalendarRequest, GlutenCalendar>.read("gluten.calendar")
+    public static let predict = Method<GlutenPredictionRequest, GlutenDay>.write("gluten.predict", .user)
+    public static let recordResult = Method<GlutenResultRequest, GlutenResultRecorded>.write("gluten.result", .user)
+    public static let stats = Method<Empty, GlutenStats>.read("gluten.stats", .user)
+    public static let calendar = Method<GlutenCalendarRequest, GlutenCalendar>.read("gluten.calendar", .user)
 }

@@ -40,12 +40,12 @@ public struct DatabaseHealth: Codable, Equatable, Sendable {
 
 public enum CommonAPI {
     /// Answered by every service.
-    public static let health = Method<Empty, HealthReport>.read(SousProtocol.healthMethod, lane: .control)
+    public static let health = Method<Empty, HealthReport>.read(SousProtocol.healthMethod, .public, lane: .control)
     /// The service's current time; answered by every service.
-    public static let clock = Method<Empty, ClockReading>.read("clock.get", lane: .control)
+    public static let clock = Method<Empty, ClockReading>.read("clock.get", .public, lane: .control)
     /// Moves a manual clock (a service started with `SOUS_CLOCK=manual…`); badRequest on the
     /// system clock. For end-to-end tests, never for production.
-    public static let setClock = Method<ClockSetting, ClockReading>.write("clock.set", lane: .control)
+    public static let setClock = Method<ClockSetting, ClockReading>.write("clock.set", .operator, lane: .control)
 }
 
 public struct ClockReading: Codable, Equatable, Sendable {

@@ -116,11 +116,40 @@ public struct NextReminder: Codable, Equatable, Sendable {
     }
 }
 
+/// Waits for the caller's reminders: what `sous reminders watch` calls in a loop.
+public struct ReminderWait: Codable, Sendable {
+    /// The `cursor` of the previous answer; nil to start from now (the answer has no reminders
+    /// and a cursor to wait from).
+    public var after: Date?
+    /// How long to wait for one when none is there yet: 0 to 25 seconds (default 20).
+    public var waitSeconds: Double?
+
+    public init(after: Date? = nil, waitSeconds: Double? = nil) {
+        self.after = after
+        self.waitSeconds = waitSeconds
+    }
+}
+
+public struct ReminderFeed: Codable, Sendable {
+    /// The caller's reminders sent after `after`, oldest first (none if the wait ran out).
+    public var reminders: [Reminder]
+    /// Pass it as `after` next time.
+    public var cursor: Date
+
+    public init(reminders: [Reminder], cursor: Date) {
+        self.reminders = reminders
+        self.cursor = cursor
+    }
+}
+
 public enum NotifierAPI {
+    /// The caller's own reminders as they are sent (a long poll): the only way reminders leave
+    /// the services, so nobody can watch someone else's.
+    public static let wait = Method<ReminderWait, ReminderFeed>.read("reminders.wait", .user)
     /// The caller's delivery log (sent, skipped and missed reminders).
-    public static let list = Method<ReminderLogRequest, ReminderLog>.read("reminders.list")
+    public static let list = Method<ReminderLogRequest, ReminderLog>.read("reminders.list", .user)
     /// When the caller's next reminder is due, or why none is.
-    public static let next = Method<Empty, NextReminder>.read("reminders.next")
+    public static let next = Method<Empty, NextReminder>.read("reminders.next", .user)
 }
 
 public enum NotifierTopics {

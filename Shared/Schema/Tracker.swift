@@ -491,34 +491,34 @@ public struct ProductImportResult: Codable, Equatable, Sendable {
 // MARK: - Methods
 
 extension TrackerAPI {
-    public static let addEntry = Method<DiaryAdd, DiaryEntry>.write("diary.add")
-    public static let editEntry = Method<DiaryEdit, DiaryEntry>.write("diary.edit")
-    public static let deleteEntry = Method<EntryID, Empty>.write("diary.delete")
+    public static let addEntry = Method<DiaryAdd, DiaryEntry>.write("diary.add", .user)
+    public static let editEntry = Method<DiaryEdit, DiaryEntry>.write("diary.edit", .user)
+    public static let deleteEntry = Method<EntryID, Empty>.write("diary.delete", .user)
     /// One day's entries.
-    public static let listEntries = Method<DayRequest, DiaryDay>.read("diary.list")
-    public static let summary = Method<DayRequest, DailySummary>.read("diary.summary")
-    public static let history = Method<DateRange, DiaryHistory>.read("diary.history", lane: .heavy)
-    public static let analysis = Method<DateRange, DiaryAnalysis>.read("diary.analysis", lane: .heavy)
+    public static let listEntries = Method<DayRequest, DiaryDay>.read("diary.list", .user)
+    public static let summary = Method<DayRequest, DailySummary>.read("diary.summary", .user)
+    public static let history = Method<DateRange, DiaryHistory>.read("diary.history", .user, lane: .heavy)
+    public static let analysis = Method<DateRange, DiaryAnalysis>.read("diary.analysis", .user, lane: .heavy)
     /// Foods logged the day before the requested day.
-    public static let yesterday = Method<DayRequest, RecentFoods>.read("diary.yesterday")
-    public static let export = Method<DateRange, DiaryExport>.read("diary.export", lane: .heavy)
+    public static let yesterday = Method<DayRequest, RecentFoods>.read("diary.yesterday", .user)
+    public static let export = Method<DateRange, DiaryExport>.read("diary.export", .user, lane: .heavy)
 
-    public static let changeDrink = Method<DrinkChange, DrinkCounts>.write("drinks.change")
-    public static let drinks = Method<DayRequest, DrinkCounts>.read("drinks.get")
+    public static let changeDrink = Method<DrinkChange, DrinkCounts>.write("drinks.change", .user)
+    public static let drinks = Method<DayRequest, DrinkCounts>.read("drinks.get", .user)
 
-    public static let goals = Method<DayRequest, GoalsInForce>.read("goals.get")
-    public static let setGoals = Method<GoalsChange, GoalsInForce>.write("goals.set")
-    public static let presets = Method<Empty, GoalPresets>.read("goals.presets")
+    public static let goals = Method<DayRequest, GoalsInForce>.read("goals.get", .user)
+    public static let setGoals = Method<GoalsChange, GoalsInForce>.write("goals.set", .user)
+    public static let presets = Method<Empty, GoalPresets>.read("goals.presets", .user)
 
-    public static let createFood = Method<SavedFoodDraft, SavedFood>.write("foods.create")
-    public static let editFood = Method<SavedFoodEdit, SavedFood>.write("foods.edit")
-    public static let deleteFood = Method<EntryID, Empty>.write("foods.delete")
-    public static let listFoods = Method<SavedFoodFilter, SavedFoodList>.read("foods.list")
-    public static let logFood = Method<SavedFoodLog, DiaryEntry>.write("foods.log")
+    public static let createFood = Method<SavedFoodDraft, SavedFood>.write("foods.create", .user)
+    public static let editFood = Method<SavedFoodEdit, SavedFood>.write("foods.edit", .user)
+    public static let deleteFood = Method<EntryID, Empty>.write("foods.delete", .user)
+    public static let listFoods = Method<SavedFoodFilter, SavedFoodList>.read("foods.list", .user)
+    public static let logFood = Method<SavedFoodLog, DiaryEntry>.write("foods.log", .user)
 
     /// A product by barcode: badRequest `code` for a malformed code, notFound for an unknown one.
-    public static let product = Method<BarcodeLookup, Product>.read("products.get")
-    public static let importProducts = Method<ProductImport, ProductImportResult>.write("products.import")
+    public static let product = Method<BarcodeLookup, Product>.read("products.get", .user)
+    public static let importProducts = Method<ProductImport, ProductImportResult>.write("products.import", .operator)
 }
 
 extension TrackerTopics {

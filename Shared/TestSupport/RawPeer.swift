@@ -1,4 +1,5 @@
 import Dispatch
+public import SousRuntime
 public import ZeroMQ
 
 /// A bare DEALER for tests that send hand-made frames; every receive has a timeout and waits
@@ -6,9 +7,12 @@ public import ZeroMQ
 public final class RawPeer: @unchecked Sendable {
     public let socket: ZMQSocket
 
-    public init(connectingTo endpoint: String, context: ZMQContext = .shared) throws {
+    /// - Parameter curve: for a TCP endpoint, the server's key and this peer's (see
+    ///   ``SousRuntime/ServiceHost/clientCurve(as:)``).
+    public init(connectingTo endpoint: String, curve: CurveClientSetup? = nil, context: ZMQContext = .shared) throws {
         socket = try context.socket(.dealer)
         try socket.setLinger(milliseconds: 0)
+        if let curve { try socket.setCurveClient(serverKey: curve.serverKey, keyPair: curve.keyPair) }
         try socket.connect(endpoint)
     }
 
@@ -27,4 +31,19 @@ public final class RawPeer: @unchecked Sendable {
     }
 
     deinit { socket.close() }
+}
+
+extension ServiceHost {
+    /// How a client reaches this host over TCP: CURVE with its key, as a stranger (a fresh key
+    /// pair, like any user's client) unless `keyPair` is given.
+    public func clientCurve(as keyPair: CurveKeyPair? = nil) -> CurveClientSetup {
+        CurveClientSetup(serverKey: keyring.own.publicKey, keyPair: keyPair ?? (try! CurveKeyPair.generate()))
+    }
+
+    /// A client of this host: plain over `inproc`, CURVE as a stranger over TCP.
+    public func testClient(timeout: Duration = .seconds(30), retries: Int = 0) -> ServiceClient {
+        let endpoint = boundEndpoints.requests
+        let curve = endpoint.hasPrefix("inproc://") ? nil : clientCurve()
+        return ServiceClient(service: name, endpoint: endpoint, options: .init(timeout: timeout, retries: retries), curve: { curve })
+    }
 }

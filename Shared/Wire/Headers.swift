@@ -6,17 +6,22 @@ public struct RequestHeader: Codable, Equatable, Sendable {
     public var method: String
     /// Chosen by the client, echoed in the reply, at most ``SousProtocol/maxTokenBytes`` long.
     public var id: String
-    /// The caller's user id, or nil for calls made on nobody's behalf (health, operators).
-    public var user: String?
+    /// The session token `account.login` returned: who is calling, signed by the planner.
+    /// Nil for public methods.
+    public var session: String?
+    /// The user a Sous service acts for when it calls another one. Honoured only from a
+    /// connection whose CURVE key is a Sous service's; from anyone else the request is refused.
+    public var onBehalfOf: String?
     /// Absolute deadline in Unix milliseconds; a server that starts the call later answers `timeout`.
     public var deadline: Int64?
     /// Set on writes. A server that already answered this key for this user replays that reply.
     public var idempotencyKey: String?
 
-    public init(method: String, id: String, user: String? = nil, deadline: Int64? = nil, idempotencyKey: String? = nil) {
+    public init(method: String, id: String, session: String? = nil, onBehalfOf: String? = nil, deadline: Int64? = nil, idempotencyKey: String? = nil) {
         self.method = method
         self.id = id
-        self.user = user
+        self.session = session
+        self.onBehalfOf = onBehalfOf
         self.deadline = deadline
         self.idempotencyKey = idempotencyKey
     }

@@ -5,19 +5,41 @@ public struct Method<Request: Codable & Sendable, Response: Codable & Sendable>:
     /// Reads are safe to repeat; writes are sent with an idempotency key so that a retried write
     /// is applied once.
     public let isWrite: Bool
+    /// Who may call it; the server checks this before any handler runs (see ``Access``).
+    public let access: Access
     /// Where the server runs it (see ``MethodLane``).
     public let lane: MethodLane
 
-    public init(_ name: String, write: Bool, lane: MethodLane = .standard) {
+    public init(_ name: String, write: Bool, access: Access, lane: MethodLane = .standard) {
         self.name = name
         self.isWrite = write
+        self.access = access
         self.lane = lane
     }
 
-    public static func read(_ name: String, lane: MethodLane = .standard) -> Method { Method(name, write: false, lane: lane) }
-    public static func write(_ name: String, lane: MethodLane = .standard) -> Method { Method(name, write: true, lane: lane) }
+    public static func read(_ name: String, _ access: Access, lane: MethodLane = .standard) -> Method {
+        Method(name, write: false, access: access, lane: lane)
+    }
+
+    public static func write(_ name: String, _ access: Access, lane: MethodLane = .standard) -> Method {
+        Method(name, write: true, access: access, lane: lane)
+    }
 
     public var description: String { name }
+}
+
+/// Who may call a method. Every method declares one next to its request and reply types; the
+/// server enforces it before the handler runs (docs/PROTOCOL.md, "Access").
+public enum Access: String, Sendable, CaseIterable, Codable {
+    /// Anyone who completed the CURVE handshake: `health`, registering and signing in.
+    case `public`
+    /// A signed-in user (a valid session token), or a Sous service acting for one. The handler
+    /// sees only the verified user, and answers only with that user's data.
+    case user
+    /// A signed-in user whose account is an operator's: changes to what every user shares.
+    case `operator`
+    /// Only another Sous service (an allow-listed CURVE key): erasure, revocation lists.
+    case service
 }
 
 /// The group of threads a server runs a method's handler on, each with its own bound on

@@ -15,7 +15,7 @@ public enum SousProtocol {
     /// The four ASCII bytes every protocol frame starts with.
     public static let signature: [UInt8] = Array("SOUS".utf8)
     /// The protocol version this build speaks.
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
     /// Largest message a service accepts, all frames together. A single larger frame makes
     /// libzmq disconnect the peer (MAXMSGSIZE); a larger message of smaller frames is refused.
     public static let maxMessageBytes = 8 * 1024 * 1024
@@ -26,6 +26,8 @@ public enum SousProtocol {
     public static let maxRoutingFrameBytes = 255
     /// Longest request id and idempotency key accepted.
     public static let maxTokenBytes = 128
+    /// Longest session token accepted (a token is about 150 bytes).
+    public static let maxSessionBytes = 512
 
     public enum Kind: UInt8, Sendable {
         case request = 1

@@ -11,8 +11,14 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
     public static let notFound = ErrorCode(rawValue: "notFound")
     /// The request contradicts the current state (e.g. a duplicate).
     public static let conflict = ErrorCode(rawValue: "conflict")
-    /// The caller may not do this.
+    /// The caller is not signed in, or the credential is wrong, expired or revoked; or the
+    /// record named belongs to someone else.
     public static let unauthorized = ErrorCode(rawValue: "unauthorized")
+    /// The caller is signed in but may not do this (an operator's method).
+    public static let forbidden = ErrorCode(rawValue: "forbidden")
+    /// Too many failed sign-ins for this account or from this address; the message says when
+    /// to try again.
+    public static let rateLimited = ErrorCode(rawValue: "rateLimited")
     /// The user already stores as much of this as one user may (docs/PROTOCOL.md, "Quotas");
     /// ``ServiceError/field`` names what.
     public static let quotaExceeded = ErrorCode(rawValue: "quotaExceeded")

@@ -100,6 +100,31 @@ public final class ZMQSocket: @unchecked Sendable {
     /// Receives one frame and reports whether more frames of the same message follow.
     /// Blocks up to RCVTIMEO (forever by default); throws an `EAGAIN` error on timeout.
     public func receiveFrame(dontWait: Bool = false) throws(ZMQError) -> (frame: ZMQFrame, more: Bool) {
+        let (frame, more, _) = try receiveFrame(dontWait: dontWait, property: nil)
+        return (frame, more)
+    }
+
+    /// Receives a whole multipart message (blocking up to RCVTIMEO).
+    public func receiveMultipart(dontWait: Bool = false) throws(ZMQError) -> [ZMQFrame] {
+        try receiveMultipart(dontWait: dontWait, property: nil).frames
+    }
+
+    /// Receives a whole multipart message and one metadata property of its connection, e.g.
+    /// `"User-Id"`: what the ZAP handler answered for the peer when it connected (nil over
+    /// `inproc`, which has no handshake, or when the property is not set).
+    public func receiveMultipart(dontWait: Bool = false, property: String?) throws(ZMQError) -> (frames: [ZMQFrame], property: String?) {
+        var frames: [ZMQFrame] = []
+        var (frame, more, value) = try receiveFrame(dontWait: dontWait, property: property)
+        frames.append(frame)
+        while more {
+            // The rest of a message arrives together with its first frame: this never blocks.
+            (frame, more, _) = try receiveFrame(dontWait: false, property: nil)
+            frames.append(frame)
+        }
+        return (frames, value)
+    }
+
+    private func receiveFrame(dontWait: Bool, property: String?) throws(ZMQError) -> (frame: ZMQFrame, more: Bool, property: String?) {
         // zmq_msg_t must not be copied by value (small messages live inside the struct), so it
         // stays heap-allocated and its bytes are copied out before it is closed.
         let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)
@@ -110,27 +135,9 @@ public final class ZMQSocket: @unchecked Sendable {
         let handle = self.handle
         _ = try retryingEINTR("zmq_msg_recv") { zmq_msg_recv(message, handle, flags) }
         let size = zmq_msg_size(message)
-        let frame: ZMQFrame
-        if size == 0 {
-            frame = []
-        } else {
-            let data = zmq_msg_data(message)!
-            frame = ZMQFrame(UnsafeRawBufferPointer(start: data, count: size))
-        }
-        return (frame, zmq_msg_more(message) == 1)
-    }
-
-    /// Receives a whole multipart message (blocking up to RCVTIMEO).
-    public func receiveMultipart(dontWait: Bool = false) throws(ZMQError) -> [ZMQFrame] {
-        var frames: [ZMQFrame] = []
-        var (frame, more) = try receiveFrame(dontWait: dontWait)
-        frames.append(frame)
-        while more {
-            // The rest of a message arrives together with its first frame: this never blocks.
-            (frame, more) = try receiveFrame()
-            frames.append(frame)
-        }
-        return frames
+        let frame: ZMQFrame = size == 0 ? [] : ZMQFrame(UnsafeRawBufferPointer(start: zmq_msg_data(message)!, count: size))
+        let value = property.flatMap { zmq_msg_gets(message, $0) }.map { String(cString: $0) }
+        return (frame, zmq_msg_more(message) == 1, value)
     }
 
     /// Waits up to `timeout` for a message. Returns `nil` if none arrived in time.
@@ -176,6 +183,10 @@ public final class ZMQSocket: @unchecked Sendable {
     public func setRoutingID(_ id: [UInt8]) throws(ZMQError) { try setOption(ZMQ_ROUTING_ID, bytes: id) }
     public func subscribe(_ prefix: String) throws(ZMQError) { try setOption(ZMQ_SUBSCRIBE, bytes: Array(prefix.utf8)) }
     public func unsubscribe(_ prefix: String) throws(ZMQError) { try setOption(ZMQ_UNSUBSCRIBE, bytes: Array(prefix.utf8)) }
+
+    /// The ZAP domain a server socket's connections are authenticated in; the ZAP handler
+    /// (``ZAPHandler``) decides by it which rules apply.
+    public func setZAPDomain(_ domain: String) throws(ZMQError) { try setOption(ZMQ_ZAP_DOMAIN, bytes: Array(domain.utf8)) }
 
     /// Makes this socket a CURVE server with its long-term secret key (40-character Z85).
     public func setCurveServer(secretKey: String) throws(ZMQError) {

@@ -20,6 +20,9 @@ struct NotifierCLITests {
         let clock: WallClock
         let planner: ServiceClient
         let notifier: NotifierService
+        var notifierClient: ServiceClient {
+            ServiceClient(service: "notifier", endpoint: notifier.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+        }
         var common: [String] { ["--notifier", notifier.host.boundEndpoints.requests, "--user", "ada"] }
 
         /// A planner call (activity) repeated until the notifier has applied it.
@@ -70,7 +73,7 @@ struct NotifierCLITests {
             let parsed = try decoder.decode(NextReminder.self, from: Data(json.out.utf8))
             #expect(parsed.status == .scheduled && parsed.dueAt == Self.rome19)
 
-            #expect(await sous(["reminders", "list"] + services.common).out == "No reminders yet for ada.\n")
+            #expect(await sous(["reminders", "list"] + services.common).out == "No reminders yet.\n")
             try await services.advance(to: Self.rome19)
             let list = await sous(["reminders", "list"] + services.common)
             #expect(list.code == 0)
@@ -84,32 +87,43 @@ struct NotifierCLITests {
         }
     }
 
+    /// Reminders reach only their own user: Bob, watching at the same time, gets nothing of
+    /// Ada's (there is no way to ask for another user's; the notifier's event bus takes only
+    /// Sous services).
     @Test func watchPrintsOnlyTheUsersOwnRemindersAndStopsAfterCount() async throws {
         try await withServices { services in
-            let events = services.notifier.host.boundEndpoints.events
-            let console = Console(capturing: true)
-            let watching = Task {
-                await sous(["reminders", "watch", "--notifier-events", events, "--user", "ada", "--count", "1", "--timeout", "20"], console: console)
+            try await services.beActive("ada")
+            let endpoint = services.notifier.host.boundEndpoints.requests
+            let adaConsole = Console(capturing: true)
+            let bobConsole = Console(capturing: true)
+            let ada = Task { await sous(["reminders", "watch", "--notifier", endpoint, "--user", "ada", "--count", "1", "--timeout", "60"], console: adaConsole) }
+            let bob = Task { await sous(["reminders", "watch", "--notifier", endpoint, "--user", "bob", "--count", "1", "--timeout", "60"], console: bobConsole) }
+            // Each watcher says so once it holds its cursor; then Ada's reminder comes due.
+            try await withTimeout(.seconds(20), waitingFor: "reminders watch to start") {
+                await adaConsole.waitForOutput(containing: "Waiting for your reminders")
+                await bobConsole.waitForOutput(containing: "Waiting for your reminders")
             }
-            // The watcher says so once it is connected and subscribed; then one of Adam's
-            // reminders (whose topic Ada's subscription must not match) and one of Ada's.
-            try await withTimeout(.seconds(20), waitingFor: "reminders watch to subscribe") {
-                await console.waitForOutput(containing: "Waiting for reminders")
-            }
-            let publisher = services.notifier.host.publisher
-            let day = LocalDate("2026-01-15")!
-            publisher.publish(NotifierTopics.reminder(for: "adam"), Reminder(user: "adam", date: day, message: "for adam", dueAt: Self.rome19))
-            publisher.publish(NotifierTopics.reminder(for: "ada"), Reminder(user: "ada", date: day, message: "Time to log today's meals", dueAt: Self.rome19))
-            let result = try await withTimeout(.seconds(25), waitingFor: "sous reminders watch") { await watching.value }
+            try await services.advance(to: Self.rome19)
+            let result = try await withTimeout(.seconds(60), waitingFor: "sous reminders watch") { await ada.value }
             #expect(result.code == 0, "\(result.err)")
             let lines = result.out.split(separator: "\n").map(String.init)
-            #expect(lines == ["Waiting for reminders for ada from \(events)…", "2026-01-15  Time to log today's meals"])
+            #expect(lines == ["Waiting for your reminders from \(endpoint)…", "2026-01-15  Time to log today's meals"])
+            // Ada's reminder has been sent; Bob's feed from before it is still empty.
+            bob.cancel()
+            let feed = try await services.notifierClient.call(NotifierAPI.wait, ReminderWait(after: Self.morning, waitSeconds: 0), user: "bob")
+            #expect(feed.reminders.isEmpty)
+            #expect(!bobConsole.standardOutput.contains("Time to log"))
+            let own = try await services.notifierClient.call(NotifierAPI.wait, ReminderWait(after: Self.morning, waitSeconds: 0), user: "ada")
+            #expect(own.reminders.map(\.user) == ["ada"])
         }
     }
 
     @Test func watchGivesUpAfterTheTimeoutWithExitCode5() async throws {
-        let result = await sous(["reminders", "watch", "--notifier-events", "inproc://nobody-publishes-here", "--user", "ada", "--count", "1", "--timeout", "0.2"])
-        #expect(result.code == 5)
-        #expect(result.err.contains("fewer than 1 reminder arrived within 0.2 s"))
+        try await withServices { services in
+            let endpoint = services.notifier.host.boundEndpoints.requests
+            let result = await sous(["reminders", "watch", "--notifier", endpoint, "--user", "ada", "--count", "1", "--timeout", "0.2"])
+            #expect(result.code == 5)
+            #expect(result.err.contains("fewer than 1 reminder arrived within 0.2 s"))
+        }
     }
 }

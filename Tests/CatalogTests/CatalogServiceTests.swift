@@ -34,19 +34,19 @@ struct IngredientSearchTests {
 
     @Test func limitsAreValidated() async throws {
         try await withCatalog { _, client in
-            let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchIngredients, .init(query: "x", limit: 500)) }
+            let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchIngredients, .init(query: "x", limit: 500), user: "reader") }
             #expect(error?.code == .badRequest && error?.field == "limit")
-            let empty = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchIngredients, .init(query: "  ")) }
+            let empty = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchIngredients, .init(query: "  "), user: "reader") }
             #expect(empty?.field == "query")
             // Numbers far out of range are refused before any arithmetic (page 2^62 used to trap).
             for (request, field) in [(RecipeSearch(page: 1 << 62), "page"), (RecipeSearch(page: 0), "page"), (RecipeSearch(pageSize: 1 << 62), "pageSize")] {
-                let search = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchRecipes, request) }
+                let search = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchRecipes, request, user: "reader") }
                 #expect(search?.code == .badRequest && search?.field == field)
                 let community = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.community, request, user: "ada") }
                 #expect(community?.code == .badRequest && community?.field == field)
             }
             let manyIngredients = RecipeSearch(ingredients: (0..<1001).map { "tomato-\($0)" })
-            #expect(await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchRecipes, manyIngredients) }?.field == "ingredients")
+            #expect(await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchRecipes, manyIngredients, user: "reader") }?.field == "ingredients")
             let levels = try await client.call(CatalogAPI.searchRecipes, RecipeSearch(energyLevels: Array(repeating: 2, count: 5000)))
             #expect(levels.total > 0, "a long list of repeated levels is one condition")
         }
@@ -180,9 +180,9 @@ struct RecipeSearchTests {
     @Test func unknownVocabularyIsABadRequestNamingTheField() async throws {
         struct RawSearch: Codable, Sendable { var profile: [String: [String]] }
         try await withCatalog { _, client in
-            let raw = Method<RawSearch, RecipePage>.read(CatalogAPI.searchRecipes.name)
+            let raw = Method<RawSearch, RecipePage>.read(CatalogAPI.searchRecipes.name, .user)
             let error = await #expect(throws: ServiceError.self) {
-                try await client.call(raw, RawSearch(profile: ["diets": ["keto"], "allergens": [], "dislikes": [], "equipment": []]))
+                try await client.call(raw, RawSearch(profile: ["diets": ["keto"], "allergens": [], "dislikes": [], "equipment": []]), user: "reader")
             }
             #expect(error?.code == .badRequest)
             #expect(error?.field == "profile.diets.0")
@@ -304,9 +304,10 @@ struct RecipeDetailTests {
     }
 
     @Test func writesNeedAUser() async throws {
-        try await withCatalog { _, client in
-            let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.createRecipe, RecipeDraft(name: "x", summary: "y")) }
-            #expect(error?.code == .unauthorized)
+        try await withCatalog { service, _ in
+            let anonymous = ServiceClient(service: "catalog", endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let error = await #expect(throws: ServiceError.self) { try await anonymous.call(CatalogAPI.createRecipe, RecipeDraft(name: "x", summary: "y")) }
+            #expect(error?.code == .unauthorized && error?.field == "header.session")
         }
     }
 }
@@ -347,7 +348,7 @@ struct PersonalVersionTests {
             let id = "tomato-lentil-soup"
             _ = try await client.call(CatalogAPI.editRecipe, .init(id: id, changes: RecipeDraft(name: "Alice's secret soup")), user: "alice@example.com")
             for (user, asked) in [("example.com", "\(id)@alice"), ("com", "\(id)@alice@example"), ("alice@example.com", "\(id)@"), ("", "\(id)@alice@example.com")] {
-                let found = try? await client.call(CatalogAPI.getRecipe, .init(id: asked), user: user.isEmpty ? nil : user)
+                let found = try? await (user.isEmpty ? client.call(CatalogAPI.getRecipe, .init(id: asked)) : client.call(CatalogAPI.getRecipe, .init(id: asked), user: user))
                 #expect(found?.name != "Alice's secret soup", "\(user) asking for \(asked)")
             }
             let search = try await client.call(CatalogAPI.searchRecipes, .init(query: "secret"), user: "example.com")
@@ -449,7 +450,7 @@ struct SyncTests {
         try await withCatalog { _, client in
             _ = try await client.call(CatalogAPI.editRecipe, .init(id: "tomato-lentil-soup", changes: RecipeDraft(name: "Mine")), user: "ada")
             try await client.call(CatalogAPI.favorite, .init(id: "tomato-lentil-soup"), user: "ada")
-            let report = try await client.call(CatalogAPI.reloadSeed, Empty())
+            let report = try await client.call(CatalogAPI.reloadSeed, Empty(), user: "operator")
             #expect(report.recipes == TestSeed.shared.recipes.count)
             #expect(try await client.call(CatalogAPI.getRecipe, .init(id: "tomato-lentil-soup"), user: "ada").name == "Mine")
             #expect(try await client.call(CatalogAPI.favorites, Empty(), user: "ada").recipes.count == 1)

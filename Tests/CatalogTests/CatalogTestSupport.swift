@@ -13,7 +13,11 @@ func withCatalog<T: Sendable>(
 ) async throws -> T {
     let service = try CatalogFixture.make(peers: peers)
     // Generous: a bound on a hang, not a performance check, on a machine running tests in parallel.
-    let client = ServiceClient(service: "catalog", endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+    // Signed in as "reader" unless a call names its user: the catalog is for signed-in users.
+    let client = ServiceClient(
+        service: "catalog", endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0),
+        session: TestSessions.token(for: "reader")
+    )
     return try await withRunningService(service.host) { _ in try await body(service, client) }
 }
 
@@ -58,7 +62,7 @@ enum TestSeed {
 
 extension ServiceClient {
     /// Every recipe id a search returns, across pages.
-    func allRecipeIDs(_ search: RecipeSearch, user: String? = nil) async throws -> [String] {
+    func allRecipeIDs(_ search: RecipeSearch, user: String = "reader") async throws -> [String] {
         var search = search
         search.pageSize = 100
         var page = 1

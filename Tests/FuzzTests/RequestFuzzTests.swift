@@ -81,7 +81,7 @@ struct RequestFuzzTests {
         let problem: String
 
         var description: String {
-            "\(service) \(method): \(problem); user \(header.user.map { "\"\($0)\"" } ?? "none"), body \(body.prefix(256).map { String(format: "%02x", $0) }.joined())"
+            "\(service) \(method): \(problem); session \(header.session ?? "none"), onBehalfOf \(header.onBehalfOf ?? "none"), body \(body.prefix(256).map { String(format: "%02x", $0) }.joined())"
         }
 
         func save() {
@@ -95,7 +95,13 @@ struct RequestFuzzTests {
     /// Sends `inputs` mutated requests to one service, 16 in flight at a time from one peer.
     static func drive(_ target: Target, inputs: Int, corpus: Corpus, random: inout SplitMix64) async throws -> [Finding] {
         let peer = try RawPeer(connectingTo: target.host.boundEndpoints.requests)
-        let users: [String?] = ["ada", "bob", "alice@example.com", "example.com", nil, "", String(repeating: "ü", count: 200)]
+        // Signed-in users, an operator, nobody, a forged token; and in-process callers acting
+        // for users (valid, empty and oversized ids).
+        let sessions: [String?] = [
+            TestSessions.token(for: "ada"), TestSessions.token(for: "bob"), TestSessions.token(for: "alice@example.com"), TestSessions.operatorToken, nil,
+            "not.a-token",
+        ]
+        let actingFor: [String?] = [nil, nil, nil, "ada", "", String(repeating: "ü", count: 200)]
         var findings: [Finding] = []
         var sent = 0
         while sent < inputs && findings.count < 20 {
@@ -106,7 +112,11 @@ struct RequestFuzzTests {
                 let seedBody = seeds.isEmpty ? [0x80] : seeds[Int(random.next() % UInt64(seeds.count))]
                 let body = random.next() % 8 == 0 ? seedBody : Mutator.mutate(seedBody, corpus: corpus, random: &random)
                 let id = "f\(sent)"
-                let header = RequestHeader(method: method, id: id, user: users[Int(random.next() % UInt64(users.count))], idempotencyKey: random.next() % 2 == 0 ? "k\(random.next() % 64)" : nil)
+                let session = sessions[Int(random.next() % UInt64(sessions.count))]
+                let onBehalfOf = session == nil ? actingFor[Int(random.next() % UInt64(actingFor.count))] : nil
+                let header = RequestHeader(
+                    method: method, id: id, session: session, onBehalfOf: onBehalfOf, idempotencyKey: random.next() % 2 == 0 ? "k\(random.next() % 64)" : nil
+                )
                 try peer.send(Envelope.requestFrames(header, body: body))
                 window[id] = (header, body)
                 sent += 1

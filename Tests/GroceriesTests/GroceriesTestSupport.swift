@@ -54,7 +54,7 @@ func withGroceries<T: Sendable>(_ body: (GroceriesEnvironment) async throws -> T
     // Generous timeouts: a bound on a hang, not a performance check.
     let options = ServiceClient.Options(timeout: .seconds(30), retries: 0)
     let environment = GroceriesEnvironment(
-        catalog: ServiceClient(service: "catalog", endpoint: catalog.host.boundEndpoints.requests, options: options),
+        catalog: ServiceClient(service: "catalog", endpoint: catalog.host.boundEndpoints.requests, options: options, session: TestSessions.token(for: "reader")),
         planner: ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: options),
         groceries: ServiceClient(service: "groceries", endpoint: groceries.host.boundEndpoints.requests, options: options),
         service: groceries, clock: clock

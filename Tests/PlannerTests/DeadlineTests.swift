@@ -28,7 +28,7 @@ struct DeadlineTests {
     ) async throws -> (reply: Envelope.Reply, elapsed: Duration) {
         let peer = try RawPeer(connectingTo: endpoint)
         let milliseconds = Int64(Date().timeIntervalSince1970 * 1000) + Int64(deadline.components.seconds * 1000)
-        let header = RequestHeader(method: method, id: "d1", user: "ada", deadline: milliseconds, idempotencyKey: "deadline-\(UUID())")
+        let header = RequestHeader(method: method, id: "d1", session: TestSessions.token(for: "ada"), deadline: milliseconds, idempotencyKey: "deadline-\(UUID())")
         let start = ContinuousClock.now
         try peer.send(Envelope.requestFrames(header, body: MessagePackEncoder().encode(request)))
         let frames = try #require(try await peer.receive(timeout: .seconds(30)), "no reply within 30 s")

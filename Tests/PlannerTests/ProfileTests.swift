@@ -15,7 +15,7 @@ private struct RawProfileUpdate: Codable, Sendable {
     var equipment: [String]?
 }
 
-private let rawUpdate = Method<RawProfileUpdate, CookingProfile>.write("profile.update")
+private let rawUpdate = Method<RawProfileUpdate, CookingProfile>.write("profile.update", .public)
 
 struct ProfileTests {
     @Test func aUserWhoNeverSetAProfileGetsTheDefaults() async throws {

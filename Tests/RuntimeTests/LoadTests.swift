@@ -11,7 +11,7 @@ import ZeroMQ
 /// One client's flood or a full lane never starves anyone else: each connection and each lane
 /// has a bound on requests in flight, past which the server answers `busy` at once.
 struct LoadTests {
-    static let hold = Method<Empty, Empty>.read("load.hold")
+    static let hold = Method<Empty, Empty>.read("load.hold", .public)
 
     /// A notes service with `load.hold`, which waits until the test releases it.
     func service(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws -> (ServiceHost, Latch) {
@@ -100,7 +100,7 @@ struct LoadTests {
                 for slot in 0..<2 { try peer.send(try requestFrames("load.hold", id: "p\(index)-\(slot)")) }
             }
             await latch.waitForWaiters(4)
-            let client = ServiceClient(service: "notes", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let client = host.testClient()
             #expect(try await client.call(CommonAPI.health, Empty()).service == host.name)
             let busy = await #expect(throws: ServiceError.self) { try await client.call(NotesAPI.count, Empty()) }
             #expect(busy?.code == .unavailable && busy?.message.contains("4 standard requests are in flight") == true)
@@ -124,14 +124,15 @@ struct LoadTests {
                 let socket = try ZMQContext.shared.socket(.dealer)
                 try socket.setLinger(milliseconds: 0)
                 try socket.setSendHighWaterMark(0)
+                let curve = host.clientCurve()
+                try socket.setCurveClient(serverKey: curve.serverKey, keyPair: curve.keyPair)
                 try socket.connect(host.boundEndpoints.requests)
                 for _ in 0..<5000 { try socket.send(multipart: request) }
                 // Connected and being served: now vanish without reading the rest.
                 #expect(try socket.receive(timeout: .seconds(30)) != nil)
                 socket.close()
             }
-            let client = ServiceClient(service: "notes", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
-            #expect(try await client.call(CommonAPI.health, Empty()).service == host.name)
+            #expect(try await host.testClient().call(CommonAPI.health, Empty()).service == host.name)
         }
     }
 

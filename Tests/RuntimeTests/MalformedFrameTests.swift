@@ -27,8 +27,7 @@ struct MalformedFrameTests {
     }
 
     func stillServes(_ host: ServiceHost) async throws {
-        let client = ServiceClient(service: host.name, endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
-        #expect(try await client.call(CommonAPI.health, Empty()).service == host.name)
+        #expect(try await host.testClient().call(CommonAPI.health, Empty()).service == host.name)
     }
 
     @Test func truncatedRequestMissingItsFrames() async throws {
@@ -139,7 +138,7 @@ struct MalformedFrameTests {
         configuration.bind = "tcp://127.0.0.1:*"
         let host = try makeNotesService(configuration: configuration)
         try await withRunningService(host) { host in
-            let peer = try RawPeer(connectingTo: host.boundEndpoints.requests)
+            let peer = try RawPeer(connectingTo: host.boundEndpoints.requests, curve: host.clientCurve())
             let huge = [UInt8](repeating: 0xa0, count: SousProtocol.maxMessageBytes + 1)
             try peer.send([[], protocolFrame, try header("notes.echo"), huge])
             #expect(try await peer.receive(timeout: .milliseconds(300)) == nil)

@@ -25,10 +25,10 @@ enum NotesAPI {
 
     struct Wait: Codable, Sendable { var gate: String }
 
-    static let add = Method<AddNote, Note>.write("notes.add")
-    static let count = Method<Empty, Count>.read("notes.count")
-    static let echo = Method<AddNote, AddNote>.read("notes.echo")
-    static let wait = Method<Wait, Empty>.read("notes.wait")
+    static let add = Method<AddNote, Note>.write("notes.add", .user)
+    static let count = Method<Empty, Count>.read("notes.count", .public)
+    static let echo = Method<AddNote, AddNote>.read("notes.echo", .public)
+    static let wait = Method<Wait, Empty>.read("notes.wait", .public)
 }
 
 /// Gates a test opens to release waiting handlers, and observes handlers arriving at.

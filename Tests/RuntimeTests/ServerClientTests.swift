@@ -9,7 +9,7 @@ import ZeroMQ
 
 struct ServerClientTests {
     func client(_ host: ServiceHost, timeout: Duration = .seconds(30), retries: Int = 0) -> ServiceClient {
-        ServiceClient(service: host.name, endpoint: host.boundEndpoints.requests, options: .init(timeout: timeout, retries: retries))
+        host.testClient(timeout: timeout, retries: retries)
     }
 
     @Test func healthReportsNameVersionUptimeAndDatabase() async throws {
@@ -18,7 +18,7 @@ struct ServerClientTests {
             let report = try await client(host).call(CommonAPI.health, Empty())
             #expect(report.service == "catalog")
             #expect(report.version == SousVersion.current)
-            #expect(report.protocolVersion == 1)
+            #expect(report.protocolVersion == 2)
             #expect(report.uptimeSeconds >= 0)
             #expect(report.database.status == "ok")
             #expect(report.database.path == ":memory:")
@@ -49,7 +49,7 @@ struct ServerClientTests {
                 try await client.call(NotesAPI.add, .init(text: "x", tags: []))
             }
             #expect(anonymous?.code == .unauthorized)
-            #expect(anonymous?.field == "header.user")
+            #expect(anonymous?.field == "header.session")
         }
     }
 
@@ -57,7 +57,7 @@ struct ServerClientTests {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
             let error = await #expect(throws: ServiceError.self) {
-                try await client(host).call(Method<Empty, Empty>.read("notes.fly"), Empty())
+                try await client(host).call(Method<Empty, Empty>.read("notes.fly", .public), Empty())
             }
             #expect(error?.code == .badRequest)
             #expect(error?.field == "header.method")
@@ -70,7 +70,7 @@ struct ServerClientTests {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
             let error = await #expect(throws: ServiceError.self) {
-                try await client(host).call(Method<Wrong, NotesAPI.Note>.write("notes.add"), Wrong(text: 5, tags: []), user: "ada")
+                try await client(host).call(Method<Wrong, NotesAPI.Note>.write("notes.add", .user), Wrong(text: 5, tags: []), user: "ada")
             }
             #expect(error?.code == .badRequest)
             #expect(error?.field == "text")

@@ -61,4 +61,4 @@ struct RawDatedDraft: Codable, Sendable {
     var date: String
 }
 
-let rawAddEntry = Method<RawDatedDraft, JournalEntry>.write("journal.add")
+let rawAddEntry = Method<RawDatedDraft, JournalEntry>.write("journal.add", .public)

@@ -17,7 +17,7 @@ private struct LooseAdd: Codable, Sendable {
     var per100g: Macros
 }
 
-private let looseAdd = Method<LooseAdd, DiaryEntry>.write("diary.add")
+private let looseAdd = Method<LooseAdd, DiaryEntry>.write("diary.add", .public)
 
 struct DiaryEntryTests {
     @Test func addListEditDeleteKeepsOneUsersDiaryApart() async throws {
@@ -178,7 +178,7 @@ struct DayBoundaryTests {
         let client = ServiceClient(service: "tracker", endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(9), retries: 0))
         try await withRunningServices([tracker.host]) { _ in
             try await withRunningServices([planner.host]) { _ in
-                let plannerClient = ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+                let plannerClient = planner.host.testClient()
                 _ = try await plannerClient.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Pacific/Auckland"), user: "ada")
                 let first = try await client.call(TrackerAPI.summary, DayRequest(), user: "ada")
                 #expect(first.day == ResolvedDay(date: day("2026-03-10"), timeZone: "Pacific/Auckland"))

@@ -92,15 +92,15 @@ struct ProductImportTests {
     @Test func importedProductsCanBeLookedUpAndLogged() async throws {
         try await withTracker(planner: false) { world in
             let (products, _) = Self.parse(Self.jsonLines)
-            let result = try await world.call(TrackerAPI.importProducts, ProductImport(source: "test-off", products: products))
+            let result = try await world.call(TrackerAPI.importProducts, ProductImport(source: "test-off", products: products), user: "operator")
             #expect(result == ProductImportResult(added: 2, replaced: 0))
             #expect(try await world.call(TrackerAPI.product, BarcodeLookup(code: "036000291452")).name == "Oat Drink")
-            let again = try await world.call(TrackerAPI.importProducts, ProductImport(source: "test-off", products: [products[0]]))
+            let again = try await world.call(TrackerAPI.importProducts, ProductImport(source: "test-off", products: [products[0]]), user: "operator")
             #expect(again == ProductImportResult(added: 0, replaced: 1))
 
             var broken = products
             broken[1].code = "036000291453"
-            let refused = await world.failure(TrackerAPI.importProducts, ProductImport(source: "x", products: [products[0], broken[1]]))
+            let refused = await world.failure(TrackerAPI.importProducts, ProductImport(source: "x", products: [products[0], broken[1]]), user: "operator")
             #expect(refused?.code == .badRequest && refused?.field == "products.1.code")
         }
     }
@@ -124,7 +124,9 @@ struct RecipeLoggingTests {
     @Test func aRecipeServingIsLoggedFromTheRealCatalog() async throws {
         try await withTracker(planner: false, catalog: true) { world in
             let catalogEndpoint = world.tracker.host.configuration.endpoints(of: .catalog).requests
-            let catalog = ServiceClient(service: "catalog", endpoint: catalogEndpoint, options: .init(timeout: .seconds(30), retries: 0))
+            let catalog = ServiceClient(
+                service: "catalog", endpoint: catalogEndpoint, options: .init(timeout: .seconds(30), retries: 0), session: TestSessions.token(for: "reader")
+            )
             let recipe = try await catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: "tomato-lentil-soup"))
             let servingGrams = recipe.ingredients.reduce(0) { $0 + $1.grams } / Double(recipe.servings)
 

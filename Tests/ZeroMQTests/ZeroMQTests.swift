@@ -91,9 +91,15 @@ struct ZeroMQTests {
         let serverKeys = try CurveKeyPair.generate()
         let clientKeys = try CurveKeyPair.generate()
         #expect(serverKeys.publicKey.count == 40 && serverKeys.secretKey.count == 40)
-        let server = try context.socket(.router)
-        let client = try context.socket(.dealer)
-        defer { server.close(); client.close() }
+        // A context of its own: no ZAP handler (the services' one refuses unknown domains).
+        let isolated = ZMQContext()
+        let server = try isolated.socket(.router)
+        let client = try isolated.socket(.dealer)
+        defer {
+            server.close()
+            client.close()
+            isolated.terminate()
+        }
         try server.setCurveServer(secretKey: serverKeys.secretKey)
         try server.bind("tcp://127.0.0.1:*")
         try client.setCurveClient(serverKey: serverKeys.publicKey, keyPair: clientKeys)

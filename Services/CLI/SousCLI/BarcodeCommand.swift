@@ -25,11 +25,11 @@ struct BarcodeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let client = global.client(.tracker)
-        let product = try await client.call(TrackerAPI.product, BarcodeLookup(code: code), user: global.resolvedUser)
+        let product = try await client.call(TrackerAPI.product, BarcodeLookup(code: code), session: global.token)
         var entry: DiaryEntry?
         if log, let grams {
             let request = DiaryAdd(date: try date.map { try trackerDate($0) }, meal: try meal.map(trackerMeal) ?? .snack, grams: grams, barcode: code)
-            entry = try await client.call(TrackerAPI.addEntry, request, user: global.resolvedUser)
+            entry = try await client.call(TrackerAPI.addEntry, request, session: global.token)
         }
         if global.json { return try printJSON(Reply(product: product, logged: entry)) }
         let console = Console.current

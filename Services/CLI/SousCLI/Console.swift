@@ -7,8 +7,32 @@ public final class Console: @unchecked Sendable {
     private var capturedErr = ""
     private var outputWaiters: [UUID: (text: String, continuation: CheckedContinuation<Void, Never>)] = [:]
     private let capturing: Bool
+    /// Lines a capturing console answers prompts with, in order (tests).
+    private var input: [String]
 
-    public init(capturing: Bool) { self.capturing = capturing }
+    public init(capturing: Bool, input: [String] = []) {
+        self.capturing = capturing
+        self.input = input
+    }
+
+    /// Reads a secret: from the captured input, or from the terminal with echo off (after
+    /// `prompt` on stderr), or as one line of a piped standard input. Never from argv.
+    public func readSecret(prompt: String) -> String? {
+        if capturing { return lock.withLock { input.isEmpty ? nil : input.removeFirst() } }
+        guard isatty(STDIN_FILENO) == 1 else { return readLine(strippingNewline: true) }
+        FileHandle.standardError.write(Data(prompt.utf8))
+        var settings = termios()
+        tcgetattr(STDIN_FILENO, &settings)
+        let original = settings
+        settings.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+        defer {
+            var restore = original
+            tcsetattr(STDIN_FILENO, TCSANOW, &restore)
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        return readLine(strippingNewline: true)
+    }
 
     @TaskLocal public static var current = Console(capturing: false)
 

@@ -20,7 +20,7 @@ struct CookCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let detail = try await global.client(.catalog).call(CatalogAPI.getRecipe, RecipeLookup(id: recipe, people: people), user: global.resolvedUser)
+        let detail = try await global.client(.catalog).call(CatalogAPI.getRecipe, RecipeLookup(id: recipe, people: people), session: global.token)
         guard !detail.steps.isEmpty else { throw ValidationError("\(detail.name) has no steps to follow") }
         let steps = detail.steps.indices.map { CookingStep(recipe: detail, index: $0) }
         if let step {

@@ -42,7 +42,7 @@ struct DiaryCommand: AsyncParsableCommand {
                 date: try date.map { try trackerDate($0) }, meal: try trackerMeal(meal), grams: grams, food: food,
                 per100g: try nutrition.macros(), ingredient: ingredient, barcode: barcode
             )
-            let entry = try await global.client(.tracker).call(TrackerAPI.addEntry, request, user: global.resolvedUser)
+            let entry = try await global.client(.tracker).call(TrackerAPI.addEntry, request, session: global.token)
             if global.json { return try printJSON(entry) }
             Console.current.out("Logged #\(entry.id) \(entry.food), \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date): \(number(entry.totals.kcal, decimals: 0)) kcal.")
         }
@@ -55,7 +55,7 @@ struct DiaryCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let day = try await global.client(.tracker).call(TrackerAPI.listEntries, DayRequest(date: try date.map { try trackerDate($0) }), user: global.resolvedUser)
+            let day = try await global.client(.tracker).call(TrackerAPI.listEntries, DayRequest(date: try date.map { try trackerDate($0) }), session: global.token)
             if global.json { return try printJSON(day) }
             Console.current.out(dayHeading(day.day))
             guard !day.entries.isEmpty else { return Console.current.out("Nothing logged.") }
@@ -82,7 +82,7 @@ struct DiaryCommand: AsyncParsableCommand {
                 id: id, date: try date.map { try trackerDate($0) }, meal: try meal.map { try trackerMeal($0) }, food: food, grams: grams,
                 per100g: try nutrition.macros()
             )
-            let entry = try await global.client(.tracker).call(TrackerAPI.editEntry, request, user: global.resolvedUser)
+            let entry = try await global.client(.tracker).call(TrackerAPI.editEntry, request, session: global.token)
             if global.json { return try printJSON(entry) }
             Console.current.out("Updated #\(entry.id) \(entry.food), \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date).")
         }
@@ -95,7 +95,7 @@ struct DiaryCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await global.client(.tracker).call(TrackerAPI.deleteEntry, EntryID(id: id), user: global.resolvedUser)
+            try await global.client(.tracker).call(TrackerAPI.deleteEntry, EntryID(id: id), session: global.token)
             if global.json { return try printJSON(["deleted": id]) }
             Console.current.out("Deleted entry #\(id).")
         }
@@ -108,7 +108,7 @@ struct DiaryCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let summary = try await global.client(.tracker).call(TrackerAPI.summary, DayRequest(date: try date.map { try trackerDate($0) }), user: global.resolvedUser)
+            let summary = try await global.client(.tracker).call(TrackerAPI.summary, DayRequest(date: try date.map { try trackerDate($0) }), session: global.token)
             if global.json { return try printJSON(summary) }
             let console = Console.current
             console.out(dayHeading(summary.day))
@@ -141,7 +141,7 @@ struct DiaryCommand: AsyncParsableCommand {
 
         func run() async throws {
             let range = DateRange(from: try trackerDate(from, option: "--from"), to: try trackerDate(to, option: "--to"))
-            let history = try await global.client(.tracker).call(TrackerAPI.history, range, user: global.resolvedUser)
+            let history = try await global.client(.tracker).call(TrackerAPI.history, range, session: global.token)
             if global.json { return try printJSON(history) }
             var table = Table([("Date", .left), ("kcal", .right), ("Goal", .right), ("", .left), ("Carbs", .right), ("Protein", .right), ("Fat", .right)])
             for day in history.days {
@@ -162,7 +162,7 @@ struct DiaryCommand: AsyncParsableCommand {
 
         func run() async throws {
             let range = DateRange(from: try trackerDate(from, option: "--from"), to: try trackerDate(to, option: "--to"))
-            let analysis = try await global.client(.tracker).call(TrackerAPI.analysis, range, user: global.resolvedUser)
+            let analysis = try await global.client(.tracker).call(TrackerAPI.analysis, range, session: global.token)
             if global.json { return try printJSON(analysis) }
             let console = Console.current
             console.out("\(analysis.daysLogged) day\(analysis.daysLogged == 1 ? "" : "s") logged from \(range.from) to \(range.to).")
@@ -192,7 +192,7 @@ struct DiaryCommand: AsyncParsableCommand {
         func run() async throws {
             let client = global.client(.tracker)
             let target = try date.map { try trackerDate($0) }
-            let recent = try await client.call(TrackerAPI.yesterday, DayRequest(date: target), user: global.resolvedUser)
+            let recent = try await client.call(TrackerAPI.yesterday, DayRequest(date: target), session: global.token)
             if let wrong = add.first(where: { $0 < 1 || $0 > recent.foods.count }) {
                 throw ValidationError("--add \(wrong): there are \(recent.foods.count) foods from \(recent.date)")
             }
@@ -202,7 +202,7 @@ struct DiaryCommand: AsyncParsableCommand {
                 added.append(try await client.call(
                     TrackerAPI.addEntry,
                     DiaryAdd(date: recent.date.adding(days: 1), meal: food.meal, grams: food.grams, food: food.food, per100g: food.per100g),
-                    user: global.resolvedUser
+                    session: global.token
                 ))
             }
             if global.json { return try printJSON(add.isEmpty ? AnyReply.foods(recent) : AnyReply.added(added)) }
@@ -241,7 +241,7 @@ struct DiaryCommand: AsyncParsableCommand {
 
         func run() async throws {
             let range = DateRange(from: try trackerDate(from, option: "--from"), to: try trackerDate(to, option: "--to"))
-            let export = try await global.client(.tracker).call(TrackerAPI.export, range, user: global.resolvedUser)
+            let export = try await global.client(.tracker).call(TrackerAPI.export, range, session: global.token)
             if let output {
                 try Data(export.csv.utf8).write(to: URL(fileURLWithPath: output))
                 if global.json { return try printJSON(["file": output, "rows": String(export.rows)]) }

@@ -4,7 +4,7 @@ public import SousRuntime
 
 /// Options every command takes: who is asking, how to print, where the services are.
 public struct GlobalOptions: ParsableArguments, Sendable {
-    @Option(name: .long, help: "User to act as (env SOUS_USER, default: your login name).")
+    @Option(name: .long, help: "Which signed-in account to act as, by email or user id (env SOUS_USER, default: the last one signed in).")
     public var user: String?
 
     @Flag(name: .long, help: "Print the reply as JSON (stable field names, see docs/PROTOCOL.md).")
@@ -39,10 +39,17 @@ public struct GlobalOptions: ParsableArguments, Sendable {
         }
     }
 
-    /// The user the request is made for: --user, then SOUS_USER, then the login name.
-    public var resolvedUser: String {
-        let environment = ProcessInfo.processInfo.environment
-        return user ?? environment["SOUS_USER"] ?? environment["USER"] ?? environment["LOGNAME"] ?? ProcessInfo.processInfo.userName
+    /// The signed-in account the command acts as: --user, then SOUS_USER, then the last one
+    /// signed in (``Credentials``).
+    public var account: Credentials.Account {
+        get throws {
+            try Credentials.load().account(user ?? ProcessInfo.processInfo.environment["SOUS_USER"])
+        }
+    }
+
+    /// The session token requests carry.
+    public var token: String {
+        get throws { try account.token }
     }
 
     public func endpoint(of service: SousService) -> String {
@@ -59,7 +66,11 @@ public struct GlobalOptions: ParsableArguments, Sendable {
     public func client(_ service: SousService) -> ServiceClient {
         let fromEnvironment = ProcessInfo.processInfo.environment["SOUS_TIMEOUT_MS"].flatMap(Int.init).map { min(max($0, 1), Self.maxTimeoutMs) }
         let milliseconds = timeoutMs ?? fromEnvironment ?? 3_000
-        return ServiceClient(service: service.rawValue, endpoint: endpoint(of: service), options: .init(timeout: .milliseconds(milliseconds), retries: 2))
+        let endpoint = endpoint(of: service)
+        return ServiceClient(
+            service: service.rawValue, endpoint: endpoint, options: .init(timeout: .milliseconds(milliseconds), retries: 2),
+            curve: UserClientKeys.curve(for: service, endpoint: endpoint)
+        )
     }
 }
 

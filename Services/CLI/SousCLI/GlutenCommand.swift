@@ -37,7 +37,7 @@ struct GlutenCommand: AsyncParsableCommand {
 
         func run() async throws {
             let request = GlutenPredictionRequest(date: try date.map { try parseJournalDate($0, option: "date") }, expectsGluten: expectation == .yes)
-            let day = try await global.client(.tracker).call(CoeliacAPI.predict, request, user: global.resolvedUser)
+            let day = try await global.client(.tracker).call(CoeliacAPI.predict, request, session: global.token)
             if global.json { return try printJSON(day) }
             Console.current.out("Predicted for \(day.date): \(day.expectsGluten == true ? "gluten" : "no gluten").")
         }
@@ -52,7 +52,7 @@ struct GlutenCommand: AsyncParsableCommand {
 
         func run() async throws {
             let request = GlutenResultRequest(date: try date.map { try parseJournalDate($0, option: "date") }, positive: outcome == .positive)
-            let recorded = try await global.client(.tracker).call(CoeliacAPI.recordResult, request, user: global.resolvedUser)
+            let recorded = try await global.client(.tracker).call(CoeliacAPI.recordResult, request, session: global.token)
             if global.json { return try printJSON(recorded) }
             let day = recorded.day
             let verdict = switch day.correct {
@@ -73,7 +73,7 @@ struct GlutenCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let stats = try await global.client(.tracker).call(CoeliacAPI.stats, Empty(), user: global.resolvedUser)
+            let stats = try await global.client(.tracker).call(CoeliacAPI.stats, Empty(), session: global.token)
             if global.json { return try printJSON(stats) }
             Console.current.out(GlutenText.stats(stats))
         }
@@ -94,7 +94,7 @@ struct GlutenCommand: AsyncParsableCommand {
                 }
                 request = GlutenCalendarRequest(year: year, month: number)
             }
-            let calendar = try await global.client(.tracker).call(CoeliacAPI.calendar, request, user: global.resolvedUser)
+            let calendar = try await global.client(.tracker).call(CoeliacAPI.calendar, request, session: global.token)
             if global.json { return try printJSON(calendar) }
             Console.current.out(GlutenText.grid(calendar))
         }

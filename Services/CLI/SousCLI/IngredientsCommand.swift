@@ -17,7 +17,7 @@ struct IngredientsCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(.catalog).call(CatalogAPI.searchIngredients, .init(query: text, limit: limit), user: global.resolvedUser)
+            let list = try await global.client(.catalog).call(CatalogAPI.searchIngredients, .init(query: text, limit: limit), session: global.token)
             if global.json { return try printJSON(list) }
             guard !list.ingredients.isEmpty else { return Console.current.out("No ingredient matches \"\(text)\".") }
             var table = Table([("ID", .left), ("NAME", .left), ("CATEGORY", .left), ("KCAL/100G", .right), ("PRICE", .right), ("ALLERGENS", .left)])

@@ -27,16 +27,16 @@ struct PlanCommand: AsyncParsableCommand {
 
         func run() async throws {
             let client = global.client(.planner)
-            let user = global.resolvedUser
+            let token = try global.token
             if from != nil || to != nil {
                 guard let from, let to else { throw ValidationError("give both --from and --to") }
-                let week = try await client.call(PlannerAPI.getPlan, Empty(), user: user)
+                let week = try await client.call(PlannerAPI.getPlan, Empty(), session: token)
                 let range = PlanDateRange(from: try PlanDate.resolve(from, today: week.today), to: try PlanDate.resolve(to, today: week.today))
-                let days = try await client.call(PlannerAPI.history, range, user: user)
+                let days = try await client.call(PlannerAPI.history, range, session: token)
                 if global.json { return try printJSON(days) }
                 return Console.current.out(renderPlanGrid(days.days))
             }
-            let week = try await client.call(PlannerAPI.getPlan, Empty(), user: user)
+            let week = try await client.call(PlannerAPI.getPlan, Empty(), session: token)
             if global.json { return try printJSON(week) }
             Console.current.out("Week of \(week.today) (\(week.timeZone))\n")
             Console.current.out(renderPlanGrid(week.days))
@@ -54,7 +54,7 @@ struct PlanCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let selection = try await global.client(.planner).call(PlannerAPI.selection, Empty(), user: global.resolvedUser)
+            let selection = try await global.client(.planner).call(PlannerAPI.selection, Empty(), session: global.token)
             if global.json { return try printJSON(selection) }
             printSelection(selection)
         }
@@ -66,7 +66,7 @@ struct PlanCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let selection = try await global.client(.planner).call(PlannerAPI.addRecipe, RecipeID(id: recipe), user: global.resolvedUser)
+            let selection = try await global.client(.planner).call(PlannerAPI.addRecipe, RecipeID(id: recipe), session: global.token)
             if global.json { return try printJSON(selection) }
             printSelection(selection)
         }
@@ -78,7 +78,7 @@ struct PlanCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let selection = try await global.client(.planner).call(PlannerAPI.removeRecipe, RecipeID(id: recipe), user: global.resolvedUser)
+            let selection = try await global.client(.planner).call(PlannerAPI.removeRecipe, RecipeID(id: recipe), session: global.token)
             if global.json { return try printJSON(selection) }
             printSelection(selection)
         }
@@ -93,8 +93,8 @@ struct PlanCommand: AsyncParsableCommand {
 
         func run() async throws {
             let client = global.client(.planner)
-            let ref = try await PlanDate.slot(date, slot, client: client, user: global.resolvedUser)
-            let result = try await client.call(PlannerAPI.putSlot, SlotAssignment(date: ref.date, slot: ref.slot, recipe: recipe), user: global.resolvedUser)
+            let ref = try await PlanDate.slot(date, slot, client: client, session: global.token)
+            let result = try await client.call(PlannerAPI.putSlot, SlotAssignment(date: ref.date, slot: ref.slot, recipe: recipe), session: global.token)
             if global.json { return try printJSON(result) }
             Console.current.out("\(result.meal.rawValue.capitalized) on \(result.date): \(result.recipeName ?? recipe)")
         }
@@ -110,10 +110,10 @@ struct PlanCommand: AsyncParsableCommand {
 
         func run() async throws {
             let client = global.client(.planner)
-            let week = try await client.call(PlannerAPI.getPlan, Empty(), user: global.resolvedUser)
+            let week = try await client.call(PlannerAPI.getPlan, Empty(), session: global.token)
             let from = SlotRef(date: try PlanDate.resolve(fromDate, today: week.today), slot: try PlanDate.slot(fromSlot))
             let to = SlotRef(date: try PlanDate.resolve(toDate, today: week.today), slot: try PlanDate.slot(toSlot))
-            let result = try await client.call(PlannerAPI.moveSlot, SlotMove(from: from, to: to), user: global.resolvedUser)
+            let result = try await client.call(PlannerAPI.moveSlot, SlotMove(from: from, to: to), session: global.token)
             if global.json { return try printJSON(result) }
             Console.current.out(renderPlanGrid(result.days))
         }
@@ -127,8 +127,8 @@ struct PlanCommand: AsyncParsableCommand {
 
         func run() async throws {
             let client = global.client(.planner)
-            let ref = try await PlanDate.slot(date, slot, client: client, user: global.resolvedUser)
-            let result = try await client.call(PlannerAPI.clearSlot, ref, user: global.resolvedUser)
+            let ref = try await PlanDate.slot(date, slot, client: client, session: global.token)
+            let result = try await client.call(PlannerAPI.clearSlot, ref, session: global.token)
             if global.json { return try printJSON(result) }
             Console.current.out("Cleared \(result.meal.rawValue) on \(result.date).")
         }
@@ -145,8 +145,8 @@ struct PlanCommand: AsyncParsableCommand {
 
         func run() async throws {
             let client = global.client(.planner)
-            let ref = try await PlanDate.slot(date, slot, client: client, user: global.resolvedUser)
-            let result = try await client.call(PlannerAPI.cooked, ref, user: global.resolvedUser)
+            let ref = try await PlanDate.slot(date, slot, client: client, session: global.token)
+            let result = try await client.call(PlannerAPI.cooked, ref, session: global.token)
             if global.json {
                 try printJSON(result)
             } else {
@@ -178,11 +178,11 @@ struct PlanCommand: AsyncParsableCommand {
             let client = global.client(.planner)
             var request = CalendarRequest()
             if from != nil || to != nil {
-                let today = try await client.call(PlannerAPI.getPlan, Empty(), user: global.resolvedUser).today
+                let today = try await client.call(PlannerAPI.getPlan, Empty(), session: global.token).today
                 request.from = try from.map { try PlanDate.resolve($0, today: today) }
                 request.to = try to.map { try PlanDate.resolve($0, today: today) }
             }
-            let export = try await client.call(PlannerAPI.calendar, request, user: global.resolvedUser)
+            let export = try await client.call(PlannerAPI.calendar, request, session: global.token)
             if let output {
                 do {
                     try Data(export.calendar.utf8).write(to: URL(fileURLWithPath: output))
@@ -227,10 +227,10 @@ enum PlanDate {
     }
 
     /// Resolves a date and slot, reading "today" from the planner only when the date is relative.
-    static func slot(_ date: String, _ slot: String, client: ServiceClient, user: String) async throws -> SlotRef {
+    static func slot(_ date: String, _ slot: String, client: ServiceClient, session token: String) async throws -> SlotRef {
         let number = try self.slot(slot)
         if let absolute = LocalDate(date) { return SlotRef(date: absolute, slot: number) }
-        let today = try await client.call(PlannerAPI.getPlan, Empty(), user: user).today
+        let today = try await client.call(PlannerAPI.getPlan, Empty(), session: token).today
         return SlotRef(date: try resolve(date, today: today), slot: number)
     }
 }

@@ -49,7 +49,7 @@ struct ProductsCommand: AsyncParsableCommand {
             var report = Report(file: file)
             func send() async throws {
                 guard !batch.isEmpty else { return }
-                let result = try await client.call(TrackerAPI.importProducts, ProductImport(source: source, products: batch), user: global.resolvedUser)
+                let result = try await client.call(TrackerAPI.importProducts, ProductImport(source: source, products: batch), session: global.token)
                 report.added += result.added
                 report.replaced += result.replaced
                 batch.removeAll(keepingCapacity: true)

@@ -16,7 +16,7 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let profile = try await global.client(.planner).call(PlannerAPI.getProfile, Empty(), user: global.resolvedUser)
+            let profile = try await global.client(.planner).call(PlannerAPI.getProfile, Empty(), session: global.token)
             if global.json { return try printJSON(profile) }
             Console.current.out(renderProfile(profile))
         }
@@ -76,7 +76,7 @@ struct ProfileCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let profile = try await global.client(.planner).call(PlannerAPI.updateProfile, update, user: global.resolvedUser)
+            let profile = try await global.client(.planner).call(PlannerAPI.updateProfile, update, session: global.token)
             if global.json { return try printJSON(profile) }
             Console.current.out("Profile saved.\n")
             Console.current.out(renderProfile(profile))
@@ -88,7 +88,7 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let profile = try await global.client(.planner).call(PlannerAPI.resetProfile, Empty(), user: global.resolvedUser)
+            let profile = try await global.client(.planner).call(PlannerAPI.resetProfile, Empty(), session: global.token)
             if global.json { return try printJSON(profile) }
             Console.current.out("Profile reset to the defaults.\n")
             Console.current.out(renderProfile(profile))

@@ -64,8 +64,9 @@ struct RecipesCommand: AsyncParsableCommand {
         func run() async throws {
             let request = self.request
             let result: RecipePage
+            let token = try global.token
             do {
-                result = try await global.client(.catalog).call(CatalogAPI.searchRecipes, request, user: global.resolvedUser)
+                result = try await global.client(.catalog).call(CatalogAPI.searchRecipes, request, session: token)
             } catch {
                 guard error.code == .unavailable, request.useSavedProfile == true else { throw error }
                 throw ServiceError(.unavailable, "\(error.message); use --no-filters (or explicit filter flags) to search without your profile")
@@ -90,7 +91,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let recipe = try await global.client(.catalog).call(CatalogAPI.getRecipe, .init(id: id, people: people), user: global.resolvedUser)
+            let recipe = try await global.client(.catalog).call(CatalogAPI.getRecipe, .init(id: id, people: people), session: global.token)
             if global.json { return try printJSON(recipe) }
             Console.current.out(render(recipe))
         }
@@ -145,7 +146,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let recipe = try await global.client(.catalog).call(CatalogAPI.createRecipe, try draft.draft(), user: global.resolvedUser)
+            let recipe = try await global.client(.catalog).call(CatalogAPI.createRecipe, try draft.draft(), session: global.token)
             if global.json { return try printJSON(recipe) }
             Console.current.out("Created \(recipe.id): \(recipe.name)")
         }
@@ -161,7 +162,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let recipe = try await global.client(.catalog).call(CatalogAPI.editRecipe, .init(id: id, changes: try draft.draft()), user: global.resolvedUser)
+            let recipe = try await global.client(.catalog).call(CatalogAPI.editRecipe, .init(id: id, changes: try draft.draft()), session: global.token)
             if global.json { return try printJSON(recipe) }
             Console.current.out(recipe.origin == .personal ? "Saved your personal version of \(recipe.id): \(recipe.name)" : "Updated \(recipe.id): \(recipe.name)")
         }
@@ -175,7 +176,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await global.client(.catalog).call(CatalogAPI.deleteRecipe, .init(id: id), user: global.resolvedUser)
+            try await global.client(.catalog).call(CatalogAPI.deleteRecipe, .init(id: id), session: global.token)
             if global.json { return try printJSON(["deleted": id]) }
             Console.current.out("Deleted \(id).")
         }
@@ -187,7 +188,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await global.client(.catalog).call(CatalogAPI.favorite, .init(id: id), user: global.resolvedUser)
+            try await global.client(.catalog).call(CatalogAPI.favorite, .init(id: id), session: global.token)
             if global.json { return try printJSON(["favorite": id]) }
             Console.current.out("★ \(id)")
         }
@@ -199,7 +200,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await global.client(.catalog).call(CatalogAPI.unfavorite, .init(id: id), user: global.resolvedUser)
+            try await global.client(.catalog).call(CatalogAPI.unfavorite, .init(id: id), session: global.token)
             if global.json { return try printJSON(["unfavorite": id]) }
             Console.current.out("☆ \(id)")
         }
@@ -210,7 +211,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(.catalog).call(CatalogAPI.favorites, Empty(), user: global.resolvedUser)
+            let list = try await global.client(.catalog).call(CatalogAPI.favorites, Empty(), session: global.token)
             if global.json { return try printJSON(list) }
             Console.current.out(list.recipes.isEmpty ? "No favorites yet: sous recipes favorite ID" : recipeTable(list.recipes))
         }
@@ -221,7 +222,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(.catalog).call(CatalogAPI.myRecipes, Empty(), user: global.resolvedUser)
+            let list = try await global.client(.catalog).call(CatalogAPI.myRecipes, Empty(), session: global.token)
             if global.json { return try printJSON(list) }
             Console.current.out(list.recipes.isEmpty ? "You have no recipes of your own yet: sous recipes create --help" : recipeTable(list.recipes))
         }
@@ -233,7 +234,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let summary = try await global.client(.catalog).call(CatalogAPI.share, .init(id: id), user: global.resolvedUser)
+            let summary = try await global.client(.catalog).call(CatalogAPI.share, .init(id: id), session: global.token)
             if global.json { return try printJSON(summary) }
             Console.current.out("Shared \(summary.id): \(summary.name)")
         }
@@ -247,7 +248,7 @@ struct RecipesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let result = try await global.client(.catalog).call(
-                CatalogAPI.community, RecipeSearch(query: text.isEmpty ? nil : text.joined(separator: " "), page: page), user: global.resolvedUser
+                CatalogAPI.community, RecipeSearch(query: text.isEmpty ? nil : text.joined(separator: " "), page: page), session: global.token
             )
             if global.json { return try printJSON(result) }
             guard !result.recipes.isEmpty else { return Console.current.out("No shared recipes yet.") }
@@ -266,7 +267,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let recipe = try await global.client(.catalog).call(CatalogAPI.saveCommunity, .init(id: id), user: global.resolvedUser)
+            let recipe = try await global.client(.catalog).call(CatalogAPI.saveCommunity, .init(id: id), session: global.token)
             if global.json { return try printJSON(recipe) }
             Console.current.out("Saved as \(recipe.id): \(recipe.name)")
         }

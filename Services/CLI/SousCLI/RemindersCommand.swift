@@ -24,15 +24,13 @@ struct RemindersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Wait for your reminders and print each as it arrives (Ctrl-C stops).",
             discussion: """
-                Subscribes to the notifier's events endpoint (--notifier-events, env SOUS_NOTIFIER_EVENTS, default \
-                tcp://127.0.0.1:7502) under your user's reminder topic. With --json each reminder is one JSON object \
-                per line. --count and --timeout make it return by itself (for scripts): exit 5 if --count reminders \
+                Asks the notifier (--notifier, env SOUS_NOTIFIER_ENDPOINT) for your reminders as they are sent; \
+                only yours ever reach you. With --json each reminder is one JSON object per line. --count and --timeout \
+                make it return by itself (for scripts): exit 5 if --count reminders \
                 did not arrive within --timeout seconds.
                 """
         )
 
-        @Option(name: .customLong("notifier-events"), help: "The notifier's events endpoint (env SOUS_NOTIFIER_EVENTS).")
-        var notifierEvents: String?
         @Option(help: "Return after this many reminders.") var count: Int?
         @Option(help: "Return after this many seconds.") var timeout: Double?
         @OptionGroup var global: GlobalOptions
@@ -47,45 +45,32 @@ struct RemindersCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let user = global.resolvedUser
-            let endpoint = notifierEvents ?? ServiceEndpoints.fromEnvironment(.notifier).events
-            let subscriber = EventSubscriber(
-                endpoints: [endpoint], prefixes: [NotifierTopics.reminder(for: user)], logger: SousLogging.logger(for: "cli", level: .error)
-            )
+            let token = try global.token
+            let client = global.client(.notifier)
             let json = global.json
-            let received = try await withThrowingTaskGroup(of: Int?.self) { group in
-                group.addTask {
-                    try await subscriber.run()
-                    return nil
+            let stopAt = timeout.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
+            // The cursor comes first, so a reminder sent after the "Waiting" line is never missed.
+            var cursor = try await client.call(NotifierAPI.wait, ReminderWait(), session: token).cursor
+            if !json { Console.current.out("Waiting for your reminders from \(global.endpoint(of: .notifier))…") }
+            var received = 0
+            while count.map({ received < $0 }) ?? true {
+                var wait = 20.0
+                if let stopAt {
+                    let left = stopAt - .now
+                    if left <= .zero { break }
+                    wait = min(wait, Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
                 }
-                group.addTask {
-                    // Announced once the socket is connected and subscribed, so a script that
-                    // waits for this line and then causes a reminder does not race the subscription.
-                    await subscriber.waitUntilSubscribed()
-                    if !json { Console.current.out("Waiting for reminders for \(user) from \(endpoint)…") }
-                    var received = 0
-                    for await event in subscriber.events {
-                        // The topic already names the user; the body is checked as well.
-                        guard let reminder = try? event.decode(Reminder.self), reminder.user == user else { continue }
-                        try Self.print(reminder, json: json)
-                        received += 1
-                        if let count, received >= count { break }
-                    }
-                    return received
+                let feed = try await client.call(
+                    NotifierAPI.wait, ReminderWait(after: cursor, waitSeconds: wait), session: token, timeout: .milliseconds(Int(wait * 1000) + 10_000)
+                )
+                cursor = feed.cursor
+                for reminder in feed.reminders {
+                    try Self.print(reminder, json: json)
+                    received += 1
+                    if let count, received >= count { break }
                 }
-                if let timeout {
-                    group.addTask {
-                        try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
-                        return -1
-                    }
-                }
-                defer { group.cancelAll() }
-                while let next = try await group.next() {
-                    if let next { return next }
-                }
-                return 0
             }
-            if received < 0, let count {
+            if let count, received < count {
                 throw ServiceError(.timeout, "fewer than \(count) reminder\(count == 1 ? "" : "s") arrived within \(number(timeout ?? 0)) s")
             }
         }
@@ -115,11 +100,11 @@ struct RemindersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let client = global.client(.notifier)
-            let user = global.resolvedUser
-            let log = try await client.call(NotifierAPI.list, ReminderLogRequest(limit: limit), user: user)
+            let token = try global.token
+            let log = try await client.call(NotifierAPI.list, ReminderLogRequest(limit: limit), session: token)
             if global.json { return try printJSON(log) }
-            guard !log.entries.isEmpty else { return Console.current.out("No reminders yet for \(user).") }
-            let zone = try await client.call(NotifierAPI.next, Empty(), user: user).timeZone
+            guard !log.entries.isEmpty else { return Console.current.out("No reminders yet.") }
+            let zone = try await client.call(NotifierAPI.next, Empty(), session: token).timeZone
             var table = Table([("DATE", .left), ("OUTCOME", .left), ("DUE", .left), ("KCAL", .right), ("NOTE", .left)])
             for entry in log.entries {
                 let kcal = entry.kcal.map { kcal in entry.kcalGoal.map { "\(number(kcal, decimals: 0)) / \(number($0, decimals: 0))" } ?? number(kcal, decimals: 0) }
@@ -137,7 +122,7 @@ struct RemindersCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let next = try await global.client(.notifier).call(NotifierAPI.next, Empty(), user: global.resolvedUser)
+            let next = try await global.client(.notifier).call(NotifierAPI.next, Empty(), session: global.token)
             if global.json { return try printJSON(next) }
             if next.status == .scheduled, let dueAt = next.dueAt, let date = next.date {
                 Console.current.out("Next reminder: \(date) at \(clockTime(dueAt, zone: next.timeZone)) (\(next.timeZone)).")

@@ -11,14 +11,16 @@ public struct SousCommand: AsyncParsableCommand {
             Every command talks to the Sous services over ZeroMQ. Endpoints come from SOUS_<SERVICE>_ENDPOINT \
             (default: the local run on 127.0.0.1) or flags such as --catalog. Add --json to any command for \
             machine-readable output. Exit codes: 0 ok, 64 usage, 3 not found, 4 bad request, 5 unavailable \
-            or timed out, 6 unauthorized, 7 conflict or quota reached, 1 anything else. You act as --user NAME (env SOUS_USER, \
-            default: your login name).
+            or timed out, 6 unauthorized (sign in), 7 conflict or quota reached, 8 forbidden, 9 too many sign-in \
+            failures, 1 anything else. You act as the account you signed in with last (--user EMAIL picks another).
 
-            New here? `sous status`, then `sous profile set --people 2 --diet vegetarian --time-zone Europe/Rome`, \
+            New here? `sous register --email you@example.org --name You`, then `sous profile set --people 2 --diet vegetarian --time-zone Europe/Rome`, \
             `sous recipes search`, `sous plan put today dinner RECIPE`, `sous groceries add-recipe RECIPE`. \
             Every command has --help. Shell completion: `sous --generate-completion-script bash` (or zsh, fish).
             """,
         subcommands: [
+            RegisterCommand.self, LoginCommand.self, LogoutCommand.self, WhoAmICommand.self,
+            SessionsCommand.self, PasswordCommand.self, AccountCommand.self,            // accounts (planner)
             StatusCommand.self,
             RecipesCommand.self, IngredientsCommand.self,                           // catalog
             ProfileCommand.self, PlanCommand.self, CookCommand.self,                // planner
@@ -77,6 +79,8 @@ public enum ExitCodes {
     public static let unavailable: Int32 = 5
     public static let unauthorized: Int32 = 6
     public static let conflict: Int32 = 7
+    public static let forbidden: Int32 = 8
+    public static let rateLimited: Int32 = 9
 
     public static func code(for error: ServiceError) -> Int32 {
         switch error.code {
@@ -85,6 +89,8 @@ public enum ExitCodes {
         case .unavailable, .timeout: unavailable
         case .unauthorized: unauthorized
         case .conflict, .quotaExceeded: conflict
+        case .forbidden: forbidden
+        case .rateLimited: rateLimited
         default: 1
         }
     }

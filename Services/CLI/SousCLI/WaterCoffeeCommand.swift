@@ -41,11 +41,11 @@ struct DrinkChangeOptions: ParsableArguments {
         let counts: DrinkCounts
         switch direction {
         case nil:
-            counts = try await client.call(TrackerAPI.drinks, DayRequest(date: date), user: global.resolvedUser)
+            counts = try await client.call(TrackerAPI.drinks, DayRequest(date: date), session: global.token)
         case "+", "-":
             guard (1...20).contains(count) else { throw ValidationError("count must be 1 to 20") }
             let delta = direction == "+" ? count : -count
-            counts = try await client.call(TrackerAPI.changeDrink, DrinkChange(date: date, drink: drink, delta: delta), user: global.resolvedUser)
+            counts = try await client.call(TrackerAPI.changeDrink, DrinkChange(date: date, drink: drink, delta: delta), session: global.token)
         case let other?:
             throw ValidationError("expected + or -, not \"\(other)\"")
         }

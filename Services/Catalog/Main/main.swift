@@ -37,6 +37,9 @@ struct ImportUSDA: AsyncParsableCommand {
     @Option(help: "Ingredients per request.")
     var batchSize = 500
 
+    @Option(help: "The signed-in operator to import as, by email (default: the last account `sous login` signed in).")
+    var user: String?
+
     func run() async throws {
         let endpoint = endpoint ?? ServiceEndpoints.fromEnvironment(.catalog).requests
         print("Reading \(directory)…")
@@ -44,11 +47,15 @@ struct ImportUSDA: AsyncParsableCommand {
             print("\r  parsed \(done)/\(total) foods", terminator: "")
         }
         print("")
-        let client = ServiceClient(service: "catalog", endpoint: endpoint, options: .init(timeout: .seconds(30), retries: 2))
+        // Imports change what every user sees: they need an operator's session (`sous login`).
+        let token = try Credentials.load().account(user).token
+        let client = ServiceClient(
+            service: "catalog", endpoint: endpoint, options: .init(timeout: .seconds(30), retries: 2), curve: UserClientKeys.curve(for: .catalog, endpoint: endpoint)
+        )
         var imported = 0
         for start in stride(from: 0, to: ingredients.count, by: max(batchSize, 1)) {
             let batch = Array(ingredients[start..<min(start + batchSize, ingredients.count)])
-            let report = try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "usda-sr28", ingredients: batch))
+            let report = try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "usda-sr28", ingredients: batch), session: token)
             imported += report.imported
             let percent = imported * 100 / max(ingredients.count, 1)
             print("\r  imported \(imported)/\(ingredients.count) (\(percent)%) catalog version \(report.catalogVersion)", terminator: "")

@@ -24,6 +24,6 @@ struct GroceriesPeers: Sendable {
 
     func ingredients(_ ids: [String], notFoundField: String, for context: RequestContext) async throws(ServiceError) -> [Ingredient] {
         guard !ids.isEmpty else { return [] }
-        return try await catalog.call(CatalogAPI.getIngredients, IngredientIDs(ids: ids), user: nil, for: context, notFoundField: notFoundField).ingredients
+        return try await catalog.call(CatalogAPI.getIngredients, IngredientIDs(ids: ids), user: context.user, for: context, notFoundField: notFoundField).ingredients
     }
 }

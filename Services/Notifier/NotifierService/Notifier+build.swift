@@ -46,7 +46,9 @@ public struct NotifierService: Sendable {
         let tracker = Peer(.tracker, of: configuration)
         let profiles = ProfileBook(store: store, planner: planner, maximumAge: options.profileMaximumAge, logger: logger)
         let subscriber = EventSubscriber(
-            endpoints: [SousService.catalog, .planner, .groceries, .tracker].map { configuration.endpoints(of: $0).events },
+            sources: [SousService.catalog, .planner, .groceries, .tracker].map {
+                .init(endpoint: configuration.endpoints(of: $0).events, curve: configuration.curveSetup(for: $0, events: true))
+            },
             prefixes: [EventTopics.activity, PlannerTopics.profileChanged],
             logger: logger
         )
@@ -55,8 +57,9 @@ public struct NotifierService: Sendable {
         // The scheduler publishes on the host's socket, and the host runs the scheduler: the
         // publisher is handed over once the host exists.
         let publisher = HostPublisher()
+        let inbox = ReminderInbox()
         let scheduler = ReminderScheduler(
-            store: store, tracker: tracker, publisher: publisher, clock: configuration.clock, wakeup: wakeup, options: options, logger: logger
+            store: store, tracker: tracker, publisher: publisher, inbox: inbox, clock: configuration.clock, wakeup: wakeup, options: options, logger: logger
         )
         let host = try ServiceHost(
             configuration: configuration, logger: logger, database: database, services: [subscriber, consumer, scheduler]
@@ -67,7 +70,7 @@ public struct NotifierService: Sendable {
         self.consumer = consumer
         self.scheduler = scheduler
         self.subscriber = subscriber
-        NotifierHandlers(host: host, store: store, profiles: profiles).register()
+        NotifierHandlers(host: host, store: store, profiles: profiles, inbox: inbox).register()
     }
 
     /// Opens (creating and migrating as needed) the notifier database in `directory`, or in memory.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SousRuntime
 import SousSchema
 import SousWire
@@ -8,6 +9,7 @@ struct NotifierHandlers: Sendable {
     let host: ServiceHost
     let store: NotifierStore
     let profiles: ProfileBook
+    let inbox: ReminderInbox
 
     func register() {
         host.server.register(NotifierAPI.list) { request, context in
@@ -17,6 +19,21 @@ struct NotifierHandlers: Sendable {
             let entries = try store.log(of: user, limit: limit)
             host.recordActivity(context)
             return ReminderLog(user: user, entries: entries)
+        }
+        host.server.register(NotifierAPI.wait) { request, context in
+            let user = try context.requireUser()
+            let wait = request.waitSeconds ?? 20
+            guard wait.isFinite, (0...25).contains(wait) else { throw ServiceError.badRequest("waitSeconds must be 0 to 25", field: "waitSeconds") }
+            guard let after = request.after else { return ReminderFeed(reminders: [], cursor: host.clock.now) }
+            // Listening starts before the first look, so a reminder sent in between is not missed.
+            let arrivals = inbox.listen(for: user)
+            defer { arrivals.stop() }
+            var found = try store.sentReminders(of: user, after: after)
+            if found.reminders.isEmpty && wait > 0 {
+                await arrivals.next(within: .milliseconds(Int(wait * 1000)))
+                found = try store.sentReminders(of: user, after: after)
+            }
+            return ReminderFeed(reminders: found.reminders, cursor: found.cursor)
         }
         host.server.register(NotifierAPI.next) { _, context in
             let user = try context.requireUser()
@@ -48,5 +65,49 @@ struct NotifierHandlers: Sendable {
             return answer(.handledToday, "today's reminder was already handled; your next activity schedules the next one")
         }
         return answer(.notActive, "no activity since the last reminder: reminders come only while you use Sous")
+    }
+}
+
+/// Wakes `reminders.wait` calls when their user's reminder is sent.
+final class ReminderInbox: Sendable {
+    private let state = Listeners()
+
+    private final class Listeners: Sendable {
+        let listeners = Mutex<[String: [UUID: AsyncStream<Void>.Continuation]]>([:])
+    }
+
+    /// One waiting call's subscription.
+    struct Arrivals: Sendable {
+        let stream: AsyncStream<Void>
+        let stop: @Sendable () -> Void
+
+        /// Returns when a reminder arrived (since listening started) or `timeout` passed.
+        func next(within timeout: Duration) async {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { for await _ in stream { return } }
+                group.addTask { try? await Task.sleep(for: timeout) }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    func listen(for user: String) -> Arrivals {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let id = UUID()
+        state.listeners.withLock { $0[user, default: [:]][id] = continuation }
+        return Arrivals(stream: stream) { [state] in
+            state.listeners.withLock { listeners in
+                listeners[user]?[id] = nil
+                if listeners[user]?.isEmpty == true { listeners[user] = nil }
+            }
+            continuation.finish()
+        }
+    }
+
+    func sent(to user: String) {
+        state.listeners.withLock { listeners in
+            for continuation in listeners[user]?.values ?? [:].values { continuation.yield() }
+        }
     }
 }

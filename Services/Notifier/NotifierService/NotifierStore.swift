@@ -217,6 +217,28 @@ public final class NotifierStore: Sendable {
         }
     }
 
+    /// `user`'s reminders sent after `after` (recording time), oldest first, with the cursor to
+    /// continue from.
+    public func sentReminders(of user: String, after: Date, limit: Int = 500) throws -> (reminders: [Reminder], cursor: Date) {
+        try writer.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT local_date, due_at, recorded_at, kcal, kcal_goal FROM delivery
+                WHERE user = ? AND outcome = 'sent' AND recorded_at > ? ORDER BY recorded_at LIMIT ?
+                """, arguments: [user, after.timeIntervalSince1970, limit])
+            let reminders = rows.compactMap { row -> Reminder? in
+                guard let date = LocalDate(row["local_date"] as String) else { return nil }
+                let kcal: Double? = row["kcal"]
+                let goal: Double? = row["kcal_goal"]
+                return Reminder(
+                    user: user, date: date, message: ReminderRules.message(kcal: kcal, goal: goal), dueAt: Date(timeIntervalSince1970: row["due_at"]),
+                    kcal: kcal, kcalGoal: goal
+                )
+            }
+            let cursor = rows.last.map { Date(timeIntervalSince1970: $0["recorded_at"]) } ?? after
+            return (reminders, cursor)
+        }
+    }
+
     /// The newest local date with a delivery log entry for `user`.
     public func lastHandledDate(of user: String) throws -> LocalDate? {
         try writer.read { db in

@@ -18,6 +18,7 @@ public final class ReminderScheduler: Service, Sendable {
     private let store: NotifierStore
     private let tracker: Peer
     private let publisher: HostPublisher
+    private let inbox: ReminderInbox
     private let clock: WallClock
     private let wakeup: Wakeup
     private let options: NotifierOptions
@@ -25,7 +26,11 @@ public final class ReminderScheduler: Service, Sendable {
     /// The clock reading each completed pass handled everything due by.
     public let passes = Broadcast<Date>()
 
-    init(store: NotifierStore, tracker: Peer, publisher: HostPublisher, clock: WallClock, wakeup: Wakeup, options: NotifierOptions, logger: Logger) {
+    init(
+        store: NotifierStore, tracker: Peer, publisher: HostPublisher, inbox: ReminderInbox, clock: WallClock, wakeup: Wakeup, options: NotifierOptions,
+        logger: Logger
+    ) {
+        self.inbox = inbox
         self.store = store
         self.tracker = tracker
         self.publisher = publisher
@@ -95,6 +100,7 @@ public final class ReminderScheduler: Service, Sendable {
                     ),
                     time: now
                 )
+                inbox.sent(to: reminder.user)
                 sent += 1
             }
             let published = DispatchTime.now().uptimeNanoseconds

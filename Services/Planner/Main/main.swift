@@ -1,14 +1,16 @@
 import ArgumentParser
+import Foundation
 import PlannerService
 import SousRuntime
+import SousSchema
 
 @main
 struct PlannerCommand: AsyncParsableCommand, ServiceExecutable {
     static let configuration = CommandConfiguration(
         commandName: "sous-planner",
-        abstract: "The Sous planner service: cooking profiles and the rolling 7-day meal plan.",
+        abstract: "The Sous planner service: accounts, cooking profiles and the rolling 7-day meal plan.",
         version: SousVersion.current,
-        subcommands: [ServeCommand<Self>.self, CheckCommand<Self>.self],
+        subcommands: [ServeCommand<Self>.self, CheckCommand<Self>.self, OperatorCommand.self, AccountCommand.self],
         defaultSubcommand: ServeCommand<Self>.self
     )
 
@@ -16,5 +18,99 @@ struct PlannerCommand: AsyncParsableCommand, ServiceExecutable {
 
     static func host(for configuration: ServiceConfiguration) throws -> ServiceHost {
         try PlannerService(configuration: configuration).host
+    }
+}
+
+/// Machine-local account administration: whoever can run this can read the data folder, so it
+/// writes to the planner's database directly (the service may be running; SQLite serializes).
+struct MachineAccountOptions: ParsableArguments {
+    @Option(help: "Folder of the planner's database (env SOUS_DATA_DIR, default ./data).")
+    var dataDir: String?
+
+    @Option(help: "The account's email.")
+    var email: String
+
+    @Option(help: "How the account is shown.")
+    var name: String?
+
+    func store() throws -> AccountStore {
+        let directory = dataDir ?? ProcessInfo.processInfo.environment["SOUS_DATA_DIR"] ?? "./data"
+        return AccountStore(database: try PlannerService.openDatabase(directory: directory))
+    }
+
+    /// The password from standard input: one line, never from argv.
+    func readPassword() throws -> String {
+        if isatty(STDIN_FILENO) == 1 {
+            FileHandle.standardError.write(Data("Password (at least 10 characters): ".utf8))
+            var settings = termios()
+            tcgetattr(STDIN_FILENO, &settings)
+            let original = settings
+            settings.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+            defer {
+                var restore = original
+                tcsetattr(STDIN_FILENO, TCSANOW, &restore)
+                FileHandle.standardError.write(Data("\n".utf8))
+            }
+            guard let line = readLine(strippingNewline: true) else { throw ValidationError("no password given") }
+            return line
+        }
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw ValidationError("no password on standard input") }
+        return line
+    }
+}
+
+/// `sous-planner operator create`: the first operator is made on the machine itself.
+struct OperatorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "operator",
+        abstract: "Operators: accounts that may change what every user shares (imports, seed reloads, the clock).",
+        subcommands: [Create.self]
+    )
+
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an operator account; the password is read from standard input (there is no default password)."
+        )
+
+        @OptionGroup var options: MachineAccountOptions
+
+        func run() throws {
+            let password = try options.readPassword()
+            let info = try options.store().createAccount(
+                email: options.email, password: password, name: options.name ?? "Operator", role: .operator, now: Date()
+            )
+            print("Created operator \(info.email) (user \(info.user)). Sign in with: sous login --email \(info.email)")
+        }
+    }
+}
+
+/// `sous-planner account adopt`: gives a user id from before accounts existed an account, so
+/// its data (kept under that id in every service) belongs to someone who can sign in.
+struct AccountCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "account",
+        abstract: "Accounts on this machine.",
+        subcommands: [Adopt.self]
+    )
+
+    struct Adopt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an account for a user id of a protocol-1 data folder; the password is read from standard input.",
+            discussion: "The account keeps the old id, so everything stored under it in every service is the account's at once."
+        )
+
+        @Argument(help: "The user id the data was stored under before accounts (what --user was).")
+        var user: String
+
+        @OptionGroup var options: MachineAccountOptions
+
+        func run() throws {
+            let password = try options.readPassword()
+            let info = try options.store().createAccount(
+                user: user, email: options.email, password: password, name: options.name ?? user, role: .user, now: Date()
+            )
+            print("User \(info.user) now belongs to \(info.email). Sign in with: sous login --email \(info.email)")
+        }
     }
 }

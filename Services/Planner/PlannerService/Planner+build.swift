@@ -1,4 +1,5 @@
 import Foundation
+public import SousCrypto
 public import Logging
 public import SousRuntime
 import SousSchema
@@ -9,17 +10,35 @@ import SousWire
 public struct PlannerService: Sendable {
     public let host: ServiceHost
     public let store: PlannerStore
+    public let accounts: AccountStore
 
     /// Builds the planner from `configuration`: opens the database, binds the sockets and
     /// registers methods. `database` replaces the file under the data directory (tests).
-    public init(configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil) throws {
+    /// - Parameter passwordCost: the Argon2id cost of new password hashes (tests that register
+    ///   many accounts use ``Sodium/PasswordCost/minimal``).
+    public init(configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil, passwordCost: Sodium.PasswordCost = .standard) throws {
         let logger = logger ?? SousLogging.logger(for: "planner", level: configuration.logLevel)
         let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
         let store = PlannerStore(database: database)
-        let host = try ServiceHost(configuration: configuration, logger: logger, database: database)
+        let accounts = AccountStore(database: database, passwordCost: passwordCost)
+        let eraser = AccountEraser(store: accounts, configuration: configuration, logger: logger)
+        let host = try ServiceHost(configuration: configuration, logger: logger, database: database, services: [eraser])
+        let signer = try Self.sessionSigner(configuration)
+        let known = try accounts.revocations(since: 0, now: Date())
+        host.gate.revocations.apply(known.revoked, upTo: known.sequence)
         self.host = host
         self.store = store
+        self.accounts = accounts
         PlannerHandlers(host: host, store: store, catalog: Peer(.catalog, of: configuration), tracker: Peer(.tracker, of: configuration)).register()
+        AccountHandlers(host: host, store: accounts, signer: signer, eraser: eraser).register()
+    }
+
+    /// The key sessions are signed with: the configured one, or `<data>/sessions.key`, whose
+    /// public half is published for the other services as `<keys>/sessions.pub`.
+    static func sessionSigner(_ configuration: ServiceConfiguration) throws -> SessionSigner {
+        let keyPair = try configuration.keys.sessionSigningKey ?? SessionKeyFile.loadOrCreate(dataDirectory: configuration.dataDirectory)
+        if let directory = configuration.keysDirectory { try SessionKeyFile.publish(keyPair.publicKey, in: directory) }
+        return SessionSigner(keyPair: keyPair)
     }
 
     /// Opens (creating and migrating as needed) the planner database in `directory`, or in memory.

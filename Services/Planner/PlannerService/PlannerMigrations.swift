@@ -48,6 +48,41 @@ enum PlannerMigrations {
                 CREATE INDEX slot_recipe ON slot(user, recipe, date);
                 """)
         }
+        migrator.registerMigration("v2: accounts, sessions, revocations, erasures") { db in
+            try db.execute(sql: """
+                CREATE TABLE account (
+                    user TEXT PRIMARY KEY,
+                    email TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    password_hash TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE session (
+                    id TEXT PRIMARY KEY,
+                    user TEXT NOT NULL,
+                    device TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL
+                );
+                CREATE INDEX session_by_user ON session(user);
+                -- Ended sessions whose tokens have not expired: what every service refuses.
+                -- Session ids only, so nothing here names a deleted user.
+                CREATE TABLE revocation (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    session TEXT NOT NULL,
+                    expires_at INTEGER NOT NULL
+                );
+                -- Deleted accounts whose rows a service has not confirmed erasing yet. The column
+                -- is not named user, so erasing the planner's own rows keeps it until then.
+                CREATE TABLE erasure (
+                    deleted_user TEXT NOT NULL,
+                    service TEXT NOT NULL,
+                    requested_at REAL NOT NULL,
+                    PRIMARY KEY (deleted_user, service)
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,200 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import SousCrypto
+import SousRuntime
+import SousSchema
+import SousWire
+import Synchronization
+
+/// The `account.*` methods: registering, signing in and out, sessions, passwords, deletion.
+struct AccountHandlers: Sendable {
+    let host: ServiceHost
+    let store: AccountStore
+    let signer: SessionSigner
+    let eraser: AccountEraser
+    let throttle = Throttle()
+
+    var now: Date { Date() }
+
+    func register() {
+        let server = host.server
+        server.register(AccountAPI.register) { request, context in
+            let info = try store.createAccount(email: request.email, password: request.password, name: request.name, role: .user, now: now)
+            context.logger.notice("account registered", metadata: ["user": "\(info.user)"])
+            return info
+        }
+        server.register(AccountAPI.login) { request, context in
+            let email = try AccountRules.normalizedEmail(request.email)
+            try AccountRules.checkOfferedPassword(request.password)
+            let device = try AccountRules.checkName(request.device, field: "device")
+            let account = try checkPassword(request.password, email: email, context: context)
+            let session = try store.createSession(user: account.user, device: device, now: now)
+            context.logger.notice("signed in", metadata: ["user": "\(account.user)", "session": "\(session.id)"])
+            return SignedIn(token: token(for: session, role: account.role), session: info(session, current: session.id), account: account)
+        }
+        server.register(AccountAPI.logout) { _, context in
+            let claims = try signedIn(context)
+            if let ended = try store.endSession(claims.session, user: claims.user) { revoked(ended) }
+            return Empty()
+        }
+        server.register(AccountAPI.whoami) { _, context in
+            let claims = try signedIn(context)
+            guard let account = try store.account(user: claims.user),
+                  let session = try store.sessions(user: claims.user, now: now).first(where: { $0.id == claims.session })
+            else {
+                throw ServiceError(.unauthorized, "this session was ended; sign in again", field: "header.session")
+            }
+            return WhoAmI(account: account.info, session: info(session, current: claims.session))
+        }
+        server.register(AccountAPI.sessions) { _, context in
+            let claims = try signedIn(context)
+            return SessionList(sessions: try store.sessions(user: claims.user, now: now).map { info($0, current: claims.session) })
+        }
+        server.register(AccountAPI.endSession) { request, context in
+            let claims = try signedIn(context)
+            guard let ended = try store.endSession(request.session, user: claims.user) else {
+                throw ServiceError.notFound("you have no session \(request.session)", field: "session")
+            }
+            revoked(ended)
+            return SessionList(sessions: try store.sessions(user: claims.user, now: now).map { info($0, current: claims.session) })
+        }
+        server.register(AccountAPI.changePassword) { request, context in
+            let claims = try signedIn(context)
+            guard let account = try store.account(user: claims.user) else { throw ServiceError.notFound("the account no longer exists") }
+            try AccountRules.checkOfferedPassword(request.current, field: "current")
+            _ = try checkPassword(request.current, email: account.info.email, context: context, field: "current")
+            try AccountRules.checkNewPassword(request.new, email: account.info.email, field: "new")
+            guard request.new != request.current else { throw ServiceError.badRequest("the new password is the current one", field: "new") }
+            let ended = try store.changePassword(user: claims.user, to: request.new, keeping: claims.session, now: now)
+            revoked(ended)
+            context.logger.notice("password changed", metadata: ["endedSessions": "\(ended.count)"])
+            return PasswordChanged(endedSessions: ended.count)
+        }
+        server.register(AccountAPI.delete) { request, context in
+            let claims = try signedIn(context)
+            guard let account = try store.account(user: claims.user) else { throw ServiceError.notFound("the account no longer exists") }
+            try AccountRules.checkOfferedPassword(request.password)
+            _ = try checkPassword(request.password, email: account.info.email, context: context)
+            let ended = try store.deleteAccount(user: claims.user, erasingIn: AccountEraser.services, now: now)
+            revoked(ended)
+            context.logger.notice("account deleted", metadata: ["user": "\(claims.user)"])
+            let erased = await eraser.eraseNow(user: claims.user, for: context)
+            return AccountDeleted(
+                user: claims.user, erased: [SousService.planner.rawValue] + erased.map(\.rawValue),
+                pending: AccountEraser.services.filter { !erased.contains($0) }.map(\.rawValue)
+            )
+        }
+        server.register(AccountAPI.revocations) { request, _ in
+            try store.revocations(since: request.since, now: now)
+        }
+    }
+
+    /// The account whose password this is, or `unauthorized` (`rateLimited` after repeated
+    /// failures). An unknown email costs the same hashing time as a wrong password.
+    private func checkPassword(_ password: String, email: String, context: RequestContext, field: String = "password") throws(ServiceError) -> AccountInfo {
+        let address: String? = if case .client(let address) = context.principal { address } else { nil }
+        if let refusal = throttle.withLock({ $0.refusal(account: email, address: address, now: now) }) {
+            context.logger.notice("sign-in refused: too many failures", metadata: ["address": "\(address ?? "in-process")"])
+            throw refusal
+        }
+        let account = try store.account(email: email)
+        let matches = Sodium.verifyPassword(password, hash: account?.passwordHash ?? Self.decoyHash)
+        guard let account, matches else {
+            throttle.withLock { $0.failed(account: email, address: address, now: now) }
+            context.logger.notice("sign-in failed", metadata: ["address": "\(address ?? "in-process")"])
+            throw ServiceError(.unauthorized, "the email or the password is wrong", field: field)
+        }
+        throttle.withLock { $0.succeeded(account: email) }
+        return account.info
+    }
+
+    /// A hash of nothing anyone knows, checked for unknown emails so they take as long as
+    /// known ones.
+    private static let decoyHash = Sodium.hashPassword(AccountStore.newID(prefix: "decoy-")) ?? ""
+
+    private func signedIn(_ context: RequestContext) throws(ServiceError) -> SessionClaims {
+        guard let claims = context.session else {
+            throw ServiceError(.unauthorized, "\(context.method) needs your own session token, not a service acting for you", field: "header.session")
+        }
+        return claims
+    }
+
+    private func token(for session: AccountStore.StoredSession, role: AccountRole) -> String {
+        signer.token(for: SessionClaims(session: session.id, user: session.user, role: role, expires: Int64(session.expiresAt.timeIntervalSince1970)))
+    }
+
+    private func info(_ session: AccountStore.StoredSession, current: String) -> SessionInfo {
+        SessionInfo(id: session.id, device: session.device, createdAt: session.createdAt, expiresAt: session.expiresAt, current: session.id == current)
+    }
+
+    /// Applies ended sessions here at once and tells the other services.
+    private func revoked(_ sessions: [RevokedSession]) {
+        guard !sessions.isEmpty, let latest = try? store.revocations(since: host.gate.revocations.sequence, now: now) else { return }
+        host.gate.revocations.apply(latest.revoked, upTo: latest.sequence)
+        host.publisher.publish(AccountTopics.revoked, SessionsRevokedEvent(sequence: latest.sequence))
+    }
+}
+
+/// Erases a deleted account's rows in the other four services: at once while `account.delete`
+/// answers, and again every few seconds for any service that did not answer, until each has.
+final class AccountEraser: Service, Sendable {
+    static let services: [SousService] = [.catalog, .groceries, .tracker, .notifier]
+    static let retryInterval = Duration.seconds(5)
+
+    private let store: AccountStore
+    private let peers: [SousService: Peer]
+    private let logger: Logger
+
+    init(store: AccountStore, configuration: ServiceConfiguration, logger: Logger) {
+        self.store = store
+        var peers: [SousService: Peer] = [:]
+        for service in Self.services { peers[service] = Peer(service, of: configuration) }
+        self.peers = peers
+        self.logger = logger
+    }
+
+    /// Asks every service with a pending erasure of `user`; returns those that confirmed.
+    func eraseNow(user: String, for context: RequestContext?) async -> [SousService] {
+        var erased: [SousService] = []
+        await withTaskGroup(of: SousService?.self) { group in
+            for service in Self.services {
+                group.addTask { await self.erase(user: user, in: service, for: context) ? service : nil }
+            }
+            for await done in group { if let done { erased.append(done) } }
+        }
+        return Self.services.filter(erased.contains)
+    }
+
+    private func erase(user: String, in service: SousService, for context: RequestContext?) async -> Bool {
+        guard let peer = peers[service] else { return false }
+        do {
+            _ = try await peer.call(AccountAPI.erase, Empty(), user: user, for: context)
+            try store.erasureDone(user: user, service: service)
+            return true
+        } catch {
+            logger.notice("erasure pending", metadata: ["service": "\(service.rawValue)", "error": "\(error)"])
+            return false
+        }
+    }
+
+    func run() async throws {
+        _ = try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                if let pending = try? self.store.pendingErasures() {
+                    for (user, service) in pending { _ = await self.erase(user: user, in: service, for: nil) }
+                }
+                try await Task.sleep(for: Self.retryInterval)
+            }
+        }
+    }
+}
+
+/// The sign-in throttle shared by the account handlers.
+final class Throttle: Sendable {
+    private let state = Mutex(LoginThrottle())
+
+    func withLock<T>(_ body: (inout LoginThrottle) -> T) -> T {
+        state.withLock { body(&$0) }
+    }
+}

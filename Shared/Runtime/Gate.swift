@@ -1,0 +1,147 @@
+public import Foundation
+import SousSchema
+public import SousWire
+import Synchronization
+
+/// Who is at the other end of a connection, as its CURVE handshake established it (the `User-Id`
+/// the ZAP handler gave it; see ``ServiceHost``).
+public enum ConnectionPrincipal: Sendable, Equatable {
+    /// A Sous service: its long-term key is on the allow-list.
+    case service(SousService)
+    /// Anyone else who completed the handshake, from this IP address.
+    case client(address: String)
+    /// A caller inside this very process, over `inproc` (no handshake exists there): code that
+    /// already holds the service's keys and database, trusted as the service itself.
+    case inProcess
+
+    /// Parses the `User-Id` property; nil (no handshake) means in-process.
+    init(userID: String?) {
+        guard let userID else {
+            self = .inProcess
+            return
+        }
+        if userID.hasPrefix("service:"), let service = SousService(rawValue: String(userID.dropFirst("service:".count))) {
+            self = .service(service)
+        } else {
+            self = .client(address: userID.hasPrefix("client:") ? String(userID.dropFirst("client:".count)) : userID)
+        }
+    }
+
+    /// The `User-Id` the ZAP handler answers for this principal.
+    var userID: String {
+        switch self {
+        case .service(let service): "service:\(service.rawValue)"
+        case .client(let address): "client:\(address)"
+        case .inProcess: ""
+        }
+    }
+
+    var isService: Bool {
+        switch self {
+        case .service, .inProcess: true
+        case .client: false
+        }
+    }
+}
+
+/// Who made a request, once the server has checked it.
+public enum Caller: Sendable, Equatable {
+    /// No session and not a service: only public methods.
+    case anonymous
+    /// A user with a valid session token.
+    case user(SessionClaims)
+    /// A Sous service (or in-process code), acting for `user` when it named one.
+    case service(actingFor: String?)
+
+    /// The user whose data the request may touch.
+    public var user: String? {
+        switch self {
+        case .anonymous: nil
+        case .user(let claims): claims.user
+        case .service(let user): user
+        }
+    }
+}
+
+/// Checks every request before its handler runs: who is calling (from the connection's verified
+/// key and the signed session token, never from a field the client writes unchecked) and
+/// whether that caller may call the method (its ``Access``). The one place these rules live.
+///
+/// Checking a token costs no round trip: the signature is checked with the planner's public
+/// key once per token and remembered; each request then costs a dictionary lookup and a look at
+/// the revocation list, which ``RevocationSync`` keeps current.
+public final class Gate: Sendable {
+    public let revocations: RevocationList
+    private let sessionKey: @Sendable () -> [UInt8]?
+    private let verified = Mutex<[String: SessionClaims]>([:])
+    /// Verified tokens remembered; past this, the memory starts over.
+    static let rememberedTokens = 50_000
+
+    public init(revocations: RevocationList = RevocationList(), sessionKey: @escaping @Sendable () -> [UInt8]?) {
+        self.revocations = revocations
+        self.sessionKey = sessionKey
+    }
+
+    /// The caller of a request for a method with `access`, or the error to answer instead.
+    public func admit(_ header: RequestHeader, from principal: ConnectionPrincipal, access: Access, now: Date = Date()) throws(ServiceError) -> Caller {
+        let caller = try identify(header, from: principal, now: now)
+        switch access {
+        case .public:
+            break
+        case .user:
+            guard caller.user != nil else {
+                throw ServiceError(.unauthorized, "\(header.method) is for signed-in users: sign in (account.login) and send the session token", field: "header.session")
+            }
+        case .operator:
+            guard case .user(let claims) = caller else {
+                throw ServiceError(.unauthorized, "\(header.method) is for operators: sign in with an operator's account", field: "header.session")
+            }
+            guard claims.role == .operator else {
+                throw ServiceError(.forbidden, "\(header.method) changes what every user shares: only an operator may call it")
+            }
+        case .service:
+            guard case .service = caller else {
+                throw ServiceError(.forbidden, "\(header.method) is only for Sous services")
+            }
+        }
+        return caller
+    }
+
+    private func identify(_ header: RequestHeader, from principal: ConnectionPrincipal, now: Date) throws(ServiceError) -> Caller {
+        if let user = header.onBehalfOf {
+            guard principal.isService else {
+                throw ServiceError(.unauthorized, "only Sous services may act for a user; clients send their session token", field: "header.onBehalfOf")
+            }
+            guard header.session == nil else {
+                throw ServiceError.badRequest("a request names a session or a user to act for, not both", field: "header.onBehalfOf")
+            }
+            return .service(actingFor: user)
+        }
+        if let token = header.session {
+            let claims = try verify(token, now: now)
+            guard !revocations.isRevoked(claims.session) else {
+                throw ServiceError(.unauthorized, "this session was ended (signed out, password changed or account deleted); sign in again", field: "header.session")
+            }
+            return .user(claims)
+        }
+        return principal.isService ? .service(actingFor: nil) : .anonymous
+    }
+
+    private func verify(_ token: String, now: Date) throws(ServiceError) -> SessionClaims {
+        if let claims = verified.withLock({ $0[token] }) {
+            guard claims.expires > Int64(now.timeIntervalSince1970) else {
+                throw ServiceError(.unauthorized, "the session expired; sign in again", field: "header.session")
+            }
+            return claims
+        }
+        guard let key = sessionKey() else {
+            throw ServiceError.unavailable("sessions cannot be checked yet: the planner has not published its session key")
+        }
+        let claims = try SessionVerifier(publicKey: key).verify(token, now: now)
+        verified.withLock { verified in
+            if verified.count >= Self.rememberedTokens { verified.removeAll(keepingCapacity: true) }
+            verified[token] = claims
+        }
+        return claims
+    }
+}

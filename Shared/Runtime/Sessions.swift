@@ -1,0 +1,128 @@
+public import Foundation
+import MessagePack
+public import SousCrypto
+public import SousSchema
+public import SousWire
+import Synchronization
+
+/// What a session token says, signed by the planner (docs/PROTOCOL.md, "Sessions").
+public struct SessionClaims: Codable, Sendable, Equatable {
+    /// The session's id: one per signed-in device; what a revocation names.
+    public var session: String
+    /// The account's user id.
+    public var user: String
+    public var role: AccountRole
+    /// Unix seconds after which the token is refused.
+    public var expires: Int64
+
+    public init(session: String, user: String, role: AccountRole, expires: Int64) {
+        self.session = session
+        self.user = user
+        self.role = role
+        self.expires = expires
+    }
+}
+
+/// Signs session tokens. Only the planner, where accounts live, holds the secret key; every
+/// service checks tokens with the public key alone, without asking anyone.
+///
+/// A token is `base64url(MessagePack claims) "." base64url(Ed25519 signature of those bytes)`.
+/// Clients treat it as an opaque string.
+public struct SessionSigner: Sendable {
+    public let keyPair: Sodium.SigningKeyPair
+
+    public init(keyPair: Sodium.SigningKeyPair) {
+        self.keyPair = keyPair
+    }
+
+    public func token(for claims: SessionClaims) -> String {
+        let payload = (try? MessagePackEncoder().encode(claims)) ?? []
+        return Base64URL.encode(payload) + "." + Base64URL.encode(keyPair.sign(payload))
+    }
+
+    public var verifier: SessionVerifier { SessionVerifier(publicKey: keyPair.publicKey) }
+
+    /// The signing key every service configured with ``ServiceConfiguration/inProcess(_:dataDirectory:peers:clock:)``
+    /// in this process shares: random per process, so in-process tests sign real tokens.
+    public static let inProcess = SessionSigner(keyPair: .generate())
+}
+
+/// Checks session tokens against the planner's public key.
+public struct SessionVerifier: Sendable {
+    public let publicKey: [UInt8]
+
+    public init(publicKey: [UInt8]) {
+        self.publicKey = publicKey
+    }
+
+    /// The claims of a well-signed, unexpired token; `unauthorized` naming `header.session`
+    /// otherwise.
+    public func verify(_ token: String, now: Date = Date()) throws(ServiceError) -> SessionClaims {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let payload = Base64URL.decode(parts[0]), let signature = Base64URL.decode(parts[1]),
+              Sodium.verifySignature(signature, of: payload, publicKey: publicKey),
+              let claims = try? MessagePackDecoder().decode(SessionClaims.self, from: payload)
+        else {
+            throw ServiceError(.unauthorized, "the session token is not one the planner signed; sign in again", field: "header.session")
+        }
+        guard claims.expires > Int64(now.timeIntervalSince1970) else {
+            throw ServiceError(.unauthorized, "the session expired; sign in again", field: "header.session")
+        }
+        return claims
+    }
+}
+
+/// RFC 4648 base64url without padding.
+enum Base64URL {
+    static func encode(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ text: some StringProtocol) -> [UInt8]? {
+        guard text.utf8.allSatisfy({ $0.isBase64URL }) else { return nil }
+        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
+        return Data(base64Encoded: standard).map { [UInt8]($0) }
+    }
+}
+
+extension UInt8 {
+    fileprivate var isBase64URL: Bool {
+        (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self) || (0x30...0x39).contains(self) || self == 0x2D || self == 0x5F
+    }
+}
+
+/// Sessions that ended before their tokens expire, as one service knows them. The planner
+/// publishes each revocation on its event bus and answers `account.revocations`; every other
+/// service keeps this list current from both (``RevocationSync``).
+public final class RevocationList: Sendable {
+    private struct State {
+        /// Session id → when its token would have expired (after that the entry is useless).
+        var revoked: [String: Int64] = [:]
+        /// The planner's sequence number of the newest revocation applied.
+        var sequence: Int64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func isRevoked(_ session: String) -> Bool {
+        state.withLock { $0.revoked[session] != nil }
+    }
+
+    public var sequence: Int64 { state.withLock { $0.sequence } }
+
+    /// Applies revocations up to `sequence`, forgetting those whose tokens have expired anyway.
+    public func apply(_ sessions: [RevokedSession], upTo sequence: Int64, now: Date = Date()) {
+        let cutoff = Int64(now.timeIntervalSince1970)
+        state.withLock { state in
+            for session in sessions where session.expires > cutoff { state.revoked[session.session] = session.expires }
+            state.sequence = max(state.sequence, sequence)
+            if state.revoked.count > 1024 { state.revoked = state.revoked.filter { $0.value > cutoff } }
+        }
+    }
+}

@@ -1,0 +1,233 @@
+public import Foundation
+public import SousWire
+
+// Accounts live in the planner (docs/PROTOCOL.md, "Accounts"); `account.erase` is answered by
+// every service.
+
+/// What an account may do beyond its own data.
+public enum AccountRole: String, Codable, Sendable {
+    case user
+    /// May change what every user shares (imports, seed reloads, the clock).
+    case `operator`
+}
+
+public struct Registration: Codable, Sendable {
+    /// Unique regardless of case.
+    public var email: String
+    /// At least 10 characters, not one of the most common passwords. Never logged.
+    public var password: String
+    /// How the account is shown, 1 to 80 characters.
+    public var name: String
+
+    public init(email: String, password: String, name: String) {
+        self.email = email
+        self.password = password
+        self.name = name
+    }
+}
+
+public struct AccountInfo: Codable, Sendable, Equatable {
+    /// The user id every service keys this account's data by.
+    public var user: String
+    public var email: String
+    public var name: String
+    public var role: AccountRole
+    public var createdAt: Date
+
+    public init(user: String, email: String, name: String, role: AccountRole, createdAt: Date) {
+        self.user = user
+        self.email = email
+        self.name = name
+        self.role = role
+        self.createdAt = createdAt
+    }
+}
+
+public struct SignIn: Codable, Sendable {
+    public var email: String
+    public var password: String
+    /// Names this device in `account.sessions`, 1 to 80 characters (e.g. "laptop").
+    public var device: String
+
+    public init(email: String, password: String, device: String) {
+        self.email = email
+        self.password = password
+        self.device = device
+    }
+}
+
+/// One signed-in device.
+public struct SessionInfo: Codable, Sendable, Equatable {
+    public var id: String
+    public var device: String
+    public var createdAt: Date
+    /// When its token stops working if nobody ends the session first.
+    public var expiresAt: Date
+    /// True for the session the request was made with.
+    public var current: Bool
+
+    public init(id: String, device: String, createdAt: Date, expiresAt: Date, current: Bool) {
+        self.id = id
+        self.device = device
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.current = current
+    }
+}
+
+public struct SignedIn: Codable, Sendable {
+    /// Put in the `session` field of every request header. Opaque; keep it secret.
+    public var token: String
+    public var session: SessionInfo
+    public var account: AccountInfo
+
+    public init(token: String, session: SessionInfo, account: AccountInfo) {
+        self.token = token
+        self.session = session
+        self.account = account
+    }
+}
+
+public struct WhoAmI: Codable, Sendable {
+    public var account: AccountInfo
+    public var session: SessionInfo
+
+    public init(account: AccountInfo, session: SessionInfo) {
+        self.account = account
+        self.session = session
+    }
+}
+
+public struct SessionList: Codable, Sendable {
+    public var sessions: [SessionInfo]
+
+    public init(sessions: [SessionInfo]) {
+        self.sessions = sessions
+    }
+}
+
+public struct SessionRef: Codable, Sendable {
+    public var session: String
+
+    public init(session: String) {
+        self.session = session
+    }
+}
+
+public struct PasswordChange: Codable, Sendable {
+    public var current: String
+    public var new: String
+
+    public init(current: String, new: String) {
+        self.current = current
+        self.new = new
+    }
+}
+
+public struct PasswordChanged: Codable, Sendable {
+    /// How many other sessions were ended; the one that changed the password stays.
+    public var endedSessions: Int
+
+    public init(endedSessions: Int) {
+        self.endedSessions = endedSessions
+    }
+}
+
+public struct AccountDeletion: Codable, Sendable {
+    /// The current password, so a session left open on a shared machine cannot delete the account.
+    public var password: String
+
+    public init(password: String) {
+        self.password = password
+    }
+}
+
+public struct AccountDeleted: Codable, Sendable, Equatable {
+    public var user: String
+    /// Services that have erased every row of the user.
+    public var erased: [String]
+    /// Services that did not answer yet; the planner keeps asking them until they have.
+    public var pending: [String]
+
+    public init(user: String, erased: [String], pending: [String]) {
+        self.user = user
+        self.erased = erased
+        self.pending = pending
+    }
+}
+
+/// What one service erased for `account.erase`.
+public struct ErasureReport: Codable, Sendable, Equatable {
+    public var service: String
+    /// Rows deleted, by table (rows deleted through a cascade are not counted).
+    public var rows: [String: Int]
+
+    public init(service: String, rows: [String: Int]) {
+        self.service = service
+        self.rows = rows
+    }
+}
+
+public struct RevocationsSince: Codable, Sendable {
+    /// The `sequence` of the last answer; 0 for every revocation still in force.
+    public var since: Int64
+
+    public init(since: Int64) {
+        self.since = since
+    }
+}
+
+/// One ended session, as `account.revocations` lists it.
+public struct RevokedSession: Codable, Sendable, Equatable {
+    public var session: String
+    /// Unix seconds when its token expires: the revocation matters until then.
+    public var expires: Int64
+
+    public init(session: String, expires: Int64) {
+        self.session = session
+        self.expires = expires
+    }
+}
+
+public struct Revocations: Codable, Sendable {
+    public var revoked: [RevokedSession]
+    /// Pass it as `since` next time.
+    public var sequence: Int64
+
+    public init(revoked: [RevokedSession], sequence: Int64) {
+        self.revoked = revoked
+        self.sequence = sequence
+    }
+}
+
+/// Published by the planner on its service bus when sessions end: a hint to fetch
+/// `account.revocations` now rather than at the next poll.
+public struct SessionsRevokedEvent: Codable, Sendable {
+    public var sequence: Int64
+
+    public init(sequence: Int64) {
+        self.sequence = sequence
+    }
+}
+
+public enum AccountAPI {
+    /// Argon2id hashing runs on the heavy lane: at most its two threads hash at once.
+    public static let register = Method<Registration, AccountInfo>.write("account.register", .public, lane: .heavy)
+    public static let login = Method<SignIn, SignedIn>.write("account.login", .public, lane: .heavy)
+    public static let logout = Method<Empty, Empty>.write("account.logout", .user)
+    public static let whoami = Method<Empty, WhoAmI>.read("account.whoami", .user)
+    public static let sessions = Method<Empty, SessionList>.read("account.sessions", .user)
+    public static let endSession = Method<SessionRef, SessionList>.write("account.endSession", .user)
+    public static let changePassword = Method<PasswordChange, PasswordChanged>.write("account.password", .user, lane: .heavy)
+    public static let delete = Method<AccountDeletion, AccountDeleted>.write("account.delete", .user, lane: .heavy)
+    /// Sessions ended since `since`: every service polls it (and listens for
+    /// ``SessionsRevokedEvent``) so that an ended session stops working everywhere within 2 s.
+    public static let revocations = Method<RevocationsSince, Revocations>.read("account.revocations", .service, lane: .control)
+    /// Answered by every service: deletes every row of the user the calling service acts for.
+    public static let erase = Method<Empty, ErasureReport>.write("account.erase", .service)
+}
+
+public enum AccountTopics {
+    /// ``SessionsRevokedEvent`` on the planner's service bus.
+    public static let revoked = "account.revoked"
+}
