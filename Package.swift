@@ -59,7 +59,7 @@ let package = Package(
         // Real services ready to run in-process, for tests that need more than their own service.
         .target(
             name: "SousServiceTesting",
-            dependencies: ["SousTestSupport", "SousRuntime", "SousSchema", "SousWire", "CatalogService", "PlannerService", "GroceriesService",
+            dependencies: ["SousTestSupport", "SousRuntime", "SousSchema", "SousWire", "SousCrypto", "CatalogService", "PlannerService", "GroceriesService",
                            "TrackerService", "NotifierService", logging],
             path: "Shared/ServiceTesting",
             swiftSettings: swiftSettings

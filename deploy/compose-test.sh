@@ -226,7 +226,7 @@ STACK_UP=1
 compose up -d --no-build --no-deps "${active[@]}"
 wait_healthy "${active[@]}"
 
-log "Each container: non-root user, restart policy, its own named volume on /data"
+log "Each container: non-root user, restart policy, its own named volume on /data, its key pair (0600) and published key"
 for service in "${active[@]}"; do
     id="$(container "$service")"
     user="$("$DOCKER" exec "$id" id -u)"
@@ -237,6 +237,9 @@ for service in "${active[@]}"; do
     [ "$policy" = unless-stopped ] || fail "$service restart policy is $policy"
     [ "$volume" = "${PROJECT}_$service-data" ] || fail "$service /data is not the named volume ${PROJECT}_$service-data"
     "$DOCKER" exec "$id" test -f "/data/$service.sqlite" || fail "$service has no /data/$service.sqlite"
+    mode="$("$DOCKER" exec "$id" stat -c %a "/data/$service.curve")" || fail "$service has no key pair in /data/$service.curve"
+    [ "$mode" = 600 ] || fail "$service's secret key /data/$service.curve has mode $mode, not 600"
+    "$DOCKER" exec "$id" test -s "/keys/$service.pub" || fail "$service did not publish /keys/$service.pub"
 done
 
 log "sous status"
@@ -269,30 +272,46 @@ expect_in() {
     grep -qF -- "$needle" <<<"$output" || { echo "$output" | head -n 40; fail "sous $* does not mention $needle"; }
 }
 
+# Every journey acts for a signed-in user: accounts live in the planner.
+ADA=ada@example.org
+BOB=bob@example.org
+PASSWORD='compose test passphrase'
+sign_up() {
+    is_active planner || return 0
+    local email
+    for email in "$ADA" "$BOB"; do
+        printf '%s\n' "$PASSWORD" | sous register --email "$email" --name "${email%%@*}" || fail "sous register $email failed"
+    done
+    expect_in '"ada@example.org"' whoami --user "$ADA"
+    echo "accounts: $ADA and $BOB registered and signed in (credentials in the cli-config volume)"
+}
+
 journey_catalog() {
+    is_active planner || return 0
     sous ingredients search tom
     expect_in '"tomato"' ingredients search tom
     sous recipes search lentil --no-filters
     expect_in '"tomato-lentil-soup"' recipes show tomato-lentil-soup --people 2
-    sous recipes edit tomato-lentil-soup --name "Ada's soup" --user ada
+    sous recipes edit tomato-lentil-soup --name "Ada's soup" --user "$ADA"
 }
 verify_catalog() {
-    expect_in "Ada's soup" recipes show tomato-lentil-soup --user ada
-    sous recipes show tomato-lentil-soup --user bob --json | grep -qF "Ada's soup" && fail "Ada's personal recipe leaked to Bob"
+    is_active planner || return 0
+    expect_in "Ada's soup" recipes show tomato-lentil-soup --user "$ADA"
+    sous recipes show tomato-lentil-soup --user "$BOB" --json | grep -qF "Ada's soup" && fail "Ada's personal recipe leaked to Bob"
     echo "catalog: Ada's personal version is there, Bob sees the original"
 }
 
 journey_planner() {
     is_active catalog || return 0
-    sous profile set --people 2 --user ada
-    sous plan add tomato-lentil-soup --user ada
-    sous plan put today dinner tomato-lentil-soup --user ada
-    sous plan show --user ada
+    sous profile set --people 2 --user "$ADA"
+    sous plan add tomato-lentil-soup --user "$ADA"
+    sous plan put today dinner tomato-lentil-soup --user "$ADA"
+    sous plan show --user "$ADA"
 }
 verify_planner() {
     is_active catalog || return 0
-    expect_in '"tomato-lentil-soup"' plan show --user ada
-    sous profile show --user ada --json | python3 -c '
+    expect_in '"tomato-lentil-soup"' plan show --user "$ADA"
+    sous profile show --user "$ADA" --json | python3 -c '
 import json, sys
 def find(value, key):
     if isinstance(value, dict):
@@ -309,39 +328,41 @@ sys.exit(0 if find(json.load(sys.stdin), "people") == 2 else "planner lost the p
 
 journey_groceries() {
     is_active catalog planner || return 0
-    sous groceries add-recipe tomato-lentil-soup --user ada
-    sous groceries show --user ada
+    sous groceries add-recipe tomato-lentil-soup --user "$ADA"
+    sous groceries show --user "$ADA"
 }
 verify_groceries() {
     is_active catalog planner || return 0
-    expect_in '"red-lentils"' groceries show --user ada
+    expect_in '"red-lentils"' groceries show --user "$ADA"
     echo "groceries: Ada's list has the soup's red lentils"
 }
 
 journey_tracker() {
-    is_active catalog || return 0
-    sous diary add --ingredient egg --meal breakfast --grams 120 --user ada
+    is_active catalog planner || return 0
+    sous diary add --ingredient egg --meal breakfast --grams 120 --user "$ADA"
     # Cooking the planned dinner goes planner -> tracker: one serving lands in the diary.
-    if is_active planner; then sous plan cooked today dinner --user ada; fi
-    sous diary list --user ada
+    sous plan cooked today dinner --user "$ADA"
+    sous diary list --user "$ADA"
 }
 verify_tracker() {
-    is_active catalog || return 0
-    expect_in '"egg"' diary list --user ada
-    if is_active planner; then expect_in 'tomato-lentil-soup' diary list --user ada; fi
-    echo "tracker: Ada's diary has the egg$(is_active planner && echo " and the cooked soup")"
+    is_active catalog planner || return 0
+    expect_in '"egg"' diary list --user "$ADA"
+    expect_in 'tomato-lentil-soup' diary list --user "$ADA"
+    echo "tracker: Ada's diary has the egg and the cooked soup"
 }
 
 journey_notifier() {
     is_active planner tracker || return 0
-    sous reminders next --user ada
+    sous reminders next --user "$ADA"
 }
 verify_notifier() {
     is_active planner tracker || return 0
-    sous reminders list --user ada >/dev/null || fail "sous reminders list failed"
+    sous reminders list --user "$ADA" >/dev/null || fail "sous reminders list failed"
     echo "notifier: answers for Ada's reminders"
 }
 
+log "Accounts"
+sign_up
 for service in "${active[@]}"; do
     log "Journey: $service"
     "journey_$service"

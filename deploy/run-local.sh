@@ -12,6 +12,9 @@ deploy/install-deps.sh
 
 SERVICES=(catalog planner groceries tracker notifier)
 export SOUS_DATA_DIR="${SOUS_DATA_DIR:-$PWD/data}"
+# Each service creates its CURVE key pair under $SOUS_DATA_DIR on first start and publishes the
+# public key here; the services and the `sous` CLI read each other's keys from it.
+export SOUS_KEYS_DIR="${SOUS_KEYS_DIR:-$SOUS_DATA_DIR/keys}"
 CONFIGURATION="${SOUS_BUILD_CONFIGURATION:-release}"
 
 echo "==> Building ($CONFIGURATION)"
@@ -55,10 +58,13 @@ Sous is running (data in $SOUS_DATA_DIR, logs in $SOUS_DATA_DIR/<service>.log). 
   notifier   tcp://127.0.0.1:7501   events :7502
 
 From another terminal:
-  export PATH="$BIN:\$PATH"
+  export PATH="$BIN:\$PATH" SOUS_KEYS_DIR="$SOUS_KEYS_DIR"
   sous status
+  sous register --email you@example.org --name You      # asks for a password (10+ characters)
   sous profile set --people 2 --diet vegetarian --time-zone Europe/Rome
   sous recipes search
   sous --help
+An operator (imports, seed reloads, clock control) is created on this machine only:
+  SOUS_DATA_DIR="$SOUS_DATA_DIR" sous-planner operator create --email ops@example.org
 INFO
 wait "${pids[@]}"

@@ -21,7 +21,6 @@ public final class Keyring: Sendable {
     private struct Cache {
         var keys: [SousService: String] = [:]
         var sessionKey: [UInt8]?
-        var lastRead = ContinuousClock.now - .seconds(60)
     }
 
     /// - Parameters:
@@ -58,22 +57,20 @@ public final class Keyring: Sendable {
         return cache.withLock { $0.sessionKey }
     }
 
-    /// Rereads the keys folder, at most once a second (a miss is usually a stranger's key).
+    /// Reads the keys not known yet (at most the five services' and the session key): once
+    /// every service has published, a miss (a stranger's key) reads nothing. A key a service
+    /// publishes while others run is found at the next miss, never later.
     private func refresh() {
         guard let directory else { return }
-        let due = cache.withLock { cache -> Bool in
-            guard ContinuousClock.now - cache.lastRead >= .seconds(1) else { return false }
-            cache.lastRead = .now
-            return true
+        let missing = cache.withLock { cache in SousService.allCases.filter { cache.keys[$0] == nil } }
+        var found: [SousService: String] = [:]
+        for service in missing {
+            if let text = Self.readLine(Self.publicKeyPath(of: service, in: directory)), CurveKeyPair.isValidKey(text) { found[service] = text }
         }
-        guard due else { return }
-        var keys: [SousService: String] = [:]
-        for service in SousService.allCases {
-            if let text = Self.readLine(Self.publicKeyPath(of: service, in: directory)), CurveKeyPair.isValidKey(text) { keys[service] = text }
-        }
-        let sessionKey = Self.readLine(Self.sessionKeyPath(in: directory)).flatMap(Hex.decode).flatMap { $0.count == 32 ? $0 : nil }
+        let needsSessionKey = cache.withLock { $0.sessionKey == nil }
+        let sessionKey = needsSessionKey ? Self.readLine(Self.sessionKeyPath(in: directory)).flatMap(Hex.decode).flatMap { $0.count == 32 ? $0 : nil } : nil
         cache.withLock { cache in
-            cache.keys.merge(keys) { _, new in new }
+            cache.keys.merge(found) { _, new in new }
             if let sessionKey { cache.sessionKey = sessionKey }
         }
     }

@@ -185,7 +185,7 @@ public final class RPCServer: Service, Sendable {
             }
             // Only a user's writes are remembered: their records are erased with the user, and
             // nothing an anonymous caller sent (a password, say) is kept.
-            guard method.isWrite, let key = header.idempotencyKey, let user = context.user else { return await run() }
+            guard method.remembersReply, let key = header.idempotencyKey, let user = context.user else { return await run() }
             return await idempotency.perform(user: user, key: key, method: method.name, body: body, encodeReply: { value in
                 (value as? Response).flatMap { try? MessagePackEncoder().encode($0) }
             }, run)
@@ -194,6 +194,9 @@ public final class RPCServer: Service, Sendable {
     }
 
     public var registeredMethods: [String] { handlers.withLock { $0.keys.sorted() } }
+
+    /// Every registered method and who may call it.
+    public var registeredAccess: [String: Access] { handlers.withLock { $0.mapValues(\.access) } }
 
     // MARK: Running
 
@@ -283,8 +286,12 @@ public final class RPCServer: Service, Sendable {
         var droppedSinceLog = 0
         var lastLog = ContinuousClock.now
 
+        /// Whether the ROUTER has an `inproc` endpoint (in-process callers are trusted as the service).
+        let servesInProcess: Bool
+
         init(server: RPCServer, router: ZMQSocket, pull: ZMQSocket, executors: [MethodLane: ThreadPoolExecutor]) {
             self.server = server
+            servesInProcess = server.endpoints.contains { $0.hasPrefix("inproc://") }
             self.router = router
             self.pull = pull
             self.executors = executors
@@ -370,7 +377,10 @@ public final class RPCServer: Service, Sendable {
                     if !error.isWouldBlock { server.logger.error("receive failed", metadata: ["error": "\(error)"]) }
                     return
                 }
-                dispatch(message.frames, principal: ConnectionPrincipal(userID: message.property))
+                // Without a User-Id the message did not pass the ZAP handler: only an `inproc`
+                // connection can do that, and only a server bound in-process accepts one.
+                let principal = message.property == nil && !servesInProcess ? .client(address: "unknown") : ConnectionPrincipal(userID: message.property)
+                dispatch(message.frames, principal: principal)
             }
         }
 

@@ -219,12 +219,14 @@ public enum AccountAPI {
     public static let sessions = Method<Empty, SessionList>.read("account.sessions", .user)
     public static let endSession = Method<SessionRef, SessionList>.write("account.endSession", .user)
     public static let changePassword = Method<PasswordChange, PasswordChanged>.write("account.password", .user, lane: .heavy)
-    public static let delete = Method<AccountDeletion, AccountDeleted>.write("account.delete", .user, lane: .heavy)
+    /// Not replayed for a retry (nothing of the user is kept): a retried delete answers that
+    /// the session has ended.
+    public static let delete = Method<AccountDeletion, AccountDeleted>.write("account.delete", .user, lane: .heavy, remembersReply: false)
     /// Sessions ended since `since`: every service polls it (and listens for
     /// ``SessionsRevokedEvent``) so that an ended session stops working everywhere within 2 s.
     public static let revocations = Method<RevocationsSince, Revocations>.read("account.revocations", .service, lane: .control)
     /// Answered by every service: deletes every row of the user the calling service acts for.
-    public static let erase = Method<Empty, ErasureReport>.write("account.erase", .service)
+    public static let erase = Method<Empty, ErasureReport>.write("account.erase", .service, remembersReply: false)
 }
 
 public enum AccountTopics {

@@ -9,20 +9,24 @@ public struct Method<Request: Codable & Sendable, Response: Codable & Sendable>:
     public let access: Access
     /// Where the server runs it (see ``MethodLane``).
     public let lane: MethodLane
+    /// Whether the server remembers the reply of a keyed write to replay it for a retry. False
+    /// for writes that forget the user (deleting an account): remembering would keep their data.
+    public let remembersReply: Bool
 
-    public init(_ name: String, write: Bool, access: Access, lane: MethodLane = .standard) {
+    public init(_ name: String, write: Bool, access: Access, lane: MethodLane = .standard, remembersReply: Bool = true) {
         self.name = name
         self.isWrite = write
         self.access = access
         self.lane = lane
+        self.remembersReply = write && remembersReply
     }
 
     public static func read(_ name: String, _ access: Access, lane: MethodLane = .standard) -> Method {
         Method(name, write: false, access: access, lane: lane)
     }
 
-    public static func write(_ name: String, _ access: Access, lane: MethodLane = .standard) -> Method {
-        Method(name, write: true, access: access, lane: lane)
+    public static func write(_ name: String, _ access: Access, lane: MethodLane = .standard, remembersReply: Bool = true) -> Method {
+        Method(name, write: true, access: access, lane: lane, remembersReply: remembersReply)
     }
 
     public var description: String { name }

@@ -112,13 +112,18 @@ public final class ZMQSocket: @unchecked Sendable {
     /// Receives a whole multipart message and one metadata property of its connection, e.g.
     /// `"User-Id"`: what the ZAP handler answered for the peer when it connected (nil over
     /// `inproc`, which has no handshake, or when the property is not set).
+    ///
+    /// The property is read from the frames that came over the wire: a ROUTER's routing-id
+    /// frame is made by the ROUTER itself and carries no metadata.
     public func receiveMultipart(dontWait: Bool = false, property: String?) throws(ZMQError) -> (frames: [ZMQFrame], property: String?) {
         var frames: [ZMQFrame] = []
         var (frame, more, value) = try receiveFrame(dontWait: dontWait, property: property)
         frames.append(frame)
         while more {
             // The rest of a message arrives together with its first frame: this never blocks.
-            (frame, more, _) = try receiveFrame(dontWait: false, property: nil)
+            let next = try receiveFrame(dontWait: false, property: value == nil ? property : nil)
+            (frame, more) = (next.frame, next.more)
+            value = value ?? next.property
             frames.append(frame)
         }
         return (frames, value)

@@ -1,15 +1,22 @@
 """A minimal Sous client in Python, written from docs/PROTOCOL.md alone.
 
-It needs only ``pyzmq`` and ``msgpack``::
+It needs only ``pyzmq`` (built with CURVE, as the wheels are) and ``msgpack``::
 
-    from sous_client import SousClient, SousError
+    from sous_client import SousClient, SousError, read_server_key, sign_in
 
-    with SousClient("tcp://127.0.0.1:7101") as catalog:
+    keys = "data/keys"                      # where the services publish their public keys
+    planner = SousClient("tcp://127.0.0.1:7201", server_key=read_server_key(keys, "planner"))
+    token = sign_in(planner, "ada@example.org", "a long passphrase", device="script")
+    with SousClient("tcp://127.0.0.1:7101", server_key=read_server_key(keys, "catalog"), session=token) as catalog:
         print(catalog.call("health")["service"])
         try:
             catalog.call("ingredients.get", {"ids": ["nope"]})
         except SousError as error:
             print(error.code, error.message, error.field)
+
+Every connection is CURVE-encrypted: the client makes itself a key pair and authenticates
+the server by the public key the service published (``<keys>/<service>.pub``). Who the
+client is comes from the session token ``account.login`` returns, sent in every header.
 
 Calls follow the Lazy Pirate pattern: one DEALER socket per client, a timeout per
 attempt, and after a timeout the socket is closed and a fresh one connected (a late
@@ -39,6 +46,8 @@ __all__ = [
     "MAX_MESSAGE_BYTES",
     "SousError",
     "SousClient",
+    "read_server_key",
+    "sign_in",
     "protocol_frame",
     "pack",
     "unpack",
@@ -49,7 +58,7 @@ __all__ = [
 ]
 
 SIGNATURE = b"SOUS"
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 KIND_REQUEST = 1
 KIND_REPLY = 2
 KIND_EVENT = 3
@@ -62,8 +71,8 @@ MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 class SousError(Exception):
     """An error reply from a service (or ``unavailable`` / ``internal`` raised locally).
 
-    ``code`` is one of badRequest, notFound, conflict, quotaExceeded, unauthorized, unavailable,
-    timeout, internal (or a newer code this client does not know yet); ``field`` names
+    ``code`` is one of badRequest, notFound, conflict, quotaExceeded, unauthorized, forbidden,
+    rateLimited, unavailable, timeout, internal (or a newer code this client does not know yet); ``field`` names
     the offending input for badRequest, as a dotted path such as "steps.2.minutes".
     """
 
@@ -99,16 +108,20 @@ def protocol_frame(kind: int, version: int = PROTOCOL_VERSION) -> bytes:
 def request_header(
     method: str,
     request_id: str,
-    user: Optional[str] = None,
+    session: Optional[str] = None,
     deadline: Optional[int] = None,
     idempotency_key: Optional[str] = None,
+    on_behalf_of: Optional[str] = None,
 ) -> dict:
     """The request header map, every key present (nil where unset), in the order the
-    Swift runtime writes it. ``deadline`` is absolute Unix time in milliseconds."""
+    Swift runtime writes it. ``session`` is the token ``account.login`` returned;
+    ``deadline`` is absolute Unix time in milliseconds; ``onBehalfOf`` is for Sous services
+    only (anyone else sending it is refused)."""
     return {
         "method": method,
         "id": request_id,
-        "user": user,
+        "session": session,
+        "onBehalfOf": on_behalf_of,
         "deadline": deadline,
         "idempotencyKey": idempotency_key,
     }
@@ -118,7 +131,7 @@ def request_frames(
     method: str,
     body: Any = None,
     request_id: str = "1",
-    user: Optional[str] = None,
+    session: Optional[str] = None,
     deadline: Optional[int] = None,
     idempotency_key: Optional[str] = None,
     *,
@@ -134,7 +147,7 @@ def request_frames(
     replaces the whole header value, and ``raw_body`` sends bytes as the body unencoded.
     """
     if header is None:
-        header = request_header(method, request_id, user, deadline, idempotency_key)
+        header = request_header(method, request_id, session, deadline, idempotency_key)
     if raw_body is None:
         raw_body = pack({} if body is None else body)
     return [b"", protocol_frame(kind, version), pack(header), raw_body]
@@ -206,15 +219,23 @@ class SousClient:
     def __init__(
         self,
         endpoint: str,
+        server_key: Optional[bytes] = None,
+        session: Optional[str] = None,
         timeout_ms: int = 3000,
         retries: int = 2,
         context: Optional[zmq.Context] = None,
         send_deadline: bool = True,
     ):
-        """``timeout_ms`` is per attempt; ``retries`` are the attempts after the first.
-        With ``send_deadline`` each attempt tells the server its absolute deadline (now +
-        timeout), so a server that gets to it too late answers ``timeout`` instead of working."""
+        """``server_key`` is the service's CURVE public key (Z85, see ``read_server_key``):
+        required for every endpoint but ``inproc``. ``session`` is the token calls carry
+        unless they give another. ``timeout_ms`` is per attempt; ``retries`` are the attempts
+        after the first. With ``send_deadline`` each attempt tells the server its absolute
+        deadline (now + timeout), so a server that gets to it too late answers ``timeout``."""
         self.endpoint = endpoint
+        self.server_key = server_key
+        self.session = session
+        # A key pair of the client's own: CURVE needs one; who the user is, the token says.
+        self.public_key, self.secret_key = zmq.curve_keypair()
         self.timeout_ms = timeout_ms
         self.retries = max(retries, 0)
         self.send_deadline = send_deadline
@@ -232,9 +253,17 @@ class SousClient:
             socket.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
             socket.setsockopt(zmq.RECONNECT_IVL, 100)
             socket.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
+            self.secure(socket)
             socket.connect(self.endpoint)
             self._socket = socket
         return self._socket
+
+    def secure(self, socket: zmq.Socket) -> None:
+        """Makes ``socket`` a CURVE client of this service (before it connects)."""
+        if self.server_key is not None:
+            socket.curve_serverkey = self.server_key
+            socket.curve_publickey = self.public_key
+            socket.curve_secretkey = self.secret_key
 
     def _discard_socket(self) -> None:
         if self._socket is not None:
@@ -260,7 +289,7 @@ class SousClient:
         self,
         method: str,
         body: Any = None,
-        user: Optional[str] = None,
+        session: Optional[str] = None,
         write: bool = False,
         timeout_ms: Optional[int] = None,
         idempotency_key: Optional[str] = None,
@@ -281,7 +310,7 @@ class SousClient:
             request_id = self.next_request_id()
             deadline = int(time.time() * 1000) + attempt_timeout if self.send_deadline else None
             frames = request_frames(
-                method, request_id=request_id, user=user, deadline=deadline,
+                method, request_id=request_id, session=session or self.session, deadline=deadline,
                 idempotency_key=idempotency_key, raw_body=body_bytes,
             )
             socket = self._connect()
@@ -314,6 +343,7 @@ class SousClient:
         socket = self.context.socket(zmq.DEALER)
         try:
             socket.setsockopt(zmq.LINGER, 0)
+            self.secure(socket)
             socket.connect(self.endpoint)
             socket.send_multipart(list(frames))
             wait = self.timeout_ms if timeout_ms is None else timeout_ms
@@ -322,3 +352,24 @@ class SousClient:
             return socket.recv_multipart(zmq.NOBLOCK)
         finally:
             socket.close(linger=0)
+
+
+# MARK: Keys and sessions
+
+
+def read_server_key(keys_dir, service: str) -> bytes:
+    """The CURVE public key (Z85) ``service`` published as ``<keys_dir>/<service>.pub``."""
+    with open(f"{keys_dir}/{service}.pub", "rb") as file:
+        key = file.read().strip()
+    if len(key) != 40:
+        raise SousError("unavailable", f"{keys_dir}/{service}.pub does not hold a 40-character Z85 key")
+    return key
+
+
+def sign_in(planner: "SousClient", email: str, password: str, device: str = "python", register_as: Optional[str] = None) -> str:
+    """Signs in at the planner (registering first when ``register_as`` names the account)
+    and returns the session token to put in every request header."""
+    if register_as is not None:
+        planner.call("account.register", {"email": email, "password": password, "name": register_as}, write=True)
+    signed_in = planner.call("account.login", {"email": email, "password": password, "device": device}, write=True)
+    return signed_in["token"]

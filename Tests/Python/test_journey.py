@@ -10,13 +10,9 @@ harness itself only starts and kills processes, and moves the notifier's test cl
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
 import subprocess
 import sys
-import time
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -24,115 +20,17 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sous_client import SousClient, SousError  # noqa: E402
+from sous_stack import PASSWORD, REPO_ROOT, Stack, log_tail  # noqa: E402
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SERVICES = ["catalog", "planner", "groceries", "tracker", "notifier"]
-STARTUP_SECONDS = 30
 COMMAND_SECONDS = 60
-USER = "journey-ada"
 
 
-def free_ports(count: int) -> list:
-    """Ports the OS hands out right now on 127.0.0.1 (held together so they are distinct)."""
-    probes = []
-    try:
-        for _ in range(count):
-            probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            probe.bind(("127.0.0.1", 0))
-            probes.append(probe)
-        return [probe.getsockname()[1] for probe in probes]
-    finally:
-        for probe in probes:
-            probe.close()
+class Journey(Stack):
+    """The five services, and the `sous` CLI pointed at them with a config folder of its own."""
 
-
-def log_tail(path: Path, lines: int = 30) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return "(no log)"
-
-
-class Stack:
-    """The five services as processes, and the `sous` CLI pointed at them."""
-
-    def __init__(self, bin_dir: Path, work: Path):
-        self.bin_dir = bin_dir
-        self.work = work
-        ports = free_ports(2 * len(SERVICES))
-        self.endpoints = {}
-        self.env = {key: value for key, value in os.environ.items() if not key.startswith("SOUS_")}
-        for index, service in enumerate(SERVICES):
-            requests = f"tcp://127.0.0.1:{ports[2 * index]}"
-            events = f"tcp://127.0.0.1:{ports[2 * index + 1]}"
-            self.endpoints[service] = (requests, events)
-            prefix = f"SOUS_{service.upper()}"
-            self.env[f"{prefix}_ENDPOINT"] = requests
-            self.env[f"{prefix}_EVENTS"] = events
-        self.env["SOUS_USER"] = USER
-        self.env["SOUS_LOG_LEVEL"] = "info"
-        self.env["SOUS_TIMEOUT_MS"] = "5000"
-        self.processes: dict = {}
-
-    def log(self, service: str) -> Path:
-        return self.work / f"{service}.log"
-
-    def start(self, service: str) -> None:
-        requests, events = self.endpoints[service]
-        env = dict(self.env)
-        env["SOUS_DATA_DIR"] = str(self.work / service)
-        env[f"SOUS_{service.upper()}_BIND"] = requests
-        env[f"SOUS_{service.upper()}_EVENTS_BIND"] = events
-        if service == "notifier":
-            # The notifier's clock starts at the real time and only moves through `clock.set`.
-            env["SOUS_CLOCK"] = "manual"
-        executable = self.bin_dir / f"sous-{service}"
-        if not executable.is_file():
-            pytest.fail(f"{executable} does not exist: build first (swift build) or set SOUS_BIN_DIR")
-        with open(self.log(service), "ab") as log_file:
-            self.processes[service] = subprocess.Popen(
-                [str(executable), "serve"], env=env, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT, cwd=self.work
-            )
-
-    def wait_healthy(self, service: str) -> None:
-        requests, _ = self.endpoints[service]
-        give_up_at = time.monotonic() + STARTUP_SECONDS
-        problem = "no attempt"
-        while time.monotonic() < give_up_at:
-            process = self.processes[service]
-            if process.poll() is not None:
-                pytest.fail(f"sous-{service} exited with {process.returncode} while starting:\n{log_tail(self.log(service))}")
-            with SousClient(requests, timeout_ms=500, retries=0) as probe:
-                try:
-                    report = probe.call("health")
-                    assert report["service"] == service
-                    return
-                except SousError as error:
-                    problem = str(error)
-        pytest.fail(f"sous-{service} did not answer health within {STARTUP_SECONDS} s ({problem}):\n{log_tail(self.log(service))}")
-
-    def kill9(self, service: str) -> None:
-        process = self.processes.pop(service)
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=10)
-
-    def stop_all(self) -> dict:
-        codes = {}
-        for process in self.processes.values():
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for service, process in self.processes.items():
-            try:
-                codes[service] = process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                codes[service] = "did not stop within 20 s of SIGTERM"
-        return codes
-
-    def sous(self, *arguments: str, expect: int = 0) -> subprocess.CompletedProcess:
+    def sous(self, *arguments: str, expect: int = 0, stdin: str | None = None) -> subprocess.CompletedProcess:
         result = subprocess.run(
-            [str(self.bin_dir / "sous"), *arguments], env=self.env, capture_output=True, text=True, timeout=COMMAND_SECONDS
+            [str(self.bin_dir / "sous"), *arguments], env=self.env, input=stdin, capture_output=True, text=True, timeout=COMMAND_SECONDS
         )
         assert result.returncode == expect, (
             f"sous {' '.join(arguments)} exited {result.returncode}, expected {expect}\n"
@@ -144,25 +42,25 @@ class Stack:
         return json.loads(self.sous(*arguments, "--json").stdout)
 
     def set_notifier_clock(self, instant: datetime) -> None:
-        """The test-only clock control (`clock.set`, a manual-clock service only)."""
-        with SousClient(self.endpoints["notifier"][0], timeout_ms=5000, retries=0) as client:
+        """The test-only clock control (`clock.set`: an operator's method, on a manual-clock
+        service only)."""
+        with self.client("notifier", session=self.create_operator()) as client:
             client.call("clock.set", {"now": instant}, write=True)
 
 
 @pytest.fixture
 def stack(tmp_path):
-    bin_dir = Path(os.environ.get("SOUS_BIN_DIR") or REPO_ROOT / ".build" / "debug")
-    stack = Stack(bin_dir, tmp_path)
+    stack = Journey(tmp_path)
     try:
-        for service in SERVICES:
+        for service in ["catalog", "planner", "groceries", "tracker"]:
             stack.start(service)
-        for service in SERVICES:
+        # The notifier's clock starts at the real time and only moves through `clock.set`.
+        stack.start("notifier", SOUS_CLOCK="manual")
+        for service in ["catalog", "planner", "groceries", "tracker", "notifier"]:
             stack.wait_healthy(service)
         yield stack
     finally:
-        codes = stack.stop_all()
-    bad = {service: code for service, code in codes.items() if code != 0}
-    assert not bad, f"services did not stop cleanly: {bad}\n" + "\n".join(f"--- {s}\n{log_tail(stack.log(s))}" for s in bad)
+        stack.assert_stopped_cleanly()
 
 
 def first_product_code() -> str:
@@ -170,9 +68,15 @@ def first_product_code() -> str:
     return products[0]["code"]
 
 
-def test_a_users_week(stack: Stack):
+def test_a_users_week(stack: Journey):
     rome = ZoneInfo("Europe/Rome")
     today = datetime.now(rome).date()
+
+    # 0. An account, signed in on this machine (password on stdin, never in argv).
+    registered = stack.sous("register", "--email", "journey-ada@example.org", "--name", "Ada", stdin=PASSWORD + "\n")
+    assert "Registered journey-ada@example.org" in registered.stdout, registered.stdout
+    who = stack.sous_json("whoami")
+    assert who["account"]["email"] == "journey-ada@example.org" and who["session"]["current"] is True
     # The journey only runs on dates whose reminder is due after the (real) start time: if the
     # test starts past 19:00 in Rome the first reminder is tomorrow's.
 
@@ -262,7 +166,7 @@ def test_a_users_week(stack: Stack):
     )
     try:
         waiting = watch.stdout.readline()
-        assert "Waiting for reminders" in waiting, waiting
+        assert "Waiting for your reminders" in waiting, waiting
         stack.set_notifier_clock(due + timedelta(seconds=1))
         out, err = watch.communicate(timeout=40)
     finally:
@@ -279,3 +183,7 @@ def test_a_users_week(stack: Stack):
     # The whole stack is still healthy at the end.
     status = stack.sous_json("status")
     assert all(row["up"] for row in status), status
+
+    # 10. Signing out: the stored session no longer works anywhere.
+    stack.sous("logout")
+    stack.sous("diary", "summary", expect=6)

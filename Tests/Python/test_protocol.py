@@ -5,18 +5,13 @@ knows nothing of the Swift code. Build the service first (`swift build`), then:
 
     python -m pytest Tests/Python
 
-`SOUS_BIN_DIR` names the folder holding `sous-catalog` (default: .build/debug in the
+`SOUS_BIN_DIR` names the folder holding the executables (default: .build/debug in the
 repository root).
 """
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -28,107 +23,41 @@ from sous_client import (  # noqa: E402
     KIND_REPLY,
     SousClient,
     SousError,
+    pack,
     parse_reply,
     protocol_frame,
+    read_server_key,
     request_frames,
     unpack,
 )
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-STARTUP_SECONDS = 20
-SHUTDOWN_SECONDS = 15
-
-
-def free_port_pair() -> tuple:
-    """Two distinct TCP ports that are free on 127.0.0.1 right now."""
-    sockets = []
-    try:
-        for _ in range(2):
-            probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            probe.bind(("127.0.0.1", 0))
-            sockets.append(probe)
-        return tuple(probe.getsockname()[1] for probe in sockets)
-    finally:
-        for probe in sockets:
-            probe.close()
-
-
-def log_tail(path: Path, lines: int = 40) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return "(no log)"
-
-
-def wait_until_healthy(process: subprocess.Popen, endpoint: str, log: Path) -> None:
-    """Asks `health` with short per-try timeouts until it answers, for STARTUP_SECONDS at most."""
-    give_up_at = time.monotonic() + STARTUP_SECONDS
-    last_problem = "no attempt made"
-    while time.monotonic() < give_up_at:
-        if process.poll() is not None:
-            pytest.fail(f"sous-catalog exited with code {process.returncode} while starting:\n{log_tail(log)}")
-        with SousClient(endpoint, timeout_ms=500, retries=0) as probe:
-            try:
-                report = probe.call("health")
-            except SousError as error:
-                # No answer yet, or an answer too late for the probe's deadline: try again.
-                if error.code not in ("unavailable", "timeout"):
-                    pytest.fail(f"health failed while sous-catalog was starting: {error}\n{log_tail(log)}")
-                last_problem = str(error)
-                continue
-        if report.get("database", {}).get("status") != "ok":
-            pytest.fail(f"sous-catalog is up but not healthy: {report!r}\n{log_tail(log)}")
-        return
-    pytest.fail(f"sous-catalog did not become healthy within {STARTUP_SECONDS} s ({last_problem}):\n{log_tail(log)}")
+from sous_stack import Stack  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory):
-    """A running sous-catalog on free TCP ports, and a client connected to it.
+    """A running sous-catalog (and the planner, where accounts live) on free TCP ports, and a
+    client of the catalog signed in as a fresh account.
 
-    At teardown the service gets SIGTERM and must exit with code 0 within SHUTDOWN_SECONDS.
+    At teardown the services get SIGTERM and must exit with code 0 within 20 s.
     """
-    bin_dir = Path(os.environ.get("SOUS_BIN_DIR") or REPO_ROOT / ".build" / "debug")
-    executable = bin_dir / "sous-catalog"
-    if not executable.is_file():
-        pytest.fail(f"{executable} does not exist: build it (swift build) or set SOUS_BIN_DIR")
-    work = tmp_path_factory.mktemp("catalog")
-    data_dir = work / "data"
-    log = work / "sous-catalog.log"
-    port, events_port = free_port_pair()
-    endpoint = f"tcp://127.0.0.1:{port}"
-    command = [
-        str(executable),
-        "--bind", endpoint,
-        "--events-bind", f"tcp://127.0.0.1:{events_port}",
-        "--data-dir", str(data_dir),
-        "--log-level", "warning",
-    ]
-    with open(log, "wb") as log_file:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT, cwd=work)
+    stack = Stack(tmp_path_factory.mktemp("protocol"))
     client = None
     try:
-        wait_until_healthy(process, endpoint, log)
-        client = SousClient(endpoint, timeout_ms=5000, retries=1)
+        stack.start_all(["planner", "catalog"])
+        token = stack.register("py@example.org")
+        client = stack.client("catalog", session=token, timeout_ms=5000, retries=1)
+        client.events_endpoint = stack.endpoints["catalog"][1]
         yield client
     finally:
         if client is not None:
             client.close()
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-        try:
-            code = process.wait(timeout=SHUTDOWN_SECONDS)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=SHUTDOWN_SECONDS)
-            pytest.fail(f"sous-catalog did not exit within {SHUTDOWN_SECONDS} s of SIGTERM:\n{log_tail(log)}")
-    assert code == 0, f"sous-catalog exited with code {code} after SIGTERM:\n{log_tail(log)}"
+        stack.assert_stopped_cleanly()
 
 
 def test_health(catalog):
     report = catalog.call("health")
     assert report["service"] == "catalog"
-    assert report["protocolVersion"] == 1
+    assert report["protocolVersion"] == 2
     assert report["database"]["status"] == "ok"
     assert isinstance(report["version"], str) and report["version"]
     assert report["uptimeSeconds"] >= 0
@@ -176,28 +105,20 @@ def test_create_and_read_a_recipe(catalog):
         "equipment": ["stove"],
         "dishTypes": ["breakfast"],
     }
-    created = catalog.call("recipes.create", draft, user="py", write=True)
+    created = catalog.call("recipes.create", draft, write=True)
     assert created["name"] == "Py Toast"
     assert created["origin"] == "custom"
     assert isinstance(created["id"], str) and created["id"]
 
-    fetched = catalog.call("recipes.get", {"id": created["id"]}, user="py")
+    fetched = catalog.call("recipes.get", {"id": created["id"]})
     assert fetched["id"] == created["id"]
     assert fetched["name"] == "Py Toast"
     assert [line["ingredient"] for line in fetched["ingredients"]] == [bread["id"]]
 
 
 def test_wrong_protocol_version_gets_an_error_reply(catalog):
-    context = zmq.Context.instance()
-    dealer = context.socket(zmq.DEALER)
-    dealer.setsockopt(zmq.LINGER, 0)
-    try:
-        dealer.connect(catalog.endpoint)
-        dealer.send_multipart(request_frames("health", {}, request_id="bad-version", version=9))
-        assert dealer.poll(5000, zmq.POLLIN), "no reply to a request with a wrong version byte"
-        frames = dealer.recv_multipart(zmq.NOBLOCK)
-    finally:
-        dealer.close(linger=0)
+    frames = catalog.exchange_raw(request_frames("health", {}, request_id="bad-version", version=9), timeout_ms=5000)
+    assert frames is not None, "no reply to a request with a wrong version byte"
     assert frames[1] == protocol_frame(KIND_REPLY)
     header, body = parse_reply(frames)
     assert header["status"] == "error"
@@ -206,3 +127,65 @@ def test_wrong_protocol_version_gets_an_error_reply(catalog):
     assert error["field"] == "version"
     # The service goes on answering.
     assert catalog.call("health")["service"] == "catalog"
+
+
+# MARK: Who may call what
+
+
+def test_a_plaintext_client_gets_no_answer(catalog):
+    """CURVE is mandatory: a client without it never completes the handshake."""
+    dealer = zmq.Context.instance().socket(zmq.DEALER)
+    dealer.setsockopt(zmq.LINGER, 0)
+    try:
+        dealer.connect(catalog.endpoint)
+        dealer.send_multipart(request_frames("health", {}, request_id="plain"))
+        assert not dealer.poll(2000, zmq.POLLIN), "a plaintext client got an answer"
+    finally:
+        dealer.close(linger=0)
+    assert catalog.call("health")["service"] == "catalog"
+
+
+def test_user_methods_need_a_session_and_ignore_claimed_users(catalog):
+    with SousClient(catalog.endpoint, server_key=catalog.server_key, timeout_ms=5000, retries=0) as anonymous:
+        assert anonymous.call("health")["service"] == "catalog", "public methods need no session"
+        with pytest.raises(SousError) as refused:
+            anonymous.call("recipes.mine")
+        assert refused.value.code == "unauthorized" and refused.value.field == "header.session"
+        with pytest.raises(SousError) as forged:
+            anonymous.call("recipes.mine", session="eyJ1c2VyIjoiYWRhIn0.c2lnbmF0dXJl")
+        assert forged.value.code == "unauthorized" and forged.value.field == "header.session"
+        # A client naming the user it wants to be is refused, not believed.
+        frames = request_frames("recipes.mine", request_id="claim", header={
+            "method": "recipes.mine", "id": "claim", "session": None, "onBehalfOf": "ada", "deadline": None, "idempotencyKey": None,
+        })
+        header, body = parse_reply(anonymous.exchange_raw(frames, timeout_ms=5000))
+        error = unpack(body)
+        assert header["status"] == "error" and error["code"] == "unauthorized" and error["field"] == "header.onBehalfOf"
+
+
+def test_only_operators_change_the_shared_catalog(catalog):
+    tomato = catalog.call("ingredients.get", {"ids": ["tomato"]})["ingredients"][0]
+    changed = dict(tomato, nutrition=dict(tomato["nutrition"], kcal=900))
+    with pytest.raises(SousError) as refused:
+        catalog.call("ingredients.import", {"source": "py", "ingredients": [changed]}, write=True)
+    assert refused.value.code == "forbidden"
+    assert catalog.call("ingredients.get", {"ids": ["tomato"]})["ingredients"][0]["nutrition"]["kcal"] == tomato["nutrition"]["kcal"]
+
+
+def test_the_event_bus_refuses_clients(catalog):
+    """Only Sous services' keys may subscribe: a client subscribing gets nothing, even while
+    events are published."""
+    sub = zmq.Context.instance().socket(zmq.SUB)
+    sub.setsockopt(zmq.LINGER, 0)
+    public, secret = zmq.curve_keypair()
+    sub.curve_serverkey = catalog.server_key
+    sub.curve_publickey = public
+    sub.curve_secretkey = secret
+    sub.setsockopt(zmq.SUBSCRIBE, b"")
+    try:
+        sub.connect(catalog.events_endpoint)
+        for _ in range(5):
+            catalog.call("recipes.search", {"query": "soup"})  # activity events
+        assert not sub.poll(2000, zmq.POLLIN), "a client received events from the service bus"
+    finally:
+        sub.close(linger=0)

@@ -29,8 +29,11 @@ struct NotifierHandlers: Sendable {
             let arrivals = inbox.listen(for: user)
             defer { arrivals.stop() }
             var found = try store.sentReminders(of: user, after: after)
-            if found.reminders.isEmpty && wait > 0 {
-                await arrivals.next(within: .milliseconds(Int(wait * 1000)))
+            // The wait ends a second before the caller's deadline, so the answer reaches it.
+            var budget = Duration.milliseconds(Int(wait * 1000))
+            if let remaining = context.remainingTime { budget = min(budget, remaining - .seconds(1)) }
+            if found.reminders.isEmpty && budget > .zero {
+                await arrivals.next(within: budget)
                 found = try store.sentReminders(of: user, after: after)
             }
             return ReminderFeed(reminders: found.reminders, cursor: found.cursor)

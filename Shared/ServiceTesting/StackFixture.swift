@@ -1,0 +1,63 @@
+public import CatalogService
+public import GroceriesService
+public import NotifierService
+public import PlannerService
+public import SousRuntime
+import SousSchema
+public import SousCrypto
+import SousTestSupport
+public import TrackerService
+
+/// All five services in-process, each knowing the others' endpoints: what a test of the whole
+/// system (accounts, erasure, access across services) runs against. Run `hosts` with
+/// `withRunningServices`.
+public struct StackFixture: Sendable {
+    public let catalog: CatalogService
+    public let planner: PlannerService
+    public let groceries: GroceriesService
+    public let tracker: TrackerService
+    public let notifier: NotifierService
+
+    public var hosts: [ServiceHost] { [catalog.host, planner.host, groceries.host, tracker.host, notifier.host] }
+
+    /// Each service's database, by service name.
+    public var databases: [String: SousDatabase] {
+        [
+            "catalog": catalog.store.database, "planner": planner.store.database, "groceries": groceries.store.database,
+            "tracker": tracker.store.database, "notifier": notifier.store.database,
+        ]
+    }
+
+    /// - Parameter passwordCost: the planner's Argon2id cost (tests that only need accounts to
+    ///   exist use the minimal one).
+    public static func make(clock: WallClock = .system(), passwordCost: Sodium.PasswordCost = .minimal) throws -> StackFixture {
+        var configurations: [SousService: ServiceConfiguration] = [:]
+        for service in SousService.allCases { configurations[service] = .inProcess(service, clock: clock) }
+        for service in SousService.allCases {
+            for peer in SousService.allCases where peer != service {
+                configurations[service]!.peers[peer] = ServiceEndpoints(requests: configurations[peer]!.bind, events: configurations[peer]!.eventsBind)
+            }
+        }
+        return StackFixture(
+            catalog: try CatalogService(
+                configuration: configurations[.catalog]!, seed: CatalogFixture.seed, logger: quietLogger("catalog"), database: CatalogFixture.database()
+            ),
+            planner: try PlannerService(
+                configuration: configurations[.planner]!, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil),
+                passwordCost: passwordCost
+            ),
+            groceries: try GroceriesService(configuration: configurations[.groceries]!, logger: quietLogger("groceries"), database: GroceriesService.openDatabase(directory: nil)),
+            tracker: try TrackerService(configuration: configurations[.tracker]!, logger: quietLogger("tracker"), database: TrackerService.openDatabase(directory: nil)),
+            notifier: try NotifierService(
+                configuration: configurations[.notifier]!, logger: quietLogger("notifier"), database: NotifierService.openDatabase(directory: nil),
+                options: NotifierOptions(startupGrace: .zero)
+            )
+        )
+    }
+
+    /// A client of `service` with a 30 s timeout per attempt.
+    public func client(_ service: SousService, session: String? = nil) -> ServiceClient {
+        let host = hosts.first { $0.name == service.rawValue }!
+        return ServiceClient(service: service.rawValue, endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), session: session)
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import GRDB
+import NotifierService
+import PlannerService
+import SousRuntime
+import SousSchema
+import SousServiceTesting
+import SousTestSupport
+import SousWire
+import Testing
+
+/// Accounts end to end, against all five real services in-process: who may sign in, what a
+/// session can do, how it ends everywhere, and that deleting an account leaves nothing behind.
+struct AccountTests {
+    static let password = "correct horse battery staple"
+
+    func withStack(_ body: @escaping @Sendable (StackFixture) async throws -> Void) async throws {
+        let stack = try StackFixture.make()
+        try await withRunningServices(stack.hosts) { _ in try await body(stack) }
+    }
+
+    @discardableResult
+    func register(_ email: String, on stack: StackFixture, password: String = password) async throws -> AccountInfo {
+        try await stack.client(.planner).call(AccountAPI.register, Registration(email: email, password: password, name: "Ada"))
+    }
+
+    func login(_ email: String, on stack: StackFixture, password: String = password, device: String = "laptop") async throws(ServiceError) -> SignedIn {
+        try await stack.client(.planner).call(AccountAPI.login, SignIn(email: email, password: password, device: device))
+    }
+
+    func signInFailure(_ email: String, on stack: StackFixture) async -> ServiceError? {
+        do {
+            _ = try await login(email, on: stack)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func registerSignInOnTwoDevicesAndSeeTheSameData() async throws {
+        try await withStack { stack in
+            let account = try await register("Ada@Example.org", on: stack)
+            #expect(account.email == "ada@example.org" && account.role == .user && account.user.hasPrefix("u-"))
+            let laptop = try await login("ada@example.org", on: stack)
+            let phone = try await login("ADA@example.ORG", on: stack, device: "phone")
+            #expect(laptop.account.user == account.user && phone.account.user == account.user)
+
+            // What one device writes, the other reads, in any service.
+            _ = try await stack.client(.tracker, session: laptop.token).call(TrackerAPI.changeDrink, DrinkChange(drink: .water, delta: 2))
+            let drinks = try await stack.client(.tracker, session: phone.token).call(TrackerAPI.drinks, DayRequest())
+            #expect(drinks.water == 2)
+
+            let who = try await stack.client(.planner, session: phone.token).call(AccountAPI.whoami, Empty())
+            #expect(who.account == account && who.session.device == "phone" && who.session.current)
+            let sessions = try await stack.client(.planner, session: laptop.token).call(AccountAPI.sessions, Empty())
+            #expect(sessions.sessions.map(\.device) == ["laptop", "phone"])
+            #expect(sessions.sessions.filter(\.current).map(\.id) == [laptop.session.id])
+        }
+    }
+
+    @Test func badRegistrationsAndSignInsAreTypedErrorsThatWriteNothing() async throws {
+        try await withStack { stack in
+            try await register("ada@example.org", on: stack)
+            let planner = stack.client(.planner)
+            func registration(_ email: String, _ password: String, _ name: String = "Ada") async -> ServiceError? {
+                do {
+                    _ = try await planner.call(AccountAPI.register, Registration(email: email, password: password, name: name))
+                    return nil
+                } catch { return error }
+            }
+            #expect(await registration("ADA@example.org", Self.password) == .conflict("an account with this email exists; sign in instead", field: "email"))
+            #expect(await registration("bob@example.org", "short")?.field == "password")
+            #expect(await registration("bob@example.org", "password123")?.field == "password", "a common password")
+            #expect(await registration("bob@example.org", "aaaaaaaaaaaa")?.field == "password")
+            #expect(await registration("not-an-email", Self.password)?.field == "email")
+            #expect(await registration("bob@example.org", Self.password, "")?.field == "name")
+            #expect(await registration("bob@example.org", String(repeating: "x", count: 2000))?.field == "password")
+
+            let wrong = await #expect(throws: ServiceError.self) { try await login("ada@example.org", on: stack, password: "not the password") }
+            #expect(wrong?.code == .unauthorized && wrong?.field == "password")
+            let unknown = await #expect(throws: ServiceError.self) { try await login("nobody@example.org", on: stack) }
+            #expect(unknown == wrong, "an unknown email is answered like a wrong password")
+            let forged = await #expect(throws: ServiceError.self) {
+                try await stack.client(.tracker, session: "eyJmb3JnZWQiOnRydWV9.AAAA").call(TrackerAPI.drinks, DayRequest())
+            }
+            #expect(forged?.code == .unauthorized && forged?.field == "header.session")
+            // None of it created an account or a session.
+            let accounts = try stack.planner.store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM account") ?? -1 }
+            let sessions = try stack.planner.store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM session") ?? -1 }
+            #expect(accounts == 1)
+            #expect(sessions == 0)
+        }
+    }
+
+    @Test func repeatedFailuresAreRefusedForAWhile() async throws {
+        try await withStack { stack in
+            try await register("ada@example.org", on: stack)
+            for _ in 0..<5 { _ = try? await login("ada@example.org", on: stack, password: "wrong password!") }
+            let refused = await #expect(throws: ServiceError.self) { try await login("ada@example.org", on: stack) }
+            #expect(refused?.code == .rateLimited, "even the right password waits once the account is locked")
+            #expect(refused?.message.contains("try again in") == true)
+        }
+    }
+
+    /// Signing out, ending another device's session, or changing the password stops the old
+    /// tokens in every service (within 2 s; the bound here only keeps a broken sync from hanging).
+    @Test func endedSessionsStopWorkingInEveryService() async throws {
+        try await withStack { stack in
+            try await register("ada@example.org", on: stack)
+            let laptop = try await login("ada@example.org", on: stack)
+            let phone = try await login("ada@example.org", on: stack, device: "phone")
+            let tablet = try await login("ada@example.org", on: stack, device: "tablet")
+            for token in [laptop.token, phone.token, tablet.token] {
+                _ = try await stack.client(.catalog, session: token).call(CatalogAPI.favorites, Empty())
+            }
+            // The laptop ends the phone's session.
+            _ = try await stack.client(.planner, session: laptop.token).call(AccountAPI.endSession, SessionRef(session: phone.session.id))
+            try await untilRefused(phone.token, by: stack)
+            // The laptop changes the password: the tablet is signed out, the laptop is not.
+            let changed = try await stack.client(.planner, session: laptop.token).call(
+                AccountAPI.changePassword, PasswordChange(current: Self.password, new: "a new long passphrase")
+            )
+            #expect(changed.endedSessions == 1)
+            try await untilRefused(tablet.token, by: stack)
+            _ = try await stack.client(.catalog, session: laptop.token).call(CatalogAPI.favorites, Empty())
+            let old = await signInFailure("ada@example.org", on: stack)
+            #expect(old?.code == .unauthorized)
+            _ = try await login("ada@example.org", on: stack, password: "a new long passphrase")
+            // Signing out.
+            _ = try await stack.client(.planner, session: laptop.token).call(AccountAPI.logout, Empty())
+            try await untilRefused(laptop.token, by: stack)
+        }
+    }
+
+    /// Waits until every service but the planner refuses `token` (the planner refuses at once).
+    func untilRefused(_ token: String, by stack: StackFixture) async throws {
+        let started = ContinuousClock.now
+        for service in SousService.allCases {
+            while try await accepts(token, in: service, of: stack) {
+                guard ContinuousClock.now - started < .seconds(20) else {
+                    Issue.record("\(service) still accepts an ended session")
+                    return
+                }
+                // A poll interval, not a synchronization: the loop ends once refused.
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
+    /// Whether `service` answers a user method for `token`; false once it answers unauthorized.
+    func accepts(_ token: String, in service: SousService, of stack: StackFixture) async throws -> Bool {
+        let client = stack.client(service, session: token)
+        do {
+            switch service {
+            case .catalog: _ = try await client.call(CatalogAPI.favorites, Empty())
+            case .planner: _ = try await client.call(PlannerAPI.getProfile, Empty())
+            case .groceries: _ = try await client.call(GroceriesAPI.list, Empty())
+            case .tracker: _ = try await client.call(TrackerAPI.drinks, DayRequest())
+            case .notifier: _ = try await client.call(NotifierAPI.next, Empty())
+            }
+            return true
+        } catch {
+            guard error.code == .unauthorized else { throw error }
+            return false
+        }
+    }
+
+    /// Deleting an account erases every row of that user in all five databases (found by
+    /// looking at every text value of every table, not by knowing the schemas).
+    @Test func deletingAnAccountLeavesNoRowOfTheUserInAnyService() async throws {
+        try await withStack { stack in
+            let account = try await register("ada@example.org", on: stack)
+            let other = try await register("bob@example.org", on: stack)
+            let ada = try await login("ada@example.org", on: stack)
+            let bob = try await login("bob@example.org", on: stack)
+            for signedIn in [ada, bob] {
+                let token = signedIn.token
+                _ = try await stack.client(.planner, session: token).call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Europe/Rome"))
+                _ = try await stack.client(.planner, session: token).call(PlannerAPI.addRecipe, RecipeID(id: "tomato-lentil-soup"))
+                let recipe = try await stack.client(.catalog, session: token).call(CatalogAPI.createRecipe, RecipeDraft(name: "Soup of \(signedIn.account.name)", summary: "mine"))
+                _ = try await stack.client(.catalog, session: token).call(CatalogAPI.favorite, RecipeID(id: recipe.id))
+                _ = try await stack.client(.groceries, session: token).call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: "tomato-lentil-soup"))
+                _ = try await stack.client(.groceries, session: token).call(GroceriesAPI.addItem, AddListItem(text: "paper towels", count: 2))
+                _ = try await stack.client(.tracker, session: token).call(TrackerAPI.addEntry, DiaryAdd(meal: .lunch, grams: 120, ingredient: "tomato"))
+                _ = try await stack.client(.tracker, session: token).call(TrackerAPI.changeDrink, DrinkChange(drink: .coffee, delta: 1))
+            }
+            // The notifier learns of both from their activity.
+            try await eventually(within: .seconds(20), waitingFor: "the notifier to see both users") {
+                guard try stack.notifier.store.pending(of: account.user) != nil, try stack.notifier.store.pending(of: other.user) != nil else {
+                    throw ServiceError.notFound("not yet")
+                }
+            }
+            let before = try rowsNaming(account.user, in: stack)
+            #expect(Set(before.map { $0.split(separator: ".")[0] }).count == 5, "the user had rows in every service: \(before)")
+
+            let wrong = await #expect(throws: ServiceError.self) {
+                try await stack.client(.planner, session: ada.token).call(AccountAPI.delete, AccountDeletion(password: "not the password"))
+            }
+            #expect(wrong?.code == .unauthorized && wrong?.field == "password")
+            let deleted = try await stack.client(.planner, session: ada.token).call(AccountAPI.delete, AccountDeletion(password: Self.password))
+            #expect(deleted == AccountDeleted(user: account.user, erased: ["planner", "catalog", "groceries", "tracker", "notifier"], pending: []))
+
+            let after = try rowsNaming(account.user, in: stack)
+            #expect(after.isEmpty, "no row of the deleted user is left: \(after)")
+            let others = try rowsNaming(other.user, in: stack)
+            #expect(Set(others.map { $0.split(separator: ".")[0] }).count == 5, "the other user's rows are all there")
+            try await untilRefused(ada.token, by: stack)
+            let gone = await signInFailure("ada@example.org", on: stack)
+            #expect(gone?.code == .unauthorized)
+        }
+    }
+
+    /// "service.table.column" for every text or blob value, in every table of every service,
+    /// that is or contains `user`.
+    func rowsNaming(_ user: String, in stack: StackFixture) throws -> [String] {
+        var found: [String] = []
+        for (service, database) in stack.databases.sorted(by: { $0.key < $1.key }) {
+            try database.read { db in
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                for table in tables {
+                    for column in try db.columns(in: table).map(\.name) {
+                        let sql = "SELECT count(*) FROM \(table.quotedDatabaseIdentifier) WHERE instr(CAST(\(column.quotedDatabaseIdentifier) AS BLOB), CAST(? AS BLOB)) > 0"
+                        let count = try Int.fetchOne(db, sql: sql, arguments: [user]) ?? 0
+                        found += Array(repeating: "\(service).\(table).\(column)", count: count)
+                    }
+                }
+            }
+        }
+        return found
+    }
+}
