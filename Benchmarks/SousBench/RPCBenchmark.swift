@@ -6,10 +6,12 @@ import Synchronization
 import MessagePack
 import SousRuntime
 import SousSchema
+import SousTestSupport
 import SousWire
 import ZeroMQ
 
-/// `health` through the whole stack against a bare DEALER/ROUTER echo over the same transport.
+/// `health` through the whole stack against a bare DEALER/ROUTER echo over the same transport,
+/// both over CURVE (as the services always serve TCP), with the plaintext echo for reference.
 struct RPCBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rpc",
@@ -32,26 +34,36 @@ struct RPCBenchmark: AsyncParsableCommand {
         configuration.eventsBind = endpoint
         let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
         let echo = try RawEcho(endpoint: endpoint)
+        let curveKeys = try CurveKeyPair.generate()
+        let curveEcho = try RawEcho(endpoint: endpoint, curve: curveKeys)
         let serving = Task { try await host.run(signals: false) }
 
-        let raw = try measureRawEcho(echo.endpoint)
-        let client = ServiceClient(service: "catalog", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(5), retries: 0))
-        var blocking = Samples(name: "sous health, blocking client")
+        let plain = try measureRawEcho(echo.endpoint, name: "raw libzmq DEALER/ROUTER echo, plaintext")
+        let raw = try measureRawEcho(
+            curveEcho.endpoint, name: "raw libzmq DEALER/ROUTER echo, CURVE (floor)",
+            curve: CurveClientSetup(serverKey: curveKeys.publicKey, keyPair: try CurveKeyPair.generate())
+        )
+        let setup = host.clientCurve()
+        let client = ServiceClient(
+            service: "catalog", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(5), retries: 0), curve: { setup }
+        )
+        var blocking = Samples(name: "sous health over CURVE, blocking client")
         for _ in 0..<warmup { _ = try client.callBlocking(CommonAPI.health, Empty()) }
         for _ in 0..<calls { try blocking.record { _ = try client.callBlocking(CommonAPI.health, Empty()) } }
 
-        var async = Samples(name: "sous health, async client")
+        var async = Samples(name: "sous health over CURVE, async client")
         for _ in 0..<warmup { _ = try await client.call(CommonAPI.health, Empty()) }
         for _ in 0..<calls {
             let start = DispatchTime.now().uptimeNanoseconds
             _ = try await client.call(CommonAPI.health, Empty())
             async.nanoseconds.append(DispatchTime.now().uptimeNanoseconds - start)
         }
-        report("Request/reply round trip over \(host.boundEndpoints.requests)", [raw, blocking, async], baseline: raw)
+        report("Request/reply round trip over \(host.boundEndpoints.requests)", [plain, raw, blocking, async], baseline: raw)
         report("Server-side work per health call, no sockets", try measureServerWork(database))
         serving.cancel()
         _ = try? await serving.value
         echo.stop()
+        curveEcho.stop()
     }
 
     /// Envelope parsing, body decoding, the health handler's database check and reply encoding:
@@ -79,9 +91,10 @@ struct RPCBenchmark: AsyncParsableCommand {
         return [envelope, databaseCheck, encode]
     }
 
-    func measureRawEcho(_ endpoint: String) throws -> Samples {
+    func measureRawEcho(_ endpoint: String, name: String, curve: CurveClientSetup? = nil) throws -> Samples {
         let dealer = try ZMQContext.shared.socket(.dealer)
         defer { dealer.close() }
+        if let curve { try dealer.setCurveClient(serverKey: curve.serverKey, keyPair: curve.keyPair) }
         try dealer.connect(endpoint)
         let payload = [UInt8](repeating: 0x42, count: 64)
         func roundTrip() throws {
@@ -89,7 +102,7 @@ struct RPCBenchmark: AsyncParsableCommand {
             guard try dealer.receive(timeout: .seconds(5)) != nil else { throw ValidationError("raw echo did not answer") }
         }
         for _ in 0..<warmup { try roundTrip() }
-        var samples = Samples(name: "raw libzmq DEALER/ROUTER echo (floor)")
+        var samples = Samples(name: name)
         for _ in 0..<calls { try samples.record(roundTrip) }
         return samples
     }
@@ -109,8 +122,11 @@ final class RawEcho: Sendable {
         init(_ router: ZMQSocket) { self.router = router }
     }
 
-    init(endpoint: String) throws {
-        let router = try ZMQContext.shared.socket(.router)
+    /// A CURVE server with `curve` in a context of its own (the services' ZAP handler lives in
+    /// the shared one and refuses domains it does not know).
+    init(endpoint: String, curve: CurveKeyPair? = nil) throws {
+        let router = try (curve == nil ? ZMQContext.shared : Self.curveContext).socket(.router)
+        if let curve { try router.setCurveServer(secretKey: curve.secretKey) }
         try router.bind(endpoint)
         self.endpoint = try router.lastEndpoint
         let socket = Socket(router)
@@ -128,4 +144,6 @@ final class RawEcho: Sendable {
     func stop() {
         stopped.value.store(true, ordering: .relaxed)
     }
+
+    static let curveContext = ZMQContext()
 }

@@ -1,0 +1,168 @@
+"""No method returns or changes another user's data: a test generated from the method list.
+
+Ada fills every service with data marked by a unique string. Then Bob, signed in as himself,
+calls every `user` method that docs/PROTOCOL.md lists (ContractTests keeps that list equal to
+what the services serve) with every recorded request body of the fuzz corpus, and with those
+bodies rewritten to name Ada's ids. Every answer must be an error or free of Ada's data, and
+Ada's rows in every database must be exactly as before. A method added without seeds fails
+the test, so none can be forgotten.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+import uuid
+from pathlib import Path
+
+import msgpack
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from sous_client import SousError, pack  # noqa: E402
+from sous_stack import REPO_ROOT, SERVICES, Stack  # noqa: E402
+
+CORPUS = REPO_ROOT / "Tests" / "FuzzTests" / "Corpus"
+# These act on the caller's own session or account (Bob would sign himself out); their
+# cross-user form, ending someone else's session, is account.endSession, which is walked.
+OWN_SESSION_ONLY = {"account.logout", "account.password", "account.delete"}
+ID_KEYS = {"id", "ids", "recipe", "entry", "item", "items", "lines", "session", "code"}
+
+
+def methods_by_access() -> dict:
+    text = (REPO_ROOT / "docs" / "PROTOCOL.md").read_text()
+    index = text[text.index("## Method index"):]
+    methods = {}
+    for line in index.splitlines():
+        if line.startswith("| `"):
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            methods[cells[0].strip("`")] = (cells[3], cells[-1])
+    return methods
+
+
+def service_of(method: str) -> str:
+    area = method.split(".")[0]
+    return {
+        "ingredients": "catalog", "recipes": "catalog", "catalog": "catalog",
+        "profile": "planner", "plan": "planner", "account": "planner",
+        "groceries": "groceries",
+        "diary": "tracker", "drinks": "tracker", "goals": "tracker", "foods": "tracker", "products": "tracker",
+        "journal": "tracker", "gluten": "tracker",
+        "reminders": "notifier",
+    }[area]
+
+
+def seeds(method: str) -> list:
+    bodies = []
+    for path in sorted(CORPUS.glob(f"{method}--*.msgpack")):
+        try:
+            bodies.append(msgpack.unpackb(path.read_bytes(), raw=False, timestamp=3, strict_map_key=False))
+        except Exception:
+            continue  # a deliberately broken seed: the fuzz test's business
+    return bodies
+
+
+def aimed_at(body, ada_ids: list) -> list:
+    """`body` with each id-like field replaced by each of Ada's ids of a fitting type."""
+    if not isinstance(body, dict):
+        return []
+    variants = []
+    for key, value in body.items():
+        if key not in ID_KEYS:
+            continue
+        for target in ada_ids:
+            if isinstance(value, list):
+                candidate = [target] if isinstance(target, str) or not value or isinstance(value[0], int) else None
+            elif isinstance(value, bool):
+                candidate = None
+            elif isinstance(value, int) and isinstance(target, int):
+                candidate = target
+            elif isinstance(value, str) and isinstance(target, str):
+                candidate = target
+            else:
+                candidate = None
+            if candidate is not None:
+                variants.append(dict(body, **{key: candidate}))
+    return variants
+
+
+def ada_rows(stack: Stack, user: str) -> dict:
+    """Every row of every table with a user or owner column that belongs to `user`."""
+    rows = {}
+    for service in SERVICES:
+        connection = sqlite3.connect(f"file:{stack.data_dir(service) / (service + '.sqlite')}?mode=ro", uri=True)
+        try:
+            tables = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+            for table in tables:
+                if table == "sous_idempotency":
+                    continue  # Ada's own retries are remembered there; Bob cannot touch them
+                columns = [row[1] for row in connection.execute(f'PRAGMA table_info("{table}")')]
+                for column in ("user", "owner"):
+                    if column in columns:
+                        found = sorted(connection.execute(f'SELECT * FROM "{table}" WHERE "{column}" = ?', (user,)).fetchall(), key=repr)
+                        rows[f"{service}.{table}"] = found
+        finally:
+            connection.close()
+    return rows
+
+
+@pytest.fixture
+def stack(tmp_path):
+    stack = Stack(tmp_path)
+    stack.start_all()
+    yield stack
+    stack.assert_stopped_cleanly()
+
+
+def test_no_user_method_returns_or_changes_another_users_data(stack):
+    marker = f"ADA-SECRET-{uuid.uuid4().hex[:12]}"
+    ada_token = stack.register("ada@example.org", name="Ada")
+    bob_token = stack.register("bob@example.org", name="Bob")
+    ada = {service: stack.client(service, session=ada_token) for service in SERVICES}
+    bob = {service: stack.client(service, session=bob_token) for service in SERVICES}
+    try:
+        ada_user = ada["planner"].call("account.whoami")["account"]["user"]
+        # Ada's data, in every service, each piece carrying the marker where it can.
+        ids: list = []
+        recipe = ada["catalog"].call("recipes.create", {"name": marker, "summary": marker}, write=True)
+        ids.append(recipe["id"])
+        ada["catalog"].call("recipes.edit", {"id": "tomato-lentil-soup", "changes": {"name": marker}}, write=True)
+        ada["catalog"].call("recipes.favorite", {"id": recipe["id"]}, write=True)
+        ada["planner"].call("plan.add", {"id": recipe["id"]}, write=True)
+        grocery = ada["groceries"].call("groceries.addItem", {"text": marker, "count": 1}, write=True)
+        ids += [line["id"] for group in grocery["categories"] for line in group["lines"]]
+        entry = ada["tracker"].call("diary.add", {"meal": "lunch", "grams": 100, "food": marker,
+                                                   "per100g": {"kcal": 100, "carbohydrates": 10, "protein": 5, "fat": 2}}, write=True)
+        food = ada["tracker"].call("foods.create", {"name": marker, "meals": ["snack"], "grams": 50,
+                                                     "per100g": {"kcal": 100, "carbohydrates": 10, "protein": 5, "fat": 2}}, write=True)
+        journal = ada["tracker"].call("journal.add", {"title": marker, "description": marker}, write=True)
+        ids += [entry["id"], food["id"], journal["id"], ada["planner"].call("account.whoami")["session"]["id"]]
+        before = ada_rows(stack, ada_user)
+        assert sum(len(rows) for rows in before.values()) >= 8, before
+
+        walked, unseeded = 0, []
+        for method, (kind, access) in sorted(methods_by_access().items()):
+            if access != "user" or method in OWN_SESSION_ONLY:
+                continue
+            bodies = seeds(method)
+            if not bodies:
+                unseeded.append(method)
+                continue
+            client = bob[service_of(method)]
+            for body in bodies + [variant for body in bodies for variant in aimed_at(body, ids)]:
+                walked += 1
+                try:
+                    reply = client.call(method, body, write=kind.startswith("write"), timeout_ms=10_000)
+                except SousError as error:
+                    assert error.code != "internal", f"{method} {body}: {error}"
+                    continue
+                leaked = pack(reply)
+                assert marker.encode() not in leaked, f"Bob's {method} {body} returned Ada's data: {reply}"
+                assert ada_user.encode() not in leaked, f"Bob's {method} {body} named Ada: {reply}"
+        assert not unseeded, f"user methods without fuzz seeds (add some, see make_corpus.py): {unseeded}"
+        assert walked > 300, walked
+        assert ada_rows(stack, ada_user) == before, "Bob's calls changed Ada's data"
+    finally:
+        for client in list(ada.values()) + list(bob.values()):
+            client.close()
