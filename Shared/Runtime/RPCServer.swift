@@ -73,6 +73,8 @@ public final class RPCServer: Service, Sendable {
     private struct State: ~Copyable {
         var router: ZMQSocket?
         var pull: ZMQSocket?
+        /// The ROUTER's handshake failures (a `PAIR` on its monitor), when it serves CURVE.
+        var monitor: ZMQSocket?
         var boundEndpoints: [String] = []
         var started = false
     }
@@ -107,9 +109,16 @@ public final class RPCServer: Service, Sendable {
         self.gate = gate
         idempotency = IdempotencyGuard(ledger: ledger)
         let router = try context.socket(.router)
+        var monitor: ZMQSocket?
         if let curve = options.curve {
             try router.setZAPDomain(Self.zapDomain(of: name))
             try router.setCurveServer(secretKey: curve.secretKey)
+            // Refused handshakes never reach the application: the monitor is how they are seen.
+            let monitorEndpoint = "inproc://sous-monitor-\(name)-\(UUID().uuidString)"
+            try router.monitorHandshakeFailures(on: monitorEndpoint)
+            let pair = try context.socket(.pair)
+            try pair.connect(monitorEndpoint)
+            monitor = pair
         }
         try router.setRouterMandatory(true)
         try router.setMaxMessageSize(Int64(options.maxMessageBytes))
@@ -130,7 +139,7 @@ public final class RPCServer: Service, Sendable {
         try push.setSendHighWaterMark(0)
         try push.connect(mailboxEndpoint)
         mailbox = Mutex(push)
-        state = Mutex(State(router: router, pull: pull))
+        state = Mutex(State(router: router, pull: pull, monitor: monitor))
     }
 
     /// The ZAP domain of a service's request socket.
@@ -202,20 +211,21 @@ public final class RPCServer: Service, Sendable {
 
     /// Serves until graceful shutdown or cancellation, then drains in-flight requests.
     public func run() async throws {
-        let sockets = state.withLock { state -> (ZMQSocket, ZMQSocket)? in
+        let sockets = state.withLock { state -> (ZMQSocket, ZMQSocket, ZMQSocket?)? in
             guard !state.started, let router = state.router, let pull = state.pull else { return nil }
             state.started = true
             state.router = nil
             state.pull = nil
-            return (router, pull)
+            defer { state.monitor = nil }
+            return (router, pull, state.monitor)
         }
-        guard let (router, pull) = sockets else { preconditionFailure("RPCServer.run() called twice") }
+        guard let (router, pull, monitor) = sockets else { preconditionFailure("RPCServer.run() called twice") }
         // The lanes' threads exist while the server runs.
         var executors: [MethodLane: ThreadPoolExecutor] = [:]
         for lane in MethodLane.allCases {
             executors[lane] = ThreadPoolExecutor(name: "sous-\(name)-\(lane.rawValue)", threads: options.limits(of: lane).threads)
         }
-        let loop = IOLoop(server: self, router: router, pull: pull, executors: executors)
+        let loop = IOLoop(server: self, router: router, pull: pull, monitor: monitor, executors: executors)
         startThread(named: "sous-\(name)-io") { loop.run() }
 
         // The I/O thread only exits once every started handler has replied (it counts them), so
@@ -276,7 +286,12 @@ public final class RPCServer: Service, Sendable {
         let server: RPCServer
         let router: ZMQSocket
         let pull: ZMQSocket
+        let monitor: ZMQSocket?
         let executors: [MethodLane: ThreadPoolExecutor]
+        /// Handshakes refused since the last log line: logged at most once a minute, since a
+        /// refused client reconnects every few hundred milliseconds.
+        var handshakeFailures: [HandshakeFailure.Kind: Int] = [:]
+        var lastHandshakeLog = ContinuousClock.now - .seconds(60)
         /// Requests handed to a lane and not yet answered, per lane and per connection.
         var laneInFlight: [MethodLane: Int] = [:]
         var peerInFlight: [[UInt8]: Int] = [:]
@@ -289,8 +304,9 @@ public final class RPCServer: Service, Sendable {
         /// Whether the ROUTER has an `inproc` endpoint (in-process callers are trusted as the service).
         let servesInProcess: Bool
 
-        init(server: RPCServer, router: ZMQSocket, pull: ZMQSocket, executors: [MethodLane: ThreadPoolExecutor]) {
+        init(server: RPCServer, router: ZMQSocket, pull: ZMQSocket, monitor: ZMQSocket?, executors: [MethodLane: ThreadPoolExecutor]) {
             self.server = server
+            self.monitor = monitor
             servesInProcess = server.endpoints.contains { $0.hasPrefix("inproc://") }
             self.router = router
             self.pull = pull
@@ -306,6 +322,7 @@ public final class RPCServer: Service, Sendable {
             defer {
                 router.close()
                 pull.close()
+                monitor?.close()
                 server.threadFinished.signal()
             }
             while true {
@@ -317,6 +334,7 @@ public final class RPCServer: Service, Sendable {
                 // Reading never pauses while serving: a ROUTER that stops reading lets a flooding
                 // peer's queue grow and stalls its engine. Beyond the bounds, requests are refused.
                 var items: [(socket: ZMQSocket, events: ZMQPollEvents)] = [(pull, .readable)]
+                if let monitor { items.append((monitor, .readable)) }
                 if !draining { items.append((router, .readable)) }
                 let ready: [ZMQPollEvents]
                 do {
@@ -327,9 +345,26 @@ public final class RPCServer: Service, Sendable {
                     continue
                 }
                 if !ready[0].isEmpty { forwardReplies() }
-                if !draining && !ready[1].isEmpty { readRequests() }
+                if monitor != nil && !ready[1].isEmpty { readHandshakeFailures() }
+                if !draining && !ready[ready.count - 1].isEmpty { readRequests() }
                 logRefusals()
             }
+        }
+
+        func readHandshakeFailures() {
+            while let monitor, let frames = try? monitor.receiveMultipart(dontWait: true) {
+                guard let failure = HandshakeFailure.parse(frames) else { continue }
+                handshakeFailures[failure.kind, default: 0] += 1
+            }
+            guard !handshakeFailures.isEmpty, ContinuousClock.now - lastHandshakeLog >= .seconds(60) else { return }
+            server.logger.warning("refused connections: no CURVE, or a broken handshake", metadata: [
+                "withoutCurve": "\(handshakeFailures[.protocolError] ?? 0)",
+                "refusedByZAP": "\(handshakeFailures[.refused] ?? 0)",
+                "other": "\(handshakeFailures[.other] ?? 0)",
+                "endpoints": "\(server.endpoints.filter { !$0.hasPrefix("inproc://") }.joined(separator: " "))",
+            ])
+            handshakeFailures = [:]
+            lastHandshakeLog = .now
         }
 
         /// Sends every reply waiting in the mailbox out through the ROUTER.

@@ -519,6 +519,9 @@ extension TrackerAPI {
     /// A product by barcode: badRequest `code` for a malformed code, notFound for an unknown one.
     public static let product = Method<BarcodeLookup, Product>.read("products.get", .user)
     public static let importProducts = Method<ProductImport, ProductImportResult>.write("products.import", .operator)
+    /// A product of the caller's own (a barcode the shared table lacks, or their own reading of
+    /// one): only they see it, ahead of the shared one; it never replaces anyone else's.
+    public static let addProduct = Method<Product, Product>.write("products.add", .user)
 }
 
 extension TrackerTopics {

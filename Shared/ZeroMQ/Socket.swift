@@ -189,6 +189,14 @@ public final class ZMQSocket: @unchecked Sendable {
     public func subscribe(_ prefix: String) throws(ZMQError) { try setOption(ZMQ_SUBSCRIBE, bytes: Array(prefix.utf8)) }
     public func unsubscribe(_ prefix: String) throws(ZMQError) { try setOption(ZMQ_UNSUBSCRIBE, bytes: Array(prefix.utf8)) }
 
+    /// Publishes the socket's handshake failures on a `PAIR` socket at `endpoint` (an `inproc`
+    /// address), for ``HandshakeFailure/parse(_:)``.
+    public func monitorHandshakeFailures(on endpoint: String) throws(ZMQError) {
+        let events = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
+        let handle = self.handle
+        _ = try retryingEINTR("zmq_socket_monitor") { zmq_socket_monitor(handle, endpoint, events) }
+    }
+
     /// The ZAP domain a server socket's connections are authenticated in; the ZAP handler
     /// (``ZAPHandler``) decides by it which rules apply.
     public func setZAPDomain(_ domain: String) throws(ZMQError) { try setOption(ZMQ_ZAP_DOMAIN, bytes: Array(domain.utf8)) }

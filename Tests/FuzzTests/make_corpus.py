@@ -28,6 +28,9 @@ SKIP = {"load.hold", "notes.add", "notes.count", "notes.echo", "notes.wait", "no
 # Methods no test happens to call, by hand (dates are MessagePack timestamps, ext type -1).
 HAND = {
     "clock.get--empty": {},
+    "products.add--own-crackers": {"code": "4006381333931", "name": "My crackers", "brand": None, "quantity": "200 g",
+                                   "per100g": {"kcal": 420.0, "carbohydrates": 70.0, "protein": 9.0, "fat": 11.0},
+                                   "allergens": ["en:gluten"], "usdaNdb": None},
     "clock.set--2026-03-10": {"now": msgpack.Timestamp(1_773_136_800)},
     "clock.set--far-future": {"now": msgpack.Timestamp(2**33)},
     "ingredients.import--empty": {"source": "fuzz", "ingredients": []},

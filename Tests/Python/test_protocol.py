@@ -47,6 +47,7 @@ def catalog(tmp_path_factory):
         token = stack.register("py@example.org")
         client = stack.client("catalog", session=token, timeout_ms=5000, retries=1)
         client.events_endpoint = stack.endpoints["catalog"][1]
+        client.log = stack.log("catalog")
         yield client
     finally:
         if client is not None:
@@ -133,7 +134,8 @@ def test_wrong_protocol_version_gets_an_error_reply(catalog):
 
 
 def test_a_plaintext_client_gets_no_answer(catalog):
-    """CURVE is mandatory: a client without it never completes the handshake."""
+    """CURVE is mandatory: a client without it never completes the handshake, and the service
+    logs the refusals in one line (not one per reconnection attempt)."""
     dealer = zmq.Context.instance().socket(zmq.DEALER)
     dealer.setsockopt(zmq.LINGER, 0)
     try:
@@ -143,6 +145,8 @@ def test_a_plaintext_client_gets_no_answer(catalog):
     finally:
         dealer.close(linger=0)
     assert catalog.call("health")["service"] == "catalog"
+    log = catalog.log.read_text(errors="replace")
+    assert log.count("refused connections: no CURVE") == 1, log[-2000:]
 
 
 def test_user_methods_need_a_session_and_ignore_claimed_users(catalog):

@@ -51,6 +51,28 @@ struct BarcodeTests {
             #expect(badLog?.code == .badRequest && badLog?.field == "barcode")
         }
     }
+
+    /// A product a user adds is theirs alone: it comes first for them, and never replaces the
+    /// shipped product or another user's.
+    @Test func productsAUserAddsAreTheirOwn() async throws {
+        try await withTracker(planner: false) { world in
+            let shipped = try await world.call(TrackerAPI.product, BarcodeLookup(code: "2100000000005"), user: "bob")
+            var mine = shipped
+            mine.name = "Ada's spaghetti"
+            mine.per100g = Macros(kcal: 777, carbohydrates: 1, protein: 1, fat: 1)
+            #expect(try await world.call(TrackerAPI.addProduct, mine, user: "ada") == mine)
+            #expect(try await world.call(TrackerAPI.product, BarcodeLookup(code: shipped.code), user: "ada") == mine)
+            #expect(try await world.call(TrackerAPI.product, BarcodeLookup(code: shipped.code), user: "bob") == shipped, "the shipped one is untouched")
+            let logged = try await world.call(TrackerAPI.addEntry, DiaryAdd(date: day("2026-03-10"), meal: .lunch, grams: 100, barcode: shipped.code), user: "ada")
+            #expect(logged.per100g.kcal == 777)
+            // A code nobody ships: Ada's only.
+            let crackers = Product(code: "4006381333931", name: "Crackers", brand: nil, quantity: nil, per100g: Macros(kcal: 420, carbohydrates: 70, protein: 9, fat: 11), allergens: [])
+            _ = try await world.call(TrackerAPI.addProduct, crackers, user: "ada")
+            #expect(await world.failure(TrackerAPI.product, BarcodeLookup(code: crackers.code), user: "bob")?.code == .notFound)
+            let bad = await world.failure(TrackerAPI.addProduct, Product(code: "12345678", name: "x", brand: nil, quantity: nil, per100g: crackers.per100g, allergens: []), user: "ada")
+            #expect(bad?.code == .badRequest && bad?.field == "code")
+        }
+    }
 }
 
 struct ProductImportTests {

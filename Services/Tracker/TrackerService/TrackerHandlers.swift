@@ -156,7 +156,7 @@ struct TrackerHandlers: Sendable {
         }
         if let code = request.barcode {
             try TrackerValidation.barcode(code, field: "barcode")
-            guard let product = try store.product(code: code) else { throw ServiceError.notFound("no product with barcode \(code)", field: "barcode") }
+            guard let product = try store.product(code: code, user: user) else { throw ServiceError.notFound("no product with barcode \(code)", field: "barcode") }
             return (name ?? product.name, product.per100g, EntrySource(kind: .product, reference: code))
         }
         let id = request.ingredient ?? ""
@@ -329,10 +329,17 @@ struct TrackerHandlers: Sendable {
         server.register(TrackerAPI.product) { request, context in
             try TrackerValidation.barcode(request.code)
             host.recordActivity(context)
-            guard let product = try store.product(code: request.code) else {
+            guard let product = try store.product(code: request.code, user: context.requireUser()) else {
                 throw ServiceError.notFound("no product with barcode \(request.code)", field: "code")
             }
             return product
+        }
+        server.register(TrackerAPI.addProduct) { request, context in
+            try TrackerValidation.product(request, field: "")
+            let user = try context.requireUser()
+            try store.addOwnProduct(request, user: user)
+            host.recordActivity(context)
+            return request
         }
         server.register(TrackerAPI.importProducts) { request, context in
             guard request.products.count <= 1000 else { throw ServiceError.badRequest("at most 1000 products per call", field: "products") }

@@ -75,6 +75,26 @@ enum TrackerMigrations {
         }
         // The coeliac diary's tables come after ours, in their own named migrations.
         CoeliacMigrations.register(in: &migrator)
+        migrator.registerMigration("v2: products users add, each their own") { db in
+            // Shared products (shipped and imported by operators) stay in `product`; what a user
+            // adds lives here under their id, so it never replaces anyone else's.
+            try db.execute(sql: """
+                CREATE TABLE user_product (
+                    owner TEXT NOT NULL,
+                    code TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    brand TEXT,
+                    quantity TEXT,
+                    kcal REAL NOT NULL,
+                    carbohydrates REAL NOT NULL,
+                    protein REAL NOT NULL,
+                    fat REAL NOT NULL,
+                    allergens TEXT NOT NULL,
+                    usda_ndb TEXT,
+                    PRIMARY KEY (owner, code)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -6,6 +6,7 @@ enum TrackerQuotas {
     static let savedFoods = Quota("saved foods", limit: 500, field: "name")
     static let journalEntriesPerDay = Quota("journal entries on one day", limit: 50, field: "date")
     static let photoBytes = Quota("bytes of journal photos", limit: 100 << 20, field: "photo")
+    static let ownProducts = Quota("products of your own", limit: 1000, field: "code")
 
-    static let all = [diaryEntriesPerDay, savedFoods, journalEntriesPerDay, photoBytes]
+    static let all = [diaryEntriesPerDay, savedFoods, journalEntriesPerDay, photoBytes, ownProducts]
 }

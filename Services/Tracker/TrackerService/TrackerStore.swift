@@ -232,9 +232,32 @@ public final class TrackerStore: Sendable {
 
     // MARK: Products
 
-    func product(code: String) throws -> Product? {
+    /// The product `user` sees for `code`: their own if they added one, else the shared one.
+    func product(code: String, user: String) throws -> Product? {
         try writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM product WHERE code = ?", arguments: [code]).map(Self.product)
+            if let own = try Row.fetchOne(db, sql: "SELECT * FROM user_product WHERE owner = ? AND code = ?", arguments: [user, code]) {
+                return Self.product(own)
+            }
+            return try Row.fetchOne(db, sql: "SELECT * FROM product WHERE code = ?", arguments: [code]).map(Self.product)
+        }
+    }
+
+    /// Adds (or replaces) a product of `user`'s own; shared products and other users' are untouched.
+    func addOwnProduct(_ product: Product, user: String) throws {
+        try writer.write { db in
+            let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM user_product WHERE owner = ? AND code = ?)", arguments: [user, product.code]) ?? false
+            if !exists {
+                let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM user_product WHERE owner = ?", arguments: [user]) ?? 0
+                try TrackerQuotas.ownProducts.check(current: count)
+            }
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO user_product (owner, code, name, brand, quantity, kcal, carbohydrates, protein, fat, allergens, usda_ndb)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [user, product.code, product.name, product.brand, product.quantity, product.per100g.kcal, product.per100g.carbohydrates,
+                            product.per100g.protein, product.per100g.fat, product.allergens.joined(separator: ","), product.usdaNdb]
+            )
         }
     }
 

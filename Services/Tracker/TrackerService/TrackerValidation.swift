@@ -52,9 +52,12 @@ enum TrackerValidation {
         if case .failure(let problem) = Barcode.check(code) { throw .badRequest(problem.message, field: field) }
     }
 
+    /// A product's code, name and macros; `field` is where the product sits in the request
+    /// ("" when the request is the product itself).
     static func product(_ product: Product, field: String) throws(ServiceError) {
-        try barcode(product.code, field: "\(field).code")
-        _ = try name(product.name, field: "\(field).name")
-        try macros(product.per100g, field: "\(field).per100g")
+        let prefix = field.isEmpty ? "" : "\(field)."
+        try barcode(product.code, field: "\(prefix)code")
+        _ = try name(product.name, field: "\(prefix)name")
+        try macros(product.per100g, field: "\(prefix)per100g")
     }
 }
