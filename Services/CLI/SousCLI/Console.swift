@@ -1,4 +1,5 @@
 import Foundation
+import SousRuntime
 
 /// Where commands write. A task-local so tests can capture a command's output in-process.
 public final class Console: @unchecked Sendable {
@@ -19,19 +20,7 @@ public final class Console: @unchecked Sendable {
     /// `prompt` on stderr), or as one line of a piped standard input. Never from argv.
     public func readSecret(prompt: String) -> String? {
         if capturing { return lock.withLock { input.isEmpty ? nil : input.removeFirst() } }
-        guard isatty(STDIN_FILENO) == 1 else { return readLine(strippingNewline: true) }
-        FileHandle.standardError.write(Data(prompt.utf8))
-        var settings = termios()
-        tcgetattr(STDIN_FILENO, &settings)
-        let original = settings
-        settings.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
-        defer {
-            var restore = original
-            tcsetattr(STDIN_FILENO, TCSANOW, &restore)
-            FileHandle.standardError.write(Data("\n".utf8))
-        }
-        return readLine(strippingNewline: true)
+        return Terminal.readSecret(prompt: prompt)
     }
 
     @TaskLocal public static var current = Console(capturing: false)

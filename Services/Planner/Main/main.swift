@@ -38,24 +38,11 @@ struct MachineAccountOptions: ParsableArguments {
         return AccountStore(database: try PlannerService.openDatabase(directory: directory))
     }
 
-    /// The password from standard input: one line, never from argv.
+    /// The password from a prompt (echo off) or one line of standard input, never from argv.
     func readPassword() throws -> String {
-        if isatty(STDIN_FILENO) == 1 {
-            FileHandle.standardError.write(Data("Password (at least 10 characters): ".utf8))
-            var settings = termios()
-            tcgetattr(STDIN_FILENO, &settings)
-            let original = settings
-            settings.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(STDIN_FILENO, TCSANOW, &settings)
-            defer {
-                var restore = original
-                tcsetattr(STDIN_FILENO, TCSANOW, &restore)
-                FileHandle.standardError.write(Data("\n".utf8))
-            }
-            guard let line = readLine(strippingNewline: true) else { throw ValidationError("no password given") }
-            return line
+        guard let line = Terminal.readSecret(prompt: "Password (at least 10 characters): "), !line.isEmpty else {
+            throw ValidationError("no password given: type it at the prompt or pipe it on standard input")
         }
-        guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw ValidationError("no password on standard input") }
         return line
     }
 }
