@@ -57,7 +57,18 @@ public enum MethodLane: String, Sendable, CaseIterable {
     case heavy
 }
 
-/// The body of a method that takes or returns nothing; encoded as an empty map.
+/// The body of a method that takes or returns nothing; encoded as an empty map. Decoding
+/// demands a map (extra keys are ignored, as everywhere): `[]`, `5`, `"x"` or nil are refused.
 public struct Empty: Codable, Equatable, Sendable {
     public init() {}
+
+    private enum CodingKeys: CodingKey {}
+
+    public init(from decoder: any Decoder) throws {
+        _ = try decoder.container(keyedBy: CodingKeys.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        _ = encoder.container(keyedBy: CodingKeys.self)
+    }
 }

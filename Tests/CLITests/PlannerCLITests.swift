@@ -37,6 +37,11 @@ struct PlannerCLITests {
             #expect(bad.code == 4 && bad.err.contains("field: people"))
             let nothing = await sous(["profile", "set", "--planner", planner, "--user", "ada"])
             #expect(nothing.code == 64)
+            // The notifier's hint says `--reminders on`; on/off work as well as true/false.
+            let off = await sous(["profile", "set", "--reminders", "off", "--planner", planner, "--user", "ada"])
+            #expect(off.code == 0 && off.out.contains("Reminders  off"), "\(off.err)")
+            let on = await sous(["profile", "set", "--reminders", "on", "--planner", planner, "--user", "ada"])
+            #expect(on.code == 0 && on.out.contains("on, at 19:00"), "\(on.err)")
             let reset = await sous(["profile", "reset", "--planner", planner, "--user", "ada"])
             #expect(reset.code == 0 && reset.out.contains("People     2"))
         }
@@ -70,6 +75,12 @@ struct PlannerCLITests {
 
             let ics = await sous(["plan", "ics"] + common)
             #expect(ics.code == 0 && ics.out.hasPrefix("BEGIN:VCALENDAR") && ics.out.contains("SUMMARY:Dinner: Chilled Gazpacho"))
+            // Standard output is byte for byte the file (it used to lose "R\r\n" of END:VCALENDAR).
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("week-\(UUID().uuidString).ics")
+            defer { try? FileManager.default.removeItem(at: file) }
+            #expect(await sous(["plan", "ics", "--output", file.path] + common).code == 0)
+            #expect(Array(ics.out.utf8) == Array(try Data(contentsOf: file)))
+            #expect(ics.out.hasSuffix("END:VCALENDAR\r\n"))
 
             let outside = await sous(["plan", "put", "+7", "lunch", "chilled-gazpacho"] + common)
             #expect(outside.code == 4 && outside.err.contains("field: date"))

@@ -42,6 +42,12 @@ struct TrackerCLITests {
             let csv = await sous(["diary", "export", "--from", "2026-03-10", "--to", "2026-03-10"] + args)
             #expect(csv.out.hasPrefix("date,meal,food,grams"))
             #expect(csv.out.contains("2026-03-10,breakfast,\"Porridge, oats\",250,70"))
+            // Standard output is byte for byte the file, CRLF at the end included.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("diary-\(UUID().uuidString).csv")
+            defer { try? FileManager.default.removeItem(at: file) }
+            #expect(await sous(["diary", "export", "--from", "2026-03-10", "--to", "2026-03-10", "--output", file.path] + args).code == 0)
+            #expect(Array(csv.out.utf8) == Array(try Data(contentsOf: file)))
+            #expect(csv.out.hasSuffix("\r\n"))
 
             let badMeal = await sous(["diary", "add", "Tea", "--meal", "brunch", "--grams", "200", "--kcal", "1", "--carbs", "0", "--protein", "0", "--fat", "0"] + args)
             #expect(badMeal.code == 64 && badMeal.err.contains("brunch"))

@@ -78,7 +78,8 @@ struct SlotTests {
         try await withPlanner { world in
             _ = try await world.call(PlannerAPI.addRecipe, RecipeID(id: soup))
             #expect(try await world.call(PlannerAPI.suggestedMultiplier, RecipeID(id: soup)) == SuggestedMultiplier(recipe: soup, multiplier: 1, plannedSlots: 0))
-            #expect(try await world.call(PlannerAPI.suggestedMultiplier, RecipeID(id: "anything")).multiplier == 1)
+            let unknown = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.suggestedMultiplier, RecipeID(id: "anything")) }
+            #expect(unknown?.code == .notFound && unknown?.field == "id")
         }
     }
 

@@ -30,6 +30,18 @@ struct MalformedFrameTests {
         #expect(try await host.testClient().call(CommonAPI.health, Empty()).service == host.name)
     }
 
+    /// A method that takes `{}` refuses any other body: an array, a number, a string or nil.
+    @Test func emptyBodiesMustBeMaps() async throws {
+        let host = try makeNotesService(configuration: .inProcess(.catalog))
+        try await withRunningService(host) { host in
+            for body: [UInt8] in [[0x90], [0x05], [0xa1, 0x78], [0xc0]] {
+                let (_, error) = try await errorReply(to: [[], protocolFrame, try header(), body], at: host.boundEndpoints.requests)
+                #expect(error.code == .badRequest && error.field == "body", "body \(body): \(error)")
+            }
+            try await stillServes(host)
+        }
+    }
+
     @Test func truncatedRequestMissingItsFrames() async throws {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in

@@ -248,8 +248,8 @@ struct DiaryCommand: AsyncParsableCommand {
                 return Console.current.out("Wrote \(export.rows) entries to \(output).")
             }
             if global.json { return try printJSON(export) }
-            // The CSV's own CRLF line ends, without the extra newline the console adds.
-            Console.current.out(String(export.csv.dropLast(2)))
+            // Byte for byte what the file gets: the CSV ends with its own CRLF.
+            Console.current.out(export.csv, terminator: "")
         }
     }
 }

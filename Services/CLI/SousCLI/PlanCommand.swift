@@ -193,8 +193,8 @@ struct PlanCommand: AsyncParsableCommand {
                 return Console.current.out("Wrote \(export.events) meal\(export.events == 1 ? "" : "s") to \(output).")
             }
             if global.json { return try printJSON(export) }
-            // The calendar's own CRLF line ends; Console adds the final newline.
-            Console.current.out(String(export.calendar.dropLast(2)))
+            // Byte for byte what the file gets: the calendar ends with its own CRLF.
+            Console.current.out(export.calendar, terminator: "")
         }
     }
 }

@@ -52,7 +52,7 @@ struct ProfileCommand: AsyncParsableCommand {
         @Option(help: "Hide recipes needing appliances you lack: true or false.") var filterEquipment: Bool?
         @Option(help: "Hide recipes above your patience: true or false.") var filterPatience: Bool?
         @Option(help: "Your IANA time zone, e.g. Europe/Rome; \"today\" in your plan follows it.") var timeZone: String?
-        @Option(help: "Daily reminders: true or false.") var reminders: Bool?
+        @Option(help: "Daily reminders: on or off (true/false, yes/no).") var reminders: OnOff?
         @Option(help: "Local hour of the daily reminder, 0–23.") var reminderHour: Int?
         @OptionGroup var global: GlobalOptions
 
@@ -64,7 +64,7 @@ struct ProfileCommand: AsyncParsableCommand {
                 dislikes: noDislikes ? [] : dislikes.isEmpty ? nil : dislikes,
                 equipment: equipment.isEmpty ? nil : equipment,
                 filterDiets: filterDiets, filterEquipment: filterEquipment, filterPatience: filterPatience,
-                timeZone: timeZone, remindersEnabled: reminders, reminderHour: reminderHour
+                timeZone: timeZone, remindersEnabled: reminders?.isOn, reminderHour: reminderHour
             )
         }
 
@@ -112,4 +112,11 @@ func renderProfile(_ profile: CookingProfile) -> String {
     ]
     let width = rows.map(\.0.count).max() ?? 0
     return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+}
+
+/// A switch on the command line: on/off, as the services' hints say, or true/false, yes/no.
+enum OnOff: String, ExpressibleByArgument, CaseIterable {
+    case on, off, `true`, `false`, yes, no
+
+    var isOn: Bool { self == .on || self == .true || self == .yes }
 }

@@ -17,6 +17,9 @@ struct StatusCommand: AsyncParsableCommand {
         var version: String?
         var uptimeSeconds: Double?
         var database: String?
+        /// What the database check says (e.g. "2 migrations applied").
+        var detail: String?
+        /// Why the service is down; nil when it is up.
         var error: String?
     }
 
@@ -27,8 +30,9 @@ struct StatusCommand: AsyncParsableCommand {
                     let endpoint = global.endpoint(of: service)
                     do {
                         let report = try await global.client(service).call(CommonAPI.health, Empty(), timeout: .milliseconds(global.timeoutMs ?? 1_500))
-                        return Row(service: service.rawValue, endpoint: endpoint, up: report.database.status != "error", version: report.version,
-                                   uptimeSeconds: report.uptimeSeconds, database: report.database.status, error: report.database.detail)
+                        let up = report.database.status != "error"
+                        return Row(service: service.rawValue, endpoint: endpoint, up: up, version: report.version, uptimeSeconds: report.uptimeSeconds,
+                                   database: report.database.status, detail: report.database.detail, error: up ? nil : report.database.detail ?? "database error")
                     } catch let error as ServiceError {
                         return Row(service: service.rawValue, endpoint: endpoint, up: false, error: error.message)
                     } catch {

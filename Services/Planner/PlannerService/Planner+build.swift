@@ -65,7 +65,10 @@ struct PlannerHandlers: Sendable {
             try store.profile(user: context.requireUser())
         }
         server.register(PlannerAPI.suggestedMultiplier) { request, context in
-            let planned = try store.plannedSlots(user: context.requireUser(), recipe: request.id, now: now)
+            let user = try context.requireUser()
+            let planned = try store.plannedSlots(user: user, recipe: request.id, now: now)
+            // An id in no slot may be one nobody knows: notFound, like every other planner method.
+            if planned == 0 { _ = try await recipeName(request.id, user: user, field: "id", context: context) }
             return SuggestedMultiplier(recipe: request.id, multiplier: max(planned, 1), plannedSlots: planned)
         }
         server.register(PlannerAPI.updateProfile) { request, context in
