@@ -77,6 +77,13 @@ public struct ServiceError: Error, Codable, Equatable, Sendable, CustomStringCon
         ServiceError(.internal, message)
     }
 
+    /// The same error with its field placed under `parent` ("name" under "changes" is
+    /// "changes.name"): for a part of a request validated on its own.
+    public func nested(under parent: String) -> ServiceError {
+        guard let field else { return self }
+        return ServiceError(code, message, field: "\(parent).\(field)")
+    }
+
     public var description: String {
         if let field { return "\(code): \(message) (field \(field))" }
         return "\(code): \(message)"

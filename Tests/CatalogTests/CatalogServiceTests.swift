@@ -120,16 +120,20 @@ struct RecipeSearchTests {
     @Test func pagingCoversEveryRecipeOnce() async throws {
         try await withCatalog { _, client in
             var seen: [String] = []
+            var names: [String] = []
             var page = 1
             while true {
                 let result = try await client.call(CatalogAPI.searchRecipes, .init(page: page, pageSize: 7))
                 #expect(result.total == TestSeed.shared.recipes.count)
                 if result.recipes.isEmpty { break }
                 seen += result.recipes.map(\.id)
+                names += result.recipes.map(\.name)
                 page += 1
             }
             #expect(seen.count == TestSeed.shared.recipes.count)
             #expect(Set(seen).count == seen.count)
+            // By name regardless of case: "Apple and Blackberry Crumble" before "Apple Cinnamon Porridge".
+            #expect(names == names.sorted { $0.lowercased() < $1.lowercased() })
             let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchRecipes, .init(pageSize: 1000)) }
             #expect(error?.field == "pageSize")
         }
@@ -335,6 +339,11 @@ struct PersonalVersionTests {
             // Editing again changes her version in place.
             let again = try await client.call(CatalogAPI.editRecipe, .init(id: id, changes: RecipeDraft(summary: "Mine.")), user: "ada")
             #expect(again.name == "Ada's lentil soup" && again.summary == "Mine.")
+            // A bad change names its documented path, under `changes`.
+            let blank = await #expect(throws: ServiceError.self) {
+                try await client.call(CatalogAPI.editRecipe, .init(id: id, changes: RecipeDraft(name: "")), user: "ada")
+            }
+            #expect(blank?.code == .badRequest && blank?.field == "changes.name")
 
             try await client.call(CatalogAPI.deleteRecipe, .init(id: id), user: "ada")
             #expect(try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "ada").name == original.name)

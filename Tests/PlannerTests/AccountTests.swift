@@ -75,6 +75,12 @@ struct AccountTests {
             #expect(await registration("not-an-email", Self.password)?.field == "email")
             #expect(await registration("bob@example.org", Self.password, "")?.field == "name")
             #expect(await registration("bob@example.org", String(repeating: "x", count: 2000))?.field == "password")
+            // Adopting a protocol-1 user id (sous-planner account adopt): never a blank one.
+            for blank in ["   ", " ada", ""] {
+                #expect(throws: ServiceError.badRequest("a user id has 1 to 128 bytes, without leading or trailing spaces", field: "user")) {
+                    try stack.planner.accounts.createAccount(user: blank, email: "old@example.org", password: Self.password, name: "Old", role: .user, now: Date())
+                }
+            }
 
             let wrong = await #expect(throws: ServiceError.self) { try await login("ada@example.org", on: stack, password: "not the password") }
             #expect(wrong?.code == .unauthorized && wrong?.field == "password")

@@ -30,6 +30,18 @@ struct MalformedFrameTests {
         #expect(try await host.testClient().call(CommonAPI.health, Empty()).service == host.name)
     }
 
+    /// A user id of spaces only is refused, not taken as a user.
+    @Test func blankUserIDsAreRefused() async throws {
+        let host = try makeNotesService(configuration: .inProcess(.catalog))
+        try await withRunningService(host) { host in
+            for blank in ["   ", "\t\n"] {
+                let header = try MessagePackEncoder().encode(RequestHeader(method: "notes.count", id: "b1", onBehalfOf: blank))
+                let (_, error) = try await errorReply(to: [[], protocolFrame, header, [0x80]], at: host.boundEndpoints.requests)
+                #expect(error.code == .badRequest && error.field == "header.onBehalfOf", "\(error)")
+            }
+        }
+    }
+
     /// A method that takes `{}` refuses any other body: an array, a number, a string or nil.
     @Test func emptyBodiesMustBeMaps() async throws {
         let host = try makeNotesService(configuration: .inProcess(.catalog))

@@ -305,13 +305,13 @@ public final class CatalogStore: Sendable {
                 var recipes: [RecipeSummary] = []
                 if offset < favoriteCount {
                     recipes = try summaries(
-                        "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere) ORDER BY r.name LIMIT ? OFFSET ?",
+                        "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere) ORDER BY r.name COLLATE NOCASE, r.name LIMIT ? OFFSET ?",
                         [user] + filterArguments + favorites + [pageSize, offset]
                     )
                 }
                 if recipes.count < pageSize {
                     recipes += try summaries(
-                        "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(otherWhere) ORDER BY r.name LIMIT ? OFFSET ?",
+                        "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(otherWhere) ORDER BY r.name COLLATE NOCASE, r.name LIMIT ? OFFSET ?",
                         [user] + filterArguments + favorites + [pageSize - recipes.count, max(offset - favoriteCount, 0)]
                     )
                 }
@@ -340,7 +340,7 @@ public final class CatalogStore: Sendable {
                 try Row.fetchAll(db, sql: """
                     SELECT \(RecipeRow.columns(as: "r")), f.user IS NOT NULL AS favorite
                     FROM recipe r LEFT JOIN favorite f ON f.recipe_id = r.id AND f.user = ?
-                    WHERE r.owner = ? AND r.deleted = 0 ORDER BY r.name
+                    WHERE r.owner = ? AND r.deleted = 0 ORDER BY r.name COLLATE NOCASE, r.name
                     """, arguments: [user, user]).map { try RecipeRow(row: $0).summary(isFavorite: $0["favorite"]) }
             }
         }
@@ -370,7 +370,13 @@ public final class CatalogStore: Sendable {
                 guard let row = try Self.resolve(id, user: user, db) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 var current = row.asValidRecipe
                 current.ingredients = try Self.lines(key: row.key, db)
-                let updated = try RecipeValidation.apply(changes, to: current, knownIngredients: known)
+                let updated: ValidRecipe
+                do {
+                    updated = try RecipeValidation.apply(changes, to: current, knownIngredients: known)
+                } catch let error as ServiceError {
+                    // The request's fields are under `changes`.
+                    throw error.nested(under: "changes")
+                }
                 let version = try Self.nextVersion(db)
                 if row.owner == user {
                     try Self.write(updated, key: row.key, id: row.id, origin: row.origin, owner: user, basedOn: row.basedOn, shared: row.shared, version: version, ingredients: ingredients, db)
@@ -455,7 +461,7 @@ public final class CatalogStore: Sendable {
                         (SELECT COUNT(*) FROM favorite f WHERE f.recipe_id = r.id) AS favorites,
                         EXISTS (SELECT 1 FROM favorite f WHERE f.recipe_id = r.id AND f.user = ?) AS mine
                     FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)
-                    ORDER BY favorites DESC, r.name LIMIT ? OFFSET ?
+                    ORDER BY favorites DESC, r.name COLLATE NOCASE, r.name LIMIT ? OFFSET ?
                     """, arguments: sqlArguments(arguments + [pageSize, offset]))
                 let recipes = try rows.map { row in
                     let recipe = try RecipeRow(row: row)

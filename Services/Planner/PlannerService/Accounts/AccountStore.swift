@@ -38,8 +38,8 @@ public final class AccountStore: Sendable {
         let email = try AccountRules.normalizedEmail(email)
         let name = try AccountRules.checkName(name)
         try AccountRules.checkNewPassword(password, email: email)
-        if let user, user.isEmpty || user.utf8.count > SousProtocol.maxTokenBytes {
-            throw .badRequest("a user id has 1 to \(SousProtocol.maxTokenBytes) bytes", field: "user")
+        if let user, user.utf8.count > SousProtocol.maxTokenBytes || user.allSatisfy(\.isWhitespace) || user != user.trimmingCharacters(in: .whitespacesAndNewlines) {
+            throw .badRequest("a user id has 1 to \(SousProtocol.maxTokenBytes) bytes, without leading or trailing spaces", field: "user")
         }
         guard let hash = Sodium.hashPassword(password, cost: passwordCost) else { throw .internal("the password could not be hashed") }
         let info = AccountInfo(user: user ?? Self.newID(prefix: "u-"), email: email, name: name, role: role, createdAt: now)
