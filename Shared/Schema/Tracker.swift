@@ -304,7 +304,7 @@ public struct GoalsChange: Codable, Equatable, Sendable {
     public var from: LocalDate?
     public var goals: Goals?
     public var preset: String?
-    /// With a preset: the energy to split (default: the kcal in force on `from`).
+    /// With a preset: the energy to split (default: the preset's own, e.g. 1600 for cutting).
     public var kcal: Double?
 
     public init(from: LocalDate? = nil, goals: Goals? = nil, preset: String? = nil, kcal: Double? = nil) {

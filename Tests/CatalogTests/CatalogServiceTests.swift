@@ -307,6 +307,20 @@ struct RecipeDetailTests {
         }
     }
 
+    /// Only an operator imports, and an empty import changes nothing, the version included.
+    @Test func importsAreForOperatorsAndAnEmptyOneChangesNothing() async throws {
+        try await withCatalog { _, client in
+            let tomato = try #require(try await client.call(CatalogAPI.getIngredients, .init(ids: ["tomato"])).ingredients.first)
+            let refused = await #expect(throws: ServiceError.self) {
+                try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "test", ingredients: [tomato]), user: "ada")
+            }
+            #expect(refused?.code == .forbidden)
+            let first = try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "test", ingredients: [tomato]), user: "operator")
+            let empty = try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "test", ingredients: []), user: "operator")
+            #expect(empty == ImportReport(imported: 0, catalogVersion: first.catalogVersion))
+        }
+    }
+
     @Test func writesNeedAUser() async throws {
         try await withCatalog { service, _ in
             let anonymous = ServiceClient(service: "catalog", endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))

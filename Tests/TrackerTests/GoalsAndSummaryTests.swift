@@ -54,6 +54,10 @@ struct GoalsAndSummaryTests {
             let endurance = try await world.call(TrackerAPI.setGoals, GoalsChange(from: day("2026-03-01"), preset: "endurance", kcal: 3000))
             // 60/15/25 % of 3000 kcal: 1800 kcal / 4, 450 kcal / 4, 750 kcal / 9.
             #expect(endurance.goals == Goals(kcal: 3000, carbohydrates: 450, protein: 113, fat: 83))
+            // Without --kcal a preset applies its own energy: cutting is a deficit, not the 3000 in force.
+            let cutting = try await world.call(TrackerAPI.setGoals, GoalsChange(from: day("2026-03-02"), preset: "cutting"))
+            #expect(cutting.goals.kcal == 1600)
+            #expect(cutting.goals == presets.first { $0.name == "cutting" }?.goals)
             let unknown = await world.failure(TrackerAPI.setGoals, GoalsChange(preset: "keto-max"))
             #expect(unknown?.code == .badRequest && unknown?.field == "preset")
             let bad = await world.failure(TrackerAPI.setGoals, GoalsChange(from: day("2026-03-01"), goals: Goals(kcal: -1, carbohydrates: 0, protein: 0, fat: 0)))

@@ -73,6 +73,8 @@ public final class CatalogStore: Sendable {
     /// Adds or updates ingredients from an external source (the USDA importer), in one transaction.
     public func importIngredients(_ ingredients: [Ingredient], source: String) throws -> Int64 {
         let version = try writer.write { db -> Int64 in
+            // Nothing imported, nothing changed: the version (what sync clients follow) stays.
+            guard !ingredients.isEmpty else { return try Self.meta(db, "version") }
             let version = try Self.nextVersion(db)
             for ingredient in ingredients { try Self.upsert(ingredient, source: source, version: version, db) }
             return version

@@ -249,7 +249,8 @@ struct TrackerHandlers: Sendable {
                 guard let preset = DiaryMath.presets.first(where: { $0.name == name.lowercased() }) else {
                     throw ServiceError.badRequest("unknown preset \(name); presets: \(DiaryMath.presets.map(\.name).joined(separator: ", "))", field: "preset")
                 }
-                let kcal = try request.kcal ?? store.goalHistory(user: user).inForce(on: from).goals.kcal
+                // A preset brings its own energy (cutting is a deficit); `kcal` overrides it.
+                let kcal = request.kcal ?? preset.goals.kcal
                 guard kcal.isFinite, kcal > 0, kcal <= 10_000 else { throw ServiceError.badRequest("kcal must be more than 0 and at most 10000", field: "kcal") }
                 goals = DiaryMath.goals(kcal: kcal, split: preset.split)
             default:
