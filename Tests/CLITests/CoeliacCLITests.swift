@@ -23,7 +23,7 @@ struct CoeliacCLITests {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let photo = folder.appendingPathComponent("pizza.jpg")
-            let bytes = Data((0..<2048).map { UInt8($0 % 256) })
+            let bytes = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data((0..<2044).map { UInt8($0 % 256) })
             try bytes.write(to: photo)
 
             let added = await run(["journal", "add", "Lunch at Mario's", "--description", "GF pizza", "--photo", photo.path, "--date", "2026-03-01", "--time", "13:15"])

@@ -10,7 +10,7 @@ import TrackerService
 struct CoeliacJournalTests {
     @Test func entriesAreAddedListedEditedAndDeletedWithTheirPhotos() async throws {
         try await withCoeliacTracker { world in
-            let photo = Data((0..<300_000).map { UInt8($0 % 251) })
+            let photo = jpeg(count: 300_000)
             let lunch = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(
                 title: "  Lunch at Mario's ", description: "GF pizza", photo: photo, date: coeliacDate("2026-03-01"), time: TimeOfDay("13:15")
             ))
@@ -36,7 +36,7 @@ struct CoeliacJournalTests {
             #expect(edited.time == TimeOfDay("13:15"), "fields left out stay")
             #expect(edited.updatedAt == coeliacInstant.addingTimeInterval(60) && edited.createdAt == coeliacInstant)
             #expect(try await world.call(CoeliacAPI.getEntry, JournalEntryID(id: lunch.id)).photo == nil)
-            let replaced = try await world.call(CoeliacAPI.editEntry, JournalEdit(id: lunch.id, title: "Pizza", photo: Data([1, 2, 3])))
+            let replaced = try await world.call(CoeliacAPI.editEntry, JournalEdit(id: lunch.id, title: "Pizza", photo: jpeg(count: 3)))
             #expect(replaced.photoBytes == 3 && replaced.title == "Pizza")
 
             try await world.call(CoeliacAPI.deleteEntry, JournalEntryID(id: lunch.id))
@@ -49,13 +49,13 @@ struct CoeliacJournalTests {
     @Test func photosUpToFiveMebibytesAreStoredAndLargerOnesRefusedWithoutWriting() async throws {
         try await withCoeliacTracker { world in
             let limit = 5 * 1024 * 1024
-            let largest = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Big", photo: Data(count: limit), date: coeliacDate("2026-03-01")))
+            let largest = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Big", photo: jpeg(count: limit), date: coeliacDate("2026-03-01")))
             #expect(largest.photoBytes == limit)
             #expect(try await world.call(CoeliacAPI.getEntry, JournalEntryID(id: largest.id)).photo?.count == limit)
 
-            let tooLarge = await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: "Too big", photo: Data(count: limit + 1), date: coeliacDate("2026-03-02")))
+            let tooLarge = await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: "Too big", photo: jpeg(count: limit + 1), date: coeliacDate("2026-03-02")))
             #expect(tooLarge?.code == .badRequest && tooLarge?.field == "photo")
-            let editTooLarge = await world.failure(CoeliacAPI.editEntry, JournalEdit(id: largest.id, title: "Renamed", photo: Data(count: limit + 1)))
+            let editTooLarge = await world.failure(CoeliacAPI.editEntry, JournalEdit(id: largest.id, title: "Renamed", photo: jpeg(count: limit + 1)))
             #expect(editTooLarge?.code == .badRequest && editTooLarge?.field == "photo")
 
             // No partial writes: neither the refused entry nor the refused edit's title landed.
@@ -72,6 +72,15 @@ struct CoeliacJournalTests {
             #expect(await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: String(repeating: "a", count: 201)))?.field == "title")
             #expect(await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: "x", description: String(repeating: "a", count: 5_001)))?.field == "description")
             #expect(await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: "x", photo: Data()))?.field == "photo")
+            // Only images, judged by their first bytes: a text file is not a photo.
+            let text = await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: "x", photo: Data("just some notes\n".utf8)))
+            #expect(text?.code == .badRequest && text?.field == "photo" && text?.message.contains("JPEG, PNG, HEIC or WebP") == true)
+            let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
+            let webp = Data("RIFF".utf8) + Data([0, 0, 0, 0]) + Data("WEBPVP8 ".utf8)
+            let heic = Data([0, 0, 0, 24]) + Data("ftypheic".utf8)
+            for image in [png, webp, heic] {
+                #expect(try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "ok", photo: image, date: coeliacDate("2026-03-03"))).hasPhoto)
+            }
 
             let backwards = await world.failure(CoeliacAPI.listEntries, JournalQuery(from: coeliacDate("2026-03-05"), to: coeliacDate("2026-03-01")))
             #expect(backwards?.code == .badRequest && backwards?.field == "to")
@@ -268,4 +277,9 @@ struct CoeliacGlutenTests {
             #expect(stats.bestStreak == 30 && stats.currentStreak == 30)
         }
     }
+}
+
+/// `count` bytes that start like a JPEG (what the journal checks), the rest filler.
+func jpeg(count: Int) -> Data {
+    Data([0xFF, 0xD8, 0xFF].prefix(count)) + Data((0..<max(count - 3, 0)).map { UInt8($0 % 251) })
 }
