@@ -49,6 +49,9 @@ struct GroceriesCLITests {
             #expect(order.code == 0 && order.out.contains("+390612345678"))
             let orders = await sous(["groceries", "orders"] + flags)
             #expect(orders.out.contains("Via Roma 1, 00184 Roma"))
+            // Each order's lines, without --json.
+            #expect(orders.out.contains("Order 1, placed") && orders.out.contains("+390612345678"), "\(orders.out)")
+            #expect(orders.out.contains("Red lentils") && orders.out.contains("200 g") && orders.out.contains("paper towels"), "\(orders.out)")
             #expect(await sous(["groceries", "show"] + flags).out.contains("The list is empty"))
         }
     }

@@ -199,7 +199,7 @@ struct GroceriesCommand: AsyncParsableCommand {
     }
 
     struct Orders: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Your past orders, newest first.")
+        static let configuration = CommandConfiguration(abstract: "Your past orders, newest first: a summary, then each order's lines.")
         @Option(help: "How many, 1–100.") var limit = 20
         @OptionGroup var global: GlobalOptions
 
@@ -216,6 +216,10 @@ struct GroceriesCommand: AsyncParsableCommand {
                 ])
             }
             Console.current.out(table.render())
+            for order in history.orders {
+                Console.current.out("")
+                Console.current.out(GroceriesRendering.render(order, placed: formatter.string(from: order.placedAt)))
+            }
         }
     }
 }
@@ -241,8 +245,24 @@ enum GroceriesRendering {
         return sections.joined(separator: "\n\n") + "\n\n" + footer
     }
 
+    /// One order: where it goes and every line with its quantity and price.
+    static func render(_ order: GroceryOrder, placed: String) -> String {
+        var header = "Order \(order.id), placed \(placed), \(money(order.total)): to \(order.phone)"
+        header += ", \(order.address.street ?? "") \(order.address.postalCode ?? "") \(order.address.city ?? "")"
+        if let note = order.note, !note.isEmpty { header += " (\(note))" }
+        var table = Table([("", .left), ("item", .left), ("quantity", .right), ("price", .right)])
+        for line in order.lines {
+            table.add([line.checked ? "[x]" : "[ ]", line.name, quantity(line.quantity, line.unit, count: line.count), line.price.map(money) ?? "-"])
+        }
+        return header + "\n" + table.render()
+    }
+
     static func quantity(_ line: GroceryLine) -> String {
-        guard let unit = line.unit, let value = line.quantity else { return line.count.map { "×\($0)" } ?? "" }
+        quantity(line.quantity, line.unit, count: line.count)
+    }
+
+    static func quantity(_ quantity: Double?, _ unit: MeasureUnit?, count: Int?) -> String {
+        guard let unit, let value = quantity else { return count.map { "×\($0)" } ?? "" }
         let shown = value == value.rounded() ? String(Int(value)) : String(format: "%g", value)
         switch unit {
         case .piece: return value == 1 ? "1 piece" : "\(shown) pieces"
