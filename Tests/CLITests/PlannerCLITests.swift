@@ -44,6 +44,9 @@ struct PlannerCLITests {
             #expect(on.code == 0 && on.out.contains("on, at 19:00"), "\(on.err)")
             let reset = await sous(["profile", "reset", "--planner", planner, "--user", "ada"])
             #expect(reset.code == 0 && reset.out.contains("People     2"))
+            // Global options before the subcommand work too.
+            let before = await sous(["--user", "ada", "--planner=\(planner)", "--json", "profile", "show"])
+            #expect(before.code == 0 && (try? JSONDecoder().decode(CookingProfile.self, from: Data(before.out.utf8)))?.people == 2, "\(before.err)")
         }
     }
 
@@ -129,6 +132,24 @@ struct PlannerCLITests {
             #expect(outOfRange.code == 4 && outOfRange.err.contains("steps 1 to 5"))
             let all = await sous(["cook", "tomato-lentil-soup", "--catalog", catalog, "--user", "ada"])
             #expect(all.code == 0 && all.out.contains("1 / 5") && all.out.contains("5 / 5"))
+        }
+    }
+
+    /// Cook mode cooks for the household the groceries were bought for: the profile's people,
+    /// not the recipe's servings, unless --people says otherwise.
+    @Test func cookScalesForTheHousehold() async throws {
+        try await withServices { planner, catalog in
+            #expect(await sous(["profile", "set", "--people", "6", "--planner", planner, "--user", "ada"]).code == 0)
+            let flags = ["--json", "--catalog", catalog, "--planner", planner, "--user", "ada"]
+            func quantities(_ extra: [String]) async throws -> [Double] {
+                let result = await sous(["cook", "tomato-lentil-soup"] + extra + flags)
+                let steps = try #require(try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [[String: Any]], "\(result.err)")
+                return steps.flatMap { ($0["ingredients"] as? [[String: Any]] ?? []).compactMap { ($0["quantity"] as? NSNumber)?.doubleValue } }
+            }
+            let household = try await quantities([])
+            #expect(!household.isEmpty)
+            #expect(household == (try await quantities(["--people", "6"])))
+            #expect(household != (try await quantities(["--people", "4"])))
         }
     }
 }

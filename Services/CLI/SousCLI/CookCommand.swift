@@ -16,11 +16,14 @@ struct CookCommand: AsyncParsableCommand {
 
     @Argument(help: "Recipe id.") var recipe: String
     @Option(help: "Print only this step (1 is the first).") var step: Int?
-    @Option(help: "Scale ingredient quantities for this many people (default: the recipe's servings).") var people: Int?
+    @Option(help: "Scale ingredient quantities for this many people (default: your profile's household, as the groceries were bought).") var people: Int?
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let detail = try await global.client(.catalog).call(CatalogAPI.getRecipe, RecipeLookup(id: recipe, people: people), session: global.token)
+        let token = try global.token
+        var people = self.people
+        if people == nil { people = await household(token: token) }
+        let detail = try await global.client(.catalog).call(CatalogAPI.getRecipe, RecipeLookup(id: recipe, people: people), session: token)
         guard !detail.steps.isEmpty else { throw ValidationError("\(detail.name) has no steps to follow") }
         let steps = detail.steps.indices.map { CookingStep(recipe: detail, index: $0) }
         if let step {
@@ -35,6 +38,17 @@ struct CookCommand: AsyncParsableCommand {
         } else {
             Console.current.out(detail.name + "\n")
             Console.current.out(steps.map(\.rendered).joined(separator: "\n\n"))
+        }
+    }
+
+    /// The household the profile cooks for; nil (the recipe's own servings) when the planner
+    /// cannot say, with a note on stderr.
+    private func household(token: String) async -> Int? {
+        do {
+            return try await global.client(.planner).call(PlannerAPI.getProfile, Empty(), session: token).people
+        } catch {
+            Console.current.err("sous: cooking for the recipe's servings: your profile could not be read (\(error.message))")
+            return nil
         }
     }
 

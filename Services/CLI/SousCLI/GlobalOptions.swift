@@ -30,6 +30,30 @@ public struct GlobalOptions: ParsableArguments, Sendable {
 
     public init() {}
 
+    static let flagNames: Set<String> = ["--json"]
+    static let valueOptionNames: Set<String> = ["--user", "--catalog", "--planner", "--groceries", "--tracker", "--notifier", "--timeout-ms"]
+
+    /// `sous --user bob recipes show x` as well as `sous recipes show x --user bob`: global
+    /// options given before the subcommand are moved after it, where every command reads them.
+    public static func movedAfterSubcommand(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            let name = String(argument.prefix { $0 != "=" })
+            if flagNames.contains(argument) || (valueOptionNames.contains(name) && argument.contains("=")) {
+                leading.append(argument)
+                index += 1
+            } else if valueOptionNames.contains(argument) {
+                leading += arguments[index..<min(index + 2, arguments.count)]
+                index += 2
+            } else {
+                break
+            }
+        }
+        return Array(arguments[min(index, arguments.count)...]) + leading
+    }
+
     /// The longest --timeout-ms or SOUS_TIMEOUT_MS: one hour.
     static let maxTimeoutMs = 3_600_000
 

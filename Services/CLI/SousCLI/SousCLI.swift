@@ -40,7 +40,7 @@ public struct SousCommand: AsyncParsableCommand {
         let console = Console.current
         var command: any ParsableCommand
         do {
-            command = try parseAsRoot(arguments)
+            command = try parseAsRoot(GlobalOptions.movedAfterSubcommand(arguments))
         } catch {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
