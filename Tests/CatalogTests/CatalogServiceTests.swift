@@ -296,7 +296,7 @@ struct RecipeDetailTests {
             #expect(await rejection(RecipeDraft(name: "x"))?.field == "summary")
             #expect(await rejection(RecipeDraft(name: "x", summary: "y", servings: 0))?.field == "servings")
             let unknown = await rejection(RecipeDraft(name: "x", summary: "y", ingredients: [.init(ingredient: "unobtainium", quantity: 1, unit: .g)]))
-            #expect(unknown?.code == .badRequest && unknown?.field == "ingredients.0.ingredient")
+            #expect(unknown?.code == .notFound && unknown?.field == "ingredients.0.ingredient")
             #expect(await rejection(RecipeDraft(name: "x", summary: "y", ingredients: [.init(ingredient: "egg", quantity: -1, unit: .piece)]))?.field == "ingredients.0.quantity")
             #expect(await rejection(RecipeDraft(name: "x", summary: "y", ingredients: [.init(ingredient: "tomato", quantity: 1, unit: .ml)]))?.field == "ingredients.0.unit")
             #expect(await rejection(RecipeDraft(name: "x", summary: "y", steps: [.init(description: "add egg", type: .cooking, ingredients: ["egg"])]))?.field == "steps.0.ingredients.0")

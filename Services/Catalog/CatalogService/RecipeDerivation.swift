@@ -74,7 +74,7 @@ public enum RecipeDerivation {
         var nutrition = Nutrition.zero
         for (index, line) in recipeLines.enumerated() {
             guard let ingredient = ingredients[line.ingredient] else {
-                throw .badRequest("unknown ingredient \"\(line.ingredient)\"", field: "ingredients.\(index).ingredient")
+                throw .unknownIngredient(line.ingredient, field: "ingredients.\(index).ingredient")
             }
             let grams = try grams(of: line.quantity, line.unit, of: ingredient, field: "ingredients.\(index).unit")
             let lineCost = cost(ofGrams: grams, ingredient)

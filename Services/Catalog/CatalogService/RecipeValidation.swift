@@ -123,8 +123,9 @@ enum RecipeValidation {
 }
 
 extension ServiceError {
-    /// A recipe naming an ingredient the catalog does not know is bad input, not a missing resource.
+    /// An ingredient id the catalog does not know: notFound naming the field, as every service
+    /// answers an unknown id named in a request (docs/PROTOCOL.md, "Errors").
     static func unknownIngredient(_ id: String, field: String) -> ServiceError {
-        .badRequest("unknown ingredient \"\(id)\"", field: field)
+        .notFound("no ingredient \"\(id)\" in the catalog", field: field)
     }
 }
