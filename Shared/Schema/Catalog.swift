@@ -125,7 +125,8 @@ public struct RecipeStep: Codable, Equatable, Sendable {
     public var description: String
     public var minutes: Int?
     public var type: StepType
-    /// Ingredient ids used in this step; each must be in the recipe's ingredients.
+    /// Ingredient ids used in this step; each must be in the recipe's ingredients. May be left
+    /// out (none).
     public var ingredients: [String]
 
     public init(description: String, minutes: Int? = nil, type: StepType, ingredients: [String] = []) {
@@ -133,6 +134,18 @@ public struct RecipeStep: Codable, Equatable, Sendable {
         self.minutes = minutes
         self.type = type
         self.ingredients = ingredients
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case description, minutes, type, ingredients
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        description = try container.decode(String.self, forKey: .description)
+        minutes = try container.decodeIfPresent(Int.self, forKey: .minutes)
+        type = try container.decode(StepType.self, forKey: .type)
+        ingredients = try container.decodeIfPresent([String].self, forKey: .ingredients) ?? []
     }
 }
 

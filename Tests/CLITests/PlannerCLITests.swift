@@ -152,4 +152,21 @@ struct PlannerCLITests {
             #expect(household != (try await quantities(["--people", "4"])))
         }
     }
+
+    /// A recipe file may leave a step's ingredients out; a real mistake names its path.
+    @Test func recipeFilesNameThePathOfAMistake() async throws {
+        try await withServices { _, catalog in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sous-recipe-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let good = folder.appendingPathComponent("toast.json")
+            try Data(#"{"name": "Toast", "summary": "Bread, toasted.", "steps": [{"description": "Toast it.", "type": "cooking"}]}"#.utf8).write(to: good)
+            let created = await sous(["recipes", "create", "--file", good.path, "--catalog", catalog, "--user", "ada"])
+            #expect(created.code == 0, "\(created.err)")
+            let bad = folder.appendingPathComponent("bad.json")
+            try Data(#"{"name": "Toast", "summary": "x", "steps": [{"description": "a", "type": "cooking"}, {"description": "b", "type": "cooking", "minutes": "ten"}]}"#.utf8).write(to: bad)
+            let refused = await sous(["recipes", "create", "--file", bad.path, "--catalog", catalog, "--user", "ada"])
+            #expect(refused.code == 4 && refused.err.contains("steps.1.minutes"), "\(refused.err)")
+        }
+    }
 }

@@ -124,7 +124,9 @@ struct RecipesCommand: AsyncParsableCommand {
                 do {
                     draft = try JSONDecoder().decode(RecipeDraft.self, from: data)
                 } catch {
-                    throw ValidationError("\(file) is not a recipe: \(describe(error))")
+                    // The same badRequest a service answers, naming the path (steps.2.minutes).
+                    let problem = ServiceError(decoding: error)
+                    throw ServiceError.badRequest("\(file) is not a recipe: \(problem.message)", field: problem.field)
                 }
             }
             if let name { draft.name = name }
