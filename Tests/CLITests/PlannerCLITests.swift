@@ -169,4 +169,18 @@ struct PlannerCLITests {
             #expect(refused.code == 4 && refused.err.contains("steps.1.minutes"), "\(refused.err)")
         }
     }
+
+    /// The cost shown is for the people the lines are scaled for (it showed the recipe's own
+    /// servings above lines for two).
+    @Test func recipeCostIsForThePeopleShown() async throws {
+        try await withServices { _, catalog in
+            let flags = ["--catalog", catalog, "--user", "ada"]
+            let json = await sous(["recipes", "show", "tomato-lentil-soup", "--people", "2", "--json"] + flags)
+            let detail = try JSONDecoder.sous.decode(RecipeDetail.self, from: Data(json.out.utf8))
+            let lines = detail.ingredients.reduce(0) { $0 + $1.cost }
+            #expect(abs(detail.costPerServing * 2 - lines) < 0.02)
+            let text = await sous(["recipes", "show", "tomato-lentil-soup", "--people", "2"] + flags)
+            #expect(text.out.contains("Cost \(String(format: "€%.2f", detail.costPerServing * 2)) for 2 people"), "\(text.out)")
+        }
+    }
 }

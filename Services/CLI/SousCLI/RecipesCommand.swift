@@ -300,7 +300,8 @@ func render(_ recipe: RecipeDetail) -> String {
     lines.append("Diets: \(recipe.diets.isEmpty ? "none" : recipe.diets.map(\.rawValue).joined(separator: ", "))"
         + " · Allergens: \(recipe.allergens.isEmpty ? "none" : recipe.allergens.map(\.rawValue).joined(separator: ", "))")
     lines.append("Needs: \(recipe.equipment.isEmpty ? "no appliance" : recipe.equipment.map(\.rawValue).joined(separator: ", "))"
-        + " · Cost \(money(recipe.cost)) (\(money(recipe.costPerServing)) per serving, illustrative)")
+        + " · Cost \(money(recipe.costPerServing * Double(recipe.people))) for \(recipe.people) \(recipe.people == 1 ? "person" : "people")"
+        + " (\(money(recipe.costPerServing)) per serving, illustrative)")
     let n = recipe.nutritionPerServing
     lines.append("Per serving: \(Int(n.kcal.rounded())) kcal · carbs \(number(n.carbohydrates)) g · protein \(number(n.protein)) g · fat \(number(n.fat)) g"
         + " · fibre \(number(n.fibre)) g · sugar \(number(n.sugar)) g · salt \(number(n.salt, decimals: 2)) g")
