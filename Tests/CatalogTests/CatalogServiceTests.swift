@@ -430,6 +430,9 @@ struct CommunityTests {
             #expect(community.recipes.first?.favoriteCount == 2)
             #expect(community.recipes.first?.sharedBy == "ada")
             #expect(community.recipes.first?.recipe.isFavorite == true)
+            // The sync feed keeps a shared recipe Bob favorited: it is in his library.
+            let feed = try await client.call(CatalogAPI.changes, .init(version: 0), user: "bob")
+            #expect(feed.recipes.map(\.id).contains(mine.id) && !feed.deletedRecipes.contains(mine.id))
 
             let saved = try await client.call(CatalogAPI.saveCommunity, .init(id: mine.id), user: "bob")
             #expect(saved.origin == .saved && saved.owner == "bob" && saved.basedOn == mine.id && saved.id != mine.id)

@@ -508,8 +508,10 @@ public final class CatalogStore: Sendable {
                     """, arguments: [version, user])
                 var recipes: [RecipeDetail] = []
                 var deleted: [String] = []
+                // The user's library: built-in recipes, their own, and shared ones they favorited.
+                let favorites = Set(try String.fetchAll(db, sql: "SELECT recipe_id FROM favorite WHERE user = ?", arguments: [user]))
                 for id in changedIDs {
-                    if let row = try Self.resolve(id, user: user, db), row.origin == .builtIn || row.owner == user {
+                    if let row = try Self.resolve(id, user: user, db), row.origin == .builtIn || row.owner == user || (row.shared && favorites.contains(id)) {
                         recipes.append(try detail(of: row, user: user, people: nil, db))
                     } else {
                         deleted.append(id)
