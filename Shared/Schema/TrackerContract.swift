@@ -68,13 +68,14 @@ public struct DiaryEntry: Codable, Equatable, Sendable {
 
 /// Logs servings of a catalog recipe (the planner's "cooked it" sends one serving).
 public struct RecipeServingLog: Codable, Equatable, Sendable {
-    public var date: LocalDate
+    /// The day; left out, today in the user's time zone (as every day-based tracker request).
+    public var date: LocalDate?
     public var meal: Meal
     public var recipe: String
     /// Servings eaten, > 0 and ≤ 50.
     public var servings: Double
 
-    public init(date: LocalDate, meal: Meal, recipe: String, servings: Double = 1) {
+    public init(date: LocalDate? = nil, meal: Meal, recipe: String, servings: Double = 1) {
         self.date = date
         self.meal = meal
         self.recipe = recipe
@@ -83,9 +84,10 @@ public struct RecipeServingLog: Codable, Equatable, Sendable {
 }
 
 public struct DiaryStatusRequest: Codable, Equatable, Sendable {
-    public var date: LocalDate
+    /// The day; left out, today in the user's time zone.
+    public var date: LocalDate?
 
-    public init(date: LocalDate) { self.date = date }
+    public init(date: LocalDate? = nil) { self.date = date }
 }
 
 /// A cheap look at one day: which meals have entries, energy logged and its goal.

@@ -160,6 +160,11 @@ struct RecipeLoggingTests {
                          [perServing.kcal * 2, perServing.protein * 2, perServing.carbohydrates * 2, perServing.fat * 2]))
             let status = try await world.call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: day("2026-03-10")))
             #expect(status.mealsLogged == [.dinner] && near([status.kcal], [perServing.kcal * 2]))
+            // `date` may be left out, as in every day-based tracker request: today in the user's zone.
+            let today = LocalDate(world.clock.now, in: .gmt)
+            let lunch = try await world.call(TrackerAPI.logRecipeServing, RecipeServingLog(meal: .lunch, recipe: recipe.id))
+            #expect(lunch.date == today)
+            #expect(try await world.call(TrackerAPI.diaryStatus, DiaryStatusRequest()).date == today)
 
             let unknown = await world.failure(TrackerAPI.logRecipeServing, RecipeServingLog(date: day("2026-03-10"), meal: .dinner, recipe: "no-such-recipe"))
             #expect(unknown?.code == .notFound && unknown?.field == "recipe")

@@ -53,8 +53,9 @@ struct TrackerHandlers: Sendable {
             let n = recipe.nutritionPerServing
             let factor = 100 / servingGrams
             let per100g = Macros(kcal: n.kcal * factor, carbohydrates: n.carbohydrates * factor, protein: n.protein * factor, fat: n.fat * factor)
+            let date = try await day(request.date, user: user, context: context).date
             let entry = try store.insert(
-                .init(date: request.date, meal: request.meal, food: recipe.name, grams: grams, per100g: per100g, source: EntrySource(kind: .recipe, reference: recipe.id)),
+                .init(date: date, meal: request.meal, food: recipe.name, grams: grams, per100g: per100g, source: EntrySource(kind: .recipe, reference: recipe.id)),
                 user: user, at: clock.now
             )
             logged(entry, user: user, context: context)
@@ -100,10 +101,11 @@ struct TrackerHandlers: Sendable {
         server.register(TrackerAPI.diaryStatus) { request, context in
             // Asked by the notifier for a user, not by the user: no activity event.
             let user = try context.requireUser()
-            let entries = try store.entries(user: user, from: request.date, to: request.date)
+            let date = try await day(request.date, user: user, context: context).date
+            let entries = try store.entries(user: user, from: date, to: date)
             return DiaryStatus(
-                date: request.date, mealsLogged: Array(Set(entries.map(\.meal))).sorted(), kcal: DiaryMath.totals(entries).kcal,
-                kcalGoal: try store.goalHistory(user: user).inForce(on: request.date).goals.kcal
+                date: date, mealsLogged: Array(Set(entries.map(\.meal))).sorted(), kcal: DiaryMath.totals(entries).kcal,
+                kcalGoal: try store.goalHistory(user: user).inForce(on: date).goals.kcal
             )
         }
         server.register(TrackerAPI.history) { request, context in
