@@ -62,6 +62,16 @@ struct GoalsAndSummaryTests {
             #expect(unknown?.code == .badRequest && unknown?.field == "preset")
             let bad = await world.failure(TrackerAPI.setGoals, GoalsChange(from: day("2026-03-01"), goals: Goals(kcal: -1, carbohydrates: 0, protein: 0, fat: 0)))
             #expect(bad?.field == "goals.kcal")
+            // Figures that contradict each other are refused: 900 g of each is not a 2000 kcal day…
+            let impossible = await world.failure(TrackerAPI.setGoals, GoalsChange(goals: Goals(kcal: 2000, carbohydrates: 900, protein: 900, fat: 900)))
+            #expect(impossible?.code == .badRequest && impossible?.field == "goals")
+            // …100 g of food holds at most 100 g of macros, and 10/10/10 g cannot be 5 kcal.
+            let heavy = await world.failure(TrackerAPI.addEntry, DiaryAdd(meal: .lunch, grams: 100, food: "Impossible", per100g: Macros(kcal: 100, carbohydrates: 90, protein: 90, fat: 90)))
+            #expect(heavy?.code == .badRequest && heavy?.field == "per100g")
+            let light = await world.failure(TrackerAPI.addEntry, DiaryAdd(meal: .lunch, grams: 100, food: "Light", per100g: Macros(kcal: 5, carbohydrates: 10, protein: 10, fat: 10)))
+            #expect(light?.code == .badRequest && light?.field == "per100g.kcal")
+            let beer = try await world.call(TrackerAPI.addEntry, DiaryAdd(meal: .dinner, grams: 330, food: "Beer", per100g: Macros(kcal: 43, carbohydrates: 3.6, protein: 0.5, fat: 0)))
+            #expect(beer.food == "Beer", "alcohol's energy is not in the macros, and is allowed")
         }
     }
 
