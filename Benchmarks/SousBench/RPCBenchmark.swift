@@ -43,7 +43,7 @@ struct RPCBenchmark: AsyncParsableCommand {
             curveEcho.endpoint, name: "raw libzmq DEALER/ROUTER echo, CURVE (floor)",
             curve: CurveClientSetup(serverKey: curveKeys.publicKey, keyPair: try CurveKeyPair.generate())
         )
-        let setup = host.clientCurve()
+        let setup = try host.clientCurve()
         let client = ServiceClient(
             service: "catalog", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(5), retries: 0), curve: { setup }
         )

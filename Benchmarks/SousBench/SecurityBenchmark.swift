@@ -34,7 +34,7 @@ struct SecurityBenchmark: AsyncParsableCommand {
         configuration.eventsBind = "tcp://127.0.0.1:*"
         let planner = try PlannerService(configuration: configuration, logger: logger, database: PlannerService.openDatabase(directory: nil))
         let serving = Task { try await planner.host.run(signals: false) }
-        let setup = planner.host.clientCurve()
+        let setup = try planner.host.clientCurve()
         let client = ServiceClient(
             service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), curve: { setup }
         )

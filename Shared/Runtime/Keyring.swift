@@ -172,12 +172,13 @@ public struct KeyError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-enum Hex {
-    static func encode(_ bytes: [UInt8]) -> String {
+/// Lowercase hexadecimal text of bytes, and back.
+public enum Hex {
+    public static func encode(_ bytes: [UInt8]) -> String {
         bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
     }
 
-    static func decode(_ text: String) -> [UInt8]? {
+    public static func decode(_ text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
         guard digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []

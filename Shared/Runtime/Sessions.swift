@@ -104,6 +104,8 @@ public final class RevocationList: Sendable {
         var revoked: [String: Int64] = [:]
         /// The planner's sequence number of the newest revocation applied.
         var sequence: Int64 = 0
+        /// Callers of ``applied(through:)`` still waiting, by the sequence they wait for.
+        var waiters: [UUID: (sequence: Int64, continuation: CheckedContinuation<Void, Never>)] = [:]
     }
 
     private let state = Mutex(State())
@@ -119,10 +121,32 @@ public final class RevocationList: Sendable {
     /// Applies revocations up to `sequence`, forgetting those whose tokens have expired anyway.
     public func apply(_ sessions: [RevokedSession], upTo sequence: Int64, now: Date = Date()) {
         let cutoff = Int64(now.timeIntervalSince1970)
-        state.withLock { state in
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             for session in sessions where session.expires > cutoff { state.revoked[session.session] = session.expires }
             state.sequence = max(state.sequence, sequence)
             if state.revoked.count > 1024 { state.revoked = state.revoked.filter { $0.value > cutoff } }
+            let done = state.waiters.filter { $0.value.sequence <= state.sequence }
+            for id in done.keys { state.waiters[id] = nil }
+            return done.values.map(\.continuation)
+        }
+        for waiter in ready { waiter.resume() }
+    }
+
+    /// Returns once every revocation up to `sequence` is applied here (or the task is
+    /// cancelled): how a test knows a service has learnt of an ended session.
+    public func applied(through sequence: Int64) async {
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.sequence >= sequence || Task.isCancelled { return true }
+                    state.waiters[id] = (sequence, continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
         }
     }
 }

@@ -36,14 +36,14 @@ public final class RawPeer: @unchecked Sendable {
 extension ServiceHost {
     /// How a client reaches this host over TCP: CURVE with its key, as a stranger (a fresh key
     /// pair, like any user's client) unless `keyPair` is given.
-    public func clientCurve(as keyPair: CurveKeyPair? = nil) -> CurveClientSetup {
-        CurveClientSetup(serverKey: keyring.own.publicKey, keyPair: keyPair ?? (try! CurveKeyPair.generate()))
+    public func clientCurve(as keyPair: CurveKeyPair? = nil) throws -> CurveClientSetup {
+        CurveClientSetup(serverKey: keyring.own.publicKey, keyPair: try keyPair ?? CurveKeyPair.generate())
     }
 
     /// A client of this host: plain over `inproc`, CURVE as a stranger over TCP.
-    public func testClient(timeout: Duration = .seconds(30), retries: Int = 0) -> ServiceClient {
+    public func testClient(timeout: Duration = .seconds(30), retries: Int = 0) throws -> ServiceClient {
         let endpoint = boundEndpoints.requests
-        let curve = endpoint.hasPrefix("inproc://") ? nil : clientCurve()
+        let curve = endpoint.hasPrefix("inproc://") ? nil : try clientCurve()
         return ServiceClient(service: name, endpoint: endpoint, options: .init(timeout: timeout, retries: retries), curve: { curve })
     }
 }

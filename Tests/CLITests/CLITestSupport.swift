@@ -13,22 +13,31 @@ struct CLIResult {
 
 /// Runs `sous` with `arguments` in-process, capturing what it prints, signed in as the test
 /// users (``testCredentials``; `--user NAME` picks one) unless `credentials` names another folder.
-func sous(_ arguments: [String], console: Console = Console(capturing: true), credentials: String = testCredentials) async -> CLIResult {
-    let code = await Credentials.$folder.withValue(credentials) {
+func sous(_ arguments: [String], console: Console = Console(capturing: true), credentials: String? = nil) async -> CLIResult {
+    let folder: String
+    if let credentials {
+        folder = credentials
+    } else {
+        switch testCredentials {
+        case .success(let path): folder = path
+        case .failure(let error): return CLIResult(code: -1, out: "", err: "the test credentials could not be written: \(error)")
+        }
+    }
+    let code = await Credentials.$folder.withValue(folder) {
         await Console.$current.withValue(console) { await SousCommand.run(arguments) }
     }
     return CLIResult(code: code, out: console.standardOutput, err: console.standardError)
 }
 
 /// A credentials folder where ada (the current account), bob, adam and an operator are signed
-/// in with in-process test sessions.
-let testCredentials: String = {
+/// in with in-process test sessions (a failure to write it fails every command that uses it).
+let testCredentials: Result<String, any Error> = Result {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sous-cli-tests-\(UUID().uuidString)").path
     var credentials = Credentials()
     for user in ["operator", "bob", "adam", "ada"] {
         credentials.accounts.append(.init(user: user, email: "\(user)@example.org", name: user, session: "test-user:\(user)", token: TestSessions.token(for: user)))
     }
     credentials.current = "ada"
-    Credentials.$folder.withValue(folder) { try! credentials.save() }
+    try Credentials.$folder.withValue(folder) { try credentials.save() }
     return folder
-}()
+}

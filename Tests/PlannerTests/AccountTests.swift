@@ -139,17 +139,17 @@ struct AccountTests {
     }
 
     /// Waits until every service but the planner refuses `token` (the planner refuses at once).
+    /// Waits until every service has applied the planner's revocations (the event or the
+    /// next poll), then expects each to refuse `token`.
     func untilRefused(_ token: String, by stack: StackFixture) async throws {
-        let started = ContinuousClock.now
-        for service in SousService.allCases {
-            while try await accepts(token, in: service, of: stack) {
-                guard ContinuousClock.now - started < .seconds(20) else {
-                    Issue.record("\(service) still accepts an ended session")
-                    return
-                }
-                // A poll interval, not a synchronization: the loop ends once refused.
-                try await Task.sleep(for: .milliseconds(20))
+        let sequence = stack.planner.host.gate.revocations.sequence
+        for host in stack.hosts {
+            try await withTimeout(.seconds(20), waitingFor: "\(host.name) to learn of revocation \(sequence)") {
+                await host.gate.revocations.applied(through: sequence)
             }
+        }
+        for service in SousService.allCases {
+            #expect(try await !accepts(token, in: service, of: stack), "\(service) still accepts an ended session")
         }
     }
 

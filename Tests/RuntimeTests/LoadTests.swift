@@ -100,7 +100,7 @@ struct LoadTests {
                 for slot in 0..<2 { try peer.send(try requestFrames("load.hold", id: "p\(index)-\(slot)")) }
             }
             await latch.waitForWaiters(4)
-            let client = host.testClient()
+            let client = try host.testClient()
             #expect(try await client.call(CommonAPI.health, Empty()).service == host.name)
             let busy = await #expect(throws: ServiceError.self) { try await client.call(NotesAPI.count, Empty()) }
             #expect(busy?.code == .unavailable && busy?.message.contains("4 standard requests are in flight") == true)
@@ -124,7 +124,7 @@ struct LoadTests {
                 let socket = try ZMQContext.shared.socket(.dealer)
                 try socket.setLinger(milliseconds: 0)
                 try socket.setSendHighWaterMark(0)
-                let curve = host.clientCurve()
+                let curve = try host.clientCurve()
                 try socket.setCurveClient(serverKey: curve.serverKey, keyPair: curve.keyPair)
                 try socket.connect(host.boundEndpoints.requests)
                 for _ in 0..<5000 { try socket.send(multipart: request) }

@@ -162,7 +162,7 @@ struct MalformedFrameTests {
         configuration.bind = "tcp://127.0.0.1:*"
         let host = try makeNotesService(configuration: configuration)
         try await withRunningService(host) { host in
-            let peer = try RawPeer(connectingTo: host.boundEndpoints.requests, curve: host.clientCurve())
+            let peer = try RawPeer(connectingTo: host.boundEndpoints.requests, curve: try host.clientCurve())
             let huge = [UInt8](repeating: 0xa0, count: SousProtocol.maxMessageBytes + 1)
             try peer.send([[], protocolFrame, try header("notes.echo"), huge])
             #expect(try await peer.receive(timeout: .milliseconds(300)) == nil)

@@ -8,8 +8,8 @@ import Testing
 import ZeroMQ
 
 struct ServerClientTests {
-    func client(_ host: ServiceHost, timeout: Duration = .seconds(30), retries: Int = 0) -> ServiceClient {
-        host.testClient(timeout: timeout, retries: retries)
+    func client(_ host: ServiceHost, timeout: Duration = .seconds(30), retries: Int = 0) throws -> ServiceClient {
+        try host.testClient(timeout: timeout, retries: retries)
     }
 
     @Test func healthReportsNameVersionUptimeAndDatabase() async throws {
@@ -28,7 +28,7 @@ struct ServerClientTests {
     @Test func typedCallsRoundTripStructuredBodies() async throws {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
-            let client = client(host)
+            let client = try client(host)
             let body = NotesAPI.AddNote(text: "Buy crème fraîche", tags: ["shopping", "dairy"])
             #expect(try await client.call(NotesAPI.echo, body) == body)
             let note = try await client.call(NotesAPI.add, body, user: "ada")
@@ -40,7 +40,7 @@ struct ServerClientTests {
     @Test func handlerErrorsArriveAsTypedErrors() async throws {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
-            let client = client(host)
+            let client = try client(host)
             let empty = await #expect(throws: ServiceError.self) {
                 try await client.call(NotesAPI.add, .init(text: "", tags: []), user: "ada")
             }
@@ -83,7 +83,7 @@ struct ServerClientTests {
         gates.make("slow")
         let host = try makeNotesService(configuration: .inProcess(.catalog), gates: gates)
         try await withRunningService(host) { host in
-            let client = client(host)
+            let client = try client(host)
             async let slow: Empty = client.call(NotesAPI.wait, .init(gate: "slow"))
             await gates.waitForArrival("slow")
             // The slow call is in its handler; these must still be answered.
@@ -99,7 +99,7 @@ struct ServerClientTests {
         let gates = Gates()
         gates.make("inflight")
         let host = try makeNotesService(configuration: .inProcess(.catalog), gates: gates)
-        let client = client(host)
+        let client = try client(host)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await host.run(signals: false) }
             async let pending: Empty = client.call(NotesAPI.wait, .init(gate: "inflight"))
@@ -179,7 +179,7 @@ struct ServerClientTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await subscriber.run() }
                 await subscriber.waitUntilSubscribed()
-                let client = client(host)
+                let client = try client(host)
                 // Subscriptions propagate asynchronously; keep acting until the first event arrives.
                 let writer = Task {
                     for index in 0..<500 {

@@ -178,7 +178,7 @@ struct DayBoundaryTests {
         let client = ServiceClient(service: "tracker", endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(9), retries: 0))
         try await withRunningServices([tracker.host]) { _ in
             try await withRunningServices([planner.host]) { _ in
-                let plannerClient = planner.host.testClient()
+                let plannerClient = try planner.host.testClient()
                 _ = try await plannerClient.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Pacific/Auckland"), user: "ada")
                 let first = try await client.call(TrackerAPI.summary, DayRequest(), user: "ada")
                 #expect(first.day == ResolvedDay(date: day("2026-03-10"), timeZone: "Pacific/Auckland"))

@@ -73,11 +73,7 @@ struct NotifierHandlers: Sendable {
 
 /// Wakes `reminders.wait` calls when their user's reminder is sent.
 final class ReminderInbox: Sendable {
-    private let state = Listeners()
-
-    private final class Listeners: Sendable {
-        let listeners = Mutex<[String: [UUID: AsyncStream<Void>.Continuation]]>([:])
-    }
+    private let listeners = Mutex<[String: [UUID: AsyncStream<Void>.Continuation]]>([:])
 
     /// One waiting call's subscription.
     struct Arrivals: Sendable {
@@ -98,9 +94,9 @@ final class ReminderInbox: Sendable {
     func listen(for user: String) -> Arrivals {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let id = UUID()
-        state.listeners.withLock { $0[user, default: [:]][id] = continuation }
-        return Arrivals(stream: stream) { [state] in
-            state.listeners.withLock { listeners in
+        listeners.withLock { $0[user, default: [:]][id] = continuation }
+        return Arrivals(stream: stream) { [self] in
+            listeners.withLock { listeners in
                 listeners[user]?[id] = nil
                 if listeners[user]?.isEmpty == true { listeners[user] = nil }
             }
@@ -109,7 +105,7 @@ final class ReminderInbox: Sendable {
     }
 
     func sent(to user: String) {
-        state.listeners.withLock { listeners in
+        listeners.withLock { listeners in
             for continuation in listeners[user]?.values ?? [:].values { continuation.yield() }
         }
     }

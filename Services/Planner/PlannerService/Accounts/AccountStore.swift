@@ -203,7 +203,7 @@ public final class AccountStore: Sendable {
 
     /// A random id: the prefix and 24 hex digits (96 bits).
     static func newID(prefix: String) -> String {
-        prefix + Sodium.randomBytes(12).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        prefix + Hex.encode(Sodium.randomBytes(12))
     }
 
     private func storage<T>(_ work: () throws -> T) throws(ServiceError) -> T {
