@@ -5,6 +5,7 @@ import PlannerService
 import SousCrypto
 import SousRuntime
 import SousSchema
+import SousServiceTesting
 import SousTestSupport
 import SousWire
 
@@ -71,5 +72,26 @@ struct SecurityBenchmark: AsyncParsableCommand {
             try first.record { _ = try gate.admit(header, from: .client(address: "127.0.0.1"), access: .user) }
         }
         report("Checking the caller, per request (no round trip)", [publicCheck, cached, first], baseline: publicCheck)
+        try await measureRevocation(password: password)
+    }
+
+    /// From the planner ending a session to the last of the other four services applying it
+    /// (the announcement on the planner's bus, or the next 1 s poll): the 2 s bound.
+    func measureRevocation(password: String) async throws {
+        let stack = try StackFixture.make(passwordCost: .minimal)
+        try await withRunningServices(stack.hosts) { _ in
+            let planner = stack.client(.planner)
+            _ = try await planner.call(AccountAPI.register, Registration(email: "revoke@example.org", password: password, name: "Revoke"))
+            var samples = Samples(name: "session ended → refused by all five services")
+            for _ in 0..<20 {
+                let signedIn = try await planner.call(AccountAPI.login, SignIn(email: "revoke@example.org", password: password, device: "bench"))
+                let start = DispatchTime.now().uptimeNanoseconds
+                try await stack.client(.planner, session: signedIn.token).call(AccountAPI.logout, Empty())
+                let sequence = stack.planner.host.gate.revocations.sequence
+                for host in stack.hosts { await host.gate.revocations.applied(through: sequence) }
+                samples.nanoseconds.append(DispatchTime.now().uptimeNanoseconds - start)
+            }
+            report("Ending a session everywhere (in-process stack)", [samples])
+        }
     }
 }
