@@ -65,10 +65,16 @@ public struct Ingredient: Codable, Equatable, Sendable {
     public var nutrition: Nutrition
     public var contains: [DietFact]
     public var allergens: [Allergen]
+    /// Other names cooks use ("aubergine" for eggplant), lowercase; searched like the name.
+    /// Optional on input (none).
+    public var synonyms: [String]
+    /// False for what comes from the tap (water): grocery lists leave it out of recipes'
+    /// shares. Optional on input (true).
+    public var bought: Bool
 
     public init(
         id: String, name: String, usdaNdb: String?, unit: MeasureUnit, gramsPerPiece: Double?, gramsPerMl: Double?, price: Price,
-        category: ShoppingCategory, nutrition: Nutrition, contains: [DietFact], allergens: [Allergen]
+        category: ShoppingCategory, nutrition: Nutrition, contains: [DietFact], allergens: [Allergen], synonyms: [String] = [], bought: Bool = true
     ) {
         self.id = id
         self.name = name
@@ -81,11 +87,35 @@ public struct Ingredient: Codable, Equatable, Sendable {
         self.nutrition = nutrition
         self.contains = contains
         self.allergens = allergens
+        self.synonyms = synonyms
+        self.bought = bought
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, name, usdaNdb, unit, gramsPerPiece, gramsPerMl, price, category, nutrition, contains, allergens, synonyms, bought
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        usdaNdb = try container.decodeIfPresent(String.self, forKey: .usdaNdb)
+        unit = try container.decode(MeasureUnit.self, forKey: .unit)
+        gramsPerPiece = try container.decodeIfPresent(Double.self, forKey: .gramsPerPiece)
+        gramsPerMl = try container.decodeIfPresent(Double.self, forKey: .gramsPerMl)
+        price = try container.decode(Price.self, forKey: .price)
+        category = try container.decode(ShoppingCategory.self, forKey: .category)
+        nutrition = try container.decode(Nutrition.self, forKey: .nutrition)
+        contains = try container.decode([DietFact].self, forKey: .contains)
+        allergens = try container.decode([Allergen].self, forKey: .allergens)
+        synonyms = try container.decodeIfPresent([String].self, forKey: .synonyms) ?? []
+        bought = try container.decodeIfPresent(Bool.self, forKey: .bought) ?? true
     }
 }
 
 public struct IngredientSearch: Codable, Equatable, Sendable {
-    /// Typed so far; matched as a prefix of any word and as a substring, ignoring case and accents.
+    /// Typed so far; matched against names and synonyms as a prefix of any word and as a
+    /// substring, ignoring case and accents.
     public var query: String
     /// 1–50, default 10.
     public var limit: Int?
@@ -113,11 +143,34 @@ public struct RecipeIngredient: Codable, Equatable, Sendable {
     public var ingredient: String
     public var quantity: Double
     public var unit: MeasureUnit
+    /// Eaten (the default when left out), a frying bath, or poured away.
+    public var use: IngredientUse
+    /// Share of the quantity counted in nutrition, 0–1; left out, the use's default
+    /// (``IngredientUse/defaultEatenShare``).
+    public var eatenShare: Double?
 
-    public init(ingredient: String, quantity: Double, unit: MeasureUnit) {
+    public init(ingredient: String, quantity: Double, unit: MeasureUnit, use: IngredientUse = .eaten, eatenShare: Double? = nil) {
         self.ingredient = ingredient
         self.quantity = quantity
         self.unit = unit
+        self.use = use
+        self.eatenShare = eatenShare
+    }
+
+    /// The share of the quantity that nutrition counts.
+    public var resolvedEatenShare: Double { eatenShare ?? use.defaultEatenShare }
+
+    private enum CodingKeys: String, CodingKey {
+        case ingredient, quantity, unit, use, eatenShare
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        ingredient = try container.decode(String.self, forKey: .ingredient)
+        quantity = try container.decode(Double.self, forKey: .quantity)
+        unit = try container.decode(MeasureUnit.self, forKey: .unit)
+        use = try container.decodeIfPresent(IngredientUse.self, forKey: .use) ?? .eaten
+        eatenShare = try container.decodeIfPresent(Double.self, forKey: .eatenShare)
     }
 }
 
@@ -205,8 +258,15 @@ public struct RecipeIngredientDetail: Codable, Equatable, Sendable {
     /// Estimated cost of this quantity in EUR (illustrative).
     public var cost: Double
     public var category: ShoppingCategory
+    public var use: IngredientUse
+    /// The share of ``grams`` counted in the recipe's nutrition (the line's own or its use's
+    /// default): 1 for what is eaten, 0.1 for a frying bath, 0 for what is poured away.
+    public var eatenShare: Double
 
-    public init(ingredient: String, name: String, quantity: Double, unit: MeasureUnit, grams: Double, cost: Double, category: ShoppingCategory) {
+    public init(
+        ingredient: String, name: String, quantity: Double, unit: MeasureUnit, grams: Double, cost: Double, category: ShoppingCategory,
+        use: IngredientUse = .eaten, eatenShare: Double = 1
+    ) {
         self.ingredient = ingredient
         self.name = name
         self.quantity = quantity
@@ -214,7 +274,12 @@ public struct RecipeIngredientDetail: Codable, Equatable, Sendable {
         self.grams = grams
         self.cost = cost
         self.category = category
+        self.use = use
+        self.eatenShare = eatenShare
     }
+
+    /// The grams of this line that end up eaten.
+    public var eatenGrams: Double { grams * eatenShare }
 }
 
 /// A recipe as search results list it.
@@ -367,11 +432,14 @@ public struct FilterSwitches: Codable, Equatable, Sendable {
 }
 
 public struct RecipeSearch: Codable, Equatable, Sendable {
-    /// Full-text search in names and summaries (prefix match on each word). Results come by
-    /// relevance (bm25), or newest first when the text matches more than 1000 recipes; without
-    /// a text, the caller's favorites first and then by name.
+    /// Full-text search in names, summaries and the names and synonyms of the ingredients used
+    /// (prefix match on each word; "aubergine" finds recipes with eggplant). Results come by
+    /// relevance (bm25, a word in the name or summary weighing more than one among the
+    /// ingredients), or newest first when the text matches more than 1000 recipes; without a
+    /// text, the caller's favorites first and then by name.
     public var query: String?
-    /// Only recipes using all of these ingredient ids.
+    /// Only recipes using all of these ingredients, each an id ("eggplant") or a name or synonym
+    /// ("Aubergine", "aubergines"), ignoring case and accents.
     public var ingredients: [String]?
     /// Only recipes at these energy levels.
     public var energyLevels: [Int]?

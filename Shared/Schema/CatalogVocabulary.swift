@@ -84,6 +84,28 @@ public enum DishType: String, Codable, Sendable, CaseIterable, Comparable {
     public static func < (lhs: DishType, rhs: DishType) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
+/// What happens to a recipe line's quantity: eaten, or mostly left behind in the pan. The
+/// grocery list always buys the whole quantity; nutrition counts only the share eaten.
+public enum IngredientUse: String, Codable, Sendable, CaseIterable {
+    /// Ends up on the plate (the default).
+    case eaten
+    /// A deep-frying bath: the food takes up part of it, the rest is left in the fryer.
+    case frying
+    /// Poured away: soaking or cooking water, a brine, a marinade or stock that is strained off.
+    case discarded
+
+    /// The share of the quantity counted as eaten when a line does not give its own
+    /// `eatenShare`: all of it; a tenth of a frying bath (home deep-frying leaves about 8–15 %
+    /// of the oil in the food); nothing of what is poured away.
+    public var defaultEatenShare: Double {
+        switch self {
+        case .eaten: 1
+        case .frying: 0.1
+        case .discarded: 0
+        }
+    }
+}
+
 public enum StepType: String, Codable, Sendable, CaseIterable {
     case preparation, cooking
 }

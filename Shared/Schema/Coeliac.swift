@@ -195,14 +195,25 @@ public struct GlutenPredictionRequest: Codable, Equatable, Sendable {
 
 /// The test result of `date`: recorded once (a second result for the day is a `conflict`).
 public struct GlutenResultRequest: Codable, Equatable, Sendable {
-    /// Defaults to today in the user's time zone.
+    /// Defaults to today in the user's time zone; not after it.
     public var date: LocalDate?
     public var positive: Bool
+    /// True corrects a result already recorded for the day (without it, a second result is a
+    /// conflict). Badges already earned are kept.
+    public var replace: Bool?
 
-    public init(date: LocalDate? = nil, positive: Bool) {
+    public init(date: LocalDate? = nil, positive: Bool, replace: Bool? = nil) {
         self.date = date
         self.positive = positive
+        self.replace = replace
     }
+}
+
+/// A day whose recorded result is withdrawn.
+public struct GlutenResultRemoval: Codable, Equatable, Sendable {
+    public var date: LocalDate
+
+    public init(date: LocalDate) { self.date = date }
 }
 
 /// What a day holds: its prediction and/or result.
@@ -413,6 +424,8 @@ public enum CoeliacAPI {
 
     public static let predict = Method<GlutenPredictionRequest, GlutenDay>.write("gluten.predict", .user)
     public static let recordResult = Method<GlutenResultRequest, GlutenResultRecorded>.write("gluten.result", .user)
+    /// Withdraws the day's result, keeping its prediction; notFound when it has none.
+    public static let deleteResult = Method<GlutenResultRemoval, GlutenDay>.write("gluten.deleteResult", .user)
     public static let stats = Method<Empty, GlutenStats>.read("gluten.stats", .user)
     public static let calendar = Method<GlutenCalendarRequest, GlutenCalendar>.read("gluten.calendar", .user)
 }

@@ -14,6 +14,8 @@ public struct ProfileUpdate: Codable, Equatable, Sendable {
     public var dislikes: [String]?
     public var equipment: [Appliance]?
     public var filterDiets: Bool?
+    public var filterAllergens: Bool?
+    public var filterDislikes: Bool?
     public var filterEquipment: Bool?
     public var filterPatience: Bool?
     /// IANA time zone name, e.g. "Pacific/Auckland".
@@ -23,8 +25,8 @@ public struct ProfileUpdate: Codable, Equatable, Sendable {
 
     public init(
         people: Int? = nil, patience: Int? = nil, diets: [Diet]? = nil, allergens: [Allergen]? = nil, dislikes: [String]? = nil,
-        equipment: [Appliance]? = nil, filterDiets: Bool? = nil, filterEquipment: Bool? = nil, filterPatience: Bool? = nil,
-        timeZone: String? = nil, remindersEnabled: Bool? = nil, reminderHour: Int? = nil
+        equipment: [Appliance]? = nil, filterDiets: Bool? = nil, filterAllergens: Bool? = nil, filterDislikes: Bool? = nil,
+        filterEquipment: Bool? = nil, filterPatience: Bool? = nil, timeZone: String? = nil, remindersEnabled: Bool? = nil, reminderHour: Int? = nil
     ) {
         self.people = people
         self.patience = patience
@@ -33,6 +35,8 @@ public struct ProfileUpdate: Codable, Equatable, Sendable {
         self.dislikes = dislikes
         self.equipment = equipment
         self.filterDiets = filterDiets
+        self.filterAllergens = filterAllergens
+        self.filterDislikes = filterDislikes
         self.filterEquipment = filterEquipment
         self.filterPatience = filterPatience
         self.timeZone = timeZone
@@ -50,6 +54,8 @@ public struct ProfileUpdate: Codable, Equatable, Sendable {
         if let dislikes { result.dislikes = dislikes }
         if let equipment { result.equipment = equipment }
         if let filterDiets { result.filterDiets = filterDiets }
+        if let filterAllergens { result.filterAllergens = filterAllergens }
+        if let filterDislikes { result.filterDislikes = filterDislikes }
         if let filterEquipment { result.filterEquipment = filterEquipment }
         if let filterPatience { result.filterPatience = filterPatience }
         if let timeZone { result.timeZone = timeZone }

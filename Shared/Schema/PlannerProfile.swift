@@ -11,7 +11,11 @@ public struct CookingProfile: Codable, Equatable, Sendable {
     /// Catalog ingredient ids.
     public var dislikes: [String]
     public var equipment: [Appliance]
+    /// Each filter layer of the default recipe search, switched on or off as one: diets,
+    /// allergens, dislikes, equipment, patience. Switching one off keeps its list.
     public var filterDiets: Bool
+    public var filterAllergens: Bool
+    public var filterDislikes: Bool
     public var filterEquipment: Bool
     public var filterPatience: Bool
     /// IANA time zone name, e.g. "Europe/Rome".
@@ -22,8 +26,8 @@ public struct CookingProfile: Codable, Equatable, Sendable {
 
     public init(
         people: Int = 2, patience: Int = 5, diets: [Diet] = [], allergens: [Allergen] = [], dislikes: [String] = [],
-        equipment: [Appliance] = Appliance.allCases, filterDiets: Bool = true, filterEquipment: Bool = true, filterPatience: Bool = true,
-        timeZone: String = "UTC", remindersEnabled: Bool = true, reminderHour: Int = 19
+        equipment: [Appliance] = Appliance.allCases, filterDiets: Bool = true, filterAllergens: Bool = true, filterDislikes: Bool = true,
+        filterEquipment: Bool = true, filterPatience: Bool = true, timeZone: String = "UTC", remindersEnabled: Bool = true, reminderHour: Int = 19
     ) {
         self.people = people
         self.patience = patience
@@ -32,6 +36,8 @@ public struct CookingProfile: Codable, Equatable, Sendable {
         self.dislikes = dislikes
         self.equipment = equipment
         self.filterDiets = filterDiets
+        self.filterAllergens = filterAllergens
+        self.filterDislikes = filterDislikes
         self.filterEquipment = filterEquipment
         self.filterPatience = filterPatience
         self.timeZone = timeZone
@@ -42,12 +48,36 @@ public struct CookingProfile: Codable, Equatable, Sendable {
     /// The defaults every user starts with.
     public static let defaults = CookingProfile()
 
-    /// The catalog filter this profile asks for, honouring its automatic filter switches.
+    /// The catalog filter this profile asks for, honouring its filter switches.
     public var recipeFilter: (profile: RecipeFilterProfile, switches: FilterSwitches) {
         (
             RecipeFilterProfile(diets: diets, allergens: allergens, dislikes: dislikes, equipment: equipment, patience: patience),
-            FilterSwitches(diets: filterDiets, equipment: filterEquipment, patience: filterPatience)
+            FilterSwitches(diets: filterDiets, allergens: filterAllergens, dislikes: filterDislikes, equipment: filterEquipment, patience: filterPatience)
         )
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case people, patience, diets, allergens, dislikes, equipment, filterDiets, filterAllergens, filterDislikes, filterEquipment, filterPatience
+        case timeZone, remindersEnabled, reminderHour
+    }
+
+    /// Switches added after the first release read as on when a sender leaves them out.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        people = try container.decode(Int.self, forKey: .people)
+        patience = try container.decode(Int.self, forKey: .patience)
+        diets = try container.decode([Diet].self, forKey: .diets)
+        allergens = try container.decode([Allergen].self, forKey: .allergens)
+        dislikes = try container.decode([String].self, forKey: .dislikes)
+        equipment = try container.decode([Appliance].self, forKey: .equipment)
+        filterDiets = try container.decode(Bool.self, forKey: .filterDiets)
+        filterAllergens = try container.decodeIfPresent(Bool.self, forKey: .filterAllergens) ?? true
+        filterDislikes = try container.decodeIfPresent(Bool.self, forKey: .filterDislikes) ?? true
+        filterEquipment = try container.decode(Bool.self, forKey: .filterEquipment)
+        filterPatience = try container.decode(Bool.self, forKey: .filterPatience)
+        timeZone = try container.decode(String.self, forKey: .timeZone)
+        remindersEnabled = try container.decode(Bool.self, forKey: .remindersEnabled)
+        reminderHour = try container.decode(Int.self, forKey: .reminderHour)
     }
 }
 

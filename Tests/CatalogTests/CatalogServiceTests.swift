@@ -25,9 +25,11 @@ struct IngredientSearchTests {
         try await withCatalog { _, client in
             let results = try await client.call(CatalogAPI.searchIngredients, .init(query: "oil", limit: 50)).ingredients
             #expect(!results.isEmpty)
-            #expect(results.allSatisfy { $0.name.lowercased().contains("oil") })
-            // "Olive oil" matches on a word, so it ranks before names merely containing "oil" mid-word.
-            let words = results.map { $0.name.lowercased().split(separator: " ").contains { $0.hasPrefix("oil") } }
+            let names = { (ingredient: Ingredient) in [ingredient.name.lowercased()] + ingredient.synonyms }
+            #expect(results.allSatisfy { names($0).contains { $0.contains("oil") } })
+            // "Olive oil" (or "canola oil", rapeseed oil's other name) matches on a word, so it
+            // ranks before names merely containing "oil" mid-word.
+            let words = results.map { names($0).contains { $0.split(separator: " ").contains { $0.hasPrefix("oil") } } }
             #expect(words == words.sorted { $0 && !$1 }, "word matches first")
         }
     }

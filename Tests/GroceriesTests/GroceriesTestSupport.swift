@@ -61,8 +61,3 @@ func withGroceries<T: Sendable>(_ body: (GroceriesEnvironment) async throws -> T
     )
     return try await withRunningServices([catalog.host, planner.host, groceries.host]) { _ in try await body(environment) }
 }
-
-func near(_ a: Double?, _ b: Double, tolerance: Double = 1e-9) -> Bool {
-    guard let a else { return false }
-    return abs(a - b) <= tolerance * max(1, abs(b))
-}

@@ -13,11 +13,6 @@ let trackerInstant = Date(timeIntervalSince1970: 1_773_136_800)
 
 func day(_ text: String) -> LocalDate { LocalDate(text)! }
 
-/// Equal within floating-point noise, element by element.
-func near(_ values: [Double], _ expected: [Double], tolerance: Double = 1e-6) -> Bool {
-    values.count == expected.count && zip(values, expected).allSatisfy { abs($0 - $1) <= tolerance }
-}
-
 /// A typed-in food of `kcal` per 100 g with the given macros per 100 g.
 func typed(_ food: String, _ meal: Meal, grams: Double, kcal: Double, carbohydrates: Double = 0, protein: Double = 0, fat: Double = 0, on date: LocalDate) -> DiaryAdd {
     DiaryAdd(date: date, meal: meal, grams: grams, food: food, per100g: Macros(kcal: kcal, carbohydrates: carbohydrates, protein: protein, fat: fat))

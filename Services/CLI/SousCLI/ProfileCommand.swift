@@ -48,9 +48,11 @@ struct ProfileCommand: AsyncParsableCommand {
         @Flag(help: "Dislike nothing.") var noDislikes = false
         @Option(name: .customLong("equipment"), help: "An appliance you have (repeatable): \(Appliance.allCases.map(\.rawValue).joined(separator: ", ")).")
         var equipment: [Appliance] = []
-        @Option(help: "Hide recipes that do not fit your diets: true or false.") var filterDiets: Bool?
-        @Option(help: "Hide recipes needing appliances you lack: true or false.") var filterEquipment: Bool?
-        @Option(help: "Hide recipes above your patience: true or false.") var filterPatience: Bool?
+        @Option(help: "Hide recipes that do not fit your diets: on or off (your diets are kept either way).") var filterDiets: OnOff?
+        @Option(help: "Hide recipes with your allergens: on or off (the list is kept either way).") var filterAllergens: OnOff?
+        @Option(help: "Hide recipes with ingredients you dislike: on or off (the list is kept either way).") var filterDislikes: OnOff?
+        @Option(help: "Hide recipes needing appliances you lack: on or off.") var filterEquipment: OnOff?
+        @Option(help: "Hide recipes above your patience: on or off.") var filterPatience: OnOff?
         @Option(help: "Your IANA time zone, e.g. Europe/Rome; \"today\" in your plan follows it.") var timeZone: String?
         @Option(help: "Daily reminders: on or off (true/false, yes/no).") var reminders: OnOff?
         @Option(help: "Local hour of the daily reminder, 0–23.") var reminderHour: Int?
@@ -63,7 +65,8 @@ struct ProfileCommand: AsyncParsableCommand {
                 allergens: noAllergens ? [] : allergens.isEmpty ? nil : allergens,
                 dislikes: noDislikes ? [] : dislikes.isEmpty ? nil : dislikes,
                 equipment: equipment.isEmpty ? nil : equipment,
-                filterDiets: filterDiets, filterEquipment: filterEquipment, filterPatience: filterPatience,
+                filterDiets: filterDiets?.isOn, filterAllergens: filterAllergens?.isOn, filterDislikes: filterDislikes?.isOn,
+                filterEquipment: filterEquipment?.isOn, filterPatience: filterPatience?.isOn,
                 timeZone: timeZone, remindersEnabled: reminders?.isOn, reminderHour: reminderHour
             )
         }
@@ -106,7 +109,11 @@ func renderProfile(_ profile: CookingProfile) -> String {
         ("Allergens", list(profile.allergens.map(\.rawValue))),
         ("Dislikes", list(profile.dislikes)),
         ("Equipment", list(profile.equipment.map(\.rawValue))),
-        ("Filters", "diets \(onOff(profile.filterDiets)) · equipment \(onOff(profile.filterEquipment)) · patience \(onOff(profile.filterPatience))"),
+        (
+            "Filters",
+            "diets \(onOff(profile.filterDiets)) · allergens \(onOff(profile.filterAllergens)) · dislikes \(onOff(profile.filterDislikes)) · "
+                + "equipment \(onOff(profile.filterEquipment)) · patience \(onOff(profile.filterPatience))"
+        ),
         ("Time zone", profile.timeZone),
         ("Reminders", profile.remindersEnabled ? String(format: "on, at %02d:00", profile.reminderHour) : "off"),
     ]

@@ -24,13 +24,15 @@ struct RecipesCommand: AsyncParsableCommand {
             abstract: "Search recipes; by default filtered by your saved cooking profile.",
             discussion: """
                 Without filter flags the search uses your cooking profile from the planner (diets, allergens, \
-                dislikes, equipment, patience, and its own filter switches). Passing any of --diet, --allergen, \
-                --dislike, --equipment or --patience filters by exactly those instead; --no-filters shows everything.
+                dislikes, equipment, patience, and its own filter switches; `sous profile set --filter-allergens off` \
+                and the like switch a layer off for good). --ignore LAYER switches a layer off for one search. \
+                Passing any of --diet, --allergen, --dislike, --equipment or --patience filters by exactly those \
+                instead; --no-filters shows everything.
                 """
         )
 
-        @Argument(help: "Words to look for in names and descriptions.") var text: [String] = []
-        @Option(name: .customLong("ingredient"), help: "Only recipes using this ingredient id (repeatable).") var ingredients: [String] = []
+        @Argument(help: "Words to look for in names, descriptions and ingredients (\"aubergine\" finds eggplant).") var text: [String] = []
+        @Option(name: .customLong("ingredient"), help: "Only recipes using this ingredient: an id, name or synonym (repeatable).") var ingredients: [String] = []
         @Option(name: .customLong("energy"), help: "Only this energy level, 1–5 (repeatable).") var energyLevels: [Int] = []
         @Option(help: "Only this dish type, e.g. \"main course\".") var dishType: DishType?
         @Option(name: .customLong("diet"), help: "Must fit this diet (repeatable): \(Diet.allCases.map(\.rawValue).joined(separator: ", ")).") var diets: [Diet] = []
@@ -39,6 +41,8 @@ struct RecipesCommand: AsyncParsableCommand {
         @Option(name: .customLong("equipment"), help: "An appliance you have (repeatable); recipes needing others are hidden.") var equipment: [Appliance] = []
         @Option(help: "Highest energy level you will cook, 1–5.") var patience: Int?
         @Flag(help: "Ignore your profile and show every recipe.") var noFilters = false
+        @Option(name: .customLong("ignore"), help: "Switch off one layer of your profile for this search (repeatable): diets, allergens, dislikes, equipment, patience.")
+        var ignored: [FilterLayer] = []
         @Option(help: "Page number, from 1.") var page = 1
         @Option(help: "Recipes per page (1–100).") var pageSize = 20
         @OptionGroup var global: GlobalOptions
@@ -58,7 +62,24 @@ struct RecipesCommand: AsyncParsableCommand {
             } else {
                 request.useSavedProfile = true
             }
+            if !ignored.isEmpty {
+                var switches = FilterSwitches()
+                for layer in Set(ignored) {
+                    switch layer {
+                    case .diets: switches.diets = false
+                    case .allergens: switches.allergens = false
+                    case .dislikes: switches.dislikes = false
+                    case .equipment: switches.equipment = false
+                    case .patience: switches.patience = false
+                    }
+                }
+                request.switches = switches
+            }
             return request
+        }
+
+        func validate() throws {
+            if noFilters && !ignored.isEmpty { throw ValidationError("--no-filters already ignores every layer; drop --ignore") }
         }
 
         func run() async throws {
@@ -309,7 +330,12 @@ func render(_ recipe: RecipeDetail) -> String {
     lines.append("Ingredients for \(recipe.people):")
     var table = Table([("QTY", .right), ("UNIT", .left), ("INGREDIENT", .left), ("GRAMS", .right), ("COST", .right)])
     for line in recipe.ingredients {
-        table.add([number(line.quantity, decimals: line.quantity < 10 ? 2 : 0), line.unit.rawValue, line.name, number(line.grams, decimals: 0), money(line.cost)])
+        let name = switch line.use {
+        case .eaten: line.name
+        case .frying: "\(line.name) (for frying; \(percent(line.eatenShare)) eaten)"
+        case .discarded: "\(line.name) (poured away; \(percent(line.eatenShare)) eaten)"
+        }
+        table.add([number(line.quantity, decimals: line.quantity < 10 ? 2 : 0), line.unit.rawValue, name, number(line.grams, decimals: 0), money(line.cost)])
     }
     lines.append(table.render())
     if !recipe.steps.isEmpty {
@@ -321,4 +347,15 @@ func render(_ recipe: RecipeDetail) -> String {
     }
     if let link = recipe.link { lines.append("\nSource: \(link)") }
     return lines.joined(separator: "\n")
+}
+
+/// One layer of the recipe filter, as `--ignore` names it.
+enum FilterLayer: String, ExpressibleByArgument, CaseIterable {
+    case diets, allergens, dislikes, equipment, patience
+}
+
+/// "10 %", "0 %", "12.5 %".
+func percent(_ share: Double) -> String {
+    let value = share * 100
+    return value.rounded() == value ? "\(Int(value)) %" : String(format: "%.1f %%", value)
 }

@@ -190,6 +190,13 @@ enum IngredientValidation {
             if let perMl = ingredient.gramsPerMl, !(perMl > 0) {
                 throw .badRequest("grams per ml must be positive", field: "\(field).gramsPerMl")
             }
+            guard ingredient.synonyms.count <= 20 else { throw .badRequest("at most 20 synonyms", field: "\(field).synonyms") }
+            for (position, synonym) in ingredient.synonyms.enumerated() {
+                let trimmed = synonym.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !trimmed.isEmpty, trimmed == synonym, synonym.count <= 100, !synonym.contains("|") else {
+                    throw .badRequest("a synonym is 1 to 100 characters without surrounding spaces or \"|\"", field: "\(field).synonyms.\(position)")
+                }
+            }
         }
     }
 }

@@ -109,6 +109,29 @@ enum CatalogMigrations {
                 UPDATE recipe SET key = \(newKey) WHERE origin = 'personal';
                 """)
         }
+        migrator.registerMigration("v4: ingredient uses, synonyms, tap water, ingredients in recipe search") { db in
+            // The search table gains a column with the names and synonyms of each recipe's
+            // ingredients, weighted half as much as the name or summary, and English stemming
+            // (porter), so "courgettes" finds "courgette". FTS5 cannot add a column, so it is
+            // rebuilt; the seed load that follows a new release fills in the synonyms (and
+            // re-indexes the recipes whose ingredients gained some).
+            try db.execute(sql: """
+                ALTER TABLE recipe_ingredient ADD COLUMN purpose TEXT NOT NULL DEFAULT 'eaten';
+                ALTER TABLE recipe_ingredient ADD COLUMN eaten_share REAL;
+                ALTER TABLE ingredient ADD COLUMN synonyms TEXT NOT NULL DEFAULT '[]';
+                ALTER TABLE ingredient ADD COLUMN folded_synonyms TEXT NOT NULL DEFAULT '';
+                ALTER TABLE ingredient ADD COLUMN bought INTEGER NOT NULL DEFAULT 1;
+                DROP TABLE recipe_fts;
+                CREATE VIRTUAL TABLE recipe_fts USING fts5(name, summary, ingredients, tokenize = "porter unicode61 remove_diacritics 2");
+                INSERT INTO recipe_fts (recipe_fts, rank) VALUES ('rank', 'bm25(1.0, 1.0, 0.5)');
+                INSERT INTO recipe_fts (rowid, name, summary, ingredients)
+                    SELECT r.rowid, r.name, r.summary, coalesce((
+                        SELECT group_concat(i.name, ' ') FROM recipe_ingredient ri JOIN ingredient i ON i.id = ri.ingredient_id
+                        WHERE ri.recipe_key = r.key
+                    ), '')
+                    FROM recipe r WHERE r.deleted = 0;
+                """)
+        }
         return migrator
     }
 }

@@ -11,7 +11,7 @@ import Synchronization
 /// memory for deriving recipe facts; this process is the only one that opens the file.
 public final class CatalogStore: Sendable {
     public let database: SousDatabase
-    private let ingredientCache = Mutex<[String: Ingredient]>([:])
+    private let ingredientCache = Mutex(IngredientBook(all: [:]))
     private var writer: SousDatabase { database }
 
     /// Text searches matching at most this many recipes are ordered by relevance (bm25);
@@ -43,8 +43,9 @@ public final class CatalogStore: Sendable {
     public func reloadSeed(_ seed: SeedData) throws -> SeedReport {
         let report = try writer.write { db -> SeedReport in
             let version = try Self.nextVersion(db)
+            var renamed: [String] = []
             for ingredient in seed.ingredients {
-                try Self.upsert(ingredient, source: "seed", version: version, db)
+                if try Self.upsert(ingredient, source: "seed", version: version, db) { renamed.append(ingredient.id) }
             }
             let ingredients = try Self.allIngredients(db)
             let known = Set(ingredients.keys)
@@ -63,6 +64,7 @@ public final class CatalogStore: Sendable {
             for key in existing where !seededIDs.contains(key) {
                 try Self.markDeleted(key: key, version: version, db)
             }
+            try Self.reindexRecipes(using: renamed, ingredients: ingredients, db)
             try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'seedVersion'", arguments: [seed.version])
             return SeedReport(seedVersion: seed.version, ingredients: seed.ingredients.count, recipes: seed.recipes.count, catalogVersion: version)
         }
@@ -76,7 +78,11 @@ public final class CatalogStore: Sendable {
             // Nothing imported, nothing changed: the version (what sync clients follow) stays.
             guard !ingredients.isEmpty else { return try Self.meta(db, "version") }
             let version = try Self.nextVersion(db)
-            for ingredient in ingredients { try Self.upsert(ingredient, source: source, version: version, db) }
+            var renamed: [String] = []
+            for ingredient in ingredients {
+                if try Self.upsert(ingredient, source: source, version: version, db) { renamed.append(ingredient.id) }
+            }
+            try Self.reindexRecipes(using: renamed, ingredients: try Self.allIngredients(db), db)
             return version
         }
         try refreshIngredientCache()
@@ -84,16 +90,23 @@ public final class CatalogStore: Sendable {
     }
 
     private func refreshIngredientCache() throws {
-        let all = try writer.read { try Self.allIngredients($0) }
-        ingredientCache.withLock { $0 = all }
+        let book = IngredientBook(all: try writer.read { try Self.allIngredients($0) })
+        ingredientCache.withLock { $0 = book }
     }
 
-    private var ingredients: [String: Ingredient] { ingredientCache.withLock { $0 } }
+    private var ingredients: [String: Ingredient] { ingredientCache.withLock { $0.byID } }
+
+    /// The id of the ingredient `text` names: an id, or a name or synonym in any case, with or
+    /// without accents and a plural "s".
+    public func ingredientID(named text: String) -> String? {
+        ingredientCache.withLock { $0.id(named: text) }
+    }
 
     // MARK: Ingredients
 
-    /// Prefix and substring matches on the accent- and case-folded name, best first: exact name,
-    /// name starting with the text, a word starting with it, then any substring; shorter first.
+    /// Prefix and substring matches on the accent- and case-folded name and synonyms, best
+    /// first: exact name or synonym, one starting with the text, a word starting with it, then
+    /// any substring; shorter names first.
     public func searchIngredients(_ request: IngredientSearch) throws(ServiceError) -> [Ingredient] {
         let limit = request.limit ?? 10
         guard (1...50).contains(limit) else { throw .badRequest("limit must be 1 to 50, got \(limit)", field: "limit") }
@@ -105,13 +118,13 @@ public final class CatalogStore: Sendable {
             try writer.read { db in
                 try Row.fetchAll(db, sql: """
                     SELECT \(Ingredient.columns),
-                        CASE WHEN folded = :text THEN 0
-                             WHEN folded LIKE :pattern || '%' ESCAPE '\\' THEN 1
+                        CASE WHEN folded = :text OR folded_synonyms LIKE '%|' || :pattern || '|%' ESCAPE '\\' THEN 0
+                             WHEN folded LIKE :pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '%|' || :pattern || '%' ESCAPE '\\' THEN 1
                              WHEN folded LIKE '% ' || :pattern || '%' ESCAPE '\\' OR folded LIKE '%-' || :pattern || '%' ESCAPE '\\'
-                                  OR folded LIKE '%(' || :pattern || '%' ESCAPE '\\' THEN 2
+                                  OR folded LIKE '%(' || :pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '% ' || :pattern || '%' ESCAPE '\\' THEN 2
                              ELSE 3 END AS rank
                     FROM ingredient
-                    WHERE folded LIKE '%' || :pattern || '%' ESCAPE '\\'
+                    WHERE folded LIKE '%' || :pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '%' || :pattern || '%' ESCAPE '\\'
                     ORDER BY rank, length(name), name
                     LIMIT :limit
                     """, arguments: ["text": text, "pattern": pattern, "limit": limit]).map(Ingredient.init(row:))
@@ -201,9 +214,11 @@ public final class CatalogStore: Sendable {
             throw .badRequest("at most \(Self.maxSearchIngredients) ingredients per search, got \(count)", field: "ingredients")
         }
         for (index, ingredient) in (request.ingredients ?? []).enumerated() {
-            guard known[ingredient] != nil else { throw .notFound("no ingredient \"\(ingredient)\"", field: "ingredients.\(index)") }
+            guard let id = ingredientID(named: ingredient) else {
+                throw .notFound("no ingredient with the id, name or synonym \"\(ingredient)\"", field: "ingredients.\(index)")
+            }
             conditions.append("r.key IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id = ?)")
-            arguments.append(ingredient)
+            arguments.append(id)
         }
         if let levels = request.energyLevels, !levels.isEmpty {
             for (index, level) in levels.enumerated() where !(1...5).contains(level) {
@@ -559,22 +574,53 @@ public final class CatalogStore: Sendable {
         return Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
     }
 
-    static func upsert(_ ingredient: Ingredient, source: String, version: Int64, _ db: Database) throws {
+    /// Inserts or updates `ingredient`; true when what recipe search indexes for it (name or
+    /// synonyms) changed, so the recipes using it must be indexed again.
+    static func upsert(_ ingredient: Ingredient, source: String, version: Int64, _ db: Database) throws -> Bool {
+        let previous = try Row.fetchOne(db, sql: "SELECT name, synonyms FROM ingredient WHERE id = ?", arguments: [ingredient.id])
+        let synonyms = String(decoding: try RecipeRow.stepsEncoder.encode(ingredient.synonyms), as: UTF8.self)
         let n = ingredient.nutrition
         try db.execute(sql: """
             INSERT INTO ingredient (id, name, folded, usda_ndb, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category,
-                kcal, carbohydrates, protein, fat, fibre, sugar, salt, contains, allergens, source, version)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                kcal, carbohydrates, protein, fat, fibre, sugar, salt, contains, allergens, source, version, synonyms, folded_synonyms, bought)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(id) DO UPDATE SET name = excluded.name, folded = excluded.folded, usda_ndb = excluded.usda_ndb, unit = excluded.unit,
                 grams_per_piece = excluded.grams_per_piece, grams_per_ml = excluded.grams_per_ml, price_amount = excluded.price_amount,
                 price_per = excluded.price_per, category = excluded.category, kcal = excluded.kcal, carbohydrates = excluded.carbohydrates,
                 protein = excluded.protein, fat = excluded.fat, fibre = excluded.fibre, sugar = excluded.sugar, salt = excluded.salt,
-                contains = excluded.contains, allergens = excluded.allergens, source = excluded.source, version = excluded.version
+                contains = excluded.contains, allergens = excluded.allergens, source = excluded.source, version = excluded.version,
+                synonyms = excluded.synonyms, folded_synonyms = excluded.folded_synonyms, bought = excluded.bought
             """, arguments: [
                 ingredient.id, ingredient.name, folded(ingredient.name), ingredient.usdaNdb, ingredient.unit.rawValue, ingredient.gramsPerPiece,
                 ingredient.gramsPerMl, ingredient.price.amount, ingredient.price.per.rawValue, ingredient.category.rawValue, n.kcal, n.carbohydrates,
                 n.protein, n.fat, n.fibre, n.sugar, n.salt, Bitmask.of(ingredient.contains), Bitmask.of(ingredient.allergens), source, version,
+                synonyms, ingredient.synonyms.isEmpty ? "" : "|" + ingredient.synonyms.map(folded).joined(separator: "|") + "|", ingredient.bought,
             ])
+        guard let previous else { return false }
+        return previous["name"] != ingredient.name || previous["synonyms"] != synonyms
+    }
+
+    /// Indexes again, for search, every recipe that uses one of `ids` (their names or synonyms
+    /// changed).
+    static func reindexRecipes(using ids: [String], ingredients: [String: Ingredient], _ db: Database) throws {
+        guard !ids.isEmpty else { return }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT DISTINCT r.rowid, r.key, r.name, r.summary FROM recipe r JOIN recipe_ingredient ri ON ri.recipe_key = r.key
+            WHERE r.deleted = 0 AND ri.ingredient_id IN (\(databaseQuestionMarks(count: ids.count)))
+            """, arguments: StatementArguments(ids))
+        for row in rows {
+            let lines = try lines(key: row["key"], db)
+            try index(rowID: row["rowid"], name: row["name"], summary: row["summary"], lines: lines, ingredients: ingredients, db)
+        }
+    }
+
+    /// The recipe's search entry: name, summary, and its ingredients' names and synonyms.
+    static func index(rowID: Int64, name: String, summary: String, lines: [RecipeIngredient], ingredients: [String: Ingredient], _ db: Database) throws {
+        let ingredientText = lines.compactMap { ingredients[$0.ingredient]?.searchText }.joined(separator: " ")
+        try db.execute(sql: "DELETE FROM recipe_fts WHERE rowid = ?", arguments: [rowID])
+        try db.execute(
+            sql: "INSERT INTO recipe_fts (rowid, name, summary, ingredients) VALUES (?, ?, ?, ?)", arguments: [rowID, name, summary, ingredientText]
+        )
     }
 
     /// Inserts or replaces one recipe row with its derived facts, lines and search entry.
@@ -603,13 +649,12 @@ public final class CatalogStore: Sendable {
                 facts.nutritionPerServing.kcal, shared, version, Date().timeIntervalSince1970,
             ])
         let rowID = try Int64.fetchOne(db, sql: "SELECT rowid FROM recipe WHERE key = ?", arguments: [key])!
-        try db.execute(sql: "DELETE FROM recipe_fts WHERE rowid = ?", arguments: [rowID])
-        try db.execute(sql: "INSERT INTO recipe_fts (rowid, name, summary) VALUES (?, ?, ?)", arguments: [rowID, recipe.name, recipe.summary])
+        try index(rowID: rowID, name: recipe.name, summary: recipe.summary, lines: recipe.ingredients, ingredients: ingredients, db)
         try db.execute(sql: "DELETE FROM recipe_ingredient WHERE recipe_key = ?", arguments: [key])
         for (position, line) in recipe.ingredients.enumerated() {
             try db.execute(
-                sql: "INSERT INTO recipe_ingredient (recipe_key, position, ingredient_id, quantity, unit) VALUES (?, ?, ?, ?, ?)",
-                arguments: [key, position, line.ingredient, line.quantity, line.unit.rawValue]
+                sql: "INSERT INTO recipe_ingredient (recipe_key, position, ingredient_id, quantity, unit, purpose, eaten_share) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [key, position, line.ingredient, line.quantity, line.unit.rawValue, line.use.rawValue, line.eatenShare]
             )
         }
     }
@@ -634,8 +679,14 @@ public final class CatalogStore: Sendable {
     }
 
     static func lines(key: String, _ db: Database) throws -> [RecipeIngredient] {
-        try Row.fetchAll(db, sql: "SELECT ingredient_id, quantity, unit FROM recipe_ingredient WHERE recipe_key = ? ORDER BY position", arguments: [key])
-            .map { RecipeIngredient(ingredient: $0[0], quantity: $0[1], unit: MeasureUnit(rawValue: $0[2]) ?? .g) }
+        try Row.fetchAll(
+            db, sql: "SELECT ingredient_id, quantity, unit, purpose, eaten_share FROM recipe_ingredient WHERE recipe_key = ? ORDER BY position",
+            arguments: [key]
+        ).map {
+            RecipeIngredient(
+                ingredient: $0[0], quantity: $0[1], unit: MeasureUnit(rawValue: $0[2]) ?? .g, use: IngredientUse(rawValue: $0[3]) ?? .eaten, eatenShare: $0[4]
+            )
+        }
     }
 
     static func isFavorite(_ id: String, user: String, _ db: Database) throws -> Bool {
@@ -646,4 +697,42 @@ public final class CatalogStore: Sendable {
 /// Statement arguments from a list built up alongside the SQL.
 func sqlArguments(_ values: [any DatabaseValueConvertible]) -> StatementArguments {
     StatementArguments(values.map { Optional($0) })
+}
+
+/// The catalog's ingredients in memory, by id and by every name a cook may type.
+struct IngredientBook: Sendable {
+    let byID: [String: Ingredient]
+    /// Folded name or synonym → id. A name wins over another ingredient's synonym; between
+    /// equals, the smaller id (so the answer does not depend on load order).
+    let byName: [String: String]
+
+    init(all: [String: Ingredient]) {
+        byID = all
+        var names: [String: String] = [:]
+        for ingredient in all.values.sorted(by: { $0.id < $1.id }) {
+            for synonym in ingredient.synonyms where names[folded(synonym)] == nil { names[folded(synonym)] = ingredient.id }
+        }
+        for ingredient in all.values.sorted(by: { $0.id > $1.id }) { names[folded(ingredient.name)] = ingredient.id }
+        byName = names
+    }
+
+    func id(named text: String) -> String? {
+        if byID[text] != nil { return text }
+        let key = folded(text.trimmingCharacters(in: .whitespacesAndNewlines)).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard !key.isEmpty else { return nil }
+        // Singular or plural, whichever the catalog's name uses: "aubergines", "strawberry".
+        var candidates = [key, key + "s", key + "es"]
+        if key.hasSuffix("es") { candidates.append(String(key.dropLast(2))) }
+        if key.hasSuffix("s") { candidates.append(String(key.dropLast())) }
+        if key.hasSuffix("ies") { candidates.append(key.dropLast(3) + "y") }
+        if key.hasSuffix("y") { candidates.append(key.dropLast() + "ies") }
+        if key.hasSuffix("f") { candidates.append(key.dropLast() + "ves") }
+        if key.hasSuffix("ves") { candidates.append(key.dropLast(3) + "f") }
+        for candidate in candidates {
+            if let id = byName[candidate] { return id }
+            let slug = candidate.replacingOccurrences(of: " ", with: "-")
+            if byID[slug] != nil { return slug }
+        }
+        return nil
+    }
 }

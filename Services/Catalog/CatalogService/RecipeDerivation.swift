@@ -79,12 +79,14 @@ public enum RecipeDerivation {
             let grams = try grams(of: line.quantity, line.unit, of: ingredient, field: "ingredients.\(index).unit")
             let lineCost = cost(ofGrams: grams, ingredient)
             totalCost += lineCost
-            nutrition = nutrition + ingredient.nutrition.scaled(by: grams / 100)
+            // The whole quantity is bought (cost); only the share eaten counts in nutrition.
+            let eatenShare = line.resolvedEatenShare
+            nutrition = nutrition + ingredient.nutrition.scaled(by: grams * eatenShare / 100)
             contains.formUnion(ingredient.contains)
             allergens.formUnion(ingredient.allergens)
             lines.append(RecipeIngredientDetail(
                 ingredient: ingredient.id, name: ingredient.name, quantity: line.quantity * scale, unit: line.unit,
-                grams: grams * scale, cost: lineCost * scale, category: ingredient.category
+                grams: grams * scale, cost: lineCost * scale, category: ingredient.category, use: line.use, eatenShare: eatenShare
             ))
         }
         let total = prepMinutes + cookMinutes

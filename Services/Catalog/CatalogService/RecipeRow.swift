@@ -94,17 +94,22 @@ struct RecipeRow: Sendable {
 extension Ingredient {
     static let columns = """
         id, name, usda_ndb, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category, kcal, carbohydrates, protein, fat, \
-        fibre, sugar, salt, contains, allergens
+        fibre, sugar, salt, contains, allergens, synonyms, bought
         """
 
-    init(row: Row) {
-        self.init(
+    init(row: Row) throws {
+        let synonyms: String = row[18]
+        try self.init(
             id: row[0], name: row[1], usdaNdb: row[2], unit: MeasureUnit(rawValue: row[3]) ?? .g, gramsPerPiece: row[4], gramsPerMl: row[5],
             price: Price(amount: row[6], per: PriceUnit(rawValue: row[7]) ?? .kg), category: ShoppingCategory(rawValue: row[8]) ?? .other,
             nutrition: Nutrition(kcal: row[9], carbohydrates: row[10], protein: row[11], fat: row[12], fibre: row[13], sugar: row[14], salt: row[15]),
-            contains: Bitmask.values(row[16], as: DietFact.self), allergens: Bitmask.values(row[17], as: Allergen.self)
+            contains: Bitmask.values(row[16], as: DietFact.self), allergens: Bitmask.values(row[17], as: Allergen.self),
+            synonyms: RecipeRow.stepsDecoder.decode([String].self, from: Data(synonyms.utf8)), bought: row[19]
         )
     }
+
+    /// What recipe search indexes for this ingredient: its name and synonyms.
+    var searchText: String { ([name] + synonyms).joined(separator: " ") }
 }
 
 /// Lowercased and without diacritics, so "Crème" is found by "creme".

@@ -80,6 +80,9 @@ enum RecipeValidation {
                 guard line.quantity.isFinite, line.quantity > 0, line.quantity <= maxQuantity else {
                     throw .badRequest("quantity must be more than 0 and at most \(Int(maxQuantity))", field: "ingredients.\(index).quantity")
                 }
+                if let share = line.eatenShare, !(share.isFinite && (0...1).contains(share)) {
+                    throw .badRequest("eatenShare is the share of the quantity eaten, 0 to 1", field: "ingredients.\(index).eatenShare")
+                }
             }
             result.ingredients = ingredients
         }

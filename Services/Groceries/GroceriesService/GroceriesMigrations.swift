@@ -93,6 +93,10 @@ enum GroceriesMigrations {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v2: ingredients that are not bought") { db in
+            // Refreshed from the catalog on the next add of a recipe using the ingredient.
+            try db.execute(sql: "ALTER TABLE ingredient ADD COLUMN bought INTEGER NOT NULL DEFAULT 1")
+        }
         return migrator
     }
 }

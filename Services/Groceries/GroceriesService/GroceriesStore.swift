@@ -336,14 +336,14 @@ public final class GroceriesStore: Sendable {
         var ingredients: [String: ListIngredientFacts] = [:]
         if !ids.isEmpty {
             let rows = try Row.fetchAll(db, sql: """
-                SELECT id, name, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category
+                SELECT id, name, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category, bought
                 FROM ingredient WHERE id IN (\(databaseQuestionMarks(count: ids.count)))
                 """, arguments: StatementArguments(ids))
             for row in rows {
                 let facts = ListIngredientFacts(
                     id: row["id"], name: row["name"], unit: try decode(MeasureUnit.self, row["unit"]), gramsPerPiece: row["grams_per_piece"],
                     gramsPerMl: row["grams_per_ml"], price: Price(amount: row["price_amount"], per: try decode(PriceUnit.self, row["price_per"])),
-                    category: try decode(ShoppingCategory.self, row["category"])
+                    category: try decode(ShoppingCategory.self, row["category"]), bought: row["bought"]
                 )
                 ingredients[facts.id] = facts
             }
@@ -393,12 +393,13 @@ public final class GroceriesStore: Sendable {
 
     static func upsert(_ facts: ListIngredientFacts, _ db: Database) throws {
         try db.execute(sql: """
-            INSERT INTO ingredient (id, name, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO ingredient (id, name, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category, bought)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(id) DO UPDATE SET name = excluded.name, unit = excluded.unit, grams_per_piece = excluded.grams_per_piece,
-                grams_per_ml = excluded.grams_per_ml, price_amount = excluded.price_amount, price_per = excluded.price_per, category = excluded.category
+                grams_per_ml = excluded.grams_per_ml, price_amount = excluded.price_amount, price_per = excluded.price_per, category = excluded.category,
+                bought = excluded.bought
             """, arguments: [facts.id, facts.name, facts.unit.rawValue, facts.gramsPerPiece, facts.gramsPerMl, facts.price.amount, facts.price.per.rawValue,
-                             facts.category.rawValue])
+                             facts.category.rawValue, facts.bought])
     }
 
     static func decode<T: RawRepresentable>(_ type: T.Type, _ raw: String) throws -> T where T.RawValue == String {

@@ -49,6 +49,8 @@ public enum GroceryAggregator {
         var sources: [String: [GroceryLineSource]] = [:]
         for contribution in contributions {
             let id = contribution.ingredient
+            // Tap water in a recipe is not shopped for; a manual item of it is what the user asked.
+            if contribution.source.recipe != nil, ingredients[id]?.bought == false { continue }
             if amounts[id] == nil { order.append(id) }
             amounts[id, default: [:]][QuantityDimension(contribution.unit), default: 0] += contribution.quantity * contribution.unit.baseFactor
             sources[id, default: []].append(contribution.source)

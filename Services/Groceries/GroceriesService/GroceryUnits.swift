@@ -42,8 +42,13 @@ public struct ListIngredientFacts: Equatable, Sendable {
     public var gramsPerMl: Double?
     public var price: Price
     public var category: ShoppingCategory
+    /// False for tap water: recipes' shares of it are left off the list.
+    public var bought: Bool
 
-    public init(id: String, name: String, unit: MeasureUnit, gramsPerPiece: Double?, gramsPerMl: Double?, price: Price, category: ShoppingCategory) {
+    public init(
+        id: String, name: String, unit: MeasureUnit, gramsPerPiece: Double?, gramsPerMl: Double?, price: Price, category: ShoppingCategory,
+        bought: Bool = true
+    ) {
         self.id = id
         self.name = name
         self.unit = unit
@@ -51,12 +56,13 @@ public struct ListIngredientFacts: Equatable, Sendable {
         self.gramsPerMl = gramsPerMl
         self.price = price
         self.category = category
+        self.bought = bought
     }
 
     public init(_ ingredient: Ingredient) {
         self.init(
             id: ingredient.id, name: ingredient.name, unit: ingredient.unit, gramsPerPiece: ingredient.gramsPerPiece, gramsPerMl: ingredient.gramsPerMl,
-            price: ingredient.price, category: ingredient.category
+            price: ingredient.price, category: ingredient.category, bought: ingredient.bought
         )
     }
 
@@ -86,12 +92,15 @@ public struct ListIngredientFacts: Equatable, Sendable {
 
 /// Pure unit arithmetic of the list: which family a line is shown in, rounding, and price.
 public enum GroceryUnits {
-    /// The family a line with `amounts` (base units per family) is shown in: its only family;
-    /// when mixed, the ingredient's usual family if everything converts to it, else mass.
+    /// The family a line with `amounts` (base units per family) is shown in: its only family,
+    /// except that spoonfuls of something sold by weight (salt, spices, flour) are shown in
+    /// grams when its density is known; when mixed, the ingredient's usual family if everything
+    /// converts to it, else mass.
     public static func displayDimension(for amounts: [QuantityDimension: Double], _ facts: ListIngredientFacts) -> QuantityDimension {
         let present = amounts.keys.sorted()
-        if present.count == 1 { return present[0] }
         let usual = QuantityDimension(facts.unit)
+        if present == [.volume], usual == .mass, facts.convert(1, from: .volume, to: .mass) != nil { return .mass }
+        if present.count == 1 { return present[0] }
         if present.allSatisfy({ facts.convert(1, from: $0, to: usual) != nil }) { return usual }
         if present.allSatisfy({ facts.convert(1, from: $0, to: .mass) != nil }) { return .mass }
         return present.first ?? usual

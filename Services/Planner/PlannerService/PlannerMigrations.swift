@@ -83,6 +83,12 @@ enum PlannerMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v3: allergen and dislike filter switches") { db in
+            try db.execute(sql: """
+                ALTER TABLE profile ADD COLUMN filter_allergens INTEGER NOT NULL DEFAULT 1;
+                ALTER TABLE profile ADD COLUMN filter_dislikes INTEGER NOT NULL DEFAULT 1;
+                """)
+        }
         return migrator
     }
 }

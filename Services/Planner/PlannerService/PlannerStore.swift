@@ -27,11 +27,11 @@ public final class PlannerStore: Sendable {
             try writer.write { db in
                 try db.execute(sql: """
                     INSERT OR REPLACE INTO profile (user, people, patience, diets, allergens, dislikes, equipment, filter_diets,
-                        filter_equipment, filter_patience, time_zone, reminders_enabled, reminder_hour, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        filter_allergens, filter_dislikes, filter_equipment, filter_patience, time_zone, reminders_enabled, reminder_hour, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [
                         user, profile.people, profile.patience, try Self.list(profile.diets.map(\.rawValue)), try Self.list(profile.allergens.map(\.rawValue)),
-                        try Self.list(profile.dislikes), try Self.list(profile.equipment.map(\.rawValue)), profile.filterDiets, profile.filterEquipment,
+                        try Self.list(profile.dislikes), try Self.list(profile.equipment.map(\.rawValue)), profile.filterDiets, profile.filterAllergens, profile.filterDislikes, profile.filterEquipment,
                         profile.filterPatience, profile.timeZone, profile.remindersEnabled, profile.reminderHour, now.timeIntervalSince1970,
                     ])
             }
@@ -50,7 +50,8 @@ public final class PlannerStore: Sendable {
             allergens: try list(row["allergens"]).compactMap(Allergen.init(rawValue:)),
             dislikes: try list(row["dislikes"]),
             equipment: try list(row["equipment"]).compactMap(Appliance.init(rawValue:)),
-            filterDiets: row["filter_diets"], filterEquipment: row["filter_equipment"], filterPatience: row["filter_patience"],
+            filterDiets: row["filter_diets"], filterAllergens: row["filter_allergens"], filterDislikes: row["filter_dislikes"],
+            filterEquipment: row["filter_equipment"], filterPatience: row["filter_patience"],
             timeZone: row["time_zone"], remindersEnabled: row["reminders_enabled"], reminderHour: row["reminder_hour"]
         )
     }

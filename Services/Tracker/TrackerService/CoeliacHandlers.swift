@@ -33,6 +33,7 @@ struct CoeliacHandlers: Sendable {
                 let zone = await timeZone(of: user, context: context)
                 return (LocalDate(now, in: zone), TimeOfDay(now, in: zone))
             }
+            if let date = request.date { try await check(date, .happened, user: user, context: context) }
             let entry = try store.addEntry(valid, user: user, now: now)
             host.publisher.publish(CoeliacTopics.journalChanged, JournalEvent(user: user, entry: entry.id, date: entry.date, change: .added))
             host.recordActivity(context)
@@ -53,6 +54,7 @@ struct CoeliacHandlers: Sendable {
         server.register(CoeliacAPI.editEntry) { request, context in
             let user = try context.requireUser()
             let changes = try CoeliacValidation.edit(request)
+            if let date = request.date { try await check(date, .happened, user: user, context: context) }
             let (before, after) = try store.edit(request.id, changes: changes, user: user, now: host.clock.now)
             host.publisher.publish(CoeliacTopics.journalChanged, JournalEvent(user: user, entry: after.id, date: after.date, change: .edited))
             if before.date != after.date {
@@ -74,6 +76,7 @@ struct CoeliacHandlers: Sendable {
         server.register(CoeliacAPI.predict) { request, context in
             let user = try context.requireUser()
             let date = if let date = request.date { date } else { await today(of: user, context: context) }
+            if request.date != nil { try await check(date, .planned, user: user, context: context) }
             let day = try store.predict(date, expectsGluten: request.expectsGluten, user: user, now: host.clock.now)
             host.publisher.publish(CoeliacTopics.glutenRecorded, GlutenEvent(user: user, day: day))
             host.recordActivity(context)
@@ -82,13 +85,21 @@ struct CoeliacHandlers: Sendable {
         server.register(CoeliacAPI.recordResult) { request, context in
             let user = try context.requireUser()
             let date = if let date = request.date { date } else { await today(of: user, context: context) }
-            let recorded = try store.recordResult(date, positive: request.positive, user: user, now: host.clock.now)
+            if request.date != nil { try await check(date, .happened, user: user, context: context) }
+            let recorded = try store.recordResult(date, positive: request.positive, replace: request.replace ?? false, user: user, now: host.clock.now)
             host.publisher.publish(CoeliacTopics.glutenRecorded, GlutenEvent(user: user, day: recorded.day))
             for badge in recorded.newBadges {
                 host.publisher.publish(CoeliacTopics.badgeEarned, GlutenEvent(user: user, day: recorded.day, badge: badge))
             }
             host.recordActivity(context)
             return recorded
+        }
+        server.register(CoeliacAPI.deleteResult) { request, context in
+            let user = try context.requireUser()
+            let day = try store.deleteResult(request.date, user: user)
+            host.publisher.publish(CoeliacTopics.glutenRecorded, GlutenEvent(user: user, day: day))
+            host.recordActivity(context)
+            return day
         }
         server.register(CoeliacAPI.stats) { _, context in
             let (history, badges) = try store.statsInputs(user: try context.requireUser())
@@ -108,6 +119,11 @@ struct CoeliacHandlers: Sendable {
             }
             return calendar
         }
+    }
+
+    /// A date a request names, checked against the plausibility window.
+    private func check(_ date: LocalDate, _ kind: DateWindow.Kind, user: String, context: RequestContext) async throws {
+        try await DateWindow.check(date, kind, field: "date", now: host.clock.now) { await today(of: user, context: context) }
     }
 
     /// Today in the user's time zone, by the service clock.

@@ -148,13 +148,13 @@ final class CoeliacStore: Sendable {
         }
     }
 
-    /// Records the result of `date` (once), and in the same transaction the badges the new
-    /// history reaches for the first time.
-    func recordResult(_ date: LocalDate, positive: Bool, user: String, now: Date) throws -> GlutenResultRecorded {
+    /// Records the result of `date` (once, unless `replace` corrects it), and in the same
+    /// transaction the badges the new history reaches for the first time.
+    func recordResult(_ date: LocalDate, positive: Bool, replace: Bool, user: String, now: Date) throws -> GlutenResultRecorded {
         try writer.write { db in
             let existing = try Self.day(date, user: user, db)
-            if existing?.positive != nil {
-                throw ServiceError.conflict("\(date) already has a test result", field: "date")
+            if existing?.positive != nil, !replace {
+                throw ServiceError.conflict("\(date) already has a test result; send replace: true to correct it", field: "date")
             }
             try db.execute(
                 sql: """
@@ -177,6 +177,23 @@ final class CoeliacStore: Sendable {
                 currentStreak: GlutenScoring.currentStreak(history),
                 newBadges: newBadges
             )
+        }
+    }
+
+    /// Withdraws the result of `date`; the day stays if it has a prediction. Badges are kept.
+    func deleteResult(_ date: LocalDate, user: String) throws -> GlutenDay {
+        try writer.write { db in
+            guard let existing = try Self.day(date, user: user, db), existing.positive != nil else {
+                throw ServiceError.notFound("\(date) has no test result", field: "date")
+            }
+            if existing.expectsGluten == nil {
+                try db.execute(sql: "DELETE FROM coeliac_gluten_day WHERE user = ? AND date = ?", arguments: [user, date.description])
+            } else {
+                try db.execute(
+                    sql: "UPDATE coeliac_gluten_day SET positive = NULL, result_at = NULL WHERE user = ? AND date = ?", arguments: [user, date.description]
+                )
+            }
+            return GlutenDay(date: date, expectsGluten: existing.expectsGluten, positive: nil)
         }
     }
 

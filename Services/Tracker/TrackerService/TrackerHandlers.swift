@@ -31,7 +31,7 @@ struct TrackerHandlers: Sendable {
             let user = try context.requireUser()
             try TrackerValidation.grams(request.grams)
             let new = try await newEntry(request, user: user, context: context)
-            let date = try await day(request.date, user: user, context: context).date
+            let date = try await recordedDay(request.date, .happened, user: user, context: context)
             let entry = try store.insert(.init(date: date, meal: request.meal, food: new.food, grams: request.grams, per100g: new.per100g, source: new.source), user: user, at: clock.now)
             logged(entry, user: user, context: context)
             return entry
@@ -45,15 +45,16 @@ struct TrackerHandlers: Sendable {
                 CatalogAPI.getRecipe, RecipeLookup(id: request.recipe), user: user, what: "recipe \(request.recipe)", field: "recipe", context: context
             )
             // The ingredients are listed for `people` (the recipe's own servings): one serving
-            // weighs their total ÷ people, and its nutrition is the catalog's per serving.
-            let servingGrams = recipe.ingredients.reduce(0) { $0 + $1.grams } / Double(max(recipe.people, 1))
+            // weighs what is eaten of them ÷ people (a frying bath or cooking water left in the
+            // pan weighs nothing on the plate), and its nutrition is the catalog's per serving.
+            let servingGrams = recipe.ingredients.reduce(0) { $0 + $1.eatenGrams } / Double(max(recipe.people, 1))
             guard servingGrams > 0 else { throw ServiceError.badRequest("recipe \(recipe.id) has no weight to log", field: "recipe") }
             let grams = servingGrams * request.servings
             try TrackerValidation.grams(grams, field: "servings")
             let n = recipe.nutritionPerServing
             let factor = 100 / servingGrams
             let per100g = Macros(kcal: n.kcal * factor, carbohydrates: n.carbohydrates * factor, protein: n.protein * factor, fat: n.fat * factor)
-            let date = try await day(request.date, user: user, context: context).date
+            let date = try await recordedDay(request.date, .happened, user: user, context: context)
             let entry = try store.insert(
                 .init(date: date, meal: request.meal, food: recipe.name, grams: grams, per100g: per100g, source: EntrySource(kind: .recipe, reference: recipe.id)),
                 user: user, at: clock.now
@@ -66,6 +67,7 @@ struct TrackerHandlers: Sendable {
             if let grams = request.grams { try TrackerValidation.grams(grams) }
             if let per100g = request.per100g { try TrackerValidation.macros(per100g) }
             let food = try request.food.map { try TrackerValidation.name($0, field: "food") }
+            if let date = request.date { _ = try await recordedDay(date, .happened, user: user, context: context) }
             let (_, entry) = try store.update(request.id, user: user) { entry in
                 if let date = request.date { entry.date = date }
                 if let meal = request.meal { entry.meal = meal }
@@ -212,6 +214,16 @@ struct TrackerHandlers: Sendable {
         return ResolvedDay(date: LocalDate(now, in: .gmt), timeZone: "UTC", note: note)
     }
 
+    /// The date a write records on: the one it names, checked against the plausibility window
+    /// (docs/PROTOCOL.md, "Dates"), or today in the user's time zone.
+    func recordedDay(_ date: LocalDate?, _ kind: DateWindow.Kind, field: String = "date", user: String, context: RequestContext) async throws -> LocalDate {
+        guard let date else { return try await day(nil, user: user, context: context).date }
+        try await DateWindow.check(date, kind, field: field, now: clock.now) {
+            (try? await day(nil, user: user, context: context).date) ?? LocalDate(clock.now, in: .gmt)
+        }
+        return date
+    }
+
     // MARK: Water, coffee, goals
 
     private func registerDrinksAndGoals() {
@@ -221,7 +233,7 @@ struct TrackerHandlers: Sendable {
             guard request.delta != 0, (-20...20).contains(request.delta) else {
                 throw ServiceError.badRequest("delta must be -20 to 20 and not 0", field: "delta")
             }
-            let date = try await day(request.date, user: user, context: context).date
+            let date = try await recordedDay(request.date, .happened, user: user, context: context)
             let counts = try store.changeDrink(request.drink, by: request.delta, user: user, date: date)
             host.recordActivity(context)
             return counts
@@ -241,7 +253,7 @@ struct TrackerHandlers: Sendable {
         }
         server.register(TrackerAPI.setGoals) { request, context in
             let user = try context.requireUser()
-            let from = try await day(request.from, user: user, context: context).date
+            let from = try await recordedDay(request.from, .planned, field: "from", user: user, context: context)
             let goals: Goals
             switch (request.goals, request.preset) {
             case (let given?, nil):
@@ -314,7 +326,7 @@ struct TrackerHandlers: Sendable {
             let food = try store.food(request.id, user: user)
             let grams = food.grams * quantity
             try TrackerValidation.grams(grams, field: "quantity")
-            let date = try await day(request.date, user: user, context: context).date
+            let date = try await recordedDay(request.date, .happened, user: user, context: context)
             let entry = try store.insert(
                 .init(date: date, meal: request.meal ?? food.meals.first ?? .snack, food: food.name, grams: grams, per100g: food.per100g,
                       source: EntrySource(kind: .savedFood, reference: String(food.id))),
