@@ -10,7 +10,8 @@ import TrackerService
 struct CoeliacCLITests {
     /// Runs a tracker on a manual clock and passes `sous` arguments that reach it as "ada".
     func withTracker(_ body: (_ run: @Sendable ([String]) async -> CLIResult) async throws -> Void) async throws {
-        let tracker = try TrackerFixture.make(clock: .manual(at: Date(timeIntervalSince1970: 1_772_366_400)))
+        // 2026-03-31 12:00 UTC, after every day the tests record.
+        let tracker = try TrackerFixture.make(clock: .manual(at: Date(timeIntervalSince1970: 1_774_958_400)))
         let endpoint = tracker.host.boundEndpoints.requests
         try await withRunningService(tracker.host) { _ in
             try await body { arguments in await sous(arguments + ["--tracker", endpoint, "--user", "ada", "--timeout-ms", "30000"]) }

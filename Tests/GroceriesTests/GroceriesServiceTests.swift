@@ -329,3 +329,37 @@ struct GroceriesQuotaTests {
         }
     }
 }
+
+/// What a shopper sees: no tap water, spoonfuls of spices in grams, frying oil bought in full.
+struct ShoppingUnitsTests {
+    @Test func tapWaterIsLeftOffAndSpoonfulsOfSpicesAreShownInGrams() async throws {
+        try await withGroceries { env in
+            try await env.setPeople(4)
+            // red-lentil-dal serves 4: 900 ml water, 1 tsp salt (6 g at 1.2 g/ml), 1 tsp cumin (2 g at 0.4 g/ml).
+            let list = try await env.add("red-lentil-dal", multiplier: 1)
+            #expect(list.line("water") == nil, "water comes from the tap")
+            #expect(list.lines.allSatisfy { $0.name != "Water" })
+            let salt = try #require(list.line("salt"))
+            #expect(salt.unit == .g && near(salt.quantity, 6) && salt.exactUnit == .g && near(salt.exactQuantity, 6))
+            let cumin = try #require(list.line("cumin"))
+            #expect(cumin.unit == .g && near(cumin.quantity, 2))
+            #expect(near(salt.price, 6.0 / 1000 * 0.6), "priced by weight as before")
+            // Liquids bought by volume stay in ml.
+            let coconut = try #require(list.line("coconut-milk"))
+            #expect(coconut.unit == .ml && near(coconut.quantity, 200))
+
+            // Water the user puts on the list themselves is what they asked for.
+            let manual = try await env.groceries.call(GroceriesAPI.addItem, AddListItem(ingredient: "water", quantity: 1, unit: .l), user: "ada")
+            #expect(manual.line("water")?.sources.map(\.name) == ["manual"])
+        }
+    }
+
+    @Test func aFryingBathIsBoughtInFull() async throws {
+        try await withGroceries { env in
+            try await env.setPeople(4)
+            let list = try await env.add("crispy-homemade-fries", multiplier: 1)
+            let oil = try #require(list.line("sunflower-oil"))
+            #expect(oil.unit == .l && near(oil.quantity, 1.5) && near(oil.price, 1.5 * 2.5))
+        }
+    }
+}

@@ -112,3 +112,43 @@ struct ProfileTests {
         }
     }
 }
+
+/// Allergens and dislikes are switchable layers of the saved profile, like diets, equipment and
+/// patience: switched off, the default search shows what they hid, and the lists are kept.
+struct FilterSwitchTests {
+    @Test func allergensAndDislikesCanBeSwitchedOffInTheProfile() async throws {
+        let stack = try StackFixture.make()
+        try await withRunningServices(stack.hosts) { _ in
+            let planner = stack.client(.planner), catalog = stack.client(.catalog)
+            let saved = RecipeSearch(useSavedProfile: true, pageSize: 100)
+            let everything = Set(try await catalog.call(CatalogAPI.searchRecipes, RecipeSearch(pageSize: 100), user: "ada").recipes.map(\.id))
+            let profile = try await planner.call(PlannerAPI.updateProfile, ProfileUpdate(allergens: [.gluten], dislikes: ["eggplant"]), user: "ada")
+            #expect(profile.filterAllergens && profile.filterDislikes, "on by default")
+            let filtered = try await catalog.call(CatalogAPI.searchRecipes, saved, user: "ada").recipes
+            #expect(filtered.allSatisfy { !$0.allergens.contains(.gluten) } && filtered.count < everything.count)
+            let withEggplant = Set(try TestSeedRecipes.using("eggplant"))
+            #expect(withEggplant.isDisjoint(with: filtered.map(\.id)))
+
+            let off = try await planner.call(PlannerAPI.updateProfile, ProfileUpdate(filterAllergens: false, filterDislikes: false), user: "ada")
+            #expect(!off.filterAllergens && !off.filterDislikes && off.allergens == [.gluten] && off.dislikes == ["eggplant"], "the lists are kept")
+            #expect(try await planner.call(PlannerAPI.getProfile, Empty(), user: "ada") == off, "stored")
+            let unfiltered = Set(try await catalog.call(CatalogAPI.searchRecipes, saved, user: "ada").recipes.map(\.id))
+            #expect(unfiltered == everything)
+
+            // A search can still switch a layer back on for itself.
+            let onceMore = try await catalog.call(
+                CatalogAPI.searchRecipes, RecipeSearch(useSavedProfile: true, switches: FilterSwitches(allergens: true), pageSize: 100), user: "ada"
+            ).recipes
+            #expect(onceMore.allSatisfy { !$0.allergens.contains(.gluten) })
+            #expect(!withEggplant.isDisjoint(with: onceMore.map(\.id)), "dislikes stay off")
+        }
+    }
+}
+
+/// Seed recipes using an ingredient, read from the shipped file independently of the catalog.
+enum TestSeedRecipes {
+    static func using(_ ingredient: String) throws -> [String] {
+        let seed = try SeedData.bundled()
+        return seed.recipes.filter { $0.ingredients.contains { $0.ingredient == ingredient } }.map(\.id)
+    }
+}

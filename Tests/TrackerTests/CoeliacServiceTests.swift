@@ -104,6 +104,8 @@ struct CoeliacJournalTests {
 
     @Test func leftOutDatesAndTimesAreNowInTheUsersTimeZone() async throws {
         try await withCoeliacTracker(timeZone: "Pacific/Auckland") { world in
+            // 2026-03-01 12:00 UTC: already 2026-03-02 01:00 in Auckland (NZDT, UTC+13).
+            world.clock.set(Date(timeIntervalSince1970: 1_772_366_400))
             let entry = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Late snack"))
             #expect(entry.date == coeliacDate("2026-03-02") && entry.time == TimeOfDay("01:00"))
             let today = try await world.call(CoeliacAPI.listEntries, JournalQuery())
@@ -128,7 +130,7 @@ struct CoeliacJournalTests {
         try await withCoeliacTracker(timeZone: nil) { world in
             #expect(await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: " "))?.field == "title")
             let entry = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Snack"))
-            #expect(entry.date == coeliacDate("2026-03-01") && entry.time == TimeOfDay("12:00"))
+            #expect(entry.date == coeliacDate("2026-03-31") && entry.time == TimeOfDay("12:00"))
         }
     }
 

@@ -7,8 +7,9 @@ import SousWire
 import Synchronization
 import TrackerService
 
-/// 2026-03-01 12:00 UTC: already 2026-03-02 01:00 in Auckland (NZDT, UTC+13).
-let coeliacInstant = Date(timeIntervalSince1970: 1_772_366_400)
+/// 2026-03-31 12:00 UTC: already 2026-04-01 01:00 in Auckland (NZDT, UTC+13). After every day
+/// the tests record in March (nothing is recorded after the user's today).
+let coeliacInstant = Date(timeIntervalSince1970: 1_774_958_400)
 
 func coeliacDate(_ text: String) -> LocalDate { LocalDate(text)! }
 

@@ -82,6 +82,7 @@ struct DiaryEntryTests {
 
     @Test func exportIsRFC4180() async throws {
         try await withTracker { world in
+            world.clock.advance(by: 3 * 86_400)
             _ = try await world.call(TrackerAPI.addEntry, typed("Soup, \"homemade\"", .lunch, grams: 300, kcal: 45, carbohydrates: 6.5, on: day("2026-03-10")))
             _ = try await world.call(TrackerAPI.addEntry, typed("Bread", .breakfast, grams: 50, kcal: 265, on: day("2026-03-11")))
             _ = try await world.call(TrackerAPI.addEntry, typed("Outside", .breakfast, grams: 50, kcal: 265, on: day("2026-03-12")))
@@ -90,7 +91,7 @@ struct DiaryEntryTests {
             let lines = export.csv.components(separatedBy: "\r\n")
             #expect(lines.count == 4 && lines[3].isEmpty, "header, two rows, CRLF after each")
             #expect(lines[0].hasPrefix("date,meal,food,grams,kcal_per_100g"))
-            #expect(lines[1].hasPrefix("2026-03-10,lunch,\"Soup, \"\"homemade\"\"\",300,45,6.5,0,0,135,19.5,0,0,manual,,2026-03-10T10:00:00Z"))
+            #expect(lines[1].hasPrefix("2026-03-10,lunch,\"Soup, \"\"homemade\"\"\",300,45,6.5,0,0,135,19.5,0,0,manual,,2026-03-13T10:00:00Z"), "logged three days later")
             #expect(lines[2].hasPrefix("2026-03-11,breakfast,Bread,50,265"))
             let backwards = await world.failure(TrackerAPI.export, DateRange(from: day("2026-03-11"), to: day("2026-03-10")))
             #expect(backwards?.code == .badRequest && backwards?.field == "to")
@@ -206,6 +207,8 @@ struct DayBoundaryTests {
 struct DrinkTests {
     @Test func waterAndCoffeeCountUpAndNeverBelowZero() async throws {
         try await withTracker { world in
+            // The day after is recorded too: it must not be in the future.
+            world.clock.advance(by: 86_400)
             let date = day("2026-03-10")
             var counts = try await world.call(TrackerAPI.changeDrink, DrinkChange(date: date, drink: .water, delta: 2))
             counts = try await world.call(TrackerAPI.changeDrink, DrinkChange(date: date, drink: .coffee, delta: 1))

@@ -77,6 +77,8 @@ struct GoalsAndSummaryTests {
 
     @Test func historyAndAnalysisOverAHandBuiltFortnight() async throws {
         try await withTracker { world in
+            // Recorded a week later, so every day of the fortnight is in the past.
+            world.clock.advance(by: 7 * 86_400)
             // Week of Mon 2 March: three days at exactly 2000 kcal (the default goal); week of
             // Mon 9 March: one day at 2150 (within 10 %) and one at 3000 (outside).
             let days: [(String, Double)] = [("2026-03-02", 2000), ("2026-03-03", 2000), ("2026-03-05", 2000), ("2026-03-09", 2150), ("2026-03-11", 3000)]
