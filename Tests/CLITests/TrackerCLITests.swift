@@ -125,7 +125,7 @@ struct TrackerCLITests {
                 + "96385074\t\t\t1\t1\t1\t1\n"
                 + "036000291452\tOat Drink\t\t46\tabc\t1\t1.5\n"
             try Data(tsv.utf8).write(to: file)
-            let imported = await sous(["products", "import", file.path] + args + ["--user", "operator"])
+            let imported = await sous(["operator", "import-products", file.path] + args + ["--user", "operator"])
             #expect(imported.code == 0, "\(imported.err)")
             #expect(imported.out.contains("Imported 1 products") && imported.out.contains("skipped 3 rows"))
             #expect(imported.out.contains("1 × wrong check digit") && imported.out.contains("1 × missing product_name"))

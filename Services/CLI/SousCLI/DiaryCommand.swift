@@ -14,7 +14,10 @@ struct DiaryCommand: AsyncParsableCommand {
             profile (UTC if the planner cannot be reached). Meals: breakfast, lunch, dinner, snack. \
             Nutrition is per 100 g: kcal, carbohydrates (--carbs), protein and fat in grams.
             """,
-        subcommands: [Add.self, List.self, Edit.self, Delete.self, Summary.self, History.self, Analysis.self, Yesterday.self, Export.self]
+        subcommands: [
+            Add.self, LogRecipe.self, List.self, Edit.self, Delete.self, Summary.self, Status.self, History.self, Analysis.self, Yesterday.self,
+            Export.self,
+        ]
     )
 
     struct Add: AsyncParsableCommand {
@@ -45,6 +48,41 @@ struct DiaryCommand: AsyncParsableCommand {
             let entry = try await global.client(.tracker).call(TrackerAPI.addEntry, request, session: global.token)
             if global.json { return try printJSON(entry) }
             Console.current.out("Logged #\(entry.id) \(entry.food), \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date): \(number(entry.totals.kcal, decimals: 0)) kcal.")
+        }
+    }
+
+    struct LogRecipe: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "log-recipe",
+            abstract: "Log servings of a catalog recipe with its nutrition per serving (what is eaten: a frying bath is not).",
+            discussion: "`sous plan cooked` does this for a planned meal and marks it cooked; this logs any recipe."
+        )
+
+        @Argument(help: "Recipe id.") var recipe: String
+        @Option(help: "breakfast, lunch, dinner or snack.") var meal: String
+        @Option(help: "Servings eaten, more than 0 and at most 50.") var servings: Double = 1
+        @Option(help: "The day, YYYY-MM-DD (default today).") var date: String?
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let request = RecipeServingLog(date: try date.map { try trackerDate($0) }, meal: try trackerMeal(meal), recipe: recipe, servings: servings)
+            let entry = try await global.client(.tracker).call(TrackerAPI.logRecipeServing, request, session: global.token)
+            if global.json { return try printJSON(entry) }
+            Console.current.out("Logged #\(entry.id) \(entry.food), \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date): \(number(entry.totals.kcal, decimals: 0)) kcal.")
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Which meals a day has entries for, and its kcal against the goal (what the 19:00 reminder checks).")
+
+        @Option(help: "The day, YYYY-MM-DD (default today).") var date: String?
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let status = try await global.client(.tracker).call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: try date.map { try trackerDate($0) }), session: global.token)
+            if global.json { return try printJSON(status) }
+            let meals = status.mealsLogged.isEmpty ? "nothing logged" : "logged: " + status.mealsLogged.map(\.rawValue).joined(separator: ", ")
+            Console.current.out("\(status.date): \(meals); \(number(status.kcal, decimals: 0)) of \(number(status.kcalGoal, decimals: 0)) kcal.")
         }
     }
 

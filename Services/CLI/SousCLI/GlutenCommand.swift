@@ -12,12 +12,13 @@ struct GlutenCommand: AsyncParsableCommand {
         discussion: """
             Before testing, predict: `sous gluten predict yes` (you expect the test to find gluten) or `no`. \
             After testing, record the result: `sous gluten result positive` or `negative`. A prediction can \
-            change until the day has a result; a result is recorded once. The hit rate counts results that \
+            change until the day has a result; a result is recorded once (`--replace` corrects it, `sous gluten \
+            withdraw` removes it). The hit rate counts results that \
             had a prediction. A streak is consecutive correct predictions by date: a wrong one resets it, \
             days without a test or without a prediction do not. Badges at streaks of 3, 7 and 30. \
             Dates are YYYY-MM-DD, default today in the time zone of your cooking profile.
             """,
-        subcommands: [Predict.self, Result.self, Stats.self, CalendarView.self]
+        subcommands: [Predict.self, Result.self, Withdraw.self, Stats.self, CalendarView.self]
     )
 
     enum Expectation: String, ExpressibleByArgument, CaseIterable {
@@ -48,10 +49,13 @@ struct GlutenCommand: AsyncParsableCommand {
 
         @Argument(help: "positive: the test found gluten; negative: it did not.") var outcome: Outcome
         @Option(help: "The test day, YYYY-MM-DD (default: today).") var date: String?
+        @Flag(help: "Correct a result already recorded for the day.") var replace = false
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let request = GlutenResultRequest(date: try date.map { try parseJournalDate($0, option: "date") }, positive: outcome == .positive)
+            let request = GlutenResultRequest(
+                date: try date.map { try parseJournalDate($0, option: "date") }, positive: outcome == .positive, replace: replace ? true : nil
+            )
             let recorded = try await global.client(.tracker).call(CoeliacAPI.recordResult, request, session: global.token)
             if global.json { return try printJSON(recorded) }
             let day = recorded.day
@@ -64,6 +68,21 @@ struct GlutenCommand: AsyncParsableCommand {
             for badge in recorded.newBadges {
                 Console.current.out("Badge earned: \(badge.streak) correct predictions in a row!")
             }
+        }
+    }
+
+    struct Withdraw: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Withdraw a day's recorded result (its prediction stays).")
+
+        @Option(help: "The test day, YYYY-MM-DD.") var date: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let request = GlutenResultRemoval(date: try parseJournalDate(date, option: "date"))
+            let day = try await global.client(.tracker).call(CoeliacAPI.deleteResult, request, session: global.token)
+            if global.json { return try printJSON(day) }
+            let prediction = day.expectsGluten.map { " Its prediction (\($0 ? "gluten" : "no gluten")) stays." } ?? ""
+            Console.current.out("Withdrew the result of \(day.date).\(prediction)")
         }
     }
 

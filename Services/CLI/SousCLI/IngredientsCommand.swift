@@ -6,8 +6,25 @@ struct IngredientsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingredients",
         abstract: "Look up ingredients in the catalog.",
-        subcommands: [Search.self]
+        subcommands: [Search.self, Show.self]
     )
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show ingredients by id: units, price, nutrition per 100 g, allergens and other names.")
+
+        @Argument(help: "Ingredient ids, e.g. eggplant (see `sous ingredients search`).") var ids: [String]
+        @OptionGroup var global: GlobalOptions
+
+        func validate() throws {
+            guard !ids.isEmpty else { throw ValidationError("name at least one ingredient id") }
+        }
+
+        func run() async throws {
+            let list = try await global.client(.catalog).call(CatalogAPI.getIngredients, IngredientIDs(ids: ids), session: global.token)
+            if global.json { return try printJSON(list) }
+            Console.current.out(list.ingredients.map(renderIngredient).joined(separator: "\n\n"))
+        }
+    }
 
     struct Search: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Find ingredients by name (prefix or substring; case and accents ignored).")
@@ -30,4 +47,24 @@ struct IngredientsCommand: AsyncParsableCommand {
             Console.current.out(table.render())
         }
     }
+}
+
+func renderIngredient(_ ingredient: Ingredient) -> String {
+    func list(_ values: [String]) -> String { values.isEmpty ? "none" : values.joined(separator: ", ") }
+    let n = ingredient.nutrition
+    var measures = ["usually in \(ingredient.unit.rawValue)"]
+    if let perMl = ingredient.gramsPerMl { measures.append("\(number(perMl, decimals: 2)) g per ml") }
+    if let perPiece = ingredient.gramsPerPiece { measures.append("\(number(perPiece)) g per piece") }
+    var lines = [
+        "\(ingredient.name)  (\(ingredient.id))",
+        "Also called: \(list(ingredient.synonyms))",
+        "Measured: \(measures.joined(separator: " · "))",
+        "Price: \(money(ingredient.price.amount))/\(ingredient.price.per.rawValue) (illustrative) · \(ingredient.category.rawValue)"
+            + (ingredient.bought ? "" : " · not bought (from the tap)"),
+        "Per 100 g: \(number(n.kcal, decimals: 0)) kcal · carbs \(number(n.carbohydrates)) g · protein \(number(n.protein)) g · fat \(number(n.fat)) g"
+            + " · fibre \(number(n.fibre)) g · sugar \(number(n.sugar)) g · salt \(number(n.salt, decimals: 2)) g",
+        "Allergens: \(list(ingredient.allergens.map(\.rawValue))) · contains: \(list(ingredient.contains.map(\.rawValue)))",
+    ]
+    if let ndb = ingredient.usdaNdb { lines.append("USDA SR28 #\(ndb)") }
+    return lines.joined(separator: "\n")
 }

@@ -16,7 +16,7 @@ struct PlanCommand: AsyncParsableCommand {
               sous plan move tomorrow dinner +3 lunch
               sous plan cooked today dinner
             """,
-        subcommands: [Show.self, List.self, Add.self, Remove.self, Put.self, Move.self, Clear.self, Cooked.self, ICS.self]
+        subcommands: [Show.self, List.self, Add.self, Remove.self, Put.self, Move.self, Clear.self, Cooked.self, Multiplier.self, ICS.self]
     )
 
     struct Show: AsyncParsableCommand {
@@ -81,6 +81,21 @@ struct PlanCommand: AsyncParsableCommand {
             let selection = try await global.client(.planner).call(PlannerAPI.removeRecipe, RecipeID(id: recipe), session: global.token)
             if global.json { return try printJSON(selection) }
             printSelection(selection)
+        }
+    }
+
+    struct Multiplier: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "How many times to buy a recipe: the slots it fills in your week (at least 1), as the grocery list assumes."
+        )
+        @Argument(help: "Recipe id.") var recipe: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let result = try await global.client(.planner).call(PlannerAPI.suggestedMultiplier, RecipeID(id: recipe), session: global.token)
+            if global.json { return try printJSON(result) }
+            let slots = result.plannedSlots == 1 ? "1 slot" : "\(result.plannedSlots) slots"
+            Console.current.out("\(result.recipe): buy ×\(result.multiplier) (planned in \(slots) this week).")
         }
     }
 

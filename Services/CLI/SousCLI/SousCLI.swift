@@ -16,19 +16,21 @@ public struct SousCommand: AsyncParsableCommand {
 
             New here? `sous register --email you@example.org --name You`, then `sous profile set --people 2 --diet vegetarian --time-zone Europe/Rome`, \
             `sous recipes search`, `sous plan put today dinner RECIPE`, `sous groceries add-recipe RECIPE`. \
-            Every command has --help. Shell completion: `sous --generate-completion-script bash` (or zsh, fish).
+            Every command has --help, and every method of the protocol has a command (operators' ones under \
+            `sous operator`). Shell completion: `sous --generate-completion-script bash` (or zsh, fish).
             """,
         subcommands: [
             RegisterCommand.self, LoginCommand.self, LogoutCommand.self, WhoAmICommand.self,
             SessionsCommand.self, PasswordCommand.self, AccountCommand.self,            // accounts (planner)
             StatusCommand.self,
-            RecipesCommand.self, IngredientsCommand.self,                           // catalog
+            RecipesCommand.self, IngredientsCommand.self, CatalogCommand.self,      // catalog
             ProfileCommand.self, PlanCommand.self, CookCommand.self,                // planner
             GroceriesCommand.self,                                                  // groceries
             DiaryCommand.self, WaterCommand.self, CoffeeCommand.self, GoalsCommand.self,
             FoodsCommand.self, BarcodeCommand.self, ProductsCommand.self,           // tracker
             JournalCommand.self, GlutenCommand.self,                                // tracker: coeliac diary
             RemindersCommand.self,                                                  // notifier
+            OperatorCommand.self,                                                   // operators only
         ]
     )
 

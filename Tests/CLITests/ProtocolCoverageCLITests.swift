@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import SousCLI
+import SousRuntime
+import SousSchema
+import SousServiceTesting
+import SousTestSupport
+import SousWire
+import Testing
+
+/// `sous` covers the whole protocol: every method a person may call has a command, and the
+/// commands added for the last nine work against the real services.
+struct ProtocolCoverageCLITests {
+    /// Every method the five services serve, except those only services call, is in the CLI's
+    /// index, and the command the index names exists.
+    @Test func everyUserAndOperatorMethodHasACommand() throws {
+        let stack = try StackFixture.make()
+        var served: Set<String> = []
+        for host in stack.hosts {
+            for (name, access) in host.server.registeredAccess where access != .service { served.insert(name) }
+        }
+        #expect(served.count > 80)
+        for name in served.sorted() {
+            guard let path = CommandIndex.commands[name] else {
+                Issue.record("\(name) has no `sous` command")
+                continue
+            }
+            #expect(command(at: path.split(separator: " ").map(String.init)) != nil, "`sous \(path)` (for \(name)) does not exist")
+        }
+        #expect(Set(CommandIndex.commands.keys).subtracting(served).isEmpty, "the index names no method that is not served")
+    }
+
+    /// The subcommand at `path` under `sous`, by command names.
+    func command(at path: [String]) -> (any ParsableCommand.Type)? {
+        var current: any ParsableCommand.Type = SousCommand.self
+        for name in path {
+            guard let next = current.configuration.subcommands.first(where: { $0._commandName == name }) else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    @Test func theNewCommandsReachTheirMethods() async throws {
+        let clock = WallClock.manual(at: ISO8601DateFormatter().date(from: "2026-03-10T10:00:00Z")!)
+        let stack = try StackFixture.make(clock: clock)
+        try await withRunningServices(stack.hosts) { _ in
+            var endpoints: [String] = ["--timeout-ms", "30000"]
+            for host in stack.hosts { endpoints += ["--\(host.name)", host.boundEndpoints.requests] }
+            let ada = endpoints + ["--user", "ada"]
+
+            let ingredient = await sous(["ingredients", "show", "eggplant"] + ada)
+            #expect(ingredient.code == 0 && ingredient.out.contains("Aubergine (eggplant)  (eggplant)") && ingredient.out.contains("Also called: aubergine, brinjal"), "\(ingredient.out)\(ingredient.err)")
+            #expect(await sous(["ingredients", "show", "unobtainium"] + ada).code == 3)
+
+            let changes = await sous(["catalog", "changes"] + ada)
+            #expect(changes.code == 0 && changes.out.contains("recipes changed") && changes.out.contains("Next time: sous catalog changes --since"))
+            let version = try JSONDecoder().decode(CatalogChanges.self, from: Data(await sous(["catalog", "changes", "--json"] + ada).out.utf8)).version
+            #expect(await sous(["catalog", "changes", "--since", "\(version)"] + ada).out.contains("0 recipes changed."))
+
+            #expect(await sous(["plan", "put", "today", "dinner", "red-lentil-dal"] + ada).code == 0)
+            #expect(await sous(["plan", "multiplier", "red-lentil-dal"] + ada).out == "red-lentil-dal: buy ×1 (planned in 1 slot this week).\n")
+            #expect(await sous(["plan", "multiplier", "no-such-recipe"] + ada).code == 3)
+
+            let logged = await sous(["diary", "log-recipe", "crispy-homemade-fries", "--meal", "dinner"] + ada)
+            #expect(logged.code == 0 && logged.out.contains("Crispy Homemade Fries") && logged.out.contains("503 kcal"), "\(logged.out)\(logged.err)")
+            let status = await sous(["diary", "status"] + ada)
+            #expect(status.out == "2026-03-10: logged: dinner; 503 of 2000 kcal.\n", "\(status.out)")
+
+            let product = await sous(["products", "add", "4006381333931", "--name", "Oat drink", "--kcal", "46", "--carbs", "6.7", "--protein", "1", "--fat", "1.5"] + ada)
+            #expect(product.code == 0 && product.out.contains("Added 4006381333931 Oat drink"), "\(product.err)")
+            #expect(await sous(["barcode", "4006381333931"] + ada).out.contains("Oat drink"))
+
+            // Operators only: a user is refused, an operator is not.
+            #expect(await sous(["operator", "reload-seed"] + ada).code == 8)
+            let reloaded = await sous(["operator", "reload-seed"] + endpoints + ["--user", "operator"])
+            #expect(reloaded.code == 0 && reloaded.out.contains("96 recipes"), "\(reloaded.err)")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("ingredients-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            var eggplant = try #require(try await stack.client(.catalog, session: TestSessions.token(for: "ada")).call(
+                CatalogAPI.getIngredients, IngredientIDs(ids: ["eggplant"])
+            ).ingredients.first)
+            eggplant.synonyms.append("melanzana")
+            try JSONEncoder().encode([eggplant]).write(to: file)
+            let imported = await sous(["operator", "import-ingredients", file.path] + endpoints + ["--user", "operator"])
+            #expect(imported.code == 0 && imported.out.contains("Imported 1 ingredients"), "\(imported.err)")
+            let searched = await sous(["recipes", "search", "melanzana", "--no-filters"] + ada)
+            #expect(searched.code == 0 && !searched.out.contains("No recipes match"), "recipes with eggplant, by its new name")
+            #expect(await sous(["ingredients", "search", "melanzana"] + ada).out.contains("eggplant"))
+            try Data("[{\"id\": 1}]".utf8).write(to: file)
+            let broken = await sous(["operator", "import-ingredients", file.path] + endpoints + ["--user", "operator"])
+            #expect(broken.code == 4 && broken.err.contains("is not a list of ingredients"), "\(broken.err)")
+
+            let clockShown = await sous(["operator", "clock", "show", "--service", "tracker"] + ada)
+            #expect(clockShown.out.contains("2026-03-10T10:00:00Z  (manual)"), "\(clockShown.out)\(clockShown.err)")
+            #expect(await sous(["operator", "clock", "set", "2026-03-11T08:00:00Z"] + ada).code == 8)
+            let moved = await sous(["operator", "clock", "set", "2026-03-11T08:00:00Z"] + endpoints + ["--user", "operator"])
+            #expect(moved.code == 0 && moved.out.contains("catalog, groceries, notifier, planner, tracker"), "\(moved.err)")
+            #expect(await sous(["diary", "status"] + ada).out.hasPrefix("2026-03-11: nothing logged"))
+        }
+    }
+
+    @Test func filterSwitchesAndGlutenCorrectionsFromTheCommandLine() async throws {
+        let clock = WallClock.manual(at: ISO8601DateFormatter().date(from: "2026-03-10T10:00:00Z")!)
+        let stack = try StackFixture.make(clock: clock)
+        try await withRunningServices(stack.hosts) { _ in
+            var ada = ["--timeout-ms", "30000", "--user", "ada"]
+            for host in stack.hosts { ada += ["--\(host.name)", host.boundEndpoints.requests] }
+
+            #expect(await sous(["profile", "set", "--allergen", "gluten"] + ada).code == 0)
+            let filtered = await sous(["recipes", "search", "--page-size", "100", "--json"] + ada)
+            let withoutGluten = try JSONDecoder().decode(RecipePage.self, from: Data(filtered.out.utf8))
+            #expect(withoutGluten.recipes.allSatisfy { !$0.allergens.contains(.gluten) })
+            let ignoring = try JSONDecoder().decode(RecipePage.self, from: Data(await sous(["recipes", "search", "--ignore", "allergens", "--page-size", "100", "--json"] + ada).out.utf8))
+            #expect(ignoring.recipes.contains { $0.allergens.contains(.gluten) })
+            let off = await sous(["profile", "set", "--filter-allergens", "off"] + ada)
+            #expect(off.code == 0 && off.out.contains("allergens off") && off.out.contains("Allergens  gluten"), "\(off.out)")
+            let unfiltered = try JSONDecoder().decode(RecipePage.self, from: Data(await sous(["recipes", "search", "--page-size", "100", "--json"] + ada).out.utf8))
+            #expect(unfiltered.recipes.count == ignoring.recipes.count)
+            #expect(await sous(["recipes", "search", "--no-filters", "--ignore", "diets"] + ada).code == 64)
+
+            let byName = await sous(["recipes", "search", "--ingredient", "aubergine", "--no-filters"] + ada)
+            #expect(byName.code == 0 && !byName.out.contains("No recipes match"), "\(byName.err)")
+            let fried = await sous(["recipes", "show", "crispy-homemade-fries"] + ada)
+            #expect(fried.out.contains("Sunflower oil (for frying; 10 % eaten)"), "\(fried.out)")
+
+            #expect(await sous(["gluten", "predict", "no", "--date", "2026-03-09"] + ada).code == 0)
+            #expect(await sous(["gluten", "result", "positive", "--date", "2026-03-09"] + ada).code == 0)
+            #expect(await sous(["gluten", "result", "negative", "--date", "2026-03-09"] + ada).code == 7)
+            let corrected = await sous(["gluten", "result", "negative", "--date", "2026-03-09", "--replace"] + ada)
+            #expect(corrected.out.contains("Recorded negative for 2026-03-09. Your prediction was right."), "\(corrected.out)\(corrected.err)")
+            let withdrawn = await sous(["gluten", "withdraw", "--date", "2026-03-09"] + ada)
+            #expect(withdrawn.out == "Withdrew the result of 2026-03-09. Its prediction (no gluten) stays.\n")
+            let future = await sous(["gluten", "result", "negative", "--date", "2099-01-01"] + ada)
+            #expect(future.code == 4 && future.err.contains("field: date"))
+        }
+    }
+}
