@@ -35,6 +35,16 @@ HAND = {
     "clock.set--far-future": {"now": msgpack.Timestamp(2**33)},
     "ingredients.import--empty": {"source": "fuzz", "ingredients": []},
     "ingredients.import--partial": {"source": "fuzz", "ingredients": [{"id": "fuzz-thing", "name": "Thing"}]},
+    "ingredients.import--synonyms": {"source": "fuzz", "ingredients": [{
+        "id": "fuzz-thing", "name": "Thing", "usdaNdb": None, "unit": "g", "gramsPerPiece": None, "gramsPerMl": 1.0,
+        "price": {"amount": 1.0, "per": "kg"}, "category": "Other",
+        "nutrition": {"kcal": 0.0, "carbohydrates": 0.0, "protein": 0.0, "fat": 0.0, "fibre": 0.0, "sugar": 0.0, "salt": 0.0},
+        "contains": [], "allergens": [], "synonyms": ["whatsit", "thingy"], "bought": False}]},
+    "recipes.create--frying-bath": {"name": "Fries", "summary": "Fried twice.", "servings": 2, "ingredients": [
+        {"ingredient": "potato", "quantity": 500, "unit": "g"},
+        {"ingredient": "sunflower-oil", "quantity": 1, "unit": "l", "use": "frying", "eatenShare": 0.05}]},
+    "gluten.result--replace": {"date": "2026-03-09", "positive": False, "replace": True},
+    "gluten.deleteResult--day": {"date": "2026-03-09"},
 }
 
 # Inputs that crashed a service before the fixes they are named after.
