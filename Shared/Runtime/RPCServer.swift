@@ -84,6 +84,8 @@ public final class RPCServer: Service, Sendable {
         let isWrite: Bool
         let access: Access
         let lane: MethodLane
+        /// The method's entry in `describe`, computed when asked.
+        let describe: @Sendable (inout WireSchema) throws -> MethodDescription
     }
 
     struct Job: Sendable {
@@ -199,13 +201,30 @@ public final class RPCServer: Service, Sendable {
                 (value as? Response).flatMap { try? MessagePackEncoder().encode($0) }
             }, run)
         }
-        handlers.withLock { $0[method.name] = Registration(handler: raw, isWrite: method.isWrite, access: method.access, lane: method.lane) }
+        let registration = Registration(
+            handler: raw, isWrite: method.isWrite, access: method.access, lane: method.lane, describe: { try method.describe(into: &$0) }
+        )
+        handlers.withLock { $0[method.name] = registration }
     }
 
     public var registeredMethods: [String] { handlers.withLock { $0.keys.sorted() } }
 
     /// Every registered method and who may call it.
     public var registeredAccess: [String: Access] { handlers.withLock { $0.mapValues(\.access) } }
+
+    /// What `describe` answers for this server: every registered method by name, with the
+    /// shapes of its request and reply, and every type they use.
+    public func description(of service: String) throws -> ServiceDescription {
+        let registrations = handlers.withLock { $0 }
+        var schema = WireSchema()
+        var methods: [MethodDescription] = []
+        for name in registrations.keys.sorted() {
+            methods.append(try registrations[name]!.describe(&schema))
+        }
+        return ServiceDescription(
+            service: service, protocolVersion: Int(SousProtocol.version), methods: methods, types: schema.types.values.sorted { $0.name < $1.name }
+        )
+    }
 
     // MARK: Running
 

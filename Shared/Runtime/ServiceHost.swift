@@ -104,6 +104,14 @@ public final class ServiceHost: Sendable {
             }
             return ClockReading(now: clock.now, manual: true)
         }
+        let server = self.server
+        server.register(CommonAPI.describe) { _, _ in
+            do {
+                return try server.description(of: name)
+            } catch {
+                throw ServiceError.internal("\(name) cannot describe its methods: \(error)")
+            }
+        }
     }
 
     /// Publishes the activity event the notifier listens to. Call it for every user action.

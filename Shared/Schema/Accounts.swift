@@ -5,7 +5,7 @@ public import SousWire
 // every service.
 
 /// What an account may do beyond its own data.
-public enum AccountRole: String, Codable, Sendable {
+public enum AccountRole: String, Codable, Sendable, CaseIterable {
     case user
     /// May change what every user shares (imports, seed reloads, the clock).
     case `operator`

@@ -203,7 +203,7 @@ public struct RecipeStep: Codable, Equatable, Sendable {
 }
 
 /// Who a recipe belongs to.
-public enum RecipeOrigin: String, Codable, Sendable {
+public enum RecipeOrigin: String, Codable, Sendable, CaseIterable {
     /// Shipped with Sous.
     case builtIn
     /// Written by a user.

@@ -242,6 +242,8 @@ public struct GlutenDay: Codable, Equatable, Sendable {
         date = try container.decode(LocalDate.self, forKey: .date)
         expectsGluten = try container.decodeIfPresent(Bool.self, forKey: .expectsGluten)
         positive = try container.decodeIfPresent(Bool.self, forKey: .positive)
+        // Computed from the two above; read (and ignored) so that `describe` lists it.
+        _ = try container.decodeIfPresent(Bool.self, forKey: .correct)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -371,7 +373,7 @@ public struct GlutenCalendar: Codable, Equatable, Sendable {
 // MARK: Events and methods
 
 /// What happened to a journal entry.
-public enum JournalChange: String, Codable, Sendable {
+public enum JournalChange: String, Codable, Sendable, CaseIterable {
     case added, edited, deleted
 }
 
@@ -428,4 +430,9 @@ public enum CoeliacAPI {
     public static let deleteResult = Method<GlutenResultRemoval, GlutenDay>.write("gluten.deleteResult", .user)
     public static let stats = Method<Empty, GlutenStats>.read("gluten.stats", .user)
     public static let calendar = Method<GlutenCalendarRequest, GlutenCalendar>.read("gluten.calendar", .user)
+}
+
+extension TimeOfDay: WireShaped {
+    public static var wireShape: WireShape { .time }
+    public static var wireSample: TimeOfDay { TimeOfDay(hour: 12, minute: 0)! }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+public import SousWire
 
 /// A calendar date in a user's own time zone, carried on the wire as the string "YYYY-MM-DD".
 ///
@@ -165,4 +166,9 @@ public struct LocalDate: Codable, Hashable, Comparable, Sendable, CustomStringCo
         let fromMonday = (dayNumber + 3) % 7
         return (fromMonday < 0 ? fromMonday + 7 : fromMonday) + 1
     }
+}
+
+extension LocalDate: WireShaped {
+    public static var wireShape: WireShape { .date }
+    public static var wireSample: LocalDate { LocalDate(year: 2026, month: 1, day: 1)! }
 }

@@ -1,6 +1,6 @@
 /// Barcode check digits (GS1): EAN-13, EAN-8 and UPC-A.
 public enum Barcode {
-    public enum Kind: String, Codable, Sendable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
         case ean13, ean8, upcA
     }
 

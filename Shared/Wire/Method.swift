@@ -48,7 +48,7 @@ public enum Access: String, Sendable, CaseIterable, Codable {
 
 /// The group of threads a server runs a method's handler on, each with its own bound on
 /// requests in flight: work in one lane never holds up another.
-public enum MethodLane: String, Sendable, CaseIterable {
+public enum MethodLane: String, Sendable, CaseIterable, Codable {
     /// `health` and clock control: answered even while every other lane is full.
     case control
     /// Ordinary reads and writes.

@@ -45,7 +45,7 @@ public enum SousProtocol {
 }
 
 /// Reply status values carried in ``ReplyHeader/status``.
-public enum ReplyStatus: String, Codable, Sendable {
+public enum ReplyStatus: String, Codable, Sendable, CaseIterable {
     case ok
     case error
 }

@@ -1,9 +1,12 @@
+import CatalogService
 import Foundation
 import SousRuntime
 import SousSchema
 import SousServiceTesting
+import SousTestSupport
 import SousWire
 import Testing
+import TrackerService
 
 /// docs/PROTOCOL.md stays true to the code: every method a service serves is in its method
 /// index, with the access the method declares.
@@ -26,6 +29,71 @@ struct ContractTests {
                 if let listed = documented[name] {
                     #expect(listed == access.rawValue, "\(name) is \(access.rawValue), docs/PROTOCOL.md says \(listed)")
                 }
+            }
+        }
+    }
+}
+
+/// `describe` publishes every method's request and reply shapes from the code that decodes them.
+struct DescribeTests {
+    @Test func everyServiceDescribesEveryMethodAndEveryTypeItNames() throws {
+        let stack = try StackFixture.make()
+        for host in stack.hosts {
+            let description = try host.server.description(of: host.name)
+            #expect(description.methods.map(\.name) == host.server.registeredMethods, "\(host.name)")
+            let named = Set(description.types.map(\.name))
+            func check(_ shape: WireShape, in place: String) {
+                if let type = shape.type { #expect(named.contains(type), "\(place) names \(type), which is not described") }
+                for element in shape.element ?? [] { check(element, in: place) }
+            }
+            for method in description.methods {
+                check(method.request, in: "\(method.name) request")
+                check(method.reply, in: "\(method.name) reply")
+            }
+            for type in description.types {
+                for field in type.fields ?? [] { check(field.shape, in: "\(type.name).\(field.name)") }
+            }
+        }
+    }
+
+    @Test func aRecipeDraftIsDescribedFieldByField() throws {
+        let stack = try StackFixture.make()
+        let catalog = try stack.catalog.host.server.description(of: "catalog")
+        let create = try #require(catalog.methods.first { $0.name == "recipes.create" })
+        #expect(create.write && create.access == .user && create.lane == .standard)
+        #expect(create.request == .object("RecipeDraft") && create.reply == .object("RecipeDetail"))
+        let types = Dictionary(uniqueKeysWithValues: catalog.types.map { ($0.name, $0) })
+        let draft = try #require(types["RecipeDraft"]?.fields)
+        #expect(draft.map(\.name) == ["name", "summary", "servings", "prepMinutes", "cookMinutes", "ingredients", "steps", "equipment", "dishTypes", "link", "image"])
+        #expect(draft.allSatisfy { !$0.required }, "every field of a draft may be left out")
+        #expect(draft.first { $0.name == "ingredients" }?.shape == .array(of: .object("RecipeIngredient")))
+        let line = try #require(types["RecipeIngredient"]?.fields)
+        #expect(line.map { "\($0.name):\($0.shape):\($0.required)" } == [
+            "ingredient:string:true", "quantity:float:true", "unit:MeasureUnit:true", "use:IngredientUse:false", "eatenShare:float:false",
+        ])
+        #expect(types["IngredientUse"]?.values == ["eaten", "frying", "discarded"])
+        #expect(types["MeasureUnit"]?.values == MeasureUnit.allCases.map(\.rawValue))
+        let step = try #require(types["RecipeStep"]?.fields)
+        #expect(step.first { $0.name == "ingredients" }?.required == false, "a step's ingredients may be left out")
+        let detail = try #require(types["RecipeDetail"]?.fields)
+        #expect(detail.first { $0.name == "version" }?.shape == .int && detail.first { $0.name == "link" }?.required == false)
+
+        let tracker = try stack.tracker.host.server.description(of: "tracker")
+        let trackerTypes = Dictionary(uniqueKeysWithValues: tracker.types.map { ($0.name, $0) })
+        #expect(trackerTypes["DiaryAdd"]?.fields?.first { $0.name == "date" }?.shape == .date)
+        #expect(trackerTypes["JournalEntryDraft"]?.fields?.first { $0.name == "photo" }?.shape == .bytes)
+        #expect(trackerTypes["JournalEntryDraft"]?.fields?.first { $0.name == "time" }?.shape == .time)
+        #expect(trackerTypes["GlutenDay"]?.fields?.map(\.name) == ["date", "expectsGluten", "positive", "correct"])
+    }
+
+    /// Over the socket, to anyone who completed the handshake (no session needed).
+    @Test func describeIsAnsweredOverTheWire() async throws {
+        let stack = try StackFixture.make()
+        try await withRunningServices(stack.hosts) { _ in
+            for host in stack.hosts {
+                let remote = try await stack.client(SousService(rawValue: host.name)!).call(CommonAPI.describe, Empty())
+                #expect(remote == (try host.server.description(of: host.name)))
+                #expect(remote.methods.contains { $0.name == "describe" } && remote.protocolVersion == 2)
             }
         }
     }

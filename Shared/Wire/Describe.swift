@@ -1,0 +1,47 @@
+/// What `describe` answers: a service's methods with the shapes of their requests and replies,
+/// and every type those shapes name (docs/PROTOCOL.md, "Describing a service").
+public struct ServiceDescription: Codable, Equatable, Sendable {
+    public var service: String
+    /// ``SousProtocol/version``.
+    public var protocolVersion: Int
+    /// By name.
+    public var methods: [MethodDescription]
+    /// Every object and enumeration type the methods use, by name.
+    public var types: [WireType]
+
+    public init(service: String, protocolVersion: Int, methods: [MethodDescription], types: [WireType]) {
+        self.service = service
+        self.protocolVersion = protocolVersion
+        self.methods = methods
+        self.types = types
+    }
+}
+
+public struct MethodDescription: Codable, Equatable, Sendable {
+    public var name: String
+    /// Writes may be sent with an idempotency key; reads are safe to repeat.
+    public var write: Bool
+    public var access: Access
+    public var lane: MethodLane
+    public var request: WireShape
+    public var reply: WireShape
+
+    public init(name: String, write: Bool, access: Access, lane: MethodLane, request: WireShape, reply: WireShape) {
+        self.name = name
+        self.write = write
+        self.access = access
+        self.lane = lane
+        self.request = request
+        self.reply = reply
+    }
+}
+
+extension Method {
+    /// This method's entry in a ``ServiceDescription``, adding the types it uses to `schema`.
+    public func describe(into schema: inout WireSchema) throws -> MethodDescription {
+        MethodDescription(
+            name: name, write: isWrite, access: access, lane: lane, request: try schema.shape(of: Request.self),
+            reply: try schema.shape(of: Response.self)
+        )
+    }
+}
