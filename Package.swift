@@ -28,6 +28,7 @@ let package = Package(
         .executable(name: "sous-notifier", targets: ["sous-notifier"]),
         .executable(name: "sous", targets: ["sous"]),
         .executable(name: "sous-bench", targets: ["sous-bench"]),
+        .executable(name: "sous-protocol-reference", targets: ["sous-protocol-reference"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -65,6 +66,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+
+        // Rewrites docs/PROTOCOL.md's method and type reference from what the services describe.
+        .executableTarget(
+            name: "sous-protocol-reference",
+            dependencies: ["SousServiceTesting", "SousRuntime", "SousWire"],
+            path: "Tools/ProtocolReference",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Services
         .target(

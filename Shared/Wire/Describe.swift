@@ -22,13 +22,17 @@ public struct MethodDescription: Codable, Equatable, Sendable {
     /// Writes may be sent with an idempotency key; reads are safe to repeat.
     public var write: Bool
     public var access: Access
+    /// Whether a write retried with the same idempotency key gets its first reply again (false
+    /// for writes that forget the user, such as deleting an account).
+    public var replaysReply: Bool
     public var lane: MethodLane
     public var request: WireShape
     public var reply: WireShape
 
-    public init(name: String, write: Bool, access: Access, lane: MethodLane, request: WireShape, reply: WireShape) {
+    public init(name: String, write: Bool, replaysReply: Bool, access: Access, lane: MethodLane, request: WireShape, reply: WireShape) {
         self.name = name
         self.write = write
+        self.replaysReply = replaysReply
         self.access = access
         self.lane = lane
         self.request = request
@@ -40,7 +44,7 @@ extension Method {
     /// This method's entry in a ``ServiceDescription``, adding the types it uses to `schema`.
     public func describe(into schema: inout WireSchema) throws -> MethodDescription {
         MethodDescription(
-            name: name, write: isWrite, access: access, lane: lane, request: try schema.shape(of: Request.self),
+            name: name, write: isWrite, replaysReply: remembersReply, access: access, lane: lane, request: try schema.shape(of: Request.self),
             reply: try schema.shape(of: Response.self)
         )
     }

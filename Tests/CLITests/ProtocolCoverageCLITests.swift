@@ -1,4 +1,5 @@
 import ArgumentParser
+import CatalogService
 import Foundation
 import SousCLI
 import SousRuntime
@@ -132,6 +133,20 @@ struct ProtocolCoverageCLITests {
             #expect(withdrawn.out == "Withdrew the result of 2026-03-09. Its prediction (no gluten) stays.\n")
             let future = await sous(["gluten", "result", "negative", "--date", "2099-01-01"] + ada)
             #expect(future.code == 4 && future.err.contains("field: date"))
+        }
+    }
+}
+
+struct DescribeCLITests {
+    @Test func describeListsAServicesMethodsAndTheFieldsOfAType() async throws {
+        let stack = try StackFixture.make()
+        try await withRunningServices(stack.hosts) { _ in
+            let catalog = stack.catalog.host.boundEndpoints.requests
+            let described = await sous(["describe", "catalog", "--type", "RecipeIngredient", "--catalog", catalog, "--timeout-ms", "30000"])
+            #expect(described.code == 0, "\(described.err)")
+            #expect(described.out.contains("recipes.create") && described.out.contains("RecipeDraft"))
+            #expect(described.out.contains("- **`RecipeIngredient`** `{ingredient: string, quantity: float, unit: MeasureUnit, use?: IngredientUse, eatenShare?: float}`"))
+            #expect(await sous(["describe", "catalog", "--type", "Nothing", "--catalog", catalog]).code == 64)
         }
     }
 }

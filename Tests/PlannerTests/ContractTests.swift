@@ -8,27 +8,20 @@ import SousWire
 import Testing
 import TrackerService
 
-/// docs/PROTOCOL.md stays true to the code: every method a service serves is in its method
-/// index, with the access the method declares.
+/// docs/PROTOCOL.md stays true to the code: its method tables and type list are exactly what
+/// the services describe (`swift run sous-protocol-reference` rewrites them).
 struct ContractTests {
-    @Test func everyServedMethodIsDocumentedWithItsAccess() throws {
+    @Test func theProtocolReferenceIsWhatTheServicesDescribe() throws {
         let stack = try StackFixture.make()
         let protocolFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/PROTOCOL.md")
-        let text = try String(contentsOf: protocolFile, encoding: .utf8)
-        let index = String(text[text.range(of: "## Method index")!.lowerBound...])
-        // "| `name` | request | reply | kind | access |" rows of the index.
-        var documented: [String: String] = [:]
-        for line in index.split(separator: "\n") where line.hasPrefix("| `") {
-            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            let name = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
-            documented[name] = cells.last
-        }
+        let document = try String(contentsOf: protocolFile, encoding: .utf8)
+        let descriptions = try stack.hosts.map { try $0.server.description(of: $0.name) }
+        let generated = try ProtocolReference.replacingBlocks(in: document, with: ProtocolReference.blocks(descriptions))
+        #expect(generated == document, "docs/PROTOCOL.md differs from what the services describe: run `swift run sous-protocol-reference`")
+        // Every served method is in a table, with its access.
         for host in stack.hosts {
             for (name, access) in host.server.registeredAccess {
-                #expect(documented[name] != nil, "\(host.name) serves \(name), which docs/PROTOCOL.md does not list")
-                if let listed = documented[name] {
-                    #expect(listed == access.rawValue, "\(name) is \(access.rawValue), docs/PROTOCOL.md says \(listed)")
-                }
+                #expect(document.contains("| `\(name)` |") && generated.contains("| \(access.rawValue) |"), "\(name)")
             }
         }
     }

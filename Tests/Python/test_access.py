@@ -34,10 +34,13 @@ def methods_by_access() -> dict:
     text = (REPO_ROOT / "docs" / "PROTOCOL.md").read_text()
     index = text[text.index("## Method index"):]
     methods = {}
+    columns = {}
     for line in index.splitlines():
-        if line.startswith("| `"):
-            cells = [cell.strip() for cell in line.strip("|").split("|")]
-            methods[cells[0].strip("`")] = (cells[3], cells[-1])
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if line.startswith("| method |"):
+            columns = {name: position for position, name in enumerate(cells)}
+        elif line.startswith("| `"):
+            methods[cells[0].strip("`")] = (cells[columns["kind"]], cells[columns["access"]])
     return methods
 
 

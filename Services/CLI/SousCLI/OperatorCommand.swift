@@ -140,7 +140,7 @@ extension SousService: ExpressibleByArgument {}
 /// protocol; a test checks it against every method the services serve.
 public enum CommandIndex {
     public static let commands: [String: String] = [
-        "health": "status", "clock.get": "operator clock show", "clock.set": "operator clock set",
+        "health": "status", "describe": "describe", "clock.get": "operator clock show", "clock.set": "operator clock set",
         "account.register": "register", "account.login": "login", "account.logout": "logout", "account.whoami": "whoami",
         "account.sessions": "sessions", "account.endSession": "sessions end", "account.password": "password", "account.delete": "account delete",
         "ingredients.search": "ingredients search", "ingredients.get": "ingredients show", "ingredients.import": "operator import-ingredients",

@@ -22,7 +22,7 @@ public struct SousCommand: AsyncParsableCommand {
         subcommands: [
             RegisterCommand.self, LoginCommand.self, LogoutCommand.self, WhoAmICommand.self,
             SessionsCommand.self, PasswordCommand.self, AccountCommand.self,            // accounts (planner)
-            StatusCommand.self,
+            StatusCommand.self, DescribeCommand.self,
             RecipesCommand.self, IngredientsCommand.self, CatalogCommand.self,      // catalog
             ProfileCommand.self, PlanCommand.self, CookCommand.self,                // planner
             GroceriesCommand.self,                                                  // groceries
