@@ -51,9 +51,9 @@ struct GroceriesBenchmark: AsyncParsableCommand {
             database: GroceriesService.openDatabase(directory: directory)
         )
         let serving = [catalog.host, planner.host, groceries.host].map { host in Task { try await host.run(signals: false) } }
-        let options = ServiceClient.Options(timeout: .seconds(10), retries: 0)
-        let catalogClient = ServiceClient(service: "catalog", endpoint: catalog.host.boundEndpoints.requests, options: options)
-        let client = ServiceClient(service: "groceries", endpoint: groceries.host.boundEndpoints.requests, options: options)
+        let options = ClientOptions(timeout: .seconds(10), retries: 0)
+        let catalogClient = ServiceClient<Catalog>(endpoint: catalog.host.boundEndpoints.requests, options: options)
+        let client = ServiceClient<Groceries>(endpoint: groceries.host.boundEndpoints.requests, options: options)
         let user = "bench"
 
         let ids = try Self.createRecipes(recipes, lines: linesPerRecipe, catalog: catalogClient, user: user)
@@ -101,7 +101,7 @@ struct GroceriesBenchmark: AsyncParsableCommand {
 
     /// Recipes over varied seed ingredients, each in its usual unit or a mix (kg, pieces as grams),
     /// so the list exercises every unit family. Deterministic.
-    static func createRecipes(_ count: Int, lines: Int, catalog: ServiceClient, user: String) throws -> [String] {
+    static func createRecipes(_ count: Int, lines: Int, catalog: ServiceClient<Catalog>, user: String) throws -> [String] {
         var random = SplitMix64(seed: 5)
         let ingredients = try CatalogFixture.seed.ingredients
         return try (0..<count).map { index in

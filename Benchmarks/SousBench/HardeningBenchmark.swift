@@ -124,7 +124,7 @@ struct HardeningBenchmark: AsyncParsableCommand {
 
         /// `queries` light calls from their own client: latency and how many got no answer.
         func lightCalls(_ name: String) async -> (Samples, unanswered: Int, busy: Int) {
-            let client = ServiceClient(service: "catalog", endpoint: endpoint, options: .init(timeout: .seconds(10), retries: 0))
+            let client = ServiceClient<Catalog>(endpoint: endpoint, options: .init(timeout: .seconds(10), retries: 0))
             var samples = Samples(name: name)
             var unanswered = 0
             var busy = 0
@@ -150,7 +150,7 @@ struct HardeningBenchmark: AsyncParsableCommand {
         ), pageSize: 100)
         let heavyTasks = (0..<heavy).map { index in
             Task.detached {
-                let client = ServiceClient(service: "catalog", endpoint: endpoint, options: .init(timeout: .seconds(30), retries: 0))
+                let client = ServiceClient<Catalog>(endpoint: endpoint, options: .init(timeout: .seconds(30), retries: 0))
                 var page = 1
                 while !stop.isSet {
                     var search = filtered
@@ -214,7 +214,7 @@ struct HardeningBenchmark: AsyncParsableCommand {
         }
         let before = Self.threads()
         let peak = SharedCount()
-        let client = ServiceClient(service: "groceries", endpoint: groceries.host.boundEndpoints.requests, options: .init(timeout: .seconds(4), retries: 0))
+        let client = ServiceClient<Groceries>(endpoint: groceries.host.boundEndpoints.requests, options: .init(timeout: .seconds(4), retries: 0))
         let start = Date()
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<200 {
@@ -281,7 +281,7 @@ final class ServiceProcess: Sendable {
         process.environment = environment
         try process.run()
         let started = ServiceProcess(process: process, endpoint: requests)
-        let client = ServiceClient(service: service.rawValue, endpoint: requests, options: .init(timeout: .seconds(1), retries: 0))
+        let client = ServiceClient<AnyService>(endpoint: requests, options: .init(timeout: .seconds(1), retries: 0), name: service.rawValue)
         for _ in 0..<60 {
             if (try? client.callBlocking(CommonAPI.health, Empty())) != nil { return started }
         }

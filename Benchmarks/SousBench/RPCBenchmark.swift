@@ -44,8 +44,8 @@ struct RPCBenchmark: AsyncParsableCommand {
             curve: CurveClientSetup(serverKey: curveKeys.publicKey, keyPair: try CurveKeyPair.generate())
         )
         let setup = try host.clientCurve()
-        let client = ServiceClient(
-            service: "catalog", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(5), retries: 0), curve: { setup }
+        let client = ServiceClient<Catalog>(
+            endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(5), retries: 0), curve: { setup }
         )
         var blocking = Samples(name: "sous health over CURVE, blocking client")
         for _ in 0..<warmup { _ = try client.callBlocking(CommonAPI.health, Empty()) }

@@ -36,8 +36,8 @@ struct SecurityBenchmark: AsyncParsableCommand {
         let planner = try PlannerService(configuration: configuration, logger: logger, database: PlannerService.openDatabase(directory: nil))
         let serving = Task { try await planner.host.run(signals: false) }
         let setup = try planner.host.clientCurve()
-        let client = ServiceClient(
-            service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), curve: { setup }
+        let client = ServiceClient<Planner>(
+            endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), curve: { setup }
         )
         _ = try await client.call(AccountAPI.register, Registration(email: "bench@example.org", password: password, name: "Bench"))
         var login = Samples(name: "account.login over CURVE (hash check + session)")
@@ -80,13 +80,13 @@ struct SecurityBenchmark: AsyncParsableCommand {
     func measureRevocation(password: String) async throws {
         let stack = try StackFixture.make(passwordCost: .minimal)
         try await withRunningServices(stack.hosts) { _ in
-            let planner = stack.client(.planner)
+            let planner = stack.client(Planner.self)
             _ = try await planner.call(AccountAPI.register, Registration(email: "revoke@example.org", password: password, name: "Revoke"))
             var samples = Samples(name: "session ended → refused by all five services")
             for _ in 0..<20 {
                 let signedIn = try await planner.call(AccountAPI.login, SignIn(email: "revoke@example.org", password: password, device: "bench"))
                 let start = DispatchTime.now().uptimeNanoseconds
-                try await stack.client(.planner, session: signedIn.token).call(AccountAPI.logout, Empty())
+                try await stack.client(Planner.self, session: signedIn.token).call(AccountAPI.logout, Empty())
                 let sequence = stack.planner.host.gate.revocations.sequence
                 for host in stack.hosts { await host.gate.revocations.applied(through: sequence) }
                 samples.nanoseconds.append(DispatchTime.now().uptimeNanoseconds - start)

@@ -15,13 +15,13 @@ final class ClientLoop: @unchecked Sendable {
     typealias Completion = CheckedContinuation<Result<Envelope.Reply, ServiceError>, Never>
 
     struct Call {
-        let attempt: ServiceClient.Attempt
+        let attempt: ClientAttempt
         let completion: Completion
     }
 
     private let service: String
     private let endpoint: String
-    private let options: ServiceClient.Options
+    private let options: ClientOptions
     private let context: ZMQContext
     private let makeID: @Sendable () -> String
     private let curve: CurveClientSetup?
@@ -48,7 +48,7 @@ final class ClientLoop: @unchecked Sendable {
     private var lastReplyAt = ContinuousClock.now
 
     init(
-        service: String, endpoint: String, options: ServiceClient.Options, curve: CurveClientSetup?, context: ZMQContext,
+        service: String, endpoint: String, options: ClientOptions, curve: CurveClientSetup?, context: ZMQContext,
         makeID: @escaping @Sendable () -> String
     ) throws(ZMQError) {
         self.service = service
@@ -83,7 +83,7 @@ final class ClientLoop: @unchecked Sendable {
     }
 
     /// Hands a call to the loop; `completion` is resumed exactly once.
-    func submit(_ attempt: ServiceClient.Attempt, _ completion: Completion) {
+    func submit(_ attempt: ClientAttempt, _ completion: Completion) {
         let accepted = inbox.withLock { inbox -> Bool in
             guard !inbox.stopping else { return false }
             inbox.calls.append(Call(attempt: attempt, completion: completion))
@@ -159,7 +159,7 @@ final class ClientLoop: @unchecked Sendable {
 
     private func start(_ call: Call, on dealer: ZMQSocket) {
         let attempt = call.attempt
-        let configured = min(max(attempt.timeout ?? options.timeout, .milliseconds(1)), ServiceClient.longestAttempt)
+        let configured = min(max(attempt.timeout ?? options.timeout, .milliseconds(1)), ClientAttempt.longestAttempt)
         let entry = Pending(
             call: call, id: "", frames: [], attemptsLeft: 1 + min(max(options.retries, 0), 10), sentAt: .now, attemptDeadline: .now,
             callDeadline: attempt.deadline, idempotencyKey: attempt.isWrite ? (attempt.idempotencyKey ?? UUID().uuidString) : nil,
@@ -180,7 +180,7 @@ final class ClientLoop: @unchecked Sendable {
         }
         entry.attemptsLeft -= 1
         entry.id = makeID()
-        let deadline = Int64((Date().timeIntervalSince1970 + ServiceClient.seconds(attemptTimeout)) * 1000)
+        let deadline = Int64((Date().timeIntervalSince1970 + ClientAttempt.seconds(attemptTimeout)) * 1000)
         let header = RequestHeader(
             method: entry.call.attempt.method, id: entry.id, session: entry.call.attempt.session, onBehalfOf: entry.call.attempt.onBehalfOf, deadline: deadline, idempotencyKey: entry.idempotencyKey
         )
@@ -230,9 +230,9 @@ final class ClientLoop: @unchecked Sendable {
         for (id, entry) in pending where entry.attemptDeadline <= now {
             pending[id] = nil
             var expired = entry
-            expired.lastProblem = "no reply within \(ServiceClient.seconds(entry.attemptDeadline - entry.sentAt)) s"
+            expired.lastProblem = "no reply within \(ClientAttempt.seconds(entry.attemptDeadline - entry.sentAt)) s"
             if lastReplyAt < entry.sentAt { suspect = true }
-            let configured = min(max(entry.call.attempt.timeout ?? options.timeout, .milliseconds(1)), ServiceClient.longestAttempt)
+            let configured = min(max(entry.call.attempt.timeout ?? options.timeout, .milliseconds(1)), ClientAttempt.longestAttempt)
             launch(expired, configured: configured, on: dealer)
         }
         return suspect

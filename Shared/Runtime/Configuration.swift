@@ -2,7 +2,7 @@ public import Foundation
 public import Logging
 public import SousCrypto
 import Synchronization
-import SousWire
+public import SousWire
 public import ZeroMQ
 
 /// The five Sous services and their local defaults.
@@ -23,6 +23,18 @@ public enum SousService: String, CaseIterable, Sendable, Codable {
     /// The prefix of this service's environment variables, e.g. `SOUS_CATALOG`.
     public var environmentPrefix: String { "SOUS_\(rawValue.uppercased())" }
 }
+
+/// One of the five services as a type (``Catalog``, ``Planner``, …): where its endpoints and
+/// keys are configured.
+public protocol PeerService: ServiceKind {
+    static var service: SousService { get }
+}
+
+extension Catalog: PeerService { public static var service: SousService { .catalog } }
+extension Planner: PeerService { public static var service: SousService { .planner } }
+extension Groceries: PeerService { public static var service: SousService { .groceries } }
+extension Tracker: PeerService { public static var service: SousService { .tracker } }
+extension Notifier: PeerService { public static var service: SousService { .notifier } }
 
 /// Where one service can be reached.
 public struct ServiceEndpoints: Sendable, Equatable, Codable {

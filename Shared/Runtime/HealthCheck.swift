@@ -17,9 +17,9 @@ public struct HealthCheckOptions: ParsableArguments, Sendable {
     /// Prints one line and returns whether the service is healthy.
     public func check(_ service: SousService) async -> Bool {
         let endpoint = endpoint ?? ServiceEndpoints.fromEnvironment(service).requests
-        let client = ServiceClient(
-            service: service.rawValue, endpoint: endpoint, options: .init(timeout: .milliseconds(timeoutMs), retries: 0),
-            curve: UserClientKeys.curve(for: service, endpoint: endpoint)
+        let client = ServiceClient<AnyService>(
+            endpoint: endpoint, options: .init(timeout: .milliseconds(timeoutMs), retries: 0), curve: UserClientKeys.curve(for: service, endpoint: endpoint),
+            name: service.rawValue
         )
         do {
             let report = try await client.call(CommonAPI.health, Empty())

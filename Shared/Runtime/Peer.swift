@@ -12,7 +12,7 @@ public import SousWire
 ///   actually failed. An unknown id becomes `notFound` naming the caller's own field.
 /// - A write made for a write carries a key derived from the caller's idempotency key, so a
 ///   retried request repeats its peer writes once too.
-public struct Peer: Sendable {
+public struct Peer<Target: MethodScope>: Sendable {
     /// Whether the caller can answer without this peer.
     public enum Need: Sendable {
         /// The request fails without the peer's answer.
@@ -24,34 +24,54 @@ public struct Peer: Sendable {
     public let service: SousService
     /// The calling service, named in errors ("the planner needs the tracker, …").
     public let caller: SousService
-    let client: ServiceClient
+    let client: ServiceClient<Target>
 
     /// The peer at its configured endpoint, with the configured per-attempt timeout (or the
     /// per-peer one in ``ServiceConfiguration/peerTimeouts``) and one retry.
-    public init(_ service: SousService, of configuration: ServiceConfiguration) {
+    public init(_ target: Target.Type, of configuration: ServiceConfiguration) where Target: PeerService {
+        self.init(service: Target.service, configuration: configuration)
+    }
+
+    /// Any of the five services, for the methods every service answers (``AnyService``).
+    public init(_ service: SousService, of configuration: ServiceConfiguration) where Target == AnyService {
+        self.init(service: service, configuration: configuration)
+    }
+
+    private init(service: SousService, configuration: ServiceConfiguration) {
         self.service = service
         caller = configuration.service
         let timeout = configuration.peerTimeouts[service] ?? configuration.callTimeout
-        client = ServiceClient(
-            service: service.rawValue, endpoint: configuration.endpoints(of: service).requests, options: .init(timeout: timeout, retries: 1),
-            curve: configuration.curveSetup(for: service)
+        client = ServiceClient<Target>(
+            endpoint: configuration.endpoints(of: service).requests, options: .init(timeout: timeout, retries: 1),
+            curve: configuration.curveSetup(for: service), name: service.rawValue
         )
     }
 
     /// What is kept back from the caller's remaining time for answering after the peer: a
     /// fifth of it, at most this much.
-    static let largestMargin = Duration.seconds(1)
+    static var largestMargin: Duration { .seconds(1) }
 
     /// Calls `method` on the peer for `context`'s request (or, with no context, for background
     /// work), acting for `user`: the peer trusts that only because this service's key is on its
     /// allow-list.
     public func call<Request, Response>(
-        _ method: Method<Request, Response>,
+        _ method: Method<Target, Request, Response>,
         _ request: Request,
         user: String?,
         for context: RequestContext?,
         notFoundField: String? = nil,
         need: Need = .required
+    ) async throws(ServiceError) -> Response {
+        try await perform(method, request, user: user, for: context, notFoundField: notFoundField, need: need)
+    }
+
+    func perform<Scope, Request, Response>(
+        _ method: Method<Scope, Request, Response>,
+        _ request: Request,
+        user: String?,
+        for context: RequestContext?,
+        notFoundField: String?,
+        need: Need
     ) async throws(ServiceError) -> Response {
         let body: [UInt8]
         do {
@@ -61,7 +81,7 @@ public struct Peer: Sendable {
         }
         let deadline = Self.deadline(for: context, need: need, attempt: client.options.timeout)
         let key = method.isWrite ? context?.idempotencyKey.map { Self.derivedKey($0, method: method.name) } : nil
-        let attempt = ServiceClient.Attempt(
+        let attempt = ClientAttempt(
             method: method.name, isWrite: method.isWrite, body: body, session: nil, onBehalfOf: user, timeout: nil, idempotencyKey: key, deadline: deadline
         )
         let reply: Envelope.Reply
@@ -108,5 +128,18 @@ public struct Peer: Sendable {
             hash = hash &* 0x0000_0100_0000_01b3
         }
         return "\(String(key.prefix(40)))#\(String(hash, radix: 16))>\(String(method.prefix(60)))"
+    }
+}
+
+extension Peer where Target: ServiceKind {
+    /// Calls one of the methods every service answers (``AnyService``) on this peer.
+    public func call<Request, Response>(
+        _ method: Method<AnyService, Request, Response>,
+        _ request: Request,
+        user: String?,
+        for context: RequestContext?,
+        need: Need = .required
+    ) async throws(ServiceError) -> Response {
+        try await perform(method, request, user: user, for: context, notFoundField: nil, need: need)
     }
 }

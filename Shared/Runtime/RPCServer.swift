@@ -171,8 +171,8 @@ public final class RPCServer: Service, Sendable {
     /// Registers a typed handler. The runtime decodes the request, answers badRequest naming the
     /// field when it does not decode, encodes the reply, and turns thrown errors into error replies.
     /// A write that carries an idempotency key runs once per key (see ``IdempotencyGuard``).
-    public func register<Request, Response>(
-        _ method: Method<Request, Response>,
+    public func register<Scope, Request, Response>(
+        _ method: Method<Scope, Request, Response>,
         _ handler: @escaping @Sendable (Request, RequestContext) async throws -> Response
     ) {
         let idempotency = self.idempotency

@@ -25,7 +25,7 @@ final class RevocationSync: Service, Sendable {
     }
 
     func run() async throws {
-        let planner = Peer(.planner, of: configuration)
+        let planner = Peer(Planner.self, of: configuration)
         let subscriber = EventSubscriber(
             sources: [.init(endpoint: configuration.endpoints(of: .planner).events, curve: configuration.curveSetup(for: .planner, events: true))],
             prefixes: [AccountTopics.revoked],

@@ -5,7 +5,21 @@ public import SousWire
 import Synchronization
 public import ZeroMQ
 
-/// A typed client of one Sous service, safe to share between tasks.
+/// How long a client waits per attempt and how often it tries again.
+public struct ClientOptions: Sendable {
+    /// How long one attempt waits for its reply.
+    public var timeout: Duration = .seconds(3)
+    /// Attempts after the first one.
+    public var retries = 2
+    public init(timeout: Duration = .seconds(3), retries: Int = 2) {
+        self.timeout = timeout
+        self.retries = retries
+    }
+}
+
+/// A typed client of one Sous service, safe to share between tasks. `Scope` is the service
+/// (``Catalog``, ``Planner``, …): the client sends that service's methods and the ones every
+/// service answers, and nothing else compiles.
 ///
 /// A call sends the request and waits for the reply with a per-attempt timeout, retrying a
 /// bounded number of times within the call's deadline (Lazy Pirate). Reads are retried as they
@@ -16,17 +30,8 @@ public import ZeroMQ
 /// (``ClientLoop``), never on Swift's cooperative pool, and never a thread per waiting call.
 /// ``callBlocking(_:_:session:timeout:)`` waits on the caller's own thread, on a pooled socket that
 /// is thrown away after a timeout (a late reply would otherwise arrive on it).
-public final class ServiceClient: Sendable {
-    public struct Options: Sendable {
-        /// How long one attempt waits for its reply.
-        public var timeout: Duration = .seconds(3)
-        /// Attempts after the first one.
-        public var retries = 2
-        public init(timeout: Duration = .seconds(3), retries: Int = 2) {
-            self.timeout = timeout
-            self.retries = retries
-        }
-    }
+public final class ServiceClient<Scope: MethodScope>: Sendable {
+    public typealias Options = ClientOptions
 
     /// The service's name, used in error messages ("catalog did not answer …").
     public let service: String
@@ -44,16 +49,17 @@ public final class ServiceClient: Sendable {
     ///   - curve: the server's public key and the client's key pair, for any endpoint but
     ///     `inproc`; asked for when the client first connects (and again after a failure).
     ///   - session: the token every call carries unless it names another (a signed-in client).
+    ///   - name: the service's name in errors, when the scope does not say it (``AnyService``).
     public init(
-        service: String, endpoint: String, options: Options = Options(), session: String? = nil, curve: CurveSetupProvider? = nil,
-        context: ZMQContext = .shared
+        endpoint: String, options: Options = Options(), session: String? = nil, curve: CurveSetupProvider? = nil,
+        context: ZMQContext = .shared, name: String = Scope.name
     ) {
-        self.service = service
+        self.service = name
         self.session = session
         self.curve = curve
         self.endpoint = endpoint
         var options = options
-        options.timeout = min(max(options.timeout, .milliseconds(1)), Self.longestAttempt)
+        options.timeout = min(max(options.timeout, .milliseconds(1)), ClientAttempt.longestAttempt)
         self.options = options
         self.context = context
     }
@@ -74,54 +80,53 @@ public final class ServiceClient: Sendable {
     ///   - deadline: when to stop trying altogether; attempts are shortened to fit before it.
     @discardableResult
     public func call<Request, Response>(
-        _ method: Method<Request, Response>,
+        _ method: Method<Scope, Request, Response>,
         _ request: Request,
         session: String? = nil,
         timeout: Duration? = nil,
         idempotencyKey: String? = nil,
         deadline: ContinuousClock.Instant? = nil
     ) async throws(ServiceError) -> Response {
+        try await perform(method, request, session: session, timeout: timeout, idempotencyKey: idempotencyKey, deadline: deadline)
+    }
+
+    /// The same call for threads that may block (command-line tools, benchmarks).
+    @discardableResult
+    public func callBlocking<Request, Response>(
+        _ method: Method<Scope, Request, Response>,
+        _ request: Request,
+        session: String? = nil,
+        timeout: Duration? = nil
+    ) throws(ServiceError) -> Response {
+        try performBlocking(method, request, session: session, timeout: timeout)
+    }
+
+    func perform<Target, Request, Response>(
+        _ method: Method<Target, Request, Response>, _ request: Request, session: String?, timeout: Duration?, idempotencyKey: String?,
+        deadline: ContinuousClock.Instant?
+    ) async throws(ServiceError) -> Response {
         let body = try encode(request, method: method)
-        let attempt = Attempt(
+        let attempt = ClientAttempt(
             method: method.name, isWrite: method.isWrite, body: body, session: session ?? self.session, onBehalfOf: nil, timeout: timeout, idempotencyKey: idempotencyKey,
             deadline: deadline
         )
         return try await send(attempt).get().decode(Response.self)
     }
 
-    /// The same call for threads that may block (command-line tools, benchmarks).
-    @discardableResult
-    public func callBlocking<Request, Response>(
-        _ method: Method<Request, Response>,
-        _ request: Request,
-        session: String? = nil,
-        timeout: Duration? = nil
+    func performBlocking<Target, Request, Response>(
+        _ method: Method<Target, Request, Response>, _ request: Request, session: String?, timeout: Duration?
     ) throws(ServiceError) -> Response {
         let body = try encode(request, method: method)
-        let attempt = Attempt(
+        let attempt = ClientAttempt(
             method: method.name, isWrite: method.isWrite, body: body, session: session ?? self.session, onBehalfOf: nil, timeout: timeout, idempotencyKey: nil,
             deadline: nil
         )
         return try exchange(attempt).decode(Response.self)
     }
 
-    /// One call's parameters, as the retry loop needs them.
-    struct Attempt: Sendable {
-        let method: String
-        let isWrite: Bool
-        let body: [UInt8]
-        /// The caller's session token.
-        let session: String?
-        /// The user a service acts for (services only; see ``Peer``).
-        let onBehalfOf: String?
-        let timeout: Duration?
-        let idempotencyKey: String?
-        let deadline: ContinuousClock.Instant?
-    }
-
     /// The reply the service sent (which may be an error reply), or `unavailable` when no
     /// attempt was answered: the distinction a peer-call layer maps errors by.
-    func send(_ attempt: Attempt) async -> Result<Envelope.Reply, ServiceError> {
+    func send(_ attempt: ClientAttempt) async -> Result<Envelope.Reply, ServiceError> {
         let loop: ClientLoop
         let curveSetup: CurveClientSetup?
         do {
@@ -144,7 +149,7 @@ public final class ServiceClient: Sendable {
         return await withCheckedContinuation { continuation in loop.submit(attempt, continuation) }
     }
 
-    private func encode<Request, Response>(_ request: Request, method: Method<Request, Response>) throws(ServiceError) -> [UInt8] {
+    private func encode<Target, Request, Response>(_ request: Request, method: Method<Target, Request, Response>) throws(ServiceError) -> [UInt8] {
         do {
             return try MessagePackEncoder().encode(request)
         } catch {
@@ -152,13 +157,10 @@ public final class ServiceClient: Sendable {
         }
     }
 
-    /// The longest attempt a client waits, whatever it is asked: keeps deadlines far from overflow.
-    static let longestAttempt = Duration.seconds(3600)
-
     /// Sends one request with Lazy Pirate retries and returns the raw reply. Every attempt ends
     /// by the call's deadline, and no attempt starts after it.
-    func exchange(_ call: Attempt) throws(ServiceError) -> Envelope.Reply {
-        let configured = min(max(call.timeout ?? options.timeout, .milliseconds(1)), Self.longestAttempt)
+    func exchange(_ call: ClientAttempt) throws(ServiceError) -> Envelope.Reply {
+        let configured = min(max(call.timeout ?? options.timeout, .milliseconds(1)), ClientAttempt.longestAttempt)
         let idempotencyKey = call.isWrite ? (call.idempotencyKey ?? UUID().uuidString) : nil
         let attempts = 1 + min(max(options.retries, 0), 10)
         var lastProblem = "no time was left to send it"
@@ -172,7 +174,7 @@ public final class ServiceClient: Sendable {
             }
             made += 1
             let id = requestIDs.next()
-            let deadline = Int64((Date().timeIntervalSince1970 + Self.seconds(attemptTimeout)) * 1000)
+            let deadline = Int64((Date().timeIntervalSince1970 + ClientAttempt.seconds(attemptTimeout)) * 1000)
             let header = RequestHeader(
                 method: call.method, id: id, session: call.session, onBehalfOf: call.onBehalfOf, deadline: deadline, idempotencyKey: idempotencyKey
             )
@@ -191,13 +193,13 @@ public final class ServiceClient: Sendable {
                 throw .unavailable("\(service) at \(endpoint) cannot be reached: \(error)")
             }
             do {
-                if attemptTimeout != options.timeout { try socket.setSendTimeout(milliseconds: Self.milliseconds(attemptTimeout)) }
+                if attemptTimeout != options.timeout { try socket.setSendTimeout(milliseconds: ClientAttempt.milliseconds(attemptTimeout)) }
                 try socket.send(multipart: frames)
                 let start = ContinuousClock.now
                 while true {
                     let remaining = attemptTimeout - (ContinuousClock.now - start)
                     guard remaining > .zero, let replyFrames = try socket.receive(timeout: remaining) else {
-                        lastProblem = "no reply within \(Self.seconds(attemptTimeout)) s"
+                        lastProblem = "no reply within \(ClientAttempt.seconds(attemptTimeout)) s"
                         socket.close()
                         break
                     }
@@ -205,13 +207,13 @@ public final class ServiceClient: Sendable {
                     // A reply to an earlier request on this socket is stale; keep waiting.
                     guard reply.header.id == id else { continue }
                     // Pooled sockets keep the client's own send timeout.
-                    if attemptTimeout != options.timeout { try socket.setSendTimeout(milliseconds: Self.milliseconds(options.timeout)) }
+                    if attemptTimeout != options.timeout { try socket.setSendTimeout(milliseconds: ClientAttempt.milliseconds(options.timeout)) }
                     returnSocket(socket)
                     return reply
                 }
             } catch let error as ZMQError {
                 socket.close()
-                lastProblem = error.isWouldBlock ? "the request could not be sent within \(Self.seconds(attemptTimeout)) s" : "\(error)"
+                lastProblem = error.isWouldBlock ? "the request could not be sent within \(ClientAttempt.seconds(attemptTimeout)) s" : "\(error)"
             } catch let error as ServiceError {
                 socket.close()
                 throw error
@@ -233,7 +235,7 @@ public final class ServiceClient: Sendable {
         try socket.setReconnectInterval(milliseconds: 100, max: 2_000)
         // A DEALER with no live peer (an inproc service that went away) blocks in send: bound the
         // send like the receive. A call with its own timeout sets it again on the borrowed socket.
-        try socket.setSendTimeout(milliseconds: Self.milliseconds(options.timeout))
+        try socket.setSendTimeout(milliseconds: ClientAttempt.milliseconds(options.timeout))
         try socket.connect(endpoint)
         return socket
     }
@@ -246,6 +248,50 @@ public final class ServiceClient: Sendable {
         }
         if !kept { socket.close() }
     }
+
+}
+
+extension ServiceClient where Scope: ServiceKind {
+    /// Calls one of the methods every service answers (``AnyService``: `health`, `describe`, …).
+    @discardableResult
+    public func call<Request, Response>(
+        _ method: Method<AnyService, Request, Response>,
+        _ request: Request,
+        session: String? = nil,
+        timeout: Duration? = nil,
+        idempotencyKey: String? = nil,
+        deadline: ContinuousClock.Instant? = nil
+    ) async throws(ServiceError) -> Response {
+        try await perform(method, request, session: session, timeout: timeout, idempotencyKey: idempotencyKey, deadline: deadline)
+    }
+
+    /// The same call for threads that may block.
+    @discardableResult
+    public func callBlocking<Request, Response>(
+        _ method: Method<AnyService, Request, Response>,
+        _ request: Request,
+        session: String? = nil,
+        timeout: Duration? = nil
+    ) throws(ServiceError) -> Response {
+        try performBlocking(method, request, session: session, timeout: timeout)
+    }
+}
+
+/// One call's parameters, as the retry loop needs them.
+struct ClientAttempt: Sendable {
+    let method: String
+    let isWrite: Bool
+    let body: [UInt8]
+    /// The caller's session token.
+    let session: String?
+    /// The user a service acts for (services only; see ``Peer``).
+    let onBehalfOf: String?
+    let timeout: Duration?
+    let idempotencyKey: String?
+    let deadline: ContinuousClock.Instant?
+
+    /// The longest attempt a client waits, whatever it is asked: keeps deadlines far from overflow.
+    static let longestAttempt = Duration.seconds(3600)
 
     static func milliseconds(_ duration: Duration) -> Int32 {
         Int32(min(max(seconds(duration) * 1000, 0), Double(Int32.max)))

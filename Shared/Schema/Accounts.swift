@@ -212,21 +212,21 @@ public struct SessionsRevokedEvent: Codable, Sendable {
 
 public enum AccountAPI {
     /// Argon2id hashing runs on the heavy lane: at most its two threads hash at once.
-    public static let register = Method<Registration, AccountInfo>.write("account.register", .public, lane: .heavy)
-    public static let login = Method<SignIn, SignedIn>.write("account.login", .public, lane: .heavy)
-    public static let logout = Method<Empty, Empty>.write("account.logout", .user)
-    public static let whoami = Method<Empty, WhoAmI>.read("account.whoami", .user)
-    public static let sessions = Method<Empty, SessionList>.read("account.sessions", .user)
-    public static let endSession = Method<SessionRef, SessionList>.write("account.endSession", .user)
-    public static let changePassword = Method<PasswordChange, PasswordChanged>.write("account.password", .user, lane: .heavy)
+    public static let register = Method<Planner, Registration, AccountInfo>.write("account.register", .public, lane: .heavy)
+    public static let login = Method<Planner, SignIn, SignedIn>.write("account.login", .public, lane: .heavy)
+    public static let logout = Method<Planner, Empty, Empty>.write("account.logout", .user)
+    public static let whoami = Method<Planner, Empty, WhoAmI>.read("account.whoami", .user)
+    public static let sessions = Method<Planner, Empty, SessionList>.read("account.sessions", .user)
+    public static let endSession = Method<Planner, SessionRef, SessionList>.write("account.endSession", .user)
+    public static let changePassword = Method<Planner, PasswordChange, PasswordChanged>.write("account.password", .user, lane: .heavy)
     /// Not replayed for a retry (nothing of the user is kept): a retried delete answers that
     /// the session has ended.
-    public static let delete = Method<AccountDeletion, AccountDeleted>.write("account.delete", .user, lane: .heavy, remembersReply: false)
+    public static let delete = Method<Planner, AccountDeletion, AccountDeleted>.write("account.delete", .user, lane: .heavy, remembersReply: false)
     /// Sessions ended since `since`: every service polls it (and listens for
     /// ``SessionsRevokedEvent``) so that an ended session stops working everywhere within 2 s.
-    public static let revocations = Method<RevocationsSince, Revocations>.read("account.revocations", .service, lane: .control)
+    public static let revocations = Method<Planner, RevocationsSince, Revocations>.read("account.revocations", .service, lane: .control)
     /// Answered by every service: deletes every row of the user the calling service acts for.
-    public static let erase = Method<Empty, ErasureReport>.write("account.erase", .service, remembersReply: false)
+    public static let erase = Method<AnyService, Empty, ErasureReport>.write("account.erase", .service, remembersReply: false)
 }
 
 public enum AccountTopics {

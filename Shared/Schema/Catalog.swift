@@ -600,28 +600,28 @@ public struct RecipeEvent: Codable, Equatable, Sendable {
 // MARK: - Methods
 
 public enum CatalogAPI {
-    public static let searchIngredients = Method<IngredientSearch, IngredientList>.read("ingredients.search", .user)
+    public static let searchIngredients = Method<Catalog, IngredientSearch, IngredientList>.read("ingredients.search", .user)
     /// Ingredients by id, in the order asked; notFound names the first unknown id.
-    public static let getIngredients = Method<IngredientIDs, IngredientList>.read("ingredients.get", .user)
+    public static let getIngredients = Method<Catalog, IngredientIDs, IngredientList>.read("ingredients.get", .user)
 
-    public static let searchRecipes = Method<RecipeSearch, RecipePage>.read("recipes.search", .user, lane: .heavy)
-    public static let getRecipe = Method<RecipeLookup, RecipeDetail>.read("recipes.get", .user)
-    public static let createRecipe = Method<RecipeDraft, RecipeDetail>.write("recipes.create", .user)
-    public static let editRecipe = Method<RecipeEdit, RecipeDetail>.write("recipes.edit", .user)
-    public static let deleteRecipe = Method<RecipeID, Empty>.write("recipes.delete", .user)
-    public static let myRecipes = Method<Empty, RecipeList>.read("recipes.mine", .user)
+    public static let searchRecipes = Method<Catalog, RecipeSearch, RecipePage>.read("recipes.search", .user, lane: .heavy)
+    public static let getRecipe = Method<Catalog, RecipeLookup, RecipeDetail>.read("recipes.get", .user)
+    public static let createRecipe = Method<Catalog, RecipeDraft, RecipeDetail>.write("recipes.create", .user)
+    public static let editRecipe = Method<Catalog, RecipeEdit, RecipeDetail>.write("recipes.edit", .user)
+    public static let deleteRecipe = Method<Catalog, RecipeID, Empty>.write("recipes.delete", .user)
+    public static let myRecipes = Method<Catalog, Empty, RecipeList>.read("recipes.mine", .user)
 
-    public static let favorite = Method<RecipeID, Empty>.write("recipes.favorite", .user)
-    public static let unfavorite = Method<RecipeID, Empty>.write("recipes.unfavorite", .user)
-    public static let favorites = Method<Empty, RecipeList>.read("recipes.favorites", .user)
+    public static let favorite = Method<Catalog, RecipeID, Empty>.write("recipes.favorite", .user)
+    public static let unfavorite = Method<Catalog, RecipeID, Empty>.write("recipes.unfavorite", .user)
+    public static let favorites = Method<Catalog, Empty, RecipeList>.read("recipes.favorites", .user)
 
-    public static let share = Method<RecipeID, RecipeSummary>.write("recipes.share", .user)
-    public static let community = Method<RecipeSearch, CommunityPage>.read("recipes.community", .user, lane: .heavy)
-    public static let saveCommunity = Method<RecipeID, RecipeDetail>.write("recipes.save", .user)
+    public static let share = Method<Catalog, RecipeID, RecipeSummary>.write("recipes.share", .user)
+    public static let community = Method<Catalog, RecipeSearch, CommunityPage>.read("recipes.community", .user, lane: .heavy)
+    public static let saveCommunity = Method<Catalog, RecipeID, RecipeDetail>.write("recipes.save", .user)
 
-    public static let changes = Method<ChangesSince, CatalogChanges>.read("catalog.changes", .user)
+    public static let changes = Method<Catalog, ChangesSince, CatalogChanges>.read("catalog.changes", .user)
     /// Operator method: reloads the shipped seed data (built-in ingredients and recipes).
-    public static let reloadSeed = Method<Empty, SeedReport>.write("catalog.reloadSeed", .operator)
+    public static let reloadSeed = Method<Catalog, Empty, SeedReport>.write("catalog.reloadSeed", .operator)
 }
 
 public enum CatalogTopics {
@@ -658,5 +658,5 @@ public struct ImportReport: Codable, Equatable, Sendable {
 
 extension CatalogAPI {
     /// Operator method: adds or updates ingredients in bulk.
-    public static let importIngredients = Method<IngredientImport, ImportReport>.write("ingredients.import", .operator)
+    public static let importIngredients = Method<Catalog, IngredientImport, ImportReport>.write("ingredients.import", .operator)
 }

@@ -324,22 +324,22 @@ public enum GroceriesTopics {
 
 public enum GroceriesAPI {
     /// The caller's list, aggregated and grouped by category.
-    public static let list = Method<Empty, GroceryList>.read("groceries.list", .user)
+    public static let list = Method<Groceries, Empty, GroceryList>.read("groceries.list", .user)
     /// Adds a recipe (scaled to the profile's people); notFound for an unknown recipe or an
     /// excluded id that is not in it.
-    public static let addRecipe = Method<AddRecipeToList, GroceryList>.write("groceries.addRecipe", .user)
+    public static let addRecipe = Method<Groceries, AddRecipeToList, GroceryList>.write("groceries.addRecipe", .user)
     /// Changes a listed recipe's multiplier or exclusions.
-    public static let setRecipe = Method<SetListRecipe, GroceryList>.write("groceries.setRecipe", .user)
+    public static let setRecipe = Method<Groceries, SetListRecipe, GroceryList>.write("groceries.setRecipe", .user)
     /// Takes exactly the recipe's share out of every line.
-    public static let removeRecipe = Method<RecipeID, GroceryList>.write("groceries.removeRecipe", .user)
-    public static let addItem = Method<AddListItem, GroceryList>.write("groceries.addItem", .user)
+    public static let removeRecipe = Method<Groceries, RecipeID, GroceryList>.write("groceries.removeRecipe", .user)
+    public static let addItem = Method<Groceries, AddListItem, GroceryList>.write("groceries.addItem", .user)
     /// Deletes a manual item by its id (see ``GroceryLineSource/item``, or `item:<n>` line ids).
-    public static let removeItem = Method<ListItemID, GroceryList>.write("groceries.removeItem", .user)
-    public static let check = Method<CheckLines, GroceryList>.write("groceries.check", .user)
-    public static let clear = Method<ClearList, GroceryList>.write("groceries.clear", .user)
+    public static let removeItem = Method<Groceries, ListItemID, GroceryList>.write("groceries.removeItem", .user)
+    public static let check = Method<Groceries, CheckLines, GroceryList>.write("groceries.check", .user)
+    public static let clear = Method<Groceries, ClearList, GroceryList>.write("groceries.clear", .user)
     /// Stores the list as an order and empties it, in one transaction.
-    public static let checkout = Method<Checkout, GroceryOrder>.write("groceries.checkout", .user)
-    public static let orders = Method<OrderQuery, OrderHistory>.read("groceries.orders", .user)
+    public static let checkout = Method<Groceries, Checkout, GroceryOrder>.write("groceries.checkout", .user)
+    public static let orders = Method<Groceries, OrderQuery, OrderHistory>.read("groceries.orders", .user)
 }
 
 public struct ListItemID: Codable, Equatable, Sendable {

@@ -40,15 +40,15 @@ public struct DatabaseHealth: Codable, Equatable, Sendable {
 
 public enum CommonAPI {
     /// Answered by every service.
-    public static let health = Method<Empty, HealthReport>.read(SousProtocol.healthMethod, .public, lane: .control)
+    public static let health = Method<AnyService, Empty, HealthReport>.read(SousProtocol.healthMethod, .public, lane: .control)
     /// Every method the service serves, with the shapes of its request and reply and the types
     /// they use: enough to write a client in another language. Answered by every service.
-    public static let describe = Method<Empty, ServiceDescription>.read("describe", .public, lane: .control)
+    public static let describe = Method<AnyService, Empty, ServiceDescription>.read("describe", .public, lane: .control)
     /// The service's current time; answered by every service.
-    public static let clock = Method<Empty, ClockReading>.read("clock.get", .public, lane: .control)
+    public static let clock = Method<AnyService, Empty, ClockReading>.read("clock.get", .public, lane: .control)
     /// Moves a manual clock (a service started with `SOUS_CLOCK=manual…`); badRequest on the
     /// system clock. For end-to-end tests, never for production.
-    public static let setClock = Method<ClockSetting, ClockReading>.write("clock.set", .operator, lane: .control)
+    public static let setClock = Method<AnyService, ClockSetting, ClockReading>.write("clock.set", .operator, lane: .control)
 }
 
 public struct ClockReading: Codable, Equatable, Sendable {

@@ -145,11 +145,11 @@ public struct ReminderFeed: Codable, Sendable {
 public enum NotifierAPI {
     /// The caller's own reminders as they are sent (a long poll): the only way reminders leave
     /// the services, so nobody can watch someone else's.
-    public static let wait = Method<ReminderWait, ReminderFeed>.read("reminders.wait", .user)
+    public static let wait = Method<Notifier, ReminderWait, ReminderFeed>.read("reminders.wait", .user)
     /// The caller's delivery log (sent, skipped and missed reminders).
-    public static let list = Method<ReminderLogRequest, ReminderLog>.read("reminders.list", .user)
+    public static let list = Method<Notifier, ReminderLogRequest, ReminderLog>.read("reminders.list", .user)
     /// When the caller's next reminder is due, or why none is.
-    public static let next = Method<Empty, NextReminder>.read("reminders.next", .user)
+    public static let next = Method<Notifier, Empty, NextReminder>.read("reminders.next", .user)
 }
 
 public enum NotifierTopics {

@@ -252,25 +252,25 @@ public struct CalendarExport: Codable, Equatable, Sendable {
 
 extension PlannerAPI {
     /// Changes the fields the update sets; answers the whole new profile.
-    public static let updateProfile = Method<ProfileUpdate, CookingProfile>.write("profile.update", .user)
+    public static let updateProfile = Method<Planner, ProfileUpdate, CookingProfile>.write("profile.update", .user)
     /// Back to the defaults.
-    public static let resetProfile = Method<Empty, CookingProfile>.write("profile.reset", .user)
+    public static let resetProfile = Method<Planner, Empty, CookingProfile>.write("profile.reset", .user)
 
     /// The visible week with the selection.
-    public static let getPlan = Method<Empty, WeekPlan>.read("plan.get", .user)
+    public static let getPlan = Method<Planner, Empty, WeekPlan>.read("plan.get", .user)
     /// Any dates, past ones included (history).
-    public static let history = Method<PlanDateRange, PlanDays>.read("plan.history", .user, lane: .heavy)
-    public static let selection = Method<Empty, PlanSelection>.read("plan.selection", .user)
+    public static let history = Method<Planner, PlanDateRange, PlanDays>.read("plan.history", .user, lane: .heavy)
+    public static let selection = Method<Planner, Empty, PlanSelection>.read("plan.selection", .user)
     /// Adds a catalog recipe to the selection (notFound if the catalog has no such recipe).
-    public static let addRecipe = Method<RecipeID, PlanSelection>.write("plan.add", .user)
+    public static let addRecipe = Method<Planner, RecipeID, PlanSelection>.write("plan.add", .user)
     /// Removes a recipe from the selection and clears every slot from today on that holds it.
-    public static let removeRecipe = Method<RecipeID, PlanSelection>.write("plan.remove", .user)
-    public static let putSlot = Method<SlotAssignment, PlanSlot>.write("plan.put", .user)
+    public static let removeRecipe = Method<Planner, RecipeID, PlanSelection>.write("plan.remove", .user)
+    public static let putSlot = Method<Planner, SlotAssignment, PlanSlot>.write("plan.put", .user)
     /// Answers both slots after the move.
-    public static let moveSlot = Method<SlotMove, PlanDays>.write("plan.move", .user)
-    public static let clearSlot = Method<SlotRef, PlanSlot>.write("plan.clear", .user)
+    public static let moveSlot = Method<Planner, SlotMove, PlanDays>.write("plan.move", .user)
+    public static let clearSlot = Method<Planner, SlotRef, PlanSlot>.write("plan.clear", .user)
     /// Records that the slot's meal was cooked and asks the tracker to log one serving.
-    public static let cooked = Method<SlotRef, CookedResult>.write("plan.cooked", .user)
+    public static let cooked = Method<Planner, SlotRef, CookedResult>.write("plan.cooked", .user)
     /// iCalendar of the visible week or a date range.
-    public static let calendar = Method<CalendarRequest, CalendarExport>.read("plan.ics", .user, lane: .heavy)
+    public static let calendar = Method<Planner, CalendarRequest, CalendarExport>.read("plan.ics", .user, lane: .heavy)
 }

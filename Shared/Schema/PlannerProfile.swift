@@ -83,10 +83,10 @@ public struct CookingProfile: Codable, Equatable, Sendable {
 
 public enum PlannerAPI {
     /// The caller's profile (the defaults if they never set one).
-    public static let getProfile = Method<Empty, CookingProfile>.read("profile.get", .user)
+    public static let getProfile = Method<Planner, Empty, CookingProfile>.read("profile.get", .user)
     /// How many times the groceries should buy a recipe: the slots it fills in the caller's
     /// visible week, or 1 if none.
-    public static let suggestedMultiplier = Method<RecipeID, SuggestedMultiplier>.read("plan.multiplier", .user)
+    public static let suggestedMultiplier = Method<Planner, RecipeID, SuggestedMultiplier>.read("plan.multiplier", .user)
 }
 
 public struct SuggestedMultiplier: Codable, Equatable, Sendable {

@@ -491,37 +491,37 @@ public struct ProductImportResult: Codable, Equatable, Sendable {
 // MARK: - Methods
 
 extension TrackerAPI {
-    public static let addEntry = Method<DiaryAdd, DiaryEntry>.write("diary.add", .user)
-    public static let editEntry = Method<DiaryEdit, DiaryEntry>.write("diary.edit", .user)
-    public static let deleteEntry = Method<EntryID, Empty>.write("diary.delete", .user)
+    public static let addEntry = Method<Tracker, DiaryAdd, DiaryEntry>.write("diary.add", .user)
+    public static let editEntry = Method<Tracker, DiaryEdit, DiaryEntry>.write("diary.edit", .user)
+    public static let deleteEntry = Method<Tracker, EntryID, Empty>.write("diary.delete", .user)
     /// One day's entries.
-    public static let listEntries = Method<DayRequest, DiaryDay>.read("diary.list", .user)
-    public static let summary = Method<DayRequest, DailySummary>.read("diary.summary", .user)
-    public static let history = Method<DateRange, DiaryHistory>.read("diary.history", .user, lane: .heavy)
-    public static let analysis = Method<DateRange, DiaryAnalysis>.read("diary.analysis", .user, lane: .heavy)
+    public static let listEntries = Method<Tracker, DayRequest, DiaryDay>.read("diary.list", .user)
+    public static let summary = Method<Tracker, DayRequest, DailySummary>.read("diary.summary", .user)
+    public static let history = Method<Tracker, DateRange, DiaryHistory>.read("diary.history", .user, lane: .heavy)
+    public static let analysis = Method<Tracker, DateRange, DiaryAnalysis>.read("diary.analysis", .user, lane: .heavy)
     /// Foods logged the day before the requested day.
-    public static let yesterday = Method<DayRequest, RecentFoods>.read("diary.yesterday", .user)
-    public static let export = Method<DateRange, DiaryExport>.read("diary.export", .user, lane: .heavy)
+    public static let yesterday = Method<Tracker, DayRequest, RecentFoods>.read("diary.yesterday", .user)
+    public static let export = Method<Tracker, DateRange, DiaryExport>.read("diary.export", .user, lane: .heavy)
 
-    public static let changeDrink = Method<DrinkChange, DrinkCounts>.write("drinks.change", .user)
-    public static let drinks = Method<DayRequest, DrinkCounts>.read("drinks.get", .user)
+    public static let changeDrink = Method<Tracker, DrinkChange, DrinkCounts>.write("drinks.change", .user)
+    public static let drinks = Method<Tracker, DayRequest, DrinkCounts>.read("drinks.get", .user)
 
-    public static let goals = Method<DayRequest, GoalsInForce>.read("goals.get", .user)
-    public static let setGoals = Method<GoalsChange, GoalsInForce>.write("goals.set", .user)
-    public static let presets = Method<Empty, GoalPresets>.read("goals.presets", .user)
+    public static let goals = Method<Tracker, DayRequest, GoalsInForce>.read("goals.get", .user)
+    public static let setGoals = Method<Tracker, GoalsChange, GoalsInForce>.write("goals.set", .user)
+    public static let presets = Method<Tracker, Empty, GoalPresets>.read("goals.presets", .user)
 
-    public static let createFood = Method<SavedFoodDraft, SavedFood>.write("foods.create", .user)
-    public static let editFood = Method<SavedFoodEdit, SavedFood>.write("foods.edit", .user)
-    public static let deleteFood = Method<EntryID, Empty>.write("foods.delete", .user)
-    public static let listFoods = Method<SavedFoodFilter, SavedFoodList>.read("foods.list", .user)
-    public static let logFood = Method<SavedFoodLog, DiaryEntry>.write("foods.log", .user)
+    public static let createFood = Method<Tracker, SavedFoodDraft, SavedFood>.write("foods.create", .user)
+    public static let editFood = Method<Tracker, SavedFoodEdit, SavedFood>.write("foods.edit", .user)
+    public static let deleteFood = Method<Tracker, EntryID, Empty>.write("foods.delete", .user)
+    public static let listFoods = Method<Tracker, SavedFoodFilter, SavedFoodList>.read("foods.list", .user)
+    public static let logFood = Method<Tracker, SavedFoodLog, DiaryEntry>.write("foods.log", .user)
 
     /// A product by barcode: badRequest `code` for a malformed code, notFound for an unknown one.
-    public static let product = Method<BarcodeLookup, Product>.read("products.get", .user)
-    public static let importProducts = Method<ProductImport, ProductImportResult>.write("products.import", .operator)
+    public static let product = Method<Tracker, BarcodeLookup, Product>.read("products.get", .user)
+    public static let importProducts = Method<Tracker, ProductImport, ProductImportResult>.write("products.import", .operator)
     /// A product of the caller's own (a barcode the shared table lacks, or their own reading of
     /// one): only they see it, ahead of the shared one; it never replaces anyone else's.
-    public static let addProduct = Method<Product, Product>.write("products.add", .user)
+    public static let addProduct = Method<Tracker, Product, Product>.write("products.add", .user)
 }
 
 extension TrackerTopics {

@@ -4,6 +4,7 @@ public import NotifierService
 public import PlannerService
 public import SousRuntime
 import SousSchema
+public import SousWire
 public import SousCrypto
 import SousTestSupport
 public import TrackerService
@@ -56,8 +57,24 @@ public struct StackFixture: Sendable {
     }
 
     /// A client of `service` with a 30 s timeout per attempt.
-    public func client(_ service: SousService, session: String? = nil) -> ServiceClient {
-        let host = hosts.first { $0.name == service.rawValue }!
-        return ServiceClient(service: service.rawValue, endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), session: session)
+    public func client<Service: PeerService>(_ service: Service.Type, session: String? = nil) -> ServiceClient<Service> {
+        ServiceClient<Service>(endpoint: host(of: Service.service).boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), session: session)
+    }
+
+    /// A client of `service` for the methods every service answers.
+    public func anyClient(_ service: SousService, session: String? = nil) -> ServiceClient<AnyService> {
+        ServiceClient<AnyService>(
+            endpoint: host(of: service).boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), session: session, name: service.rawValue
+        )
+    }
+
+    public func host(of service: SousService) -> ServiceHost {
+        switch service {
+        case .catalog: catalog.host
+        case .planner: planner.host
+        case .groceries: groceries.host
+        case .tracker: tracker.host
+        case .notifier: notifier.host
+        }
     }
 }

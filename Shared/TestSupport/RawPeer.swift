@@ -1,5 +1,6 @@
 import Dispatch
 public import SousRuntime
+public import SousWire
 public import ZeroMQ
 
 /// A bare DEALER for tests that send hand-made frames; every receive has a timeout and waits
@@ -40,10 +41,16 @@ extension ServiceHost {
         CurveClientSetup(serverKey: keyring.own.publicKey, keyPair: try keyPair ?? CurveKeyPair.generate())
     }
 
-    /// A client of this host: plain over `inproc`, CURVE as a stranger over TCP.
-    public func testClient(timeout: Duration = .seconds(30), retries: Int = 0) throws -> ServiceClient {
+    /// A client of this host for the methods every service answers: plain over `inproc`, CURVE
+    /// as a stranger over TCP.
+    public func testClient(timeout: Duration = .seconds(30), retries: Int = 0) throws -> ServiceClient<AnyService> {
+        try testClient(as: AnyService.self, timeout: timeout, retries: retries)
+    }
+
+    /// A client of this host for the methods of `scope`.
+    public func testClient<Scope: MethodScope>(as scope: Scope.Type, timeout: Duration = .seconds(30), retries: Int = 0) throws -> ServiceClient<Scope> {
         let endpoint = boundEndpoints.requests
         let curve = endpoint.hasPrefix("inproc://") ? nil : try clientCurve()
-        return ServiceClient(service: name, endpoint: endpoint, options: .init(timeout: timeout, retries: retries), curve: { curve })
+        return ServiceClient<Scope>(endpoint: endpoint, options: .init(timeout: timeout, retries: retries), curve: { curve }, name: name)
     }
 }

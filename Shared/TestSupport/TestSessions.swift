@@ -32,7 +32,7 @@ extension ServiceClient {
     /// Calls `method` as `user`, signed in with a ``TestSessions`` token.
     @discardableResult
     public func call<Request, Response>(
-        _ method: Method<Request, Response>,
+        _ method: Method<Scope, Request, Response>,
         _ request: Request,
         user: String,
         timeout: Duration? = nil,
@@ -44,7 +44,20 @@ extension ServiceClient {
 
     /// ``callBlocking(_:_:session:timeout:)`` as `user`.
     @discardableResult
-    public func callBlocking<Request, Response>(_ method: Method<Request, Response>, _ request: Request, user: String, timeout: Duration? = nil) throws(ServiceError) -> Response {
+    public func callBlocking<Request, Response>(_ method: Method<Scope, Request, Response>, _ request: Request, user: String, timeout: Duration? = nil) throws(ServiceError) -> Response {
         try callBlocking(method, request, session: TestSessions.token(for: user), timeout: timeout)
+    }
+}
+
+extension ServiceClient where Scope: ServiceKind {
+    /// Calls one of the methods every service answers as `user`.
+    @discardableResult
+    public func call<Request, Response>(
+        _ method: Method<AnyService, Request, Response>,
+        _ request: Request,
+        user: String,
+        timeout: Duration? = nil
+    ) async throws(ServiceError) -> Response {
+        try await call(method, request, session: TestSessions.token(for: user), timeout: timeout)
     }
 }

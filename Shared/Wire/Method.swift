@@ -1,6 +1,28 @@
-/// A typed method of a service: its wire name, the types of its request and reply bodies, and
-/// how the runtime treats it.
-public struct Method<Request: Codable & Sendable, Response: Codable & Sendable>: Sendable, CustomStringConvertible {
+/// Whom a method is sent to, as a type: ``Method``'s first parameter. A client of one service
+/// (`ServiceClient<Catalog>`) only compiles calls of that service's methods and of the methods
+/// every service answers (``AnyService``).
+public protocol MethodScope: Sendable {
+    /// The service's name, as configuration, logs and errors spell it ("catalog").
+    static var name: String { get }
+}
+
+/// One service: the scope of its own methods.
+public protocol ServiceKind: MethodScope {}
+
+public enum Catalog: ServiceKind { public static let name = "catalog" }
+public enum Planner: ServiceKind { public static let name = "planner" }
+public enum Groceries: ServiceKind { public static let name = "groceries" }
+/// The tracker, which also serves the coeliac diary.
+public enum Tracker: ServiceKind { public static let name = "tracker" }
+public enum Notifier: ServiceKind { public static let name = "notifier" }
+
+/// The methods every service answers (`health`, `describe`, the clock, `account.erase`): any
+/// client sends them.
+public enum AnyService: MethodScope { public static let name = "any service" }
+
+/// A typed method of a service: the service that serves it, its wire name, the types of its
+/// request and reply bodies, and how the runtime treats it.
+public struct Method<Scope: MethodScope, Request: Codable & Sendable, Response: Codable & Sendable>: Sendable, CustomStringConvertible {
     public let name: String
     /// Reads are safe to repeat; writes are sent with an idempotency key so that a retried write
     /// is applied once.

@@ -18,10 +18,10 @@ struct NotifierCLITests {
 
     struct Services: Sendable {
         let clock: WallClock
-        let planner: ServiceClient
+        let planner: ServiceClient<Planner>
         let notifier: NotifierService
-        var notifierClient: ServiceClient {
-            ServiceClient(service: "notifier", endpoint: notifier.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+        var notifierClient: ServiceClient<Notifier> {
+            ServiceClient<Notifier>(endpoint: notifier.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
         }
         var common: [String] { ["--notifier", notifier.host.boundEndpoints.requests, "--user", "ada"] }
 
@@ -50,7 +50,7 @@ struct NotifierCLITests {
         let clock = WallClock.manual(at: Self.morning)
         let planner = try PlannerFixture.make(clock: clock)
         let notifier = try NotifierFixture.make(peers: [.planner: planner.host.boundEndpoints], clock: clock)
-        let client = ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+        let client = ServiceClient<Planner>(endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
         try await withRunningServices([planner.host, notifier.host]) { _ in
             _ = try await client.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Europe/Rome"), user: "ada")
             try await body(Services(clock: clock, planner: client, notifier: notifier))

@@ -77,7 +77,7 @@ struct ProtocolCoverageCLITests {
             #expect(reloaded.code == 0 && reloaded.out.contains("96 recipes"), "\(reloaded.err)")
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("ingredients-\(UUID().uuidString).json")
             defer { try? FileManager.default.removeItem(at: file) }
-            var eggplant = try #require(try await stack.client(.catalog, session: TestSessions.token(for: "ada")).call(
+            var eggplant = try #require(try await stack.client(Catalog.self, session: TestSessions.token(for: "ada")).call(
                 CatalogAPI.getIngredients, IngredientIDs(ids: ["eggplant"])
             ).ingredients.first)
             eggplant.synonyms.append("melanzana")

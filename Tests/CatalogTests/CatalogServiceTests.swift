@@ -186,7 +186,7 @@ struct RecipeSearchTests {
     @Test func unknownVocabularyIsABadRequestNamingTheField() async throws {
         struct RawSearch: Codable, Sendable { var profile: [String: [String]] }
         try await withCatalog { _, client in
-            let raw = Method<RawSearch, RecipePage>.read(CatalogAPI.searchRecipes.name, .user)
+            let raw = Method<Catalog, RawSearch, RecipePage>.read(CatalogAPI.searchRecipes.name, .user)
             let error = await #expect(throws: ServiceError.self) {
                 try await client.call(raw, RawSearch(profile: ["diets": ["keto"], "allergens": [], "dislikes": [], "equipment": []]), user: "reader")
             }
@@ -325,7 +325,7 @@ struct RecipeDetailTests {
 
     @Test func writesNeedAUser() async throws {
         try await withCatalog { service, _ in
-            let anonymous = ServiceClient(service: "catalog", endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let anonymous = ServiceClient<Catalog>(endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
             let error = await #expect(throws: ServiceError.self) { try await anonymous.call(CatalogAPI.createRecipe, RecipeDraft(name: "x", summary: "y")) }
             #expect(error?.code == .unauthorized && error?.field == "header.session")
         }

@@ -9,13 +9,13 @@ import SousWire
 /// Runs a real catalog in-process over inproc:// with an in-memory database.
 func withCatalog<T: Sendable>(
     peers: [SousService: ServiceEndpoints] = [:],
-    _ body: (CatalogService, ServiceClient) async throws -> T
+    _ body: (CatalogService, ServiceClient<Catalog>) async throws -> T
 ) async throws -> T {
     let service = try CatalogFixture.make(peers: peers)
     // Generous: a bound on a hang, not a performance check, on a machine running tests in parallel.
     // Signed in as "reader" unless a call names its user: the catalog is for signed-in users.
-    let client = ServiceClient(
-        service: "catalog", endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0),
+    let client = ServiceClient<Catalog>(
+        endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0),
         session: TestSessions.token(for: "reader")
     )
     return try await withRunningService(service.host) { _ in try await body(service, client) }
@@ -60,7 +60,7 @@ enum TestSeed {
     }
 }
 
-extension ServiceClient {
+extension ServiceClient where Scope == Catalog {
     /// Every recipe id a search returns, across pages.
     func allRecipeIDs(_ search: RecipeSearch, user: String = "reader") async throws -> [String] {
         var search = search

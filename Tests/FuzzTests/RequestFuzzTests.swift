@@ -67,7 +67,7 @@ struct RequestFuzzTests {
                 }
             }
             for host in hosts {
-                let client = ServiceClient(service: host.name, endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+                let client = ServiceClient<AnyService>(endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), name: host.name)
                 #expect(try await client.call(CommonAPI.health, Empty()).service == host.name, "\(host.name) still answers")
             }
         }

@@ -271,7 +271,7 @@ struct GroceriesErrorTests {
         configuration.makeAbsent(.planner)
         let groceries = try GroceriesService(configuration: configuration, logger: quietLogger("groceries"), database: GroceriesService.openDatabase(directory: nil))
         try await withRunningServices([catalog.host, groceries.host]) { _ in
-            let client = ServiceClient(service: "groceries", endpoint: groceries.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let client = ServiceClient<Groceries>(endpoint: groceries.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
             let error = await #expect(throws: ServiceError.self) {
                 try await client.call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: "tomato-lentil-soup", multiplier: 1), user: "ada")
             }

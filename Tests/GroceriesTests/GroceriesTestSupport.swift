@@ -10,9 +10,9 @@ import SousWire
 
 /// A real catalog, planner and groceries service running in-process over inproc://, and clients.
 struct GroceriesEnvironment: Sendable {
-    let catalog: ServiceClient
-    let planner: ServiceClient
-    let groceries: ServiceClient
+    let catalog: ServiceClient<Catalog>
+    let planner: ServiceClient<Planner>
+    let groceries: ServiceClient<Groceries>
     let service: GroceriesService
     let clock: WallClock
 
@@ -52,11 +52,11 @@ func withGroceries<T: Sendable>(_ body: (GroceriesEnvironment) async throws -> T
     let planner = try PlannerFixture.make(peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
     let groceries = try GroceriesFixture.make(peers: [.catalog: catalog.host.boundEndpoints, .planner: planner.host.boundEndpoints], clock: clock)
     // Generous timeouts: a bound on a hang, not a performance check.
-    let options = ServiceClient.Options(timeout: .seconds(30), retries: 0)
+    let options = ClientOptions(timeout: .seconds(30), retries: 0)
     let environment = GroceriesEnvironment(
-        catalog: ServiceClient(service: "catalog", endpoint: catalog.host.boundEndpoints.requests, options: options, session: TestSessions.token(for: "reader")),
-        planner: ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: options),
-        groceries: ServiceClient(service: "groceries", endpoint: groceries.host.boundEndpoints.requests, options: options),
+        catalog: ServiceClient<Catalog>(endpoint: catalog.host.boundEndpoints.requests, options: options, session: TestSessions.token(for: "reader")),
+        planner: ServiceClient<Planner>(endpoint: planner.host.boundEndpoints.requests, options: options),
+        groceries: ServiceClient<Groceries>(endpoint: groceries.host.boundEndpoints.requests, options: options),
         service: groceries, clock: clock
     )
     return try await withRunningServices([catalog.host, planner.host, groceries.host]) { _ in try await body(environment) }

@@ -15,9 +15,9 @@ struct NotifierWorld: Sendable {
     let planner: PlannerService
     let tracker: TrackerService
     let notifier: NotifierService
-    let plannerClient: ServiceClient
-    let trackerClient: ServiceClient
-    let notifierClient: ServiceClient
+    let plannerClient: ServiceClient<Planner>
+    let trackerClient: ServiceClient<Tracker>
+    let notifierClient: ServiceClient<Notifier>
 
     var peers: [SousService: ServiceEndpoints] {
         [.planner: planner.host.boundEndpoints, .tracker: tracker.host.boundEndpoints]
@@ -39,10 +39,10 @@ struct NotifierWorld: Sendable {
         self.planner = planner
         self.tracker = tracker
         self.notifier = notifier
-        let options = ServiceClient.Options(timeout: .seconds(30), retries: 0)
-        plannerClient = ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: options)
-        trackerClient = ServiceClient(service: "tracker", endpoint: tracker.host.boundEndpoints.requests, options: options)
-        notifierClient = ServiceClient(service: "notifier", endpoint: notifier.host.boundEndpoints.requests, options: options)
+        let options = ClientOptions(timeout: .seconds(30), retries: 0)
+        plannerClient = ServiceClient<Planner>(endpoint: planner.host.boundEndpoints.requests, options: options)
+        trackerClient = ServiceClient<Tracker>(endpoint: tracker.host.boundEndpoints.requests, options: options)
+        notifierClient = ServiceClient<Notifier>(endpoint: notifier.host.boundEndpoints.requests, options: options)
     }
 
     /// The same planner and tracker with a new notifier instance on `dataDirectory` (a restart).

@@ -21,11 +21,11 @@ struct AccountTests {
 
     @discardableResult
     func register(_ email: String, on stack: StackFixture, password: String = password) async throws -> AccountInfo {
-        try await stack.client(.planner).call(AccountAPI.register, Registration(email: email, password: password, name: "Ada"))
+        try await stack.client(Planner.self).call(AccountAPI.register, Registration(email: email, password: password, name: "Ada"))
     }
 
     func login(_ email: String, on stack: StackFixture, password: String = password, device: String = "laptop") async throws(ServiceError) -> SignedIn {
-        try await stack.client(.planner).call(AccountAPI.login, SignIn(email: email, password: password, device: device))
+        try await stack.client(Planner.self).call(AccountAPI.login, SignIn(email: email, password: password, device: device))
     }
 
     func signInFailure(_ email: String, on stack: StackFixture) async -> ServiceError? {
@@ -46,13 +46,13 @@ struct AccountTests {
             #expect(laptop.account.user == account.user && phone.account.user == account.user)
 
             // What one device writes, the other reads, in any service.
-            _ = try await stack.client(.tracker, session: laptop.token).call(TrackerAPI.changeDrink, DrinkChange(drink: .water, delta: 2))
-            let drinks = try await stack.client(.tracker, session: phone.token).call(TrackerAPI.drinks, DayRequest())
+            _ = try await stack.client(Tracker.self, session: laptop.token).call(TrackerAPI.changeDrink, DrinkChange(drink: .water, delta: 2))
+            let drinks = try await stack.client(Tracker.self, session: phone.token).call(TrackerAPI.drinks, DayRequest())
             #expect(drinks.water == 2)
 
-            let who = try await stack.client(.planner, session: phone.token).call(AccountAPI.whoami, Empty())
+            let who = try await stack.client(Planner.self, session: phone.token).call(AccountAPI.whoami, Empty())
             #expect(who.account == account && who.session.device == "phone" && who.session.current)
-            let sessions = try await stack.client(.planner, session: laptop.token).call(AccountAPI.sessions, Empty())
+            let sessions = try await stack.client(Planner.self, session: laptop.token).call(AccountAPI.sessions, Empty())
             #expect(sessions.sessions.map(\.device) == ["laptop", "phone"])
             #expect(sessions.sessions.filter(\.current).map(\.id) == [laptop.session.id])
         }
@@ -61,7 +61,7 @@ struct AccountTests {
     @Test func badRegistrationsAndSignInsAreTypedErrorsThatWriteNothing() async throws {
         try await withStack { stack in
             try await register("ada@example.org", on: stack)
-            let planner = stack.client(.planner)
+            let planner = stack.client(Planner.self)
             func registration(_ email: String, _ password: String, _ name: String = "Ada") async -> ServiceError? {
                 do {
                     _ = try await planner.call(AccountAPI.register, Registration(email: email, password: password, name: name))
@@ -87,7 +87,7 @@ struct AccountTests {
             let unknown = await #expect(throws: ServiceError.self) { try await login("nobody@example.org", on: stack) }
             #expect(unknown == wrong, "an unknown email is answered like a wrong password")
             let forged = await #expect(throws: ServiceError.self) {
-                try await stack.client(.tracker, session: "eyJmb3JnZWQiOnRydWV9.AAAA").call(TrackerAPI.drinks, DayRequest())
+                try await stack.client(Tracker.self, session: "eyJmb3JnZWQiOnRydWV9.AAAA").call(TrackerAPI.drinks, DayRequest())
             }
             #expect(forged?.code == .unauthorized && forged?.field == "header.session")
             // None of it created an account or a session.
@@ -117,23 +117,23 @@ struct AccountTests {
             let phone = try await login("ada@example.org", on: stack, device: "phone")
             let tablet = try await login("ada@example.org", on: stack, device: "tablet")
             for token in [laptop.token, phone.token, tablet.token] {
-                _ = try await stack.client(.catalog, session: token).call(CatalogAPI.favorites, Empty())
+                _ = try await stack.client(Catalog.self, session: token).call(CatalogAPI.favorites, Empty())
             }
             // The laptop ends the phone's session.
-            _ = try await stack.client(.planner, session: laptop.token).call(AccountAPI.endSession, SessionRef(session: phone.session.id))
+            _ = try await stack.client(Planner.self, session: laptop.token).call(AccountAPI.endSession, SessionRef(session: phone.session.id))
             try await untilRefused(phone.token, by: stack)
             // The laptop changes the password: the tablet is signed out, the laptop is not.
-            let changed = try await stack.client(.planner, session: laptop.token).call(
+            let changed = try await stack.client(Planner.self, session: laptop.token).call(
                 AccountAPI.changePassword, PasswordChange(current: Self.password, new: "a new long passphrase")
             )
             #expect(changed.endedSessions == 1)
             try await untilRefused(tablet.token, by: stack)
-            _ = try await stack.client(.catalog, session: laptop.token).call(CatalogAPI.favorites, Empty())
+            _ = try await stack.client(Catalog.self, session: laptop.token).call(CatalogAPI.favorites, Empty())
             let old = await signInFailure("ada@example.org", on: stack)
             #expect(old?.code == .unauthorized)
             _ = try await login("ada@example.org", on: stack, password: "a new long passphrase")
             // Signing out.
-            _ = try await stack.client(.planner, session: laptop.token).call(AccountAPI.logout, Empty())
+            _ = try await stack.client(Planner.self, session: laptop.token).call(AccountAPI.logout, Empty())
             try await untilRefused(laptop.token, by: stack)
         }
     }
@@ -155,14 +155,13 @@ struct AccountTests {
 
     /// Whether `service` answers a user method for `token`; false once it answers unauthorized.
     func accepts(_ token: String, in service: SousService, of stack: StackFixture) async throws -> Bool {
-        let client = stack.client(service, session: token)
         do {
             switch service {
-            case .catalog: _ = try await client.call(CatalogAPI.favorites, Empty())
-            case .planner: _ = try await client.call(PlannerAPI.getProfile, Empty())
-            case .groceries: _ = try await client.call(GroceriesAPI.list, Empty())
-            case .tracker: _ = try await client.call(TrackerAPI.drinks, DayRequest())
-            case .notifier: _ = try await client.call(NotifierAPI.next, Empty())
+            case .catalog: _ = try await stack.client(Catalog.self, session: token).call(CatalogAPI.favorites, Empty())
+            case .planner: _ = try await stack.client(Planner.self, session: token).call(PlannerAPI.getProfile, Empty())
+            case .groceries: _ = try await stack.client(Groceries.self, session: token).call(GroceriesAPI.list, Empty())
+            case .tracker: _ = try await stack.client(Tracker.self, session: token).call(TrackerAPI.drinks, DayRequest())
+            case .notifier: _ = try await stack.client(Notifier.self, session: token).call(NotifierAPI.next, Empty())
             }
             return true
         } catch {
@@ -181,14 +180,14 @@ struct AccountTests {
             let bob = try await login("bob@example.org", on: stack)
             for signedIn in [ada, bob] {
                 let token = signedIn.token
-                _ = try await stack.client(.planner, session: token).call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Europe/Rome"))
-                _ = try await stack.client(.planner, session: token).call(PlannerAPI.addRecipe, RecipeID(id: "tomato-lentil-soup"))
-                let recipe = try await stack.client(.catalog, session: token).call(CatalogAPI.createRecipe, RecipeDraft(name: "Soup of \(signedIn.account.name)", summary: "mine"))
-                _ = try await stack.client(.catalog, session: token).call(CatalogAPI.favorite, RecipeID(id: recipe.id))
-                _ = try await stack.client(.groceries, session: token).call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: "tomato-lentil-soup"))
-                _ = try await stack.client(.groceries, session: token).call(GroceriesAPI.addItem, AddListItem(text: "paper towels", count: 2))
-                _ = try await stack.client(.tracker, session: token).call(TrackerAPI.addEntry, DiaryAdd(meal: .lunch, grams: 120, ingredient: "tomato"))
-                _ = try await stack.client(.tracker, session: token).call(TrackerAPI.changeDrink, DrinkChange(drink: .coffee, delta: 1))
+                _ = try await stack.client(Planner.self, session: token).call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Europe/Rome"))
+                _ = try await stack.client(Planner.self, session: token).call(PlannerAPI.addRecipe, RecipeID(id: "tomato-lentil-soup"))
+                let recipe = try await stack.client(Catalog.self, session: token).call(CatalogAPI.createRecipe, RecipeDraft(name: "Soup of \(signedIn.account.name)", summary: "mine"))
+                _ = try await stack.client(Catalog.self, session: token).call(CatalogAPI.favorite, RecipeID(id: recipe.id))
+                _ = try await stack.client(Groceries.self, session: token).call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: "tomato-lentil-soup"))
+                _ = try await stack.client(Groceries.self, session: token).call(GroceriesAPI.addItem, AddListItem(text: "paper towels", count: 2))
+                _ = try await stack.client(Tracker.self, session: token).call(TrackerAPI.addEntry, DiaryAdd(meal: .lunch, grams: 120, ingredient: "tomato"))
+                _ = try await stack.client(Tracker.self, session: token).call(TrackerAPI.changeDrink, DrinkChange(drink: .coffee, delta: 1))
             }
             // The notifier learns of both from their activity.
             try await eventually(within: .seconds(20), waitingFor: "the notifier to see both users") {
@@ -200,10 +199,10 @@ struct AccountTests {
             #expect(Set(before.map { $0.split(separator: ".")[0] }).count == 5, "the user had rows in every service: \(before)")
 
             let wrong = await #expect(throws: ServiceError.self) {
-                try await stack.client(.planner, session: ada.token).call(AccountAPI.delete, AccountDeletion(password: "not the password"))
+                try await stack.client(Planner.self, session: ada.token).call(AccountAPI.delete, AccountDeletion(password: "not the password"))
             }
             #expect(wrong?.code == .unauthorized && wrong?.field == "password")
-            let deleted = try await stack.client(.planner, session: ada.token).call(AccountAPI.delete, AccountDeletion(password: Self.password))
+            let deleted = try await stack.client(Planner.self, session: ada.token).call(AccountAPI.delete, AccountDeletion(password: Self.password))
             #expect(deleted == AccountDeleted(user: account.user, erased: ["planner", "catalog", "groceries", "tracker", "notifier"], pending: []))
 
             let after = try rowsNaming(account.user, in: stack)

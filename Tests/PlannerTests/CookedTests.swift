@@ -80,8 +80,8 @@ struct CookedTests {
         let down = try planner(nil)
         let up = try planner(tracker.host.boundEndpoints)
         try await withRunningServices([catalog.host, tracker.host, down.host, up.host]) { _ in
-            let downClient = ServiceClient(service: "planner", endpoint: down.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
-            let upClient = ServiceClient(service: "planner", endpoint: up.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let downClient = ServiceClient<Planner>(endpoint: down.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let upClient = ServiceClient<Planner>(endpoint: up.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
             _ = try await downClient.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: soup), user: "ada")
             #expect(try await downClient.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 1), user: "ada").logged == false)
             clock.advance(by: 600)

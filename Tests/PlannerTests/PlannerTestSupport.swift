@@ -12,15 +12,15 @@ import TrackerService
 /// A planner and a seeded catalog running in-process, with a client of the planner.
 struct PlannerWorld {
     let planner: PlannerService
-    let client: ServiceClient
+    let client: ServiceClient<Planner>
     /// The catalog the planner reads recipes from.
-    let catalog: ServiceClient
+    let catalog: ServiceClient<Catalog>
     /// The real tracker, when the world has one.
-    let tracker: ServiceClient?
+    let tracker: ServiceClient<Tracker>?
     let clock: WallClock
 
     /// Calls the planner as `user`.
-    func call<Request, Response>(_ method: Method<Request, Response>, _ request: Request, user: String = "ada") async throws(ServiceError) -> Response {
+    func call<Request, Response>(_ method: Method<Planner, Request, Response>, _ request: Request, user: String = "ada") async throws(ServiceError) -> Response {
         try await client.call(method, request, user: user)
     }
 }
@@ -48,7 +48,7 @@ func withPlanner<T: Sendable>(
     let catalog = try CatalogFixture.make(clock: clock)
     var configuration = ServiceConfiguration.inProcess(.planner, peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
     var hosts = [catalog.host]
-    var trackerClient: ServiceClient?
+    var trackerClient: ServiceClient<Tracker>?
     switch tracker {
     case .real:
         // The tracker reads time zones from the planner: give it the planner's endpoints before either runs.
@@ -56,7 +56,7 @@ func withPlanner<T: Sendable>(
         let service = try TrackerFixture.make(peers: [.catalog: catalog.host.boundEndpoints, .planner: plannerEndpoints], clock: clock)
         configuration.peers[.tracker] = service.host.boundEndpoints
         hosts.append(service.host)
-        trackerClient = ServiceClient(service: "tracker", endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+        trackerClient = ServiceClient<Tracker>(endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
     case .absent:
         configuration.makeAbsent(.tracker)
     case nil:
@@ -64,8 +64,8 @@ func withPlanner<T: Sendable>(
     }
     let planner = try PlannerService(configuration: configuration, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil))
     // Generous: a bound on a hang, not a performance check.
-    let client = ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
-    let catalogClient = ServiceClient(service: "catalog", endpoint: catalog.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+    let client = ServiceClient<Planner>(endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+    let catalogClient = ServiceClient<Catalog>(endpoint: catalog.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
     return try await withRunningServices(hosts + [planner.host]) { _ in
         try await body(PlannerWorld(planner: planner, client: client, catalog: catalogClient, tracker: trackerClient, clock: clock))
     }

@@ -15,7 +15,7 @@ private struct RawProfileUpdate: Codable, Sendable {
     var equipment: [String]?
 }
 
-private let rawUpdate = Method<RawProfileUpdate, CookingProfile>.write("profile.update", .public)
+private let rawUpdate = Method<Planner, RawProfileUpdate, CookingProfile>.write("profile.update", .public)
 
 struct ProfileTests {
     @Test func aUserWhoNeverSetAProfileGetsTheDefaults() async throws {
@@ -96,7 +96,7 @@ struct ProfileTests {
             }(), logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil)
         )
         try await withRunningService(planner.host) { host in
-            let client = ServiceClient(service: "planner", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let client = ServiceClient<Planner>(endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
             let error = await #expect(throws: ServiceError.self) { try await client.call(PlannerAPI.updateProfile, ProfileUpdate(dislikes: ["egg"]), user: "ada") }
             #expect(error?.code == .unavailable && error?.message.contains("catalog") == true)
             // Updates that do not touch dislikes need no catalog.
@@ -119,7 +119,7 @@ struct FilterSwitchTests {
     @Test func allergensAndDislikesCanBeSwitchedOffInTheProfile() async throws {
         let stack = try StackFixture.make()
         try await withRunningServices(stack.hosts) { _ in
-            let planner = stack.client(.planner), catalog = stack.client(.catalog)
+            let planner = stack.client(Planner.self), catalog = stack.client(Catalog.self)
             let saved = RecipeSearch(useSavedProfile: true, pageSize: 100)
             let everything = Set(try await catalog.call(CatalogAPI.searchRecipes, RecipeSearch(pageSize: 100), user: "ada").recipes.map(\.id))
             let profile = try await planner.call(PlannerAPI.updateProfile, ProfileUpdate(allergens: [.gluten], dislikes: ["eggplant"]), user: "ada")

@@ -11,7 +11,7 @@ import ZeroMQ
 /// One client's flood or a full lane never starves anyone else: each connection and each lane
 /// has a bound on requests in flight, past which the server answers `busy` at once.
 struct LoadTests {
-    static let hold = Method<Empty, Empty>.read("load.hold", .public)
+    static let hold = Method<Notes, Empty, Empty>.read("load.hold", .public)
 
     /// A notes service with `load.hold`, which waits until the test releases it.
     func service(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws -> (ServiceHost, Latch) {
@@ -57,7 +57,7 @@ struct LoadTests {
             #expect(refused.allSatisfy { $0.error?.code == .unavailable && $0.error?.message.contains("busy") == true })
             #expect(Set(refused.map(\.id)) == Set((limit..<(limit + 40)).map { "h\($0)" }))
             // Another client is served meanwhile, in the same lane.
-            let other = ServiceClient(service: "notes", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let other = ServiceClient<Notes>(endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
             #expect(try await other.call(NotesAPI.count, Empty()).count == 0)
             #expect(try await other.call(CommonAPI.health, Empty()).service == host.name)
             latch.open()
@@ -79,7 +79,7 @@ struct LoadTests {
         let (host, latch) = try service()
         try await withRunningService(host) { host in
             // A service name no other test uses: its client's thread is "sous-client-loa".
-            let client = ServiceClient(service: "loadprobe", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let client = ServiceClient<Notes>(endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), name: "loadprobe")
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<30 { group.addTask { try await client.call(Self.hold, Empty()) } }
                 await latch.waitForWaiters(30)
@@ -100,7 +100,7 @@ struct LoadTests {
                 for slot in 0..<2 { try peer.send(try requestFrames("load.hold", id: "p\(index)-\(slot)")) }
             }
             await latch.waitForWaiters(4)
-            let client = try host.testClient()
+            let client = try host.testClient(as: Notes.self)
             #expect(try await client.call(CommonAPI.health, Empty()).service == host.name)
             let busy = await #expect(throws: ServiceError.self) { try await client.call(NotesAPI.count, Empty()) }
             #expect(busy?.code == .unavailable && busy?.message.contains("4 standard requests are in flight") == true)

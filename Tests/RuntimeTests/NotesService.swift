@@ -8,6 +8,9 @@ import Synchronization
 
 /// A small real service used to test the runtime: notes in SQLite, an echo of a structured body,
 /// and a method that waits on a gate the test controls (a "slow handler" without sleeps).
+/// The notes service, as a scope its methods and clients name.
+enum Notes: ServiceKind { static let name = "notes" }
+
 enum NotesAPI {
     struct AddNote: Codable, Sendable, Equatable {
         var text: String
@@ -25,10 +28,10 @@ enum NotesAPI {
 
     struct Wait: Codable, Sendable { var gate: String }
 
-    static let add = Method<AddNote, Note>.write("notes.add", .user)
-    static let count = Method<Empty, Count>.read("notes.count", .public)
-    static let echo = Method<AddNote, AddNote>.read("notes.echo", .public)
-    static let wait = Method<Wait, Empty>.read("notes.wait", .public)
+    static let add = Method<Notes, AddNote, Note>.write("notes.add", .user)
+    static let count = Method<Notes, Empty, Count>.read("notes.count", .public)
+    static let echo = Method<Notes, AddNote, AddNote>.read("notes.echo", .public)
+    static let wait = Method<Notes, Wait, Empty>.read("notes.wait", .public)
 }
 
 /// Gates a test opens to release waiting handlers, and observes handlers arriving at.

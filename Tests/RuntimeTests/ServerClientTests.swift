@@ -8,8 +8,8 @@ import Testing
 import ZeroMQ
 
 struct ServerClientTests {
-    func client(_ host: ServiceHost, timeout: Duration = .seconds(30), retries: Int = 0) throws -> ServiceClient {
-        try host.testClient(timeout: timeout, retries: retries)
+    func client(_ host: ServiceHost, timeout: Duration = .seconds(30), retries: Int = 0) throws -> ServiceClient<Notes> {
+        try host.testClient(as: Notes.self, timeout: timeout, retries: retries)
     }
 
     @Test func healthReportsNameVersionUptimeAndDatabase() async throws {
@@ -57,7 +57,7 @@ struct ServerClientTests {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
             let error = await #expect(throws: ServiceError.self) {
-                try await client(host).call(Method<Empty, Empty>.read("notes.fly", .public), Empty())
+                try await client(host).call(Method<Notes, Empty, Empty>.read("notes.fly", .public), Empty())
             }
             #expect(error?.code == .badRequest)
             #expect(error?.field == "header.method")
@@ -70,7 +70,7 @@ struct ServerClientTests {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
             let error = await #expect(throws: ServiceError.self) {
-                try await client(host).call(Method<Wrong, NotesAPI.Note>.write("notes.add", .user), Wrong(text: 5, tags: []), user: "ada")
+                try await client(host).call(Method<Notes, Wrong, NotesAPI.Note>.write("notes.add", .user), Wrong(text: 5, tags: []), user: "ada")
             }
             #expect(error?.code == .badRequest)
             #expect(error?.field == "text")
@@ -111,7 +111,7 @@ struct ServerClientTests {
         }
         // After shutdown the endpoint no longer answers.
         let after = await #expect(throws: ServiceError.self) {
-            try await ServiceClient(service: "catalog", endpoint: host.boundEndpoints.requests, options: .init(timeout: .milliseconds(100), retries: 0))
+            try await ServiceClient<Catalog>(endpoint: host.boundEndpoints.requests, options: .init(timeout: .milliseconds(100), retries: 0))
                 .call(CommonAPI.health, Empty())
         }
         #expect(after?.code == .unavailable)
@@ -120,7 +120,7 @@ struct ServerClientTests {
     /// A pooled socket whose inproc peer went away must not block the next call in send.
     @Test func aStoppedInprocServiceIsUnavailableNotAHang() async throws {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
-        let client = ServiceClient(service: "catalog", endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(2), retries: 1))
+        let client = ServiceClient<Catalog>(endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(2), retries: 1))
         try await withRunningService(host) { _ in
             // Generous while it runs: a bound on a hang, not a speed check.
             _ = try await client.call(CommonAPI.health, Empty(), timeout: .seconds(30))
@@ -140,7 +140,7 @@ struct ServerClientTests {
             let proxy = try LossyProxy(backend: host.boundEndpoints.requests, repliesToDrop: 1)
             // The dropped reply is noticed only by waiting out an attempt: 10 s, so a busy machine
             // answering late is never mistaken for a lost reply.
-            let lossy = ServiceClient(service: "catalog", endpoint: proxy.frontendEndpoint, options: .init(timeout: .seconds(10), retries: 2))
+            let lossy = ServiceClient<Notes>(endpoint: proxy.frontendEndpoint, options: .init(timeout: .seconds(10), retries: 2))
             let note = try await lossy.call(NotesAPI.add, .init(text: "once", tags: []), user: "ada")
             #expect(proxy.droppedReplies == 1)
             #expect(note.total == 1)
@@ -150,7 +150,7 @@ struct ServerClientTests {
     }
 
     @Test func aServiceThatDoesNotAnswerIsNamedInTheError() async throws {
-        let client = ServiceClient(service: "planner", endpoint: "inproc://nobody-\(UUID().uuidString)", options: .init(timeout: .milliseconds(50), retries: 2))
+        let client = ServiceClient<Planner>(endpoint: "inproc://nobody-\(UUID().uuidString)", options: .init(timeout: .milliseconds(50), retries: 2))
         let error = await #expect(throws: ServiceError.self) {
             try await client.call(CommonAPI.health, Empty())
         }

@@ -16,7 +16,7 @@ func coeliacDate(_ text: String) -> LocalDate { LocalDate(text)! }
 /// A running tracker (with a stand-in planner answering `profile.get`) and a client.
 struct CoeliacWorld: CallsAsUser {
     let tracker: TrackerService
-    let client: ServiceClient
+    let client: ServiceClient<Tracker>
     let clock: WallClock
     /// How often the stand-in planner was asked for a profile.
     let plannerCalls: PlannerCalls
@@ -52,7 +52,7 @@ func withCoeliacTracker<T: Sendable>(timeZone: String? = "UTC", _ body: (Coeliac
     let tracker = try TrackerFixture.make(peers: peers, clock: clock)
     hosts.append(tracker.host)
     // Generous: a bound on a hang, not a performance check.
-    let client = ServiceClient(service: "tracker", endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+    let client = ServiceClient<Tracker>(endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
     return try await withRunningServices(hosts) { _ in try await body(CoeliacWorld(tracker: tracker, client: client, clock: clock, plannerCalls: plannerCalls)) }
 }
 
@@ -62,4 +62,4 @@ struct RawDatedDraft: Codable, Sendable {
     var date: String
 }
 
-let rawAddEntry = Method<RawDatedDraft, JournalEntry>.write("journal.add", .public)
+let rawAddEntry = Method<Tracker, RawDatedDraft, JournalEntry>.write("journal.add", .public)

@@ -104,8 +104,8 @@ struct FriedRecipeLoggingTests {
     @Test func aFriedRecipeIsLoggedWithTheCatalogsNutritionAndTheEatenWeight() async throws {
         try await withTracker(catalog: true) { world in
             let entry = try await world.call(TrackerAPI.logRecipeServing, RecipeServingLog(meal: .dinner, recipe: "beer-battered-fish-chips", servings: 1))
-            let catalog = ServiceClient(
-                service: "catalog", endpoint: world.tracker.host.configuration.peers[.catalog]!.requests, options: .init(timeout: .seconds(30), retries: 0)
+            let catalog = ServiceClient<Catalog>(
+                endpoint: world.tracker.host.configuration.peers[.catalog]!.requests, options: .init(timeout: .seconds(30), retries: 0)
             )
             let recipe = try await catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: "beer-battered-fish-chips"), user: "ada")
             let eaten = recipe.ingredients.reduce(0) { $0 + $1.grams * $1.eatenShare } / Double(recipe.people)

@@ -17,7 +17,7 @@ private struct LooseAdd: Codable, Sendable {
     var per100g: Macros
 }
 
-private let looseAdd = Method<LooseAdd, DiaryEntry>.write("diary.add", .public)
+private let looseAdd = Method<Tracker, LooseAdd, DiaryEntry>.write("diary.add", .public)
 
 struct DiaryEntryTests {
     @Test func addListEditDeleteKeepsOneUsersDiaryApart() async throws {
@@ -176,10 +176,10 @@ struct DayBoundaryTests {
         let tracker = try TrackerFixture.make(peers: [.planner: planner.host.boundEndpoints], clock: clock)
         // 9 s: the time-zone lookup is optional and gets a third of it, ample for a live planner
         // and short enough not to stall the test once the planner has stopped.
-        let client = ServiceClient(service: "tracker", endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(9), retries: 0))
+        let client = ServiceClient<Tracker>(endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(9), retries: 0))
         try await withRunningServices([tracker.host]) { _ in
             try await withRunningServices([planner.host]) { _ in
-                let plannerClient = try planner.host.testClient()
+                let plannerClient = try planner.host.testClient(as: Planner.self)
                 _ = try await plannerClient.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Pacific/Auckland"), user: "ada")
                 let first = try await client.call(TrackerAPI.summary, DayRequest(), user: "ada")
                 #expect(first.day == ResolvedDay(date: day("2026-03-10"), timeZone: "Pacific/Auckland"))

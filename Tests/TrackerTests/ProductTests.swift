@@ -146,8 +146,8 @@ struct RecipeLoggingTests {
     @Test func aRecipeServingIsLoggedFromTheRealCatalog() async throws {
         try await withTracker(planner: false, catalog: true) { world in
             let catalogEndpoint = world.tracker.host.configuration.endpoints(of: .catalog).requests
-            let catalog = ServiceClient(
-                service: "catalog", endpoint: catalogEndpoint, options: .init(timeout: .seconds(30), retries: 0), session: TestSessions.token(for: "reader")
+            let catalog = ServiceClient<Catalog>(
+                endpoint: catalogEndpoint, options: .init(timeout: .seconds(30), retries: 0), session: TestSessions.token(for: "reader")
             )
             let recipe = try await catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: "tomato-lentil-soup"))
             let servingGrams = recipe.ingredients.reduce(0) { $0 + $1.grams } / Double(recipe.servings)

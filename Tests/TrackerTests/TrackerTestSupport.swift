@@ -20,17 +20,17 @@ func typed(_ food: String, _ meal: Meal, grams: Double, kcal: Double, carbohydra
 
 /// A client of a running service, calling as "ada" unless told otherwise.
 protocol CallsAsUser: Sendable {
-    var client: ServiceClient { get }
+    var client: ServiceClient<Tracker> { get }
 }
 
 extension CallsAsUser {
     @discardableResult
-    func call<Request, Response>(_ method: Method<Request, Response>, _ request: Request, user: String = "ada") async throws -> Response {
+    func call<Request, Response>(_ method: Method<Tracker, Request, Response>, _ request: Request, user: String = "ada") async throws -> Response {
         try await client.call(method, request, user: user)
     }
 
     /// The error `method` answers `request` with, or nil if it succeeded.
-    func failure<Request, Response>(_ method: Method<Request, Response>, _ request: Request, user: String = "ada") async -> ServiceError? {
+    func failure<Request, Response>(_ method: Method<Tracker, Request, Response>, _ request: Request, user: String = "ada") async -> ServiceError? {
         do {
             _ = try await client.call(method, request, user: user)
             return nil
@@ -43,8 +43,8 @@ extension CallsAsUser {
 /// A running tracker and the services it reads, with a client calling as "ada" by default.
 struct TrackerWorld: CallsAsUser {
     let tracker: TrackerService
-    let planner: ServiceClient?
-    let client: ServiceClient
+    let planner: ServiceClient<Planner>?
+    let client: ServiceClient<Tracker>
     let clock: WallClock
 }
 
@@ -54,7 +54,7 @@ func withTracker<T: Sendable>(planner withPlanner: Bool = true, catalog withCata
     let clock = WallClock.manual(at: trackerInstant)
     var hosts: [ServiceHost] = []
     var peers: [SousService: ServiceEndpoints] = [:]
-    var plannerClient: ServiceClient?
+    var plannerClient: ServiceClient<Planner>?
     if withCatalog {
         let catalog = try CatalogFixture.make(clock: clock)
         hosts.append(catalog.host)
@@ -64,13 +64,13 @@ func withTracker<T: Sendable>(planner withPlanner: Bool = true, catalog withCata
         let planner = try PlannerFixture.make(peers: peers, clock: clock)
         hosts.append(planner.host)
         peers[.planner] = planner.host.boundEndpoints
-        plannerClient = ServiceClient(service: "planner", endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+        plannerClient = ServiceClient<Planner>(endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
     }
     // Without a planner (absent in the fixture) the tracker must fall back to UTC.
     let tracker = try TrackerFixture.make(peers: peers, clock: clock)
     hosts.append(tracker.host)
     // Generous: a bound on a hang, not a performance check.
-    let client = ServiceClient(service: "tracker", endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+    let client = ServiceClient<Tracker>(endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
     return try await withRunningServices(hosts) { _ in
         try await body(TrackerWorld(tracker: tracker, planner: plannerClient, client: client, clock: clock))
     }

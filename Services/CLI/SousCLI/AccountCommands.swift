@@ -15,7 +15,7 @@ func readPassword(_ prompt: String) throws -> String {
 /// Signs in and remembers the session as the current account.
 func signIn(email: String, password: String, device: String?, global: GlobalOptions) async throws -> SignedIn {
     let device = device ?? ProcessInfo.processInfo.hostName
-    let signedIn = try await global.client(.planner).call(AccountAPI.login, SignIn(email: email, password: password, device: String(device.prefix(80))))
+    let signedIn = try await global.client(Planner.self).call(AccountAPI.login, SignIn(email: email, password: password, device: String(device.prefix(80))))
     var credentials = try Credentials.load()
     credentials.remember(signedIn)
     try credentials.save()
@@ -37,7 +37,7 @@ struct RegisterCommand: AsyncParsableCommand {
 
     func run() async throws {
         let password = try readPassword("Choose a password (at least 10 characters): ")
-        let account = try await global.client(.planner).call(AccountAPI.register, Registration(email: email, password: password, name: name))
+        let account = try await global.client(Planner.self).call(AccountAPI.register, Registration(email: email, password: password, name: name))
         let signedIn = try await signIn(email: account.email, password: password, device: device, global: global)
         if global.json { return try printJSON(signedIn.account) }
         Console.current.out("Registered \(account.email) (user \(account.user)) and signed in on \(signedIn.session.device).")
@@ -73,7 +73,7 @@ struct LogoutCommand: AsyncParsableCommand {
     func run() async throws {
         let account = try global.account
         do {
-            try await global.client(.planner).call(AccountAPI.logout, Empty(), session: account.token)
+            try await global.client(Planner.self).call(AccountAPI.logout, Empty(), session: account.token)
         } catch {
             // A session already ended elsewhere: forgetting it is all that is left to do.
             guard error.code == .unauthorized else { throw error }
@@ -92,7 +92,7 @@ struct WhoAmICommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let who = try await global.client(.planner).call(AccountAPI.whoami, Empty(), session: global.token)
+        let who = try await global.client(Planner.self).call(AccountAPI.whoami, Empty(), session: global.token)
         if global.json { return try printJSON(who) }
         Console.current.out("\(who.account.name) <\(who.account.email)>, user \(who.account.user)\(who.account.role == .operator ? ", operator" : "")")
         Console.current.out("session \(who.session.id) on \(who.session.device), until \(who.session.expiresAt.formatted(.iso8601))")
@@ -113,7 +113,7 @@ struct SessionsCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(.planner).call(AccountAPI.sessions, Empty(), session: global.token)
+            let list = try await global.client(Planner.self).call(AccountAPI.sessions, Empty(), session: global.token)
             if global.json { return try printJSON(list) }
             SessionsCommand.print(list)
         }
@@ -125,7 +125,7 @@ struct SessionsCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(.planner).call(AccountAPI.endSession, SessionRef(session: session), session: global.token)
+            let list = try await global.client(Planner.self).call(AccountAPI.endSession, SessionRef(session: session), session: global.token)
             if global.json { return try printJSON(list) }
             Console.current.out("Ended session \(session).")
             SessionsCommand.print(list)
@@ -154,7 +154,7 @@ struct PasswordCommand: AsyncParsableCommand {
     func run() async throws {
         let current = try readPassword("Current password: ")
         let new = try readPassword("New password (at least 10 characters): ")
-        let changed = try await global.client(.planner).call(AccountAPI.changePassword, PasswordChange(current: current, new: new), session: global.token)
+        let changed = try await global.client(Planner.self).call(AccountAPI.changePassword, PasswordChange(current: current, new: new), session: global.token)
         if global.json { return try printJSON(changed) }
         Console.current.out("Password changed; \(changed.endedSessions) other session\(changed.endedSessions == 1 ? "" : "s") ended.")
     }
@@ -177,7 +177,7 @@ struct AccountCommand: AsyncParsableCommand {
             guard yes else { throw ValidationError("deleting the account erases all your data in every service: add --yes") }
             let account = try global.account
             let password = try readPassword("Password: ")
-            let deleted = try await global.client(.planner).call(AccountAPI.delete, AccountDeletion(password: password), session: account.token)
+            let deleted = try await global.client(Planner.self).call(AccountAPI.delete, AccountDeletion(password: password), session: account.token)
             var credentials = try Credentials.load()
             credentials.forget(user: account.user)
             try credentials.save()

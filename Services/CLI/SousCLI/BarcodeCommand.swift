@@ -24,7 +24,7 @@ struct BarcodeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = global.client(.tracker)
+        let client = global.client(Tracker.self)
         let product = try await client.call(TrackerAPI.product, BarcodeLookup(code: code), session: global.token)
         var entry: DiaryEntry?
         if log, let grams {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import SousRuntime
 import SousSchema
+import SousWire
 
 /// `sous catalog changes`: the sync feed an offline client follows.
 struct CatalogCommand: AsyncParsableCommand {
@@ -24,7 +25,7 @@ struct CatalogCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let changes = try await global.client(.catalog).call(CatalogAPI.changes, ChangesSince(version: since), session: global.token)
+            let changes = try await global.client(Catalog.self).call(CatalogAPI.changes, ChangesSince(version: since), session: global.token)
             if global.json { return try printJSON(changes) }
             let console = Console.current
             console.out("Catalog version \(changes.version) (asked since \(since)).")

@@ -23,7 +23,7 @@ struct CookCommand: AsyncParsableCommand {
         let token = try global.token
         var people = self.people
         if people == nil { people = await household(token: token) }
-        let detail = try await global.client(.catalog).call(CatalogAPI.getRecipe, RecipeLookup(id: recipe, people: people), session: token)
+        let detail = try await global.client(Catalog.self).call(CatalogAPI.getRecipe, RecipeLookup(id: recipe, people: people), session: token)
         guard !detail.steps.isEmpty else { throw ValidationError("\(detail.name) has no steps to follow") }
         let steps = detail.steps.indices.map { CookingStep(recipe: detail, index: $0) }
         if let step {
@@ -45,7 +45,7 @@ struct CookCommand: AsyncParsableCommand {
     /// cannot say, with a note on stderr.
     private func household(token: String) async -> Int? {
         do {
-            return try await global.client(.planner).call(PlannerAPI.getProfile, Empty(), session: token).people
+            return try await global.client(Planner.self).call(PlannerAPI.getProfile, Empty(), session: token).people
         } catch {
             Console.current.err("sous: cooking for the recipe's servings: your profile could not be read (\(error.message))")
             return nil

@@ -15,7 +15,7 @@ struct DescribeCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let description = try await global.client(service).call(CommonAPI.describe, Empty(), session: try? global.token)
+        let description = try await global.anyClient(service).call(CommonAPI.describe, Empty(), session: try? global.token)
         if global.json { return try printJSON(description) }
         var table = Table([("METHOD", .left), ("REQUEST", .left), ("REPLY", .left), ("KIND", .left), ("ACCESS", .left)])
         for method in description.methods {

@@ -45,7 +45,7 @@ struct DiaryCommand: AsyncParsableCommand {
                 date: try date.map { try trackerDate($0) }, meal: try trackerMeal(meal), grams: grams, food: food,
                 per100g: try nutrition.macros(), ingredient: ingredient, barcode: barcode
             )
-            let entry = try await global.client(.tracker).call(TrackerAPI.addEntry, request, session: global.token)
+            let entry = try await global.client(Tracker.self).call(TrackerAPI.addEntry, request, session: global.token)
             if global.json { return try printJSON(entry) }
             Console.current.out("Logged #\(entry.id) \(entry.food), \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date): \(number(entry.totals.kcal, decimals: 0)) kcal.")
         }
@@ -66,7 +66,7 @@ struct DiaryCommand: AsyncParsableCommand {
 
         func run() async throws {
             let request = RecipeServingLog(date: try date.map { try trackerDate($0) }, meal: try trackerMeal(meal), recipe: recipe, servings: servings)
-            let entry = try await global.client(.tracker).call(TrackerAPI.logRecipeServing, request, session: global.token)
+            let entry = try await global.client(Tracker.self).call(TrackerAPI.logRecipeServing, request, session: global.token)
             if global.json { return try printJSON(entry) }
             Console.current.out("Logged #\(entry.id) \(entry.food), \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date): \(number(entry.totals.kcal, decimals: 0)) kcal.")
         }
@@ -79,7 +79,7 @@ struct DiaryCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let status = try await global.client(.tracker).call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: try date.map { try trackerDate($0) }), session: global.token)
+            let status = try await global.client(Tracker.self).call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: try date.map { try trackerDate($0) }), session: global.token)
             if global.json { return try printJSON(status) }
             let meals = status.mealsLogged.isEmpty ? "nothing logged" : "logged: " + status.mealsLogged.map(\.rawValue).joined(separator: ", ")
             Console.current.out("\(status.date): \(meals); \(number(status.kcal, decimals: 0)) of \(number(status.kcalGoal, decimals: 0)) kcal.")
@@ -93,7 +93,7 @@ struct DiaryCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let day = try await global.client(.tracker).call(TrackerAPI.listEntries, DayRequest(date: try date.map { try trackerDate($0) }), session: global.token)
+            let day = try await global.client(Tracker.self).call(TrackerAPI.listEntries, DayRequest(date: try date.map { try trackerDate($0) }), session: global.token)
             if global.json { return try printJSON(day) }
             Console.current.out(dayHeading(day.day))
             guard !day.entries.isEmpty else { return Console.current.out("Nothing logged.") }
@@ -120,7 +120,7 @@ struct DiaryCommand: AsyncParsableCommand {
                 id: id, date: try date.map { try trackerDate($0) }, meal: try meal.map { try trackerMeal($0) }, food: food, grams: grams,
                 per100g: try nutrition.macros()
             )
-            let entry = try await global.client(.tracker).call(TrackerAPI.editEntry, request, session: global.token)
+            let entry = try await global.client(Tracker.self).call(TrackerAPI.editEntry, request, session: global.token)
             if global.json { return try printJSON(entry) }
             Console.current.out("Updated #\(entry.id) \(entry.food), \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date).")
         }
@@ -133,7 +133,7 @@ struct DiaryCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await global.client(.tracker).call(TrackerAPI.deleteEntry, EntryID(id: id), session: global.token)
+            try await global.client(Tracker.self).call(TrackerAPI.deleteEntry, EntryID(id: id), session: global.token)
             if global.json { return try printJSON(["deleted": id]) }
             Console.current.out("Deleted entry #\(id).")
         }
@@ -146,7 +146,7 @@ struct DiaryCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let summary = try await global.client(.tracker).call(TrackerAPI.summary, DayRequest(date: try date.map { try trackerDate($0) }), session: global.token)
+            let summary = try await global.client(Tracker.self).call(TrackerAPI.summary, DayRequest(date: try date.map { try trackerDate($0) }), session: global.token)
             if global.json { return try printJSON(summary) }
             let console = Console.current
             console.out(dayHeading(summary.day))
@@ -179,7 +179,7 @@ struct DiaryCommand: AsyncParsableCommand {
 
         func run() async throws {
             let range = DateRange(from: try trackerDate(from, option: "--from"), to: try trackerDate(to, option: "--to"))
-            let history = try await global.client(.tracker).call(TrackerAPI.history, range, session: global.token)
+            let history = try await global.client(Tracker.self).call(TrackerAPI.history, range, session: global.token)
             if global.json { return try printJSON(history) }
             var table = Table([("Date", .left), ("kcal", .right), ("Goal", .right), ("", .left), ("Carbs", .right), ("Protein", .right), ("Fat", .right)])
             for day in history.days {
@@ -200,7 +200,7 @@ struct DiaryCommand: AsyncParsableCommand {
 
         func run() async throws {
             let range = DateRange(from: try trackerDate(from, option: "--from"), to: try trackerDate(to, option: "--to"))
-            let analysis = try await global.client(.tracker).call(TrackerAPI.analysis, range, session: global.token)
+            let analysis = try await global.client(Tracker.self).call(TrackerAPI.analysis, range, session: global.token)
             if global.json { return try printJSON(analysis) }
             let console = Console.current
             console.out("\(analysis.daysLogged) day\(analysis.daysLogged == 1 ? "" : "s") logged from \(range.from) to \(range.to).")
@@ -228,7 +228,7 @@ struct DiaryCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let client = global.client(.tracker)
+            let client = global.client(Tracker.self)
             let target = try date.map { try trackerDate($0) }
             let recent = try await client.call(TrackerAPI.yesterday, DayRequest(date: target), session: global.token)
             if let wrong = add.first(where: { $0 < 1 || $0 > recent.foods.count }) {
@@ -279,7 +279,7 @@ struct DiaryCommand: AsyncParsableCommand {
 
         func run() async throws {
             let range = DateRange(from: try trackerDate(from, option: "--from"), to: try trackerDate(to, option: "--to"))
-            let export = try await global.client(.tracker).call(TrackerAPI.export, range, session: global.token)
+            let export = try await global.client(Tracker.self).call(TrackerAPI.export, range, session: global.token)
             if let output {
                 try Data(export.csv.utf8).write(to: URL(fileURLWithPath: output))
                 if global.json { return try printJSON(["file": output, "rows": String(export.rows)]) }

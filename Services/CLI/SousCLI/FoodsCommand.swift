@@ -27,7 +27,7 @@ struct FoodsCommand: AsyncParsableCommand {
         func run() async throws {
             guard let per100g = try nutrition.macros() else { throw ValidationError("give --kcal, --carbs, --protein and --fat per 100 g") }
             let draft = SavedFoodDraft(name: name, meals: try meal.map(trackerMeal), grams: grams, per100g: per100g)
-            let food = try await global.client(.tracker).call(TrackerAPI.createFood, draft, session: global.token)
+            let food = try await global.client(Tracker.self).call(TrackerAPI.createFood, draft, session: global.token)
             if global.json { return try printJSON(food) }
             Console.current.out("Saved #\(food.id) \(food.name) (\(number(food.grams)) g portion).")
         }
@@ -40,7 +40,7 @@ struct FoodsCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(.tracker).call(TrackerAPI.listFoods, SavedFoodFilter(meal: try meal.map(trackerMeal)), session: global.token)
+            let list = try await global.client(Tracker.self).call(TrackerAPI.listFoods, SavedFoodFilter(meal: try meal.map(trackerMeal)), session: global.token)
             if global.json { return try printJSON(list) }
             guard !list.foods.isEmpty else { return Console.current.out("No saved foods.") }
             var table = Table([("#", .right), ("Food", .left), ("Meals", .left), ("Portion", .right), ("kcal/portion", .right)])
@@ -66,7 +66,7 @@ struct FoodsCommand: AsyncParsableCommand {
         func run() async throws {
             let meals: [Meal]? = anyMeal ? [] : (meal.isEmpty ? nil : try meal.map(trackerMeal))
             let edit = SavedFoodEdit(id: id, name: name, meals: meals, grams: grams, per100g: try nutrition.macros())
-            let food = try await global.client(.tracker).call(TrackerAPI.editFood, edit, session: global.token)
+            let food = try await global.client(Tracker.self).call(TrackerAPI.editFood, edit, session: global.token)
             if global.json { return try printJSON(food) }
             Console.current.out("Updated #\(food.id) \(food.name) (\(number(food.grams)) g portion).")
         }
@@ -79,7 +79,7 @@ struct FoodsCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await global.client(.tracker).call(TrackerAPI.deleteFood, EntryID(id: id), session: global.token)
+            try await global.client(Tracker.self).call(TrackerAPI.deleteFood, EntryID(id: id), session: global.token)
             if global.json { return try printJSON(["deleted": id]) }
             Console.current.out("Deleted saved food #\(id).")
         }
@@ -96,7 +96,7 @@ struct FoodsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let request = SavedFoodLog(id: id, date: try date.map { try trackerDate($0) }, meal: try meal.map(trackerMeal), quantity: quantity)
-            let entry = try await global.client(.tracker).call(TrackerAPI.logFood, request, session: global.token)
+            let entry = try await global.client(Tracker.self).call(TrackerAPI.logFood, request, session: global.token)
             if global.json { return try printJSON(entry) }
             Console.current.out("Logged #\(entry.id) \(entry.food), \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date): \(number(entry.totals.kcal, decimals: 0)) kcal.")
         }

@@ -1,6 +1,7 @@
 public import ArgumentParser
 import Foundation
 public import SousRuntime
+public import SousWire
 
 /// Options every command takes: who is asking, how to print, where the services are.
 public struct GlobalOptions: ParsableArguments, Sendable {
@@ -87,13 +88,23 @@ public struct GlobalOptions: ParsableArguments, Sendable {
         return flag ?? ServiceEndpoints.fromEnvironment(service).requests
     }
 
-    public func client(_ service: SousService) -> ServiceClient {
+    /// A client of one service, typed: it sends that service's methods.
+    public func client<Service: PeerService>(_ service: Service.Type) -> ServiceClient<Service> {
+        client(of: Service.service, as: Service.self)
+    }
+
+    /// A client of any of the five, for the methods every service answers (`health`, `describe`, …).
+    public func anyClient(_ service: SousService) -> ServiceClient<AnyService> {
+        client(of: service, as: AnyService.self)
+    }
+
+    private func client<Scope: MethodScope>(of service: SousService, as scope: Scope.Type) -> ServiceClient<Scope> {
         let fromEnvironment = ProcessInfo.processInfo.environment["SOUS_TIMEOUT_MS"].flatMap(Int.init).map { min(max($0, 1), Self.maxTimeoutMs) }
         let milliseconds = timeoutMs ?? fromEnvironment ?? 3_000
         let endpoint = endpoint(of: service)
-        return ServiceClient(
-            service: service.rawValue, endpoint: endpoint, options: .init(timeout: .milliseconds(milliseconds), retries: 2),
-            curve: UserClientKeys.curve(for: service, endpoint: endpoint)
+        return ServiceClient<Scope>(
+            endpoint: endpoint, options: .init(timeout: .milliseconds(milliseconds), retries: 2), curve: UserClientKeys.curve(for: service, endpoint: endpoint),
+            name: service.rawValue
         )
     }
 }

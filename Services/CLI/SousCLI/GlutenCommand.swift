@@ -38,7 +38,7 @@ struct GlutenCommand: AsyncParsableCommand {
 
         func run() async throws {
             let request = GlutenPredictionRequest(date: try date.map { try parseJournalDate($0, option: "date") }, expectsGluten: expectation == .yes)
-            let day = try await global.client(.tracker).call(CoeliacAPI.predict, request, session: global.token)
+            let day = try await global.client(Tracker.self).call(CoeliacAPI.predict, request, session: global.token)
             if global.json { return try printJSON(day) }
             Console.current.out("Predicted for \(day.date): \(day.expectsGluten == true ? "gluten" : "no gluten").")
         }
@@ -56,7 +56,7 @@ struct GlutenCommand: AsyncParsableCommand {
             let request = GlutenResultRequest(
                 date: try date.map { try parseJournalDate($0, option: "date") }, positive: outcome == .positive, replace: replace ? true : nil
             )
-            let recorded = try await global.client(.tracker).call(CoeliacAPI.recordResult, request, session: global.token)
+            let recorded = try await global.client(Tracker.self).call(CoeliacAPI.recordResult, request, session: global.token)
             if global.json { return try printJSON(recorded) }
             let day = recorded.day
             let verdict = switch day.correct {
@@ -79,7 +79,7 @@ struct GlutenCommand: AsyncParsableCommand {
 
         func run() async throws {
             let request = GlutenResultRemoval(date: try parseJournalDate(date, option: "date"))
-            let day = try await global.client(.tracker).call(CoeliacAPI.deleteResult, request, session: global.token)
+            let day = try await global.client(Tracker.self).call(CoeliacAPI.deleteResult, request, session: global.token)
             if global.json { return try printJSON(day) }
             let prediction = day.expectsGluten.map { " Its prediction (\($0 ? "gluten" : "no gluten")) stays." } ?? ""
             Console.current.out("Withdrew the result of \(day.date).\(prediction)")
@@ -92,7 +92,7 @@ struct GlutenCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let stats = try await global.client(.tracker).call(CoeliacAPI.stats, Empty(), session: global.token)
+            let stats = try await global.client(Tracker.self).call(CoeliacAPI.stats, Empty(), session: global.token)
             if global.json { return try printJSON(stats) }
             Console.current.out(GlutenText.stats(stats))
         }
@@ -113,7 +113,7 @@ struct GlutenCommand: AsyncParsableCommand {
                 }
                 request = GlutenCalendarRequest(year: year, month: number)
             }
-            let calendar = try await global.client(.tracker).call(CoeliacAPI.calendar, request, session: global.token)
+            let calendar = try await global.client(Tracker.self).call(CoeliacAPI.calendar, request, session: global.token)
             if global.json { return try printJSON(calendar) }
             Console.current.out(GlutenText.grid(calendar))
         }

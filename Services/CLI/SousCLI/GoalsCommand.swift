@@ -22,7 +22,7 @@ struct GoalsCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let goals = try await global.client(.tracker).call(TrackerAPI.goals, DayRequest(date: try date.map { try trackerDate($0) }), session: global.token)
+            let goals = try await global.client(Tracker.self).call(TrackerAPI.goals, DayRequest(date: try date.map { try trackerDate($0) }), session: global.token)
             if global.json { return try printJSON(goals) }
             Console.current.out("Goals on \(goals.date) (\(goals.from.map { "since \($0)" } ?? "defaults")):")
             Console.current.out(goalLines(goals.goals))
@@ -60,7 +60,7 @@ struct GoalsCommand: AsyncParsableCommand {
                 }
                 request = GoalsChange(from: from, goals: Goals(kcal: kcal, carbohydrates: carbohydrates, protein: protein, fat: fat))
             }
-            let goals = try await global.client(.tracker).call(TrackerAPI.setGoals, request, session: global.token)
+            let goals = try await global.client(Tracker.self).call(TrackerAPI.setGoals, request, session: global.token)
             if global.json { return try printJSON(goals) }
             Console.current.out("Goals from \(goals.date):")
             Console.current.out(goalLines(goals.goals))
@@ -73,7 +73,7 @@ struct GoalsCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let presets = try await global.client(.tracker).call(TrackerAPI.presets, Empty(), session: global.token)
+            let presets = try await global.client(Tracker.self).call(TrackerAPI.presets, Empty(), session: global.token)
             if global.json { return try printJSON(presets) }
             var table = Table([("Preset", .left), ("kcal", .right), ("C/P/F %", .left), ("Carbs", .right), ("Protein", .right), ("Fat", .right)])
             for preset in presets.presets {

@@ -27,7 +27,7 @@ struct GroceriesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(.groceries).call(GroceriesAPI.list, Empty(), session: global.token)
+            let list = try await global.client(Groceries.self).call(GroceriesAPI.list, Empty(), session: global.token)
             if global.json { return try printJSON(list) }
             Console.current.out(GroceriesRendering.render(list))
         }
@@ -49,7 +49,7 @@ struct GroceriesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let request = AddRecipeToList(recipe: recipe, multiplier: multiplier, exclude: exclude.isEmpty ? nil : exclude)
-            let list = try await global.client(.groceries).call(GroceriesAPI.addRecipe, request, session: global.token)
+            let list = try await global.client(Groceries.self).call(GroceriesAPI.addRecipe, request, session: global.token)
             if global.json { return try printJSON(list) }
             let listed = list.recipes.first { $0.recipe == recipe }
             Console.current.out("Added \(listed?.name ?? recipe) ×\(listed?.multiplier ?? 1) for \(listed?.people ?? 0) people. \(GroceriesRendering.summary(list))")
@@ -69,7 +69,7 @@ struct GroceriesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let request = SetListRecipe(recipe: recipe, multiplier: multiplier, exclude: exclude.isEmpty ? nil : exclude, include: include.isEmpty ? nil : include)
-            let list = try await global.client(.groceries).call(GroceriesAPI.setRecipe, request, session: global.token)
+            let list = try await global.client(Groceries.self).call(GroceriesAPI.setRecipe, request, session: global.token)
             if global.json { return try printJSON(list) }
             Console.current.out("Updated \(recipe). \(GroceriesRendering.summary(list))")
         }
@@ -81,7 +81,7 @@ struct GroceriesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(.groceries).call(GroceriesAPI.removeRecipe, RecipeID(id: recipe), session: global.token)
+            let list = try await global.client(Groceries.self).call(GroceriesAPI.removeRecipe, RecipeID(id: recipe), session: global.token)
             if global.json { return try printJSON(list) }
             Console.current.out("Removed \(recipe). \(GroceriesRendering.summary(list))")
         }
@@ -118,7 +118,7 @@ struct GroceriesCommand: AsyncParsableCommand {
                 ingredient: ingredient, quantity: quantity, unit: unit.flatMap(MeasureUnit.init(rawValue:)), text: words.isEmpty && ingredient != nil ? nil : words,
                 count: count
             )
-            let list = try await global.client(.groceries).call(GroceriesAPI.addItem, request, session: global.token)
+            let list = try await global.client(Groceries.self).call(GroceriesAPI.addItem, request, session: global.token)
             if global.json { return try printJSON(list) }
             Console.current.out("Added \(ingredient ?? words). \(GroceriesRendering.summary(list))")
         }
@@ -133,7 +133,7 @@ struct GroceriesCommand: AsyncParsableCommand {
             guard let id = Int64(item.hasPrefix("item:") ? String(item.dropFirst(5)) : item) else {
                 throw ValidationError("\"\(item)\" is not an item number; use the n of item:<n> from `sous groceries show`")
             }
-            let list = try await global.client(.groceries).call(GroceriesAPI.removeItem, ListItemID(id: id), session: global.token)
+            let list = try await global.client(Groceries.self).call(GroceriesAPI.removeItem, ListItemID(id: id), session: global.token)
             if global.json { return try printJSON(list) }
             Console.current.out("Removed item:\(id). \(GroceriesRendering.summary(list))")
         }
@@ -165,7 +165,7 @@ struct GroceriesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(.groceries).call(GroceriesAPI.clear, ClearList(checkedOnly: checked), session: global.token)
+            let list = try await global.client(Groceries.self).call(GroceriesAPI.clear, ClearList(checkedOnly: checked), session: global.token)
             if global.json { return try printJSON(list) }
             Console.current.out(checked ? "Cleared the checked lines. \(GroceriesRendering.summary(list))" : "The list is empty.")
         }
@@ -192,7 +192,7 @@ struct GroceriesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let request = Checkout(phone: phone, address: DeliveryAddress(street: street, postalCode: postalCode, city: city), note: note)
-            let order = try await global.client(.groceries).call(GroceriesAPI.checkout, request, session: global.token)
+            let order = try await global.client(Groceries.self).call(GroceriesAPI.checkout, request, session: global.token)
             if global.json { return try printJSON(order) }
             Console.current.out("Order \(order.id) confirmed: \(order.lines.count) lines, \(money(order.total)), to \(order.address.street ?? ""), \(order.address.postalCode ?? "") \(order.address.city ?? ""), phone \(order.phone).")
         }
@@ -204,7 +204,7 @@ struct GroceriesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let history = try await global.client(.groceries).call(GroceriesAPI.orders, OrderQuery(limit: limit), session: global.token)
+            let history = try await global.client(Groceries.self).call(GroceriesAPI.orders, OrderQuery(limit: limit), session: global.token)
             if global.json { return try printJSON(history) }
             guard !history.orders.isEmpty else { return Console.current.out("No orders yet.") }
             var table = Table([("order", .right), ("placed", .left), ("lines", .right), ("total", .right), ("deliver to", .left)])
@@ -275,7 +275,7 @@ enum GroceriesRendering {
     }
 
     static func check(_ lines: [String], checked: Bool, global: GlobalOptions) async throws {
-        let list = try await global.client(.groceries).call(GroceriesAPI.check, CheckLines(lines: lines, checked: checked), session: global.token)
+        let list = try await global.client(Groceries.self).call(GroceriesAPI.check, CheckLines(lines: lines, checked: checked), session: global.token)
         if global.json { return try printJSON(list) }
         Console.current.out("\(checked ? "Checked" : "Unchecked") \(lines.joined(separator: ", ")); \(list.checkedCount) of \(list.lineCount) checked.")
     }

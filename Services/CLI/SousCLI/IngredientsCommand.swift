@@ -1,6 +1,7 @@
 import ArgumentParser
 import SousRuntime
 import SousSchema
+import SousWire
 
 struct IngredientsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,7 +21,7 @@ struct IngredientsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let list = try await global.client(.catalog).call(CatalogAPI.getIngredients, IngredientIDs(ids: ids), session: global.token)
+            let list = try await global.client(Catalog.self).call(CatalogAPI.getIngredients, IngredientIDs(ids: ids), session: global.token)
             if global.json { return try printJSON(list) }
             Console.current.out(list.ingredients.map(renderIngredient).joined(separator: "\n\n"))
         }
@@ -34,7 +35,7 @@ struct IngredientsCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(.catalog).call(CatalogAPI.searchIngredients, .init(query: text, limit: limit), session: global.token)
+            let list = try await global.client(Catalog.self).call(CatalogAPI.searchIngredients, .init(query: text, limit: limit), session: global.token)
             if global.json { return try printJSON(list) }
             guard !list.ingredients.isEmpty else { return Console.current.out("No ingredient matches \"\(text)\".") }
             var table = Table([("ID", .left), ("NAME", .left), ("CATEGORY", .left), ("KCAL/100G", .right), ("PRICE", .right), ("ALLERGENS", .left)])

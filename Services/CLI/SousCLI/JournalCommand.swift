@@ -32,7 +32,7 @@ struct JournalCommand: AsyncParsableCommand {
                 title: title, description: description, photo: try photo.map(readPhoto),
                 date: try date.map { try parseJournalDate($0, option: "date") }, time: try time.map(parseJournalTime)
             )
-            let entry = try await global.client(.tracker).call(CoeliacAPI.addEntry, draft, session: global.token)
+            let entry = try await global.client(Tracker.self).call(CoeliacAPI.addEntry, draft, session: global.token)
             if global.json { return try printJSON(entry) }
             Console.current.out("Added entry \(entry.id) on \(entry.date) at \(entry.time): \(entry.title)\(entry.hasPhoto ? " (with photo)" : "")")
         }
@@ -52,7 +52,7 @@ struct JournalCommand: AsyncParsableCommand {
                 from: try from.map { try parseJournalDate($0, option: "from") },
                 to: try to.map { try parseJournalDate($0, option: "to") }
             )
-            let list = try await global.client(.tracker).call(CoeliacAPI.listEntries, query, session: global.token)
+            let list = try await global.client(Tracker.self).call(CoeliacAPI.listEntries, query, session: global.token)
             if global.json { return try printJSON(list) }
             let span = list.from == list.to ? "\(list.from)" : "\(list.from) – \(list.to)"
             guard !list.entries.isEmpty else { return Console.current.out("No journal entries for \(span).") }
@@ -74,7 +74,7 @@ struct JournalCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let detail = try await global.client(.tracker).call(CoeliacAPI.getEntry, JournalEntryID(id: id), session: global.token)
+            let detail = try await global.client(Tracker.self).call(CoeliacAPI.getEntry, JournalEntryID(id: id), session: global.token)
             if let savePhoto {
                 guard let photo = detail.photo else { throw ValidationError("entry \(id) has no photo") }
                 do {
@@ -111,7 +111,7 @@ struct JournalCommand: AsyncParsableCommand {
                 id: id, title: title, description: description, photo: try photo.map(readPhoto), removePhoto: removePhoto ? true : nil,
                 date: try date.map { try parseJournalDate($0, option: "date") }, time: try time.map(parseJournalTime)
             )
-            let entry = try await global.client(.tracker).call(CoeliacAPI.editEntry, edit, session: global.token)
+            let entry = try await global.client(Tracker.self).call(CoeliacAPI.editEntry, edit, session: global.token)
             if global.json { return try printJSON(entry) }
             Console.current.out("Updated entry \(entry.id) on \(entry.date) at \(entry.time): \(entry.title)\(entry.hasPhoto ? " (with photo)" : "")")
         }
@@ -124,7 +124,7 @@ struct JournalCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await global.client(.tracker).call(CoeliacAPI.deleteEntry, JournalEntryID(id: id), session: global.token)
+            try await global.client(Tracker.self).call(CoeliacAPI.deleteEntry, JournalEntryID(id: id), session: global.token)
             if global.json { return try printJSON(["deleted": id]) }
             Console.current.out("Deleted entry \(id).")
         }

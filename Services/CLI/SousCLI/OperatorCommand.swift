@@ -62,7 +62,7 @@ struct OperatorCommand: AsyncParsableCommand {
             var version: Int64 = 0
             for start in stride(from: 0, to: batch.ingredients.count, by: batchSize) {
                 let slice = Array(batch.ingredients[start..<min(start + batchSize, batch.ingredients.count)])
-                let report = try await global.client(.catalog).call(
+                let report = try await global.client(Catalog.self).call(
                     CatalogAPI.importIngredients, IngredientImport(source: label, ingredients: slice), session: global.token
                 )
                 imported += report.imported
@@ -81,7 +81,7 @@ struct OperatorCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let report = try await global.client(.catalog).call(CatalogAPI.reloadSeed, Empty(), session: global.token)
+            let report = try await global.client(Catalog.self).call(CatalogAPI.reloadSeed, Empty(), session: global.token)
             if global.json { return try printJSON(report) }
             Console.current.out(
                 "Reloaded seed version \(report.seedVersion): \(report.ingredients) ingredients, \(report.recipes) recipes (catalog version \(report.catalogVersion))."
@@ -104,7 +104,7 @@ struct OperatorCommand: AsyncParsableCommand {
             func run() async throws {
                 var readings: [String: ClockReading] = [:]
                 for service in services.isEmpty ? SousService.allCases : services {
-                    readings[service.rawValue] = try await global.client(service).call(CommonAPI.clock, Empty(), session: try? global.token)
+                    readings[service.rawValue] = try await global.anyClient(service).call(CommonAPI.clock, Empty(), session: try? global.token)
                 }
                 if global.json { return try printJSON(readings) }
                 for (service, reading) in readings.sorted(by: { $0.key < $1.key }) {
@@ -125,7 +125,7 @@ struct OperatorCommand: AsyncParsableCommand {
                 }
                 var readings: [String: ClockReading] = [:]
                 for service in services.isEmpty ? SousService.allCases : services {
-                    readings[service.rawValue] = try await global.client(service).call(CommonAPI.setClock, ClockSetting(now: now), session: global.token)
+                    readings[service.rawValue] = try await global.anyClient(service).call(CommonAPI.setClock, ClockSetting(now: now), session: global.token)
                 }
                 if global.json { return try printJSON(readings) }
                 Console.current.out("Set \(readings.keys.sorted().joined(separator: ", ")) to \(now.formatted(.iso8601)).")

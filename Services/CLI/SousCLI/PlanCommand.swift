@@ -26,7 +26,7 @@ struct PlanCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let client = global.client(.planner)
+            let client = global.client(Planner.self)
             let token = try global.token
             if from != nil || to != nil {
                 guard let from, let to else { throw ValidationError("give both --from and --to") }
@@ -54,7 +54,7 @@ struct PlanCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let selection = try await global.client(.planner).call(PlannerAPI.selection, Empty(), session: global.token)
+            let selection = try await global.client(Planner.self).call(PlannerAPI.selection, Empty(), session: global.token)
             if global.json { return try printJSON(selection) }
             printSelection(selection)
         }
@@ -66,7 +66,7 @@ struct PlanCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let selection = try await global.client(.planner).call(PlannerAPI.addRecipe, RecipeID(id: recipe), session: global.token)
+            let selection = try await global.client(Planner.self).call(PlannerAPI.addRecipe, RecipeID(id: recipe), session: global.token)
             if global.json { return try printJSON(selection) }
             printSelection(selection)
         }
@@ -78,7 +78,7 @@ struct PlanCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let selection = try await global.client(.planner).call(PlannerAPI.removeRecipe, RecipeID(id: recipe), session: global.token)
+            let selection = try await global.client(Planner.self).call(PlannerAPI.removeRecipe, RecipeID(id: recipe), session: global.token)
             if global.json { return try printJSON(selection) }
             printSelection(selection)
         }
@@ -92,7 +92,7 @@ struct PlanCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let result = try await global.client(.planner).call(PlannerAPI.suggestedMultiplier, RecipeID(id: recipe), session: global.token)
+            let result = try await global.client(Planner.self).call(PlannerAPI.suggestedMultiplier, RecipeID(id: recipe), session: global.token)
             if global.json { return try printJSON(result) }
             let slots = result.plannedSlots == 1 ? "1 slot" : "\(result.plannedSlots) slots"
             Console.current.out("\(result.recipe): buy ×\(result.multiplier) (planned in \(slots) this week).")
@@ -107,7 +107,7 @@ struct PlanCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let client = global.client(.planner)
+            let client = global.client(Planner.self)
             let ref = try await PlanDate.slot(date, slot, client: client, session: global.token)
             let result = try await client.call(PlannerAPI.putSlot, SlotAssignment(date: ref.date, slot: ref.slot, recipe: recipe), session: global.token)
             if global.json { return try printJSON(result) }
@@ -124,7 +124,7 @@ struct PlanCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let client = global.client(.planner)
+            let client = global.client(Planner.self)
             let week = try await client.call(PlannerAPI.getPlan, Empty(), session: global.token)
             let from = SlotRef(date: try PlanDate.resolve(fromDate, today: week.today), slot: try PlanDate.slot(fromSlot))
             let to = SlotRef(date: try PlanDate.resolve(toDate, today: week.today), slot: try PlanDate.slot(toSlot))
@@ -141,7 +141,7 @@ struct PlanCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let client = global.client(.planner)
+            let client = global.client(Planner.self)
             let ref = try await PlanDate.slot(date, slot, client: client, session: global.token)
             let result = try await client.call(PlannerAPI.clearSlot, ref, session: global.token)
             if global.json { return try printJSON(result) }
@@ -159,7 +159,7 @@ struct PlanCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let client = global.client(.planner)
+            let client = global.client(Planner.self)
             let ref = try await PlanDate.slot(date, slot, client: client, session: global.token)
             let result = try await client.call(PlannerAPI.cooked, ref, session: global.token)
             if global.json {
@@ -190,7 +190,7 @@ struct PlanCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let client = global.client(.planner)
+            let client = global.client(Planner.self)
             var request = CalendarRequest()
             if from != nil || to != nil {
                 let today = try await client.call(PlannerAPI.getPlan, Empty(), session: global.token).today
@@ -242,7 +242,7 @@ enum PlanDate {
     }
 
     /// Resolves a date and slot, reading "today" from the planner only when the date is relative.
-    static func slot(_ date: String, _ slot: String, client: ServiceClient, session token: String) async throws -> SlotRef {
+    static func slot(_ date: String, _ slot: String, client: ServiceClient<Planner>, session token: String) async throws -> SlotRef {
         let number = try self.slot(slot)
         if let absolute = LocalDate(date) { return SlotRef(date: absolute, slot: number) }
         let today = try await client.call(PlannerAPI.getPlan, Empty(), session: token).today

@@ -29,7 +29,7 @@ struct ProductsCommand: AsyncParsableCommand {
         func run() async throws {
             guard let macros = try nutrition.macros() else { throw ValidationError("give --kcal, --carbs, --protein and --fat per 100 g") }
             let product = Product(code: code, name: name, brand: brand, quantity: quantity, per100g: macros, allergens: allergens)
-            let added = try await global.client(.tracker).call(TrackerAPI.addProduct, product, session: global.token)
+            let added = try await global.client(Tracker.self).call(TrackerAPI.addProduct, product, session: global.token)
             if global.json { return try printJSON(added) }
             Console.current.out("Added \(added.code) \(added.name)\(added.brand.map { " (\($0))" } ?? ""): \(number(added.per100g.kcal, decimals: 0)) kcal per 100 g.")
         }
@@ -65,7 +65,7 @@ struct ImportProductsCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("cannot read \(file): \(error.localizedDescription)")
         }
-        let client = global.client(.tracker)
+        let client = global.client(Tracker.self)
         let console = Console.current
         var lines = String(decoding: data, as: UTF8.self).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         // "\r\n" is one Character, so CRLF files split like LF ones; a final newline adds no line.

@@ -16,7 +16,7 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let profile = try await global.client(.planner).call(PlannerAPI.getProfile, Empty(), session: global.token)
+            let profile = try await global.client(Planner.self).call(PlannerAPI.getProfile, Empty(), session: global.token)
             if global.json { return try printJSON(profile) }
             Console.current.out(renderProfile(profile))
         }
@@ -79,7 +79,7 @@ struct ProfileCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let profile = try await global.client(.planner).call(PlannerAPI.updateProfile, update, session: global.token)
+            let profile = try await global.client(Planner.self).call(PlannerAPI.updateProfile, update, session: global.token)
             if global.json { return try printJSON(profile) }
             Console.current.out("Profile saved.\n")
             Console.current.out(renderProfile(profile))
@@ -91,7 +91,7 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let profile = try await global.client(.planner).call(PlannerAPI.resetProfile, Empty(), session: global.token)
+            let profile = try await global.client(Planner.self).call(PlannerAPI.resetProfile, Empty(), session: global.token)
             if global.json { return try printJSON(profile) }
             Console.current.out("Profile reset to the defaults.\n")
             Console.current.out(renderProfile(profile))

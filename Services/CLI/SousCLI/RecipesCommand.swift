@@ -87,7 +87,7 @@ struct RecipesCommand: AsyncParsableCommand {
             let result: RecipePage
             let token = try global.token
             do {
-                result = try await global.client(.catalog).call(CatalogAPI.searchRecipes, request, session: token)
+                result = try await global.client(Catalog.self).call(CatalogAPI.searchRecipes, request, session: token)
             } catch {
                 guard error.code == .unavailable, request.useSavedProfile == true else { throw error }
                 throw ServiceError(.unavailable, "\(error.message); use --no-filters (or explicit filter flags) to search without your profile")
@@ -112,7 +112,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let recipe = try await global.client(.catalog).call(CatalogAPI.getRecipe, .init(id: id, people: people), session: global.token)
+            let recipe = try await global.client(Catalog.self).call(CatalogAPI.getRecipe, .init(id: id, people: people), session: global.token)
             if global.json { return try printJSON(recipe) }
             Console.current.out(render(recipe))
         }
@@ -169,7 +169,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let recipe = try await global.client(.catalog).call(CatalogAPI.createRecipe, try draft.draft(), session: global.token)
+            let recipe = try await global.client(Catalog.self).call(CatalogAPI.createRecipe, try draft.draft(), session: global.token)
             if global.json { return try printJSON(recipe) }
             Console.current.out("Created \(recipe.id): \(recipe.name)")
         }
@@ -185,7 +185,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let recipe = try await global.client(.catalog).call(CatalogAPI.editRecipe, .init(id: id, changes: try draft.draft()), session: global.token)
+            let recipe = try await global.client(Catalog.self).call(CatalogAPI.editRecipe, .init(id: id, changes: try draft.draft()), session: global.token)
             if global.json { return try printJSON(recipe) }
             Console.current.out(recipe.origin == .personal ? "Saved your personal version of \(recipe.id): \(recipe.name)" : "Updated \(recipe.id): \(recipe.name)")
         }
@@ -199,7 +199,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await global.client(.catalog).call(CatalogAPI.deleteRecipe, .init(id: id), session: global.token)
+            try await global.client(Catalog.self).call(CatalogAPI.deleteRecipe, .init(id: id), session: global.token)
             if global.json { return try printJSON(["deleted": id]) }
             Console.current.out("Deleted \(id).")
         }
@@ -211,7 +211,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await global.client(.catalog).call(CatalogAPI.favorite, .init(id: id), session: global.token)
+            try await global.client(Catalog.self).call(CatalogAPI.favorite, .init(id: id), session: global.token)
             if global.json { return try printJSON(["favorite": id]) }
             Console.current.out("★ \(id)")
         }
@@ -223,7 +223,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await global.client(.catalog).call(CatalogAPI.unfavorite, .init(id: id), session: global.token)
+            try await global.client(Catalog.self).call(CatalogAPI.unfavorite, .init(id: id), session: global.token)
             if global.json { return try printJSON(["unfavorite": id]) }
             Console.current.out("☆ \(id)")
         }
@@ -234,7 +234,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(.catalog).call(CatalogAPI.favorites, Empty(), session: global.token)
+            let list = try await global.client(Catalog.self).call(CatalogAPI.favorites, Empty(), session: global.token)
             if global.json { return try printJSON(list) }
             Console.current.out(list.recipes.isEmpty ? "No favorites yet: sous recipes favorite ID" : recipeTable(list.recipes))
         }
@@ -245,7 +245,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(.catalog).call(CatalogAPI.myRecipes, Empty(), session: global.token)
+            let list = try await global.client(Catalog.self).call(CatalogAPI.myRecipes, Empty(), session: global.token)
             if global.json { return try printJSON(list) }
             Console.current.out(list.recipes.isEmpty ? "You have no recipes of your own yet: sous recipes create --help" : recipeTable(list.recipes))
         }
@@ -257,7 +257,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let summary = try await global.client(.catalog).call(CatalogAPI.share, .init(id: id), session: global.token)
+            let summary = try await global.client(Catalog.self).call(CatalogAPI.share, .init(id: id), session: global.token)
             if global.json { return try printJSON(summary) }
             Console.current.out("Shared \(summary.id): \(summary.name)")
         }
@@ -270,7 +270,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let result = try await global.client(.catalog).call(
+            let result = try await global.client(Catalog.self).call(
                 CatalogAPI.community, RecipeSearch(query: text.isEmpty ? nil : text.joined(separator: " "), page: page), session: global.token
             )
             if global.json { return try printJSON(result) }
@@ -290,7 +290,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let recipe = try await global.client(.catalog).call(CatalogAPI.saveCommunity, .init(id: id), session: global.token)
+            let recipe = try await global.client(Catalog.self).call(CatalogAPI.saveCommunity, .init(id: id), session: global.token)
             if global.json { return try printJSON(recipe) }
             Console.current.out("Saved as \(recipe.id): \(recipe.name)")
         }

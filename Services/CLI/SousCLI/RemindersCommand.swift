@@ -46,7 +46,7 @@ struct RemindersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let token = try global.token
-            let client = global.client(.notifier)
+            let client = global.client(Notifier.self)
             let json = global.json
             let stopAt = timeout.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
             // The cursor comes first, so a reminder sent after the "Waiting" line is never missed.
@@ -99,7 +99,7 @@ struct RemindersCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let client = global.client(.notifier)
+            let client = global.client(Notifier.self)
             let token = try global.token
             let log = try await client.call(NotifierAPI.list, ReminderLogRequest(limit: limit), session: token)
             if global.json { return try printJSON(log) }
@@ -122,7 +122,7 @@ struct RemindersCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let next = try await global.client(.notifier).call(NotifierAPI.next, Empty(), session: global.token)
+            let next = try await global.client(Notifier.self).call(NotifierAPI.next, Empty(), session: global.token)
             if global.json { return try printJSON(next) }
             if next.status == .scheduled, let dueAt = next.dueAt, let date = next.date {
                 Console.current.out("Next reminder: \(date) at \(clockTime(dueAt, zone: next.timeZone)) (\(next.timeZone)).")

@@ -29,7 +29,7 @@ struct StatusCommand: AsyncParsableCommand {
                 group.addTask {
                     let endpoint = global.endpoint(of: service)
                     do {
-                        let report = try await global.client(service).call(CommonAPI.health, Empty(), timeout: .milliseconds(global.timeoutMs ?? 1_500))
+                        let report = try await global.anyClient(service).call(CommonAPI.health, Empty(), timeout: .milliseconds(global.timeoutMs ?? 1_500))
                         let up = report.database.status != "error"
                         return Row(service: service.rawValue, endpoint: endpoint, up: up, version: report.version, uptimeSeconds: report.uptimeSeconds,
                                    database: report.database.status, detail: report.database.detail, error: up ? nil : report.database.detail ?? "database error")

@@ -36,7 +36,7 @@ struct DrinkChangeOptions: ParsableArguments {
     @Option(help: "The day, YYYY-MM-DD (default today).") var date: String?
 
     func run(_ drink: Drink, global: GlobalOptions) async throws {
-        let client = global.client(.tracker)
+        let client = global.client(Tracker.self)
         let date = try date.map { try trackerDate($0) }
         let counts: DrinkCounts
         switch direction {

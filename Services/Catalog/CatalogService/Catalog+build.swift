@@ -22,7 +22,7 @@ public struct CatalogService: Sendable {
             logger.info("loaded seed data", metadata: ["ingredients": "\(report.ingredients)", "recipes": "\(report.recipes)", "seedVersion": "\(report.seedVersion)"])
         }
         let host = try ServiceHost(configuration: configuration, logger: logger, database: database)
-        let planner = Peer(.planner, of: configuration)
+        let planner = Peer(Planner.self, of: configuration)
         self.host = host
         self.store = store
         CatalogHandlers(host: host, store: store, planner: planner, seed: seed).register()
@@ -38,7 +38,7 @@ public struct CatalogService: Sendable {
 struct CatalogHandlers: Sendable {
     let host: ServiceHost
     let store: CatalogStore
-    let planner: Peer
+    let planner: Peer<Planner>
     let seed: SeedData
 
     func register() {

@@ -49,8 +49,8 @@ struct ImportUSDA: AsyncParsableCommand {
         print("")
         // Imports change what every user sees: they need an operator's session (`sous login`).
         let token = try Credentials.load().account(user).token
-        let client = ServiceClient(
-            service: "catalog", endpoint: endpoint, options: .init(timeout: .seconds(30), retries: 2), curve: UserClientKeys.curve(for: .catalog, endpoint: endpoint)
+        let client = ServiceClient<Catalog>(
+            endpoint: endpoint, options: .init(timeout: .seconds(30), retries: 2), curve: UserClientKeys.curve(for: .catalog, endpoint: endpoint)
         )
         var imported = 0
         for start in stride(from: 0, to: ingredients.count, by: max(batchSize, 1)) {

@@ -18,7 +18,7 @@ public struct GroceriesService: Sendable {
         let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
         let store = GroceriesStore(database: database)
         let host = try ServiceHost(configuration: configuration, logger: logger, database: database)
-        let peers = GroceriesPeers(catalog: Peer(.catalog, of: configuration), planner: Peer(.planner, of: configuration))
+        let peers = GroceriesPeers(catalog: Peer<Catalog>(Catalog.self, of: configuration), planner: Peer<Planner>(Planner.self, of: configuration))
         self.host = host
         self.store = store
         GroceriesHandlers(host: host, store: store, peers: peers).register()

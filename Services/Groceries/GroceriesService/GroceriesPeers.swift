@@ -5,8 +5,8 @@ import SousWire
 /// The calls the groceries service makes to the catalog and the planner (see ``Peer`` for how
 /// long they may take and how their failures read).
 struct GroceriesPeers: Sendable {
-    let catalog: Peer
-    let planner: Peer
+    let catalog: Peer<Catalog>
+    let planner: Peer<Planner>
 
     func profile(user: String, for context: RequestContext) async throws(ServiceError) -> CookingProfile {
         try await planner.call(PlannerAPI.getProfile, Empty(), user: user, for: context)

@@ -42,8 +42,8 @@ public struct NotifierService: Sendable {
         let logger = logger ?? SousLogging.logger(for: "notifier", level: configuration.logLevel)
         let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
         let store = NotifierStore(database: database)
-        let planner = Peer(.planner, of: configuration)
-        let tracker = Peer(.tracker, of: configuration)
+        let planner = Peer(Planner.self, of: configuration)
+        let tracker = Peer(Tracker.self, of: configuration)
         let profiles = ProfileBook(store: store, planner: planner, maximumAge: options.profileMaximumAge, logger: logger)
         let subscriber = EventSubscriber(
             sources: [SousService.catalog, .planner, .groceries, .tracker].map {

@@ -11,7 +11,7 @@ import SousWire
 /// defaults, UTC 19:00, for a user never seen), so reminders keep working through an outage.
 struct ProfileBook: Sendable {
     let store: NotifierStore
-    let planner: Peer
+    let planner: Peer<Planner>
     /// Older cached profiles are read again from the planner on the user's next activity, in
     /// case a `planner.profile.changed` was published while the notifier was down.
     let maximumAge: TimeInterval

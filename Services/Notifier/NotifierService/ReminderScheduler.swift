@@ -16,7 +16,7 @@ import Synchronization
 /// publishing loses those reminders on the wire but never sends one twice (at most once).
 public final class ReminderScheduler: Service, Sendable {
     private let store: NotifierStore
-    private let tracker: Peer
+    private let tracker: Peer<Tracker>
     private let publisher: HostPublisher
     private let inbox: ReminderInbox
     private let clock: WallClock
@@ -27,7 +27,7 @@ public final class ReminderScheduler: Service, Sendable {
     public let passes = Broadcast<Date>()
 
     init(
-        store: NotifierStore, tracker: Peer, publisher: HostPublisher, inbox: ReminderInbox, clock: WallClock, wakeup: Wakeup, options: NotifierOptions,
+        store: NotifierStore, tracker: Peer<Tracker>, publisher: HostPublisher, inbox: ReminderInbox, clock: WallClock, wakeup: Wakeup, options: NotifierOptions,
         logger: Logger
     ) {
         self.inbox = inbox

@@ -29,7 +29,7 @@ public struct PlannerService: Sendable {
         self.host = host
         self.store = store
         self.accounts = accounts
-        PlannerHandlers(host: host, store: store, catalog: Peer(.catalog, of: configuration), tracker: Peer(.tracker, of: configuration)).register()
+        PlannerHandlers(host: host, store: store, catalog: Peer<Catalog>(Catalog.self, of: configuration), tracker: Peer<Tracker>(Tracker.self, of: configuration)).register()
         AccountHandlers(host: host, store: accounts, signer: signer, eraser: eraser).register()
     }
 
@@ -51,8 +51,8 @@ public struct PlannerService: Sendable {
 struct PlannerHandlers: Sendable {
     let host: ServiceHost
     let store: PlannerStore
-    let catalog: Peer
-    let tracker: Peer
+    let catalog: Peer<Catalog>
+    let tracker: Peer<Tracker>
 
     var now: Date { host.clock.now }
 

@@ -8,7 +8,7 @@ enum ProfileValidation {
     static let maxDislikes = 200
 
     /// `update` applied over `current`, validated; dislikes are checked against the catalog.
-    static func validated(_ update: ProfileUpdate, over current: CookingProfile, catalog: Peer, user: String, context: RequestContext) async throws -> CookingProfile {
+    static func validated(_ update: ProfileUpdate, over current: CookingProfile, catalog: Peer<Catalog>, user: String, context: RequestContext) async throws -> CookingProfile {
         var profile = update.applied(to: current)
         try check(profile)
         profile.diets = unique(profile.diets).sorted()
@@ -34,7 +34,7 @@ enum ProfileValidation {
         }
     }
 
-    private static func checkIngredients(_ ids: [String], catalog: Peer, user: String, context: RequestContext) async throws {
+    private static func checkIngredients(_ ids: [String], catalog: Peer<Catalog>, user: String, context: RequestContext) async throws {
         do {
             _ = try await catalog.call(CatalogAPI.getIngredients, IngredientIDs(ids: ids), user: user, for: context)
         } catch {

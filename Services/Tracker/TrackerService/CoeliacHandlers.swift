@@ -12,7 +12,7 @@ struct CoeliacHandlers: Sendable {
     let database: SousDatabase
     private let store: CoeliacStore
     /// Read for the user's time zone when a request leaves its date or time to "now".
-    private let planner: Peer
+    private let planner: Peer<Planner>
     private let lastZones = CoeliacZoneMemory()
 
     init(host: ServiceHost, database: SousDatabase) {
@@ -20,7 +20,7 @@ struct CoeliacHandlers: Sendable {
         self.database = database
         store = CoeliacStore(database: database)
         // Optional: a planner outage slows a dateless request by a third of its time at most.
-        planner = Peer(.planner, of: host.configuration)
+        planner = Peer(Planner.self, of: host.configuration)
     }
 
     func register() {

@@ -9,9 +9,9 @@ import Synchronization
 struct TrackerHandlers: Sendable {
     let host: ServiceHost
     let store: TrackerStore
-    let catalog: Peer
+    let catalog: Peer<Catalog>
     /// Asked for time zones only, with a short timeout (see ``TrackerService``).
-    let planner: Peer
+    let planner: Peer<Planner>
     let knownZones = KnownZones()
 
     private var clock: WallClock { host.clock }
@@ -172,7 +172,7 @@ struct TrackerHandlers: Sendable {
 
     /// Calls the catalog: an unknown (or malformed) id becomes notFound naming `field`.
     private func askCatalog<Request, Response>(
-        _ method: Method<Request, Response>, _ request: Request, user: String, what: String, field: String, context: RequestContext
+        _ method: Method<Catalog, Request, Response>, _ request: Request, user: String, what: String, field: String, context: RequestContext
     ) async throws -> Response {
         do {
             return try await catalog.call(method, request, user: user, for: context)

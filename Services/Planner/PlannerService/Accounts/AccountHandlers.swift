@@ -143,13 +143,13 @@ final class AccountEraser: Service, Sendable {
     static let retryInterval = Duration.seconds(5)
 
     private let store: AccountStore
-    private let peers: [SousService: Peer]
+    private let peers: [SousService: Peer<AnyService>]
     private let logger: Logger
 
     init(store: AccountStore, configuration: ServiceConfiguration, logger: Logger) {
         self.store = store
-        var peers: [SousService: Peer] = [:]
-        for service in Self.services { peers[service] = Peer(service, of: configuration) }
+        var peers: [SousService: Peer<AnyService>] = [:]
+        for service in Self.services { peers[service] = Peer<AnyService>(service, of: configuration) }
         self.peers = peers
         self.logger = logger
     }
