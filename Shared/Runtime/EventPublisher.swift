@@ -1,7 +1,7 @@
 public import Foundation
 public import Logging
 import MessagePack
-import SousWire
+public import SousWire
 import Synchronization
 public import ZeroMQ
 
@@ -48,10 +48,10 @@ public final class EventPublisher: Sendable {
 
     /// Publishes `body` under `topic`. Failures are logged, never thrown: an event is a
     /// notification, and the action that caused it has already committed.
-    public func publish<Body: Encodable>(_ topic: String, _ body: Body, time: Date = Date()) {
+    public func publish<Body>(_ topic: Topic<Body>, _ body: Body, time: Date = Date()) {
         let frames: [Envelope.Frame]
         do {
-            frames = try Envelope.eventFrames(EventHeader(topic: topic, source: source, time: time), body: MessagePackEncoder().encode(body))
+            frames = try Envelope.eventFrames(EventHeader(topic: topic.name, source: source, time: time), body: MessagePackEncoder().encode(body))
         } catch {
             logger.error("event could not be encoded", metadata: ["topic": "\(topic)", "error": "\(error)"])
             return

@@ -28,7 +28,7 @@ final class RevocationSync: Service, Sendable {
         let planner = Peer(Planner.self, of: configuration)
         let subscriber = EventSubscriber(
             sources: [.init(endpoint: configuration.endpoints(of: .planner).events, curve: configuration.curveSetup(for: .planner, events: true))],
-            prefixes: [AccountTopics.revoked],
+            prefixes: [AccountTopics.revoked.name],
             logger: logger
         )
         let (wake, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))

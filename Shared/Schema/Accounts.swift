@@ -231,5 +231,5 @@ public enum AccountAPI {
 
 public enum AccountTopics {
     /// ``SessionsRevokedEvent`` on the planner's service bus.
-    public static let revoked = "account.revoked"
+    public static let revoked = Topic<SessionsRevokedEvent>("account.revoked")
 }

@@ -1,4 +1,5 @@
 public import Foundation
+public import SousWire
 
 /// Published under ``EventTopics/activity`` for every user action on any service; the notifier
 /// uses it to know who is actively using Sous.
@@ -20,5 +21,5 @@ public struct ActivityEvent: Codable, Equatable, Sendable {
 /// Topics of the events services publish. Subscribers match on prefixes, so every topic is a
 /// dotted path starting with its area.
 public enum EventTopics {
-    public static let activity = "activity"
+    public static let activity = Topic<ActivityEvent>("activity")
 }

@@ -625,10 +625,10 @@ public enum CatalogAPI {
 }
 
 public enum CatalogTopics {
-    public static let recipeCreated = "catalog.recipe.created"
-    public static let recipeUpdated = "catalog.recipe.updated"
-    public static let recipeDeleted = "catalog.recipe.deleted"
-    public static let recipeShared = "catalog.recipe.shared"
+    public static let recipeCreated = Topic<RecipeEvent>("catalog.recipe.created")
+    public static let recipeUpdated = Topic<RecipeEvent>("catalog.recipe.updated")
+    public static let recipeDeleted = Topic<RecipeEvent>("catalog.recipe.deleted")
+    public static let recipeShared = Topic<RecipeEvent>("catalog.recipe.shared")
 }
 
 // MARK: - Import

@@ -408,11 +408,11 @@ public struct GlutenEvent: Codable, Equatable, Sendable {
 
 public enum CoeliacTopics {
     /// ``JournalEvent``: an entry was added, edited or deleted.
-    public static let journalChanged = "tracker.journal.changed"
+    public static let journalChanged = Topic<JournalEvent>("tracker.journal.changed")
     /// ``GlutenEvent``: a prediction or a result was recorded.
-    public static let glutenRecorded = "tracker.gluten.recorded"
+    public static let glutenRecorded = Topic<GlutenEvent>("tracker.gluten.recorded")
     /// ``GlutenEvent`` with its badge: a streak badge was earned.
-    public static let badgeEarned = "tracker.gluten.badge"
+    public static let badgeEarned = Topic<GlutenEvent>("tracker.gluten.badge")
 }
 
 /// The coeliac diary's methods, served by the tracker. Every method acts for the header's user.

@@ -317,7 +317,7 @@ public struct GroceriesChangedEvent: Codable, Equatable, Sendable {
 
 public enum GroceriesTopics {
     /// ``GroceriesChangedEvent``: the caller's list changed (including emptied by a checkout).
-    public static let changed = "groceries.changed"
+    public static let changed = Topic<GroceriesChangedEvent>("groceries.changed")
 }
 
 // MARK: - Methods

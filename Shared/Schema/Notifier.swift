@@ -160,7 +160,7 @@ public enum NotifierTopics {
     /// match topics by prefix, so without the terminator `reminder.ada` would also receive
     /// `reminder.adam`; the notifier ignores user ids containing NUL, so the terminator cannot
     /// occur inside one.
-    public static func reminder(for user: String) -> String {
-        reminderPrefix + user + "\u{0}"
+    public static func reminder(for user: String) -> Topic<Reminder> {
+        Topic(reminderPrefix + user + "\u{0}")
     }
 }

@@ -105,9 +105,9 @@ public struct SuggestedMultiplier: Codable, Equatable, Sendable {
 
 public enum PlannerTopics {
     /// ``ProfileChangedEvent``: a profile was updated or reset.
-    public static let profileChanged = "planner.profile.changed"
+    public static let profileChanged = Topic<ProfileChangedEvent>("planner.profile.changed")
     /// ``PlanChangedEvent``: the selection or a slot changed.
-    public static let planChanged = "planner.plan.changed"
+    public static let planChanged = Topic<PlanChangedEvent>("planner.plan.changed")
 }
 
 public struct ProfileChangedEvent: Codable, Equatable, Sendable {

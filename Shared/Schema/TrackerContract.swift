@@ -121,9 +121,9 @@ public struct DiaryEntryEvent: Codable, Equatable, Sendable {
 }
 
 public enum TrackerTopics {
-    public static let entryLogged = "tracker.entry.logged"
-    public static let entryChanged = "tracker.entry.changed"
-    public static let entryDeleted = "tracker.entry.deleted"
+    public static let entryLogged = Topic<DiaryEntryEvent>("tracker.entry.logged")
+    public static let entryChanged = Topic<DiaryEntryEvent>("tracker.entry.changed")
+    public static let entryDeleted = Topic<DiaryEntryEvent>("tracker.entry.deleted")
 }
 
 public enum TrackerAPI {

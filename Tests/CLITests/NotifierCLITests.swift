@@ -30,7 +30,7 @@ struct NotifierCLITests {
             for _ in 0..<100 {
                 let applied = notifier.consumer.applied.subscribe()
                 _ = try await planner.call(PlannerAPI.getPlan, Empty(), user: user)
-                if (try? await firstElement(of: applied, within: .milliseconds(300), where: { $0.user == user && $0.topic == EventTopics.activity })) != nil { return }
+                if (try? await firstElement(of: applied, within: .milliseconds(300), where: { $0.user == user && $0.topic == EventTopics.activity.name })) != nil { return }
             }
             Issue.record("the notifier never saw \(user)'s activity")
         }

@@ -284,7 +284,7 @@ struct GroceriesEventTests {
     @Test func changesPublishGroceriesChangedAndActivity() async throws {
         try await withGroceries { env in
             let subscriber = EventSubscriber(
-                endpoints: [env.service.host.boundEndpoints.events], prefixes: [GroceriesTopics.changed, EventTopics.activity], logger: quietLogger("sub")
+                endpoints: [env.service.host.boundEndpoints.events], prefixes: [GroceriesTopics.changed.name, EventTopics.activity.name], logger: quietLogger("sub")
             )
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await subscriber.run() }
@@ -296,8 +296,8 @@ struct GroceriesEventTests {
                         _ = try? await env.groceries.call(GroceriesAPI.addItem, AddListItem(text: "napkins"), user: "ada")
                     }
                 }
-                let changed = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == GroceriesTopics.changed }
-                let activity = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == EventTopics.activity }
+                let changed = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == GroceriesTopics.changed.name }
+                let activity = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == EventTopics.activity.name }
                 writer.cancel()
                 let body = try changed.decode(GroceriesChangedEvent.self)
                 #expect(body.user == "ada" && body.change == "groceries.addItem" && body.lineCount >= 1)

@@ -101,7 +101,7 @@ struct NotifierWorld: Sendable {
         )
     }
 
-    private func untilApplied(_ user: String, topic: String, _ action: @escaping @Sendable () async throws -> Void) async throws {
+    private func untilApplied<Body>(_ user: String, topic: Topic<Body>, _ action: @escaping @Sendable () async throws -> Void) async throws {
         try await untilNotifier(notifier, applies: topic, of: user, after: action)
     }
 
@@ -195,11 +195,11 @@ struct NotSeen: Error, CustomStringConvertible {
 
 /// Repeats `action` (a call that publishes an event for `user`) until `notifier` has applied an
 /// event of `topic` for that user: a fresh subscription can miss the first events (slow joiner).
-func untilNotifier(_ notifier: NotifierService, applies topic: String, of user: String, after action: @escaping @Sendable () async throws -> Void) async throws {
+func untilNotifier<Body>(_ notifier: NotifierService, applies topic: Topic<Body>, of user: String, after action: @escaping @Sendable () async throws -> Void) async throws {
     for _ in 0..<100 {
         let applied = notifier.consumer.applied.subscribe()
         try await action()
-        if (try? await firstElement(of: applied, within: .milliseconds(300), where: { $0.user == user && $0.topic == topic })) != nil { return }
+        if (try? await firstElement(of: applied, within: .milliseconds(300), where: { $0.user == user && $0.topic == topic.name })) != nil { return }
     }
     throw NotSeen(what: "the notifier to apply \(topic) of \(user)")
 }

@@ -1,6 +1,7 @@
 import Foundation
 import NotifierService
 import SousSchema
+import SousWire
 import Testing
 
 /// The scheduling rules as plain functions: next due instant per zone and hour, DST days, one
@@ -78,8 +79,8 @@ struct ReminderRulesTests {
     }
 
     @Test func topicsCannotPrefixAnotherUsers() {
-        #expect(!NotifierTopics.reminder(for: "adam").hasPrefix(NotifierTopics.reminder(for: "ada")))
-        #expect(NotifierTopics.reminder(for: "ada").hasPrefix(NotifierTopics.reminderPrefix))
+        #expect(!NotifierTopics.reminder(for: "adam").name.hasPrefix(NotifierTopics.reminder(for: "ada").name))
+        #expect(NotifierTopics.reminder(for: "ada").name.hasPrefix(NotifierTopics.reminderPrefix))
         #expect(ReminderRules.isServable(user: "ada"))
         #expect(!ReminderRules.isServable(user: "ada\u{0}m"))
         #expect(!ReminderRules.isServable(user: ""))

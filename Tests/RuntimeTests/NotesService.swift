@@ -32,6 +32,7 @@ enum NotesAPI {
     static let count = Method<Notes, Empty, Count>.read("notes.count", .public)
     static let echo = Method<Notes, AddNote, AddNote>.read("notes.echo", .public)
     static let wait = Method<Notes, Wait, Empty>.read("notes.wait", .public)
+    static let added = Topic<Note>("notes.added")
 }
 
 /// Gates a test opens to release waiting handlers, and observes handlers arriving at.
@@ -86,7 +87,7 @@ func makeNotesService(configuration: ServiceConfiguration, gates: Gates = Gates(
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note") ?? 0
             return NotesAPI.Note(id: db.lastInsertedRowID, text: request.text, tags: request.tags, total: total)
         }
-        host.publisher.publish("notes.added", note)
+        host.publisher.publish(NotesAPI.added, note)
         _ = user
         host.recordActivity(context)
         return note

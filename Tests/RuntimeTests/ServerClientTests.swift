@@ -174,7 +174,7 @@ struct ServerClientTests {
 
     @Test func eventsReachSubscribersByTopicPrefix() async throws {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
-        let subscriber = EventSubscriber(endpoints: [host.boundEndpoints.events], prefixes: [EventTopics.activity], logger: host.logger)
+        let subscriber = EventSubscriber(endpoints: [host.boundEndpoints.events], prefixes: [EventTopics.activity.name], logger: host.logger)
         try await withRunningService(host) { host in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await subscriber.run() }

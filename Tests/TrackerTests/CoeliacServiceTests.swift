@@ -138,7 +138,7 @@ struct CoeliacJournalTests {
         try await withCoeliacTracker { world in
             let host = world.tracker.host
             let subscriber = EventSubscriber(
-                endpoints: [host.boundEndpoints.events], prefixes: [CoeliacTopics.journalChanged, CoeliacTopics.badgeEarned, EventTopics.activity],
+                endpoints: [host.boundEndpoints.events], prefixes: [CoeliacTopics.journalChanged.name, CoeliacTopics.badgeEarned.name, EventTopics.activity.name],
                 logger: host.logger
             )
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -151,17 +151,17 @@ struct CoeliacJournalTests {
                         _ = try? await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "warm-up", date: coeliacDate("2026-01-01")))
                     }
                 }
-                _ = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == CoeliacTopics.journalChanged }
+                _ = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == CoeliacTopics.journalChanged.name }
                 warmUp.cancel()
                 _ = await warmUp.result
 
                 let entry = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Soup", date: coeliacDate("2026-03-04")), user: "bea")
                 let added = try await firstElement(of: subscriber.events, within: .seconds(10)) {
-                    $0.header.topic == CoeliacTopics.journalChanged && ((try? $0.decode(JournalEvent.self).user) == "bea")
+                    $0.header.topic == CoeliacTopics.journalChanged.name && ((try? $0.decode(JournalEvent.self).user) == "bea")
                 }
                 #expect(try added.decode(JournalEvent.self) == JournalEvent(user: "bea", entry: entry.id, date: coeliacDate("2026-03-04"), change: .added))
                 let activity = try await firstElement(of: subscriber.events, within: .seconds(10)) {
-                    $0.header.topic == EventTopics.activity && ((try? $0.decode(ActivityEvent.self).user) == "bea")
+                    $0.header.topic == EventTopics.activity.name && ((try? $0.decode(ActivityEvent.self).user) == "bea")
                 }
                 let body = try activity.decode(ActivityEvent.self)
                 #expect(body.service == "tracker" && body.method == "journal.add" && body.time == coeliacInstant)
@@ -171,7 +171,7 @@ struct CoeliacJournalTests {
                     try await world.call(CoeliacAPI.predict, GlutenPredictionRequest(date: date, expectsGluten: false), user: "bea")
                     try await world.call(CoeliacAPI.recordResult, GlutenResultRequest(date: date, positive: false), user: "bea")
                 }
-                let badge = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == CoeliacTopics.badgeEarned }
+                let badge = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == CoeliacTopics.badgeEarned.name }
                 #expect(try badge.decode(GlutenEvent.self).badge == GlutenBadge(streak: 3, reachedOn: coeliacDate("2026-03-03")))
                 group.cancelAll()
             }

@@ -102,7 +102,7 @@ struct DiaryEntryTests {
         try await withTracker(planner: false) { world in
             let host = world.tracker.host
             let subscriber = EventSubscriber(
-                endpoints: [host.boundEndpoints.events], prefixes: ["tracker.entry.", EventTopics.activity], logger: host.logger
+                endpoints: [host.boundEndpoints.events], prefixes: ["tracker.entry.", EventTopics.activity.name], logger: host.logger
             )
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await subscriber.run() }
@@ -114,26 +114,26 @@ struct DiaryEntryTests {
                         _ = try? await world.call(TrackerAPI.addEntry, typed("Warm-up", .snack, grams: 1, kcal: 1, on: day("2026-01-01")), user: "warm")
                     }
                 }
-                _ = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == TrackerTopics.entryLogged }
+                _ = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == TrackerTopics.entryLogged.name }
                 warmUp.cancel()
                 _ = await warmUp.result
 
                 let entry = try await world.call(TrackerAPI.addEntry, typed("Pear", .snack, grams: 170, kcal: 57, on: day("2026-03-10")))
                 let logged = try await firstElement(of: subscriber.events, within: .seconds(10)) {
-                    $0.header.topic == TrackerTopics.entryLogged && (try? $0.decode(DiaryEntryEvent.self).user) == "ada"
+                    $0.header.topic == TrackerTopics.entryLogged.name && (try? $0.decode(DiaryEntryEvent.self).user) == "ada"
                 }
                 #expect(try logged.decode(DiaryEntryEvent.self) == DiaryEntryEvent(user: "ada", entry: entry.id, date: day("2026-03-10"), meal: .snack))
                 let activity = try await firstElement(of: subscriber.events, within: .seconds(10)) {
-                    $0.header.topic == EventTopics.activity && (try? $0.decode(ActivityEvent.self).user) == "ada"
+                    $0.header.topic == EventTopics.activity.name && (try? $0.decode(ActivityEvent.self).user) == "ada"
                 }
                 let body = try activity.decode(ActivityEvent.self)
                 #expect(body.service == "tracker" && body.method == "diary.add" && body.time == trackerInstant)
 
                 _ = try await world.call(TrackerAPI.editEntry, DiaryEdit(id: entry.id, meal: .dinner))
-                let changed = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == TrackerTopics.entryChanged }
+                let changed = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == TrackerTopics.entryChanged.name }
                 #expect(try changed.decode(DiaryEntryEvent.self).meal == .dinner)
                 try await world.call(TrackerAPI.deleteEntry, EntryID(id: entry.id))
-                let deleted = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == TrackerTopics.entryDeleted }
+                let deleted = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == TrackerTopics.entryDeleted.name }
                 #expect(try deleted.decode(DiaryEntryEvent.self).entry == entry.id)
                 group.cancelAll()
             }

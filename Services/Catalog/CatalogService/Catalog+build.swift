@@ -156,7 +156,7 @@ struct CatalogHandlers: Sendable {
         return (profile, request.switches ?? FilterSwitches())
     }
 
-    func publish(_ topic: String, recipe: String, user: String, version: Int64) {
+    func publish(_ topic: Topic<RecipeEvent>, recipe: String, user: String, version: Int64) {
         host.publisher.publish(topic, RecipeEvent(recipe: recipe, user: user, version: version))
     }
 

@@ -43,23 +43,20 @@ public final class EventConsumer: Service, Sendable {
     /// Applies one event; returns its user, or nil if it was ignored.
     func apply(_ event: Envelope.Event) async -> String? {
         do {
-            switch event.header.topic {
-            case EventTopics.activity:
-                let activity = try event.decode(ActivityEvent.self)
+            if let activity = try event.body(of: EventTopics.activity) {
                 guard ReminderRules.isServable(user: activity.user) else { return nil }
                 let now = clock.now
                 let profile = try await profiles.profile(of: activity.user, now: now)
                 if try store.reschedule(activity.user, profile: profile, now: now).changed { wakeup.signal() }
                 return activity.user
-            case PlannerTopics.profileChanged:
-                let change = try event.decode(ProfileChangedEvent.self)
+            }
+            if let change = try event.body(of: PlannerTopics.profileChanged) {
                 guard ReminderRules.isServable(user: change.user) else { return nil }
                 let now = clock.now
                 if try store.applyProfileChange(change.user, profile: ReminderProfile(change.profile, fetchedAt: now), now: now) { wakeup.signal() }
                 return change.user
-            default:
-                return nil
             }
+            return nil
         } catch {
             logger.error("event not applied", metadata: ["topic": "\(event.header.topic)", "source": "\(event.header.source)", "error": "\(error)"])
             return nil

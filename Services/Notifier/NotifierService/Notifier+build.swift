@@ -49,7 +49,7 @@ public struct NotifierService: Sendable {
             sources: [SousService.catalog, .planner, .groceries, .tracker].map {
                 .init(endpoint: configuration.endpoints(of: $0).events, curve: configuration.curveSetup(for: $0, events: true))
             },
-            prefixes: [EventTopics.activity, PlannerTopics.profileChanged],
+            prefixes: [EventTopics.activity.name, PlannerTopics.profileChanged.name],
             logger: logger
         )
         let wakeup = Wakeup()

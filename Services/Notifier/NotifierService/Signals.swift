@@ -1,5 +1,6 @@
 import Foundation
 import SousRuntime
+import SousWire
 import Synchronization
 
 /// Hands every value to each current subscriber: how tests and tools watch the notifier's
@@ -90,7 +91,7 @@ final class HostPublisher: Sendable {
         publisher.withLock { $0 = value }
     }
 
-    func publish<Body: Encodable>(_ topic: String, _ body: Body, time: Date) {
+    func publish<Body>(_ topic: Topic<Body>, _ body: Body, time: Date) {
         publisher.withLock { $0 }?.publish(topic, body, time: time)
     }
 }
