@@ -45,6 +45,8 @@ let package = Package(
         .target(name: "MessagePack", path: "Shared/MessagePack", swiftSettings: swiftSettings),
         .target(name: "SousWire", dependencies: ["MessagePack"], path: "Shared/Wire", swiftSettings: swiftSettings),
         .target(name: "SousSchema", dependencies: ["SousWire"], path: "Shared/Schema", swiftSettings: swiftSettings),
+        // Quantities, units, densities, piece weights and prices: the catalog's and the grocery list's arithmetic.
+        .target(name: "SousUnits", dependencies: ["SousSchema"], path: "Shared/Units", swiftSettings: swiftSettings),
         .target(
             name: "SousRuntime",
             dependencies: ["ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousCrypto", lifecycle, unixSignals, logging, grdb, grdbSQLite, argumentParser],
@@ -78,7 +80,7 @@ let package = Package(
         // MARK: Services
         .target(
             name: "CatalogService",
-            dependencies: ["SousRuntime", "SousSchema", "SousWire", grdb, logging],
+            dependencies: ["SousRuntime", "SousSchema", "SousUnits", "SousWire", grdb, logging],
             path: "Services/Catalog/CatalogService",
             resources: [.copy("Seed")],
             swiftSettings: swiftSettings
@@ -103,7 +105,7 @@ let package = Package(
         ),
         .target(
             name: "GroceriesService",
-            dependencies: ["SousRuntime", "SousSchema", "SousWire", grdb, logging],
+            dependencies: ["SousRuntime", "SousSchema", "SousUnits", "SousWire", grdb, logging],
             path: "Services/Groceries/GroceriesService",
             swiftSettings: swiftSettings
         ),
@@ -159,7 +161,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests", swiftSettings: swiftSettings),
         .testTarget(name: "MessagePackTests", dependencies: ["MessagePack"], path: "Tests/MessagePackTests", swiftSettings: swiftSettings),
-        .testTarget(name: "SchemaTests", dependencies: ["SousSchema"], path: "Tests/SchemaTests", swiftSettings: swiftSettings),
+        .testTarget(name: "SchemaTests", dependencies: ["SousSchema", "SousUnits"], path: "Tests/SchemaTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "RuntimeTests",
             dependencies: ["SousRuntime", "SousTestSupport", "SousWire", "SousSchema", "ZeroMQ", "MessagePack", grdb, logging, argumentParser],
@@ -180,7 +182,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GroceriesTests",
-            dependencies: ["CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb],
+            dependencies: ["CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousUnits", "SousWire", logging, grdb],
             path: "Tests/GroceriesTests",
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,7 @@
 import Foundation
 import GroceriesService
 import SousSchema
+import SousUnits
 import SousWire
 import Testing
 

@@ -1,4 +1,5 @@
 public import SousSchema
+import SousUnits
 public import SousWire
 
 /// Everything the catalog derives from a recipe's ingredients and times — never typed in.
@@ -19,32 +20,17 @@ public enum RecipeDerivation {
     /// Grams in `quantity` `unit` of `ingredient`, or a badRequest naming `field` when the unit
     /// cannot be converted for this ingredient.
     public static func grams(of quantity: Double, _ unit: MeasureUnit, of ingredient: Ingredient, field: String) throws(ServiceError) -> Double {
-        if let grams = unit.grams { return quantity * grams }
-        if let millilitres = unit.millilitres {
-            guard let density = ingredient.gramsPerMl else {
-                throw .badRequest("\(ingredient.name) has no known density; give it in g or kg", field: field)
-            }
-            return quantity * millilitres * density
+        guard let grams = IngredientMeasures(ingredient).grams(of: quantity, unit) else {
+            throw unit.millilitres != nil
+                ? .badRequest("\(ingredient.name) has no known density; give it in g or kg", field: field)
+                : .badRequest("\(ingredient.name) is not counted in pieces; give it in g or kg", field: field)
         }
-        guard let perPiece = ingredient.gramsPerPiece else {
-            throw .badRequest("\(ingredient.name) is not counted in pieces; give it in g or kg", field: field)
-        }
-        return quantity * perPiece
+        return grams
     }
 
     /// Estimated EUR for `grams` of `ingredient`, using its price per kg, l or piece.
     public static func cost(ofGrams grams: Double, _ ingredient: Ingredient) -> Double {
-        let price = ingredient.price
-        switch price.per {
-        case .kg:
-            return grams / 1000 * price.amount
-        case .l:
-            let millilitres = grams / (ingredient.gramsPerMl ?? 1)
-            return millilitres / 1000 * price.amount
-        case .piece:
-            guard let perPiece = ingredient.gramsPerPiece, perPiece > 0 else { return 0 }
-            return grams / perPiece * price.amount
-        }
+        IngredientMeasures(ingredient).price(ofGrams: grams)
     }
 
     /// Diets a recipe fits given what its ingredients contain.

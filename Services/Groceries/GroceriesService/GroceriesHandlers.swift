@@ -1,6 +1,7 @@
 import Foundation
 import SousRuntime
 import SousSchema
+import SousUnits
 import SousWire
 
 /// The groceries methods: validate everything, read what is needed from the peers, write in one

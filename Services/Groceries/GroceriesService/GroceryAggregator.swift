@@ -1,4 +1,5 @@
 public import SousSchema
+import SousUnits
 
 /// One share of an ingredient on the list: a recipe's quantity (multiplier applied) or a manual
 /// edible item.

@@ -1,35 +1,6 @@
 import Foundation
 public import SousSchema
-
-/// The three families a list sums quantities within: mass (g, kg), volume (ml, l, tsp, tbsp)
-/// and count (pieces).
-public enum QuantityDimension: Int, Sendable, CaseIterable, Comparable {
-    case mass, volume, count
-
-    public init(_ unit: MeasureUnit) {
-        switch unit {
-        case .g, .kg: self = .mass
-        case .ml, .l, .tsp, .tbsp: self = .volume
-        case .piece: self = .count
-        }
-    }
-
-    /// The unit exact totals are kept in: g, ml or piece.
-    public var baseUnit: MeasureUnit {
-        switch self {
-        case .mass: .g
-        case .volume: .ml
-        case .count: .piece
-        }
-    }
-
-    public static func < (lhs: QuantityDimension, rhs: QuantityDimension) -> Bool { lhs.rawValue < rhs.rawValue }
-}
-
-extension MeasureUnit {
-    /// Base units (g, ml or piece) in one of this unit.
-    public var baseFactor: Double { grams ?? millilitres ?? 1 }
-}
+public import SousUnits
 
 /// What the list knows about an ingredient: the catalog's facts as of the last time a recipe or
 /// item using it was added.
@@ -66,28 +37,19 @@ public struct ListIngredientFacts: Equatable, Sendable {
         )
     }
 
-    /// Grams in one base unit (g, ml, piece) of `dimension`, if known.
-    public func gramsPerBaseUnit(of dimension: QuantityDimension) -> Double? {
-        switch dimension {
-        case .mass: 1
-        case .volume: gramsPerMl.flatMap { $0 > 0 ? $0 : nil }
-        case .count: gramsPerPiece.flatMap { $0 > 0 ? $0 : nil }
-        }
+    /// Its units, density, piece weight and price, for converting and pricing (``IngredientMeasures``).
+    public var measures: IngredientMeasures {
+        IngredientMeasures(unit: unit, gramsPerPiece: gramsPerPiece, gramsPerMl: gramsPerMl, price: price)
     }
 
     /// `amount` base units of `source` in base units of `target`, meeting through grams; nil when
     /// a density or piece weight is missing.
     public func convert(_ amount: Double, from source: QuantityDimension, to target: QuantityDimension) -> Double? {
-        if source == target { return amount }
-        guard let from = gramsPerBaseUnit(of: source), let to = gramsPerBaseUnit(of: target) else { return nil }
-        return amount * from / to
+        measures.convert(amount, from: source, to: target)
     }
 
-    /// Whether `unit` can meet the other families on a list (the catalog's rule for recipe lines:
-    /// volumes need a density, pieces a piece weight).
-    public func accepts(_ unit: MeasureUnit) -> Bool {
-        gramsPerBaseUnit(of: QuantityDimension(unit)) != nil
-    }
+    /// Whether `unit` can meet the other families on a list (the catalog's rule for recipe lines).
+    public func accepts(_ unit: MeasureUnit) -> Bool { measures.accepts(unit) }
 }
 
 /// Pure unit arithmetic of the list: which family a line is shown in, rounding, and price.
@@ -129,26 +91,9 @@ public enum GroceryUnits {
         }
     }
 
-    /// Estimated EUR for `amounts`, from the price per kg, l or piece: each family is converted
-    /// to the priced one. Like the catalog, a volume priced by mass (or the reverse) without a
-    /// density counts 1 g per ml, and pieces without a piece weight cost nothing extra.
+    /// Estimated EUR for `amounts` (see ``IngredientMeasures/price(of:)``).
     public static func price(of amounts: [QuantityDimension: Double], _ facts: ListIngredientFacts) -> Double {
-        let priced: QuantityDimension = switch facts.price.per {
-        case .kg: .mass
-        case .l: .volume
-        case .piece: .count
-        }
-        let perBaseUnit = priced == .count ? facts.price.amount : facts.price.amount / 1000
-        var cost = 0.0
-        for source in amounts.keys.sorted() {
-            let amount = amounts[source]!
-            if let converted = facts.convert(amount, from: source, to: priced) {
-                cost += converted * perBaseUnit
-            } else if source != .count, priced != .count {
-                cost += amount * perBaseUnit
-            }
-        }
-        return cost
+        facts.measures.price(of: amounts)
     }
 }
 
