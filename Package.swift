@@ -47,9 +47,17 @@ let package = Package(
         .target(name: "SousSchema", dependencies: ["SousWire"], path: "Shared/Schema", swiftSettings: swiftSettings),
         // Quantities, units, densities, piece weights and prices: the catalog's and the grocery list's arithmetic.
         .target(name: "SousUnits", dependencies: ["SousSchema"], path: "Shared/Units", swiftSettings: swiftSettings),
+        // Calling services: the typed client, endpoints, sign-in credentials. What the CLI links
+        // (no GRDB, no service lifecycle).
+        .target(
+            name: "SousClient",
+            dependencies: ["ZeroMQ", "MessagePack", "SousWire", "SousSchema"],
+            path: "Shared/Client",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "SousRuntime",
-            dependencies: ["ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousCrypto", lifecycle, unixSignals, logging, grdb, grdbSQLite, argumentParser],
+            dependencies: ["SousClient", "ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousCrypto", lifecycle, unixSignals, logging, grdb, grdbSQLite, argumentParser],
             path: "Shared/Runtime",
             swiftSettings: swiftSettings
         ),
@@ -144,7 +152,7 @@ let package = Package(
         // MARK: Command-line client
         .target(
             name: "SousCLI",
-            dependencies: ["SousRuntime", "SousSchema", "SousWire", argumentParser, logging],
+            dependencies: ["SousClient", "SousSchema", "SousWire", argumentParser],
             path: "Services/CLI/SousCLI",
             swiftSettings: swiftSettings
         ),

@@ -1,67 +1,10 @@
 public import Foundation
+@_exported public import SousClient
 public import Logging
 public import SousCrypto
 import Synchronization
 public import SousWire
 public import ZeroMQ
-
-/// The five Sous services and their local defaults.
-public enum SousService: String, CaseIterable, Sendable, Codable {
-    case catalog, planner, groceries, tracker, notifier
-
-    /// Request/reply port on the local default endpoints; the event port is the next one.
-    public var defaultPort: Int {
-        switch self {
-        case .catalog: 7101
-        case .planner: 7201
-        case .groceries: 7301
-        case .tracker: 7401
-        case .notifier: 7501
-        }
-    }
-
-    /// The prefix of this service's environment variables, e.g. `SOUS_CATALOG`.
-    public var environmentPrefix: String { "SOUS_\(rawValue.uppercased())" }
-}
-
-/// One of the five services as a type (``Catalog``, ``Planner``, …): where its endpoints and
-/// keys are configured.
-public protocol PeerService: ServiceKind {
-    static var service: SousService { get }
-}
-
-extension Catalog: PeerService { public static var service: SousService { .catalog } }
-extension Planner: PeerService { public static var service: SousService { .planner } }
-extension Groceries: PeerService { public static var service: SousService { .groceries } }
-extension Tracker: PeerService { public static var service: SousService { .tracker } }
-extension Notifier: PeerService { public static var service: SousService { .notifier } }
-
-/// Where one service can be reached.
-public struct ServiceEndpoints: Sendable, Equatable, Codable {
-    /// The ROUTER clients connect to.
-    public var requests: String
-    /// The PUB socket subscribers connect to.
-    public var events: String
-
-    public init(requests: String, events: String) {
-        self.requests = requests
-        self.events = events
-    }
-
-    /// `tcp://127.0.0.1:<port>` and the next port: what the local run uses.
-    public static func localDefault(for service: SousService) -> ServiceEndpoints {
-        ServiceEndpoints(requests: "tcp://127.0.0.1:\(service.defaultPort)", events: "tcp://127.0.0.1:\(service.defaultPort + 1)")
-    }
-
-    /// `SOUS_<NAME>_ENDPOINT` and `SOUS_<NAME>_EVENTS`, falling back to the local defaults.
-    public static func fromEnvironment(_ service: SousService, environment: [String: String] = ProcessInfo.processInfo.environment) -> ServiceEndpoints {
-        let defaults = localDefault(for: service)
-        return ServiceEndpoints(
-            requests: environment["\(service.environmentPrefix)_ENDPOINT"] ?? defaults.requests,
-            events: environment["\(service.environmentPrefix)_EVENTS"] ?? defaults.events
-        )
-    }
-}
 
 /// Everything a service executable needs to start, resolved in layers: local defaults, then
 /// `SOUS_*` environment variables, then command-line flags (see README, "Configuration").

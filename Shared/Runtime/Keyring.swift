@@ -78,7 +78,7 @@ public final class Keyring: Sendable {
     // MARK: Files
 
     public static func publicKeyPath(of service: SousService, in directory: String) -> String {
-        URL(fileURLWithPath: directory).appendingPathComponent("\(service.rawValue).pub").path
+        PublishedKeys.publicKeyPath(of: service, in: directory)
     }
 
     public static func sessionKeyPath(in directory: String) -> String {
@@ -114,11 +114,7 @@ public final class Keyring: Sendable {
         guard rename(temporary, path) == 0 else { throw KeyError("could not write \(path): \(String(cString: strerror(errno)))") }
     }
 
-    static func readLine(_ path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.isEmpty ? nil : text
-    }
+    static func readLine(_ path: String) -> String? { PublishedKeys.readLine(path) }
 }
 
 /// The planner's session-signing key pair: `<data>/sessions.key` (mode 0600), created on first

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import SousRuntime
+import SousClient
 import SousSchema
 import SousWire
 

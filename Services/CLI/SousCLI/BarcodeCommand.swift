@@ -1,5 +1,5 @@
 import ArgumentParser
-import SousRuntime
+import SousClient
 import SousSchema
 import SousWire
 

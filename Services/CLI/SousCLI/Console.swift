@@ -1,5 +1,5 @@
 import Foundation
-import SousRuntime
+import SousClient
 
 /// Where commands write. A task-local so tests can capture a command's output in-process.
 public final class Console: @unchecked Sendable {

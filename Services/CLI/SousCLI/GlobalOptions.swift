@@ -1,6 +1,6 @@
 public import ArgumentParser
 import Foundation
-public import SousRuntime
+public import SousClient
 public import SousWire
 
 /// Options every command takes: who is asking, how to print, where the services are.

@@ -1,6 +1,6 @@
 public import ArgumentParser
 import Foundation
-public import SousRuntime
+public import SousClient
 import SousSchema
 import SousWire
 

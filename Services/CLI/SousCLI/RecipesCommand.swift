@@ -1,6 +1,6 @@
 public import ArgumentParser
 import Foundation
-import SousRuntime
+import SousClient
 public import SousSchema
 import SousWire
 

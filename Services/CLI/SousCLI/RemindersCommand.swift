@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
-import SousRuntime
+import SousClient
 import SousSchema
 import SousWire
 

@@ -112,8 +112,8 @@ public enum UserClientKeys {
     public static func curve(for service: SousService, endpoint: String) -> CurveSetupProvider {
         { () throws(ServiceError) -> CurveClientSetup? in
             guard !endpoint.hasPrefix("inproc://") else { return nil }
-            let path = Keyring.publicKeyPath(of: service, in: directory)
-            guard let key = Keyring.readLine(path) else {
+            let path = PublishedKeys.publicKeyPath(of: service, in: directory)
+            guard let key = PublishedKeys.readLine(path) else {
                 throw .unavailable("no public key for the \(service.rawValue) at \(path): set SOUS_KEYS_DIR to the folder the services publish their keys in")
             }
             guard CurveKeyPair.isValidKey(key), let pair = keyPair else {

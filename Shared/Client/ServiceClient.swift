@@ -126,7 +126,7 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
 
     /// The reply the service sent (which may be an error reply), or `unavailable` when no
     /// attempt was answered: the distinction a peer-call layer maps errors by.
-    func send(_ attempt: ClientAttempt) async -> Result<Envelope.Reply, ServiceError> {
+    public func send(_ attempt: ClientAttempt) async -> Result<Envelope.Reply, ServiceError> {
         let loop: ClientLoop
         let curveSetup: CurveClientSetup?
         do {
@@ -277,18 +277,33 @@ extension ServiceClient where Scope: ServiceKind {
     }
 }
 
-/// One call's parameters, as the retry loop needs them.
-struct ClientAttempt: Sendable {
+/// One call's parameters, as the retry loop needs them (built by the typed calls, and by the
+/// runtime's peer calls, which encode their own bodies).
+public struct ClientAttempt: Sendable {
     let method: String
     let isWrite: Bool
     let body: [UInt8]
     /// The caller's session token.
     let session: String?
-    /// The user a service acts for (services only; see ``Peer``).
+    /// The user a service acts for (honoured only from a service's key; see the runtime's `Peer`).
     let onBehalfOf: String?
     let timeout: Duration?
     let idempotencyKey: String?
     let deadline: ContinuousClock.Instant?
+
+    public init(
+        method: String, isWrite: Bool, body: [UInt8], session: String?, onBehalfOf: String?, timeout: Duration?, idempotencyKey: String?,
+        deadline: ContinuousClock.Instant?
+    ) {
+        self.method = method
+        self.isWrite = isWrite
+        self.body = body
+        self.session = session
+        self.onBehalfOf = onBehalfOf
+        self.timeout = timeout
+        self.idempotencyKey = idempotencyKey
+        self.deadline = deadline
+    }
 
     /// The longest attempt a client waits, whatever it is asked: keeps deadlines far from overflow.
     static let longestAttempt = Duration.seconds(3600)
