@@ -57,7 +57,7 @@ let package = Package(
         ),
         .target(
             name: "SousRuntime",
-            dependencies: ["SousClient", "ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousCrypto", lifecycle, unixSignals, logging, grdb, grdbSQLite, argumentParser],
+            dependencies: ["SousClient", "ZeroMQ", "MessagePack", "SousWire", "SousCrypto", lifecycle, unixSignals, logging, grdb, grdbSQLite, argumentParser],
             path: "Shared/Runtime",
             swiftSettings: swiftSettings
         ),

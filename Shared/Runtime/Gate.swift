@@ -1,5 +1,4 @@
 public import Foundation
-import SousSchema
 public import SousWire
 import Synchronization
 

@@ -1,6 +1,5 @@
 public import ArgumentParser
 import Foundation
-import SousSchema
 import SousWire
 
 /// `sous-<service> check`: asks a running service for `health`; exits 0 when it answers with a

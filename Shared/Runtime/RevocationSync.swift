@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import SousSchema
 import SousWire
 
 /// Keeps a service's ``RevocationList`` current, so that a session ended at the planner stops

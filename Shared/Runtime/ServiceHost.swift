@@ -2,8 +2,7 @@ public import Foundation
 public import Logging
 public import ServiceLifecycle
 import UnixSignals
-public import SousSchema
-import SousWire
+public import SousWire
 import ZeroMQ
 import Synchronization
 

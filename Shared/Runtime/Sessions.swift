@@ -1,7 +1,6 @@
 public import Foundation
 import MessagePack
 public import SousCrypto
-public import SousSchema
 public import SousWire
 import Synchronization
 

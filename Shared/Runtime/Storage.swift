@@ -1,8 +1,7 @@
 import Foundation
 public import GRDB
 import GRDBSQLite
-public import SousSchema
-import SousWire
+public import SousWire
 import SousCrypto
 import Synchronization
 

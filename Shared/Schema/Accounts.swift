@@ -4,13 +4,6 @@ public import SousWire
 // Accounts live in the planner (docs/PROTOCOL.md, "Accounts"); `account.erase` is answered by
 // every service.
 
-/// What an account may do beyond its own data.
-public enum AccountRole: String, Codable, Sendable, CaseIterable {
-    case user
-    /// May change what every user shares (imports, seed reloads, the clock).
-    case `operator`
-}
-
 public struct Registration: Codable, Sendable {
     /// Unique regardless of case.
     public var email: String
@@ -156,61 +149,7 @@ public struct AccountDeleted: Codable, Sendable, Equatable {
     }
 }
 
-/// What one service erased for `account.erase`.
-public struct ErasureReport: Codable, Sendable, Equatable {
-    public var service: String
-    /// Rows deleted, by table (rows deleted through a cascade are not counted).
-    public var rows: [String: Int]
-
-    public init(service: String, rows: [String: Int]) {
-        self.service = service
-        self.rows = rows
-    }
-}
-
-public struct RevocationsSince: Codable, Sendable {
-    /// The `sequence` of the last answer; 0 for every revocation still in force.
-    public var since: Int64
-
-    public init(since: Int64) {
-        self.since = since
-    }
-}
-
-/// One ended session, as `account.revocations` lists it.
-public struct RevokedSession: Codable, Sendable, Equatable {
-    public var session: String
-    /// Unix seconds when its token expires: the revocation matters until then.
-    public var expires: Int64
-
-    public init(session: String, expires: Int64) {
-        self.session = session
-        self.expires = expires
-    }
-}
-
-public struct Revocations: Codable, Sendable {
-    public var revoked: [RevokedSession]
-    /// Pass it as `since` next time.
-    public var sequence: Int64
-
-    public init(revoked: [RevokedSession], sequence: Int64) {
-        self.revoked = revoked
-        self.sequence = sequence
-    }
-}
-
-/// Published by the planner on its service bus when sessions end: a hint to fetch
-/// `account.revocations` now rather than at the next poll.
-public struct SessionsRevokedEvent: Codable, Sendable {
-    public var sequence: Int64
-
-    public init(sequence: Int64) {
-        self.sequence = sequence
-    }
-}
-
-public enum AccountAPI {
+extension AccountAPI {
     /// Argon2id hashing runs on the heavy lane: at most its two threads hash at once.
     public static let register = Method<Planner, Registration, AccountInfo>.write("account.register", .public, lane: .heavy)
     public static let login = Method<Planner, SignIn, SignedIn>.write("account.login", .public, lane: .heavy)
@@ -222,14 +161,4 @@ public enum AccountAPI {
     /// Not replayed for a retry (nothing of the user is kept): a retried delete answers that
     /// the session has ended.
     public static let delete = Method<Planner, AccountDeletion, AccountDeleted>.write("account.delete", .user, lane: .heavy, remembersReply: false)
-    /// Sessions ended since `since`: every service polls it (and listens for
-    /// ``SessionsRevokedEvent``) so that an ended session stops working everywhere within 2 s.
-    public static let revocations = Method<Planner, RevocationsSince, Revocations>.read("account.revocations", .service, lane: .control)
-    /// Answered by every service: deletes every row of the user the calling service acts for.
-    public static let erase = Method<AnyService, Empty, ErasureReport>.write("account.erase", .service, remembersReply: false)
-}
-
-public enum AccountTopics {
-    /// ``SessionsRevokedEvent`` on the planner's service bus.
-    public static let revoked = Topic<SessionsRevokedEvent>("account.revoked")
 }

@@ -1,6 +1,5 @@
 import Foundation
 public import SousRuntime
-public import SousSchema
 public import SousWire
 import Synchronization
 

@@ -76,44 +76,15 @@ struct BarcodeTests {
 }
 
 struct ProductImportTests {
-    static let jsonLines = """
-        {"code":"4006381333931","product_name":"Pen Biscuits","brands":"Stabilo Snacks","quantity":"200 g","allergens_tags":["en:gluten","en:milk"],"nutriments":{"energy-kcal_100g":480,"carbohydrates_100g":65.5,"proteins_100g":7,"fat_100g":"21.2"}}
-        {"code":"4006381333932","product_name":"Wrong check digit","nutriments":{"energy-kcal_100g":1,"carbohydrates_100g":1,"proteins_100g":1,"fat_100g":1}}
-        {"code":"96385074","nutriments":{"energy-kcal_100g":1,"carbohydrates_100g":1,"proteins_100g":1,"fat_100g":1}}
-
-        not json at all
-        {"code":"036000291452","product":{"product_name":"Oat Drink","nutriments":{"energy-kcal_100g":46,"carbohydrates_100g":6.7,"proteins_100g":1,"fat_100g":1.5}}}
-        {"code":"2900000000001","product_name":"Mystery","nutriments":{"energy-kcal_100g":"lots","carbohydrates_100g":1,"proteins_100g":1,"fat_100g":1}}
-        """
-
-    @Test func jsonLinesAreParsedAndBadRowsCountedWithReasons() throws {
-        let (products, rejections) = Self.parse(Self.jsonLines)
-        #expect(products.map(\.code) == ["4006381333931", "036000291452"])
-        #expect(products[0] == Product(code: "4006381333931", name: "Pen Biscuits", brand: "Stabilo Snacks", quantity: "200 g",
-                                        per100g: Macros(kcal: 480, carbohydrates: 65.5, protein: 7, fat: 21.2), allergens: ["en:gluten", "en:milk"]))
-        #expect(products[1].name == "Oat Drink")
-        #expect(rejections.map(\.line) == [2, 3, 5, 7])
-        #expect(rejections[0].reason.contains("check digit") && rejections[1].reason.contains("product_name"))
-        #expect(rejections[3].reason.contains("energy-kcal_100g"))
-    }
-
-    @Test func csvExportsAreTabOrCommaSeparated() {
-        let tab = "code\tproduct_name\tbrands\tquantity\tallergens\tenergy-kcal_100g\tcarbohydrates_100g\tproteins_100g\tfat_100g\n"
-            + "96385074\tRye Crackers\tNordic\t250 g\ten:gluten\t380\t70\t10\t6\n"
-            + "96385075\tBad Digit\t\t\t\t1\t1\t1\t1\n"
-            + "036000291452\tHoney\t\t\t\t304\t82.4\t-0.3\t0\n"
-        let (fromTabs, tabRejections) = Self.parse(tab)
-        #expect(fromTabs.map(\.name) == ["Rye Crackers"] && fromTabs[0].allergens == ["en:gluten"] && fromTabs[0].brand == "Nordic")
-        #expect(tabRejections.map(\.line) == [3, 4])
-        let comma = "code,product_name,energy-kcal_100g,carbohydrates_100g,proteins_100g,fat_100g\r\n"
-            + "96385074,\"Crackers, \"\"rye\"\"\",380,70,10,6\r\n"
-        let (fromCommas, commaRejections) = Self.parse(comma)
-        #expect(fromCommas.map(\.name) == ["Crackers, \"rye\""] && commaRejections.isEmpty)
-    }
+    static let products = [
+        Product(code: "4006381333931", name: "Pen Biscuits", brand: "Stabilo Snacks", quantity: "200 g",
+                per100g: Macros(kcal: 480, carbohydrates: 65.5, protein: 7, fat: 21.2), allergens: ["en:gluten", "en:milk"]),
+        Product(code: "036000291452", name: "Oat Drink", brand: nil, quantity: nil, per100g: Macros(kcal: 46, carbohydrates: 6.7, protein: 1, fat: 1.5), allergens: []),
+    ]
 
     @Test func importedProductsCanBeLookedUpAndLogged() async throws {
         try await withTracker(planner: false) { world in
-            let (products, _) = Self.parse(Self.jsonLines)
+            let products = Self.products
             let result = try await world.call(TrackerAPI.importProducts, ProductImport(source: "test-off", products: products), user: "operator")
             #expect(result == ProductImportResult(added: 2, replaced: 0))
             #expect(try await world.call(TrackerAPI.product, BarcodeLookup(code: "036000291452")).name == "Oat Drink")
@@ -125,20 +96,6 @@ struct ProductImportTests {
             let refused = await world.failure(TrackerAPI.importProducts, ProductImport(source: "x", products: [products[0], broken[1]]), user: "operator")
             #expect(refused?.code == .badRequest && refused?.field == "products.1.code")
         }
-    }
-
-    static func parse(_ text: String) -> ([Product], [ProductFileParser.Rejection]) {
-        var parser = ProductFileParser()
-        var products: [Product] = []
-        var rejections: [ProductFileParser.Rejection] = []
-        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
-            switch parser.parse(line: String(line), number: index + 1) {
-            case .product(let product): products.append(product)
-            case .rejected(let rejection): rejections.append(rejection)
-            case .skipped: break
-            }
-        }
-        return (products, rejections)
     }
 }
 

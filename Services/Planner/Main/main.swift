@@ -3,6 +3,7 @@ import Foundation
 import PlannerService
 import SousRuntime
 import SousSchema
+import SousWire
 
 @main
 struct PlannerCommand: AsyncParsableCommand, ServiceExecutable {

@@ -1,5 +1,4 @@
 public import Foundation
-public import SousWire
 
 /// What every service answers to `health`.
 public struct HealthReport: Codable, Equatable, Sendable {

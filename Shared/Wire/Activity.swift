@@ -1,5 +1,4 @@
 public import Foundation
-public import SousWire
 
 /// Published under ``EventTopics/activity`` for every user action on any service; the notifier
 /// uses it to know who is actively using Sous.

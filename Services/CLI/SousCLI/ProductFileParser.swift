@@ -1,4 +1,5 @@
 import Foundation
+public import SousSchema
 
 /// Reads Open Food Facts product files line by line into ``Product``s: JSON lines (a product
 /// object per line as the OFF API returns it, or the API's `{"code", "product": {…}}` wrapper)
