@@ -57,7 +57,9 @@ let package = Package(
         ),
         .target(
             name: "SousRuntime",
-            dependencies: ["SousClient", "ZeroMQ", "MessagePack", "SousWire", "SousCrypto", lifecycle, unixSignals, logging, grdb, grdbSQLite, argumentParser],
+            dependencies: [
+                "SousClient", "ZeroMQ", "MessagePack", "SousWire", "SousCrypto", lifecycle, unixSignals, logging, grdb, grdbSQLite, argumentParser,
+            ],
             path: "Shared/Runtime",
             swiftSettings: swiftSettings
         ),
@@ -70,12 +72,13 @@ let package = Package(
         // Real services ready to run in-process, for tests that need more than their own service.
         .target(
             name: "SousServiceTesting",
-            dependencies: ["SousTestSupport", "SousRuntime", "SousSchema", "SousWire", "SousCrypto", "CatalogService", "PlannerService", "GroceriesService",
-                           "TrackerService", "NotifierService", logging],
+            dependencies: [
+                "SousTestSupport", "SousRuntime", "SousSchema", "SousWire", "SousCrypto", "CatalogService", "PlannerService", "GroceriesService",
+                "TrackerService", "NotifierService", logging,
+            ],
             path: "Shared/ServiceTesting",
             swiftSettings: swiftSettings
         ),
-
 
         // Rewrites docs/PROTOCOL.md's method and type reference from what the services describe.
         .executableTarget(
@@ -161,7 +164,10 @@ let package = Package(
         // MARK: Benchmarks
         .executableTarget(
             name: "sous-bench",
-            dependencies: ["ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousRuntime", "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousTestSupport", argumentParser, logging, grdb],
+            dependencies: [
+                "ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousRuntime", "CatalogService", "PlannerService", "GroceriesService",
+                "TrackerService", "NotifierService", "SousServiceTesting", "SousTestSupport", argumentParser, logging, grdb,
+            ],
             path: "Benchmarks/SousBench",
             swiftSettings: swiftSettings
         ),
@@ -184,38 +190,56 @@ let package = Package(
         ),
         .testTarget(
             name: "PlannerTests",
-            dependencies: ["CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "MessagePack", logging, grdb],
+            dependencies: [
+                "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime",
+                "SousTestSupport", "SousSchema", "SousWire", "MessagePack", logging, grdb,
+            ],
             path: "Tests/PlannerTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "GroceriesTests",
-            dependencies: ["CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousUnits", "SousWire", logging, grdb],
+            dependencies: [
+                "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime",
+                "SousTestSupport", "SousSchema", "SousUnits", "SousWire", logging, grdb,
+            ],
             path: "Tests/GroceriesTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "TrackerTests",
-            dependencies: ["CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb],
+            dependencies: [
+                "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime",
+                "SousTestSupport", "SousSchema", "SousWire", logging, grdb,
+            ],
             path: "Tests/TrackerTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "NotifierTests",
-            dependencies: ["CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb],
+            dependencies: [
+                "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime",
+                "SousTestSupport", "SousSchema", "SousWire", logging, grdb,
+            ],
             path: "Tests/NotifierTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FuzzTests",
-            dependencies: ["CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "MessagePack", "ZeroMQ"],
+            dependencies: [
+                "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime",
+                "SousTestSupport", "SousSchema", "SousWire", "MessagePack", "ZeroMQ",
+            ],
             path: "Tests/FuzzTests",
             exclude: ["Corpus", "make_corpus.py"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["SousCLI", "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging],
+            dependencies: [
+                "SousCLI", "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting",
+                "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging,
+            ],
             path: "Tests/CLITests",
             swiftSettings: swiftSettings
         ),

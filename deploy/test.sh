@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test: installs what is missing, builds, runs the Swift tests (services in-process over
+# Runs every test: installs what is missing, checks the formatting, builds, runs the Swift tests (services in-process over
 # inproc:// and loopback TCP), the Python protocol and whole-journey tests against the real
 # executables, then the docker compose deployment test (deploy/compose-test.sh; it needs root or
 # sudo; SOUS_SKIP_COMPOSE=1 leaves it out on a machine that cannot run dockerd).
@@ -7,6 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source deploy/swift-env.sh
 deploy/install-deps.sh
+
+echo "==> Formatting (swift format lint, .swift-format; fix with: swift format -i -r Shared Services Tests Benchmarks Tools Package.swift)"
+swift format lint --strict -r Shared Services Tests Benchmarks Tools Package.swift
 
 echo "==> Building"
 swift build --build-tests

@@ -26,7 +26,9 @@ struct CatalogBenchmark: AsyncParsableCommand {
         let seed = SyntheticCatalog.make(recipes: recipes, ingredients: ingredients)
         let loadStart = Date()
         _ = try store.reloadSeed(seed)
-        print("Generated \(recipes) recipes and \(ingredients) ingredients in \(String(format: "%.1f", Date().timeIntervalSince(loadStart))) s at \(directory)")
+        print(
+            "Generated \(recipes) recipes and \(ingredients) ingredients in \(String(format: "%.1f", Date().timeIntervalSince(loadStart))) s at \(directory)"
+        )
 
         var configuration = ServiceConfiguration.inProcess(.catalog)
         configuration.bind = "tcp://127.0.0.1:*"
@@ -38,10 +40,11 @@ struct CatalogBenchmark: AsyncParsableCommand {
         var random = SplitMix64(seed: 7)
         let names = (0..<queries).map { _ in SyntheticCatalog.searchWords.randomElement(using: &random)! }
         let prefixes = (0..<queries).map { _ in String(SyntheticCatalog.foods.randomElement(using: &random)!.prefix(3)) }
-        let filtered = RecipeSearch(profile: RecipeFilterProfile(
-            diets: [.vegetarian], allergens: [.nuts, .sesame], dislikes: ["syn-ingredient-1", "syn-ingredient-2"],
-            equipment: [.stove, .microwave, .mixer], patience: 3
-        ))
+        let filtered = RecipeSearch(
+            profile: RecipeFilterProfile(
+                diets: [.vegetarian], allergens: [.nuts, .sesame], dislikes: ["syn-ingredient-1", "syn-ingredient-2"],
+                equipment: [.stove, .microwave, .mixer], patience: 3
+            ))
 
         var rows: [Samples] = []
         func measure(_ name: String, _ body: (Int) async throws -> Void) async throws {
@@ -54,12 +57,22 @@ struct CatalogBenchmark: AsyncParsableCommand {
             }
             rows.append(samples)
         }
-        try await measure("name search, direct on the store (floor)") { index in _ = try store.searchRecipes(.init(query: names[index]), user: "bench", filter: nil) }
-        try await measure("name search over the socket") { index in _ = try client.callBlocking(CatalogAPI.searchRecipes, .init(query: names[index]), user: "bench") }
+        try await measure("name search, direct on the store (floor)") { index in
+            _ = try store.searchRecipes(.init(query: names[index]), user: "bench", filter: nil)
+        }
+        try await measure("name search over the socket") { index in
+            _ = try client.callBlocking(CatalogAPI.searchRecipes, .init(query: names[index]), user: "bench")
+        }
         try await measure("ingredient search, direct (floor)") { index in _ = try store.searchIngredients(.init(query: prefixes[index])) }
-        try await measure("ingredient search over the socket") { index in _ = try client.callBlocking(CatalogAPI.searchIngredients, .init(query: prefixes[index]), user: "bench") }
-        try await measure("fully filtered search, direct (floor)") { _ in _ = try store.searchRecipes(filtered, user: "bench", filter: (filtered.profile!, FilterSwitches())) }
-        try await measure("fully filtered search over the socket") { _ in _ = try client.callBlocking(CatalogAPI.searchRecipes, filtered, user: "bench") }
+        try await measure("ingredient search over the socket") { index in
+            _ = try client.callBlocking(CatalogAPI.searchIngredients, .init(query: prefixes[index]), user: "bench")
+        }
+        try await measure("fully filtered search, direct (floor)") { _ in
+            _ = try store.searchRecipes(filtered, user: "bench", filter: (filtered.profile!, FilterSwitches()))
+        }
+        try await measure("fully filtered search over the socket") { _ in
+            _ = try client.callBlocking(CatalogAPI.searchRecipes, filtered, user: "bench")
+        }
         report("Catalog search, \(recipes) recipes / \(ingredients) ingredients, page of 20", rows)
         let memory = memoryKilobytes()
         print("\nMemory: VmRSS \(memory.rss / 1024) MiB, VmHWM \(memory.hwm / 1024) MiB")
@@ -79,7 +92,9 @@ enum SyntheticCatalog {
     static let adjectives = [
         "red", "green", "smoked", "roasted", "fresh", "dried", "spiced", "sweet", "wild", "baby", "golden", "black", "white", "pickled", "crushed",
     ]
-    static let dishes = ["soup", "stew", "salad", "curry", "bake", "pie", "risotto", "tart", "bowl", "wrap", "gratin", "skillet", "roast", "pancakes", "bread"]
+    static let dishes = [
+        "soup", "stew", "salad", "curry", "bake", "pie", "risotto", "tart", "bowl", "wrap", "gratin", "skillet", "roast", "pancakes", "bread",
+    ]
     static let styles = ["rustic", "quick", "creamy", "spicy", "summer", "winter", "herby", "zesty", "hearty", "light"]
     static let searchWords = foods + dishes + styles
 
@@ -94,7 +109,8 @@ enum SyntheticCatalog {
             let allergenList: [Allergen] = Int.random(in: 0..<5, using: &random) == 0 ? [allergens.randomElement(using: &random)!] : []
             return Ingredient(
                 id: "syn-ingredient-\(index)", name: "\(adjective.capitalized) \(food) \(index)", usdaNdb: nil, unit: .g, gramsPerPiece: 100,
-                gramsPerMl: 1, price: Price(amount: Double.random(in: 1...20, using: &random), per: .kg), category: ShoppingCategory.allCases[index % 10],
+                gramsPerMl: 1, price: Price(amount: Double.random(in: 1...20, using: &random), per: .kg),
+                category: ShoppingCategory.allCases[index % 10],
                 nutrition: Nutrition(
                     kcal: Double.random(in: 10...600, using: &random), carbohydrates: 10, protein: 5, fat: 3, fibre: 1, sugar: 2, salt: 0.1
                 ),
@@ -105,13 +121,17 @@ enum SyntheticCatalog {
             let lineCount = Int.random(in: 3...10, using: &random)
             var used: Set<Int> = []
             while used.count < lineCount { used.insert(Int.random(in: 0..<ingredientCount, using: &random)) }
-            let lines = used.sorted().map { RecipeIngredient(ingredient: "syn-ingredient-\($0)", quantity: Double(Int.random(in: 20...400, using: &random)), unit: .g) }
+            let lines = used.sorted().map {
+                RecipeIngredient(ingredient: "syn-ingredient-\($0)", quantity: Double(Int.random(in: 20...400, using: &random)), unit: .g)
+            }
             let equipment = Appliance.allCases.filter { _ in Int.random(in: 0..<4, using: &random) == 0 }
-            let name = "\(styles.randomElement(using: &random)!.capitalized) \(foods.randomElement(using: &random)!) \(dishes.randomElement(using: &random)!) \(index)"
+            let name =
+                "\(styles.randomElement(using: &random)!.capitalized) \(foods.randomElement(using: &random)!) \(dishes.randomElement(using: &random)!) \(index)"
             return SeedData.Recipe(
                 id: "syn-recipe-\(index)", name: name, summary: "A \(name.lowercased()) with \(foods.randomElement(using: &random)!).",
                 servings: Int.random(in: 1...6, using: &random), prepMinutes: Int.random(in: 5...40, using: &random),
-                cookMinutes: Int.random(in: 0...80, using: &random), equipment: equipment, dishTypes: [DishType.allCases.randomElement(using: &random)!],
+                cookMinutes: Int.random(in: 0...80, using: &random), equipment: equipment,
+                dishTypes: [DishType.allCases.randomElement(using: &random)!],
                 link: nil, image: nil, ingredients: lines,
                 steps: [RecipeStep(description: "Prepare and cook everything.", minutes: 10, type: .cooking, ingredients: lines.map(\.ingredient))]
             )

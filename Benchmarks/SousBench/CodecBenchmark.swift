@@ -40,7 +40,9 @@ struct CodecBenchmark: ParsableCommand {
             try jsonEncodeOnly.record { _ = try json.encode(recipe) }
             try jsonDecodeOnly.record { _ = try jsonDecoder.decode(RecipeDetail.self, from: text) }
         }
-        report("Codec: one RecipeDetail (12 ingredients, 6 steps)", [jsonSamples, pack, jsonEncodeOnly, encodeOnly, jsonDecodeOnly, decodeOnly], baseline: jsonSamples)
+        report(
+            "Codec: one RecipeDetail (12 ingredients, 6 steps)", [jsonSamples, pack, jsonEncodeOnly, encodeOnly, jsonDecodeOnly, decodeOnly],
+            baseline: jsonSamples)
     }
 
     static func sampleRecipe() -> RecipeDetail {

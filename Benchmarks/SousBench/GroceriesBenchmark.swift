@@ -6,8 +6,8 @@ import Logging
 import PlannerService
 import SousRuntime
 import SousSchema
-import SousTestSupport
 import SousServiceTesting
+import SousTestSupport
 import SousWire
 
 /// A grocery list built from many recipes: adding them all, and reading the aggregated list,
@@ -44,7 +44,8 @@ struct GroceriesBenchmark: AsyncParsableCommand {
             configuration: tcp(.catalog), seed: try CatalogFixture.seed, logger: logger, database: CatalogService.openDatabase(directory: nil)
         )
         let planner = try PlannerService(
-            configuration: tcp(.planner, peers: [.catalog: catalog.host.boundEndpoints]), logger: logger, database: PlannerService.openDatabase(directory: nil)
+            configuration: tcp(.planner, peers: [.catalog: catalog.host.boundEndpoints]), logger: logger,
+            database: PlannerService.openDatabase(directory: nil)
         )
         let groceries = try GroceriesService(
             configuration: tcp(.groceries, peers: [.catalog: catalog.host.boundEndpoints, .planner: planner.host.boundEndpoints]), logger: logger,
@@ -76,7 +77,9 @@ struct GroceriesBenchmark: AsyncParsableCommand {
         }
         let list = try client.callBlocking(GroceriesAPI.list, Empty(), user: user)
         let shares = list.lines.reduce(0) { $0 + $1.sources.count }
-        print("The list: \(list.recipes.count) recipes, \(shares) shares aggregated into \(list.lineCount) lines in \(list.categories.count) categories, total €\(String(format: "%.2f", list.total))")
+        print(
+            "The list: \(list.recipes.count) recipes, \(shares) shares aggregated into \(list.lineCount) lines in \(list.categories.count) categories, total €\(String(format: "%.2f", list.total))"
+        )
 
         var health = Samples(name: "health round trip (baseline)")
         var read = Samples(name: "read the aggregated list (groceries.list)")
@@ -110,19 +113,25 @@ struct GroceriesBenchmark: AsyncParsableCommand {
             let recipeLines = used.sorted().map { position -> RecipeIngredient in
                 let ingredient = ingredients[position]
                 switch (ingredient.unit, Int.random(in: 0..<3, using: &random)) {
-                case (.piece, 0): return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 50...300, using: &random)), unit: .g)
-                case (.piece, _): return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...4, using: &random)), unit: .piece)
-                case (.ml, 0): return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...3, using: &random)), unit: .tbsp)
-                case (.ml, _): return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 50...500, using: &random)), unit: .ml)
+                case (.piece, 0):
+                    return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 50...300, using: &random)), unit: .g)
+                case (.piece, _):
+                    return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...4, using: &random)), unit: .piece)
+                case (.ml, 0):
+                    return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...3, using: &random)), unit: .tbsp)
+                case (.ml, _):
+                    return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 50...500, using: &random)), unit: .ml)
                 // Expensive things (spices, saffron) come in pinches, staples by the half kilo.
                 case (_, _) where ingredient.price.amount > 30:
                     return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...10, using: &random)), unit: .g)
-                case (_, 0): return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...2, using: &random)) / 2, unit: .kg)
+                case (_, 0):
+                    return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...2, using: &random)) / 2, unit: .kg)
                 default: return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 10...400, using: &random)), unit: .g)
                 }
             }
             let draft = RecipeDraft(
-                name: "Bench dish \(index)", summary: "A generated recipe for the groceries benchmark.", servings: Int.random(in: 1...6, using: &random),
+                name: "Bench dish \(index)", summary: "A generated recipe for the groceries benchmark.",
+                servings: Int.random(in: 1...6, using: &random),
                 prepMinutes: 10, cookMinutes: 20, ingredients: recipeLines,
                 steps: [RecipeStep(description: "Cook everything.", minutes: 20, type: .cooking, ingredients: recipeLines.map(\.ingredient))]
             )

@@ -69,15 +69,19 @@ struct HardeningBenchmark: AsyncParsableCommand {
         let socket = try ZMQContext.shared.socket(.dealer)
         defer { socket.close() }
         try socket.connect(service.host.boundEndpoints.requests)
-        let add = try MessagePackEncoder().encode(DiaryAdd(
-            date: LocalDate("2026-03-10"), meal: .lunch, grams: 120, food: "Bench bread", per100g: Macros(kcal: 250, carbohydrates: 45, protein: 9, fat: 3)
-        ))
+        let add = try MessagePackEncoder().encode(
+            DiaryAdd(
+                date: LocalDate("2026-03-10"), meal: .lunch, grams: 120, food: "Bench bread",
+                per100g: Macros(kcal: 250, carbohydrates: 45, protein: 9, fat: 3)
+            ))
         var rows: [Samples] = []
         for keyed in [false, true] {
             var samples = Samples(name: keyed ? "diary.add with an idempotency key (record in the write's transaction)" : "diary.add without a key")
             for index in 0..<(queries + 100) {
                 // A new user now and then keeps each day under the diary quota.
-                let header = RequestHeader(method: TrackerAPI.addEntry.name, id: "w\(index)", session: TestSessions.token(for: "bench-\(keyed)-\(index / 150)"), idempotencyKey: keyed ? UUID().uuidString : nil)
+                let header = RequestHeader(
+                    method: TrackerAPI.addEntry.name, id: "w\(index)", session: TestSessions.token(for: "bench-\(keyed)-\(index / 150)"),
+                    idempotencyKey: keyed ? UUID().uuidString : nil)
                 let frames = try Envelope.requestFrames(header, body: add)
                 let start = DispatchTime.now().uptimeNanoseconds
                 try socket.send(multipart: frames)
@@ -131,7 +135,8 @@ struct HardeningBenchmark: AsyncParsableCommand {
             for index in 0..<queries {
                 let start = DispatchTime.now().uptimeNanoseconds
                 do {
-                    _ = try await client.call(CatalogAPI.searchIngredients, IngredientSearch(query: ["tom", "oni", "gar", "car"][index % 4]), user: "light")
+                    _ = try await client.call(
+                        CatalogAPI.searchIngredients, IngredientSearch(query: ["tom", "oni", "gar", "car"][index % 4]), user: "light")
                     samples.nanoseconds.append(DispatchTime.now().uptimeNanoseconds - start)
                 } catch {
                     if error.message.contains("busy") { busy += 1 } else { unanswered += 1 }
@@ -145,9 +150,11 @@ struct HardeningBenchmark: AsyncParsableCommand {
         // Heavy: fully filtered text searches kept in flight by `heavy` clients.
         let stop = SharedFlag()
         let heavyCalls = SharedCount()
-        let filtered = RecipeSearch(query: "soup", profile: RecipeFilterProfile(
-            diets: [.vegetarian], allergens: [.nuts], dislikes: ["syn-ingredient-1"], equipment: [.stove, .oven, .microwave], patience: 4
-        ), pageSize: 100)
+        let filtered = RecipeSearch(
+            query: "soup",
+            profile: RecipeFilterProfile(
+                diets: [.vegetarian], allergens: [.nuts], dislikes: ["syn-ingredient-1"], equipment: [.stove, .oven, .microwave], patience: 4
+            ), pageSize: 100)
         let heavyTasks = (0..<heavy).map { index in
             Task.detached {
                 let client = ServiceClient<Catalog>(endpoint: endpoint, options: .init(timeout: .seconds(30), retries: 0))
@@ -166,14 +173,17 @@ struct HardeningBenchmark: AsyncParsableCommand {
         stop.set(true)
         for task in heavyTasks { await task.value }
         report("Light calls while heavy searches run (catalog, \(recipes) recipes)", [baseline, stalled], baseline: baseline)
-        print("Unanswered light calls: \(baselineLost) baseline, \(stalledLost) with heavy searches (\(stalledBusy) busy); \(heavyCalls.value) heavy searches done meanwhile.")
+        print(
+            "Unanswered light calls: \(baselineLost) baseline, \(stalledLost) with heavy searches (\(stalledBusy) busy); \(heavyCalls.value) heavy searches done meanwhile."
+        )
         print(process.state("after the heavy searches"))
 
         // Flood: one connection sends 5000 searches per round without reading, then drops.
         let flooding = SharedFlag()
         let rounds = SharedCount()
         let flooder = Task.detached {
-            let request = try Envelope.requestFrames(RequestHeader(method: CatalogAPI.searchRecipes.name, id: "flood"), body: MessagePackEncoder().encode(RecipeSearch(query: "soup")))
+            let request = try Envelope.requestFrames(
+                RequestHeader(method: CatalogAPI.searchRecipes.name, id: "flood"), body: MessagePackEncoder().encode(RecipeSearch(query: "soup")))
             while flooding.isSet {
                 let socket = try ZMQContext.shared.socket(.dealer)
                 try socket.setLinger(milliseconds: 0)
@@ -219,7 +229,8 @@ struct HardeningBenchmark: AsyncParsableCommand {
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<200 {
                 group.addTask {
-                    _ = try? await client.call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: "tomato-lentil-soup", multiplier: 1), user: "u\(index)")
+                    _ = try? await client.call(
+                        GroceriesAPI.addRecipe, AddRecipeToList(recipe: "tomato-lentil-soup", multiplier: 1), user: "u\(index)")
                 }
             }
             group.addTask {
@@ -230,7 +241,9 @@ struct HardeningBenchmark: AsyncParsableCommand {
                 }
             }
         }
-        print("\n### A peer down\n\nGroceries with the catalog down, 200 concurrent groceries.addRecipe (4 s client timeout): threads in this process \(before) before, at most \(peak.value) while waiting; all answered in \(String(format: "%.1f", Date().timeIntervalSince(start))) s.")
+        print(
+            "\n### A peer down\n\nGroceries with the catalog down, 200 concurrent groceries.addRecipe (4 s client timeout): threads in this process \(before) before, at most \(peak.value) while waiting; all answered in \(String(format: "%.1f", Date().timeIntervalSince(start))) s."
+        )
         print(Self.state("after"))
     }
 }
@@ -292,7 +305,9 @@ final class ServiceProcess: Sendable {
     func state(_ label: String) -> String {
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
         func value(_ key: String) -> Int {
-            status.split(separator: "\n").first { $0.hasPrefix(key) }.flatMap { Int($0.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "") } ?? 0
+            status.split(separator: "\n").first { $0.hasPrefix(key) }.flatMap {
+                Int($0.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "")
+            } ?? 0
         }
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count) ?? 0
         return "\(label): VmRSS \(value("VmRSS:") / 1024) MiB, VmHWM \(value("VmHWM:") / 1024) MiB, \(threads) threads (the service process)"

@@ -49,7 +49,8 @@ func format(_ microseconds: Double) -> String {
 func memoryKilobytes() -> (rss: Int, hwm: Int) {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
     func value(_ key: String) -> Int {
-        status.split(separator: "\n").first { $0.hasPrefix(key) }.flatMap { Int($0.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "") } ?? 0
+        status.split(separator: "\n").first { $0.hasPrefix(key) }.flatMap { Int($0.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "") }
+            ?? 0
     }
     return (value("VmRSS:"), value("VmHWM:"))
 }

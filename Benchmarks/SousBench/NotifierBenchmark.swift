@@ -62,13 +62,15 @@ struct NotifierBenchmark: AsyncParsableCommand {
         configuration.eventsBind = "tcp://127.0.0.1:*"
         configuration.callTimeout = .milliseconds(200)
         let notifier = try NotifierService(
-            configuration: configuration, logger: notifierLogger, options: NotifierOptions(trackerConcurrency: trackerConcurrency, startupGrace: .zero)
+            configuration: configuration, logger: notifierLogger,
+            options: NotifierOptions(trackerConcurrency: trackerConcurrency, startupGrace: .zero)
         )
         let profile = ReminderProfile(timeZone: "Europe/Rome", reminderHour: 19, enabled: true, fetchedAt: clock.now)
         let date = LocalDate("2026-01-15")!
         for start in stride(from: 0, to: count, by: 50_000) {
             try notifier.store.bulkSchedule(
-                (start..<min(start + 50_000, count)).map { ScheduledReminder(user: "user-\($0)", date: date, dueAt: Self.dueInstant) }, profile: profile
+                (start..<min(start + 50_000, count)).map { ScheduledReminder(user: "user-\($0)", date: date, dueAt: Self.dueInstant) },
+                profile: profile
             )
         }
 
@@ -85,7 +87,9 @@ struct NotifierBenchmark: AsyncParsableCommand {
         let samples = try await serving.value
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let received = samples.nanoseconds.count
-        print("| \(withTracker ? "up (diary.status per reminder)" : "down (sent without kcal)") | \(received) of \(count) | \(String(format: "%.2f", elapsed)) s | \(format(samples.p50)) | \(format(samples.p90)) | \(format(samples.p99)) | \(Int(Double(received) / elapsed)) |")
+        print(
+            "| \(withTracker ? "up (diary.status per reminder)" : "down (sent without kcal)") | \(received) of \(count) | \(String(format: "%.2f", elapsed)) s | \(format(samples.p50)) | \(format(samples.p90)) | \(format(samples.p99)) | \(Int(Double(received) / elapsed)) |"
+        )
     }
 
     var notifierLogger: Logger {
@@ -111,14 +115,18 @@ struct NotifierBenchmark: AsyncParsableCommand {
         var configuration = ServiceConfiguration.inProcess(.notifier, dataDirectory: directory, clock: clock)
         configuration.bind = "tcp://127.0.0.1:*"
         configuration.eventsBind = "tcp://127.0.0.1:*"
-        let notifier = try NotifierService(configuration: configuration, logger: quietLogger("notifier"), options: NotifierOptions(startupGrace: .zero))
+        let notifier = try NotifierService(
+            configuration: configuration, logger: quietLogger("notifier"), options: NotifierOptions(startupGrace: .zero))
         let profile = ReminderProfile(timeZone: "Europe/Rome", reminderHour: 19, enabled: true, fetchedAt: clock.now)
         let insertStart = Date()
         for start in stride(from: 0, to: count, by: 50_000) {
             // Spread over a day of due instants so the index is realistic.
-            try notifier.store.bulkSchedule((start..<min(start + 50_000, count)).map { index in
-                ScheduledReminder(user: "user-\(index)", date: LocalDate("2026-01-16")!, dueAt: Self.dueInstant.addingTimeInterval(Double(3600 + index % 86_400)))
-            }, profile: profile)
+            try notifier.store.bulkSchedule(
+                (start..<min(start + 50_000, count)).map { index in
+                    ScheduledReminder(
+                        user: "user-\(index)", date: LocalDate("2026-01-16")!,
+                        dueAt: Self.dueInstant.addingTimeInterval(Double(3600 + index % 86_400)))
+                }, profile: profile)
         }
         let insertSeconds = Date().timeIntervalSince(insertStart)
         let passes = notifier.scheduler.passes.subscribe()
@@ -135,7 +143,8 @@ struct NotifierBenchmark: AsyncParsableCommand {
         print("| next-due lookup p50 / p99 | \(format(after.1.p50)) / \(format(after.1.p99)) µs |")
         print("| VmRSS before → with the notifier running | \(before.rss / 1024) → \(after.0.rss / 1024) MiB |")
         print("| VmHWM (peak, including the bulk insert) | \(after.0.hwm / 1024) MiB |")
-        let size = ["", "-wal"].map { (try? FileManager.default.attributesOfItem(atPath: "\(directory)/notifier.sqlite\($0)")[.size] as? Int) ?? 0 }.reduce(0, +)
+        let size = ["", "-wal"].map { (try? FileManager.default.attributesOfItem(atPath: "\(directory)/notifier.sqlite\($0)")[.size] as? Int) ?? 0 }
+            .reduce(0, +)
         print("| database on disk (file + WAL) | \(size / 1_048_576) MiB |")
     }
 }

@@ -5,14 +5,15 @@ import Logging
 import PlannerService
 import SousRuntime
 import SousSchema
-import SousTestSupport
 import SousServiceTesting
+import SousTestSupport
 import SousWire
 
 /// Planner reads over tcp loopback: `profile.get` (what other services ask most) and `plan.get`
 /// (the week view), against the `health` round trip of the same server as the baseline.
 struct PlannerBenchmark: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "planner", abstract: "profile.get and plan.get latency against the health round trip.")
+    static let configuration = CommandConfiguration(
+        commandName: "planner", abstract: "profile.get and plan.get latency against the health round trip.")
 
     @Option(help: "Users with a saved profile and a full week (14 slots each).") var users = 500
     @Option(help: "Timed calls per measurement.") var queries = 5_000
@@ -42,7 +43,9 @@ struct PlannerBenchmark: AsyncParsableCommand {
         let fillStart = Date()
         for index in 0..<users {
             let user = "bench-\(index)"
-            let profile = try client.callBlocking(PlannerAPI.updateProfile, ProfileUpdate(people: index % 6 + 1, diets: [.vegetarian], timeZone: zones[index % zones.count]), user: user)
+            let profile = try client.callBlocking(
+                PlannerAPI.updateProfile, ProfileUpdate(people: index % 6 + 1, diets: [.vegetarian], timeZone: zones[index % zones.count]), user: user
+            )
             let today = LocalDate(Date(), in: TimeZone(identifier: profile.timeZone)!)
             for day in 0..<7 {
                 for slot in 1...2 {
@@ -63,7 +66,9 @@ struct PlannerBenchmark: AsyncParsableCommand {
         }
         let health = try measure("health round trip (baseline)") { _ in _ = try client.callBlocking(CommonAPI.health, Empty()) }
         let profile = try measure("profile.get") { user in _ = try client.callBlocking(PlannerAPI.getProfile, Empty(), user: user) }
-        let week = try measure("plan.get (7 days, 14 slots, selection)") { user in _ = try client.callBlocking(PlannerAPI.getPlan, Empty(), user: user) }
+        let week = try measure("plan.get (7 days, 14 slots, selection)") { user in
+            _ = try client.callBlocking(PlannerAPI.getPlan, Empty(), user: user)
+        }
         report("Planner reads over tcp loopback, \(users) users", [health, profile, week], baseline: health)
         for task in [serving, servingCatalog] {
             task.cancel()

@@ -2,12 +2,12 @@ import ArgumentParser
 import Foundation
 import GRDB
 import Logging
-import Synchronization
 import MessagePack
 import SousRuntime
 import SousSchema
 import SousTestSupport
 import SousWire
+import Synchronization
 import ZeroMQ
 
 /// `health` through the whole stack against a bare DEALER/ROUTER echo over the same transport,
@@ -83,9 +83,11 @@ struct RPCBenchmark: AsyncParsableCommand {
             var health = DatabaseHealth(status: "")
             databaseCheck.record { health = database.health() }
             try encode.record {
-                let report = HealthReport(service: "catalog", version: SousVersion.current, protocolVersion: 1, startedAt: started,
-                                          uptimeSeconds: Date().timeIntervalSince(started), database: health)
-                _ = try Envelope.replyFrames(routing: [Array("peer".utf8)], header: ReplyHeader(id: "bench-1", status: .ok), body: MessagePackEncoder().encode(report))
+                let report = HealthReport(
+                    service: "catalog", version: SousVersion.current, protocolVersion: 1, startedAt: started,
+                    uptimeSeconds: Date().timeIntervalSince(started), database: health)
+                _ = try Envelope.replyFrames(
+                    routing: [Array("peer".utf8)], header: ReplyHeader(id: "bench-1", status: .ok), body: MessagePackEncoder().encode(report))
             }
         }
         return [envelope, databaseCheck, encode]

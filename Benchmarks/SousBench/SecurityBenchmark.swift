@@ -67,7 +67,8 @@ struct SecurityBenchmark: AsyncParsableCommand {
         }
         var first = Samples(name: "gate: user method, a token never seen (Ed25519 verify)")
         for index in 0..<min(checks / 50, 5_000) {
-            let fresh = SessionSigner.inProcess.token(for: SessionClaims(session: "s\(index)", user: "u\(index)", role: .user, expires: Int64(Date().timeIntervalSince1970) + 600))
+            let fresh = SessionSigner.inProcess.token(
+                for: SessionClaims(session: "s\(index)", user: "u\(index)", role: .user, expires: Int64(Date().timeIntervalSince1970) + 600))
             let header = RequestHeader(method: "diary.list", id: "1", session: fresh)
             try first.record { _ = try gate.admit(header, from: .client(address: "127.0.0.1"), access: .user) }
         }

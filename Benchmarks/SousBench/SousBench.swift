@@ -7,6 +7,9 @@ struct SousBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sous-bench",
         abstract: "Measure Sous: request/reply latency against raw libzmq, codec cost against JSON, and each service's own workload.",
-        subcommands: [RPCBenchmark.self, SecurityBenchmark.self, CodecBenchmark.self, CatalogBenchmark.self, PlannerBenchmark.self, GroceriesBenchmark.self, TrackerBenchmark.self, NotifierBenchmark.self, HardeningBenchmark.self]
+        subcommands: [
+            RPCBenchmark.self, SecurityBenchmark.self, CodecBenchmark.self, CatalogBenchmark.self, PlannerBenchmark.self, GroceriesBenchmark.self,
+            TrackerBenchmark.self, NotifierBenchmark.self, HardeningBenchmark.self,
+        ]
     )
 }

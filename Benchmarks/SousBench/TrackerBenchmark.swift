@@ -42,14 +42,19 @@ struct TrackerBenchmark: AsyncParsableCommand {
         for offset in 0..<days {
             let date = first.adding(days: offset)
             for index in 0..<entriesPerDay {
-                let per100g = Macros(kcal: Double.random(in: 30...500, using: &random), carbohydrates: Double.random(in: 0...60, using: &random),
-                                     protein: Double.random(in: 0...30, using: &random), fat: Double.random(in: 0...30, using: &random))
-                let add = DiaryAdd(date: date, meal: Meal.allCases[index % 4], grams: Double.random(in: 20...400, using: &random), food: "Food \(index)", per100g: per100g)
+                let per100g = Macros(
+                    kcal: Double.random(in: 30...500, using: &random), carbohydrates: Double.random(in: 0...60, using: &random),
+                    protein: Double.random(in: 0...30, using: &random), fat: Double.random(in: 0...30, using: &random))
+                let add = DiaryAdd(
+                    date: date, meal: Meal.allCases[index % 4], grams: Double.random(in: 20...400, using: &random), food: "Food \(index)",
+                    per100g: per100g)
                 _ = try client.callBlocking(TrackerAPI.addEntry, add, user: "bench")
             }
         }
         _ = try client.callBlocking(TrackerAPI.setGoals, GoalsChange(from: first.adding(days: days / 2), preset: "cutting"), user: "bench")
-        print("Logged \(days * entriesPerDay) entries over \(days) days in \(String(format: "%.1f", Date().timeIntervalSince(fillStart))) s at \(directory)")
+        print(
+            "Logged \(days * entriesPerDay) entries over \(days) days in \(String(format: "%.1f", Date().timeIntervalSince(fillStart))) s at \(directory)"
+        )
 
         var rows: [Samples] = []
         func measure(_ name: String, _ body: () throws -> Void) throws -> Samples {
@@ -60,7 +65,9 @@ struct TrackerBenchmark: AsyncParsableCommand {
             return samples
         }
         let health = try measure("health (baseline: one round trip)") { _ = try client.callBlocking(CommonAPI.health, Empty()) }
-        _ = try measure("diary.summary of one day (\(entriesPerDay) entries)") { _ = try client.callBlocking(TrackerAPI.summary, DayRequest(date: last), user: "bench") }
+        _ = try measure("diary.summary of one day (\(entriesPerDay) entries)") {
+            _ = try client.callBlocking(TrackerAPI.summary, DayRequest(date: last), user: "bench")
+        }
         _ = try measure("diary.history, 30 days") {
             _ = try client.callBlocking(TrackerAPI.history, DateRange(from: last.adding(days: -29), to: last), user: "bench")
         }

@@ -182,7 +182,8 @@ final class ClientLoop: @unchecked Sendable {
         entry.id = makeID()
         let deadline = Int64((Date().timeIntervalSince1970 + ClientAttempt.seconds(attemptTimeout)) * 1000)
         let header = RequestHeader(
-            method: entry.call.attempt.method, id: entry.id, session: entry.call.attempt.session, onBehalfOf: entry.call.attempt.onBehalfOf, deadline: deadline, idempotencyKey: entry.idempotencyKey
+            method: entry.call.attempt.method, id: entry.id, session: entry.call.attempt.session, onBehalfOf: entry.call.attempt.onBehalfOf,
+            deadline: deadline, idempotencyKey: entry.idempotencyKey
         )
         do {
             entry.frames = try Envelope.requestFrames(header, body: entry.call.attempt.body)
@@ -240,8 +241,10 @@ final class ClientLoop: @unchecked Sendable {
 
     private func fail(_ entry: Pending) {
         let made = 1 + min(max(options.retries, 0), 10) - entry.attemptsLeft
-        entry.call.completion.resume(returning: .failure(.unavailable(
-            "\(service) did not answer \(entry.call.attempt.method) at \(endpoint) (\(made) attempt\(made == 1 ? "" : "s"), \(entry.lastProblem))"
-        )))
+        entry.call.completion.resume(
+            returning: .failure(
+                .unavailable(
+                    "\(service) did not answer \(entry.call.attempt.method) at \(endpoint) (\(made) attempt\(made == 1 ? "" : "s"), \(entry.lastProblem))"
+                )))
     }
 }

@@ -38,7 +38,8 @@ public struct Credentials: Codable, Sendable, Equatable {
 
     static var path: URL {
         let environment = ProcessInfo.processInfo.environment
-        let folder = Self.folder ?? environment["SOUS_CONFIG_DIR"]
+        let folder =
+            Self.folder ?? environment["SOUS_CONFIG_DIR"]
             ?? environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0).appendingPathComponent("sous").path }
             ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".config/sous").path
         return URL(fileURLWithPath: folder).appendingPathComponent("credentials.json")
@@ -84,9 +85,11 @@ public struct Credentials: Codable, Sendable, Equatable {
 
     public mutating func remember(_ signedIn: SignedIn) {
         accounts.removeAll { $0.user == signedIn.account.user }
-        accounts.append(Account(
-            user: signedIn.account.user, email: signedIn.account.email, name: signedIn.account.name, session: signedIn.session.id, token: signedIn.token
-        ))
+        accounts.append(
+            Account(
+                user: signedIn.account.user, email: signedIn.account.email, name: signedIn.account.name, session: signedIn.session.id,
+                token: signedIn.token
+            ))
         current = signedIn.account.user
     }
 
@@ -114,7 +117,8 @@ public enum UserClientKeys {
             guard !endpoint.hasPrefix("inproc://") else { return nil }
             let path = PublishedKeys.publicKeyPath(of: service, in: directory)
             guard let key = PublishedKeys.readLine(path) else {
-                throw .unavailable("no public key for the \(service.rawValue) at \(path): set SOUS_KEYS_DIR to the folder the services publish their keys in")
+                throw .unavailable(
+                    "no public key for the \(service.rawValue) at \(path): set SOUS_KEYS_DIR to the folder the services publish their keys in")
             }
             guard CurveKeyPair.isValidKey(key), let pair = keyPair else {
                 throw .unavailable("\(path) does not hold a CURVE public key")

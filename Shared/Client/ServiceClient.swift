@@ -107,7 +107,8 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
     ) async throws(ServiceError) -> Response {
         let body = try encode(request, method: method)
         let attempt = ClientAttempt(
-            method: method.name, isWrite: method.isWrite, body: body, session: session ?? self.session, onBehalfOf: nil, timeout: timeout, idempotencyKey: idempotencyKey,
+            method: method.name, isWrite: method.isWrite, body: body, session: session ?? self.session, onBehalfOf: nil, timeout: timeout,
+            idempotencyKey: idempotencyKey,
             deadline: deadline
         )
         return try await send(attempt).get().decode(Response.self)
@@ -118,7 +119,8 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
     ) throws(ServiceError) -> Response {
         let body = try encode(request, method: method)
         let attempt = ClientAttempt(
-            method: method.name, isWrite: method.isWrite, body: body, session: session ?? self.session, onBehalfOf: nil, timeout: timeout, idempotencyKey: nil,
+            method: method.name, isWrite: method.isWrite, body: body, session: session ?? self.session, onBehalfOf: nil, timeout: timeout,
+            idempotencyKey: nil,
             deadline: nil
         )
         return try exchange(attempt).decode(Response.self)
@@ -137,7 +139,8 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
         do {
             loop = try self.loop.withLock { existing throws(ZMQError) -> ClientLoop in
                 if let existing { return existing }
-                let made = try ClientLoop(service: service, endpoint: endpoint, options: options, curve: curveSetup, context: context) { [requestIDs] in
+                let made = try ClientLoop(service: service, endpoint: endpoint, options: options, curve: curveSetup, context: context) {
+                    [requestIDs] in
                     requestIDs.next()
                 }
                 existing = made

@@ -50,7 +50,9 @@ public struct ServiceEndpoints: Sendable, Equatable, Codable {
     }
 
     /// `SOUS_<NAME>_ENDPOINT` and `SOUS_<NAME>_EVENTS`, falling back to the local defaults.
-    public static func fromEnvironment(_ service: SousService, environment: [String: String] = ProcessInfo.processInfo.environment) -> ServiceEndpoints {
+    public static func fromEnvironment(
+        _ service: SousService, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> ServiceEndpoints {
         let defaults = localDefault(for: service)
         return ServiceEndpoints(
             requests: environment["\(service.environmentPrefix)_ENDPOINT"] ?? defaults.requests,

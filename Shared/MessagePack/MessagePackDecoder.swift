@@ -41,7 +41,10 @@ final class _MessagePackDecoder: Decoder {
     let key: (any CodingKey)?
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
 
-    init(reader: MessagePackReader, offset: Int, depth: Int, parent: _MessagePackDecoder?, key: (any CodingKey)?, userInfo: [CodingUserInfoKey: any Sendable]) {
+    init(
+        reader: MessagePackReader, offset: Int, depth: Int, parent: _MessagePackDecoder?, key: (any CodingKey)?,
+        userInfo: [CodingUserInfoKey: any Sendable]
+    ) {
         self.reader = reader
         self.offset = offset
         self.depth = depth
@@ -380,7 +383,8 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     /// Hands out the offset of the next element and moves past it.
     private mutating func next(_ type: Any.Type) throws -> Int {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(type, .init(codingPath: decoder.path(appending: currentKey), debugDescription: "array has only \(elementCount) elements"))
+            throw DecodingError.valueNotFound(
+                type, .init(codingPath: decoder.path(appending: currentKey), debugDescription: "array has only \(elementCount) elements"))
         }
         let offset = position
         do {

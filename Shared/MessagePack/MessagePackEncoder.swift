@@ -218,21 +218,66 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         node.writer.write(key.stringValue)
     }
 
-    mutating func encodeNil(forKey key: Key) throws { writeKey(key); node.writer.writeNil() }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { writeKey(key); node.writer.write(value) }
-    mutating func encode(_ value: String, forKey key: Key) throws { writeKey(key); node.writer.write(value) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { writeKey(key); node.writer.write(value) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { writeKey(key); node.writer.write(value) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { writeKey(key); node.writer.write(Int64(value)) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { writeKey(key); node.writer.write(Int64(value)) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { writeKey(key); node.writer.write(Int64(value)) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { writeKey(key); node.writer.write(Int64(value)) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { writeKey(key); node.writer.write(value) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { writeKey(key); node.writer.write(UInt64(value)) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { writeKey(key); node.writer.write(UInt64(value)) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { writeKey(key); node.writer.write(UInt64(value)) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { writeKey(key); node.writer.write(UInt64(value)) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { writeKey(key); node.writer.write(value) }
+    mutating func encodeNil(forKey key: Key) throws {
+        writeKey(key)
+        node.writer.writeNil()
+    }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        writeKey(key)
+        node.writer.write(value)
+    }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        writeKey(key)
+        node.writer.write(value)
+    }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        writeKey(key)
+        node.writer.write(value)
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        writeKey(key)
+        node.writer.write(value)
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        writeKey(key)
+        node.writer.write(Int64(value))
+    }
+    mutating func encode(_ value: Int8, forKey key: Key) throws {
+        writeKey(key)
+        node.writer.write(Int64(value))
+    }
+    mutating func encode(_ value: Int16, forKey key: Key) throws {
+        writeKey(key)
+        node.writer.write(Int64(value))
+    }
+    mutating func encode(_ value: Int32, forKey key: Key) throws {
+        writeKey(key)
+        node.writer.write(Int64(value))
+    }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        writeKey(key)
+        node.writer.write(value)
+    }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        writeKey(key)
+        node.writer.write(UInt64(value))
+    }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        writeKey(key)
+        node.writer.write(UInt64(value))
+    }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        writeKey(key)
+        node.writer.write(UInt64(value))
+    }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        writeKey(key)
+        node.writer.write(UInt64(value))
+    }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        writeKey(key)
+        node.writer.write(value)
+    }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         writeKey(key)
@@ -301,21 +346,66 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
 
     private var nextKey: IndexKey { IndexKey(intValue: node.count) }
 
-    mutating func encodeNil() throws { node.count += 1; node.writer.writeNil() }
-    mutating func encode(_ value: Bool) throws { node.count += 1; node.writer.write(value) }
-    mutating func encode(_ value: String) throws { node.count += 1; node.writer.write(value) }
-    mutating func encode(_ value: Double) throws { node.count += 1; node.writer.write(value) }
-    mutating func encode(_ value: Float) throws { node.count += 1; node.writer.write(value) }
-    mutating func encode(_ value: Int) throws { node.count += 1; node.writer.write(Int64(value)) }
-    mutating func encode(_ value: Int8) throws { node.count += 1; node.writer.write(Int64(value)) }
-    mutating func encode(_ value: Int16) throws { node.count += 1; node.writer.write(Int64(value)) }
-    mutating func encode(_ value: Int32) throws { node.count += 1; node.writer.write(Int64(value)) }
-    mutating func encode(_ value: Int64) throws { node.count += 1; node.writer.write(value) }
-    mutating func encode(_ value: UInt) throws { node.count += 1; node.writer.write(UInt64(value)) }
-    mutating func encode(_ value: UInt8) throws { node.count += 1; node.writer.write(UInt64(value)) }
-    mutating func encode(_ value: UInt16) throws { node.count += 1; node.writer.write(UInt64(value)) }
-    mutating func encode(_ value: UInt32) throws { node.count += 1; node.writer.write(UInt64(value)) }
-    mutating func encode(_ value: UInt64) throws { node.count += 1; node.writer.write(value) }
+    mutating func encodeNil() throws {
+        node.count += 1
+        node.writer.writeNil()
+    }
+    mutating func encode(_ value: Bool) throws {
+        node.count += 1
+        node.writer.write(value)
+    }
+    mutating func encode(_ value: String) throws {
+        node.count += 1
+        node.writer.write(value)
+    }
+    mutating func encode(_ value: Double) throws {
+        node.count += 1
+        node.writer.write(value)
+    }
+    mutating func encode(_ value: Float) throws {
+        node.count += 1
+        node.writer.write(value)
+    }
+    mutating func encode(_ value: Int) throws {
+        node.count += 1
+        node.writer.write(Int64(value))
+    }
+    mutating func encode(_ value: Int8) throws {
+        node.count += 1
+        node.writer.write(Int64(value))
+    }
+    mutating func encode(_ value: Int16) throws {
+        node.count += 1
+        node.writer.write(Int64(value))
+    }
+    mutating func encode(_ value: Int32) throws {
+        node.count += 1
+        node.writer.write(Int64(value))
+    }
+    mutating func encode(_ value: Int64) throws {
+        node.count += 1
+        node.writer.write(value)
+    }
+    mutating func encode(_ value: UInt) throws {
+        node.count += 1
+        node.writer.write(UInt64(value))
+    }
+    mutating func encode(_ value: UInt8) throws {
+        node.count += 1
+        node.writer.write(UInt64(value))
+    }
+    mutating func encode(_ value: UInt16) throws {
+        node.count += 1
+        node.writer.write(UInt64(value))
+    }
+    mutating func encode(_ value: UInt32) throws {
+        node.count += 1
+        node.writer.write(UInt64(value))
+    }
+    mutating func encode(_ value: UInt64) throws {
+        node.count += 1
+        node.writer.write(value)
+    }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         let key = nextKey

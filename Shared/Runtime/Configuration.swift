@@ -1,9 +1,9 @@
 public import Foundation
-@_exported public import SousClient
 public import Logging
+@_exported public import SousClient
 public import SousCrypto
+import SousWire
 import Synchronization
-public import SousWire
 public import ZeroMQ
 
 /// Everything a service executable needs to start, resolved in layers: local defaults, then
@@ -55,7 +55,9 @@ public struct ServiceConfiguration: Sendable {
     }
 
     /// Defaults overridden by the environment.
-    public static func fromEnvironment(_ service: SousService, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> ServiceConfiguration {
+    public static func fromEnvironment(
+        _ service: SousService, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigurationError) -> ServiceConfiguration {
         let own = ServiceEndpoints.fromEnvironment(service, environment: environment)
         var peers: [SousService: ServiceEndpoints] = [:]
         for other in SousService.allCases { peers[other] = .fromEnvironment(other, environment: environment) }
@@ -198,7 +200,8 @@ public final class KeySettings: Sendable {
     /// one key pair per service for the whole process, each service knowing the others', and
     /// the process's session key: services in one test process talk over TCP as deployed.
     public static func inProcess(_ service: SousService) -> KeySettings {
-        KeySettings(serviceKeys: InProcessKeys.publicKeys, ownKeyPair: InProcessKeys.pairs[service], sessionSigningKey: SessionSigner.inProcess.keyPair)
+        KeySettings(
+            serviceKeys: InProcessKeys.publicKeys, ownKeyPair: InProcessKeys.pairs[service], sessionSigningKey: SessionSigner.inProcess.keyPair)
     }
 
     func keyring(for service: SousService, dataDirectory: String?, keysDirectory: String?) throws -> Keyring {

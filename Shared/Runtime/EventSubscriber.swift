@@ -1,7 +1,7 @@
+import Foundation
 public import Logging
 public import ServiceLifecycle
 public import SousWire
-import Foundation
 import Synchronization
 public import ZeroMQ
 

@@ -82,14 +82,17 @@ public final class Gate: Sendable {
     }
 
     /// The caller of a request for a method with `access`, or the error to answer instead.
-    public func admit(_ header: RequestHeader, from principal: ConnectionPrincipal, access: Access, now: Date = Date()) throws(ServiceError) -> Caller {
+    public func admit(_ header: RequestHeader, from principal: ConnectionPrincipal, access: Access, now: Date = Date()) throws(ServiceError) -> Caller
+    {
         let caller = try identify(header, from: principal, now: now)
         switch access {
         case .public:
             break
         case .user:
             guard caller.user != nil else {
-                throw ServiceError(.unauthorized, "\(header.method) is for signed-in users: sign in (account.login) and send the session token", field: "header.session")
+                throw ServiceError(
+                    .unauthorized, "\(header.method) is for signed-in users: sign in (account.login) and send the session token",
+                    field: "header.session")
             }
         case .operator:
             guard case .user(let claims) = caller else {
@@ -109,7 +112,8 @@ public final class Gate: Sendable {
     private func identify(_ header: RequestHeader, from principal: ConnectionPrincipal, now: Date) throws(ServiceError) -> Caller {
         if let user = header.onBehalfOf {
             guard principal.isService else {
-                throw ServiceError(.unauthorized, "only Sous services may act for a user; clients send their session token", field: "header.onBehalfOf")
+                throw ServiceError(
+                    .unauthorized, "only Sous services may act for a user; clients send their session token", field: "header.onBehalfOf")
             }
             guard header.session == nil else {
                 throw ServiceError.badRequest("a request names a session or a user to act for, not both", field: "header.onBehalfOf")
@@ -119,7 +123,8 @@ public final class Gate: Sendable {
         if let token = header.session {
             let claims = try verify(token, now: now)
             guard !revocations.isRevoked(claims.session) else {
-                throw ServiceError(.unauthorized, "this session was ended (signed out, password changed or account deleted); sign in again", field: "header.session")
+                throw ServiceError(
+                    .unauthorized, "this session was ended (signed out, password changed or account deleted); sign in again", field: "header.session")
             }
             return .user(claims)
         }

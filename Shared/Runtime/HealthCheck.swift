@@ -17,7 +17,8 @@ public struct HealthCheckOptions: ParsableArguments, Sendable {
     public func check(_ service: SousService) async -> Bool {
         let endpoint = endpoint ?? ServiceEndpoints.fromEnvironment(service).requests
         let client = ServiceClient<AnyService>(
-            endpoint: endpoint, options: .init(timeout: .milliseconds(timeoutMs), retries: 0), curve: UserClientKeys.curve(for: service, endpoint: endpoint),
+            endpoint: endpoint, options: .init(timeout: .milliseconds(timeoutMs), retries: 0),
+            curve: UserClientKeys.curve(for: service, endpoint: endpoint),
             name: service.rawValue
         )
         do {

@@ -1,7 +1,7 @@
 public import Foundation
 import MessagePack
-public import SousWire
 import SousCrypto
+public import SousWire
 import Synchronization
 
 /// One remembered keyed write: who sent which key for which request, and the reply it got.
@@ -93,10 +93,11 @@ public final class IdempotencyGuard: Sendable {
         do {
             if let record = try ledger.record(user: user, key: key) {
                 guard record.method == method, record.digest == digest else {
-                    return .failure(.conflict(
-                        "idempotency key \"\(key)\" was already used for another request (\(record.method)); use a new key for a new request",
-                        field: "header.idempotencyKey"
-                    ))
+                    return .failure(
+                        .conflict(
+                            "idempotency key \"\(key)\" was already used for another request (\(record.method)); use a new key for a new request",
+                            field: "header.idempotencyKey"
+                        ))
                 }
                 return .success(record.reply)
             }

@@ -68,7 +68,8 @@ public final class Keyring: Sendable {
             if let text = Self.readLine(Self.publicKeyPath(of: service, in: directory)), CurveKeyPair.isValidKey(text) { found[service] = text }
         }
         let needsSessionKey = cache.withLock { $0.sessionKey == nil }
-        let sessionKey = needsSessionKey ? Self.readLine(Self.sessionKeyPath(in: directory)).flatMap(Hex.decode).flatMap { $0.count == 32 ? $0 : nil } : nil
+        let sessionKey =
+            needsSessionKey ? Self.readLine(Self.sessionKeyPath(in: directory)).flatMap(Hex.decode).flatMap { $0.count == 32 ? $0 : nil } : nil
         cache.withLock { cache in
             cache.keys.merge(found) { _, new in new }
             if let sessionKey { cache.sessionKey = sessionKey }
@@ -124,7 +125,9 @@ public enum SessionKeyFile {
         guard let dataDirectory else { return .generate() }
         let path = URL(fileURLWithPath: dataDirectory).appendingPathComponent("sessions.key").path
         let text = try SecretFile.readOrCreate(path) { Hex.encode(Sodium.SigningKeyPair.generate().secretKey) }
-        guard let secret = Hex.decode(text), secret.count == 64, let pair = Sodium.SigningKeyPair(publicKey: Array(secret.suffix(32)), secretKey: secret) else {
+        guard let secret = Hex.decode(text), secret.count == 64,
+            let pair = Sodium.SigningKeyPair(publicKey: Array(secret.suffix(32)), secretKey: secret)
+        else {
             throw KeyError("\(path) does not hold an Ed25519 secret key (128 hex digits); move it away to create a new one (every session ends)")
         }
         return pair

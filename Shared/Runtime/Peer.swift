@@ -82,7 +82,8 @@ public struct Peer<Target: MethodScope>: Sendable {
         let deadline = Self.deadline(for: context, need: need, attempt: client.options.timeout)
         let key = method.isWrite ? context?.idempotencyKey.map { Self.derivedKey($0, method: method.name) } : nil
         let attempt = ClientAttempt(
-            method: method.name, isWrite: method.isWrite, body: body, session: nil, onBehalfOf: user, timeout: nil, idempotencyKey: key, deadline: deadline
+            method: method.name, isWrite: method.isWrite, body: body, session: nil, onBehalfOf: user, timeout: nil, idempotencyKey: key,
+            deadline: deadline
         )
         let reply: Envelope.Reply
         switch await client.send(attempt) {
@@ -108,7 +109,8 @@ public struct Peer<Target: MethodScope>: Sendable {
 
     /// When a peer call must be over: the caller's deadline less a margin (or, without one, the
     /// attempts the client would make anyway); a third of what is left for an optional call.
-    static func deadline(for context: RequestContext?, need: Need, attempt: Duration, now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant {
+    static func deadline(for context: RequestContext?, need: Need, attempt: Duration, now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant
+    {
         var budget = attempt * 2
         if let remaining = context?.remainingTime {
             budget = remaining - min(remaining / 5, largestMargin)

@@ -1,8 +1,8 @@
+import Foundation
 public import Logging
+import MessagePack
 public import ServiceLifecycle
 public import SousWire
-import Foundation
-import MessagePack
 import Synchronization
 public import ZeroMQ
 
@@ -197,9 +197,11 @@ public final class RPCServer: Service, Sendable {
             // Only a user's writes are remembered: their records are erased with the user, and
             // nothing an anonymous caller sent (a password, say) is kept.
             guard method.remembersReply, let key = header.idempotencyKey, let user = context.user else { return await run() }
-            return await idempotency.perform(user: user, key: key, method: method.name, body: body, encodeReply: { value in
-                (value as? Response).flatMap { try? MessagePackEncoder().encode($0) }
-            }, run)
+            return await idempotency.perform(
+                user: user, key: key, method: method.name, body: body,
+                encodeReply: { value in
+                    (value as? Response).flatMap { try? MessagePackEncoder().encode($0) }
+                }, run)
         }
         let registration = Registration(
             handler: raw, isWrite: method.isWrite, access: method.access, lane: method.lane, describe: { try method.describe(into: &$0) }
@@ -279,7 +281,8 @@ public final class RPCServer: Service, Sendable {
         let frames: [Envelope.Frame]
         switch result {
         case .success(let body):
-            frames = (try? Envelope.replyFrames(routing: job.routing, header: ReplyHeader(id: header.id, status: .ok), body: body))
+            frames =
+                (try? Envelope.replyFrames(routing: job.routing, header: ReplyHeader(id: header.id, status: .ok), body: body))
                 ?? Envelope.errorReplyFrames(routing: job.routing, requestID: header.id, error: .internal("reply could not be encoded"))
         case .failure(let error):
             if error.code == .internal { logger.error("request failed", metadata: ["error": "\(error.message)"]) }
@@ -376,12 +379,14 @@ public final class RPCServer: Service, Sendable {
                 handshakeFailures[failure.kind, default: 0] += 1
             }
             guard !handshakeFailures.isEmpty, ContinuousClock.now - lastHandshakeLog >= .seconds(60) else { return }
-            server.logger.warning("refused connections: no CURVE, or a broken handshake", metadata: [
-                "withoutCurve": "\(handshakeFailures[.protocolError] ?? 0)",
-                "refusedByZAP": "\(handshakeFailures[.refused] ?? 0)",
-                "other": "\(handshakeFailures[.other] ?? 0)",
-                "endpoints": "\(server.endpoints.filter { !$0.hasPrefix("inproc://") }.joined(separator: " "))",
-            ])
+            server.logger.warning(
+                "refused connections: no CURVE, or a broken handshake",
+                metadata: [
+                    "withoutCurve": "\(handshakeFailures[.protocolError] ?? 0)",
+                    "refusedByZAP": "\(handshakeFailures[.refused] ?? 0)",
+                    "other": "\(handshakeFailures[.other] ?? 0)",
+                    "endpoints": "\(server.endpoints.filter { !$0.hasPrefix("inproc://") }.joined(separator: " "))",
+                ])
             handshakeFailures = [:]
             lastHandshakeLog = .now
         }
@@ -414,7 +419,7 @@ public final class RPCServer: Service, Sendable {
         func send(_ frames: [ZMQFrame]) {
             do {
                 if try !router.send(multipart: frames, dontWait: true) { droppedSinceLog += 1 }
-            } catch where error.isHostUnreachable {
+            } catch  where error.isHostUnreachable {
                 droppedSinceLog += 1
             } catch {
                 server.logger.error("reply failed", metadata: ["error": "\(error)"])
@@ -433,7 +438,8 @@ public final class RPCServer: Service, Sendable {
                 }
                 // Without a User-Id the message did not pass the ZAP handler: only an `inproc`
                 // connection can do that, and only a server bound in-process accepts one.
-                let principal = message.property == nil && !servesInProcess ? .client(address: "unknown") : ConnectionPrincipal(userID: message.property)
+                let principal =
+                    message.property == nil && !servesInProcess ? .client(address: "unknown") : ConnectionPrincipal(userID: message.property)
                 dispatch(message.frames, principal: principal)
             }
         }
@@ -488,9 +494,11 @@ public final class RPCServer: Service, Sendable {
 
         func logRefusals() {
             guard refusedSinceLog + droppedSinceLog > 0, ContinuousClock.now - lastLog >= .seconds(1) else { return }
-            server.logger.notice("under load", metadata: [
-                "refusedBusy": "\(refusedSinceLog)", "repliesDropped": "\(droppedSinceLog)", "inFlight": "\(total)",
-            ])
+            server.logger.notice(
+                "under load",
+                metadata: [
+                    "refusedBusy": "\(refusedSinceLog)", "repliesDropped": "\(droppedSinceLog)", "inFlight": "\(total)",
+                ])
             refusedSinceLog = 0
             droppedSinceLog = 0
             lastLog = .now

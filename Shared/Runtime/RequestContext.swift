@@ -21,7 +21,8 @@ public struct RequestContext: Sendable {
     public let logger: Logger
 
     public init(
-        requestID: String, method: String, caller: Caller, principal: ConnectionPrincipal = .inProcess, deadline: Int64?, idempotencyKey: String? = nil,
+        requestID: String, method: String, caller: Caller, principal: ConnectionPrincipal = .inProcess, deadline: Int64?,
+        idempotencyKey: String? = nil,
         logger: Logger
     ) {
         self.requestID = requestID

@@ -46,12 +46,15 @@ final class RevocationSync: Service, Sendable {
                 var failing = false
                 for await _ in wake {
                     do {
-                        let answer = try await planner.call(AccountAPI.revocations, RevocationsSince(since: revocations.sequence), user: nil, for: nil)
+                        let answer = try await planner.call(
+                            AccountAPI.revocations, RevocationsSince(since: revocations.sequence), user: nil, for: nil)
                         revocations.apply(answer.revoked, upTo: answer.sequence)
                         if failing { logger.notice("revocations reachable again") }
                         failing = false
                     } catch {
-                        if !failing { logger.notice("revocations cannot be fetched; checking against the last list", metadata: ["error": "\(error)"]) }
+                        if !failing {
+                            logger.notice("revocations cannot be fetched; checking against the last list", metadata: ["error": "\(error)"])
+                        }
                         failing = true
                     }
                 }

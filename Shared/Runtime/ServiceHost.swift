@@ -1,10 +1,10 @@
 public import Foundation
 public import Logging
 public import ServiceLifecycle
-import UnixSignals
 public import SousWire
-import ZeroMQ
 import Synchronization
+import UnixSignals
+import ZeroMQ
 
 /// What every Sous service has: its RPC server (answering `health`), its event publisher, and the
 /// other long-running parts it adds. A service's build function creates one; `main` runs it.
@@ -83,7 +83,8 @@ public final class ServiceHost: Sendable {
             events: try publisher.bind(configuration.eventsBind)
         )
         // Every service but the planner (which keeps the list itself) follows its revocations.
-        let sync: [any Service] = configuration.service == .planner ? [] : [RevocationSync(configuration: configuration, revocations: revocations, logger: logger)]
+        let sync: [any Service] =
+            configuration.service == .planner ? [] : [RevocationSync(configuration: configuration, revocations: revocations, logger: logger)]
         extraServices = services + sync
         server.register(CommonAPI.health) { _, _ in
             HealthReport(
@@ -129,11 +130,13 @@ public final class ServiceHost: Sendable {
                 logger: logger
             )
         )
-        logger.info("serving", metadata: [
-            "requests": "\(boundEndpoints.requests)",
-            "events": "\(boundEndpoints.events)",
-            "version": "\(SousVersion.current)",
-        ])
+        logger.info(
+            "serving",
+            metadata: [
+                "requests": "\(boundEndpoints.requests)",
+                "events": "\(boundEndpoints.events)",
+                "version": "\(SousVersion.current)",
+            ])
         try await group.run()
         publisher.close()
     }

@@ -19,7 +19,9 @@ public struct ServiceOptions: ParsableArguments, Sendable {
     public init() {}
 
     /// Environment first, then these flags on top.
-    public func configuration(for service: SousService, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ServiceConfiguration {
+    public func configuration(
+        for service: SousService, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> ServiceConfiguration {
         var configuration = try ServiceConfiguration.fromEnvironment(service, environment: environment)
         if let bind { configuration.bind = bind }
         if let eventsBind { configuration.eventsBind = eventsBind }

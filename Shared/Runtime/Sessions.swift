@@ -59,8 +59,8 @@ public struct SessionVerifier: Sendable {
     public func verify(_ token: String, now: Date = Date()) throws(ServiceError) -> SessionClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let payload = Base64URL.decode(parts[0]), let signature = Base64URL.decode(parts[1]),
-              Sodium.verifySignature(signature, of: payload, publicKey: publicKey),
-              let claims = try? MessagePackDecoder().decode(SessionClaims.self, from: payload)
+            Sodium.verifySignature(signature, of: payload, publicKey: publicKey),
+            let claims = try? MessagePackDecoder().decode(SessionClaims.self, from: payload)
         else {
             throw ServiceError(.unauthorized, "the session token is not one the planner signed; sign in again", field: "header.session")
         }

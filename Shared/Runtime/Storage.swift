@@ -1,8 +1,8 @@
 import Foundation
 public import GRDB
 import GRDBSQLite
-public import SousWire
 import SousCrypto
+public import SousWire
 import Synchronization
 
 /// Opens a service's SQLite database: `<directory>/<name>.sqlite` in WAL mode through a GRDB
@@ -122,7 +122,8 @@ public struct SousDatabase: Sendable {
 
     /// Every (table, owner column) pair of the schema.
     static func ownedTables(_ db: Database) throws -> [(String, String)] {
-        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
+        let tables = try String.fetchAll(
+            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
         return try tables.flatMap { table in
             try db.columns(in: table).map(\.name).filter(ownerColumns.contains).map { (table, $0) }
         }
@@ -158,28 +159,36 @@ enum IdempotencyLedgerTable {
     private static let saves = Atomic<Int>(0)
 
     static func create(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS sous_idempotency (
-                user TEXT NOT NULL, key TEXT NOT NULL, method TEXT NOT NULL, digest BLOB NOT NULL,
-                reply BLOB NOT NULL, created_at REAL NOT NULL, PRIMARY KEY (user, key)
-            ) WITHOUT ROWID;
-            CREATE INDEX IF NOT EXISTS sous_idempotency_age ON sous_idempotency (created_at);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS sous_idempotency (
+                    user TEXT NOT NULL, key TEXT NOT NULL, method TEXT NOT NULL, digest BLOB NOT NULL,
+                    reply BLOB NOT NULL, created_at REAL NOT NULL, PRIMARY KEY (user, key)
+                ) WITHOUT ROWID;
+                CREATE INDEX IF NOT EXISTS sous_idempotency_age ON sous_idempotency (created_at);
+                """)
     }
 
     static func fetch(user: String, key: String, _ db: Database) throws -> IdempotencyRecord? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT method, digest, reply, created_at FROM sous_idempotency WHERE user = ? AND key = ?", arguments: [user, key]) else {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT method, digest, reply, created_at FROM sous_idempotency WHERE user = ? AND key = ?", arguments: [user, key])
+        else {
             return nil
         }
         let digest: Data = row["digest"]
         let reply: Data = row["reply"]
-        return IdempotencyRecord(user: user, key: key, method: row["method"], digest: [UInt8](digest), reply: [UInt8](reply), createdAt: Date(timeIntervalSince1970: row["created_at"]))
+        return IdempotencyRecord(
+            user: user, key: key, method: row["method"], digest: [UInt8](digest), reply: [UInt8](reply),
+            createdAt: Date(timeIntervalSince1970: row["created_at"]))
     }
 
     static func save(_ record: IdempotencyRecord, _ db: Database) throws {
-        try db.execute(sql: """
-            INSERT OR REPLACE INTO sous_idempotency (user, key, method, digest, reply, created_at) VALUES (?, ?, ?, ?, ?, ?)
-            """, arguments: [record.user, record.key, record.method, Data(record.digest), Data(record.reply), record.createdAt.timeIntervalSince1970])
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO sous_idempotency (user, key, method, digest, reply, created_at) VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [record.user, record.key, record.method, Data(record.digest), Data(record.reply), record.createdAt.timeIntervalSince1970])
         if saves.add(1, ordering: .relaxed).newValue % pruneEvery == 0 { try prune(db) }
     }
 
@@ -190,7 +199,8 @@ enum IdempotencyLedgerTable {
             let oldest = try Row.fetchAll(db, sql: "SELECT user, key, length(reply) AS size FROM sous_idempotency ORDER BY created_at LIMIT 100")
             guard !oldest.isEmpty else { break }
             for row in oldest {
-                try db.execute(sql: "DELETE FROM sous_idempotency WHERE user = ? AND key = ?", arguments: [row["user"] as String, row["key"] as String])
+                try db.execute(
+                    sql: "DELETE FROM sous_idempotency WHERE user = ? AND key = ?", arguments: [row["user"] as String, row["key"] as String])
                 total -= row["size"] as Int
             }
         }
@@ -240,12 +250,14 @@ enum QueryClock {
         }
         let context = Unmanaged.passRetained(box).toOpaque()
         // Every 1000 virtual-machine steps: cheap, and fine-grained enough for a 2 s limit.
-        sqlite3_progress_handler(db.sqliteConnection, 1000, { context in
-            guard let context else { return 0 }
-            let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
-            let deadline = box.deadline.load(ordering: .relaxed)
-            return deadline != 0 && DispatchTime.now().uptimeNanoseconds > deadline ? 1 : 0
-        }, context)
+        sqlite3_progress_handler(
+            db.sqliteConnection, 1000,
+            { context in
+                guard let context else { return 0 }
+                let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
+                let deadline = box.deadline.load(ordering: .relaxed)
+                return deadline != 0 && DispatchTime.now().uptimeNanoseconds > deadline ? 1 : 0
+            }, context)
     }
 
     /// Runs `body` with its statements limited; an interrupted statement becomes `timeout`.
@@ -261,7 +273,8 @@ enum QueryClock {
         do {
             return try body()
         } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
-            throw ServiceError(.timeout, "a query ran longer than \(SousDatabase.queryTimeLimit.components.seconds) s and was stopped; narrow it down")
+            throw ServiceError(
+                .timeout, "a query ran longer than \(SousDatabase.queryTimeLimit.components.seconds) s and was stopped; narrow it down")
         }
     }
 }

@@ -27,7 +27,9 @@ public struct Nutrition: Codable, Equatable, Sendable {
 
     /// This nutrition scaled by `factor` (e.g. grams / 100).
     public func scaled(by factor: Double) -> Nutrition {
-        Nutrition(kcal: kcal * factor, carbohydrates: carbohydrates * factor, protein: protein * factor, fat: fat * factor, fibre: fibre * factor, sugar: sugar * factor, salt: salt * factor)
+        Nutrition(
+            kcal: kcal * factor, carbohydrates: carbohydrates * factor, protein: protein * factor, fat: fat * factor, fibre: fibre * factor,
+            sugar: sugar * factor, salt: salt * factor)
     }
 
     public static func + (lhs: Nutrition, rhs: Nutrition) -> Nutrition {
@@ -405,7 +407,9 @@ public struct RecipeFilterProfile: Codable, Equatable, Sendable {
     /// Highest energy level accepted (1–5).
     public var patience: Int
 
-    public init(diets: [Diet] = [], allergens: [Allergen] = [], dislikes: [String] = [], equipment: [Appliance] = Appliance.allCases, patience: Int = 5) {
+    public init(
+        diets: [Diet] = [], allergens: [Allergen] = [], dislikes: [String] = [], equipment: [Appliance] = Appliance.allCases, patience: Int = 5
+    ) {
         self.diets = diets
         self.allergens = allergens
         self.dislikes = dislikes

@@ -20,7 +20,8 @@ public struct TimeOfDay: Codable, Hashable, Comparable, Sendable, CustomStringCo
     public init?(_ text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard text.utf8.count == 5, parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              let hour = Int(parts[0]), let minute = Int(parts[1]) else { return nil }
+            let hour = Int(parts[0]), let minute = Int(parts[1])
+        else { return nil }
         self.init(hour: hour, minute: minute)
     }
 
@@ -98,7 +99,10 @@ public struct JournalEntry: Codable, Equatable, Sendable {
     public var createdAt: Date
     public var updatedAt: Date
 
-    public init(id: Int64, date: LocalDate, time: TimeOfDay, title: String, description: String?, hasPhoto: Bool, photoBytes: Int, createdAt: Date, updatedAt: Date) {
+    public init(
+        id: Int64, date: LocalDate, time: TimeOfDay, title: String, description: String?, hasPhoto: Bool, photoBytes: Int, createdAt: Date,
+        updatedAt: Date
+    ) {
         self.id = id
         self.date = date
         self.time = time
@@ -124,7 +128,10 @@ public struct JournalEdit: Codable, Equatable, Sendable {
     public var date: LocalDate?
     public var time: TimeOfDay?
 
-    public init(id: Int64, title: String? = nil, description: String? = nil, photo: Data? = nil, removePhoto: Bool? = nil, date: LocalDate? = nil, time: TimeOfDay? = nil) {
+    public init(
+        id: Int64, title: String? = nil, description: String? = nil, photo: Data? = nil, removePhoto: Bool? = nil, date: LocalDate? = nil,
+        time: TimeOfDay? = nil
+    ) {
         self.id = id
         self.title = title
         self.description = description
@@ -305,7 +312,9 @@ public struct GlutenStats: Codable, Equatable, Sendable {
     /// The next badge's streak, nil once all are earned.
     public var nextBadge: Int?
 
-    public init(results: Int, scored: Int, correct: Int, hitRate: Double?, currentStreak: Int, bestStreak: Int, badges: [GlutenBadge], nextBadge: Int?) {
+    public init(
+        results: Int, scored: Int, correct: Int, hitRate: Double?, currentStreak: Int, bestStreak: Int, badges: [GlutenBadge], nextBadge: Int?
+    ) {
         self.results = results
         self.scored = scored
         self.correct = correct

@@ -255,7 +255,10 @@ public struct OrderLine: Codable, Equatable, Sendable {
     public var price: Double?
     public var checked: Bool
 
-    public init(ingredient: String?, name: String, category: ShoppingCategory, quantity: Double?, unit: MeasureUnit?, count: Int?, price: Double?, checked: Bool) {
+    public init(
+        ingredient: String?, name: String, category: ShoppingCategory, quantity: Double?, unit: MeasureUnit?, count: Int?, price: Double?,
+        checked: Bool
+    ) {
         self.ingredient = ingredient
         self.name = name
         self.category = category
@@ -281,7 +284,9 @@ public struct GroceryOrder: Codable, Equatable, Sendable {
     /// Recipe ids the list was built from.
     public var recipes: [String]
 
-    public init(id: Int64, placedAt: Date, phone: String, address: DeliveryAddress, note: String?, lines: [OrderLine], total: Double, recipes: [String]) {
+    public init(
+        id: Int64, placedAt: Date, phone: String, address: DeliveryAddress, note: String?, lines: [OrderLine], total: Double, recipes: [String]
+    ) {
         self.id = id
         self.placedAt = placedAt
         self.phone = phone

@@ -13,7 +13,8 @@ public struct LocalDate: Codable, Hashable, Comparable, Sendable, CustomStringCo
     /// A valid Gregorian date, or nil (e.g. 2026-02-30).
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month), day >= 1,
-              day <= Self.daysInMonth(year: year, month: month) else { return nil }
+            day <= Self.daysInMonth(year: year, month: month)
+        else { return nil }
         self.year = year
         self.month = month
         self.day = day
@@ -23,8 +24,9 @@ public struct LocalDate: Codable, Hashable, Comparable, Sendable, CustomStringCo
     public init?(_ text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { return nil }
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
+        else { return nil }
         self.init(year: year, month: month, day: day)
     }
 
@@ -153,7 +155,8 @@ public struct LocalDate: Codable, Hashable, Comparable, Sendable, CustomStringCo
             return exact
         }
         if let midnight = calendar.date(from: DateComponents(year: year, month: month, day: day)),
-           let after = calendar.nextDate(after: midnight, matching: DateComponents(hour: hour, minute: minute), matchingPolicy: .nextTime) {
+            let after = calendar.nextDate(after: midnight, matching: DateComponents(hour: hour, minute: minute), matchingPolicy: .nextTime)
+        {
             return after
         }
         // Only for a zone without that day at all: the UTC reading of the same wall time.

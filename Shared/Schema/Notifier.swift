@@ -49,7 +49,9 @@ public struct ReminderLogEntry: Codable, Equatable, Sendable {
     public var kcal: Double?
     public var kcalGoal: Double?
 
-    public init(date: LocalDate, outcome: ReminderOutcome, dueAt: Date, recordedAt: Date, reason: String? = nil, kcal: Double? = nil, kcalGoal: Double? = nil) {
+    public init(
+        date: LocalDate, outcome: ReminderOutcome, dueAt: Date, recordedAt: Date, reason: String? = nil, kcal: Double? = nil, kcalGoal: Double? = nil
+    ) {
         self.date = date
         self.outcome = outcome
         self.dueAt = dueAt

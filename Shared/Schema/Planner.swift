@@ -130,7 +130,9 @@ public struct PlanSlot: Codable, Equatable, Sendable {
     /// The diary entry the tracker created for it, once logging succeeded.
     public var diaryEntry: Int64?
 
-    public init(date: LocalDate, slot: Int, meal: Meal, recipe: String? = nil, recipeName: String? = nil, cookedAt: Date? = nil, diaryEntry: Int64? = nil) {
+    public init(
+        date: LocalDate, slot: Int, meal: Meal, recipe: String? = nil, recipeName: String? = nil, cookedAt: Date? = nil, diaryEntry: Int64? = nil
+    ) {
         self.date = date
         self.slot = slot
         self.meal = meal

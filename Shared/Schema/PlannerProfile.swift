@@ -52,7 +52,8 @@ public struct CookingProfile: Codable, Equatable, Sendable {
     public var recipeFilter: (profile: RecipeFilterProfile, switches: FilterSwitches) {
         (
             RecipeFilterProfile(diets: diets, allergens: allergens, dislikes: dislikes, equipment: equipment, patience: patience),
-            FilterSwitches(diets: filterDiets, allergens: filterAllergens, dislikes: filterDislikes, equipment: filterEquipment, patience: filterPatience)
+            FilterSwitches(
+                diets: filterDiets, allergens: filterAllergens, dislikes: filterDislikes, equipment: filterEquipment, patience: filterPatience)
         )
     }
 

@@ -21,7 +21,10 @@ public struct DiaryAdd: Codable, Equatable, Sendable {
     public var ingredient: String?
     public var barcode: String?
 
-    public init(date: LocalDate? = nil, meal: Meal, grams: Double, food: String? = nil, per100g: Macros? = nil, ingredient: String? = nil, barcode: String? = nil) {
+    public init(
+        date: LocalDate? = nil, meal: Meal, grams: Double, food: String? = nil, per100g: Macros? = nil, ingredient: String? = nil,
+        barcode: String? = nil
+    ) {
         self.date = date
         self.meal = meal
         self.grams = grams
@@ -136,7 +139,10 @@ public struct DailySummary: Codable, Equatable, Sendable {
     public var water: Int
     public var coffee: Int
 
-    public init(day: ResolvedDay, goals: Goals, goalsFrom: LocalDate?, totals: Macros, remaining: Macros, percent: Macros, meals: [MealGroup], water: Int, coffee: Int) {
+    public init(
+        day: ResolvedDay, goals: Goals, goalsFrom: LocalDate?, totals: Macros, remaining: Macros, percent: Macros, meals: [MealGroup], water: Int,
+        coffee: Int
+    ) {
         self.day = day
         self.goals = goals
         self.goalsFrom = goalsFrom

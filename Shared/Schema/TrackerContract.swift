@@ -62,7 +62,8 @@ public struct DiaryEntry: Codable, Equatable, Sendable {
     /// What this entry adds to the day: per-100 g values scaled by its grams.
     public var totals: Macros {
         let factor = grams / 100
-        return Macros(kcal: per100g.kcal * factor, carbohydrates: per100g.carbohydrates * factor, protein: per100g.protein * factor, fat: per100g.fat * factor)
+        return Macros(
+            kcal: per100g.kcal * factor, carbohydrates: per100g.carbohydrates * factor, protein: per100g.protein * factor, fat: per100g.fat * factor)
     }
 }
 

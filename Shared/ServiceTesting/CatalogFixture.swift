@@ -1,8 +1,8 @@
 public import CatalogService
 public import Logging
 public import SousRuntime
-import SousTestSupport
 import SousSchema
+import SousTestSupport
 
 /// A real catalog with the shipped seed data, for tests of services that read it.
 public enum CatalogFixture {

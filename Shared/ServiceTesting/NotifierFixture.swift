@@ -1,6 +1,6 @@
+import Foundation
 public import NotifierService
 public import SousRuntime
-import Foundation
 import SousSchema
 import SousTestSupport
 

@@ -1,7 +1,7 @@
 public import PlannerService
 public import SousRuntime
-import SousTestSupport
 import SousSchema
+import SousTestSupport
 
 /// A real planner with an empty in-memory database, for tests of services that read profiles
 /// and plans. Pass the catalog's endpoints in `peers` for methods that look recipes up.

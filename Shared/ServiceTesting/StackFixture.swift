@@ -2,11 +2,11 @@ public import CatalogService
 public import GroceriesService
 public import NotifierService
 public import PlannerService
+public import SousCrypto
 public import SousRuntime
 import SousSchema
-public import SousWire
-public import SousCrypto
 import SousTestSupport
+public import SousWire
 public import TrackerService
 
 /// All five services in-process, each knowing the others' endpoints: what a test of the whole
@@ -36,19 +36,23 @@ public struct StackFixture: Sendable {
         for service in SousService.allCases { configurations[service] = .inProcess(service, clock: clock) }
         for service in SousService.allCases {
             for peer in SousService.allCases where peer != service {
-                configurations[service]!.peers[peer] = ServiceEndpoints(requests: configurations[peer]!.bind, events: configurations[peer]!.eventsBind)
+                configurations[service]!.peers[peer] = ServiceEndpoints(
+                    requests: configurations[peer]!.bind, events: configurations[peer]!.eventsBind)
             }
         }
         return StackFixture(
             catalog: try CatalogService(
-                configuration: configurations[.catalog]!, seed: CatalogFixture.seed, logger: quietLogger("catalog"), database: CatalogFixture.database()
+                configuration: configurations[.catalog]!, seed: CatalogFixture.seed, logger: quietLogger("catalog"),
+                database: CatalogFixture.database()
             ),
             planner: try PlannerService(
                 configuration: configurations[.planner]!, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil),
                 passwordCost: passwordCost
             ),
-            groceries: try GroceriesService(configuration: configurations[.groceries]!, logger: quietLogger("groceries"), database: GroceriesService.openDatabase(directory: nil)),
-            tracker: try TrackerService(configuration: configurations[.tracker]!, logger: quietLogger("tracker"), database: TrackerService.openDatabase(directory: nil)),
+            groceries: try GroceriesService(
+                configuration: configurations[.groceries]!, logger: quietLogger("groceries"), database: GroceriesService.openDatabase(directory: nil)),
+            tracker: try TrackerService(
+                configuration: configurations[.tracker]!, logger: quietLogger("tracker"), database: TrackerService.openDatabase(directory: nil)),
             notifier: try NotifierService(
                 configuration: configurations[.notifier]!, logger: quietLogger("notifier"), database: NotifierService.openDatabase(directory: nil),
                 options: NotifierOptions(startupGrace: .zero)
@@ -58,13 +62,15 @@ public struct StackFixture: Sendable {
 
     /// A client of `service` with a 30 s timeout per attempt.
     public func client<Service: PeerService>(_ service: Service.Type, session: String? = nil) -> ServiceClient<Service> {
-        ServiceClient<Service>(endpoint: host(of: Service.service).boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), session: session)
+        ServiceClient<Service>(
+            endpoint: host(of: Service.service).boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), session: session)
     }
 
     /// A client of `service` for the methods every service answers.
     public func anyClient(_ service: SousService, session: String? = nil) -> ServiceClient<AnyService> {
         ServiceClient<AnyService>(
-            endpoint: host(of: service).boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), session: session, name: service.rawValue
+            endpoint: host(of: service).boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), session: session,
+            name: service.rawValue
         )
     }
 

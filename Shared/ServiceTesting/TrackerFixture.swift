@@ -1,6 +1,6 @@
 public import SousRuntime
-import SousTestSupport
 import SousSchema
+import SousTestSupport
 public import TrackerService
 
 /// A real tracker with an in-memory database and the shipped sample products, for tests of

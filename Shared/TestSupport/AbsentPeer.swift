@@ -1,5 +1,5 @@
-public import SousRuntime
 import Foundation
+public import SousRuntime
 
 extension ServiceConfiguration {
     /// A peer that is down: an `inproc://` endpoint nobody binds, whose calls give up after
@@ -7,7 +7,8 @@ extension ServiceConfiguration {
     /// depends on a live peer answering quickly.
     public mutating func makeAbsent(_ peer: SousService) {
         let unique = UUID().uuidString
-        peers[peer] = ServiceEndpoints(requests: "inproc://absent-\(peer.rawValue)-\(unique)", events: "inproc://absent-\(peer.rawValue)-events-\(unique)")
+        peers[peer] = ServiceEndpoints(
+            requests: "inproc://absent-\(peer.rawValue)-\(unique)", events: "inproc://absent-\(peer.rawValue)-events-\(unique)")
         peerTimeouts[peer] = Self.absentPeerTimeout
     }
 

@@ -28,7 +28,8 @@ public final class LossyProxy: Sendable {
                 finishedContinuation.finish()
             }
             while !stopping.load(ordering: .acquiring) {
-                guard let ready = try? ZMQPoller.poll([(sockets.frontend, .readable), (sockets.backend, .readable)], timeout: .milliseconds(20)) else { return }
+                guard let ready = try? ZMQPoller.poll([(sockets.frontend, .readable), (sockets.backend, .readable)], timeout: .milliseconds(20))
+                else { return }
                 if !ready[0].isEmpty, let frames = try? sockets.frontend.receiveMultipart(dontWait: true) {
                     _ = try? sockets.backend.send(multipart: frames)
                 }

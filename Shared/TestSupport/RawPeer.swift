@@ -48,7 +48,9 @@ extension ServiceHost {
     }
 
     /// A client of this host for the methods of `scope`.
-    public func testClient<Scope: MethodScope>(as scope: Scope.Type, timeout: Duration = .seconds(30), retries: Int = 0) throws -> ServiceClient<Scope> {
+    public func testClient<Scope: MethodScope>(
+        as scope: Scope.Type, timeout: Duration = .seconds(30), retries: Int = 0
+    ) throws -> ServiceClient<Scope> {
         let endpoint = boundEndpoints.requests
         let curve = endpoint.hasPrefix("inproc://") ? nil : try clientCurve()
         return ServiceClient<Scope>(endpoint: endpoint, options: .init(timeout: timeout, retries: retries), curve: { curve }, name: name)

@@ -43,7 +43,9 @@ extension ServiceClient {
 
     /// ``callBlocking(_:_:session:timeout:)`` as `user`.
     @discardableResult
-    public func callBlocking<Request, Response>(_ method: Method<Scope, Request, Response>, _ request: Request, user: String, timeout: Duration? = nil) throws(ServiceError) -> Response {
+    public func callBlocking<Request, Response>(
+        _ method: Method<Scope, Request, Response>, _ request: Request, user: String, timeout: Duration? = nil
+    ) throws(ServiceError) -> Response {
         try callBlocking(method, request, session: TestSessions.token(for: user), timeout: timeout)
     }
 }

@@ -90,11 +90,12 @@ public struct IngredientMeasures: Equatable, Sendable {
     /// each family is converted to the priced one. A volume priced by mass (or the reverse)
     /// without a density counts 1 g per ml; pieces without a piece weight cost nothing extra.
     public func price(of amounts: [QuantityDimension: Double]) -> Double {
-        let priced: QuantityDimension = switch price.per {
-        case .kg: .mass
-        case .l: .volume
-        case .piece: .count
-        }
+        let priced: QuantityDimension =
+            switch price.per {
+            case .kg: .mass
+            case .l: .volume
+            case .piece: .count
+            }
         let perBaseUnit = priced == .count ? price.amount : price.amount / 1000
         var cost = 0.0
         for source in amounts.keys.sorted() {

@@ -68,7 +68,9 @@ public enum Envelope {
             return reject("session token must be 1 to \(SousProtocol.maxSessionBytes) bytes", field: "header.session", id: header.id)
         }
         if let user = header.onBehalfOf, !validToken(user) || user.allSatisfy(\.isWhitespace) {
-            return reject("onBehalfOf must be a user id of 1 to \(SousProtocol.maxTokenBytes) bytes, not only spaces", field: "header.onBehalfOf", id: header.id)
+            return reject(
+                "onBehalfOf must be a user id of 1 to \(SousProtocol.maxTokenBytes) bytes, not only spaces", field: "header.onBehalfOf", id: header.id
+            )
         }
         if let key = header.idempotencyKey, !validToken(key) {
             return reject("idempotency key must be 1 to \(SousProtocol.maxTokenBytes) bytes", field: "header.idempotencyKey", id: header.id)

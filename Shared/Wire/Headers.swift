@@ -17,7 +17,8 @@ public struct RequestHeader: Codable, Equatable, Sendable {
     /// Set on writes. A server that already answered this key for this user replays that reply.
     public var idempotencyKey: String?
 
-    public init(method: String, id: String, session: String? = nil, onBehalfOf: String? = nil, deadline: Int64? = nil, idempotencyKey: String? = nil) {
+    public init(method: String, id: String, session: String? = nil, onBehalfOf: String? = nil, deadline: Int64? = nil, idempotencyKey: String? = nil)
+    {
         self.method = method
         self.id = id
         self.session = session

@@ -35,7 +35,9 @@ public enum ProtocolReference {
         var lines = ["| method | request | reply | kind | access | lane |", "| --- | --- | --- | --- | --- | --- |"]
         for method in methods {
             let kind = !method.write ? "read" : method.replaysReply ? "write" : "write, reply not replayed"
-            lines.append("| `\(method.name)` | \(code(method.request)) | \(code(method.reply)) | \(kind) | \(method.access.rawValue) | \(method.lane.rawValue) |")
+            lines.append(
+                "| `\(method.name)` | \(code(method.request)) | \(code(method.reply)) | \(kind) | \(method.access.rawValue) | \(method.lane.rawValue) |"
+            )
         }
         return lines.joined(separator: "\n")
     }

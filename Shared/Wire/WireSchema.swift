@@ -73,7 +73,8 @@ private final class ProbeState {
         } catch let error as WireSchemaError {
             throw WireSchemaError(description: "\(name) → \(error.description)")
         } catch {
-            throw WireSchemaError(description: "\(name) could not be probed (\(error)); conform it to WireShaped, or make it CaseIterable if it is an enumeration")
+            throw WireSchemaError(
+                description: "\(name) could not be probed (\(error)); conform it to WireShaped, or make it CaseIterable if it is an enumeration")
         }
         if let single = decoder.single { return (single, value) }
         types[name] = WireType(name: name, kind: .object, fields: decoder.fields)
@@ -99,25 +100,26 @@ private final class ProbeState {
     private static func allCases<C: CaseIterable>(_ type: C.Type) -> [Any] { Array(type.allCases) }
 
     private static func primitive<T>(_ type: T.Type) -> (shape: WireShape, value: T)? {
-        let found: (WireShape, Any)? = switch type {
-        case is String.Type: (.string, "")
-        case is Bool.Type: (.bool, false)
-        case is Double.Type: (.float, 0.0)
-        case is Float.Type: (.float, Float(0))
-        case is Int.Type: (.int, 0)
-        case is Int64.Type: (.int, Int64(0))
-        case is Int32.Type: (.int, Int32(0))
-        case is Int16.Type: (.int, Int16(0))
-        case is Int8.Type: (.int, Int8(0))
-        case is UInt.Type: (.int, UInt(0))
-        case is UInt64.Type: (.int, UInt64(0))
-        case is UInt32.Type: (.int, UInt32(0))
-        case is UInt16.Type: (.int, UInt16(0))
-        case is UInt8.Type: (.int, UInt8(0))
-        case is Date.Type: (.timestamp, Date(timeIntervalSince1970: 0))
-        case is Data.Type: (.bytes, Data())
-        default: nil
-        }
+        let found: (WireShape, Any)? =
+            switch type {
+            case is String.Type: (.string, "")
+            case is Bool.Type: (.bool, false)
+            case is Double.Type: (.float, 0.0)
+            case is Float.Type: (.float, Float(0))
+            case is Int.Type: (.int, 0)
+            case is Int64.Type: (.int, Int64(0))
+            case is Int32.Type: (.int, Int32(0))
+            case is Int16.Type: (.int, Int16(0))
+            case is Int8.Type: (.int, Int8(0))
+            case is UInt.Type: (.int, UInt(0))
+            case is UInt64.Type: (.int, UInt64(0))
+            case is UInt32.Type: (.int, UInt32(0))
+            case is UInt16.Type: (.int, UInt16(0))
+            case is UInt8.Type: (.int, UInt8(0))
+            case is Date.Type: (.timestamp, Date(timeIntervalSince1970: 0))
+            case is Data.Type: (.bytes, Data())
+            default: nil
+            }
         guard let (shape, value) = found, let typed = value as? T else { return nil }
         return (shape, typed)
     }

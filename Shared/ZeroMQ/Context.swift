@@ -1,8 +1,9 @@
 internal import CZeroMQ
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A libzmq context. Use ``ZMQContext/shared``: one context per process.
@@ -42,9 +43,9 @@ public final class ZMQContext: @unchecked Sendable {
     func raiseSocketLimit() {
         var limit = rlimit()
         #if canImport(Glibc)
-        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
         #else
-        let resource = RLIMIT_NOFILE
+            let resource = RLIMIT_NOFILE
         #endif
         guard getrlimit(resource, &limit) == 0 else { return }
         let wanted = min(limit.rlim_max, 65_536)

@@ -20,12 +20,13 @@ public struct HandshakeFailure: Sendable, Equatable {
     public static func parse(_ frames: [ZMQFrame]) -> HandshakeFailure? {
         guard frames.count == 2, frames[0].count == 6 else { return nil }
         let event = Int32(UInt16(frames[0][0]) | UInt16(frames[0][1]) << 8)
-        let kind: Kind = switch event {
-        case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL: .protocolError
-        case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: .refused
-        case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL: .other
-        default: .other
-        }
+        let kind: Kind =
+            switch event {
+            case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL: .protocolError
+            case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: .refused
+            case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL: .other
+            default: .other
+            }
         return HandshakeFailure(kind: kind, endpoint: String(decoding: frames[1], as: UTF8.self))
     }
 }

@@ -66,15 +66,17 @@ public final class ZMQSocket: @unchecked Sendable {
         if more { flags |= ZMQ_SNDMORE }
         if dontWait { flags |= ZMQ_DONTWAIT }
         let handle = self.handle
-        let result: Result<Int32, ZMQError> = frame.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(ZMQError) -> Int32 in
-                try retryingEINTR("zmq_send") { zmq_send(handle, buffer.baseAddress, buffer.count, flags) }
+        let result: Result<Int32, ZMQError> =
+            frame.withContiguousStorageIfAvailable { buffer in
+                Result { () throws(ZMQError) -> Int32 in
+                    try retryingEINTR("zmq_send") { zmq_send(handle, buffer.baseAddress, buffer.count, flags) }
+                }
             }
-        } ?? Array(frame).withUnsafeBufferPointer { buffer in
-            Result { () throws(ZMQError) -> Int32 in
-                try retryingEINTR("zmq_send") { zmq_send(handle, buffer.baseAddress, buffer.count, flags) }
+            ?? Array(frame).withUnsafeBufferPointer { buffer in
+                Result { () throws(ZMQError) -> Int32 in
+                    try retryingEINTR("zmq_send") { zmq_send(handle, buffer.baseAddress, buffer.count, flags) }
+                }
             }
-        }
         switch result {
         case .success: return true
         case .failure(let error) where error.isWouldBlock && dontWait: return false
@@ -150,7 +152,7 @@ public final class ZMQSocket: @unchecked Sendable {
         guard try ZMQPoller.poll(self, for: .readable, timeout: timeout) else { return nil }
         do {
             return try receiveMultipart(dontWait: true)
-        } catch where error.isWouldBlock {
+        } catch  where error.isWouldBlock {
             return nil
         }
     }

@@ -32,7 +32,8 @@ struct CLIParsingTests {
             ["status", "--timeout-ms", "-1"],
             ["status", "--timeout-ms", "9223372036854775807"],
         ] {
-            let result = await sous(arguments + ["--planner", "inproc://nobody-binds-this", "--timeout-ms", "100"].filter { _ in !arguments.contains("--timeout-ms") })
+            let result = await sous(
+                arguments + ["--planner", "inproc://nobody-binds-this", "--timeout-ms", "100"].filter { _ in !arguments.contains("--timeout-ms") })
             #expect(result.code == 64, "\(arguments): \(result.err)")
             #expect(!result.err.isEmpty)
         }

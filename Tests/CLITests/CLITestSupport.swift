@@ -35,7 +35,8 @@ let testCredentials: Result<String, any Error> = Result {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sous-cli-tests-\(UUID().uuidString)").path
     var credentials = Credentials()
     for user in ["operator", "bob", "adam", "ada"] {
-        credentials.accounts.append(.init(user: user, email: "\(user)@example.org", name: user, session: "test-user:\(user)", token: TestSessions.token(for: user)))
+        credentials.accounts.append(
+            .init(user: user, email: "\(user)@example.org", name: user, session: "test-user:\(user)", token: TestSessions.token(for: user)))
     }
     credentials.current = "ada"
     try Credentials.$folder.withValue(folder) { try credentials.save() }

@@ -27,7 +27,9 @@ struct CoeliacCLITests {
             let bytes = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data((0..<2044).map { UInt8($0 % 256) })
             try bytes.write(to: photo)
 
-            let added = await run(["journal", "add", "Lunch at Mario's", "--description", "GF pizza", "--photo", photo.path, "--date", "2026-03-01", "--time", "13:15"])
+            let added = await run([
+                "journal", "add", "Lunch at Mario's", "--description", "GF pizza", "--photo", photo.path, "--date", "2026-03-01", "--time", "13:15",
+            ])
             #expect(added.code == 0, "\(added.err)")
             #expect(added.out == "Added entry 1 on 2026-03-01 at 13:15: Lunch at Mario's (with photo)\n")
             _ = await run(["journal", "add", "Porridge", "--date", "2026-03-01", "--time", "08:00"])
@@ -89,7 +91,10 @@ struct CoeliacCLITests {
                 outputs.append(await run(["gluten", "result", result, "--date", date]).out)
             }
             #expect(outputs[0] == "Recorded negative for 2026-03-02. Your prediction was right. Current streak: 1.\n")
-            #expect(outputs[2] == "Recorded positive for 2026-03-04. Your prediction was right. Current streak: 3.\nBadge earned: 3 correct predictions in a row!\n")
+            #expect(
+                outputs[2]
+                    == "Recorded positive for 2026-03-04. Your prediction was right. Current streak: 3.\nBadge earned: 3 correct predictions in a row!\n"
+            )
             #expect(outputs[3].contains("Your prediction was wrong. Current streak: 0."))
             #expect(outputs[4].contains("There was no prediction for this day."))
             #expect(await run(["gluten", "predict", "yes", "--date", "2026-03-12"]).out == "Predicted for 2026-03-12: gluten.\n")
@@ -97,33 +102,35 @@ struct CoeliacCLITests {
             #expect(conflict.code == 7)
 
             let stats = await run(["gluten", "stats"])
-            #expect(stats.out == """
-                Hit rate        75% (3 of 4 predictions right)
-                Results         5
-                Current streak  0
-                Best streak     3
-                Badges          3 in a row (2026-03-04)
-                Next badge      7 in a row (7 to go)
+            #expect(
+                stats.out == """
+                    Hit rate        75% (3 of 4 predictions right)
+                    Results         5
+                    Current streak  0
+                    Best streak     3
+                    Badges          3 in a row (2026-03-04)
+                    Next badge      7 in a row (7 to go)
 
-                """)
+                    """)
             let statsJSON = try JSONDecoder.sous.decode(GlutenStats.self, from: Data(await run(["gluten", "stats", "--json"]).out.utf8))
             #expect(statsJSON.hitRate == 0.75 && statsJSON.badges.map(\.streak) == [3])
 
             let calendar = await run(["gluten", "calendar", "2026-03"])
-            #expect(calendar.out == """
-                           March 2026
-                 Mo   Tu   We   Th   Fr   Sa   Su
-                                               1·
-                 2-   3-   4+   5+   6·   7·   8·
-                 9-  10·  11·  12?  13·  14·  15·
-                16·  17·  18·  19·  20·  21·  22·
-                23·  24·  25·  26·  27·  28·  29·
-                30·  31·
+            #expect(
+                calendar.out == """
+                               March 2026
+                     Mo   Tu   We   Th   Fr   Sa   Su
+                                                   1·
+                     2-   3-   4+   5+   6·   7·   8·
+                     9-  10·  11·  12?  13·  14·  15·
+                    16·  17·  18·  19·  20·  21·  22·
+                    23·  24·  25·  26·  27·  28·  29·
+                    30·  31·
 
-                + positive   - negative   ? predicted, no result yet   · nothing
-                This month: 3 of 4 predictions right.
+                    + positive   - negative   ? predicted, no result yet   · nothing
+                    This month: 3 of 4 predictions right.
 
-                """)
+                    """)
             let json = try JSONDecoder.sous.decode(GlutenCalendar.self, from: Data(await run(["gluten", "calendar", "2026-03", "--json"]).out.utf8))
             #expect(json.days.count == 31 && json.days[11].status == .predicted)
             #expect(await run(["gluten", "calendar", "March"]).code == 64)

@@ -45,7 +45,9 @@ struct GroceriesCLITests {
             #expect(refused.code == 4)
             #expect(refused.err.contains("address.postalCode") && refused.err.contains("address.city") && refused.err.contains("(field: phone)"))
 
-            let order = await sous(["groceries", "checkout", "--phone", "+39 06 1234 5678", "--street", "Via Roma 1", "--postal-code", "00184", "--city", "Roma"] + flags)
+            let order = await sous(
+                ["groceries", "checkout", "--phone", "+39 06 1234 5678", "--street", "Via Roma 1", "--postal-code", "00184", "--city", "Roma"] + flags
+            )
             #expect(order.code == 0 && order.out.contains("+390612345678"))
             let orders = await sous(["groceries", "orders"] + flags)
             #expect(orders.out.contains("Via Roma 1, 00184 Roma"))

@@ -1,11 +1,11 @@
 import Foundation
 import NotifierService
 import PlannerService
+import SousCLI
 import SousRuntime
 import SousSchema
 import SousServiceTesting
 import SousTestSupport
-import SousCLI
 import SousWire
 import Testing
 
@@ -30,7 +30,11 @@ struct NotifierCLITests {
             for _ in 0..<100 {
                 let applied = notifier.consumer.applied.subscribe()
                 _ = try await planner.call(PlannerAPI.getPlan, Empty(), user: user)
-                if (try? await firstElement(of: applied, within: .milliseconds(300), where: { $0.user == user && $0.topic == EventTopics.activity.name })) != nil { return }
+                if (try? await firstElement(
+                    of: applied, within: .milliseconds(300), where: { $0.user == user && $0.topic == EventTopics.activity.name })) != nil
+                {
+                    return
+                }
             }
             Issue.record("the notifier never saw \(user)'s activity")
         }
@@ -96,8 +100,12 @@ struct NotifierCLITests {
             let endpoint = services.notifier.host.boundEndpoints.requests
             let adaConsole = Console(capturing: true)
             let bobConsole = Console(capturing: true)
-            let ada = Task { await sous(["reminders", "watch", "--notifier", endpoint, "--user", "ada", "--count", "1", "--timeout", "60"], console: adaConsole) }
-            let bob = Task { await sous(["reminders", "watch", "--notifier", endpoint, "--user", "bob", "--count", "1", "--timeout", "60"], console: bobConsole) }
+            let ada = Task {
+                await sous(["reminders", "watch", "--notifier", endpoint, "--user", "ada", "--count", "1", "--timeout", "60"], console: adaConsole)
+            }
+            let bob = Task {
+                await sous(["reminders", "watch", "--notifier", endpoint, "--user", "bob", "--count", "1", "--timeout", "60"], console: bobConsole)
+            }
             // Each watcher says so once it holds its cursor; then Ada's reminder comes due.
             try await withTimeout(.seconds(20), waitingFor: "reminders watch to start") {
                 await adaConsole.waitForOutput(containing: "Waiting for your reminders")

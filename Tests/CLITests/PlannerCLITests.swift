@@ -27,7 +27,9 @@ struct PlannerCLITests {
             let shown = await sous(["profile", "show", "--planner", planner, "--user", "ada"])
             #expect(shown.code == 0)
             #expect(shown.out.contains("People     2") && shown.out.contains("Time zone  UTC") && shown.out.contains("on, at 19:00"))
-            let set = await sous(["profile", "set", "--people", "4", "--diet", "vegan", "--time-zone", "Europe/Rome", "--planner", planner, "--user", "ada"])
+            let set = await sous([
+                "profile", "set", "--people", "4", "--diet", "vegan", "--time-zone", "Europe/Rome", "--planner", planner, "--user", "ada",
+            ])
             #expect(set.code == 0, "\(set.err)")
             #expect(set.out.contains("People     4") && set.out.contains("Diets      vegan") && set.out.contains("Europe/Rome"))
             let json = await sous(["profile", "show", "--json", "--planner", planner, "--user", "ada"])
@@ -67,8 +69,11 @@ struct PlannerCLITests {
             #expect(today.contains("Today") && today.hasSuffix("Tomato and Red Lentil Soup"))
             let friday = try #require(lines.first { $0.hasPrefix("Fri 2026-03-13") })
             #expect(friday.hasSuffix("Chilled Gazpacho") && !friday.contains("Today"))
-            #expect(lines.filter { $0.hasPrefix("Mon ") || $0.hasPrefix("Tue ") || $0.hasPrefix("Wed ") || $0.hasPrefix("Thu ") || $0.hasPrefix("Fri ")
-                || $0.hasPrefix("Sat ") || $0.hasPrefix("Sun ") }.count == 7)
+            #expect(
+                lines.filter {
+                    $0.hasPrefix("Mon ") || $0.hasPrefix("Tue ") || $0.hasPrefix("Wed ") || $0.hasPrefix("Thu ") || $0.hasPrefix("Fri ")
+                        || $0.hasPrefix("Sat ") || $0.hasPrefix("Sun ")
+                }.count == 7)
 
             let json = await sous(["plan", "show", "--json"] + common)
             let decoder = JSONDecoder()
@@ -101,7 +106,8 @@ struct PlannerCLITests {
         let catalog = try CatalogFixture.make(clock: clock)
         var configuration = ServiceConfiguration.inProcess(.planner, peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
         configuration.makeAbsent(.tracker)
-        let planner = try PlannerService(configuration: configuration, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil))
+        let planner = try PlannerService(
+            configuration: configuration, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil))
         try await withRunningServices([catalog.host, planner.host]) { _ in
             let common = ["--planner", planner.host.boundEndpoints.requests, "--user", "ada"]
             #expect(await sous(["plan", "put", "today", "lunch", "tomato-lentil-soup"] + common).code == 0)
@@ -160,11 +166,15 @@ struct PlannerCLITests {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let good = folder.appendingPathComponent("toast.json")
-            try Data(#"{"name": "Toast", "summary": "Bread, toasted.", "steps": [{"description": "Toast it.", "type": "cooking"}]}"#.utf8).write(to: good)
+            try Data(#"{"name": "Toast", "summary": "Bread, toasted.", "steps": [{"description": "Toast it.", "type": "cooking"}]}"#.utf8).write(
+                to: good)
             let created = await sous(["recipes", "create", "--file", good.path, "--catalog", catalog, "--user", "ada"])
             #expect(created.code == 0, "\(created.err)")
             let bad = folder.appendingPathComponent("bad.json")
-            try Data(#"{"name": "Toast", "summary": "x", "steps": [{"description": "a", "type": "cooking"}, {"description": "b", "type": "cooking", "minutes": "ten"}]}"#.utf8).write(to: bad)
+            try Data(
+                #"{"name": "Toast", "summary": "x", "steps": [{"description": "a", "type": "cooking"}, {"description": "b", "type": "cooking", "minutes": "ten"}]}"#
+                    .utf8
+            ).write(to: bad)
             let refused = await sous(["recipes", "create", "--file", bad.path, "--catalog", catalog, "--user", "ada"])
             #expect(refused.code == 4 && refused.err.contains("steps.1.minutes"), "\(refused.err)")
         }

@@ -17,8 +17,11 @@ struct ProductFileParserTests {
     @Test func jsonLinesAreParsedAndBadRowsCountedWithReasons() throws {
         let (products, rejections) = Self.parse(Self.jsonLines)
         #expect(products.map(\.code) == ["4006381333931", "036000291452"])
-        #expect(products[0] == Product(code: "4006381333931", name: "Pen Biscuits", brand: "Stabilo Snacks", quantity: "200 g",
-                                        per100g: Macros(kcal: 480, carbohydrates: 65.5, protein: 7, fat: 21.2), allergens: ["en:gluten", "en:milk"]))
+        #expect(
+            products[0]
+                == Product(
+                    code: "4006381333931", name: "Pen Biscuits", brand: "Stabilo Snacks", quantity: "200 g",
+                    per100g: Macros(kcal: 480, carbohydrates: 65.5, protein: 7, fat: 21.2), allergens: ["en:gluten", "en:milk"]))
         #expect(products[1].name == "Oat Drink")
         #expect(rejections.map(\.line) == [2, 3, 5, 7])
         #expect(rejections[0].reason.contains("check digit") && rejections[1].reason.contains("product_name"))
@@ -26,14 +29,16 @@ struct ProductFileParserTests {
     }
 
     @Test func csvExportsAreTabOrCommaSeparated() {
-        let tab = "code\tproduct_name\tbrands\tquantity\tallergens\tenergy-kcal_100g\tcarbohydrates_100g\tproteins_100g\tfat_100g\n"
+        let tab =
+            "code\tproduct_name\tbrands\tquantity\tallergens\tenergy-kcal_100g\tcarbohydrates_100g\tproteins_100g\tfat_100g\n"
             + "96385074\tRye Crackers\tNordic\t250 g\ten:gluten\t380\t70\t10\t6\n"
             + "96385075\tBad Digit\t\t\t\t1\t1\t1\t1\n"
             + "036000291452\tHoney\t\t\t\t304\t82.4\t-0.3\t0\n"
         let (fromTabs, tabRejections) = Self.parse(tab)
         #expect(fromTabs.map(\.name) == ["Rye Crackers"] && fromTabs[0].allergens == ["en:gluten"] && fromTabs[0].brand == "Nordic")
         #expect(tabRejections.map(\.line) == [3, 4])
-        let comma = "code,product_name,energy-kcal_100g,carbohydrates_100g,proteins_100g,fat_100g\r\n"
+        let comma =
+            "code,product_name,energy-kcal_100g,carbohydrates_100g,proteins_100g,fat_100g\r\n"
             + "96385074,\"Crackers, \"\"rye\"\"\",380,70,10,6\r\n"
         let (fromCommas, commaRejections) = Self.parse(comma)
         #expect(fromCommas.map(\.name) == ["Crackers, \"rye\""] && commaRejections.isEmpty)
@@ -53,4 +58,3 @@ struct ProductFileParserTests {
         return (products, rejections)
     }
 }
-

@@ -50,12 +50,15 @@ struct ProtocolCoverageCLITests {
             let ada = endpoints + ["--user", "ada"]
 
             let ingredient = await sous(["ingredients", "show", "eggplant"] + ada)
-            #expect(ingredient.code == 0 && ingredient.out.contains("Aubergine (eggplant)  (eggplant)") && ingredient.out.contains("Also called: aubergine, brinjal"), "\(ingredient.out)\(ingredient.err)")
+            #expect(
+                ingredient.code == 0 && ingredient.out.contains("Aubergine (eggplant)  (eggplant)")
+                    && ingredient.out.contains("Also called: aubergine, brinjal"), "\(ingredient.out)\(ingredient.err)")
             #expect(await sous(["ingredients", "show", "unobtainium"] + ada).code == 3)
 
             let changes = await sous(["catalog", "changes"] + ada)
             #expect(changes.code == 0 && changes.out.contains("recipes changed") && changes.out.contains("Next time: sous catalog changes --since"))
-            let version = try JSONDecoder().decode(CatalogChanges.self, from: Data(await sous(["catalog", "changes", "--json"] + ada).out.utf8)).version
+            let version = try JSONDecoder().decode(CatalogChanges.self, from: Data(await sous(["catalog", "changes", "--json"] + ada).out.utf8))
+                .version
             #expect(await sous(["catalog", "changes", "--since", "\(version)"] + ada).out.contains("0 recipes changed."))
 
             #expect(await sous(["plan", "put", "today", "dinner", "red-lentil-dal"] + ada).code == 0)
@@ -67,7 +70,8 @@ struct ProtocolCoverageCLITests {
             let status = await sous(["diary", "status"] + ada)
             #expect(status.out == "2026-03-10: logged: dinner; 503 of 2000 kcal.\n", "\(status.out)")
 
-            let product = await sous(["products", "add", "4006381333931", "--name", "Oat drink", "--kcal", "46", "--carbs", "6.7", "--protein", "1", "--fat", "1.5"] + ada)
+            let product = await sous(
+                ["products", "add", "4006381333931", "--name", "Oat drink", "--kcal", "46", "--carbs", "6.7", "--protein", "1", "--fat", "1.5"] + ada)
             #expect(product.code == 0 && product.out.contains("Added 4006381333931 Oat drink"), "\(product.err)")
             #expect(await sous(["barcode", "4006381333931"] + ada).out.contains("Oat drink"))
 
@@ -77,9 +81,10 @@ struct ProtocolCoverageCLITests {
             #expect(reloaded.code == 0 && reloaded.out.contains("96 recipes"), "\(reloaded.err)")
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("ingredients-\(UUID().uuidString).json")
             defer { try? FileManager.default.removeItem(at: file) }
-            var eggplant = try #require(try await stack.client(Catalog.self, session: TestSessions.token(for: "ada")).call(
-                CatalogAPI.getIngredients, IngredientIDs(ids: ["eggplant"])
-            ).ingredients.first)
+            var eggplant = try #require(
+                try await stack.client(Catalog.self, session: TestSessions.token(for: "ada")).call(
+                    CatalogAPI.getIngredients, IngredientIDs(ids: ["eggplant"])
+                ).ingredients.first)
             eggplant.synonyms.append("melanzana")
             try JSONEncoder().encode([eggplant]).write(to: file)
             let imported = await sous(["operator", "import-ingredients", file.path] + endpoints + ["--user", "operator"])
@@ -111,11 +116,14 @@ struct ProtocolCoverageCLITests {
             let filtered = await sous(["recipes", "search", "--page-size", "100", "--json"] + ada)
             let withoutGluten = try JSONDecoder().decode(RecipePage.self, from: Data(filtered.out.utf8))
             #expect(withoutGluten.recipes.allSatisfy { !$0.allergens.contains(.gluten) })
-            let ignoring = try JSONDecoder().decode(RecipePage.self, from: Data(await sous(["recipes", "search", "--ignore", "allergens", "--page-size", "100", "--json"] + ada).out.utf8))
+            let ignoring = try JSONDecoder().decode(
+                RecipePage.self,
+                from: Data(await sous(["recipes", "search", "--ignore", "allergens", "--page-size", "100", "--json"] + ada).out.utf8))
             #expect(ignoring.recipes.contains { $0.allergens.contains(.gluten) })
             let off = await sous(["profile", "set", "--filter-allergens", "off"] + ada)
             #expect(off.code == 0 && off.out.contains("allergens off") && off.out.contains("Allergens  gluten"), "\(off.out)")
-            let unfiltered = try JSONDecoder().decode(RecipePage.self, from: Data(await sous(["recipes", "search", "--page-size", "100", "--json"] + ada).out.utf8))
+            let unfiltered = try JSONDecoder().decode(
+                RecipePage.self, from: Data(await sous(["recipes", "search", "--page-size", "100", "--json"] + ada).out.utf8))
             #expect(unfiltered.recipes.count == ignoring.recipes.count)
             #expect(await sous(["recipes", "search", "--no-filters", "--ignore", "diets"] + ada).code == 64)
 
@@ -145,7 +153,9 @@ struct DescribeCLITests {
             let described = await sous(["describe", "catalog", "--type", "RecipeIngredient", "--catalog", catalog, "--timeout-ms", "30000"])
             #expect(described.code == 0, "\(described.err)")
             #expect(described.out.contains("recipes.create") && described.out.contains("RecipeDraft"))
-            #expect(described.out.contains("- **`RecipeIngredient`** `{ingredient: string, quantity: float, unit: MeasureUnit, use?: IngredientUse, eatenShare?: float}`"))
+            #expect(
+                described.out.contains(
+                    "- **`RecipeIngredient`** `{ingredient: string, quantity: float, unit: MeasureUnit, use?: IngredientUse, eatenShare?: float}`"))
             #expect(await sous(["describe", "catalog", "--type", "Nothing", "--catalog", catalog]).code == 64)
         }
     }

@@ -21,7 +21,11 @@ private func withTrackerCLI(_ body: (_ args: [String]) async throws -> Void) asy
 struct TrackerCLITests {
     @Test func diaryAddListSummaryAndExport() async throws {
         try await withTrackerCLI { args in
-            let added = await sous(["diary", "add", "Porridge, oats", "--meal", "breakfast", "--grams", "250", "--kcal", "70", "--carbs", "12", "--protein", "2.5", "--fat", "1.4"] + args)
+            let added = await sous(
+                [
+                    "diary", "add", "Porridge, oats", "--meal", "breakfast", "--grams", "250", "--kcal", "70", "--carbs", "12", "--protein", "2.5",
+                    "--fat", "1.4",
+                ] + args)
             #expect(added.code == 0, "\(added.err)")
             #expect(added.out.contains("Porridge, oats, 250 g at breakfast on 2026-03-10: 175 kcal"))
             _ = await sous(["diary", "add", "--barcode", "2100000000005", "--meal", "dinner", "--grams", "100"] + args)
@@ -49,9 +53,11 @@ struct TrackerCLITests {
             #expect(Array(csv.out.utf8) == Array(try Data(contentsOf: file)))
             #expect(csv.out.hasSuffix("\r\n"))
 
-            let badMeal = await sous(["diary", "add", "Tea", "--meal", "brunch", "--grams", "200", "--kcal", "1", "--carbs", "0", "--protein", "0", "--fat", "0"] + args)
+            let badMeal = await sous(
+                ["diary", "add", "Tea", "--meal", "brunch", "--grams", "200", "--kcal", "1", "--carbs", "0", "--protein", "0", "--fat", "0"] + args)
             #expect(badMeal.code == 64 && badMeal.err.contains("brunch"))
-            let badGrams = await sous(["diary", "add", "Tea", "--meal", "snack", "--grams", "0", "--kcal", "1", "--carbs", "0", "--protein", "0", "--fat", "0"] + args)
+            let badGrams = await sous(
+                ["diary", "add", "Tea", "--meal", "snack", "--grams", "0", "--kcal", "1", "--carbs", "0", "--protein", "0", "--fat", "0"] + args)
             #expect(badGrams.code == 4 && badGrams.err.contains("grams"))
         }
     }
@@ -97,7 +103,11 @@ struct TrackerCLITests {
             let show = await sous(["goals", "show", "--json"] + args)
             #expect(show.out.contains("\"kcal\" : 1600") && show.out.contains("\"from\" : \"2026-03-01\""))
 
-            let saved = await sous(["foods", "add", "Protein shake", "--grams", "300", "--kcal", "80", "--carbs", "6", "--protein", "10", "--fat", "1.5", "--meal", "snack"] + args)
+            let saved = await sous(
+                [
+                    "foods", "add", "Protein shake", "--grams", "300", "--kcal", "80", "--carbs", "6", "--protein", "10", "--fat", "1.5", "--meal",
+                    "snack",
+                ] + args)
             #expect(saved.out.contains("Saved #1 Protein shake (300 g portion)"))
             #expect(await sous(["foods", "list", "--meal", "snack"] + args).out.contains("Protein shake"))
             #expect(await sous(["foods", "list", "--meal", "dinner"] + args).out.contains("No saved foods."))
@@ -119,7 +129,8 @@ struct TrackerCLITests {
 
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("off-\(UUID().uuidString).tsv")
             defer { try? FileManager.default.removeItem(at: file) }
-            let tsv = "code\tproduct_name\tbrands\tenergy-kcal_100g\tcarbohydrates_100g\tproteins_100g\tfat_100g\n"
+            let tsv =
+                "code\tproduct_name\tbrands\tenergy-kcal_100g\tcarbohydrates_100g\tproteins_100g\tfat_100g\n"
                 + "4006381333931\tPen Biscuits\tStabilo Snacks\t480\t65\t7\t21\n"
                 + "4006381333932\tWrong digit\t\t1\t1\t1\t1\n"
                 + "96385074\t\t\t1\t1\t1\t1\n"

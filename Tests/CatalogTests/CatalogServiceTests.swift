@@ -36,19 +36,27 @@ struct IngredientSearchTests {
 
     @Test func limitsAreValidated() async throws {
         try await withCatalog { _, client in
-            let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchIngredients, .init(query: "x", limit: 500), user: "reader") }
+            let error = await #expect(throws: ServiceError.self) {
+                try await client.call(CatalogAPI.searchIngredients, .init(query: "x", limit: 500), user: "reader")
+            }
             #expect(error?.code == .badRequest && error?.field == "limit")
-            let empty = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchIngredients, .init(query: "  "), user: "reader") }
+            let empty = await #expect(throws: ServiceError.self) {
+                try await client.call(CatalogAPI.searchIngredients, .init(query: "  "), user: "reader")
+            }
             #expect(empty?.field == "query")
             // Numbers far out of range are refused before any arithmetic (page 2^62 used to trap).
-            for (request, field) in [(RecipeSearch(page: 1 << 62), "page"), (RecipeSearch(page: 0), "page"), (RecipeSearch(pageSize: 1 << 62), "pageSize")] {
+            for (request, field) in [
+                (RecipeSearch(page: 1 << 62), "page"), (RecipeSearch(page: 0), "page"), (RecipeSearch(pageSize: 1 << 62), "pageSize"),
+            ] {
                 let search = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchRecipes, request, user: "reader") }
                 #expect(search?.code == .badRequest && search?.field == field)
                 let community = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.community, request, user: "ada") }
                 #expect(community?.code == .badRequest && community?.field == field)
             }
             let manyIngredients = RecipeSearch(ingredients: (0..<1001).map { "tomato-\($0)" })
-            #expect(await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchRecipes, manyIngredients, user: "reader") }?.field == "ingredients")
+            #expect(
+                await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchRecipes, manyIngredients, user: "reader") }?.field
+                    == "ingredients")
             let levels = try await client.call(CatalogAPI.searchRecipes, RecipeSearch(energyLevels: Array(repeating: 2, count: 5000)))
             #expect(levels.total > 0, "a long list of repeated levels is one condition")
         }
@@ -76,9 +84,10 @@ struct RecipeSearchTests {
     @Test func searchByIngredientAndEnergyLevelCombine() async throws {
         try await withCatalog { _, client in
             let ids = Set(try await client.allRecipeIDs(.init(ingredients: ["egg"], energyLevels: [1, 2])))
-            let expected = Set(TestSeed.shared.recipes.filter { recipe in
-                recipe.ingredients.contains { $0.ingredient == "egg" } && [1, 2].contains(TestSeed.energy(recipe))
-            }.map(\.id))
+            let expected = Set(
+                TestSeed.shared.recipes.filter { recipe in
+                    recipe.ingredients.contains { $0.ingredient == "egg" } && [1, 2].contains(TestSeed.energy(recipe))
+                }.map(\.id))
             #expect(!expected.isEmpty)
             #expect(ids == expected)
         }
@@ -216,7 +225,8 @@ struct RecipeSearchTests {
 
     @Test func savedProfileIsReadFromThePlanner() async throws {
         // A stand-in for the planner service (real sockets and runtime) until the planner exists.
-        let planner = try ServiceHost(configuration: .inProcess(.planner), logger: quietLogger("planner"), databaseHealth: { DatabaseHealth(status: "none") })
+        let planner = try ServiceHost(
+            configuration: .inProcess(.planner), logger: quietLogger("planner"), databaseHealth: { DatabaseHealth(status: "none") })
         planner.server.register(PlannerAPI.getProfile) { _, context in
             context.user == "vera" ? CookingProfile(diets: [.vegetarian], equipment: [.stove, .mixer, .microwave, .fryer]) : .defaults
         }
@@ -282,7 +292,9 @@ struct RecipeDetailTests {
                 #expect(abs(scaled.quantity - base.quantity * 2 / Double(original.servings)) < 1e-9)
             }
             #expect(forTwo.costPerServing == original.costPerServing, "per-serving figures do not depend on the people asked for")
-            let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.getRecipe, .init(id: "tomato-lentil-soup", people: 0)) }
+            let error = await #expect(throws: ServiceError.self) {
+                try await client.call(CatalogAPI.getRecipe, .init(id: "tomato-lentil-soup", people: 0))
+            }
             #expect(error?.field == "people")
             let missing = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.getRecipe, .init(id: "no-such-recipe")) }
             #expect(missing?.code == .notFound)
@@ -297,11 +309,18 @@ struct RecipeDetailTests {
             #expect(await rejection(RecipeDraft(summary: "x"))?.field == "name")
             #expect(await rejection(RecipeDraft(name: "x"))?.field == "summary")
             #expect(await rejection(RecipeDraft(name: "x", summary: "y", servings: 0))?.field == "servings")
-            let unknown = await rejection(RecipeDraft(name: "x", summary: "y", ingredients: [.init(ingredient: "unobtainium", quantity: 1, unit: .g)]))
+            let unknown = await rejection(
+                RecipeDraft(name: "x", summary: "y", ingredients: [.init(ingredient: "unobtainium", quantity: 1, unit: .g)]))
             #expect(unknown?.code == .notFound && unknown?.field == "ingredients.0.ingredient")
-            #expect(await rejection(RecipeDraft(name: "x", summary: "y", ingredients: [.init(ingredient: "egg", quantity: -1, unit: .piece)]))?.field == "ingredients.0.quantity")
-            #expect(await rejection(RecipeDraft(name: "x", summary: "y", ingredients: [.init(ingredient: "tomato", quantity: 1, unit: .ml)]))?.field == "ingredients.0.unit")
-            #expect(await rejection(RecipeDraft(name: "x", summary: "y", steps: [.init(description: "add egg", type: .cooking, ingredients: ["egg"])]))?.field == "steps.0.ingredients.0")
+            #expect(
+                await rejection(RecipeDraft(name: "x", summary: "y", ingredients: [.init(ingredient: "egg", quantity: -1, unit: .piece)]))?.field
+                    == "ingredients.0.quantity")
+            #expect(
+                await rejection(RecipeDraft(name: "x", summary: "y", ingredients: [.init(ingredient: "tomato", quantity: 1, unit: .ml)]))?.field
+                    == "ingredients.0.unit")
+            #expect(
+                await rejection(RecipeDraft(name: "x", summary: "y", steps: [.init(description: "add egg", type: .cooking, ingredients: ["egg"])]))?
+                    .field == "steps.0.ingredients.0")
             #expect(await rejection(RecipeDraft(name: "x", summary: "y", link: "javascript:alert(1)"))?.field == "link")
             // Nothing was half-written.
             let mine = try await client.call(CatalogAPI.myRecipes, Empty(), user: "ada")
@@ -326,7 +345,9 @@ struct RecipeDetailTests {
     @Test func writesNeedAUser() async throws {
         try await withCatalog { service, _ in
             let anonymous = ServiceClient<Catalog>(endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
-            let error = await #expect(throws: ServiceError.self) { try await anonymous.call(CatalogAPI.createRecipe, RecipeDraft(name: "x", summary: "y")) }
+            let error = await #expect(throws: ServiceError.self) {
+                try await anonymous.call(CatalogAPI.createRecipe, RecipeDraft(name: "x", summary: "y"))
+            }
             #expect(error?.code == .unauthorized && error?.field == "header.session")
         }
     }
@@ -339,7 +360,8 @@ struct PersonalVersionTests {
         try await withCatalog { _, client in
             let id = "tomato-lentil-soup"
             let original = try await client.call(CatalogAPI.getRecipe, .init(id: id))
-            let edited = try await client.call(CatalogAPI.editRecipe, .init(id: id, changes: RecipeDraft(name: "Ada's lentil soup", servings: 2)), user: "ada")
+            let edited = try await client.call(
+                CatalogAPI.editRecipe, .init(id: id, changes: RecipeDraft(name: "Ada's lentil soup", servings: 2)), user: "ada")
             #expect(edited.id == id)
             #expect(edited.origin == .personal && edited.owner == "ada" && edited.basedOn == id)
             #expect(edited.ingredients.count == original.ingredients.count, "unchanged fields are kept")
@@ -371,9 +393,15 @@ struct PersonalVersionTests {
     @Test func personalVersionsCannotBeReachedThroughUserNamesWithAtSignsAndDots() async throws {
         try await withCatalog { _, client in
             let id = "tomato-lentil-soup"
-            _ = try await client.call(CatalogAPI.editRecipe, .init(id: id, changes: RecipeDraft(name: "Alice's secret soup")), user: "alice@example.com")
-            for (user, asked) in [("example.com", "\(id)@alice"), ("com", "\(id)@alice@example"), ("alice@example.com", "\(id)@"), ("", "\(id)@alice@example.com")] {
-                let found = try? await (user.isEmpty ? client.call(CatalogAPI.getRecipe, .init(id: asked)) : client.call(CatalogAPI.getRecipe, .init(id: asked), user: user))
+            _ = try await client.call(
+                CatalogAPI.editRecipe, .init(id: id, changes: RecipeDraft(name: "Alice's secret soup")), user: "alice@example.com")
+            for (user, asked) in [
+                ("example.com", "\(id)@alice"), ("com", "\(id)@alice@example"), ("alice@example.com", "\(id)@"), ("", "\(id)@alice@example.com"),
+            ] {
+                let found =
+                    try? await
+                    (user.isEmpty
+                    ? client.call(CatalogAPI.getRecipe, .init(id: asked)) : client.call(CatalogAPI.getRecipe, .init(id: asked), user: user))
                 #expect(found?.name != "Alice's secret soup", "\(user) asking for \(asked)")
             }
             let search = try await client.call(CatalogAPI.searchRecipes, .init(query: "secret"), user: "example.com")
@@ -396,7 +424,8 @@ struct PersonalVersionTests {
             try await database.writer.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA foreign_keys = OFF")
                 try db.execute(sql: "UPDATE recipe SET key = id || '@' || owner WHERE origin = 'personal'")
-                try db.execute(sql: "UPDATE recipe_ingredient SET recipe_key = 'tomato-lentil-soup@ada@home.example' WHERE recipe_key LIKE 'personal:%'")
+                try db.execute(
+                    sql: "UPDATE recipe_ingredient SET recipe_key = 'tomato-lentil-soup@ada@home.example' WHERE recipe_key LIKE 'personal:%'")
                 try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v3:%'")
                 try db.execute(sql: "PRAGMA foreign_keys = ON")
             }
@@ -409,10 +438,14 @@ struct PersonalVersionTests {
 
     @Test func builtInsAndOthersRecipesCannotBeDeleted() async throws {
         try await withCatalog { _, client in
-            let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.deleteRecipe, .init(id: "tomato-lentil-soup"), user: "ada") }
+            let error = await #expect(throws: ServiceError.self) {
+                try await client.call(CatalogAPI.deleteRecipe, .init(id: "tomato-lentil-soup"), user: "ada")
+            }
             #expect(error?.code == .unauthorized)
             let mine = try await client.call(CatalogAPI.createRecipe, RecipeDraft(name: "Ada's toast", summary: "Toast."), user: "ada")
-            let notFound = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.deleteRecipe, .init(id: mine.id), user: "bob") }
+            let notFound = await #expect(throws: ServiceError.self) {
+                try await client.call(CatalogAPI.deleteRecipe, .init(id: mine.id), user: "bob")
+            }
             #expect(notFound?.code == .notFound, "an unshared recipe is invisible to others")
         }
     }
@@ -421,7 +454,8 @@ struct PersonalVersionTests {
 struct CommunityTests {
     @Test func shareListWithFavoriteCountsAndSave() async throws {
         try await withCatalog { _, client in
-            let mine = try await client.call(CatalogAPI.createRecipe, RecipeDraft(name: "Ada's famous toast", summary: "Toast with care."), user: "ada")
+            let mine = try await client.call(
+                CatalogAPI.createRecipe, RecipeDraft(name: "Ada's famous toast", summary: "Toast with care."), user: "ada")
             #expect(try await client.call(CatalogAPI.community, RecipeSearch()).recipes.isEmpty)
             let shared = try await client.call(CatalogAPI.share, .init(id: mine.id), user: "ada")
             #expect(shared.id == mine.id)
@@ -440,7 +474,9 @@ struct CommunityTests {
             #expect(saved.origin == .saved && saved.owner == "bob" && saved.basedOn == mine.id && saved.id != mine.id)
             #expect(try await client.call(CatalogAPI.myRecipes, Empty(), user: "bob").recipes.map(\.id) == [saved.id])
 
-            let notMine = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.share, .init(id: "tomato-lentil-soup"), user: "bob") }
+            let notMine = await #expect(throws: ServiceError.self) {
+                try await client.call(CatalogAPI.share, .init(id: "tomato-lentil-soup"), user: "bob")
+            }
             #expect(notMine?.code == .unauthorized)
         }
     }

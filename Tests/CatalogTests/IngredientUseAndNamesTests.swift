@@ -31,7 +31,9 @@ struct IngredientUseTests {
             for recipe in TestSeed.shared.recipes {
                 for line in recipe.ingredients {
                     let ingredient = try #require(TestSeed.ingredients[line.ingredient])
-                    let grams = line.quantity * (line.unit.grams ?? line.unit.millilitres.map { $0 * (ingredient.gramsPerMl ?? 1) } ?? ingredient.gramsPerPiece ?? 0)
+                    let grams =
+                        line.quantity
+                        * (line.unit.grams ?? line.unit.millilitres.map { $0 * (ingredient.gramsPerMl ?? 1) } ?? ingredient.gramsPerPiece ?? 0)
                     // Half a litre or more of fat in one line can only be a frying bath.
                     if ingredient.nutrition.fat >= 80, grams >= 500 {
                         #expect(line.use == .frying, "\(recipe.id): \(line.ingredient) \(line.quantity) \(line.unit) is eaten whole?")
@@ -145,7 +147,8 @@ struct IngredientNameSearchTests {
     @Test func userRecipesAndImportedSynonymsAreSearchable() async throws {
         try await withCatalog { _, client in
             let draft = RecipeDraft(
-                name: "Purple stew", summary: "Slow and soft.", servings: 2, ingredients: [RecipeIngredient(ingredient: "eggplant", quantity: 400, unit: .g)]
+                name: "Purple stew", summary: "Slow and soft.", servings: 2,
+                ingredients: [RecipeIngredient(ingredient: "eggplant", quantity: 400, unit: .g)]
             )
             let created = try await client.call(CatalogAPI.createRecipe, draft, user: "ada")
             #expect(try await client.allRecipeIDs(RecipeSearch(query: "aubergine"), user: "ada").contains(created.id))
@@ -178,13 +181,14 @@ extension TestSeed {
         var total = Nutrition.zero
         for line in recipe.ingredients {
             let ingredient = ingredients[line.ingredient]!
-            let grams: Double = if let perGram = line.unit.grams {
-                line.quantity * perGram
-            } else if let millilitres = line.unit.millilitres {
-                line.quantity * millilitres * ingredient.gramsPerMl!
-            } else {
-                line.quantity * ingredient.gramsPerPiece!
-            }
+            let grams: Double =
+                if let perGram = line.unit.grams {
+                    line.quantity * perGram
+                } else if let millilitres = line.unit.millilitres {
+                    line.quantity * millilitres * ingredient.gramsPerMl!
+                } else {
+                    line.quantity * ingredient.gramsPerPiece!
+                }
             let share = line.eatenShare ?? line.use.defaultEatenShare
             total = total + ingredient.nutrition.scaled(by: grams * share / 100)
         }

@@ -23,7 +23,9 @@ import ZeroMQ
 /// A failing input is printed in hex and written to `$TMPDIR/sous-fuzz-failures/`; add it to the
 /// corpus once fixed.
 struct RequestFuzzTests {
-    static let knownCodes: Set<ErrorCode> = [.badRequest, .notFound, .conflict, .unauthorized, .unavailable, .timeout, .quotaExceeded, .forbidden, .rateLimited]
+    static let knownCodes: Set<ErrorCode> = [
+        .badRequest, .notFound, .conflict, .unauthorized, .unavailable, .timeout, .quotaExceeded, .forbidden, .rateLimited,
+    ]
 
     struct Target {
         let host: ServiceHost
@@ -39,7 +41,8 @@ struct RequestFuzzTests {
         let catalog = try CatalogFixture.make(clock: clock)
         let planner = try PlannerFixture.make(peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
         let tracker = try TrackerFixture.make(peers: [.catalog: catalog.host.boundEndpoints, .planner: planner.host.boundEndpoints], clock: clock)
-        let groceries = try GroceriesFixture.make(peers: [.catalog: catalog.host.boundEndpoints, .planner: planner.host.boundEndpoints], clock: clock)
+        let groceries = try GroceriesFixture.make(
+            peers: [.catalog: catalog.host.boundEndpoints, .planner: planner.host.boundEndpoints], clock: clock)
         let notifier = try NotifierFixture.make(peers: [.planner: planner.host.boundEndpoints, .tracker: tracker.host.boundEndpoints], clock: clock)
         let hosts = [catalog.host, planner.host, tracker.host, groceries.host, notifier.host]
         let targets = hosts.map { Target(host: $0, methods: $0.server.registeredMethods) }
@@ -67,7 +70,8 @@ struct RequestFuzzTests {
                 }
             }
             for host in hosts {
-                let client = ServiceClient<AnyService>(endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), name: host.name)
+                let client = ServiceClient<AnyService>(
+                    endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), name: host.name)
                 #expect(try await client.call(CommonAPI.health, Empty()).service == host.name, "\(host.name) still answers")
             }
         }
@@ -98,7 +102,8 @@ struct RequestFuzzTests {
         // Signed-in users, an operator, nobody, a forged token; and in-process callers acting
         // for users (valid, empty and oversized ids).
         let sessions: [String?] = [
-            TestSessions.token(for: "ada"), TestSessions.token(for: "bob"), TestSessions.token(for: "alice@example.com"), TestSessions.operatorToken, nil,
+            TestSessions.token(for: "ada"), TestSessions.token(for: "bob"), TestSessions.token(for: "alice@example.com"), TestSessions.operatorToken,
+            nil,
             "not.a-token",
         ]
         let actingFor: [String?] = [nil, nil, nil, "ada", "", String(repeating: "ü", count: 200)]
@@ -128,7 +133,8 @@ struct RequestFuzzTests {
             while !window.isEmpty {
                 guard let frames = try await peer.receive(timeout: .seconds(30)) else {
                     for (header, body) in window.values {
-                        findings.append(Finding(service: target.host.name, method: header.method, header: header, body: body, problem: "no reply within 30 s"))
+                        findings.append(
+                            Finding(service: target.host.name, method: header.method, header: header, body: body, problem: "no reply within 30 s"))
                     }
                     return findings
                 }
@@ -139,11 +145,16 @@ struct RequestFuzzTests {
                     id = reply.header.id
                     problem = Self.problem(with: reply)
                 } catch {
-                    findings.append(Finding(service: target.host.name, method: "?", header: RequestHeader(method: "?", id: "?"), body: [], problem: "unparseable reply: \(error)"))
+                    findings.append(
+                        Finding(
+                            service: target.host.name, method: "?", header: RequestHeader(method: "?", id: "?"), body: [],
+                            problem: "unparseable reply: \(error)"))
                     continue
                 }
                 guard let (header, body) = window.removeValue(forKey: id) else { continue }
-                if let problem { findings.append(Finding(service: target.host.name, method: header.method, header: header, body: body, problem: problem)) }
+                if let problem {
+                    findings.append(Finding(service: target.host.name, method: header.method, header: header, body: body, problem: problem))
+                }
             }
         }
         return findings
@@ -155,7 +166,9 @@ struct RequestFuzzTests {
         case .ok:
             return nil
         case .error:
-            guard let error = try? MessagePackDecoder().decode(ServiceError.self, from: reply.body) else { return "an error reply without a ServiceError body" }
+            guard let error = try? MessagePackDecoder().decode(ServiceError.self, from: reply.body) else {
+                return "an error reply without a ServiceError body"
+            }
             if error.code == .internal { return "internal error: \(error.message)" }
             if !knownCodes.contains(error.code) { return "unknown error code \(error.code)" }
             if error.code == .badRequest && (error.field ?? "").isEmpty { return "badRequest naming no field: \(error.message)" }
@@ -189,17 +202,17 @@ struct Corpus: Sendable {
 /// negative integers, NaN and infinite floats, long strings and arrays, truncation.
 enum Mutator {
     static let interesting: [[UInt8]] = [
-        [0xcf, 0x40, 0, 0, 0, 0, 0, 0, 0],                  // 2^62 as uint64
-        [0xd3, 0x80, 0, 0, 0, 0, 0, 0, 0],                  // Int64.min
-        [0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], // UInt64.max
-        [0xcb, 0x7f, 0xf8, 0, 0, 0, 0, 0, 0],               // NaN
-        [0xcb, 0x7f, 0xf0, 0, 0, 0, 0, 0, 0],               // +infinity
-        [0xcb, 0xff, 0xf0, 0, 0, 0, 0, 0, 0],               // -infinity
-        [0xa0],                                              // ""
+        [0xcf, 0x40, 0, 0, 0, 0, 0, 0, 0],  // 2^62 as uint64
+        [0xd3, 0x80, 0, 0, 0, 0, 0, 0, 0],  // Int64.min
+        [0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],  // UInt64.max
+        [0xcb, 0x7f, 0xf8, 0, 0, 0, 0, 0, 0],  // NaN
+        [0xcb, 0x7f, 0xf0, 0, 0, 0, 0, 0, 0],  // +infinity
+        [0xcb, 0xff, 0xf0, 0, 0, 0, 0, 0, 0],  // -infinity
+        [0xa0],  // ""
         [0xaa] + Array("9999-12-31".utf8),
         [0xaa] + Array("0001-01-01".utf8),
-        [0xdd, 0xff, 0xff, 0xff, 0xff],                      // an array claiming 4 G elements
-        [0xdf, 0x7f, 0xff, 0xff, 0xff],                      // a map claiming 2 G pairs
+        [0xdd, 0xff, 0xff, 0xff, 0xff],  // an array claiming 4 G elements
+        [0xdf, 0x7f, 0xff, 0xff, 0xff],  // a map claiming 2 G pairs
         [0xc0], [0xc2], [0xc3], [0x00], [0xff], [0x7f],
     ]
 
@@ -225,7 +238,8 @@ enum Mutator {
                 bytes = Array(bytes.prefix(position)) + other.suffix(from: cut)
             case 5:
                 // A long string or array where something shorter was.
-                let long: [UInt8] = random.next() % 2 == 0
+                let long: [UInt8] =
+                    random.next() % 2 == 0
                     ? [0xda, 0x27, 0x10] + [UInt8](repeating: 0x61, count: 10_000)
                     : [0xdc, 0x13, 0x88] + [UInt8](repeating: 0x02, count: 5_000)
                 bytes.insert(contentsOf: long, at: position)

@@ -60,7 +60,8 @@ struct ScalingTests {
             let id = try await env.createRecipe("Pancakes", servings: 2, [RecipeIngredient(ingredient: "flour", quantity: 200, unit: .g)])
             _ = try await env.add(id, multiplier: 1)
             _ = try await env.catalog.call(
-                CatalogAPI.editRecipe, RecipeEdit(id: id, changes: RecipeDraft(ingredients: [RecipeIngredient(ingredient: "flour", quantity: 900, unit: .g)])),
+                CatalogAPI.editRecipe,
+                RecipeEdit(id: id, changes: RecipeDraft(ingredients: [RecipeIngredient(ingredient: "flour", quantity: 900, unit: .g)])),
                 user: "ada"
             )
             try await env.setPeople(4)
@@ -75,14 +76,18 @@ struct AggregationTests {
     @Test func mixedUnitsAcrossRecipesMakeOneLine() async throws {
         try await withGroceries { env in
             // Default profile: 2 people, so recipes serving 2 are not scaled.
-            let a = try await env.createRecipe("Crêpes", servings: 2, [
-                RecipeIngredient(ingredient: "flour", quantity: 500, unit: .g), RecipeIngredient(ingredient: "egg", quantity: 2, unit: .piece),
-                RecipeIngredient(ingredient: "onion", quantity: 1, unit: .piece),
-            ])
-            let b = try await env.createRecipe("Bread", servings: 2, [
-                RecipeIngredient(ingredient: "flour", quantity: 1, unit: .kg), RecipeIngredient(ingredient: "egg", quantity: 100, unit: .g),
-                RecipeIngredient(ingredient: "onion", quantity: 55, unit: .g),
-            ])
+            let a = try await env.createRecipe(
+                "Crêpes", servings: 2,
+                [
+                    RecipeIngredient(ingredient: "flour", quantity: 500, unit: .g), RecipeIngredient(ingredient: "egg", quantity: 2, unit: .piece),
+                    RecipeIngredient(ingredient: "onion", quantity: 1, unit: .piece),
+                ])
+            let b = try await env.createRecipe(
+                "Bread", servings: 2,
+                [
+                    RecipeIngredient(ingredient: "flour", quantity: 1, unit: .kg), RecipeIngredient(ingredient: "egg", quantity: 100, unit: .g),
+                    RecipeIngredient(ingredient: "onion", quantity: 55, unit: .g),
+                ])
             _ = try await env.add(a, multiplier: 1)
             let list = try await env.add(b, multiplier: 1)
             let flour = try #require(list.line("flour"))
@@ -123,7 +128,8 @@ struct AggregationTests {
             #expect(list.line("salt") == nil && list.line("olive-oil") == nil)
             #expect(list.line("red-lentils") != nil)
             #expect(list.recipes.first?.excluded == ["olive-oil", "salt"])
-            let back = try await env.groceries.call(GroceriesAPI.setRecipe, SetListRecipe(recipe: "tomato-lentil-soup", include: ["salt"]), user: "ada")
+            let back = try await env.groceries.call(
+                GroceriesAPI.setRecipe, SetListRecipe(recipe: "tomato-lentil-soup", include: ["salt"]), user: "ada")
             #expect(back.line("salt") != nil && back.line("olive-oil") == nil)
             let unknown = await #expect(throws: ServiceError.self) {
                 try await env.groceries.call(GroceriesAPI.setRecipe, SetListRecipe(recipe: "tomato-lentil-soup", exclude: ["chocolate"]), user: "ada")
@@ -141,10 +147,12 @@ struct PriceTests {
             // Prices from the catalog: flour per kg, milk per l, eggs per piece.
             let flour = try await env.ingredient("flour"), milk = try await env.ingredient("milk"), egg = try await env.ingredient("egg")
             #expect(flour.price.per == .kg && milk.price.per == .l && egg.price.per == .piece)
-            let id = try await env.createRecipe("Batter", servings: 2, [
-                RecipeIngredient(ingredient: "flour", quantity: 500, unit: .g), RecipeIngredient(ingredient: "milk", quantity: 500, unit: .ml),
-                RecipeIngredient(ingredient: "egg", quantity: 3, unit: .piece),
-            ])
+            let id = try await env.createRecipe(
+                "Batter", servings: 2,
+                [
+                    RecipeIngredient(ingredient: "flour", quantity: 500, unit: .g), RecipeIngredient(ingredient: "milk", quantity: 500, unit: .ml),
+                    RecipeIngredient(ingredient: "egg", quantity: 3, unit: .piece),
+                ])
             _ = try await env.add(id, multiplier: 1)
             let list = try await env.groceries.call(GroceriesAPI.addItem, AddListItem(ingredient: "flour", quantity: 250, unit: .g), user: "ada")
             let flourPrice = 0.75 * flour.price.amount, milkPrice = 0.5 * milk.price.amount, eggPrice = 3 * egg.price.amount
@@ -168,8 +176,10 @@ struct ItemsAndCheckOffTests {
             #expect(list.line("red-lentils")?.sources.last?.name == "manual")
             let towels = try #require(list.categories.last?.lines.first)
             #expect(list.categories.last?.category == .other && towels.name == "paper towels" && towels.count == 2)
-            for bad in [AddListItem(text: "   "), AddListItem(), AddListItem(ingredient: "egg"), AddListItem(ingredient: "egg", quantity: -1),
-                        AddListItem(ingredient: "egg", quantity: 1, text: "eggs"), AddListItem(text: "bags", count: 0)] {
+            for bad in [
+                AddListItem(text: "   "), AddListItem(), AddListItem(ingredient: "egg"), AddListItem(ingredient: "egg", quantity: -1),
+                AddListItem(ingredient: "egg", quantity: 1, text: "eggs"), AddListItem(text: "bags", count: 0),
+            ] {
                 let error = await #expect(throws: ServiceError.self) { try await env.groceries.call(GroceriesAPI.addItem, bad, user: "ada") }
                 #expect(error?.code == .badRequest && error?.field != nil, "\(bad)")
             }
@@ -200,7 +210,9 @@ struct ItemsAndCheckOffTests {
             let number = try #require(Int64(item.dropFirst("item:".count)))
             let removed = try await env.groceries.call(GroceriesAPI.removeItem, ListItemID(id: number), user: "ada")
             #expect(removed.line(item) == nil && removed.lineCount == cleared.lineCount - 1)
-            let gone = await #expect(throws: ServiceError.self) { try await env.groceries.call(GroceriesAPI.removeItem, ListItemID(id: number), user: "ada") }
+            let gone = await #expect(throws: ServiceError.self) {
+                try await env.groceries.call(GroceriesAPI.removeItem, ListItemID(id: number), user: "ada")
+            }
             #expect(gone?.code == .notFound && gone?.field == "id")
             let empty = try await env.groceries.call(GroceriesAPI.clear, ClearList(checkedOnly: false), user: "ada")
             #expect(empty.lineCount == 0 && empty.recipes.isEmpty && empty.total == 0)
@@ -220,7 +232,8 @@ struct CheckoutTests {
             let list = try await env.add("tomato-lentil-soup", multiplier: 1)
             let invalid = await #expect(throws: ServiceError.self) {
                 try await env.groceries.call(
-                    GroceriesAPI.checkout, Checkout(phone: "555", address: DeliveryAddress(street: "Via Roma 1", postalCode: nil, city: "")), user: "ada"
+                    GroceriesAPI.checkout, Checkout(phone: "555", address: DeliveryAddress(street: "Via Roma 1", postalCode: nil, city: "")),
+                    user: "ada"
                 )
             }
             #expect(invalid?.code == .badRequest && invalid?.field == "phone")
@@ -236,7 +249,8 @@ struct CheckoutTests {
 
             env.clock.advance(by: 3600)
             _ = try await env.groceries.call(GroceriesAPI.addItem, AddListItem(text: "candles", count: 3), user: "ada")
-            let second = try await env.groceries.call(GroceriesAPI.checkout, Checkout(phone: "06 1234 5678", address: address, note: "ring twice"), user: "ada")
+            let second = try await env.groceries.call(
+                GroceriesAPI.checkout, Checkout(phone: "06 1234 5678", address: address, note: "ring twice"), user: "ada")
             let history = try await env.groceries.call(GroceriesAPI.orders, OrderQuery(), user: "ada")
             #expect(history.orders.map(\.id) == [second.id, order.id])
             #expect(history.orders.first == second && history.orders.last == order)
@@ -269,7 +283,8 @@ struct GroceriesErrorTests {
         let catalog = try CatalogFixture.make()
         var configuration = ServiceConfiguration.inProcess(.groceries, peers: [.catalog: catalog.host.boundEndpoints])
         configuration.makeAbsent(.planner)
-        let groceries = try GroceriesService(configuration: configuration, logger: quietLogger("groceries"), database: GroceriesService.openDatabase(directory: nil))
+        let groceries = try GroceriesService(
+            configuration: configuration, logger: quietLogger("groceries"), database: GroceriesService.openDatabase(directory: nil))
         try await withRunningServices([catalog.host, groceries.host]) { _ in
             let client = ServiceClient<Groceries>(endpoint: groceries.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
             let error = await #expect(throws: ServiceError.self) {
@@ -284,7 +299,8 @@ struct GroceriesEventTests {
     @Test func changesPublishGroceriesChangedAndActivity() async throws {
         try await withGroceries { env in
             let subscriber = EventSubscriber(
-                endpoints: [env.service.host.boundEndpoints.events], prefixes: [GroceriesTopics.changed.name, EventTopics.activity.name], logger: quietLogger("sub")
+                endpoints: [env.service.host.boundEndpoints.events], prefixes: [GroceriesTopics.changed.name, EventTopics.activity.name],
+                logger: quietLogger("sub")
             )
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await subscriber.run() }
@@ -317,12 +333,16 @@ struct GroceriesQuotaTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for batch in 0..<10 {
                     group.addTask {
-                        for index in 0..<50 { _ = try await client.call(GroceriesAPI.addItem, AddListItem(text: "thing \(batch)-\(index)"), user: "ada") }
+                        for index in 0..<50 {
+                            _ = try await client.call(GroceriesAPI.addItem, AddListItem(text: "thing \(batch)-\(index)"), user: "ada")
+                        }
                     }
                 }
                 try await group.waitForAll()
             }
-            let refused = await #expect(throws: ServiceError.self) { try await client.call(GroceriesAPI.addItem, AddListItem(text: "one more"), user: "ada") }
+            let refused = await #expect(throws: ServiceError.self) {
+                try await client.call(GroceriesAPI.addItem, AddListItem(text: "one more"), user: "ada")
+            }
             #expect(refused?.code == .quotaExceeded && refused?.field == "text" && refused?.message.contains("500") == true)
             #expect(try await client.call(GroceriesAPI.list, Empty(), user: "ada").lineCount == 500)
             _ = try await client.call(GroceriesAPI.addItem, AddListItem(text: "bread"), user: "bob")

@@ -23,7 +23,9 @@ enum Facts {
 }
 
 func share(_ ingredient: String, _ quantity: Double, _ unit: MeasureUnit, from recipe: String = "r") -> GroceryContribution {
-    GroceryContribution(ingredient: ingredient, quantity: quantity, unit: unit, source: GroceryLineSource(recipe: recipe, name: recipe, quantity: quantity, unit: unit))
+    GroceryContribution(
+        ingredient: ingredient, quantity: quantity, unit: unit,
+        source: GroceryLineSource(recipe: recipe, name: recipe, quantity: quantity, unit: unit))
 }
 
 func build(_ contributions: [GroceryContribution], items: [NonEdibleItem] = [], checked: Set<String> = []) -> GroceryList {
@@ -132,7 +134,8 @@ struct CheckoutValidationTests {
 
     @Test func everyMissingFieldIsNamedAtOnce() {
         #expect(throws: Never.self) {
-            try CheckoutValidation.validate(Checkout(phone: "+4930123456", address: DeliveryAddress(street: "Main St 1", postalCode: "10115", city: "Berlin")))
+            try CheckoutValidation.validate(
+                Checkout(phone: "+4930123456", address: DeliveryAddress(street: "Main St 1", postalCode: "10115", city: "Berlin")))
         }
         do {
             _ = try CheckoutValidation.validate(Checkout(phone: "12", address: DeliveryAddress(street: " ", postalCode: nil, city: "Berlin")))

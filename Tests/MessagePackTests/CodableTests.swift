@@ -108,7 +108,10 @@ struct CodableTests {
         enum Keys: String, CodingKey { case a, b, c, d, extra }
 
         init(a: Int, b: [String], c: [String: Int], d: Int) {
-            self.a = a; self.b = b; self.c = c; self.d = d
+            self.a = a
+            self.b = b
+            self.c = c
+            self.d = d
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -152,7 +155,10 @@ struct CodableTests {
         struct Narrow: Codable { var servings: UInt8 }
         let bytes = try encoder.encode(Wide(servings: 300))
         let error = #expect(throws: DecodingError.self) { try decoder.decode(Narrow.self, from: bytes) }
-        guard case .dataCorrupted(let context) = error else { Issue.record("expected dataCorrupted"); return }
+        guard case .dataCorrupted(let context) = error else {
+            Issue.record("expected dataCorrupted")
+            return
+        }
         #expect(context.codingPath.map(\.stringValue) == ["servings"])
         #expect(context.underlyingError as? MessagePackError == .numberOutOfRange(offset: 10, type: "UInt8"))
 
@@ -165,11 +171,17 @@ struct CodableTests {
         struct Actual: Codable { var steps: [[String: String]] }
         let bytes = try encoder.encode(Actual(steps: [["description": "x", "kind": "cooking"]]))
         let error = #expect(throws: DecodingError.self) { try decoder.decode(Expected.self, from: bytes) }
-        guard case .keyNotFound(let key, let context) = error else { Issue.record("expected keyNotFound, got \(String(describing: error))"); return }
+        guard case .keyNotFound(let key, let context) = error else {
+            Issue.record("expected keyNotFound, got \(String(describing: error))")
+            return
+        }
         #expect(key.stringValue == "ingredients")
         #expect(context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue } == ["steps", "0"])
 
         let mismatch = #expect(throws: DecodingError.self) { try decoder.decode(Int.self, from: encoder.encode("five")) }
-        guard case .typeMismatch = mismatch else { Issue.record("expected typeMismatch"); return }
+        guard case .typeMismatch = mismatch else {
+            Issue.record("expected typeMismatch")
+            return
+        }
     }
 }

@@ -106,12 +106,18 @@ struct SpecVectorTests {
     }
 
     @Test func structsAreMapsInKeyOrder() throws {
-        struct Point: Codable, Equatable { var x: Int; var y: Int }
+        struct Point: Codable, Equatable {
+            var x: Int
+            var y: Int
+        }
         try roundTrip(Point(x: 1, y: -1), [0x82, 0xa1, 0x78, 0x01, 0xa1, 0x79, 0xff])
     }
 
     @Test func optionalsAreWrittenAsNil() throws {
-        struct Maybe: Codable, Equatable { var a: Int?; var b: String? }
+        struct Maybe: Codable, Equatable {
+            var a: Int?
+            var b: String?
+        }
         try roundTrip(Maybe(a: nil, b: "x"), [0x82, 0xa1, 0x61, 0xc0, 0xa1, 0x62, 0xa1, 0x78])
         // A missing key reads as nil too, so older clients may leave optional fields out.
         #expect(try decoder.decode(Maybe.self, from: [0x80]) == Maybe(a: nil, b: nil))

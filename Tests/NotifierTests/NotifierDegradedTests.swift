@@ -22,7 +22,8 @@ struct NotifierDegradedTests {
             ReminderProfile(timeZone: "Europe/Rome", reminderHour: 20, enabled: true, fetchedAt: morning.addingTimeInterval(-7 * 3600)), of: "ada"
         )
         let catalogClient = ServiceClient<Catalog>(endpoint: catalog.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
-        let notifierClient = ServiceClient<Notifier>(endpoint: notifier.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+        let notifierClient = ServiceClient<Notifier>(
+            endpoint: notifier.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
         try await ReminderListener.listening(to: notifier) { listener in
             try await withRunningServices([catalog.host, notifier.host]) { _ in
                 for user in ["ada", "bob"] {

@@ -47,7 +47,9 @@ struct NotifierWorld: Sendable {
 
     /// The same planner and tracker with a new notifier instance on `dataDirectory` (a restart).
     func restartingNotifier(dataDirectory: String) throws -> NotifierWorld {
-        NotifierWorld(clock: clock, planner: planner, tracker: tracker, notifier: try NotifierFixture.make(peers: peers, clock: clock, dataDirectory: dataDirectory))
+        NotifierWorld(
+            clock: clock, planner: planner, tracker: tracker,
+            notifier: try NotifierFixture.make(peers: peers, clock: clock, dataDirectory: dataDirectory))
     }
 
     /// Runs all three; `body` gets a listener that was receiving the notifier's reminders
@@ -130,7 +132,9 @@ final class ReminderListener: Sendable {
         subscriber = EventSubscriber(endpoints: [endpoint], prefixes: [NotifierTopics.reminderPrefix], logger: quietLogger("listener"))
     }
 
-    static func listening<T: Sendable>(to notifier: NotifierService, _ body: @escaping @Sendable (ReminderListener) async throws -> T) async throws -> T {
+    static func listening<T: Sendable>(
+        to notifier: NotifierService, _ body: @escaping @Sendable (ReminderListener) async throws -> T
+    ) async throws -> T {
         let listener = ReminderListener(endpoint: notifier.host.boundEndpoints.events)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
@@ -150,7 +154,8 @@ final class ReminderListener: Sendable {
             var ready = false
             for _ in 0..<100 where !ready {
                 let stream = listener.received.subscribe()
-                notifier.host.publisher.publish(NotifierTopics.reminder(for: "probe"), Reminder(user: "probe", date: LocalDate("2000-01-01")!, message: "probe", dueAt: Date()))
+                notifier.host.publisher.publish(
+                    NotifierTopics.reminder(for: "probe"), Reminder(user: "probe", date: LocalDate("2000-01-01")!, message: "probe", dueAt: Date()))
                 ready = (try? await firstElement(of: stream, within: .milliseconds(100)) { $0.user == "probe" }) != nil
             }
             guard ready else { throw NotSeen(what: "the reminder subscription") }
@@ -195,7 +200,9 @@ struct NotSeen: Error, CustomStringConvertible {
 
 /// Repeats `action` (a call that publishes an event for `user`) until `notifier` has applied an
 /// event of `topic` for that user: a fresh subscription can miss the first events (slow joiner).
-func untilNotifier<Body>(_ notifier: NotifierService, applies topic: Topic<Body>, of user: String, after action: @escaping @Sendable () async throws -> Void) async throws {
+func untilNotifier<Body>(
+    _ notifier: NotifierService, applies topic: Topic<Body>, of user: String, after action: @escaping @Sendable () async throws -> Void
+) async throws {
     for _ in 0..<100 {
         let applied = notifier.consumer.applied.subscribe()
         try await action()

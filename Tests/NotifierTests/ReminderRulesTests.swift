@@ -24,12 +24,14 @@ struct ReminderRulesTests {
     }
 
     @Test func aDayAlreadyHandledIsNeverScheduledAgain() {
-        let next = ReminderRules.nextDue(after: Self.instant("2026-01-15T09:00:00Z"), timeZone: Self.rome, hour: 19, lastHandled: LocalDate("2026-01-15"))
+        let next = ReminderRules.nextDue(
+            after: Self.instant("2026-01-15T09:00:00Z"), timeZone: Self.rome, hour: 19, lastHandled: LocalDate("2026-01-15"))
         #expect(next.date == LocalDate("2026-01-16"))
         // Flying west after today's reminder: in Los Angeles it is still the 15th, yet no second
         // reminder for the 15th.
         let west = ReminderRules.nextDue(
-            after: Self.instant("2026-01-15T19:00:00Z"), timeZone: TimeZone(identifier: "America/Los_Angeles")!, hour: 19, lastHandled: LocalDate("2026-01-15")
+            after: Self.instant("2026-01-15T19:00:00Z"), timeZone: TimeZone(identifier: "America/Los_Angeles")!, hour: 19,
+            lastHandled: LocalDate("2026-01-15")
         )
         #expect(west.date == LocalDate("2026-01-16"))
         #expect(west.dueAt == Self.instant("2026-01-17T03:00:00Z"))
@@ -39,13 +41,15 @@ struct ReminderRulesTests {
         // 2026-03-29: clocks go 02:00 → 03:00 (UTC+1 → UTC+2).
         let before = ReminderRules.nextDue(after: Self.instant("2026-03-28T08:00:00Z"), timeZone: Self.rome, hour: 19, lastHandled: nil)
         #expect(before.dueAt == Self.instant("2026-03-28T18:00:00Z"))
-        let spring = ReminderRules.nextDue(after: Self.instant("2026-03-28T18:30:00Z"), timeZone: Self.rome, hour: 19, lastHandled: LocalDate("2026-03-28"))
+        let spring = ReminderRules.nextDue(
+            after: Self.instant("2026-03-28T18:30:00Z"), timeZone: Self.rome, hour: 19, lastHandled: LocalDate("2026-03-28"))
         #expect(spring.date == LocalDate("2026-03-29"))
         #expect(spring.dueAt == Self.instant("2026-03-29T17:00:00Z"), "23 hours after the day before's")
         // 2026-10-25: clocks go 03:00 → 02:00 (UTC+2 → UTC+1).
         let saturday = ReminderRules.nextDue(after: Self.instant("2026-10-24T08:00:00Z"), timeZone: Self.rome, hour: 19, lastHandled: nil)
         #expect(saturday.dueAt == Self.instant("2026-10-24T17:00:00Z"))
-        let autumn = ReminderRules.nextDue(after: Self.instant("2026-10-24T17:30:00Z"), timeZone: Self.rome, hour: 19, lastHandled: LocalDate("2026-10-24"))
+        let autumn = ReminderRules.nextDue(
+            after: Self.instant("2026-10-24T17:30:00Z"), timeZone: Self.rome, hour: 19, lastHandled: LocalDate("2026-10-24"))
         #expect(autumn.date == LocalDate("2026-10-25"))
         #expect(autumn.dueAt == Self.instant("2026-10-25T18:00:00Z"), "25 hours after the day before's")
     }
@@ -66,7 +70,8 @@ struct ReminderRulesTests {
     }
 
     @Test func anOutOfRangeHourFallsBackTo19() {
-        let next = ReminderRules.nextDue(after: Self.instant("2026-01-15T09:00:00Z"), timeZone: TimeZone(identifier: "UTC")!, hour: 31, lastHandled: nil)
+        let next = ReminderRules.nextDue(
+            after: Self.instant("2026-01-15T09:00:00Z"), timeZone: TimeZone(identifier: "UTC")!, hour: 31, lastHandled: nil)
         #expect(next.dueAt == Self.instant("2026-01-15T19:00:00Z"))
     }
 

@@ -24,7 +24,8 @@ struct AccountTests {
         try await stack.client(Planner.self).call(AccountAPI.register, Registration(email: email, password: password, name: "Ada"))
     }
 
-    func login(_ email: String, on stack: StackFixture, password: String = password, device: String = "laptop") async throws(ServiceError) -> SignedIn {
+    func login(_ email: String, on stack: StackFixture, password: String = password, device: String = "laptop") async throws(ServiceError) -> SignedIn
+    {
         try await stack.client(Planner.self).call(AccountAPI.login, SignIn(email: email, password: password, device: device))
     }
 
@@ -68,7 +69,9 @@ struct AccountTests {
                     return nil
                 } catch { return error }
             }
-            #expect(await registration("ADA@example.org", Self.password) == .conflict("an account with this email exists; sign in instead", field: "email"))
+            #expect(
+                await registration("ADA@example.org", Self.password)
+                    == .conflict("an account with this email exists; sign in instead", field: "email"))
             #expect(await registration("bob@example.org", "short")?.field == "password")
             #expect(await registration("bob@example.org", "password123")?.field == "password", "a common password")
             #expect(await registration("bob@example.org", "aaaaaaaaaaaa")?.field == "password")
@@ -78,7 +81,8 @@ struct AccountTests {
             // Adopting a protocol-1 user id (sous-planner account adopt): never a blank one.
             for blank in ["   ", " ada", ""] {
                 #expect(throws: ServiceError.badRequest("a user id has 1 to 128 bytes, without leading or trailing spaces", field: "user")) {
-                    try stack.planner.accounts.createAccount(user: blank, email: "old@example.org", password: Self.password, name: "Old", role: .user, now: Date())
+                    try stack.planner.accounts.createAccount(
+                        user: blank, email: "old@example.org", password: Self.password, name: "Old", role: .user, now: Date())
                 }
             }
 
@@ -182,11 +186,13 @@ struct AccountTests {
                 let token = signedIn.token
                 _ = try await stack.client(Planner.self, session: token).call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Europe/Rome"))
                 _ = try await stack.client(Planner.self, session: token).call(PlannerAPI.addRecipe, RecipeID(id: "tomato-lentil-soup"))
-                let recipe = try await stack.client(Catalog.self, session: token).call(CatalogAPI.createRecipe, RecipeDraft(name: "Soup of \(signedIn.account.name)", summary: "mine"))
+                let recipe = try await stack.client(Catalog.self, session: token).call(
+                    CatalogAPI.createRecipe, RecipeDraft(name: "Soup of \(signedIn.account.name)", summary: "mine"))
                 _ = try await stack.client(Catalog.self, session: token).call(CatalogAPI.favorite, RecipeID(id: recipe.id))
                 _ = try await stack.client(Groceries.self, session: token).call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: "tomato-lentil-soup"))
                 _ = try await stack.client(Groceries.self, session: token).call(GroceriesAPI.addItem, AddListItem(text: "paper towels", count: 2))
-                _ = try await stack.client(Tracker.self, session: token).call(TrackerAPI.addEntry, DiaryAdd(meal: .lunch, grams: 120, ingredient: "tomato"))
+                _ = try await stack.client(Tracker.self, session: token).call(
+                    TrackerAPI.addEntry, DiaryAdd(meal: .lunch, grams: 120, ingredient: "tomato"))
                 _ = try await stack.client(Tracker.self, session: token).call(TrackerAPI.changeDrink, DrinkChange(drink: .coffee, delta: 1))
             }
             // The notifier learns of both from their activity.
@@ -224,7 +230,8 @@ struct AccountTests {
                 let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
                 for table in tables {
                     for column in try db.columns(in: table).map(\.name) {
-                        let sql = "SELECT count(*) FROM \(table.quotedDatabaseIdentifier) WHERE instr(CAST(\(column.quotedDatabaseIdentifier) AS BLOB), CAST(? AS BLOB)) > 0"
+                        let sql =
+                            "SELECT count(*) FROM \(table.quotedDatabaseIdentifier) WHERE instr(CAST(\(column.quotedDatabaseIdentifier) AS BLOB), CAST(? AS BLOB)) > 0"
                         let count = try Int.fetchOne(db, sql: sql, arguments: [user]) ?? 0
                         found += Array(repeating: "\(service).\(table).\(column)", count: count)
                     }

@@ -32,8 +32,15 @@ enum CalendarParser {
         var events: [[String: String]] = []
         var current: [String: String]?
         for line in lines {
-            if line == "BEGIN:VEVENT" { current = [:]; continue }
-            if line == "END:VEVENT" { events.append(try #require(current)); current = nil; continue }
+            if line == "BEGIN:VEVENT" {
+                current = [:]
+                continue
+            }
+            if line == "END:VEVENT" {
+                events.append(try #require(current))
+                current = nil
+                continue
+            }
             guard current != nil, let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].split(separator: ";").first.map(String.init) ?? ""
             current?[name] = String(line[line.index(after: colon)...])
@@ -93,7 +100,9 @@ struct CalendarTests {
             #expect(try await world.call(PlannerAPI.calendar, CalendarRequest()).events == 0)
             let range = try await world.call(PlannerAPI.calendar, CalendarRequest(from: date("2026-03-01"), to: date("2026-03-31")))
             #expect(range.events == 1)
-            let half = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.calendar, CalendarRequest(from: date("2026-03-01"))) }
+            let half = await #expect(throws: ServiceError.self) {
+                try await world.call(PlannerAPI.calendar, CalendarRequest(from: date("2026-03-01")))
+            }
             #expect(half?.field == "to")
             let backwards = await #expect(throws: ServiceError.self) {
                 try await world.call(PlannerAPI.calendar, CalendarRequest(from: date("2026-03-10"), to: date("2026-03-01")))
@@ -107,10 +116,11 @@ struct CalendarTests {
             let name = "Crème brûlée; with berries, cream \\ and a very long name that goes on and on past seventy-five octets — ünïcödé"
             let created = try await world.catalog.call(
                 CatalogAPI.createRecipe,
-                RecipeDraft(name: name, summary: "Line one\nline two", servings: 2, prepMinutes: 10, cookMinutes: 10,
-                            ingredients: [RecipeIngredient(ingredient: "egg", quantity: 2, unit: .piece)],
-                            steps: [RecipeStep(description: "Mix.", minutes: 10, type: .preparation, ingredients: ["egg"])], equipment: [.stove],
-                            dishTypes: [.dessert]),
+                RecipeDraft(
+                    name: name, summary: "Line one\nline two", servings: 2, prepMinutes: 10, cookMinutes: 10,
+                    ingredients: [RecipeIngredient(ingredient: "egg", quantity: 2, unit: .piece)],
+                    steps: [RecipeStep(description: "Mix.", minutes: 10, type: .preparation, ingredients: ["egg"])], equipment: [.stove],
+                    dishTypes: [.dessert]),
                 user: "ada"
             )
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-11"), slot: 2, recipe: created.id))

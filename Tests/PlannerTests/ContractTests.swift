@@ -57,13 +57,17 @@ struct DescribeTests {
         #expect(create.request == .object("RecipeDraft") && create.reply == .object("RecipeDetail"))
         let types = Dictionary(uniqueKeysWithValues: catalog.types.map { ($0.name, $0) })
         let draft = try #require(types["RecipeDraft"]?.fields)
-        #expect(draft.map(\.name) == ["name", "summary", "servings", "prepMinutes", "cookMinutes", "ingredients", "steps", "equipment", "dishTypes", "link", "image"])
+        #expect(
+            draft.map(\.name) == [
+                "name", "summary", "servings", "prepMinutes", "cookMinutes", "ingredients", "steps", "equipment", "dishTypes", "link", "image",
+            ])
         #expect(draft.allSatisfy { !$0.required }, "every field of a draft may be left out")
         #expect(draft.first { $0.name == "ingredients" }?.shape == .array(of: .object("RecipeIngredient")))
         let line = try #require(types["RecipeIngredient"]?.fields)
-        #expect(line.map { "\($0.name):\($0.shape):\($0.required)" } == [
-            "ingredient:string:true", "quantity:float:true", "unit:MeasureUnit:true", "use:IngredientUse:false", "eatenShare:float:false",
-        ])
+        #expect(
+            line.map { "\($0.name):\($0.shape):\($0.required)" } == [
+                "ingredient:string:true", "quantity:float:true", "unit:MeasureUnit:true", "use:IngredientUse:false", "eatenShare:float:false",
+            ])
         #expect(types["IngredientUse"]?.values == ["eaten", "frying", "discarded"])
         #expect(types["MeasureUnit"]?.values == MeasureUnit.allCases.map(\.rawValue))
         let step = try #require(types["RecipeStep"]?.fields)

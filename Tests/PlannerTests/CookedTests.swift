@@ -31,7 +31,9 @@ struct CookedTests {
             // The plan remembers it; cooking it again must not log a second serving.
             let week = try await world.call(PlannerAPI.getPlan, Empty())
             #expect(week.days[0].slots[0].diaryEntry == entry.id)
-            let again = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 1)) }
+            let again = await #expect(throws: ServiceError.self) {
+                try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 1))
+            }
             #expect(again?.code == .conflict)
             #expect(try await tracker.call(TrackerAPI.listEntries, DayRequest(date: date("2026-03-10")), user: "ada").entries.count == 1)
         }
@@ -39,12 +41,18 @@ struct CookedTests {
 
     @Test func cookedNeedsAPlannedMealOnOrBeforeToday() async throws {
         try await withPlanner(tracker: .real) { world in
-            let empty = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 2)) }
+            let empty = await #expect(throws: ServiceError.self) {
+                try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 2))
+            }
             #expect(empty?.code == .notFound && empty?.field == "slot")
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-11"), slot: 2, recipe: soup))
-            let future = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-11"), slot: 2)) }
+            let future = await #expect(throws: ServiceError.self) {
+                try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-11"), slot: 2))
+            }
             #expect(future?.code == .badRequest && future?.field == "date")
-            let slot = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 5)) }
+            let slot = await #expect(throws: ServiceError.self) {
+                try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 5))
+            }
             #expect(slot?.field == "slot")
             // Yesterday's dinner can still be marked after midnight, into yesterday's diary.
             world.clock.advance(by: 86_400)
@@ -102,12 +110,15 @@ struct CookedTests {
                 TrackerAPI.logRecipeServing, RecipeServingLog(date: date("2026-03-10"), meal: .dinner, recipe: soup, servings: 1),
                 user: "ada", idempotencyKey: "cook-1>diary.logRecipe"
             )
-            let cooked = try await world.client.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 2), user: "ada", idempotencyKey: "cook-1")
+            let cooked = try await world.client.call(
+                PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 2), user: "ada", idempotencyKey: "cook-1")
             #expect(cooked.logged && cooked.diaryEntry == logged)
             // And the same request again replays the planner's reply.
-            let again = try await world.client.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 2), user: "ada", idempotencyKey: "cook-1")
+            let again = try await world.client.call(
+                PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 2), user: "ada", idempotencyKey: "cook-1")
             #expect(again == cooked)
-            #expect(try await tracker.call(TrackerAPI.listEntries, DayRequest(date: date("2026-03-10")), user: "ada").entries.map(\.id) == [logged.id])
+            #expect(
+                try await tracker.call(TrackerAPI.listEntries, DayRequest(date: date("2026-03-10")), user: "ada").entries.map(\.id) == [logged.id])
         }
     }
 }

@@ -28,7 +28,8 @@ struct DeadlineTests {
     ) async throws -> (reply: Envelope.Reply, elapsed: Duration) {
         let peer = try RawPeer(connectingTo: endpoint)
         let milliseconds = Int64(Date().timeIntervalSince1970 * 1000) + Int64(deadline.components.seconds * 1000)
-        let header = RequestHeader(method: method, id: "d1", session: TestSessions.token(for: "ada"), deadline: milliseconds, idempotencyKey: "deadline-\(UUID())")
+        let header = RequestHeader(
+            method: method, id: "d1", session: TestSessions.token(for: "ada"), deadline: milliseconds, idempotencyKey: "deadline-\(UUID())")
         let start = ContinuousClock.now
         try peer.send(Envelope.requestFrames(header, body: MessagePackEncoder().encode(request)))
         let frames = try #require(try await peer.receive(timeout: .seconds(30)), "no reply within 30 s")
@@ -42,7 +43,8 @@ struct DeadlineTests {
         )
         try await withRunningService(planner.host) { host in
             // A 10 s deadline: the planner gives the catalog 9 s of it and answers then.
-            let (reply, elapsed) = try await Self.call(PlannerAPI.addRecipe.name, RecipeID(id: "tomato-lentil-soup"), at: host.boundEndpoints.requests, deadline: .seconds(10))
+            let (reply, elapsed) = try await Self.call(
+                PlannerAPI.addRecipe.name, RecipeID(id: "tomato-lentil-soup"), at: host.boundEndpoints.requests, deadline: .seconds(10))
             let error = #expect(throws: ServiceError.self) { try reply.decode(PlanSelection.self) }
             #expect(error?.code == .unavailable)
             #expect(error?.message.contains("the planner needs the catalog") == true, "\(String(describing: error))")
@@ -60,7 +62,8 @@ struct DeadlineTests {
             let client = ServiceClient<Planner>(endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
             _ = try await client.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: soup), user: "ada")
             // A 12 s deadline: the planner gives the tracker 11 s, the tracker the catalog 10 s.
-            let (reply, elapsed) = try await Self.call(PlannerAPI.cooked.name, SlotRef(date: date("2026-03-10"), slot: 1), at: planner.host.boundEndpoints.requests, deadline: .seconds(12))
+            let (reply, elapsed) = try await Self.call(
+                PlannerAPI.cooked.name, SlotRef(date: date("2026-03-10"), slot: 1), at: planner.host.boundEndpoints.requests, deadline: .seconds(12))
             let cooked = try reply.decode(CookedResult.self)
             #expect(!cooked.logged)
             #expect(cooked.loggingError?.contains("the tracker needs the catalog") == true, "\(cooked.loggingError ?? "")")

@@ -14,7 +14,8 @@ struct EventTests {
         try await withPlanner { world in
             let host = world.planner.host
             let subscriber = EventSubscriber(
-                endpoints: [host.boundEndpoints.events], prefixes: [PlannerTopics.profileChanged.name, PlannerTopics.planChanged.name, EventTopics.activity.name],
+                endpoints: [host.boundEndpoints.events],
+                prefixes: [PlannerTopics.profileChanged.name, PlannerTopics.planChanged.name, EventTopics.activity.name],
                 logger: host.logger
             )
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -27,14 +28,18 @@ struct EventTests {
                         _ = try? await world.call(PlannerAPI.updateProfile, ProfileUpdate(people: people % 50 + 1))
                     }
                 }
-                let profileEvent = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == PlannerTopics.profileChanged.name }
+                let profileEvent = try await firstElement(of: subscriber.events, within: .seconds(10)) {
+                    $0.header.topic == PlannerTopics.profileChanged.name
+                }
                 warmUp.cancel()
                 _ = await warmUp.result
                 let changed = try profileEvent.decode(ProfileChangedEvent.self)
                 #expect(changed.user == "ada" && (1...50).contains(changed.profile.people))
 
                 _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-12"), slot: 2, recipe: soup), user: "bea")
-                let planEvent = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == PlannerTopics.planChanged.name }
+                let planEvent = try await firstElement(of: subscriber.events, within: .seconds(10)) {
+                    $0.header.topic == PlannerTopics.planChanged.name
+                }
                 #expect(try planEvent.decode(PlanChangedEvent.self) == PlanChangedEvent(user: "bea", dates: [date("2026-03-12")]))
                 let activity = try await firstElement(of: subscriber.events, within: .seconds(10)) {
                     $0.header.topic == EventTopics.activity.name && ((try? $0.decode(ActivityEvent.self).user) == "bea")

@@ -70,14 +70,18 @@ struct SlotTests {
             #expect(week.days.flatMap(\.slots).filter { $0.recipe == soup }.count == 3)
             // Replacing a slot's recipe.
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-12"), slot: 1, recipe: gazpacho))
-            #expect(try await world.call(PlannerAPI.suggestedMultiplier, RecipeID(id: soup)) == SuggestedMultiplier(recipe: soup, multiplier: 2, plannedSlots: 2))
+            #expect(
+                try await world.call(PlannerAPI.suggestedMultiplier, RecipeID(id: soup))
+                    == SuggestedMultiplier(recipe: soup, multiplier: 2, plannedSlots: 2))
         }
     }
 
     @Test func theMultiplierIsOneForARecipeThatIsNotPlanned() async throws {
         try await withPlanner { world in
             _ = try await world.call(PlannerAPI.addRecipe, RecipeID(id: soup))
-            #expect(try await world.call(PlannerAPI.suggestedMultiplier, RecipeID(id: soup)) == SuggestedMultiplier(recipe: soup, multiplier: 1, plannedSlots: 0))
+            #expect(
+                try await world.call(PlannerAPI.suggestedMultiplier, RecipeID(id: soup))
+                    == SuggestedMultiplier(recipe: soup, multiplier: 1, plannedSlots: 0))
             let unknown = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.suggestedMultiplier, RecipeID(id: "anything")) }
             #expect(unknown?.code == .notFound && unknown?.field == "id")
         }
@@ -87,17 +91,20 @@ struct SlotTests {
         try await withPlanner { world in
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: soup))
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-13"), slot: 2, recipe: gazpacho))
-            let swapped = try await world.call(PlannerAPI.moveSlot, SlotMove(from: SlotRef(date: date("2026-03-10"), slot: 1), to: SlotRef(date: date("2026-03-13"), slot: 2)))
+            let swapped = try await world.call(
+                PlannerAPI.moveSlot, SlotMove(from: SlotRef(date: date("2026-03-10"), slot: 1), to: SlotRef(date: date("2026-03-13"), slot: 2)))
             #expect(swapped.days.map(\.date) == [date("2026-03-10"), date("2026-03-13")])
             var week = try await world.call(PlannerAPI.getPlan, Empty())
             #expect(recipe(in: week, "2026-03-10", 1) == gazpacho)
             #expect(recipe(in: week, "2026-03-13", 2) == soup)
-            _ = try await world.call(PlannerAPI.moveSlot, SlotMove(from: SlotRef(date: date("2026-03-13"), slot: 2), to: SlotRef(date: date("2026-03-13"), slot: 1)))
+            _ = try await world.call(
+                PlannerAPI.moveSlot, SlotMove(from: SlotRef(date: date("2026-03-13"), slot: 2), to: SlotRef(date: date("2026-03-13"), slot: 1)))
             week = try await world.call(PlannerAPI.getPlan, Empty())
             #expect(recipe(in: week, "2026-03-13", 1) == soup)
             #expect(recipe(in: week, "2026-03-13", 2) == nil)
             let empty = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.moveSlot, SlotMove(from: SlotRef(date: date("2026-03-15"), slot: 1), to: SlotRef(date: date("2026-03-14"), slot: 1)))
+                try await world.call(
+                    PlannerAPI.moveSlot, SlotMove(from: SlotRef(date: date("2026-03-15"), slot: 1), to: SlotRef(date: date("2026-03-14"), slot: 1)))
             }
             #expect(empty?.code == .notFound && empty?.field == "from")
         }
@@ -117,19 +124,30 @@ struct SlotTests {
 
     @Test func badInputNamesTheField() async throws {
         try await withPlanner { world in
-            let past = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-09"), slot: 1, recipe: soup)) }
+            let past = await #expect(throws: ServiceError.self) {
+                try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-09"), slot: 1, recipe: soup))
+            }
             #expect(past?.code == .badRequest && past?.field == "date")
-            let late = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-17"), slot: 1, recipe: soup)) }
+            let late = await #expect(throws: ServiceError.self) {
+                try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-17"), slot: 1, recipe: soup))
+            }
             #expect(late?.code == .badRequest && late?.field == "date")
-            let slot = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 3, recipe: soup)) }
+            let slot = await #expect(throws: ServiceError.self) {
+                try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 3, recipe: soup))
+            }
             #expect(slot?.code == .badRequest && slot?.field == "slot")
-            let unknown = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: "unicorn")) }
+            let unknown = await #expect(throws: ServiceError.self) {
+                try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: "unicorn"))
+            }
             #expect(unknown?.code == .notFound && unknown?.field == "recipe")
             let move = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.moveSlot, SlotMove(from: SlotRef(date: date("2026-03-10"), slot: 1), to: SlotRef(date: date("2026-03-20"), slot: 1)))
+                try await world.call(
+                    PlannerAPI.moveSlot, SlotMove(from: SlotRef(date: date("2026-03-10"), slot: 1), to: SlotRef(date: date("2026-03-20"), slot: 1)))
             }
             #expect(move?.field == "to.date")
-            let clear = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.clearSlot, SlotRef(date: date("2026-03-10"), slot: 0)) }
+            let clear = await #expect(throws: ServiceError.self) {
+                try await world.call(PlannerAPI.clearSlot, SlotRef(date: date("2026-03-10"), slot: 0))
+            }
             #expect(clear?.field == "slot")
             let selection = try await world.call(PlannerAPI.selection, Empty())
             #expect(selection.recipes.isEmpty, "nothing was written")
@@ -160,7 +178,9 @@ struct RollingWindowTests {
             #expect(history.days[1].slots[1].recipe == soup, "past days stay queryable")
             #expect(history.days.map(\.isToday) == [false, false, true])
 
-            let write = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.clearSlot, SlotRef(date: date("2026-03-10"), slot: 2)) }
+            let write = await #expect(throws: ServiceError.self) {
+                try await world.call(PlannerAPI.clearSlot, SlotRef(date: date("2026-03-10"), slot: 2))
+            }
             #expect(write?.field == "date", "yesterday can no longer be changed")
             // Removing the recipe keeps history intact.
             _ = try await world.call(PlannerAPI.removeRecipe, RecipeID(id: soup))

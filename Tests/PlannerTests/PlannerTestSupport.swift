@@ -20,7 +20,9 @@ struct PlannerWorld {
     let clock: WallClock
 
     /// Calls the planner as `user`.
-    func call<Request, Response>(_ method: Method<Planner, Request, Response>, _ request: Request, user: String = "ada") async throws(ServiceError) -> Response {
+    func call<Request, Response>(
+        _ method: Method<Planner, Request, Response>, _ request: Request, user: String = "ada"
+    ) async throws(ServiceError) -> Response {
         try await client.call(method, request, user: user)
     }
 }
@@ -62,7 +64,8 @@ func withPlanner<T: Sendable>(
     case nil:
         break
     }
-    let planner = try PlannerService(configuration: configuration, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil))
+    let planner = try PlannerService(
+        configuration: configuration, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil))
     // Generous: a bound on a hang, not a performance check.
     let client = ServiceClient<Planner>(endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
     let catalogClient = ServiceClient<Catalog>(endpoint: catalog.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))

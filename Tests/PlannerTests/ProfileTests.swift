@@ -30,9 +30,11 @@ struct ProfileTests {
 
     @Test func updatesArePartialAndPerUser() async throws {
         try await withPlanner { world in
-            let first = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(people: 4, diets: [.vegan, .glutenFree, .vegan], timeZone: "Europe/Rome"))
+            let first = try await world.call(
+                PlannerAPI.updateProfile, ProfileUpdate(people: 4, diets: [.vegan, .glutenFree, .vegan], timeZone: "Europe/Rome"))
             #expect(first.people == 4 && first.diets == [.glutenFree, .vegan] && first.timeZone == "Europe/Rome")
-            let second = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(patience: 2, dislikes: ["tomato", "egg", "tomato"], filterPatience: false))
+            let second = try await world.call(
+                PlannerAPI.updateProfile, ProfileUpdate(patience: 2, dislikes: ["tomato", "egg", "tomato"], filterPatience: false))
             #expect(second.people == 4, "fields not in the update keep their value")
             #expect(second.patience == 2 && second.dislikes == ["tomato", "egg"] && !second.filterPatience)
             #expect(try await world.call(PlannerAPI.getProfile, Empty()) == second)
@@ -69,9 +71,13 @@ struct ProfileTests {
 
     @Test func unknownDietsAndAppliancesAreBadRequests() async throws {
         try await withPlanner { world in
-            let diet = await #expect(throws: ServiceError.self) { try await world.client.call(rawUpdate, .init(diets: ["vegan", "paleo"]), user: "ada") }
+            let diet = await #expect(throws: ServiceError.self) {
+                try await world.client.call(rawUpdate, .init(diets: ["vegan", "paleo"]), user: "ada")
+            }
             #expect(diet?.code == .badRequest && diet?.field == "diets.1")
-            let appliance = await #expect(throws: ServiceError.self) { try await world.client.call(rawUpdate, .init(equipment: ["wok"]), user: "ada") }
+            let appliance = await #expect(throws: ServiceError.self) {
+                try await world.client.call(rawUpdate, .init(equipment: ["wok"]), user: "ada")
+            }
             #expect(appliance?.code == .badRequest && appliance?.field == "equipment.0")
         }
     }
@@ -97,7 +103,9 @@ struct ProfileTests {
         )
         try await withRunningService(planner.host) { host in
             let client = ServiceClient<Planner>(endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
-            let error = await #expect(throws: ServiceError.self) { try await client.call(PlannerAPI.updateProfile, ProfileUpdate(dislikes: ["egg"]), user: "ada") }
+            let error = await #expect(throws: ServiceError.self) {
+                try await client.call(PlannerAPI.updateProfile, ProfileUpdate(dislikes: ["egg"]), user: "ada")
+            }
             #expect(error?.code == .unavailable && error?.message.contains("catalog") == true)
             // Updates that do not touch dislikes need no catalog.
             let updated = try await client.call(PlannerAPI.updateProfile, ProfileUpdate(people: 3), user: "ada")

@@ -57,7 +57,9 @@ struct IdempotencyTests {
         let a = await guarded.perform(user: "ada", key: "k", method: "m", body: [1], encodeReply: Self.encodeReply) { .success([1]) }
         let b = await guarded.perform(user: "bob", key: "k", method: "m", body: [1], encodeReply: Self.encodeReply) { .success([2]) }
         #expect((try? a.get()) == [1] && (try? b.get()) == [2])
-        let failed = await guarded.perform(user: "ada", key: "f", method: "m", body: [1], encodeReply: Self.encodeReply) { .failure(.unavailable("down")) }
+        let failed = await guarded.perform(user: "ada", key: "f", method: "m", body: [1], encodeReply: Self.encodeReply) {
+            .failure(.unavailable("down"))
+        }
         #expect((try? failed.get()) == nil)
         let second = await guarded.perform(user: "ada", key: "f", method: "m", body: [1], encodeReply: Self.encodeReply) { .success([7]) }
         #expect((try? second.get()) == [7])
@@ -68,7 +70,10 @@ struct IdempotencyTests {
         _ = await guarded.perform(user: "ada", key: "k", method: "recipes.create", body: [1], encodeReply: Self.encodeReply) { .success([1]) }
         for (method, body) in [("recipes.delete", [UInt8(1)]), ("recipes.create", [2])] {
             let other = await guarded.perform(user: "ada", key: "k", method: method, body: body, encodeReply: Self.encodeReply) { .success([2]) }
-            guard case .failure(let error) = other else { Issue.record("expected a conflict for \(method) \(body)"); continue }
+            guard case .failure(let error) = other else {
+                Issue.record("expected a conflict for \(method) \(body)")
+                continue
+            }
             #expect(error.code == .conflict && error.field == "header.idempotencyKey")
         }
         let same = await guarded.perform(user: "ada", key: "k", method: "recipes.create", body: [1], encodeReply: Self.encodeReply) { .success([3]) }
@@ -83,7 +88,9 @@ struct IdempotencyTests {
         let committed = Mutex<[UInt8]?>(nil)
         do {
             let database = try Self.database(in: directory)
-            let lost = await IdempotencyGuard(ledger: database).perform(user: "ada", key: "k", method: "notes.add", body: [9], encodeReply: Self.encodeReply) {
+            let lost = await IdempotencyGuard(ledger: database).perform(
+                user: "ada", key: "k", method: "notes.add", body: [9], encodeReply: Self.encodeReply
+            ) {
                 let reply = try? Self.addNote(database)
                 committed.withLock { $0 = reply }
                 return .failure(.unavailable("the process died before replying"))
@@ -91,7 +98,9 @@ struct IdempotencyTests {
             #expect((try? lost.get()) == nil)
         }
         let restarted = try Self.database(in: directory)
-        let retried = await IdempotencyGuard(ledger: restarted).perform(user: "ada", key: "k", method: "notes.add", body: [9], encodeReply: Self.encodeReply) {
+        let retried = await IdempotencyGuard(ledger: restarted).perform(
+            user: "ada", key: "k", method: "notes.add", body: [9], encodeReply: Self.encodeReply
+        ) {
             Issue.record("the write ran a second time")
             return Result { try Self.addNote(restarted) }.mapError { _ in ServiceError.internal("write failed") }
         }

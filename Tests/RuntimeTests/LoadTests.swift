@@ -79,7 +79,8 @@ struct LoadTests {
         let (host, latch) = try service()
         try await withRunningService(host) { host in
             // A service name no other test uses: its client's thread is "sous-client-loa".
-            let client = ServiceClient<Notes>(endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), name: "loadprobe")
+            let client = ServiceClient<Notes>(
+                endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0), name: "loadprobe")
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<30 { group.addTask { try await client.call(Self.hold, Empty()) } }
                 await latch.waitForWaiters(30)

@@ -87,7 +87,8 @@ struct MalformedFrameTests {
     @Test func replyKindSentAsARequest() async throws {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
-            let (_, error) = try await errorReply(to: [[], SousProtocol.protocolFrame(.reply), try header(), [0x80]], at: host.boundEndpoints.requests)
+            let (_, error) = try await errorReply(
+                to: [[], SousProtocol.protocolFrame(.reply), try header(), [0x80]], at: host.boundEndpoints.requests)
             #expect(error.field == "kind")
             try await stillServes(host)
         }
@@ -119,10 +120,10 @@ struct MalformedFrameTests {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
             let hostile: [[UInt8]] = [
-                [0xdb, 0xff, 0xff, 0xff, 0xff],          // a string claiming 4 GiB
+                [0xdb, 0xff, 0xff, 0xff, 0xff],  // a string claiming 4 GiB
                 [UInt8](repeating: 0x91, count: 10_000),  // nesting bomb
-                [0x82, 0xa4] + Array("text".utf8),        // truncated map
-                [0xc1],                                   // never-used format byte
+                [0x82, 0xa4] + Array("text".utf8),  // truncated map
+                [0xc1],  // never-used format byte
             ]
             for body in hostile {
                 let frames: [ZMQFrame] = [[], protocolFrame, try header("notes.echo", id: "g"), body]

@@ -1,6 +1,6 @@
 import Foundation
-import Logging
 import GRDB
+import Logging
 import SousRuntime
 import SousSchema
 import SousWire

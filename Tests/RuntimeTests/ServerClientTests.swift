@@ -66,7 +66,10 @@ struct ServerClientTests {
     }
 
     @Test func undecodableBodyNamesTheField() async throws {
-        struct Wrong: Codable, Sendable { var text: Int; var tags: [String] }
+        struct Wrong: Codable, Sendable {
+            var text: Int
+            var tags: [String]
+        }
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
             let error = await #expect(throws: ServiceError.self) {

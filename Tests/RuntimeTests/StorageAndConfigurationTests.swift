@@ -1,9 +1,9 @@
+import ArgumentParser
 import Foundation
 import GRDB
 import Logging
 import SousRuntime
 import SousSchema
-import ArgumentParser
 import SousWire
 import Testing
 
@@ -95,7 +95,8 @@ struct ConfigurationTests {
 
     @Test func flagsOverrideTheEnvironment() throws {
         let options = try ServiceOptions.parse(["--bind", "tcp://127.0.0.1:9999", "--data-dir", "/tmp/x", "--log-level", "error"])
-        let configuration = try options.configuration(for: .catalog, environment: ["SOUS_CATALOG_BIND": "tcp://127.0.0.1:1", "SOUS_DATA_DIR": "/nope"])
+        let configuration = try options.configuration(
+            for: .catalog, environment: ["SOUS_CATALOG_BIND": "tcp://127.0.0.1:1", "SOUS_DATA_DIR": "/nope"])
         #expect(configuration.bind == "tcp://127.0.0.1:9999")
         #expect(configuration.dataDirectory == "/tmp/x")
         #expect(configuration.logLevel == .error)

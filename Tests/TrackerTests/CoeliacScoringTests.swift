@@ -21,11 +21,11 @@ struct CoeliacScoringTests {
 
     @Test func hitRateCountsOnlyResultsThatHadAPrediction() {
         let history = [
-            Self.day("2026-03-01", true, true),    // correct
-            Self.day("2026-03-02", false, true),   // wrong
-            Self.day("2026-03-03", nil, false),    // result without prediction: not scored
+            Self.day("2026-03-01", true, true),  // correct
+            Self.day("2026-03-02", false, true),  // wrong
+            Self.day("2026-03-03", nil, false),  // result without prediction: not scored
             Self.day("2026-03-04", false, false),  // correct
-            Self.day("2026-03-05", true, nil),     // prediction waiting for its result: not scored
+            Self.day("2026-03-05", true, nil),  // prediction waiting for its result: not scored
         ]
         let stats = GlutenScoring.stats(history)
         #expect(stats.results == 4)
@@ -41,10 +41,10 @@ struct CoeliacScoringTests {
             Self.day("2026-03-01", true, true),
             Self.day("2026-03-02", false, false),
             Self.day("2026-03-03", false, false),
-            Self.day("2026-03-04", false, true),   // wrong: streak back to 0 after a best of 3
+            Self.day("2026-03-04", false, true),  // wrong: streak back to 0 after a best of 3
             Self.day("2026-03-06", false, false),  // 05 has nothing: no break
-            Self.day("2026-03-07", nil, true),     // no prediction: skipped, no break
-            Self.day("2026-03-08", true, nil),     // no result yet: skipped, no break
+            Self.day("2026-03-07", nil, true),  // no prediction: skipped, no break
+            Self.day("2026-03-08", true, nil),  // no result yet: skipped, no break
         ]
         let stats = GlutenScoring.stats(history)
         #expect(stats.bestStreak == 3)
@@ -62,11 +62,12 @@ struct CoeliacScoringTests {
             date = date.adding(days: 1)
         }
         let badges = GlutenScoring.badgesReached(history)
-        #expect(badges == [
-            GlutenBadge(streak: 3, reachedOn: Self.date("2026-01-03")),
-            GlutenBadge(streak: 7, reachedOn: Self.date("2026-01-11")),
-            GlutenBadge(streak: 30, reachedOn: Self.date("2026-02-03")),
-        ])
+        #expect(
+            badges == [
+                GlutenBadge(streak: 3, reachedOn: Self.date("2026-01-03")),
+                GlutenBadge(streak: 7, reachedOn: Self.date("2026-01-11")),
+                GlutenBadge(streak: 30, reachedOn: Self.date("2026-02-03")),
+            ])
         let stats = GlutenScoring.stats(history)
         #expect(stats.currentStreak == 31 && stats.bestStreak == 31)
         #expect(stats.nextBadge == nil)
@@ -88,7 +89,7 @@ struct CoeliacScoringTests {
             Self.day("2026-02-03", true, nil),
             Self.day("2026-02-04", nil, false),
             Self.day("2026-02-05", false, true),
-            Self.day("2026-03-01", true, true),   // another month: ignored
+            Self.day("2026-03-01", true, true),  // another month: ignored
         ]
         let calendar = try #require(GlutenScoring.calendar(year: 2026, month: 2, history: history))
         #expect(calendar.days.count == 28)

@@ -11,13 +11,16 @@ struct CoeliacJournalTests {
     @Test func entriesAreAddedListedEditedAndDeletedWithTheirPhotos() async throws {
         try await withCoeliacTracker { world in
             let photo = jpeg(count: 300_000)
-            let lunch = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(
-                title: "  Lunch at Mario's ", description: "GF pizza", photo: photo, date: coeliacDate("2026-03-01"), time: TimeOfDay("13:15")
-            ))
+            let lunch = try await world.call(
+                CoeliacAPI.addEntry,
+                JournalEntryDraft(
+                    title: "  Lunch at Mario's ", description: "GF pizza", photo: photo, date: coeliacDate("2026-03-01"), time: TimeOfDay("13:15")
+                ))
             #expect(lunch.title == "Lunch at Mario's", "title is trimmed")
             #expect(lunch.hasPhoto && lunch.photoBytes == photo.count)
             #expect(lunch.createdAt == coeliacInstant)
-            let breakfast = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Porridge", date: coeliacDate("2026-03-01"), time: TimeOfDay("08:00")))
+            let breakfast = try await world.call(
+                CoeliacAPI.addEntry, JournalEntryDraft(title: "Porridge", date: coeliacDate("2026-03-01"), time: TimeOfDay("08:00")))
             try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Dinner", date: coeliacDate("2026-03-03"), time: TimeOfDay("19:30")))
 
             let day = try await world.call(CoeliacAPI.listEntries, JournalQuery(date: coeliacDate("2026-03-01")))
@@ -31,7 +34,8 @@ struct CoeliacJournalTests {
             #expect(try await world.call(CoeliacAPI.getEntry, JournalEntryID(id: breakfast.id)).photo == nil)
 
             world.clock.advance(by: 60)
-            let edited = try await world.call(CoeliacAPI.editEntry, JournalEdit(id: lunch.id, description: "", removePhoto: true, date: coeliacDate("2026-03-02")))
+            let edited = try await world.call(
+                CoeliacAPI.editEntry, JournalEdit(id: lunch.id, description: "", removePhoto: true, date: coeliacDate("2026-03-02")))
             #expect(edited.title == "Lunch at Mario's" && edited.description == nil && !edited.hasPhoto && edited.date == coeliacDate("2026-03-02"))
             #expect(edited.time == TimeOfDay("13:15"), "fields left out stay")
             #expect(edited.updatedAt == coeliacInstant.addingTimeInterval(60) && edited.createdAt == coeliacInstant)
@@ -49,11 +53,13 @@ struct CoeliacJournalTests {
     @Test func photosUpToFiveMebibytesAreStoredAndLargerOnesRefusedWithoutWriting() async throws {
         try await withCoeliacTracker { world in
             let limit = 5 * 1024 * 1024
-            let largest = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Big", photo: jpeg(count: limit), date: coeliacDate("2026-03-01")))
+            let largest = try await world.call(
+                CoeliacAPI.addEntry, JournalEntryDraft(title: "Big", photo: jpeg(count: limit), date: coeliacDate("2026-03-01")))
             #expect(largest.photoBytes == limit)
             #expect(try await world.call(CoeliacAPI.getEntry, JournalEntryID(id: largest.id)).photo?.count == limit)
 
-            let tooLarge = await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: "Too big", photo: jpeg(count: limit + 1), date: coeliacDate("2026-03-02")))
+            let tooLarge = await world.failure(
+                CoeliacAPI.addEntry, JournalEntryDraft(title: "Too big", photo: jpeg(count: limit + 1), date: coeliacDate("2026-03-02")))
             #expect(tooLarge?.code == .badRequest && tooLarge?.field == "photo")
             let editTooLarge = await world.failure(CoeliacAPI.editEntry, JournalEdit(id: largest.id, title: "Renamed", photo: jpeg(count: limit + 1)))
             #expect(editTooLarge?.code == .badRequest && editTooLarge?.field == "photo")
@@ -70,7 +76,9 @@ struct CoeliacJournalTests {
             #expect(badDate?.code == .badRequest && badDate?.field == "date")
             #expect(await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: "   "))?.field == "title")
             #expect(await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: String(repeating: "a", count: 201)))?.field == "title")
-            #expect(await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: "x", description: String(repeating: "a", count: 5_001)))?.field == "description")
+            #expect(
+                await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: "x", description: String(repeating: "a", count: 5_001)))?.field
+                    == "description")
             #expect(await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: "x", photo: Data()))?.field == "photo")
             // Only images, judged by their first bytes: a text file is not a photo.
             let text = await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: "x", photo: Data("just some notes\n".utf8)))
@@ -79,13 +87,18 @@ struct CoeliacJournalTests {
             let webp = Data("RIFF".utf8) + Data([0, 0, 0, 0]) + Data("WEBPVP8 ".utf8)
             let heic = Data([0, 0, 0, 24]) + Data("ftypheic".utf8)
             for image in [png, webp, heic] {
-                #expect(try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "ok", photo: image, date: coeliacDate("2026-03-03"))).hasPhoto)
+                #expect(
+                    try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "ok", photo: image, date: coeliacDate("2026-03-03"))).hasPhoto)
             }
 
             let backwards = await world.failure(CoeliacAPI.listEntries, JournalQuery(from: coeliacDate("2026-03-05"), to: coeliacDate("2026-03-01")))
             #expect(backwards?.code == .badRequest && backwards?.field == "to")
-            #expect(await world.failure(CoeliacAPI.listEntries, JournalQuery(from: coeliacDate("2025-01-01"), to: coeliacDate("2026-03-01")))?.field == "to")
-            #expect(await world.failure(CoeliacAPI.listEntries, JournalQuery(date: coeliacDate("2026-03-01"), from: coeliacDate("2026-03-01")))?.field == "date")
+            #expect(
+                await world.failure(CoeliacAPI.listEntries, JournalQuery(from: coeliacDate("2025-01-01"), to: coeliacDate("2026-03-01")))?.field
+                    == "to")
+            #expect(
+                await world.failure(CoeliacAPI.listEntries, JournalQuery(date: coeliacDate("2026-03-01"), from: coeliacDate("2026-03-01")))?.field
+                    == "date")
 
             let entry = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Mine", date: coeliacDate("2026-03-01")))
             #expect(await world.failure(CoeliacAPI.editEntry, JournalEdit(id: entry.id, photo: Data([1]), removePhoto: true))?.field == "removePhoto")
@@ -138,7 +151,8 @@ struct CoeliacJournalTests {
         try await withCoeliacTracker { world in
             let host = world.tracker.host
             let subscriber = EventSubscriber(
-                endpoints: [host.boundEndpoints.events], prefixes: [CoeliacTopics.journalChanged.name, CoeliacTopics.badgeEarned.name, EventTopics.activity.name],
+                endpoints: [host.boundEndpoints.events],
+                prefixes: [CoeliacTopics.journalChanged.name, CoeliacTopics.badgeEarned.name, EventTopics.activity.name],
                 logger: host.logger
             )
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -159,7 +173,9 @@ struct CoeliacJournalTests {
                 let added = try await firstElement(of: subscriber.events, within: .seconds(10)) {
                     $0.header.topic == CoeliacTopics.journalChanged.name && ((try? $0.decode(JournalEvent.self).user) == "bea")
                 }
-                #expect(try added.decode(JournalEvent.self) == JournalEvent(user: "bea", entry: entry.id, date: coeliacDate("2026-03-04"), change: .added))
+                #expect(
+                    try added.decode(JournalEvent.self) == JournalEvent(user: "bea", entry: entry.id, date: coeliacDate("2026-03-04"), change: .added)
+                )
                 let activity = try await firstElement(of: subscriber.events, within: .seconds(10)) {
                     $0.header.topic == EventTopics.activity.name && ((try? $0.decode(ActivityEvent.self).user) == "bea")
                 }
@@ -189,7 +205,8 @@ struct CoeliacGlutenTests {
                 try await world.call(CoeliacAPI.predict, GlutenPredictionRequest(date: coeliacDate(text), expectsGluten: prediction), user: user)
             }
             if let result {
-                replies.append(try await world.call(CoeliacAPI.recordResult, GlutenResultRequest(date: coeliacDate(text), positive: result), user: user))
+                replies.append(
+                    try await world.call(CoeliacAPI.recordResult, GlutenResultRequest(date: coeliacDate(text), positive: result), user: user))
             }
         }
         return replies
@@ -197,16 +214,18 @@ struct CoeliacGlutenTests {
 
     @Test func hitRateStreaksBadgesAndCalendarForAHandBuiltHistory() async throws {
         try await withCoeliacTracker { world in
-            let replies = try await Self.record(world, [
-                ("2026-02-27", true, true),     // right         streak 1
-                ("2026-02-28", false, false),   // right         streak 2
-                ("2026-03-01", false, false),   // right         streak 3: badge 3
-                ("2026-03-02", false, true),    // wrong         streak 0 (best 3)
-                ("2026-03-03", nil, false),     // no prediction: not scored, streak stays 0
-                ("2026-03-05", true, true),     // right         streak 1 (03-04 empty: no break)
-                ("2026-03-06", false, false),   // right         streak 2
-                ("2026-03-08", true, nil),      // predicted, no result yet
-            ])
+            let replies = try await Self.record(
+                world,
+                [
+                    ("2026-02-27", true, true),  // right         streak 1
+                    ("2026-02-28", false, false),  // right         streak 2
+                    ("2026-03-01", false, false),  // right         streak 3: badge 3
+                    ("2026-03-02", false, true),  // wrong         streak 0 (best 3)
+                    ("2026-03-03", nil, false),  // no prediction: not scored, streak stays 0
+                    ("2026-03-05", true, true),  // right         streak 1 (03-04 empty: no break)
+                    ("2026-03-06", false, false),  // right         streak 2
+                    ("2026-03-08", true, nil),  // predicted, no result yet
+                ])
             #expect(replies.map(\.currentStreak) == [1, 2, 3, 0, 0, 1, 2])
             #expect(replies.map(\.newBadges.count) == [0, 0, 1, 0, 0, 0, 0])
             #expect(replies[3].day.correct == false && replies[4].day.correct == nil)
@@ -222,7 +241,10 @@ struct CoeliacGlutenTests {
 
             let march = try await world.call(CoeliacAPI.calendar, GlutenCalendarRequest(year: 2026, month: 3))
             #expect(march.days.count == 31)
-            #expect(march.days.prefix(9).map(\.status) == [.negative, .positive, .negative, .nothing, .positive, .negative, .nothing, .predicted, .nothing])
+            #expect(
+                march.days.prefix(9).map(\.status) == [
+                    .negative, .positive, .negative, .nothing, .positive, .negative, .nothing, .predicted, .nothing,
+                ])
             #expect(march.days[1].correct == false && march.days[0].correct == true && march.days[7].expectsGluten == true)
             let february = try await world.call(CoeliacAPI.calendar, GlutenCalendarRequest(year: 2026, month: 2))
             #expect(february.days.count == 28 && february.days.suffix(2).map(\.status) == [.positive, .negative])
@@ -267,11 +289,12 @@ struct CoeliacGlutenTests {
                 date = date.adding(days: 1)
             }
             let replies = try await Self.record(world, days)
-            #expect(replies.flatMap(\.newBadges) == [
-                GlutenBadge(streak: 3, reachedOn: coeliacDate("2026-01-03")),
-                GlutenBadge(streak: 7, reachedOn: coeliacDate("2026-01-07")),
-                GlutenBadge(streak: 30, reachedOn: coeliacDate("2026-01-30")),
-            ])
+            #expect(
+                replies.flatMap(\.newBadges) == [
+                    GlutenBadge(streak: 3, reachedOn: coeliacDate("2026-01-03")),
+                    GlutenBadge(streak: 7, reachedOn: coeliacDate("2026-01-07")),
+                    GlutenBadge(streak: 30, reachedOn: coeliacDate("2026-01-30")),
+                ])
             // A back-dated wrong prediction before the run breaks nothing already earned.
             _ = try await Self.record(world, [("2025-12-31", true, false)])
             let stats = try await world.call(CoeliacAPI.stats, Empty())

@@ -53,7 +53,9 @@ func withCoeliacTracker<T: Sendable>(timeZone: String? = "UTC", _ body: (Coeliac
     hosts.append(tracker.host)
     // Generous: a bound on a hang, not a performance check.
     let client = ServiceClient<Tracker>(endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
-    return try await withRunningServices(hosts) { _ in try await body(CoeliacWorld(tracker: tracker, client: client, clock: clock, plannerCalls: plannerCalls)) }
+    return try await withRunningServices(hosts) { _ in
+        try await body(CoeliacWorld(tracker: tracker, client: client, clock: clock, plannerCalls: plannerCalls))
+    }
 }
 
 /// A request with a raw string where a date belongs, to send what a typed client cannot.

@@ -26,8 +26,13 @@ struct DateWindowTests {
                 let error = await attempt()
                 #expect(error?.code == .badRequest && error?.field == field, "\(String(describing: error))")
             }
-            #expect(try await world.call(TrackerAPI.history, DateRange(from: day("2026-03-01"), to: day("2026-03-31"))).days.allSatisfy { $0.entries == 0 })
-            #expect(try await world.call(TrackerAPI.drinks, DayRequest(date: day("9999-12-31"))).water == 0, "reads of any date answer, with nothing there")
+            #expect(
+                try await world.call(TrackerAPI.history, DateRange(from: day("2026-03-01"), to: day("2026-03-31"))).days.allSatisfy {
+                    $0.entries == 0
+                })
+            #expect(
+                try await world.call(TrackerAPI.drinks, DayRequest(date: day("9999-12-31"))).water == 0,
+                "reads of any date answer, with nothing there")
 
             // Accepted at the edges: 1900-01-01, today, and goals up to 366 days ahead.
             _ = try await world.call(TrackerAPI.addEntry, typed("Edge", .lunch, grams: 100, kcal: 100, on: day("1900-01-01")))
@@ -38,7 +43,9 @@ struct DateWindowTests {
             let entry = try await world.call(TrackerAPI.addEntry, typed("Movable", .dinner, grams: 100, kcal: 100, on: day("2026-03-09")))
             let moved = await world.failure(TrackerAPI.editEntry, DiaryEdit(id: entry.id, date: day("2030-01-01")))
             #expect(moved?.code == .badRequest && moved?.field == "date")
-            #expect(try await world.call(TrackerAPI.listEntries, DayRequest(date: day("2026-03-09"))).entries.map(\.id) == [entry.id], "the entry did not move")
+            #expect(
+                try await world.call(TrackerAPI.listEntries, DayRequest(date: day("2026-03-09"))).entries.map(\.id) == [entry.id],
+                "the entry did not move")
         }
     }
 
@@ -57,13 +64,16 @@ struct DateWindowTests {
 
     @Test func journalEntriesAndGlutenResultsAreDatedPlausibly() async throws {
         try await withCoeliacTracker { world in
-            let ancient = await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: "Feast", date: coeliacDate("1000-01-01"), time: TimeOfDay("12:00")))
+            let ancient = await world.failure(
+                CoeliacAPI.addEntry, JournalEntryDraft(title: "Feast", date: coeliacDate("1000-01-01"), time: TimeOfDay("12:00")))
             #expect(ancient?.code == .badRequest && ancient?.field == "date")
             let result = await world.failure(CoeliacAPI.recordResult, GlutenResultRequest(date: coeliacDate("2099-01-01"), positive: false))
             #expect(result?.code == .badRequest && result?.field == "date")
             // A prediction is a plan: tomorrow is fine, the next century is not.
             _ = try await world.call(CoeliacAPI.predict, GlutenPredictionRequest(date: coeliacDate("2026-04-01"), expectsGluten: false))
-            #expect(await world.failure(CoeliacAPI.predict, GlutenPredictionRequest(date: coeliacDate("2099-01-01"), expectsGluten: false))?.field == "date")
+            #expect(
+                await world.failure(CoeliacAPI.predict, GlutenPredictionRequest(date: coeliacDate("2099-01-01"), expectsGluten: false))?.field
+                    == "date")
             #expect(try await world.call(CoeliacAPI.listEntries, JournalQuery(date: coeliacDate("1000-01-01"))).entries.isEmpty)
         }
     }
@@ -92,7 +102,9 @@ struct DateWindowTests {
             // A day with only a result disappears with it.
             let lone = coeliacDate("2026-03-21")
             _ = try await world.call(CoeliacAPI.recordResult, GlutenResultRequest(date: lone, positive: false))
-            #expect(try await world.call(CoeliacAPI.deleteResult, GlutenResultRemoval(date: lone)) == GlutenDay(date: lone, expectsGluten: nil, positive: nil))
+            #expect(
+                try await world.call(CoeliacAPI.deleteResult, GlutenResultRemoval(date: lone))
+                    == GlutenDay(date: lone, expectsGluten: nil, positive: nil))
             let calendar = try await world.call(CoeliacAPI.calendar, GlutenCalendarRequest(year: 2026, month: 3))
             #expect(calendar.days[20].status == .nothing)
         }
@@ -103,7 +115,8 @@ struct DateWindowTests {
 struct FriedRecipeLoggingTests {
     @Test func aFriedRecipeIsLoggedWithTheCatalogsNutritionAndTheEatenWeight() async throws {
         try await withTracker(catalog: true) { world in
-            let entry = try await world.call(TrackerAPI.logRecipeServing, RecipeServingLog(meal: .dinner, recipe: "beer-battered-fish-chips", servings: 1))
+            let entry = try await world.call(
+                TrackerAPI.logRecipeServing, RecipeServingLog(meal: .dinner, recipe: "beer-battered-fish-chips", servings: 1))
             let catalog = ServiceClient<Catalog>(
                 endpoint: world.tracker.host.configuration.peers[.catalog]!.requests, options: .init(timeout: .seconds(30), retries: 0)
             )

@@ -1,8 +1,8 @@
 import Foundation
 import PlannerService
-import SousServiceTesting
 import SousRuntime
 import SousSchema
+import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing
@@ -23,7 +23,8 @@ struct DiaryEntryTests {
     @Test func addListEditDeleteKeepsOneUsersDiaryApart() async throws {
         try await withTracker { world in
             let date = day("2026-03-10")
-            let oats = try await world.call(TrackerAPI.addEntry, typed("Porridge", .breakfast, grams: 250, kcal: 70, carbohydrates: 12, protein: 2.5, fat: 1.4, on: date))
+            let oats = try await world.call(
+                TrackerAPI.addEntry, typed("Porridge", .breakfast, grams: 250, kcal: 70, carbohydrates: 12, protein: 2.5, fat: 1.4, on: date))
             #expect(oats.source == EntrySource(kind: .manual) && oats.date == date && oats.loggedAt == trackerInstant)
             let soup = try await world.call(TrackerAPI.addEntry, typed("Soup, \"homemade\"", .lunch, grams: 300, kcal: 45, on: date))
             _ = try await world.call(TrackerAPI.addEntry, typed("Toast", .breakfast, grams: 40, kcal: 260, on: date), user: "bea")
@@ -57,7 +58,8 @@ struct DiaryEntryTests {
             #expect(meal?.code == .badRequest && meal?.field == "meal")
             let badDate = await world.failure(looseAdd, LooseAdd(date: "2026-02-30", meal: "lunch", grams: 100, food: "Eggs", per100g: .zero))
             #expect(badDate?.code == .badRequest && badDate?.field == "date")
-            let twoSources = await world.failure(TrackerAPI.addEntry, DiaryAdd(date: date, meal: .lunch, grams: 10, food: "X", per100g: .zero, barcode: "2100000000005"))
+            let twoSources = await world.failure(
+                TrackerAPI.addEntry, DiaryAdd(date: date, meal: .lunch, grams: 10, food: "X", per100g: .zero, barcode: "2100000000005"))
             #expect(twoSources?.code == .badRequest)
 
             let good = try await world.call(TrackerAPI.addEntry, typed("Apple", .snack, grams: 150, kcal: 52, on: date))
@@ -83,7 +85,8 @@ struct DiaryEntryTests {
     @Test func exportIsRFC4180() async throws {
         try await withTracker { world in
             world.clock.advance(by: 3 * 86_400)
-            _ = try await world.call(TrackerAPI.addEntry, typed("Soup, \"homemade\"", .lunch, grams: 300, kcal: 45, carbohydrates: 6.5, on: day("2026-03-10")))
+            _ = try await world.call(
+                TrackerAPI.addEntry, typed("Soup, \"homemade\"", .lunch, grams: 300, kcal: 45, carbohydrates: 6.5, on: day("2026-03-10")))
             _ = try await world.call(TrackerAPI.addEntry, typed("Bread", .breakfast, grams: 50, kcal: 265, on: day("2026-03-11")))
             _ = try await world.call(TrackerAPI.addEntry, typed("Outside", .breakfast, grams: 50, kcal: 265, on: day("2026-03-12")))
             let export = try await world.call(TrackerAPI.export, DateRange(from: day("2026-03-10"), to: day("2026-03-11")))
@@ -91,7 +94,9 @@ struct DiaryEntryTests {
             let lines = export.csv.components(separatedBy: "\r\n")
             #expect(lines.count == 4 && lines[3].isEmpty, "header, two rows, CRLF after each")
             #expect(lines[0].hasPrefix("date,meal,food,grams,kcal_per_100g"))
-            #expect(lines[1].hasPrefix("2026-03-10,lunch,\"Soup, \"\"homemade\"\"\",300,45,6.5,0,0,135,19.5,0,0,manual,,2026-03-13T10:00:00Z"), "logged three days later")
+            #expect(
+                lines[1].hasPrefix("2026-03-10,lunch,\"Soup, \"\"homemade\"\"\",300,45,6.5,0,0,135,19.5,0,0,manual,,2026-03-13T10:00:00Z"),
+                "logged three days later")
             #expect(lines[2].hasPrefix("2026-03-11,breakfast,Bread,50,265"))
             let backwards = await world.failure(TrackerAPI.export, DateRange(from: day("2026-03-11"), to: day("2026-03-10")))
             #expect(backwards?.code == .badRequest && backwards?.field == "to")
@@ -111,7 +116,8 @@ struct DiaryEntryTests {
                 let warmUp = Task {
                     for _ in 1...500 {
                         if Task.isCancelled { return }
-                        _ = try? await world.call(TrackerAPI.addEntry, typed("Warm-up", .snack, grams: 1, kcal: 1, on: day("2026-01-01")), user: "warm")
+                        _ = try? await world.call(
+                            TrackerAPI.addEntry, typed("Warm-up", .snack, grams: 1, kcal: 1, on: day("2026-01-01")), user: "warm")
                     }
                 }
                 _ = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == TrackerTopics.entryLogged.name }
@@ -122,7 +128,8 @@ struct DiaryEntryTests {
                 let logged = try await firstElement(of: subscriber.events, within: .seconds(10)) {
                     $0.header.topic == TrackerTopics.entryLogged.name && (try? $0.decode(DiaryEntryEvent.self).user) == "ada"
                 }
-                #expect(try logged.decode(DiaryEntryEvent.self) == DiaryEntryEvent(user: "ada", entry: entry.id, date: day("2026-03-10"), meal: .snack))
+                #expect(
+                    try logged.decode(DiaryEntryEvent.self) == DiaryEntryEvent(user: "ada", entry: entry.id, date: day("2026-03-10"), meal: .snack))
                 let activity = try await firstElement(of: subscriber.events, within: .seconds(10)) {
                     $0.header.topic == EventTopics.activity.name && (try? $0.decode(ActivityEvent.self).user) == "ada"
                 }
@@ -130,10 +137,14 @@ struct DiaryEntryTests {
                 #expect(body.service == "tracker" && body.method == "diary.add" && body.time == trackerInstant)
 
                 _ = try await world.call(TrackerAPI.editEntry, DiaryEdit(id: entry.id, meal: .dinner))
-                let changed = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == TrackerTopics.entryChanged.name }
+                let changed = try await firstElement(of: subscriber.events, within: .seconds(10)) {
+                    $0.header.topic == TrackerTopics.entryChanged.name
+                }
                 #expect(try changed.decode(DiaryEntryEvent.self).meal == .dinner)
                 try await world.call(TrackerAPI.deleteEntry, EntryID(id: entry.id))
-                let deleted = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == TrackerTopics.entryDeleted.name }
+                let deleted = try await firstElement(of: subscriber.events, within: .seconds(10)) {
+                    $0.header.topic == TrackerTopics.entryDeleted.name
+                }
                 #expect(try deleted.decode(DiaryEntryEvent.self).entry == entry.id)
                 group.cancelAll()
             }
@@ -149,10 +160,14 @@ struct DayBoundaryTests {
             _ = try await planner.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "America/Los_Angeles"), user: "bea")
             let lateEvening = day("2026-03-10").instant(hour: 23, minute: 30, in: TimeZone(identifier: "Pacific/Auckland")!)
             world.clock.set(lateEvening)
-            let before = try await world.call(TrackerAPI.addEntry, DiaryAdd(meal: .snack, grams: 20, food: "Chocolate", per100g: Macros(kcal: 540, carbohydrates: 60, protein: 5, fat: 30)))
+            let before = try await world.call(
+                TrackerAPI.addEntry,
+                DiaryAdd(meal: .snack, grams: 20, food: "Chocolate", per100g: Macros(kcal: 540, carbohydrates: 60, protein: 5, fat: 30)))
             #expect(before.date == day("2026-03-10"))
             world.clock.advance(by: 3600)
-            let after = try await world.call(TrackerAPI.addEntry, DiaryAdd(meal: .breakfast, grams: 200, food: "Yogurt", per100g: Macros(kcal: 60, carbohydrates: 5, protein: 4, fat: 3)))
+            let after = try await world.call(
+                TrackerAPI.addEntry,
+                DiaryAdd(meal: .breakfast, grams: 200, food: "Yogurt", per100g: Macros(kcal: 60, carbohydrates: 5, protein: 4, fat: 3)))
             #expect(after.date == day("2026-03-11"), "00:30 in Auckland is the next day, though still 11:30 on the 10th in UTC")
             let summary = try await world.call(TrackerAPI.summary, DayRequest())
             #expect(summary.day == ResolvedDay(date: day("2026-03-11"), timeZone: "Pacific/Auckland"))
@@ -172,7 +187,8 @@ struct DayBoundaryTests {
         var configuration = ServiceConfiguration.inProcess(.planner, clock: clock)
         configuration.bind = "tcp://127.0.0.1:*"
         configuration.eventsBind = "tcp://127.0.0.1:*"
-        let planner = try PlannerService(configuration: configuration, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil))
+        let planner = try PlannerService(
+            configuration: configuration, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil))
         let tracker = try TrackerFixture.make(peers: [.planner: planner.host.boundEndpoints], clock: clock)
         // 9 s: the time-zone lookup is optional and gets a third of it, ample for a live planner
         // and short enough not to stall the test once the planner has stopped.

@@ -12,8 +12,10 @@ struct GoalsAndSummaryTests {
             let monday = day("2026-03-09")
             let tuesday = day("2026-03-10")
             for date in [monday, tuesday] {
-                _ = try await world.call(TrackerAPI.addEntry, typed("Pasta", .dinner, grams: 200, kcal: 150, carbohydrates: 30, protein: 5, fat: 1, on: date))
-                _ = try await world.call(TrackerAPI.addEntry, typed("Granola", .breakfast, grams: 100, kcal: 450, carbohydrates: 60, protein: 10, fat: 18, on: date))
+                _ = try await world.call(
+                    TrackerAPI.addEntry, typed("Pasta", .dinner, grams: 200, kcal: 150, carbohydrates: 30, protein: 5, fat: 1, on: date))
+                _ = try await world.call(
+                    TrackerAPI.addEntry, typed("Granola", .breakfast, grams: 100, kcal: 450, carbohydrates: 60, protein: 10, fat: 18, on: date))
             }
             // Before any change: the documented defaults, with no start date.
             let before = try await world.call(TrackerAPI.summary, DayRequest(date: monday))
@@ -60,17 +62,25 @@ struct GoalsAndSummaryTests {
             #expect(cutting.goals == presets.first { $0.name == "cutting" }?.goals)
             let unknown = await world.failure(TrackerAPI.setGoals, GoalsChange(preset: "keto-max"))
             #expect(unknown?.code == .badRequest && unknown?.field == "preset")
-            let bad = await world.failure(TrackerAPI.setGoals, GoalsChange(from: day("2026-03-01"), goals: Goals(kcal: -1, carbohydrates: 0, protein: 0, fat: 0)))
+            let bad = await world.failure(
+                TrackerAPI.setGoals, GoalsChange(from: day("2026-03-01"), goals: Goals(kcal: -1, carbohydrates: 0, protein: 0, fat: 0)))
             #expect(bad?.field == "goals.kcal")
             // Figures that contradict each other are refused: 900 g of each is not a 2000 kcal day…
-            let impossible = await world.failure(TrackerAPI.setGoals, GoalsChange(goals: Goals(kcal: 2000, carbohydrates: 900, protein: 900, fat: 900)))
+            let impossible = await world.failure(
+                TrackerAPI.setGoals, GoalsChange(goals: Goals(kcal: 2000, carbohydrates: 900, protein: 900, fat: 900)))
             #expect(impossible?.code == .badRequest && impossible?.field == "goals")
             // …100 g of food holds at most 100 g of macros, and 10/10/10 g cannot be 5 kcal.
-            let heavy = await world.failure(TrackerAPI.addEntry, DiaryAdd(meal: .lunch, grams: 100, food: "Impossible", per100g: Macros(kcal: 100, carbohydrates: 90, protein: 90, fat: 90)))
+            let heavy = await world.failure(
+                TrackerAPI.addEntry,
+                DiaryAdd(meal: .lunch, grams: 100, food: "Impossible", per100g: Macros(kcal: 100, carbohydrates: 90, protein: 90, fat: 90)))
             #expect(heavy?.code == .badRequest && heavy?.field == "per100g")
-            let light = await world.failure(TrackerAPI.addEntry, DiaryAdd(meal: .lunch, grams: 100, food: "Light", per100g: Macros(kcal: 5, carbohydrates: 10, protein: 10, fat: 10)))
+            let light = await world.failure(
+                TrackerAPI.addEntry,
+                DiaryAdd(meal: .lunch, grams: 100, food: "Light", per100g: Macros(kcal: 5, carbohydrates: 10, protein: 10, fat: 10)))
             #expect(light?.code == .badRequest && light?.field == "per100g.kcal")
-            let beer = try await world.call(TrackerAPI.addEntry, DiaryAdd(meal: .dinner, grams: 330, food: "Beer", per100g: Macros(kcal: 43, carbohydrates: 3.6, protein: 0.5, fat: 0)))
+            let beer = try await world.call(
+                TrackerAPI.addEntry,
+                DiaryAdd(meal: .dinner, grams: 330, food: "Beer", per100g: Macros(kcal: 43, carbohydrates: 3.6, protein: 0.5, fat: 0)))
             #expect(beer.food == "Beer", "alcohol's energy is not in the macros, and is allowed")
         }
     }
@@ -81,10 +91,13 @@ struct GoalsAndSummaryTests {
             world.clock.advance(by: 7 * 86_400)
             // Week of Mon 2 March: three days at exactly 2000 kcal (the default goal); week of
             // Mon 9 March: one day at 2150 (within 10 %) and one at 3000 (outside).
-            let days: [(String, Double)] = [("2026-03-02", 2000), ("2026-03-03", 2000), ("2026-03-05", 2000), ("2026-03-09", 2150), ("2026-03-11", 3000)]
+            let days: [(String, Double)] = [
+                ("2026-03-02", 2000), ("2026-03-03", 2000), ("2026-03-05", 2000), ("2026-03-09", 2150), ("2026-03-11", 3000),
+            ]
             for (date, kcal) in days {
                 // A food of 500 kcal with 25 g carbohydrates and 25 g protein per 100 g, scaled.
-                _ = try await world.call(TrackerAPI.addEntry, typed("Food", .lunch, grams: kcal / 5, kcal: 500, carbohydrates: 25, protein: 25, fat: 0, on: day(date)))
+                _ = try await world.call(
+                    TrackerAPI.addEntry, typed("Food", .lunch, grams: kcal / 5, kcal: 500, carbohydrates: 25, protein: 25, fat: 0, on: day(date)))
             }
             let range = DateRange(from: day("2026-03-01"), to: day("2026-03-14"))
             let history = try await world.call(TrackerAPI.history, range)
@@ -109,10 +122,18 @@ struct GoalsAndSummaryTests {
 struct SavedFoodTests {
     @Test func savedFoodsAreFilteredByMealAndLoggedWithAQuantity() async throws {
         try await withTracker { world in
-            let shake = try await world.call(TrackerAPI.createFood, SavedFoodDraft(name: "Protein shake", meals: [.snack, .breakfast], grams: 300, per100g: Macros(kcal: 80, carbohydrates: 6, protein: 10, fat: 1.5)))
+            let shake = try await world.call(
+                TrackerAPI.createFood,
+                SavedFoodDraft(
+                    name: "Protein shake", meals: [.snack, .breakfast], grams: 300, per100g: Macros(kcal: 80, carbohydrates: 6, protein: 10, fat: 1.5)
+                ))
             #expect(shake.meals == [.breakfast, .snack])
-            let salad = try await world.call(TrackerAPI.createFood, SavedFoodDraft(name: "Big salad", meals: [.lunch], grams: 400, per100g: Macros(kcal: 35, carbohydrates: 4, protein: 2, fat: 1)))
-            let apple = try await world.call(TrackerAPI.createFood, SavedFoodDraft(name: "Apple", grams: 180, per100g: Macros(kcal: 52, carbohydrates: 14, protein: 0.3, fat: 0.2)))
+            let salad = try await world.call(
+                TrackerAPI.createFood,
+                SavedFoodDraft(name: "Big salad", meals: [.lunch], grams: 400, per100g: Macros(kcal: 35, carbohydrates: 4, protein: 2, fat: 1)))
+            let apple = try await world.call(
+                TrackerAPI.createFood, SavedFoodDraft(name: "Apple", grams: 180, per100g: Macros(kcal: 52, carbohydrates: 14, protein: 0.3, fat: 0.2))
+            )
 
             #expect(try await world.call(TrackerAPI.listFoods, SavedFoodFilter()).foods.map(\.name) == ["Apple", "Big salad", "Protein shake"])
             #expect(try await world.call(TrackerAPI.listFoods, SavedFoodFilter(meal: .lunch)).foods.map(\.id) == [apple.id, salad.id])

@@ -14,7 +14,9 @@ let trackerInstant = Date(timeIntervalSince1970: 1_773_136_800)
 func day(_ text: String) -> LocalDate { LocalDate(text)! }
 
 /// A typed-in food of `kcal` per 100 g with the given macros per 100 g.
-func typed(_ food: String, _ meal: Meal, grams: Double, kcal: Double, carbohydrates: Double = 0, protein: Double = 0, fat: Double = 0, on date: LocalDate) -> DiaryAdd {
+func typed(
+    _ food: String, _ meal: Meal, grams: Double, kcal: Double, carbohydrates: Double = 0, protein: Double = 0, fat: Double = 0, on date: LocalDate
+) -> DiaryAdd {
     DiaryAdd(date: date, meal: meal, grams: grams, food: food, per100g: Macros(kcal: kcal, carbohydrates: carbohydrates, protein: protein, fat: fat))
 }
 
@@ -50,7 +52,9 @@ struct TrackerWorld: CallsAsUser {
 
 /// Runs a real tracker over inproc:// with an in-memory database and a manual clock at
 /// ``trackerInstant``; with `planner`, a real planner for time zones; with `catalog`, the seeded catalog.
-func withTracker<T: Sendable>(planner withPlanner: Bool = true, catalog withCatalog: Bool = false, _ body: (TrackerWorld) async throws -> T) async throws -> T {
+func withTracker<T: Sendable>(
+    planner withPlanner: Bool = true, catalog withCatalog: Bool = false, _ body: (TrackerWorld) async throws -> T
+) async throws -> T {
     let clock = WallClock.manual(at: trackerInstant)
     var hosts: [ServiceHost] = []
     var peers: [SousService: ServiceEndpoints] = [:]

@@ -16,7 +16,10 @@ struct ZeroMQTests {
 
     @Test func multipartMessagesArriveWholeThroughRouterAndDealer() throws {
         let (router, dealer) = try pair(.router, .dealer)
-        defer { router.close(); dealer.close() }
+        defer {
+            router.close()
+            dealer.close()
+        }
         try dealer.send(multipart: [[], Array("hello".utf8), [0, 1, 2]])
         let received = try #require(try router.receive(timeout: .seconds(5)))
         #expect(received.count == 4, "routing id + 3 frames")
@@ -29,7 +32,10 @@ struct ZeroMQTests {
     /// them, so every size around that boundary must arrive intact.
     @Test func smallMessagesAroundTheInlineLimitArriveIntact() throws {
         let (pull, push) = try pair(.pull, .push)
-        defer { pull.close(); push.close() }
+        defer {
+            pull.close()
+            push.close()
+        }
         for size in 0...70 {
             let frame = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
             try push.send(multipart: [frame, frame.reversed()])
@@ -40,7 +46,10 @@ struct ZeroMQTests {
 
     @Test func receiveWithTimeoutReturnsNilWhenNothingArrives() throws {
         let (pull, push) = try pair(.pull, .push)
-        defer { pull.close(); push.close() }
+        defer {
+            pull.close()
+            push.close()
+        }
         let start = ContinuousClock.now
         #expect(try pull.receive(timeout: .milliseconds(50)) == nil)
         #expect(ContinuousClock.now - start >= .milliseconds(45))
@@ -48,7 +57,10 @@ struct ZeroMQTests {
 
     @Test func blockingReceiveHonoursReceiveTimeout() throws {
         let (pull, push) = try pair(.pull, .push)
-        defer { pull.close(); push.close() }
+        defer {
+            pull.close()
+            push.close()
+        }
         try pull.setReceiveTimeout(milliseconds: 30)
         let error = #expect(throws: ZMQError.self) { try pull.receiveMultipart() }
         #expect(error?.isWouldBlock == true)
@@ -74,7 +86,10 @@ struct ZeroMQTests {
 
     @Test func publishSubscribeFiltersByPrefixOverTCP() throws {
         let (publisher, subscriber) = try pair(.pub, .sub, transport: "tcp")
-        defer { publisher.close(); subscriber.close() }
+        defer {
+            publisher.close()
+            subscriber.close()
+        }
         try subscriber.subscribe("activity")
         // A subscription reaches the publisher asynchronously: publish until the first arrives.
         var first: [ZMQFrame]?

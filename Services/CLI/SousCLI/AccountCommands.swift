@@ -15,7 +15,8 @@ func readPassword(_ prompt: String) throws -> String {
 /// Signs in and remembers the session as the current account.
 func signIn(email: String, password: String, device: String?, global: GlobalOptions) async throws -> SignedIn {
     let device = device ?? ProcessInfo.processInfo.hostName
-    let signedIn = try await global.client(Planner.self).call(AccountAPI.login, SignIn(email: email, password: password, device: String(device.prefix(80))))
+    let signedIn = try await global.client(Planner.self).call(
+        AccountAPI.login, SignIn(email: email, password: password, device: String(device.prefix(80))))
     var credentials = try Credentials.load()
     credentials.remember(signedIn)
     try credentials.save()
@@ -94,7 +95,8 @@ struct WhoAmICommand: AsyncParsableCommand {
     func run() async throws {
         let who = try await global.client(Planner.self).call(AccountAPI.whoami, Empty(), session: global.token)
         if global.json { return try printJSON(who) }
-        Console.current.out("\(who.account.name) <\(who.account.email)>, user \(who.account.user)\(who.account.role == .operator ? ", operator" : "")")
+        Console.current.out(
+            "\(who.account.name) <\(who.account.email)>, user \(who.account.user)\(who.account.role == .operator ? ", operator" : "")")
         Console.current.out("session \(who.session.id) on \(who.session.device), until \(who.session.expiresAt.formatted(.iso8601))")
     }
 }
@@ -135,7 +137,9 @@ struct SessionsCommand: AsyncParsableCommand {
     static func print(_ list: SessionList) {
         var table = Table([("", .left), ("SESSION", .left), ("DEVICE", .left), ("SINCE", .left), ("UNTIL", .left)])
         for session in list.sessions {
-            table.add([session.current ? "*" : "", session.id, session.device, session.createdAt.formatted(.iso8601), session.expiresAt.formatted(.iso8601)])
+            table.add([
+                session.current ? "*" : "", session.id, session.device, session.createdAt.formatted(.iso8601), session.expiresAt.formatted(.iso8601),
+            ])
         }
         Console.current.out(table.render())
     }
@@ -154,7 +158,8 @@ struct PasswordCommand: AsyncParsableCommand {
     func run() async throws {
         let current = try readPassword("Current password: ")
         let new = try readPassword("New password (at least 10 characters): ")
-        let changed = try await global.client(Planner.self).call(AccountAPI.changePassword, PasswordChange(current: current, new: new), session: global.token)
+        let changed = try await global.client(Planner.self).call(
+            AccountAPI.changePassword, PasswordChange(current: current, new: new), session: global.token)
         if global.json { return try printJSON(changed) }
         Console.current.out("Password changed; \(changed.endedSessions) other session\(changed.endedSessions == 1 ? "" : "s") ended.")
     }

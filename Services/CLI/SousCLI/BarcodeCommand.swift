@@ -36,10 +36,14 @@ struct BarcodeCommand: AsyncParsableCommand {
         console.out("\(product.name)\(product.brand.map { " — \($0)" } ?? "")\(product.quantity.map { " (\($0))" } ?? "")")
         console.out("Barcode \(product.code)")
         let n = product.per100g
-        console.out("Per 100 g: \(number(n.kcal, decimals: 0)) kcal, carbohydrates \(number(n.carbohydrates)) g, protein \(number(n.protein)) g, fat \(number(n.fat)) g")
+        console.out(
+            "Per 100 g: \(number(n.kcal, decimals: 0)) kcal, carbohydrates \(number(n.carbohydrates)) g, protein \(number(n.protein)) g, fat \(number(n.fat)) g"
+        )
         if !product.allergens.isEmpty { console.out("Allergens: \(product.allergens.joined(separator: ", "))") }
         if let entry {
-            console.out("Logged #\(entry.id): \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date), \(number(entry.totals.kcal, decimals: 0)) kcal.")
+            console.out(
+                "Logged #\(entry.id): \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date), \(number(entry.totals.kcal, decimals: 0)) kcal."
+            )
         }
     }
 

@@ -31,7 +31,9 @@ struct CatalogCommand: AsyncParsableCommand {
             console.out("Catalog version \(changes.version) (asked since \(since)).")
             console.out("\(changes.recipes.count) recipes changed\(changes.recipes.isEmpty ? "." : ":")")
             for recipe in changes.recipes { console.out("  \(recipe.id)  \(recipe.name)  (version \(recipe.version))") }
-            console.out("\(changes.deletedRecipes.count) to forget\(changes.deletedRecipes.isEmpty ? "." : ": " + changes.deletedRecipes.joined(separator: ", "))")
+            console.out(
+                "\(changes.deletedRecipes.count) to forget\(changes.deletedRecipes.isEmpty ? "." : ": " + changes.deletedRecipes.joined(separator: ", "))"
+            )
             console.out("\(changes.ingredients.count) ingredients changed.")
             console.out("Next time: sous catalog changes --since \(changes.version)")
         }

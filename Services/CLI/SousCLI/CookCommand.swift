@@ -16,7 +16,8 @@ struct CookCommand: AsyncParsableCommand {
 
     @Argument(help: "Recipe id.") var recipe: String
     @Option(help: "Print only this step (1 is the first).") var step: Int?
-    @Option(help: "Scale ingredient quantities for this many people (default: your profile's household, as the groceries were bought).") var people: Int?
+    @Option(help: "Scale ingredient quantities for this many people (default: your profile's household, as the groceries were bought).") var people:
+        Int?
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -98,7 +99,9 @@ struct CookingStep: Encodable {
         description = step.description
         minutes = step.minutes
         ingredients = step.ingredients.compactMap { id in
-            recipe.ingredients.first { $0.ingredient == id }.map { Item(ingredient: id, name: $0.name, quantity: $0.quantity, unit: $0.unit.rawValue) }
+            recipe.ingredients.first { $0.ingredient == id }.map {
+                Item(ingredient: id, name: $0.name, quantity: $0.quantity, unit: $0.unit.rawValue)
+            }
         }
     }
 

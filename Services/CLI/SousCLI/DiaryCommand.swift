@@ -47,7 +47,9 @@ struct DiaryCommand: AsyncParsableCommand {
             )
             let entry = try await global.client(Tracker.self).call(TrackerAPI.addEntry, request, session: global.token)
             if global.json { return try printJSON(entry) }
-            Console.current.out("Logged #\(entry.id) \(entry.food), \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date): \(number(entry.totals.kcal, decimals: 0)) kcal.")
+            Console.current.out(
+                "Logged #\(entry.id) \(entry.food), \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date): \(number(entry.totals.kcal, decimals: 0)) kcal."
+            )
         }
     }
 
@@ -65,21 +67,26 @@ struct DiaryCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let request = RecipeServingLog(date: try date.map { try trackerDate($0) }, meal: try trackerMeal(meal), recipe: recipe, servings: servings)
+            let request = RecipeServingLog(
+                date: try date.map { try trackerDate($0) }, meal: try trackerMeal(meal), recipe: recipe, servings: servings)
             let entry = try await global.client(Tracker.self).call(TrackerAPI.logRecipeServing, request, session: global.token)
             if global.json { return try printJSON(entry) }
-            Console.current.out("Logged #\(entry.id) \(entry.food), \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date): \(number(entry.totals.kcal, decimals: 0)) kcal.")
+            Console.current.out(
+                "Logged #\(entry.id) \(entry.food), \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date): \(number(entry.totals.kcal, decimals: 0)) kcal."
+            )
         }
     }
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Which meals a day has entries for, and its kcal against the goal (what the 19:00 reminder checks).")
+        static let configuration = CommandConfiguration(
+            abstract: "Which meals a day has entries for, and its kcal against the goal (what the 19:00 reminder checks).")
 
         @Option(help: "The day, YYYY-MM-DD (default today).") var date: String?
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let status = try await global.client(Tracker.self).call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: try date.map { try trackerDate($0) }), session: global.token)
+            let status = try await global.client(Tracker.self).call(
+                TrackerAPI.diaryStatus, DiaryStatusRequest(date: try date.map { try trackerDate($0) }), session: global.token)
             if global.json { return try printJSON(status) }
             let meals = status.mealsLogged.isEmpty ? "nothing logged" : "logged: " + status.mealsLogged.map(\.rawValue).joined(separator: ", ")
             Console.current.out("\(status.date): \(meals); \(number(status.kcal, decimals: 0)) of \(number(status.kcalGoal, decimals: 0)) kcal.")
@@ -93,7 +100,8 @@ struct DiaryCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let day = try await global.client(Tracker.self).call(TrackerAPI.listEntries, DayRequest(date: try date.map { try trackerDate($0) }), session: global.token)
+            let day = try await global.client(Tracker.self).call(
+                TrackerAPI.listEntries, DayRequest(date: try date.map { try trackerDate($0) }), session: global.token)
             if global.json { return try printJSON(day) }
             Console.current.out(dayHeading(day.day))
             guard !day.entries.isEmpty else { return Console.current.out("Nothing logged.") }
@@ -146,7 +154,8 @@ struct DiaryCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let summary = try await global.client(Tracker.self).call(TrackerAPI.summary, DayRequest(date: try date.map { try trackerDate($0) }), session: global.token)
+            let summary = try await global.client(Tracker.self).call(
+                TrackerAPI.summary, DayRequest(date: try date.map { try trackerDate($0) }), session: global.token)
             if global.json { return try printJSON(summary) }
             let console = Console.current
             console.out(dayHeading(summary.day))
@@ -161,8 +170,10 @@ struct DiaryCommand: AsyncParsableCommand {
                 let amounts = "\(number(total, decimals: 0))/\(number(goal, decimals: 0))\(unit)"
                 console.out("\(label)\(progressBar(percent))\(String(format: "%3.0f", percent))%  \(amounts)")
             }
-            console.out("water   \(summary.water) glass\(summary.water == 1 ? "" : "es")   coffee \(summary.coffee) cup\(summary.coffee == 1 ? "" : "s")")
-            console.out("Goals \(summary.goalsFrom.map { "since \($0)" } ?? "(defaults)"); remaining \(number(summary.remaining.kcal, decimals: 0)) kcal.")
+            console.out(
+                "water   \(summary.water) glass\(summary.water == 1 ? "" : "es")   coffee \(summary.coffee) cup\(summary.coffee == 1 ? "" : "s")")
+            console.out(
+                "Goals \(summary.goalsFrom.map { "since \($0)" } ?? "(defaults)"); remaining \(number(summary.remaining.kcal, decimals: 0)) kcal.")
             for group in summary.meals {
                 console.out("\n\(group.meal.rawValue.capitalized) — \(number(group.totals.kcal, decimals: 0)) kcal")
                 console.out(entryTable(group.entries))
@@ -171,7 +182,8 @@ struct DiaryCommand: AsyncParsableCommand {
     }
 
     struct History: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Totals per day over a range (at most 366 days), with a kcal bar against each day's goal.")
+        static let configuration = CommandConfiguration(
+            abstract: "Totals per day over a range (at most 366 days), with a kcal bar against each day's goal.")
 
         @Option(help: "First day, YYYY-MM-DD.") var from: String
         @Option(help: "Last day, YYYY-MM-DD.") var to: String
@@ -181,18 +193,23 @@ struct DiaryCommand: AsyncParsableCommand {
             let range = DateRange(from: try trackerDate(from, option: "--from"), to: try trackerDate(to, option: "--to"))
             let history = try await global.client(Tracker.self).call(TrackerAPI.history, range, session: global.token)
             if global.json { return try printJSON(history) }
-            var table = Table([("Date", .left), ("kcal", .right), ("Goal", .right), ("", .left), ("Carbs", .right), ("Protein", .right), ("Fat", .right)])
+            var table = Table([
+                ("Date", .left), ("kcal", .right), ("Goal", .right), ("", .left), ("Carbs", .right), ("Protein", .right), ("Fat", .right),
+            ])
             for day in history.days {
                 let percent = day.kcalGoal > 0 ? day.totals.kcal / day.kcalGoal * 100 : 0
-                table.add([day.date.description, number(day.totals.kcal, decimals: 0), number(day.kcalGoal, decimals: 0), progressBar(percent, width: 10),
-                           number(day.totals.carbohydrates), number(day.totals.protein), number(day.totals.fat)])
+                table.add([
+                    day.date.description, number(day.totals.kcal, decimals: 0), number(day.kcalGoal, decimals: 0), progressBar(percent, width: 10),
+                    number(day.totals.carbohydrates), number(day.totals.protein), number(day.totals.fat),
+                ])
             }
             Console.current.out(table.render())
         }
     }
 
     struct Analysis: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Weekly averages, macro split and days within ±10 % of the kcal goal, over logged days.")
+        static let configuration = CommandConfiguration(
+            abstract: "Weekly averages, macro split and days within ±10 % of the kcal goal, over logged days.")
 
         @Option(help: "First day, YYYY-MM-DD.") var from: String
         @Option(help: "Last day, YYYY-MM-DD.") var to: String
@@ -207,12 +224,15 @@ struct DiaryCommand: AsyncParsableCommand {
             guard analysis.daysLogged > 0 else { return }
             var table = Table([("Week of", .left), ("Days", .right), ("kcal/day", .right), ("Carbs", .right), ("Protein", .right), ("Fat", .right)])
             for week in analysis.weeks {
-                table.add([week.weekStart.description, String(week.daysLogged), number(week.average.kcal, decimals: 0), number(week.average.carbohydrates),
-                           number(week.average.protein), number(week.average.fat)])
+                table.add([
+                    week.weekStart.description, String(week.daysLogged), number(week.average.kcal, decimals: 0), number(week.average.carbohydrates),
+                    number(week.average.protein), number(week.average.fat),
+                ])
             }
             console.out(table.render())
             let split = analysis.macroSplit
-            console.out(String(format: "\nEnergy split: carbohydrates %.0f%%, protein %.0f%%, fat %.0f%%.", split.carbohydrates, split.protein, split.fat))
+            console.out(
+                String(format: "\nEnergy split: carbohydrates %.0f%%, protein %.0f%%, fat %.0f%%.", split.carbohydrates, split.protein, split.fat))
             console.out("Within ±10 % of the kcal goal on \(analysis.daysWithinKcalGoal) of \(analysis.daysLogged) logged days.")
         }
     }
@@ -237,20 +257,25 @@ struct DiaryCommand: AsyncParsableCommand {
             var added: [DiaryEntry] = []
             for index in add {
                 let food = recent.foods[index - 1]
-                added.append(try await client.call(
-                    TrackerAPI.addEntry,
-                    DiaryAdd(date: recent.date.adding(days: 1), meal: food.meal, grams: food.grams, food: food.food, per100g: food.per100g),
-                    session: global.token
-                ))
+                added.append(
+                    try await client.call(
+                        TrackerAPI.addEntry,
+                        DiaryAdd(date: recent.date.adding(days: 1), meal: food.meal, grams: food.grams, food: food.food, per100g: food.per100g),
+                        session: global.token
+                    ))
             }
             if global.json { return try printJSON(add.isEmpty ? AnyReply.foods(recent) : AnyReply.added(added)) }
             if !added.isEmpty {
-                return Console.current.out(added.map { "Logged #\($0.id) \($0.food) (\(number($0.grams)) g, \($0.meal.rawValue)) on \($0.date)." }.joined(separator: "\n"))
+                return Console.current.out(
+                    added.map { "Logged #\($0.id) \($0.food) (\(number($0.grams)) g, \($0.meal.rawValue)) on \($0.date)." }.joined(separator: "\n"))
             }
             guard !recent.foods.isEmpty else { return Console.current.out("Nothing was logged on \(recent.date).") }
             var table = Table([("#", .right), ("Meal", .left), ("Food", .left), ("Grams", .right), ("kcal", .right)])
             for (index, food) in recent.foods.enumerated() {
-                table.add([String(index + 1), food.meal.rawValue, food.food.truncated(40), number(food.grams), number(food.per100g.kcal * food.grams / 100, decimals: 0)])
+                table.add([
+                    String(index + 1), food.meal.rawValue, food.food.truncated(40), number(food.grams),
+                    number(food.per100g.kcal * food.grams / 100, decimals: 0),
+                ])
             }
             Console.current.out("Logged on \(recent.date):\n" + table.render())
         }
@@ -337,11 +362,15 @@ func dayHeading(_ day: ResolvedDay) -> String {
 }
 
 func entryTable(_ entries: [DiaryEntry]) -> String {
-    var table = Table([("#", .right), ("Meal", .left), ("Food", .left), ("Grams", .right), ("kcal", .right), ("Carbs", .right), ("Protein", .right), ("Fat", .right)])
+    var table = Table([
+        ("#", .right), ("Meal", .left), ("Food", .left), ("Grams", .right), ("kcal", .right), ("Carbs", .right), ("Protein", .right), ("Fat", .right),
+    ])
     for entry in entries {
         let totals = entry.totals
-        table.add([String(entry.id), entry.meal.rawValue, entry.food.truncated(40), number(entry.grams), number(totals.kcal, decimals: 0),
-                   number(totals.carbohydrates), number(totals.protein), number(totals.fat)])
+        table.add([
+            String(entry.id), entry.meal.rawValue, entry.food.truncated(40), number(entry.grams), number(totals.kcal, decimals: 0),
+            number(totals.carbohydrates), number(totals.protein), number(totals.fat),
+        ])
     }
     return table.render()
 }

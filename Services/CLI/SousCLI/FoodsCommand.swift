@@ -15,7 +15,8 @@ struct FoodsCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Save a food.",
-            discussion: "Example: sous foods add \"Protein shake\" --grams 300 --kcal 80 --carbs 6 --protein 10 --fat 1.5 --meal breakfast --meal snack"
+            discussion:
+                "Example: sous foods add \"Protein shake\" --grams 300 --kcal 80 --carbs 6 --protein 10 --fat 1.5 --meal breakfast --meal snack"
         )
 
         @Argument(help: "Its name.") var name: String
@@ -40,20 +41,24 @@ struct FoodsCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(Tracker.self).call(TrackerAPI.listFoods, SavedFoodFilter(meal: try meal.map(trackerMeal)), session: global.token)
+            let list = try await global.client(Tracker.self).call(
+                TrackerAPI.listFoods, SavedFoodFilter(meal: try meal.map(trackerMeal)), session: global.token)
             if global.json { return try printJSON(list) }
             guard !list.foods.isEmpty else { return Console.current.out("No saved foods.") }
             var table = Table([("#", .right), ("Food", .left), ("Meals", .left), ("Portion", .right), ("kcal/portion", .right)])
             for food in list.foods {
-                table.add([String(food.id), food.name.truncated(40), food.meals.isEmpty ? "any" : food.meals.map(\.rawValue).joined(separator: ","),
-                           "\(number(food.grams)) g", number(food.per100g.kcal * food.grams / 100, decimals: 0)])
+                table.add([
+                    String(food.id), food.name.truncated(40), food.meals.isEmpty ? "any" : food.meals.map(\.rawValue).joined(separator: ","),
+                    "\(number(food.grams)) g", number(food.per100g.kcal * food.grams / 100, decimals: 0),
+                ])
             }
             Console.current.out(table.render())
         }
     }
 
     struct Edit: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a saved food; options left out keep their value (nutrition: all four or none).")
+        static let configuration = CommandConfiguration(
+            abstract: "Change a saved food; options left out keep their value (nutrition: all four or none).")
 
         @Argument(help: "The saved food's id.") var id: Int64
         @Option(help: "A new name.") var name: String?
@@ -86,7 +91,8 @@ struct FoodsCommand: AsyncParsableCommand {
     }
 
     struct Log: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Log a saved food: quantity × its portion, at a meal (default its first meal, else snack).")
+        static let configuration = CommandConfiguration(
+            abstract: "Log a saved food: quantity × its portion, at a meal (default its first meal, else snack).")
 
         @Argument(help: "The saved food's id.") var id: Int64
         @Option(help: "Portions (default 1).") var quantity: Double?
@@ -98,7 +104,9 @@ struct FoodsCommand: AsyncParsableCommand {
             let request = SavedFoodLog(id: id, date: try date.map { try trackerDate($0) }, meal: try meal.map(trackerMeal), quantity: quantity)
             let entry = try await global.client(Tracker.self).call(TrackerAPI.logFood, request, session: global.token)
             if global.json { return try printJSON(entry) }
-            Console.current.out("Logged #\(entry.id) \(entry.food), \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date): \(number(entry.totals.kcal, decimals: 0)) kcal.")
+            Console.current.out(
+                "Logged #\(entry.id) \(entry.food), \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date): \(number(entry.totals.kcal, decimals: 0)) kcal."
+            )
         }
     }
 }

@@ -78,13 +78,14 @@ public struct GlobalOptions: ParsableArguments, Sendable {
     }
 
     public func endpoint(of service: SousService) -> String {
-        let flag: String? = switch service {
-        case .catalog: catalogEndpoint
-        case .planner: plannerEndpoint
-        case .groceries: groceriesEndpoint
-        case .tracker: trackerEndpoint
-        case .notifier: notifierEndpoint
-        }
+        let flag: String? =
+            switch service {
+            case .catalog: catalogEndpoint
+            case .planner: plannerEndpoint
+            case .groceries: groceriesEndpoint
+            case .tracker: trackerEndpoint
+            case .notifier: notifierEndpoint
+            }
         return flag ?? ServiceEndpoints.fromEnvironment(service).requests
     }
 
@@ -103,7 +104,8 @@ public struct GlobalOptions: ParsableArguments, Sendable {
         let milliseconds = timeoutMs ?? fromEnvironment ?? 3_000
         let endpoint = endpoint(of: service)
         return ServiceClient<Scope>(
-            endpoint: endpoint, options: .init(timeout: .milliseconds(milliseconds), retries: 2), curve: UserClientKeys.curve(for: service, endpoint: endpoint),
+            endpoint: endpoint, options: .init(timeout: .milliseconds(milliseconds), retries: 2),
+            curve: UserClientKeys.curve(for: service, endpoint: endpoint),
             name: service.rawValue
         )
     }

@@ -59,12 +59,14 @@ struct GlutenCommand: AsyncParsableCommand {
             let recorded = try await global.client(Tracker.self).call(CoeliacAPI.recordResult, request, session: global.token)
             if global.json { return try printJSON(recorded) }
             let day = recorded.day
-            let verdict = switch day.correct {
-            case true?: "Your prediction was right."
-            case false?: "Your prediction was wrong."
-            case nil: "There was no prediction for this day."
-            }
-            Console.current.out("Recorded \(day.positive == true ? "positive" : "negative") for \(day.date). \(verdict) Current streak: \(recorded.currentStreak).")
+            let verdict =
+                switch day.correct {
+                case true?: "Your prediction was right."
+                case false?: "Your prediction was wrong."
+                case nil: "There was no prediction for this day."
+                }
+            Console.current.out(
+                "Recorded \(day.positive == true ? "positive" : "negative") for \(day.date). \(verdict) Current streak: \(recorded.currentStreak).")
             for badge in recorded.newBadges {
                 Console.current.out("Badge earned: \(badge.streak) correct predictions in a row!")
             }
@@ -124,15 +126,19 @@ struct GlutenCommand: AsyncParsableCommand {
 enum GlutenText {
     static let symbols: [GlutenDayStatus: String] = [.nothing: "·", .predicted: "?", .negative: "-", .positive: "+"]
     static let legend = "+ positive   - negative   ? predicted, no result yet   · nothing"
-    private static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-                                     "October", "November", "December"]
+    private static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September",
+        "October", "November", "December",
+    ]
 
     /// The month as a Monday-first grid: each cell is the day number and its status symbol.
     static func grid(_ calendar: GlutenCalendar) -> String {
         let title = "\(monthNames[calendar.month - 1]) \(calendar.year)"
         let width = 7 * 3 + 6 * 2
-        var lines = [String(repeating: " ", count: max(0, (width - title.count) / 2)) + title,
-                     ["Mo", "Tu", "We", "Th", "Fr", "Sa", "Su"].map { " \($0)" }.joined(separator: "  ")]
+        var lines = [
+            String(repeating: " ", count: max(0, (width - title.count) / 2)) + title,
+            ["Mo", "Tu", "We", "Th", "Fr", "Sa", "Su"].map { " \($0)" }.joined(separator: "  "),
+        ]
         var cells = Array(repeating: "   ", count: (calendar.days.first?.date.isoWeekday ?? 1) - 1)
         for day in calendar.days {
             cells.append(String(format: "%2d", day.date.day) + symbols[day.status, default: "·"])
@@ -151,7 +157,9 @@ enum GlutenText {
     }
 
     static func stats(_ stats: GlutenStats) -> String {
-        let hitRate = stats.hitRate.map { "\(Int(($0 * 100).rounded()))% (\(stats.correct) of \(stats.scored) predictions right)" } ?? "no predicted results yet"
+        let hitRate =
+            stats.hitRate.map { "\(Int(($0 * 100).rounded()))% (\(stats.correct) of \(stats.scored) predictions right)" }
+            ?? "no predicted results yet"
         var rows = [
             ("Hit rate", hitRate),
             ("Results", "\(stats.results)"),

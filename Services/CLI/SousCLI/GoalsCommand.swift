@@ -22,7 +22,8 @@ struct GoalsCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let goals = try await global.client(Tracker.self).call(TrackerAPI.goals, DayRequest(date: try date.map { try trackerDate($0) }), session: global.token)
+            let goals = try await global.client(Tracker.self).call(
+                TrackerAPI.goals, DayRequest(date: try date.map { try trackerDate($0) }), session: global.token)
             if global.json { return try printJSON(goals) }
             Console.current.out("Goals on \(goals.date) (\(goals.from.map { "since \($0)" } ?? "defaults")):")
             Console.current.out(goalLines(goals.goals))
@@ -77,9 +78,12 @@ struct GoalsCommand: AsyncParsableCommand {
             if global.json { return try printJSON(presets) }
             var table = Table([("Preset", .left), ("kcal", .right), ("C/P/F %", .left), ("Carbs", .right), ("Protein", .right), ("Fat", .right)])
             for preset in presets.presets {
-                let split = "\(number(preset.split.carbohydrates, decimals: 0))/\(number(preset.split.protein, decimals: 0))/\(number(preset.split.fat, decimals: 0))"
-                table.add([preset.name, number(preset.goals.kcal, decimals: 0), split, "\(number(preset.goals.carbohydrates)) g",
-                           "\(number(preset.goals.protein)) g", "\(number(preset.goals.fat)) g"])
+                let split =
+                    "\(number(preset.split.carbohydrates, decimals: 0))/\(number(preset.split.protein, decimals: 0))/\(number(preset.split.fat, decimals: 0))"
+                table.add([
+                    preset.name, number(preset.goals.kcal, decimals: 0), split, "\(number(preset.goals.carbohydrates)) g",
+                    "\(number(preset.goals.protein)) g", "\(number(preset.goals.fat)) g",
+                ])
             }
             Console.current.out(table.render())
             Console.current.out("")

@@ -15,15 +15,18 @@ struct GroceriesCommand: AsyncParsableCommand {
             `sous groceries show` prints: the ingredient id (e.g. red-lentils) or item:<n> for a hand-written item. \
             Prices are illustrative estimates.
             """,
-        subcommands: [Show.self, AddRecipe.self, SetRecipe.self, RemoveRecipe.self, AddItem.self, RemoveItem.self, CheckLine.self, UncheckLine.self,
-                      Clear.self, CheckoutOrder.self, Orders.self],
+        subcommands: [
+            Show.self, AddRecipe.self, SetRecipe.self, RemoveRecipe.self, AddItem.self, RemoveItem.self, CheckLine.self, UncheckLine.self,
+            Clear.self, CheckoutOrder.self, Orders.self,
+        ],
         defaultSubcommand: Show.self
     )
 
     // MARK: show
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show the list grouped by category, with quantities, prices, check marks and the total.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show the list grouped by category, with quantities, prices, check marks and the total.")
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
@@ -52,7 +55,8 @@ struct GroceriesCommand: AsyncParsableCommand {
             let list = try await global.client(Groceries.self).call(GroceriesAPI.addRecipe, request, session: global.token)
             if global.json { return try printJSON(list) }
             let listed = list.recipes.first { $0.recipe == recipe }
-            Console.current.out("Added \(listed?.name ?? recipe) ×\(listed?.multiplier ?? 1) for \(listed?.people ?? 0) people. \(GroceriesRendering.summary(list))")
+            Console.current.out(
+                "Added \(listed?.name ?? recipe) ×\(listed?.multiplier ?? 1) for \(listed?.people ?? 0) people. \(GroceriesRendering.summary(list))")
         }
     }
 
@@ -68,7 +72,8 @@ struct GroceriesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let request = SetListRecipe(recipe: recipe, multiplier: multiplier, exclude: exclude.isEmpty ? nil : exclude, include: include.isEmpty ? nil : include)
+            let request = SetListRecipe(
+                recipe: recipe, multiplier: multiplier, exclude: exclude.isEmpty ? nil : exclude, include: include.isEmpty ? nil : include)
             let list = try await global.client(Groceries.self).call(GroceriesAPI.setRecipe, request, session: global.token)
             if global.json { return try printJSON(list) }
             Console.current.out("Updated \(recipe). \(GroceriesRendering.summary(list))")
@@ -115,7 +120,8 @@ struct GroceriesCommand: AsyncParsableCommand {
         func run() async throws {
             let words = text.joined(separator: " ")
             let request = AddListItem(
-                ingredient: ingredient, quantity: quantity, unit: unit.flatMap(MeasureUnit.init(rawValue:)), text: words.isEmpty && ingredient != nil ? nil : words,
+                ingredient: ingredient, quantity: quantity, unit: unit.flatMap(MeasureUnit.init(rawValue:)),
+                text: words.isEmpty && ingredient != nil ? nil : words,
                 count: count
             )
             let list = try await global.client(Groceries.self).call(GroceriesAPI.addItem, request, session: global.token)
@@ -125,7 +131,8 @@ struct GroceriesCommand: AsyncParsableCommand {
     }
 
     struct RemoveItem: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove-item", abstract: "Delete an item you added by hand (its number from item:<n>).")
+        static let configuration = CommandConfiguration(
+            commandName: "remove-item", abstract: "Delete an item you added by hand (its number from item:<n>).")
         @Argument(help: "The item number, or its line id item:<n>.") var item: String
         @OptionGroup var global: GlobalOptions
 
@@ -194,7 +201,9 @@ struct GroceriesCommand: AsyncParsableCommand {
             let request = Checkout(phone: phone, address: DeliveryAddress(street: street, postalCode: postalCode, city: city), note: note)
             let order = try await global.client(Groceries.self).call(GroceriesAPI.checkout, request, session: global.token)
             if global.json { return try printJSON(order) }
-            Console.current.out("Order \(order.id) confirmed: \(order.lines.count) lines, \(money(order.total)), to \(order.address.street ?? ""), \(order.address.postalCode ?? "") \(order.address.city ?? ""), phone \(order.phone).")
+            Console.current.out(
+                "Order \(order.id) confirmed: \(order.lines.count) lines, \(money(order.total)), to \(order.address.street ?? ""), \(order.address.postalCode ?? "") \(order.address.city ?? ""), phone \(order.phone)."
+            )
         }
     }
 
@@ -228,7 +237,8 @@ struct GroceriesCommand: AsyncParsableCommand {
 enum GroceriesRendering {
     static func render(_ list: GroceryList) -> String {
         guard list.lineCount > 0 else {
-            return list.recipes.isEmpty ? "The list is empty. Add a recipe with `sous groceries add-recipe <id>`." : "Nothing left to buy (everything is left out)."
+            return list.recipes.isEmpty
+                ? "The list is empty. Add a recipe with `sous groceries add-recipe <id>`." : "Nothing left to buy (everything is left out)."
         }
         var sections: [String] = []
         for group in list.categories {
@@ -277,6 +287,7 @@ enum GroceriesRendering {
     static func check(_ lines: [String], checked: Bool, global: GlobalOptions) async throws {
         let list = try await global.client(Groceries.self).call(GroceriesAPI.check, CheckLines(lines: lines, checked: checked), session: global.token)
         if global.json { return try printJSON(list) }
-        Console.current.out("\(checked ? "Checked" : "Unchecked") \(lines.joined(separator: ", ")); \(list.checkedCount) of \(list.lineCount) checked.")
+        Console.current.out(
+            "\(checked ? "Checked" : "Unchecked") \(lines.joined(separator: ", ")); \(list.checkedCount) of \(list.lineCount) checked.")
     }
 }

@@ -11,7 +11,8 @@ struct IngredientsCommand: AsyncParsableCommand {
     )
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show ingredients by id: units, price, nutrition per 100 g, allergens and other names.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show ingredients by id: units, price, nutrition per 100 g, allergens and other names.")
 
         @Argument(help: "Ingredient ids, e.g. eggplant (see `sous ingredients search`).") var ids: [String]
         @OptionGroup var global: GlobalOptions
@@ -35,14 +36,16 @@ struct IngredientsCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(Catalog.self).call(CatalogAPI.searchIngredients, .init(query: text, limit: limit), session: global.token)
+            let list = try await global.client(Catalog.self).call(
+                CatalogAPI.searchIngredients, .init(query: text, limit: limit), session: global.token)
             if global.json { return try printJSON(list) }
             guard !list.ingredients.isEmpty else { return Console.current.out("No ingredient matches \"\(text)\".") }
             var table = Table([("ID", .left), ("NAME", .left), ("CATEGORY", .left), ("KCAL/100G", .right), ("PRICE", .right), ("ALLERGENS", .left)])
             for ingredient in list.ingredients {
                 table.add([
                     ingredient.id, ingredient.name.truncated(40), ingredient.category.rawValue, number(ingredient.nutrition.kcal),
-                    "\(money(ingredient.price.amount))/\(ingredient.price.per.rawValue)", ingredient.allergens.map(\.rawValue).joined(separator: ", "),
+                    "\(money(ingredient.price.amount))/\(ingredient.price.per.rawValue)",
+                    ingredient.allergens.map(\.rawValue).joined(separator: ", "),
                 ])
             }
             Console.current.out(table.render())

@@ -18,7 +18,8 @@ struct JournalCommand: AsyncParsableCommand {
     )
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add an entry.", discussion: "Example: sous journal add \"Lunch at Mario's\" --description \"GF pizza\" --photo pizza.jpg")
+        static let configuration = CommandConfiguration(
+            abstract: "Add an entry.", discussion: "Example: sous journal add \"Lunch at Mario's\" --description \"GF pizza\" --photo pizza.jpg")
 
         @Argument(help: "What the entry is about (required).") var title: String
         @Option(help: "Notes: what was in it, how you felt.") var description: String?
@@ -58,8 +59,10 @@ struct JournalCommand: AsyncParsableCommand {
             guard !list.entries.isEmpty else { return Console.current.out("No journal entries for \(span).") }
             var table = Table([("id", .right), ("date", .left), ("time", .left), ("title", .left), ("photo", .left), ("notes", .left)])
             for entry in list.entries {
-                table.add(["\(entry.id)", "\(entry.date)", "\(entry.time)", entry.title.truncated(40), entry.hasPhoto ? photoSize(entry.photoBytes) : "",
-                           (entry.description ?? "").replacingOccurrences(of: "\n", with: " ").truncated(50)])
+                table.add([
+                    "\(entry.id)", "\(entry.date)", "\(entry.time)", entry.title.truncated(40), entry.hasPhoto ? photoSize(entry.photoBytes) : "",
+                    (entry.description ?? "").replacingOccurrences(of: "\n", with: " ").truncated(50),
+                ])
             }
             Console.current.out(table.render())
             Console.current.out("\n\(list.entries.count) \(list.entries.count == 1 ? "entry" : "entries") for \(span)")
@@ -89,7 +92,8 @@ struct JournalCommand: AsyncParsableCommand {
             Console.current.out("\(entry.title)\n\(entry.date) at \(entry.time)  (entry \(entry.id))")
             if let description = entry.description { Console.current.out("\n\(description)") }
             if entry.hasPhoto {
-                Console.current.out("\nPhoto: \(photoSize(entry.photoBytes))\(savePhoto.map { ", saved to \($0)" } ?? " (use --save-photo FILE to get it)")")
+                Console.current.out(
+                    "\nPhoto: \(photoSize(entry.photoBytes))\(savePhoto.map { ", saved to \($0)" } ?? " (use --save-photo FILE to get it)")")
             }
         }
     }

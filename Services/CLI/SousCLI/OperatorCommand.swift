@@ -108,7 +108,9 @@ struct OperatorCommand: AsyncParsableCommand {
                 }
                 if global.json { return try printJSON(readings) }
                 for (service, reading) in readings.sorted(by: { $0.key < $1.key }) {
-                    Console.current.out("\(service.padding(toLength: 9, withPad: " ", startingAt: 0)) \(reading.now.formatted(.iso8601))\(reading.manual ? "  (manual)" : "")")
+                    Console.current.out(
+                        "\(service.padding(toLength: 9, withPad: " ", startingAt: 0)) \(reading.now.formatted(.iso8601))\(reading.manual ? "  (manual)" : "")"
+                    )
                 }
             }
         }
@@ -125,7 +127,8 @@ struct OperatorCommand: AsyncParsableCommand {
                 }
                 var readings: [String: ClockReading] = [:]
                 for service in services.isEmpty ? SousService.allCases : services {
-                    readings[service.rawValue] = try await global.anyClient(service).call(CommonAPI.setClock, ClockSetting(now: now), session: global.token)
+                    readings[service.rawValue] = try await global.anyClient(service).call(
+                        CommonAPI.setClock, ClockSetting(now: now), session: global.token)
                 }
                 if global.json { return try printJSON(readings) }
                 Console.current.out("Set \(readings.keys.sorted().joined(separator: ", ")) to \(now.formatted(.iso8601)).")
@@ -154,7 +157,8 @@ public enum CommandIndex {
         "plan.move": "plan move", "plan.clear": "plan clear", "plan.cooked": "plan cooked", "plan.multiplier": "plan multiplier",
         "plan.ics": "plan ics",
         "groceries.list": "groceries show", "groceries.addRecipe": "groceries add-recipe", "groceries.setRecipe": "groceries set",
-        "groceries.removeRecipe": "groceries remove-recipe", "groceries.addItem": "groceries add-item", "groceries.removeItem": "groceries remove-item",
+        "groceries.removeRecipe": "groceries remove-recipe", "groceries.addItem": "groceries add-item",
+        "groceries.removeItem": "groceries remove-item",
         "groceries.check": "groceries check", "groceries.clear": "groceries clear", "groceries.checkout": "groceries checkout",
         "groceries.orders": "groceries orders",
         "diary.add": "diary add", "diary.logRecipe": "diary log-recipe", "diary.edit": "diary edit", "diary.delete": "diary delete",

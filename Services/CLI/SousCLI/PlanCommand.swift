@@ -20,7 +20,8 @@ struct PlanCommand: AsyncParsableCommand {
     )
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The week as a grid (days as rows, lunch and dinner as columns); --from/--to for past days.")
+        static let configuration = CommandConfiguration(
+            abstract: "The week as a grid (days as rows, lunch and dinner as columns); --from/--to for past days.")
         @Option(help: "First date of a range to show instead of the week (YYYY-MM-DD).") var from: String?
         @Option(help: "Last date of that range.") var to: String?
         @OptionGroup var global: GlobalOptions
@@ -44,7 +45,9 @@ struct PlanCommand: AsyncParsableCommand {
             if week.selection.isEmpty {
                 Console.current.out("No recipes picked yet: sous plan add RECIPE")
             } else {
-                Console.current.out("Picked: " + week.selection.map { "\($0.name) (\($0.id))\($0.plannedSlots > 0 ? " ×\($0.plannedSlots)" : "")" }.joined(separator: ", "))
+                Console.current.out(
+                    "Picked: "
+                        + week.selection.map { "\($0.name) (\($0.id))\($0.plannedSlots > 0 ? " ×\($0.plannedSlots)" : "")" }.joined(separator: ", "))
             }
         }
     }
@@ -109,7 +112,8 @@ struct PlanCommand: AsyncParsableCommand {
         func run() async throws {
             let client = global.client(Planner.self)
             let ref = try await PlanDate.slot(date, slot, client: client, session: global.token)
-            let result = try await client.call(PlannerAPI.putSlot, SlotAssignment(date: ref.date, slot: ref.slot, recipe: recipe), session: global.token)
+            let result = try await client.call(
+                PlannerAPI.putSlot, SlotAssignment(date: ref.date, slot: ref.slot, recipe: recipe), session: global.token)
             if global.json { return try printJSON(result) }
             Console.current.out("\(result.meal.rawValue.capitalized) on \(result.date): \(result.recipeName ?? recipe)")
         }
@@ -152,7 +156,8 @@ struct PlanCommand: AsyncParsableCommand {
     struct Cooked: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Say you cooked a planned meal: it is marked in the plan and one serving is logged to your diary.",
-            discussion: "If the tracker cannot be reached the meal is still marked; run the command again later to log it. Exit code 5 when logging failed."
+            discussion:
+                "If the tracker cannot be reached the meal is still marked; run the command again later to log it. Exit code 5 when logging failed."
         )
         @Argument(help: "Date (today or up to 7 days back).") var date: String
         @Argument(help: "Slot.") var slot: String
@@ -182,7 +187,8 @@ struct PlanCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "ics",
             abstract: "Export the week (or --from/--to) as an iCalendar file for your calendar app.",
-            discussion: "Lunch is 12:00–13:00 and dinner 19:00–20:00 in your time zone. Events keep their UID across exports, so re-importing updates them."
+            discussion:
+                "Lunch is 12:00–13:00 and dinner 19:00–20:00 in your time zone. Events keep their UID across exports, so re-importing updates them."
         )
         @Option(help: "First date (YYYY-MM-DD, today, +N).") var from: String?
         @Option(help: "Last date.") var to: String?

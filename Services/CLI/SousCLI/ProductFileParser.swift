@@ -60,7 +60,8 @@ public struct ProductFileParser: Sendable {
         switch format {
         case .jsonLines:
             guard let data = line.data(using: .utf8),
-                  let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+                let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            else {
                 return .rejected(Rejection(line: number, reason: "not a JSON object"))
             }
             fields = Self.fields(json: object)
@@ -111,16 +112,19 @@ public struct ProductFileParser: Sendable {
         var values: [Double] = []
         for (key, limit) in [("energy-kcal_100g", 900.0), ("carbohydrates_100g", 100), ("proteins_100g", 100), ("fat_100g", 100)] {
             guard let text = field(key) else { return .failure(BarcodeProblem(message: "missing \(key)")) }
-            guard let value = Double(text), value.isFinite else { return .failure(BarcodeProblem(message: "\(key) is not a number: \(text.prefix(20))")) }
+            guard let value = Double(text), value.isFinite else {
+                return .failure(BarcodeProblem(message: "\(key) is not a number: \(text.prefix(20))"))
+            }
             guard value >= 0, value <= limit else { return .failure(BarcodeProblem(message: "\(key) is out of range: \(text)")) }
             values.append(value)
         }
         let allergens = (field("allergens_tags") ?? field("allergens") ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return .success(Product(
-            code: code, name: String(name.prefix(200)), brand: field("brands"), quantity: field("quantity"),
-            per100g: Macros(kcal: values[0], carbohydrates: values[1], protein: values[2], fat: values[3]), allergens: allergens
-        ))
+        return .success(
+            Product(
+                code: code, name: String(name.prefix(200)), brand: field("brands"), quantity: field("quantity"),
+                per100g: Macros(kcal: values[0], carbohydrates: values[1], protein: values[2], fat: values[3]), allergens: allergens
+            ))
     }
 
     /// Splits one line on `separator`, honouring RFC 4180 double quotes ("" is a quote).
@@ -135,7 +139,12 @@ public struct ProductFileParser: Sendable {
             if quoted {
                 if character == "\"" {
                     let next = iterator.next()
-                    if next == "\"" { current.append("\"") } else { quoted = false; pending = next }
+                    if next == "\"" {
+                        current.append("\"")
+                    } else {
+                        quoted = false
+                        pending = next
+                    }
                 } else {
                     current.append(character)
                 }

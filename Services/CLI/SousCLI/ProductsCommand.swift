@@ -8,7 +8,8 @@ import SousWire
 struct ProductsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "products",
-        abstract: "Add barcode products of your own (`sous barcode CODE` looks one up; operators import shared ones with `sous operator import-products`).",
+        abstract:
+            "Add barcode products of your own (`sous barcode CODE` looks one up; operators import shared ones with `sous operator import-products`).",
         subcommands: [Add.self]
     )
 
@@ -31,7 +32,9 @@ struct ProductsCommand: AsyncParsableCommand {
             let product = Product(code: code, name: name, brand: brand, quantity: quantity, per100g: macros, allergens: allergens)
             let added = try await global.client(Tracker.self).call(TrackerAPI.addProduct, product, session: global.token)
             if global.json { return try printJSON(added) }
-            Console.current.out("Added \(added.code) \(added.name)\(added.brand.map { " (\($0))" } ?? ""): \(number(added.per100g.kcal, decimals: 0)) kcal per 100 g.")
+            Console.current.out(
+                "Added \(added.code) \(added.name)\(added.brand.map { " (\($0))" } ?? ""): \(number(added.per100g.kcal, decimals: 0)) kcal per 100 g."
+            )
         }
     }
 }
@@ -40,7 +43,8 @@ struct ProductsCommand: AsyncParsableCommand {
 struct ImportProductsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import-products",
-        abstract: "Import an Open Food Facts file: JSON lines (one product per line, as the API returns it) or the CSV export (tab or comma separated).",
+        abstract:
+            "Import an Open Food Facts file: JSON lines (one product per line, as the API returns it) or the CSV export (tab or comma separated).",
         discussion: """
             The file is parsed here and sent in batches to the tracker's products.import method; a product \
             whose code is already known is replaced. Rows without a code or name, with a wrong check digit, \
@@ -80,7 +84,9 @@ struct ImportProductsCommand: AsyncParsableCommand {
             report.replaced += result.replaced
             batch.removeAll(keepingCapacity: true)
             let percent = report.linesRead * 100 / max(lines.count, 1)
-            console.err("  \(report.linesRead)/\(lines.count) lines (\(percent)%): \(report.added) added, \(report.replaced) replaced, \(report.skipped) skipped")
+            console.err(
+                "  \(report.linesRead)/\(lines.count) lines (\(percent)%): \(report.added) added, \(report.replaced) replaced, \(report.skipped) skipped"
+            )
         }
         for (index, line) in lines.enumerated() {
             report.linesRead = index + 1
@@ -98,7 +104,9 @@ struct ImportProductsCommand: AsyncParsableCommand {
         }
         try await send()
         if global.json { return try printJSON(report) }
-        console.out("Imported \(report.added + report.replaced) products from \(file) (\(report.added) new, \(report.replaced) replaced); skipped \(report.skipped) rows.")
+        console.out(
+            "Imported \(report.added + report.replaced) products from \(file) (\(report.added) new, \(report.replaced) replaced); skipped \(report.skipped) rows."
+        )
         for (reason, count) in report.reasons.sorted(by: { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }) {
             console.out("  \(count) × \(reason)")
         }

@@ -37,16 +37,24 @@ struct ProfileCommand: AsyncParsableCommand {
         )
 
         @Option(help: "People you cook for, 1–50.") var people: Int?
-        @Option(help: "Cooking patience 1–5: \(EnergyLevel.descriptions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")).")
+        @Option(
+            help:
+                "Cooking patience 1–5: \(EnergyLevel.descriptions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))."
+        )
         var patience: Int?
-        @Option(name: .customLong("diet"), help: "A diet you follow (repeatable): \(Diet.allCases.map(\.rawValue).joined(separator: ", ")).") var diets: [Diet] = []
+        @Option(name: .customLong("diet"), help: "A diet you follow (repeatable): \(Diet.allCases.map(\.rawValue).joined(separator: ", ")).")
+        var diets: [Diet] = []
         @Flag(help: "Follow no particular diet.") var noDiets = false
-        @Option(name: .customLong("allergen"), help: "An allergen to avoid (repeatable): \(Allergen.allCases.map(\.rawValue).joined(separator: ", ")).")
+        @Option(
+            name: .customLong("allergen"), help: "An allergen to avoid (repeatable): \(Allergen.allCases.map(\.rawValue).joined(separator: ", ")).")
         var allergens: [Allergen] = []
         @Flag(help: "Avoid no allergens.") var noAllergens = false
-        @Option(name: .customLong("dislike"), help: "A catalog ingredient id you dislike (repeatable; see `sous ingredients search`).") var dislikes: [String] = []
+        @Option(name: .customLong("dislike"), help: "A catalog ingredient id you dislike (repeatable; see `sous ingredients search`).") var dislikes:
+            [String] = []
         @Flag(help: "Dislike nothing.") var noDislikes = false
-        @Option(name: .customLong("equipment"), help: "An appliance you have (repeatable): \(Appliance.allCases.map(\.rawValue).joined(separator: ", ")).")
+        @Option(
+            name: .customLong("equipment"), help: "An appliance you have (repeatable): \(Appliance.allCases.map(\.rawValue).joined(separator: ", "))."
+        )
         var equipment: [Appliance] = []
         @Option(help: "Hide recipes that do not fit your diets: on or off (your diets are kept either way).") var filterDiets: OnOff?
         @Option(help: "Hide recipes with your allergens: on or off (the list is kept either way).") var filterAllergens: OnOff?

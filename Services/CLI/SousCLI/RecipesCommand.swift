@@ -13,8 +13,10 @@ struct RecipesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recipes",
         abstract: "Find, read, write, favorite and share recipes.",
-        subcommands: [Search.self, Show.self, Create.self, Edit.self, Delete.self, Mine.self, Favorite.self, Unfavorite.self, Favorites.self,
-                      Share.self, Community.self, Save.self]
+        subcommands: [
+            Search.self, Show.self, Create.self, Edit.self, Delete.self, Mine.self, Favorite.self, Unfavorite.self, Favorites.self,
+            Share.self, Community.self, Save.self,
+        ]
     )
 
     // MARK: search
@@ -32,16 +34,21 @@ struct RecipesCommand: AsyncParsableCommand {
         )
 
         @Argument(help: "Words to look for in names, descriptions and ingredients (\"aubergine\" finds eggplant).") var text: [String] = []
-        @Option(name: .customLong("ingredient"), help: "Only recipes using this ingredient: an id, name or synonym (repeatable).") var ingredients: [String] = []
+        @Option(name: .customLong("ingredient"), help: "Only recipes using this ingredient: an id, name or synonym (repeatable).") var ingredients:
+            [String] = []
         @Option(name: .customLong("energy"), help: "Only this energy level, 1–5 (repeatable).") var energyLevels: [Int] = []
         @Option(help: "Only this dish type, e.g. \"main course\".") var dishType: DishType?
-        @Option(name: .customLong("diet"), help: "Must fit this diet (repeatable): \(Diet.allCases.map(\.rawValue).joined(separator: ", ")).") var diets: [Diet] = []
+        @Option(name: .customLong("diet"), help: "Must fit this diet (repeatable): \(Diet.allCases.map(\.rawValue).joined(separator: ", ")).")
+        var diets: [Diet] = []
         @Option(name: .customLong("allergen"), help: "Must be free of this allergen (repeatable).") var allergens: [Allergen] = []
         @Option(name: .customLong("dislike"), help: "Must not use this ingredient id (repeatable).") var dislikes: [String] = []
-        @Option(name: .customLong("equipment"), help: "An appliance you have (repeatable); recipes needing others are hidden.") var equipment: [Appliance] = []
+        @Option(name: .customLong("equipment"), help: "An appliance you have (repeatable); recipes needing others are hidden.") var equipment:
+            [Appliance] = []
         @Option(help: "Highest energy level you will cook, 1–5.") var patience: Int?
         @Flag(help: "Ignore your profile and show every recipe.") var noFilters = false
-        @Option(name: .customLong("ignore"), help: "Switch off one layer of your profile for this search (repeatable): diets, allergens, dislikes, equipment, patience.")
+        @Option(
+            name: .customLong("ignore"),
+            help: "Switch off one layer of your profile for this search (repeatable): diets, allergens, dislikes, equipment, patience.")
         var ignored: [FilterLayer] = []
         @Option(help: "Page number, from 1.") var page = 1
         @Option(help: "Recipes per page (1–100).") var pageSize = 20
@@ -57,7 +64,8 @@ struct RecipesCommand: AsyncParsableCommand {
                 request.profile = nil
             } else if explicit {
                 request.profile = RecipeFilterProfile(
-                    diets: diets, allergens: allergens, dislikes: dislikes, equipment: equipment.isEmpty ? Appliance.allCases : equipment, patience: patience ?? 5
+                    diets: diets, allergens: allergens, dislikes: dislikes, equipment: equipment.isEmpty ? Appliance.allCases : equipment,
+                    patience: patience ?? 5
                 )
             } else {
                 request.useSavedProfile = true
@@ -121,7 +129,10 @@ struct RecipesCommand: AsyncParsableCommand {
     // MARK: create / edit
 
     struct DraftOptions: ParsableArguments {
-        @Option(help: "A JSON file with the recipe (fields of RecipeDraft: name, summary, servings, prepMinutes, cookMinutes, ingredients, steps, equipment, dishTypes, link, image).")
+        @Option(
+            help:
+                "A JSON file with the recipe (fields of RecipeDraft: name, summary, servings, prepMinutes, cookMinutes, ingredients, steps, equipment, dishTypes, link, image)."
+        )
         var file: String?
         @Option(help: "Name.") var name: String?
         @Option(help: "Short description.") var summary: String?
@@ -185,9 +196,11 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let recipe = try await global.client(Catalog.self).call(CatalogAPI.editRecipe, .init(id: id, changes: try draft.draft()), session: global.token)
+            let recipe = try await global.client(Catalog.self).call(
+                CatalogAPI.editRecipe, .init(id: id, changes: try draft.draft()), session: global.token)
             if global.json { return try printJSON(recipe) }
-            Console.current.out(recipe.origin == .personal ? "Saved your personal version of \(recipe.id): \(recipe.name)" : "Updated \(recipe.id): \(recipe.name)")
+            Console.current.out(
+                recipe.origin == .personal ? "Saved your personal version of \(recipe.id): \(recipe.name)" : "Updated \(recipe.id): \(recipe.name)")
         }
     }
 
@@ -277,8 +290,10 @@ struct RecipesCommand: AsyncParsableCommand {
             guard !result.recipes.isEmpty else { return Console.current.out("No shared recipes yet.") }
             var table = Table([("ID", .left), ("NAME", .left), ("BY", .left), ("★", .right), ("MIN", .right), ("DIETS", .left)])
             for entry in result.recipes {
-                table.add([entry.recipe.id, entry.recipe.name.truncated(36), entry.sharedBy, String(entry.favoriteCount), String(entry.recipe.totalMinutes),
-                           entry.recipe.diets.map(\.rawValue).joined(separator: ", ")])
+                table.add([
+                    entry.recipe.id, entry.recipe.name.truncated(36), entry.sharedBy, String(entry.favoriteCount), String(entry.recipe.totalMinutes),
+                    entry.recipe.diets.map(\.rawValue).joined(separator: ", "),
+                ])
             }
             Console.current.out(table.render())
         }
@@ -300,7 +315,10 @@ struct RecipesCommand: AsyncParsableCommand {
 // MARK: - Rendering
 
 func recipeTable(_ recipes: [RecipeSummary]) -> String {
-    var table = Table([("", .left), ("ID", .left), ("NAME", .left), ("MIN", .right), ("ENERGY", .right), ("KCAL", .right), ("€/SERV", .right), ("DIETS", .left), ("NEEDS", .left)])
+    var table = Table([
+        ("", .left), ("ID", .left), ("NAME", .left), ("MIN", .right), ("ENERGY", .right), ("KCAL", .right), ("€/SERV", .right), ("DIETS", .left),
+        ("NEEDS", .left),
+    ])
     for recipe in recipes {
         table.add([
             recipe.isFavorite ? "★" : "", recipe.id, recipe.name.truncated(38), String(recipe.totalMinutes), String(recipe.energyLevel),
@@ -317,25 +335,32 @@ func render(_ recipe: RecipeDetail) -> String {
     lines.append(recipe.summary)
     lines.append("")
     let energy = EnergyLevel.descriptions[recipe.energyLevel] ?? ""
-    lines.append("Serves \(recipe.servings) · prep \(recipe.prepMinutes) min · cook \(recipe.cookMinutes) min · energy \(recipe.energyLevel)/5 (\(energy))")
-    lines.append("Diets: \(recipe.diets.isEmpty ? "none" : recipe.diets.map(\.rawValue).joined(separator: ", "))"
-        + " · Allergens: \(recipe.allergens.isEmpty ? "none" : recipe.allergens.map(\.rawValue).joined(separator: ", "))")
-    lines.append("Needs: \(recipe.equipment.isEmpty ? "no appliance" : recipe.equipment.map(\.rawValue).joined(separator: ", "))"
-        + " · Cost \(money(recipe.costPerServing * Double(recipe.people))) for \(recipe.people) \(recipe.people == 1 ? "person" : "people")"
-        + " (\(money(recipe.costPerServing)) per serving, illustrative)")
+    lines.append(
+        "Serves \(recipe.servings) · prep \(recipe.prepMinutes) min · cook \(recipe.cookMinutes) min · energy \(recipe.energyLevel)/5 (\(energy))")
+    lines.append(
+        "Diets: \(recipe.diets.isEmpty ? "none" : recipe.diets.map(\.rawValue).joined(separator: ", "))"
+            + " · Allergens: \(recipe.allergens.isEmpty ? "none" : recipe.allergens.map(\.rawValue).joined(separator: ", "))")
+    lines.append(
+        "Needs: \(recipe.equipment.isEmpty ? "no appliance" : recipe.equipment.map(\.rawValue).joined(separator: ", "))"
+            + " · Cost \(money(recipe.costPerServing * Double(recipe.people))) for \(recipe.people) \(recipe.people == 1 ? "person" : "people")"
+            + " (\(money(recipe.costPerServing)) per serving, illustrative)")
     let n = recipe.nutritionPerServing
-    lines.append("Per serving: \(Int(n.kcal.rounded())) kcal · carbs \(number(n.carbohydrates)) g · protein \(number(n.protein)) g · fat \(number(n.fat)) g"
-        + " · fibre \(number(n.fibre)) g · sugar \(number(n.sugar)) g · salt \(number(n.salt, decimals: 2)) g")
+    lines.append(
+        "Per serving: \(Int(n.kcal.rounded())) kcal · carbs \(number(n.carbohydrates)) g · protein \(number(n.protein)) g · fat \(number(n.fat)) g"
+            + " · fibre \(number(n.fibre)) g · sugar \(number(n.sugar)) g · salt \(number(n.salt, decimals: 2)) g")
     lines.append("")
     lines.append("Ingredients for \(recipe.people):")
     var table = Table([("QTY", .right), ("UNIT", .left), ("INGREDIENT", .left), ("GRAMS", .right), ("COST", .right)])
     for line in recipe.ingredients {
-        let name = switch line.use {
-        case .eaten: line.name
-        case .frying: "\(line.name) (for frying; \(percent(line.eatenShare)) eaten)"
-        case .discarded: "\(line.name) (poured away; \(percent(line.eatenShare)) eaten)"
-        }
-        table.add([number(line.quantity, decimals: line.quantity < 10 ? 2 : 0), line.unit.rawValue, name, number(line.grams, decimals: 0), money(line.cost)])
+        let name =
+            switch line.use {
+            case .eaten: line.name
+            case .frying: "\(line.name) (for frying; \(percent(line.eatenShare)) eaten)"
+            case .discarded: "\(line.name) (poured away; \(percent(line.eatenShare)) eaten)"
+            }
+        table.add([
+            number(line.quantity, decimals: line.quantity < 10 ? 2 : 0), line.unit.rawValue, name, number(line.grams, decimals: 0), money(line.cost),
+        ])
     }
     lines.append(table.render())
     if !recipe.steps.isEmpty {

@@ -61,7 +61,8 @@ struct RemindersCommand: AsyncParsableCommand {
                     wait = min(wait, Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
                 }
                 let feed = try await client.call(
-                    NotifierAPI.wait, ReminderWait(after: cursor, waitSeconds: wait), session: token, timeout: .milliseconds(Int(wait * 1000) + 10_000)
+                    NotifierAPI.wait, ReminderWait(after: cursor, waitSeconds: wait), session: token,
+                    timeout: .milliseconds(Int(wait * 1000) + 10_000)
                 )
                 cursor = feed.cursor
                 for reminder in feed.reminders {
@@ -107,7 +108,9 @@ struct RemindersCommand: AsyncParsableCommand {
             let zone = try await client.call(NotifierAPI.next, Empty(), session: token).timeZone
             var table = Table([("DATE", .left), ("OUTCOME", .left), ("DUE", .left), ("KCAL", .right), ("NOTE", .left)])
             for entry in log.entries {
-                let kcal = entry.kcal.map { kcal in entry.kcalGoal.map { "\(number(kcal, decimals: 0)) / \(number($0, decimals: 0))" } ?? number(kcal, decimals: 0) }
+                let kcal = entry.kcal.map { kcal in
+                    entry.kcalGoal.map { "\(number(kcal, decimals: 0)) / \(number($0, decimals: 0))" } ?? number(kcal, decimals: 0)
+                }
                 table.add([entry.date.description, entry.outcome.rawValue, clockTime(entry.dueAt, zone: zone), kcal ?? "-", entry.reason ?? ""])
             }
             Console.current.out(table.render())

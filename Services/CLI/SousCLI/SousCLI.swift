@@ -21,16 +21,16 @@ public struct SousCommand: AsyncParsableCommand {
             """,
         subcommands: [
             RegisterCommand.self, LoginCommand.self, LogoutCommand.self, WhoAmICommand.self,
-            SessionsCommand.self, PasswordCommand.self, AccountCommand.self,            // accounts (planner)
+            SessionsCommand.self, PasswordCommand.self, AccountCommand.self,  // accounts (planner)
             StatusCommand.self, DescribeCommand.self,
-            RecipesCommand.self, IngredientsCommand.self, CatalogCommand.self,      // catalog
-            ProfileCommand.self, PlanCommand.self, CookCommand.self,                // planner
-            GroceriesCommand.self,                                                  // groceries
+            RecipesCommand.self, IngredientsCommand.self, CatalogCommand.self,  // catalog
+            ProfileCommand.self, PlanCommand.self, CookCommand.self,  // planner
+            GroceriesCommand.self,  // groceries
             DiaryCommand.self, WaterCommand.self, CoffeeCommand.self, GoalsCommand.self,
-            FoodsCommand.self, BarcodeCommand.self, ProductsCommand.self,           // tracker
-            JournalCommand.self, GlutenCommand.self,                                // tracker: coeliac diary
-            RemindersCommand.self,                                                  // notifier
-            OperatorCommand.self,                                                   // operators only
+            FoodsCommand.self, BarcodeCommand.self, ProductsCommand.self,  // tracker
+            JournalCommand.self, GlutenCommand.self,  // tracker: coeliac diary
+            RemindersCommand.self,  // notifier
+            OperatorCommand.self,  // operators only
         ]
     )
 

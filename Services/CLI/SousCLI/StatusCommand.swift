@@ -6,7 +6,8 @@ import SousWire
 
 /// `sous status`: every service's health in one table; exits 5 if any is down.
 struct StatusCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show each service's version, uptime and database; fail if any is down.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show each service's version, uptime and database; fail if any is down.")
 
     @OptionGroup var global: GlobalOptions
 
@@ -29,10 +30,13 @@ struct StatusCommand: AsyncParsableCommand {
                 group.addTask {
                     let endpoint = global.endpoint(of: service)
                     do {
-                        let report = try await global.anyClient(service).call(CommonAPI.health, Empty(), timeout: .milliseconds(global.timeoutMs ?? 1_500))
+                        let report = try await global.anyClient(service).call(
+                            CommonAPI.health, Empty(), timeout: .milliseconds(global.timeoutMs ?? 1_500))
                         let up = report.database.status != "error"
-                        return Row(service: service.rawValue, endpoint: endpoint, up: up, version: report.version, uptimeSeconds: report.uptimeSeconds,
-                                   database: report.database.status, detail: report.database.detail, error: up ? nil : report.database.detail ?? "database error")
+                        return Row(
+                            service: service.rawValue, endpoint: endpoint, up: up, version: report.version, uptimeSeconds: report.uptimeSeconds,
+                            database: report.database.status, detail: report.database.detail,
+                            error: up ? nil : report.database.detail ?? "database error")
                     } catch let error as ServiceError {
                         return Row(service: service.rawValue, endpoint: endpoint, up: false, error: error.message)
                     } catch {
@@ -47,9 +51,14 @@ struct StatusCommand: AsyncParsableCommand {
         if global.json {
             try printJSON(rows)
         } else {
-            var table = Table([("SERVICE", .left), ("STATE", .left), ("VERSION", .left), ("UPTIME", .right), ("DATABASE", .left), ("ENDPOINT", .left)])
+            var table = Table([
+                ("SERVICE", .left), ("STATE", .left), ("VERSION", .left), ("UPTIME", .right), ("DATABASE", .left), ("ENDPOINT", .left),
+            ])
             for row in rows {
-                table.add([row.service, row.up ? "up" : "DOWN", row.version ?? "-", row.uptimeSeconds.map(Self.duration) ?? "-", row.database ?? "-", row.endpoint])
+                table.add([
+                    row.service, row.up ? "up" : "DOWN", row.version ?? "-", row.uptimeSeconds.map(Self.duration) ?? "-", row.database ?? "-",
+                    row.endpoint,
+                ])
             }
             Console.current.out(table.render())
             for row in rows where !row.up {

@@ -1,4 +1,5 @@
 import Foundation
+
 /// A plain-text table with aligned columns; numeric columns are right-aligned.
 struct Table {
     enum Alignment { case left, right }

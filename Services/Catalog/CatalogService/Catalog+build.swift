@@ -19,7 +19,9 @@ public struct CatalogService: Sendable {
         let store = try CatalogStore(database: database)
         let seed = try seed ?? SeedData.bundled()
         if let report = try store.loadSeedIfNeeded(seed) {
-            logger.info("loaded seed data", metadata: ["ingredients": "\(report.ingredients)", "recipes": "\(report.recipes)", "seedVersion": "\(report.seedVersion)"])
+            logger.info(
+                "loaded seed data",
+                metadata: ["ingredients": "\(report.ingredients)", "recipes": "\(report.recipes)", "seedVersion": "\(report.seedVersion)"])
         }
         let host = try ServiceHost(configuration: configuration, logger: logger, database: database)
         let planner = Peer(Planner.self, of: configuration)
@@ -177,7 +179,10 @@ enum IngredientValidation {
                 throw .badRequest("name must be 1 to 300 characters", field: "\(field).name")
             }
             let n = ingredient.nutrition
-            for (name, value) in [("kcal", n.kcal), ("carbohydrates", n.carbohydrates), ("protein", n.protein), ("fat", n.fat), ("fibre", n.fibre), ("sugar", n.sugar), ("salt", n.salt)]
+            for (name, value) in [
+                ("kcal", n.kcal), ("carbohydrates", n.carbohydrates), ("protein", n.protein), ("fat", n.fat), ("fibre", n.fibre), ("sugar", n.sugar),
+                ("salt", n.salt),
+            ]
             where !value.isFinite || value < 0 || value > (name == "kcal" ? 1000 : 100) {
                 throw .badRequest("\(name) per 100 g is out of range", field: "\(field).nutrition.\(name)")
             }

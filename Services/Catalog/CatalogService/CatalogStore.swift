@@ -57,7 +57,9 @@ public final class CatalogStore: Sendable {
                 } catch {
                     throw ServiceError.internal("seed recipe \(recipe.id) is invalid: \(error)")
                 }
-                try Self.write(valid, key: recipe.id, id: recipe.id, origin: .builtIn, owner: nil, basedOn: nil, shared: false, version: version, ingredients: ingredients, db)
+                try Self.write(
+                    valid, key: recipe.id, id: recipe.id, origin: .builtIn, owner: nil, basedOn: nil, shared: false, version: version,
+                    ingredients: ingredients, db)
                 seededIDs.insert(recipe.id)
             }
             let existing = try String.fetchAll(db, sql: "SELECT key FROM recipe WHERE origin = 'builtIn' AND deleted = 0")
@@ -113,21 +115,25 @@ public final class CatalogStore: Sendable {
         let text = folded(request.query.trimmingCharacters(in: .whitespacesAndNewlines))
         guard !text.isEmpty else { throw .badRequest("type at least one character", field: "query") }
         guard text.count <= 100 else { throw .badRequest("query is longer than 100 characters", field: "query") }
-        let pattern = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+        let pattern = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(
+            of: "_", with: "\\_")
         return try storage {
             try writer.read { db in
-                try Row.fetchAll(db, sql: """
-                    SELECT \(Ingredient.columns),
-                        CASE WHEN folded = :text OR folded_synonyms LIKE '%|' || :pattern || '|%' ESCAPE '\\' THEN 0
-                             WHEN folded LIKE :pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '%|' || :pattern || '%' ESCAPE '\\' THEN 1
-                             WHEN folded LIKE '% ' || :pattern || '%' ESCAPE '\\' OR folded LIKE '%-' || :pattern || '%' ESCAPE '\\'
-                                  OR folded LIKE '%(' || :pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '% ' || :pattern || '%' ESCAPE '\\' THEN 2
-                             ELSE 3 END AS rank
-                    FROM ingredient
-                    WHERE folded LIKE '%' || :pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '%' || :pattern || '%' ESCAPE '\\'
-                    ORDER BY rank, length(name), name
-                    LIMIT :limit
-                    """, arguments: ["text": text, "pattern": pattern, "limit": limit]).map(Ingredient.init(row:))
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(Ingredient.columns),
+                            CASE WHEN folded = :text OR folded_synonyms LIKE '%|' || :pattern || '|%' ESCAPE '\\' THEN 0
+                                 WHEN folded LIKE :pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '%|' || :pattern || '%' ESCAPE '\\' THEN 1
+                                 WHEN folded LIKE '% ' || :pattern || '%' ESCAPE '\\' OR folded LIKE '%-' || :pattern || '%' ESCAPE '\\'
+                                      OR folded LIKE '%(' || :pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '% ' || :pattern || '%' ESCAPE '\\' THEN 2
+                                 ELSE 3 END AS rank
+                        FROM ingredient
+                        WHERE folded LIKE '%' || :pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '%' || :pattern || '%' ESCAPE '\\'
+                        ORDER BY rank, length(name), name
+                        LIMIT :limit
+                        """, arguments: ["text": text, "pattern": pattern, "limit": limit]
+                ).map(Ingredient.init(row:))
             }
         }
     }
@@ -197,7 +203,9 @@ public final class CatalogStore: Sendable {
     ///
     /// Every condition is an integer test on the row or a membership test in a set SQLite
     /// builds once per query, so the name-ordered index can be walked and stopped at the page.
-    public func searchRecipes(_ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?) throws(ServiceError) -> RecipePage {
+    public func searchRecipes(
+        _ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?
+    ) throws(ServiceError) -> RecipePage {
         let (page, pageSize, offset) = try Self.paging(page: request.page, pageSize: request.pageSize)
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
@@ -254,7 +262,9 @@ public final class CatalogStore: Sendable {
                 if missing != 0 { conditions.append("(r.equipment & \(missing)) = 0") }
             }
             if switches.patience ?? true {
-                guard (1...5).contains(profile.patience) else { throw .badRequest("patience must be 1 to 5, got \(profile.patience)", field: "profile.patience") }
+                guard (1...5).contains(profile.patience) else {
+                    throw .badRequest("patience must be 1 to 5, got \(profile.patience)", field: "profile.patience")
+                }
                 conditions.append("r.energy_level <= \(profile.patience)")
             }
         }
@@ -265,9 +275,12 @@ public final class CatalogStore: Sendable {
                 let (scopeSQL, scopeArguments) = try Self.searchScope(user: user, db)
                 let whereSQL = "r.deleted = 0 AND \(scopeSQL)\(conditionsSQL)"
                 let filterArguments = scopeArguments + arguments
-                let selectSQL = "SELECT \(RecipeRow.columns(as: "r")), EXISTS (SELECT 1 FROM favorite f WHERE f.user = ? AND f.recipe_id = r.id) AS favorite"
+                let selectSQL =
+                    "SELECT \(RecipeRow.columns(as: "r")), EXISTS (SELECT 1 FROM favorite f WHERE f.user = ? AND f.recipe_id = r.id) AS favorite"
                 func summaries(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> [RecipeSummary] {
-                    try Row.fetchAll(db, sql: sql, arguments: sqlArguments(arguments)).map { try RecipeRow(row: $0).summary(isFavorite: $0["favorite"]) }
+                    try Row.fetchAll(db, sql: sql, arguments: sqlArguments(arguments)).map {
+                        try RecipeRow(row: $0).summary(isFavorite: $0["favorite"])
+                    }
                 }
                 func count(_ from: String, _ arguments: [any DatabaseValueConvertible]) throws -> Int {
                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 \(from) LIMIT \(limit + 1))", arguments: sqlArguments(arguments)) ?? 0
@@ -283,15 +296,17 @@ public final class CatalogStore: Sendable {
                     // bm25 costs time for every match, so a query matching more recipes than
                     // `relevanceLimit` lists them newest first: FTS5 walks its index in that order
                     // and the walk stops at the page, whatever the catalog's size.
-                    let matches = try Int.fetchOne(
-                        db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM recipe_fts WHERE recipe_fts MATCH ? LIMIT \(relevanceLimit + 1))",
-                        arguments: [matchExpression]
-                    ) ?? 0
+                    let matches =
+                        try Int.fetchOne(
+                            db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM recipe_fts WHERE recipe_fts MATCH ? LIMIT \(relevanceLimit + 1))",
+                            arguments: [matchExpression]
+                        ) ?? 0
                     if matches > relevanceLimit {
-                        return pageOf(try summaries(
-                            "\(selectSQL) FROM recipe_fts CROSS JOIN recipe r ON r.rowid = recipe_fts.rowid WHERE recipe_fts MATCH ? AND \(whereSQL) ORDER BY recipe_fts.rowid DESC LIMIT ? OFFSET ?",
-                            [user, matchExpression] + filterArguments + [pageSize, offset]
-                        ))
+                        return pageOf(
+                            try summaries(
+                                "\(selectSQL) FROM recipe_fts CROSS JOIN recipe r ON r.rowid = recipe_fts.rowid WHERE recipe_fts MATCH ? AND \(whereSQL) ORDER BY recipe_fts.rowid DESC LIMIT ? OFFSET ?",
+                                [user, matchExpression] + filterArguments + [pageSize, offset]
+                            ))
                     }
                     // By relevance, then rowid (a total order). FTS5 ranks its matches alone and
                     // only the best `window` are joined and filtered: the page is exact once the
@@ -318,7 +333,8 @@ public final class CatalogStore: Sendable {
                 let favoriteList = favorites.map { _ in "?" }.joined(separator: ",")
                 let favoriteWhere = favorites.isEmpty ? "0" : "r.id IN (\(favoriteList))"
                 let otherWhere = favorites.isEmpty ? "1" : "r.id NOT IN (\(favoriteList))"
-                let favoriteCount = favorites.isEmpty ? 0 : try count("FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere)", filterArguments + favorites)
+                let favoriteCount =
+                    favorites.isEmpty ? 0 : try count("FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere)", filterArguments + favorites)
                 var recipes: [RecipeSummary] = []
                 if offset < favoriteCount {
                     recipes = try summaries(
@@ -341,7 +357,8 @@ public final class CatalogStore: Sendable {
     /// What a user's search covers: built-ins they have not replaced with a personal version,
     /// and their own recipes (custom, personal, saved).
     static func searchScope(user: String, _ db: Database) throws -> (String, [any DatabaseValueConvertible]) {
-        let shadowed = try String.fetchAll(db, sql: "SELECT id FROM recipe WHERE owner = ? AND origin = 'personal' AND deleted = 0", arguments: [user])
+        let shadowed = try String.fetchAll(
+            db, sql: "SELECT id FROM recipe WHERE owner = ? AND origin = 'personal' AND deleted = 0", arguments: [user])
         var sql = "(r.origin = 'builtIn' OR r.owner = ?)"
         var arguments: [any DatabaseValueConvertible] = [user]
         if !shadowed.isEmpty {
@@ -354,11 +371,14 @@ public final class CatalogStore: Sendable {
     public func myRecipes(user: String) throws(ServiceError) -> [RecipeSummary] {
         try storage {
             try writer.read { db in
-                try Row.fetchAll(db, sql: """
-                    SELECT \(RecipeRow.columns(as: "r")), f.user IS NOT NULL AS favorite
-                    FROM recipe r LEFT JOIN favorite f ON f.recipe_id = r.id AND f.user = ?
-                    WHERE r.owner = ? AND r.deleted = 0 ORDER BY r.name COLLATE NOCASE, r.name
-                    """, arguments: [user, user]).map { try RecipeRow(row: $0).summary(isFavorite: $0["favorite"]) }
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(RecipeRow.columns(as: "r")), f.user IS NOT NULL AS favorite
+                        FROM recipe r LEFT JOIN favorite f ON f.recipe_id = r.id AND f.user = ?
+                        WHERE r.owner = ? AND r.deleted = 0 ORDER BY r.name COLLATE NOCASE, r.name
+                        """, arguments: [user, user]
+                ).map { try RecipeRow(row: $0).summary(isFavorite: $0["favorite"]) }
             }
         }
     }
@@ -372,7 +392,8 @@ public final class CatalogStore: Sendable {
             try writer.write { db in
                 try Self.checkRecipeQuota(user: user, db)
                 let version = try Self.nextVersion(db)
-                try Self.write(valid, key: id, id: id, origin: .custom, owner: user, basedOn: nil, shared: false, version: version, ingredients: ingredients, db)
+                try Self.write(
+                    valid, key: id, id: id, origin: .custom, owner: user, basedOn: nil, shared: false, version: version, ingredients: ingredients, db)
                 return try detail(of: Self.resolve(id, user: user, db)!, user: user, people: nil, db)
             }
         }
@@ -396,10 +417,14 @@ public final class CatalogStore: Sendable {
                 }
                 let version = try Self.nextVersion(db)
                 if row.owner == user {
-                    try Self.write(updated, key: row.key, id: row.id, origin: row.origin, owner: user, basedOn: row.basedOn, shared: row.shared, version: version, ingredients: ingredients, db)
+                    try Self.write(
+                        updated, key: row.key, id: row.id, origin: row.origin, owner: user, basedOn: row.basedOn, shared: row.shared,
+                        version: version, ingredients: ingredients, db)
                 } else {
                     try Self.checkRecipeQuota(user: user, db)
-                    try Self.write(updated, key: RecipeKey.personal(row.id, of: user).rawValue, id: row.id, origin: .personal, owner: user, basedOn: row.id, shared: false, version: version, ingredients: ingredients, db)
+                    try Self.write(
+                        updated, key: RecipeKey.personal(row.id, of: user).rawValue, id: row.id, origin: .personal, owner: user, basedOn: row.id,
+                        shared: false, version: version, ingredients: ingredients, db)
                 }
                 return try detail(of: Self.resolve(id, user: user, db)!, user: user, people: nil, db)
             }
@@ -412,7 +437,8 @@ public final class CatalogStore: Sendable {
             try writer.write { db in
                 guard let row = try Self.resolve(id, user: user, db) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 guard row.owner == user else {
-                    throw ServiceError(.unauthorized, "\(row.origin == .builtIn ? "built-in recipes" : "other people's recipes") cannot be deleted", field: "id")
+                    throw ServiceError(
+                        .unauthorized, "\(row.origin == .builtIn ? "built-in recipes" : "other people's recipes") cannot be deleted", field: "id")
                 }
                 let version = try Self.nextVersion(db)
                 try Self.markDeleted(key: row.key, version: version, db)
@@ -426,7 +452,9 @@ public final class CatalogStore: Sendable {
             try writer.write { db in
                 guard try Self.resolve(id, user: user, db) != nil else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 if favorite {
-                    try db.execute(sql: "INSERT OR IGNORE INTO favorite (user, recipe_id, created_at) VALUES (?, ?, ?)", arguments: [user, id, Date().timeIntervalSince1970])
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO favorite (user, recipe_id, created_at) VALUES (?, ?, ?)",
+                        arguments: [user, id, Date().timeIntervalSince1970])
                 } else {
                     try db.execute(sql: "DELETE FROM favorite WHERE user = ? AND recipe_id = ?", arguments: [user, id])
                 }
@@ -472,17 +500,23 @@ public final class CatalogStore: Sendable {
         let filterArguments = arguments.dropFirst()
         return try storage {
             try writer.read { db in
-                let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)", arguments: sqlArguments(Array(filterArguments))) ?? 0
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT \(RecipeRow.columns(as: "r")),
-                        (SELECT COUNT(*) FROM favorite f WHERE f.recipe_id = r.id) AS favorites,
-                        EXISTS (SELECT 1 FROM favorite f WHERE f.recipe_id = r.id AND f.user = ?) AS mine
-                    FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)
-                    ORDER BY favorites DESC, r.name COLLATE NOCASE, r.name LIMIT ? OFFSET ?
-                    """, arguments: sqlArguments(arguments + [pageSize, offset]))
+                let total =
+                    try Int.fetchOne(
+                        db, sql: "SELECT COUNT(*) FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)",
+                        arguments: sqlArguments(Array(filterArguments))) ?? 0
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(RecipeRow.columns(as: "r")),
+                            (SELECT COUNT(*) FROM favorite f WHERE f.recipe_id = r.id) AS favorites,
+                            EXISTS (SELECT 1 FROM favorite f WHERE f.recipe_id = r.id AND f.user = ?) AS mine
+                        FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)
+                        ORDER BY favorites DESC, r.name COLLATE NOCASE, r.name LIMIT ? OFFSET ?
+                        """, arguments: sqlArguments(arguments + [pageSize, offset]))
                 let recipes = try rows.map { row in
                     let recipe = try RecipeRow(row: row)
-                    return CommunityRecipe(recipe: recipe.summary(isFavorite: row["mine"]), favoriteCount: row["favorites"], sharedBy: recipe.owner ?? "")
+                    return CommunityRecipe(
+                        recipe: recipe.summary(isFavorite: row["mine"]), favoriteCount: row["favorites"], sharedBy: recipe.owner ?? "")
                 }
                 return CommunityPage(recipes: recipes, total: total)
             }
@@ -501,7 +535,9 @@ public final class CatalogStore: Sendable {
                 try Self.checkRecipeQuota(user: user, db)
                 let newID = "r-" + UUID().uuidString.lowercased().prefix(12)
                 let version = try Self.nextVersion(db)
-                try Self.write(copy, key: newID, id: newID, origin: .saved, owner: user, basedOn: row.id, shared: false, version: version, ingredients: ingredients, db)
+                try Self.write(
+                    copy, key: newID, id: newID, origin: .saved, owner: user, basedOn: row.id, shared: false, version: version,
+                    ingredients: ingredients, db)
                 return try detail(of: Self.resolve(newID, user: user, db)!, user: user, people: nil, db)
             }
         }
@@ -517,23 +553,29 @@ public final class CatalogStore: Sendable {
         return try storage {
             try writer.read { db in
                 let current = try Self.meta(db, "version")
-                let changedIDs = try String.fetchAll(db, sql: """
-                    SELECT DISTINCT id FROM recipe
-                    WHERE version > ? AND (origin = 'builtIn' OR owner = ? OR shared = 1)
-                    """, arguments: [version, user])
+                let changedIDs = try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT DISTINCT id FROM recipe
+                        WHERE version > ? AND (origin = 'builtIn' OR owner = ? OR shared = 1)
+                        """, arguments: [version, user])
                 var recipes: [RecipeDetail] = []
                 var deleted: [String] = []
                 // The user's library: built-in recipes, their own, and shared ones they favorited.
                 let favorites = Set(try String.fetchAll(db, sql: "SELECT recipe_id FROM favorite WHERE user = ?", arguments: [user]))
                 for id in changedIDs {
-                    if let row = try Self.resolve(id, user: user, db), row.origin == .builtIn || row.owner == user || (row.shared && favorites.contains(id)) {
+                    if let row = try Self.resolve(id, user: user, db),
+                        row.origin == .builtIn || row.owner == user || (row.shared && favorites.contains(id))
+                    {
                         recipes.append(try detail(of: row, user: user, people: nil, db))
                     } else {
                         deleted.append(id)
                     }
                 }
-                let ingredients = try Row.fetchAll(db, sql: "SELECT \(Ingredient.columns) FROM ingredient WHERE version > ? ORDER BY id", arguments: [version])
-                    .map(Ingredient.init(row:))
+                let ingredients = try Row.fetchAll(
+                    db, sql: "SELECT \(Ingredient.columns) FROM ingredient WHERE version > ? ORDER BY id", arguments: [version]
+                )
+                .map(Ingredient.init(row:))
                 return CatalogChanges(version: current, recipes: recipes, deletedRecipes: deleted.sorted(), ingredients: ingredients)
             }
         }
@@ -580,17 +622,19 @@ public final class CatalogStore: Sendable {
         let previous = try Row.fetchOne(db, sql: "SELECT name, synonyms FROM ingredient WHERE id = ?", arguments: [ingredient.id])
         let synonyms = String(decoding: try RecipeRow.stepsEncoder.encode(ingredient.synonyms), as: UTF8.self)
         let n = ingredient.nutrition
-        try db.execute(sql: """
-            INSERT INTO ingredient (id, name, folded, usda_ndb, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category,
-                kcal, carbohydrates, protein, fat, fibre, sugar, salt, contains, allergens, source, version, synonyms, folded_synonyms, bought)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(id) DO UPDATE SET name = excluded.name, folded = excluded.folded, usda_ndb = excluded.usda_ndb, unit = excluded.unit,
-                grams_per_piece = excluded.grams_per_piece, grams_per_ml = excluded.grams_per_ml, price_amount = excluded.price_amount,
-                price_per = excluded.price_per, category = excluded.category, kcal = excluded.kcal, carbohydrates = excluded.carbohydrates,
-                protein = excluded.protein, fat = excluded.fat, fibre = excluded.fibre, sugar = excluded.sugar, salt = excluded.salt,
-                contains = excluded.contains, allergens = excluded.allergens, source = excluded.source, version = excluded.version,
-                synonyms = excluded.synonyms, folded_synonyms = excluded.folded_synonyms, bought = excluded.bought
-            """, arguments: [
+        try db.execute(
+            sql: """
+                INSERT INTO ingredient (id, name, folded, usda_ndb, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category,
+                    kcal, carbohydrates, protein, fat, fibre, sugar, salt, contains, allergens, source, version, synonyms, folded_synonyms, bought)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET name = excluded.name, folded = excluded.folded, usda_ndb = excluded.usda_ndb, unit = excluded.unit,
+                    grams_per_piece = excluded.grams_per_piece, grams_per_ml = excluded.grams_per_ml, price_amount = excluded.price_amount,
+                    price_per = excluded.price_per, category = excluded.category, kcal = excluded.kcal, carbohydrates = excluded.carbohydrates,
+                    protein = excluded.protein, fat = excluded.fat, fibre = excluded.fibre, sugar = excluded.sugar, salt = excluded.salt,
+                    contains = excluded.contains, allergens = excluded.allergens, source = excluded.source, version = excluded.version,
+                    synonyms = excluded.synonyms, folded_synonyms = excluded.folded_synonyms, bought = excluded.bought
+                """,
+            arguments: [
                 ingredient.id, ingredient.name, folded(ingredient.name), ingredient.usdaNdb, ingredient.unit.rawValue, ingredient.gramsPerPiece,
                 ingredient.gramsPerMl, ingredient.price.amount, ingredient.price.per.rawValue, ingredient.category.rawValue, n.kcal, n.carbohydrates,
                 n.protein, n.fat, n.fibre, n.sugar, n.salt, Bitmask.of(ingredient.contains), Bitmask.of(ingredient.allergens), source, version,
@@ -604,10 +648,12 @@ public final class CatalogStore: Sendable {
     /// changed).
     static func reindexRecipes(using ids: [String], ingredients: [String: Ingredient], _ db: Database) throws {
         guard !ids.isEmpty else { return }
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT DISTINCT r.rowid, r.key, r.name, r.summary FROM recipe r JOIN recipe_ingredient ri ON ri.recipe_key = r.key
-            WHERE r.deleted = 0 AND ri.ingredient_id IN (\(databaseQuestionMarks(count: ids.count)))
-            """, arguments: StatementArguments(ids))
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT DISTINCT r.rowid, r.key, r.name, r.summary FROM recipe r JOIN recipe_ingredient ri ON ri.recipe_key = r.key
+                WHERE r.deleted = 0 AND ri.ingredient_id IN (\(databaseQuestionMarks(count: ids.count)))
+                """, arguments: StatementArguments(ids))
         for row in rows {
             let lines = try lines(key: row["key"], db)
             try index(rowID: row["rowid"], name: row["name"], summary: row["summary"], lines: lines, ingredients: ingredients, db)
@@ -615,7 +661,9 @@ public final class CatalogStore: Sendable {
     }
 
     /// The recipe's search entry: name, summary, and its ingredients' names and synonyms.
-    static func index(rowID: Int64, name: String, summary: String, lines: [RecipeIngredient], ingredients: [String: Ingredient], _ db: Database) throws {
+    static func index(
+        rowID: Int64, name: String, summary: String, lines: [RecipeIngredient], ingredients: [String: Ingredient], _ db: Database
+    ) throws {
         let ingredientText = lines.compactMap { ingredients[$0.ingredient]?.searchText }.joined(separator: " ")
         try db.execute(sql: "DELETE FROM recipe_fts WHERE rowid = ?", arguments: [rowID])
         try db.execute(
@@ -629,20 +677,23 @@ public final class CatalogStore: Sendable {
         ingredients: [String: Ingredient], _ db: Database
     ) throws {
         let facts = try RecipeDerivation.derive(
-            lines: recipe.ingredients, servings: recipe.servings, prepMinutes: recipe.prepMinutes, cookMinutes: recipe.cookMinutes, ingredients: ingredients
+            lines: recipe.ingredients, servings: recipe.servings, prepMinutes: recipe.prepMinutes, cookMinutes: recipe.cookMinutes,
+            ingredients: ingredients
         )
         let steps = String(decoding: try RecipeRow.stepsEncoder.encode(recipe.steps), as: UTF8.self)
-        try db.execute(sql: """
-            INSERT INTO recipe (key, id, origin, owner, based_on, name, summary, servings, prep_minutes, cook_minutes, energy_level, equipment,
-                dish_types, link, image, steps, diets, allergens, contains, cost, cost_per_serving, kcal_per_serving, shared, deleted, version, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
-            ON CONFLICT(key) DO UPDATE SET origin = excluded.origin, owner = excluded.owner, based_on = excluded.based_on, name = excluded.name,
-                summary = excluded.summary, servings = excluded.servings, prep_minutes = excluded.prep_minutes, cook_minutes = excluded.cook_minutes,
-                energy_level = excluded.energy_level, equipment = excluded.equipment, dish_types = excluded.dish_types, link = excluded.link,
-                image = excluded.image, steps = excluded.steps, diets = excluded.diets, allergens = excluded.allergens, contains = excluded.contains,
-                cost = excluded.cost, cost_per_serving = excluded.cost_per_serving, kcal_per_serving = excluded.kcal_per_serving,
-                shared = excluded.shared, deleted = 0, version = excluded.version
-            """, arguments: [
+        try db.execute(
+            sql: """
+                INSERT INTO recipe (key, id, origin, owner, based_on, name, summary, servings, prep_minutes, cook_minutes, energy_level, equipment,
+                    dish_types, link, image, steps, diets, allergens, contains, cost, cost_per_serving, kcal_per_serving, shared, deleted, version, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET origin = excluded.origin, owner = excluded.owner, based_on = excluded.based_on, name = excluded.name,
+                    summary = excluded.summary, servings = excluded.servings, prep_minutes = excluded.prep_minutes, cook_minutes = excluded.cook_minutes,
+                    energy_level = excluded.energy_level, equipment = excluded.equipment, dish_types = excluded.dish_types, link = excluded.link,
+                    image = excluded.image, steps = excluded.steps, diets = excluded.diets, allergens = excluded.allergens, contains = excluded.contains,
+                    cost = excluded.cost, cost_per_serving = excluded.cost_per_serving, kcal_per_serving = excluded.kcal_per_serving,
+                    shared = excluded.shared, deleted = 0, version = excluded.version
+                """,
+            arguments: [
                 key, id, origin.rawValue, owner, basedOn, recipe.name, recipe.summary, recipe.servings, recipe.prepMinutes, recipe.cookMinutes,
                 facts.energyLevel, Bitmask.of(recipe.equipment), Bitmask.of(recipe.dishTypes), recipe.link, recipe.image, steps,
                 Bitmask.of(facts.diets), Bitmask.of(facts.allergens), Bitmask.of(facts.contains), facts.cost, facts.costPerServing,
@@ -653,7 +704,8 @@ public final class CatalogStore: Sendable {
         try db.execute(sql: "DELETE FROM recipe_ingredient WHERE recipe_key = ?", arguments: [key])
         for (position, line) in recipe.ingredients.enumerated() {
             try db.execute(
-                sql: "INSERT INTO recipe_ingredient (recipe_key, position, ingredient_id, quantity, unit, purpose, eaten_share) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                sql:
+                    "INSERT INTO recipe_ingredient (recipe_key, position, ingredient_id, quantity, unit, purpose, eaten_share) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 arguments: [key, position, line.ingredient, line.quantity, line.unit.rawValue, line.use.rawValue, line.eatenShare]
             )
         }
@@ -668,13 +720,20 @@ public final class CatalogStore: Sendable {
     /// built-in, theirs, or shared.
     static func resolve(_ id: String, user: String?, _ db: Database) throws -> RecipeRow? {
         if let user, !user.isEmpty,
-           let personal = try Row.fetchOne(db, sql: "SELECT \(RecipeRow.columns) FROM recipe WHERE key = ? AND deleted = 0", arguments: [RecipeKey.personal(id, of: user).rawValue]) {
+            let personal = try Row.fetchOne(
+                db, sql: "SELECT \(RecipeRow.columns) FROM recipe WHERE key = ? AND deleted = 0",
+                arguments: [RecipeKey.personal(id, of: user).rawValue])
+        {
             return try RecipeRow(row: personal)
         }
-        guard let row = try Row.fetchOne(db, sql: """
-            SELECT \(RecipeRow.columns) FROM recipe
-            WHERE key = ? AND deleted = 0 AND origin != 'personal' AND (origin = 'builtIn' OR owner = ? OR shared = 1)
-            """, arguments: [id, user ?? ""]) else { return nil }
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT \(RecipeRow.columns) FROM recipe
+                    WHERE key = ? AND deleted = 0 AND origin != 'personal' AND (origin = 'builtIn' OR owner = ? OR shared = 1)
+                    """, arguments: [id, user ?? ""])
+        else { return nil }
         return try RecipeRow(row: row)
     }
 
@@ -684,7 +743,8 @@ public final class CatalogStore: Sendable {
             arguments: [key]
         ).map {
             RecipeIngredient(
-                ingredient: $0[0], quantity: $0[1], unit: MeasureUnit(rawValue: $0[2]) ?? .g, use: IngredientUse(rawValue: $0[3]) ?? .eaten, eatenShare: $0[4]
+                ingredient: $0[0], quantity: $0[1], unit: MeasureUnit(rawValue: $0[2]) ?? .g, use: IngredientUse(rawValue: $0[3]) ?? .eaten,
+                eatenShare: $0[4]
             )
         }
     }

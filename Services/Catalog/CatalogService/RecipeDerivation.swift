@@ -70,10 +70,11 @@ public enum RecipeDerivation {
             nutrition = nutrition + ingredient.nutrition.scaled(by: grams * eatenShare / 100)
             contains.formUnion(ingredient.contains)
             allergens.formUnion(ingredient.allergens)
-            lines.append(RecipeIngredientDetail(
-                ingredient: ingredient.id, name: ingredient.name, quantity: line.quantity * scale, unit: line.unit,
-                grams: grams * scale, cost: lineCost * scale, category: ingredient.category, use: line.use, eatenShare: eatenShare
-            ))
+            lines.append(
+                RecipeIngredientDetail(
+                    ingredient: ingredient.id, name: ingredient.name, quantity: line.quantity * scale, unit: line.unit,
+                    grams: grams * scale, cost: lineCost * scale, category: ingredient.category, use: line.use, eatenShare: eatenShare
+                ))
         }
         let total = prepMinutes + cookMinutes
         return DerivedRecipeFacts(

@@ -52,7 +52,9 @@ enum RecipeValidation {
         if let summary = draft.summary {
             let trimmed = summary.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.isEmpty else { throw .badRequest("description cannot be empty", field: "summary") }
-            guard trimmed.count <= maxTextLength else { throw .badRequest("description is longer than \(maxTextLength) characters", field: "summary") }
+            guard trimmed.count <= maxTextLength else {
+                throw .badRequest("description is longer than \(maxTextLength) characters", field: "summary")
+            }
             result.summary = trimmed
         }
         if let servings = draft.servings {
@@ -111,7 +113,8 @@ enum RecipeValidation {
             if link.isEmpty {
                 result.link = nil
             } else {
-                guard link.count <= 2_000, let url = URL(string: link), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                guard link.count <= 2_000, let url = URL(string: link), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil
+                else {
                     throw .badRequest("link must be an http or https URL", field: "link")
                 }
                 result.link = link

@@ -44,8 +44,14 @@ public struct SeedData: Sendable {
         }
     }
 
-    private struct IngredientFile: Codable { var version: Int; var ingredients: [Ingredient] }
-    private struct RecipeFile: Codable { var version: Int; var recipes: [Recipe] }
+    private struct IngredientFile: Codable {
+        var version: Int
+        var ingredients: [Ingredient]
+    }
+    private struct RecipeFile: Codable {
+        var version: Int
+        var recipes: [Recipe]
+    }
 
     /// The data version; the larger of the two files' versions.
     public var version: Int
@@ -73,6 +79,7 @@ public struct SeedData: Sendable {
         let decoder = JSONDecoder()
         let ingredientFile = try decoder.decode(IngredientFile.self, from: ingredients)
         let recipeFile = try decoder.decode(RecipeFile.self, from: recipes)
-        return SeedData(version: max(ingredientFile.version, recipeFile.version), ingredients: ingredientFile.ingredients, recipes: recipeFile.recipes)
+        return SeedData(
+            version: max(ingredientFile.version, recipeFile.version), ingredients: ingredientFile.ingredients, recipes: recipeFile.recipes)
     }
 }

@@ -85,7 +85,11 @@ public enum UsdaImporter {
         case "0500": return (.meat, [.meat], [])
         case "0600": return (.sauces, [], [])
         case "0700": return (.meat, lower.contains("pork") ? [.meat, .pork] : [.meat], [])
-        case "0800": return (.breakfast, lower.contains("wheat") || lower.contains("oat") ? [.gluten] : [], lower.contains("wheat") || lower.contains("oat") ? [.gluten] : [])
+        case "0800":
+            return (
+                .breakfast, lower.contains("wheat") || lower.contains("oat") ? [.gluten] : [],
+                lower.contains("wheat") || lower.contains("oat") ? [.gluten] : []
+            )
         case "0900", "1100": return (.produce, [], [])
         case "1000": return (.meat, [.meat, .pork], [])
         case "1200":

@@ -55,7 +55,8 @@ struct ImportUSDA: AsyncParsableCommand {
         var imported = 0
         for start in stride(from: 0, to: ingredients.count, by: max(batchSize, 1)) {
             let batch = Array(ingredients[start..<min(start + batchSize, ingredients.count)])
-            let report = try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "usda-sr28", ingredients: batch), session: token)
+            let report = try await client.call(
+                CatalogAPI.importIngredients, IngredientImport(source: "usda-sr28", ingredients: batch), session: token)
             imported += report.imported
             let percent = imported * 100 / max(ingredients.count, 1)
             print("\r  imported \(imported)/\(ingredients.count) (\(percent)%) catalog version \(report.catalogVersion)", terminator: "")

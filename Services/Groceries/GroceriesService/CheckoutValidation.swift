@@ -62,7 +62,9 @@ public enum CheckoutValidation {
         }
         let street = required(request.address?.street, "street", limit: 200)
         let postalCode = required(request.address?.postalCode, "postalCode", limit: 12)
-        if !postalCode.isEmpty, postalCode.count <= 12, !postalCode.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == " " || $0 == "-") }) {
+        if !postalCode.isEmpty, postalCode.count <= 12,
+            !postalCode.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == " " || $0 == "-") })
+        {
             problems.append(("address.postalCode", "address.postalCode may hold only letters, digits, spaces and dashes"))
         }
         let city = required(request.address?.city, "city", limit: 100)

@@ -114,7 +114,8 @@ struct GroceriesHandlers: Sendable {
         let text = request.text?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let ingredient = request.ingredient {
             guard request.text == nil, request.count == nil else {
-                throw .badRequest("an item is either an ingredient with a quantity or a text with a count, not both", field: request.text != nil ? "text" : "count")
+                throw .badRequest(
+                    "an item is either an ingredient with a quantity or a text with a count, not both", field: request.text != nil ? "text" : "count")
             }
             guard !ingredient.isEmpty else { throw .badRequest("ingredient id is empty", field: "ingredient") }
             guard let quantity = request.quantity else { throw .badRequest("an ingredient item needs a quantity", field: "quantity") }
@@ -127,12 +128,15 @@ struct GroceriesHandlers: Sendable {
             let facts = ListIngredientFacts(found)
             let unit = request.unit ?? facts.unit
             guard facts.accepts(unit) else {
-                throw .badRequest("\(facts.name) cannot be measured in \(unit.rawValue) (no \(QuantityDimension(unit) == .count ? "piece weight" : "density") known)", field: "unit")
+                throw .badRequest(
+                    "\(facts.name) cannot be measured in \(unit.rawValue) (no \(QuantityDimension(unit) == .count ? "piece weight" : "density") known)",
+                    field: "unit")
             }
             return try store.addEdibleItem(facts, quantity: quantity, unit: unit, user: user, now: host.clock.now)
         }
         guard request.quantity == nil, request.unit == nil else {
-            throw .badRequest("a text item takes a count, not a quantity or unit (or give an ingredient id)", field: request.quantity != nil ? "quantity" : "unit")
+            throw .badRequest(
+                "a text item takes a count, not a quantity or unit (or give an ingredient id)", field: request.quantity != nil ? "quantity" : "unit")
         }
         guard let text, !text.isEmpty else { throw .badRequest("item text is empty: give a text or an ingredient id", field: "text") }
         guard text.count <= 200 else { throw .badRequest("item text is longer than 200 characters", field: "text") }

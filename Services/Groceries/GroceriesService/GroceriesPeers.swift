@@ -14,7 +14,8 @@ struct GroceriesPeers: Sendable {
 
     /// The planner's suggestion, kept within 1–100.
     func suggestedMultiplier(_ recipe: String, user: String, for context: RequestContext) async throws(ServiceError) -> Int {
-        let suggestion = try await planner.call(PlannerAPI.suggestedMultiplier, RecipeID(id: recipe), user: user, for: context, notFoundField: "recipe")
+        let suggestion = try await planner.call(
+            PlannerAPI.suggestedMultiplier, RecipeID(id: recipe), user: user, for: context, notFoundField: "recipe")
         return min(max(suggestion.multiplier, 1), 100)
     }
 
@@ -24,6 +25,8 @@ struct GroceriesPeers: Sendable {
 
     func ingredients(_ ids: [String], notFoundField: String, for context: RequestContext) async throws(ServiceError) -> [Ingredient] {
         guard !ids.isEmpty else { return [] }
-        return try await catalog.call(CatalogAPI.getIngredients, IngredientIDs(ids: ids), user: context.user, for: context, notFoundField: notFoundField).ingredients
+        return try await catalog.call(
+            CatalogAPI.getIngredients, IngredientIDs(ids: ids), user: context.user, for: context, notFoundField: notFoundField
+        ).ingredients
     }
 }

@@ -69,16 +69,21 @@ public final class GroceriesStore: Sendable {
     public func orders(user: String, limit: Int) throws(ServiceError) -> [GroceryOrder] {
         try storage {
             try writer.read { db in
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT id, placed_at, phone, street, postal_code, city, note, total, recipes
-                    FROM grocery_order WHERE user = ? ORDER BY id DESC LIMIT ?
-                    """, arguments: [user, limit])
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT id, placed_at, phone, street, postal_code, city, note, total, recipes
+                        FROM grocery_order WHERE user = ? ORDER BY id DESC LIMIT ?
+                        """, arguments: [user, limit])
                 return try rows.map { row in
                     let id: Int64 = row["id"]
-                    let lines = try Row.fetchAll(db, sql: """
-                        SELECT ingredient, name, category, quantity, unit, count, price, checked
-                        FROM order_line WHERE order_id = ? ORDER BY position
-                        """, arguments: [id]).map { line in
+                    let lines = try Row.fetchAll(
+                        db,
+                        sql: """
+                            SELECT ingredient, name, category, quantity, unit, count, price, checked
+                            FROM order_line WHERE order_id = ? ORDER BY position
+                            """, arguments: [id]
+                    ).map { line in
                         OrderLine(
                             ingredient: line["ingredient"], name: line["name"], category: try Self.decode(ShoppingCategory.self, line["category"]),
                             quantity: line["quantity"], unit: try (line["unit"] as String?).map { try Self.decode(MeasureUnit.self, $0) },
@@ -106,7 +111,9 @@ public final class GroceriesStore: Sendable {
         try storage {
             try writer.write { db in
                 for facts in ingredients { try Self.upsert(facts, db) }
-                if let current = try Int.fetchOne(db, sql: "SELECT multiplier FROM list_recipe WHERE user = ? AND recipe = ?", arguments: [user, recipe]) {
+                if let current = try Int.fetchOne(
+                    db, sql: "SELECT multiplier FROM list_recipe WHERE user = ? AND recipe = ?", arguments: [user, recipe])
+                {
                     let total = current + multiplier
                     guard total <= 100 else {
                         throw ServiceError.badRequest("\(recipe) would be bought \(total) times; at most 100", field: "multiplier")
@@ -115,18 +122,21 @@ public final class GroceriesStore: Sendable {
                     try db.execute(sql: "UPDATE list_recipe SET multiplier = ? WHERE user = ? AND recipe = ?", arguments: [total, user, recipe])
                 } else {
                     guard let snapshot else { throw ServiceError.notFound("\(recipe) is not on the list", field: "recipe") }
-                    try GroceriesQuotas.listRecipes.check(current: Int.fetchOne(db, sql: "SELECT COUNT(*) FROM list_recipe WHERE user = ?", arguments: [user]) ?? 0)
+                    try GroceriesQuotas.listRecipes.check(
+                        current: Int.fetchOne(db, sql: "SELECT COUNT(*) FROM list_recipe WHERE user = ?", arguments: [user]) ?? 0)
                     let used = Set(snapshot.lines.map(\.ingredient))
                     for (index, id) in exclude.enumerated() where !used.contains(id) {
                         throw ServiceError.notFound("\(snapshot.name) does not use \"\(id)\"", field: "exclude.\(index)")
                     }
-                    try db.execute(sql: """
-                        INSERT INTO list_recipe (user, recipe, name, multiplier, people, servings, added_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [user, recipe, snapshot.name, multiplier, snapshot.people, snapshot.servings, now.timeIntervalSince1970])
+                    try db.execute(
+                        sql: """
+                            INSERT INTO list_recipe (user, recipe, name, multiplier, people, servings, added_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                            """, arguments: [user, recipe, snapshot.name, multiplier, snapshot.people, snapshot.servings, now.timeIntervalSince1970])
                     for (position, line) in snapshot.lines.enumerated() {
-                        try db.execute(sql: """
-                            INSERT INTO recipe_share (user, recipe, position, ingredient, quantity, unit) VALUES (?, ?, ?, ?, ?, ?)
-                            """, arguments: [user, recipe, position, line.ingredient, line.quantity, line.unit.rawValue])
+                        try db.execute(
+                            sql: """
+                                INSERT INTO recipe_share (user, recipe, position, ingredient, quantity, unit) VALUES (?, ?, ?, ?, ?, ?)
+                                """, arguments: [user, recipe, position, line.ingredient, line.quantity, line.unit.rawValue])
                     }
                 }
                 try Self.setExcluded(exclude, true, recipe: recipe, user: user, db)
@@ -143,7 +153,8 @@ public final class GroceriesStore: Sendable {
                 try Self.requireInRecipe(request.exclude ?? [], recipe: request.recipe, user: user, field: "exclude", db)
                 try Self.requireInRecipe(request.include ?? [], recipe: request.recipe, user: user, field: "include", db)
                 if let multiplier = request.multiplier {
-                    try db.execute(sql: "UPDATE list_recipe SET multiplier = ? WHERE user = ? AND recipe = ?", arguments: [multiplier, user, request.recipe])
+                    try db.execute(
+                        sql: "UPDATE list_recipe SET multiplier = ? WHERE user = ? AND recipe = ?", arguments: [multiplier, user, request.recipe])
                 }
                 try Self.setExcluded(request.exclude ?? [], true, recipe: request.recipe, user: user, db)
                 try Self.setExcluded(request.include ?? [], false, recipe: request.recipe, user: user, db)
@@ -164,13 +175,16 @@ public final class GroceriesStore: Sendable {
 
     // MARK: Manual items
 
-    public func addEdibleItem(_ facts: ListIngredientFacts, quantity: Double, unit: MeasureUnit, user: String, now: Date) throws(ServiceError) -> GroceryList {
+    public func addEdibleItem(
+        _ facts: ListIngredientFacts, quantity: Double, unit: MeasureUnit, user: String, now: Date
+    ) throws(ServiceError) -> GroceryList {
         try storage {
             try writer.write { db in
                 try GroceriesQuotas.checkManualItems(user: user, db)
                 try Self.upsert(facts, db)
-                try db.execute(sql: "INSERT INTO manual_item (user, ingredient, quantity, unit, added_at) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [user, facts.id, quantity, unit.rawValue, now.timeIntervalSince1970])
+                try db.execute(
+                    sql: "INSERT INTO manual_item (user, ingredient, quantity, unit, added_at) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [user, facts.id, quantity, unit.rawValue, now.timeIntervalSince1970])
                 return try Self.list(user: user, db)
             }
         }
@@ -180,8 +194,9 @@ public final class GroceriesStore: Sendable {
         try storage {
             try writer.write { db in
                 try GroceriesQuotas.checkManualItems(user: user, db)
-                try db.execute(sql: "INSERT INTO manual_item (user, text, count, added_at) VALUES (?, ?, ?, ?)",
-                               arguments: [user, text, count, now.timeIntervalSince1970])
+                try db.execute(
+                    sql: "INSERT INTO manual_item (user, text, count, added_at) VALUES (?, ?, ?, ?)",
+                    arguments: [user, text, count, now.timeIntervalSince1970])
                 return try Self.list(user: user, db)
             }
         }
@@ -226,7 +241,8 @@ public final class GroceriesStore: Sendable {
                 if checkedOnly {
                     for line in try Self.list(user: user, db).lines where line.checked {
                         if let ingredient = line.ingredient {
-                            try db.execute(sql: "UPDATE recipe_share SET excluded = 1 WHERE user = ? AND ingredient = ?", arguments: [user, ingredient])
+                            try db.execute(
+                                sql: "UPDATE recipe_share SET excluded = 1 WHERE user = ? AND ingredient = ?", arguments: [user, ingredient])
                             try db.execute(sql: "DELETE FROM manual_item WHERE user = ? AND ingredient = ?", arguments: [user, ingredient])
                         } else if let id = Int64(line.id.dropFirst("item:".count)) {
                             try db.execute(sql: "DELETE FROM manual_item WHERE user = ? AND id = ?", arguments: [user, id])
@@ -248,28 +264,39 @@ public final class GroceriesStore: Sendable {
             try writer.write { db in
                 let list = try Self.list(user: user, db)
                 guard list.lineCount > 0 else { throw ServiceError.badRequest("the list is empty: add a recipe or an item first", field: "list") }
-                try GroceriesQuotas.ordersPerDay.check(current: Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM grocery_order WHERE user = ? AND placed_at > ?", arguments: [user, now.timeIntervalSince1970 - 86_400]
-                ) ?? 0)
+                try GroceriesQuotas.ordersPerDay.check(
+                    current: Int.fetchOne(
+                        db, sql: "SELECT COUNT(*) FROM grocery_order WHERE user = ? AND placed_at > ?",
+                        arguments: [user, now.timeIntervalSince1970 - 86_400]
+                    ) ?? 0)
                 let recipes = list.recipes.map(\.recipe)
-                try db.execute(sql: """
-                    INSERT INTO grocery_order (user, placed_at, phone, street, postal_code, city, note, total, recipes)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [user, now.timeIntervalSince1970, request.phone, request.street, request.postalCode, request.city, request.note,
-                                     list.total, recipes.joined(separator: "\n")])
+                try db.execute(
+                    sql: """
+                        INSERT INTO grocery_order (user, placed_at, phone, street, postal_code, city, note, total, recipes)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        user, now.timeIntervalSince1970, request.phone, request.street, request.postalCode, request.city, request.note,
+                        list.total, recipes.joined(separator: "\n"),
+                    ])
                 let id = db.lastInsertedRowID
                 let lines = list.lines.map { line in
                     OrderLine(
-                        ingredient: line.ingredient, name: line.name, category: line.category, quantity: line.quantity, unit: line.unit, count: line.count,
+                        ingredient: line.ingredient, name: line.name, category: line.category, quantity: line.quantity, unit: line.unit,
+                        count: line.count,
                         price: line.price, checked: line.checked
                     )
                 }
                 for (position, line) in lines.enumerated() {
-                    try db.execute(sql: """
-                        INSERT INTO order_line (order_id, position, ingredient, name, category, quantity, unit, count, price, checked)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [id, position, line.ingredient, line.name, line.category.rawValue, line.quantity, line.unit?.rawValue, line.count,
-                                         line.price, line.checked])
+                    try db.execute(
+                        sql: """
+                            INSERT INTO order_line (order_id, position, ingredient, name, category, quantity, unit, count, price, checked)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [
+                            id, position, line.ingredient, line.name, line.category.rawValue, line.quantity, line.unit?.rawValue, line.count,
+                            line.price, line.checked,
+                        ])
                 }
                 try Self.empty(user: user, db)
                 return GroceryOrder(
@@ -287,9 +314,12 @@ public final class GroceriesStore: Sendable {
     static func list(user: String, _ db: Database) throws -> GroceryList {
         var recipes: [ListRecipe] = []
         var multipliers: [String: (name: String, multiplier: Double)] = [:]
-        for row in try Row.fetchAll(db, sql: """
-            SELECT recipe, name, multiplier, people, servings, added_at FROM list_recipe WHERE user = ? ORDER BY rowid
-            """, arguments: [user]) {
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT recipe, name, multiplier, people, servings, added_at FROM list_recipe WHERE user = ? ORDER BY rowid
+                """, arguments: [user])
+        {
             let recipe = ListRecipe(
                 recipe: row["recipe"], name: row["name"], multiplier: row["multiplier"], people: row["people"], servings: row["servings"],
                 excluded: [], addedAt: Date(timeIntervalSince1970: row["added_at"])
@@ -300,11 +330,14 @@ public final class GroceriesStore: Sendable {
         var contributions: [GroceryContribution] = []
         var excluded: [String: [String]] = [:]
         // In the order the recipes were added, so totals are always summed in the same order.
-        for row in try Row.fetchAll(db, sql: """
-            SELECT s.recipe, s.ingredient, s.quantity, s.unit, s.excluded
-            FROM recipe_share s JOIN list_recipe r ON r.user = s.user AND r.recipe = s.recipe
-            WHERE s.user = ? ORDER BY r.rowid, s.position
-            """, arguments: [user]) {
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT s.recipe, s.ingredient, s.quantity, s.unit, s.excluded
+                FROM recipe_share s JOIN list_recipe r ON r.user = s.user AND r.recipe = s.recipe
+                WHERE s.user = ? ORDER BY r.rowid, s.position
+                """, arguments: [user])
+        {
             let recipe: String = row["recipe"]
             let ingredient: String = row["ingredient"]
             guard let listed = multipliers[recipe] else { continue }
@@ -314,20 +347,26 @@ public final class GroceriesStore: Sendable {
             }
             let unit = try decode(MeasureUnit.self, row["unit"])
             let quantity = (row["quantity"] as Double) * listed.multiplier
-            contributions.append(GroceryContribution(
-                ingredient: ingredient, quantity: quantity, unit: unit, source: GroceryLineSource(recipe: recipe, name: listed.name, quantity: quantity, unit: unit)
-            ))
+            contributions.append(
+                GroceryContribution(
+                    ingredient: ingredient, quantity: quantity, unit: unit,
+                    source: GroceryLineSource(recipe: recipe, name: listed.name, quantity: quantity, unit: unit)
+                ))
         }
         for index in recipes.indices { recipes[index].excluded = excluded[recipes[index].recipe] ?? [] }
         var items: [NonEdibleItem] = []
-        for row in try Row.fetchAll(db, sql: "SELECT id, ingredient, quantity, unit, text, count FROM manual_item WHERE user = ? ORDER BY id", arguments: [user]) {
+        for row in try Row.fetchAll(
+            db, sql: "SELECT id, ingredient, quantity, unit, text, count FROM manual_item WHERE user = ? ORDER BY id", arguments: [user])
+        {
             let id: Int64 = row["id"]
             if let ingredient = row["ingredient"] as String? {
                 let unit = try decode(MeasureUnit.self, row["unit"])
                 let quantity: Double = row["quantity"]
-                contributions.append(GroceryContribution(
-                    ingredient: ingredient, quantity: quantity, unit: unit, source: GroceryLineSource(recipe: nil, name: "manual", quantity: quantity, unit: unit, item: id)
-                ))
+                contributions.append(
+                    GroceryContribution(
+                        ingredient: ingredient, quantity: quantity, unit: unit,
+                        source: GroceryLineSource(recipe: nil, name: "manual", quantity: quantity, unit: unit, item: id)
+                    ))
             } else {
                 items.append(NonEdibleItem(id: id, text: row["text"], count: row["count"]))
             }
@@ -335,10 +374,12 @@ public final class GroceriesStore: Sendable {
         let ids = Array(Set(contributions.map(\.ingredient)))
         var ingredients: [String: ListIngredientFacts] = [:]
         if !ids.isEmpty {
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT id, name, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category, bought
-                FROM ingredient WHERE id IN (\(databaseQuestionMarks(count: ids.count)))
-                """, arguments: StatementArguments(ids))
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, name, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category, bought
+                    FROM ingredient WHERE id IN (\(databaseQuestionMarks(count: ids.count)))
+                    """, arguments: StatementArguments(ids))
             for row in rows {
                 let facts = ListIngredientFacts(
                     id: row["id"], name: row["name"], unit: try decode(MeasureUnit.self, row["unit"]), gramsPerPiece: row["grams_per_piece"],
@@ -386,20 +427,25 @@ public final class GroceriesStore: Sendable {
 
     static func setExcluded(_ ingredients: [String], _ excluded: Bool, recipe: String, user: String, _ db: Database) throws {
         for ingredient in ingredients {
-            try db.execute(sql: "UPDATE recipe_share SET excluded = ? WHERE user = ? AND recipe = ? AND ingredient = ?",
-                           arguments: [excluded, user, recipe, ingredient])
+            try db.execute(
+                sql: "UPDATE recipe_share SET excluded = ? WHERE user = ? AND recipe = ? AND ingredient = ?",
+                arguments: [excluded, user, recipe, ingredient])
         }
     }
 
     static func upsert(_ facts: ListIngredientFacts, _ db: Database) throws {
-        try db.execute(sql: """
-            INSERT INTO ingredient (id, name, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category, bought)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(id) DO UPDATE SET name = excluded.name, unit = excluded.unit, grams_per_piece = excluded.grams_per_piece,
-                grams_per_ml = excluded.grams_per_ml, price_amount = excluded.price_amount, price_per = excluded.price_per, category = excluded.category,
-                bought = excluded.bought
-            """, arguments: [facts.id, facts.name, facts.unit.rawValue, facts.gramsPerPiece, facts.gramsPerMl, facts.price.amount, facts.price.per.rawValue,
-                             facts.category.rawValue, facts.bought])
+        try db.execute(
+            sql: """
+                INSERT INTO ingredient (id, name, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category, bought)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET name = excluded.name, unit = excluded.unit, grams_per_piece = excluded.grams_per_piece,
+                    grams_per_ml = excluded.grams_per_ml, price_amount = excluded.price_amount, price_per = excluded.price_per, category = excluded.category,
+                    bought = excluded.bought
+                """,
+            arguments: [
+                facts.id, facts.name, facts.unit.rawValue, facts.gramsPerPiece, facts.gramsPerMl, facts.price.amount, facts.price.per.rawValue,
+                facts.category.rawValue, facts.bought,
+            ])
     }
 
     static func decode<T: RawRepresentable>(_ type: T.Type, _ raw: String) throws -> T where T.RawValue == String {

@@ -62,17 +62,20 @@ public enum GroceryAggregator {
             let dimension = GroceryUnits.displayDimension(for: lineAmounts, facts)
             let exact = GroceryUnits.total(lineAmounts, in: dimension, facts)
             let shown = GroceryUnits.display(exact, dimension)
-            lines.append(GroceryLine(
-                id: id, ingredient: id, name: facts.name, category: facts.category, quantity: shown.quantity, unit: shown.unit, count: nil,
-                exactQuantity: exact, exactUnit: dimension.baseUnit, price: GroceryUnits.price(of: lineAmounts, facts),
-                checked: checked.contains(id), sources: sources[id] ?? []
-            ))
+            lines.append(
+                GroceryLine(
+                    id: id, ingredient: id, name: facts.name, category: facts.category, quantity: shown.quantity, unit: shown.unit, count: nil,
+                    exactQuantity: exact, exactUnit: dimension.baseUnit, price: GroceryUnits.price(of: lineAmounts, facts),
+                    checked: checked.contains(id), sources: sources[id] ?? []
+                ))
         }
         for item in items {
-            lines.append(GroceryLine(
-                id: item.lineID, ingredient: nil, name: item.text, category: .other, quantity: item.count.map(Double.init), unit: nil, count: item.count,
-                exactQuantity: nil, exactUnit: nil, price: nil, checked: checked.contains(item.lineID), sources: []
-            ))
+            lines.append(
+                GroceryLine(
+                    id: item.lineID, ingredient: nil, name: item.text, category: .other, quantity: item.count.map(Double.init), unit: nil,
+                    count: item.count,
+                    exactQuantity: nil, exactUnit: nil, price: nil, checked: checked.contains(item.lineID), sources: []
+                ))
         }
         return group(lines, recipes: recipes)
     }

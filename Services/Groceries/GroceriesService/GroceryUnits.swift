@@ -32,7 +32,8 @@ public struct ListIngredientFacts: Equatable, Sendable {
 
     public init(_ ingredient: Ingredient) {
         self.init(
-            id: ingredient.id, name: ingredient.name, unit: ingredient.unit, gramsPerPiece: ingredient.gramsPerPiece, gramsPerMl: ingredient.gramsPerMl,
+            id: ingredient.id, name: ingredient.name, unit: ingredient.unit, gramsPerPiece: ingredient.gramsPerPiece,
+            gramsPerMl: ingredient.gramsPerMl,
             price: ingredient.price, category: ingredient.category, bought: ingredient.bought
         )
     }

@@ -16,7 +16,9 @@ public struct NotifierOptions: Sendable {
     /// reconnected before missed-while-down reminders are published.
     public var startupGrace: Duration = .seconds(1)
 
-    public init(batchSize: Int = 1_000, trackerConcurrency: Int = 32, profileMaximumAge: TimeInterval = 6 * 60 * 60, startupGrace: Duration = .seconds(1)) {
+    public init(
+        batchSize: Int = 1_000, trackerConcurrency: Int = 32, profileMaximumAge: TimeInterval = 6 * 60 * 60, startupGrace: Duration = .seconds(1)
+    ) {
         self.batchSize = max(batchSize, 1)
         self.trackerConcurrency = max(trackerConcurrency, 1)
         self.profileMaximumAge = profileMaximumAge
@@ -38,7 +40,9 @@ public struct NotifierService: Sendable {
     /// Builds the notifier from `configuration`: opens the database, binds the sockets, connects
     /// the subscriber to the catalog, planner, groceries and tracker event endpoints.
     /// `database` replaces the file under the data directory (tests pass an in-memory one).
-    public init(configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil, options: NotifierOptions = NotifierOptions()) throws {
+    public init(
+        configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil, options: NotifierOptions = NotifierOptions()
+    ) throws {
         let logger = logger ?? SousLogging.logger(for: "notifier", level: configuration.logLevel)
         let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
         let store = NotifierStore(database: database)
@@ -53,13 +57,15 @@ public struct NotifierService: Sendable {
             logger: logger
         )
         let wakeup = Wakeup()
-        let consumer = EventConsumer(events: subscriber.events, store: store, profiles: profiles, clock: configuration.clock, wakeup: wakeup, logger: logger)
+        let consumer = EventConsumer(
+            events: subscriber.events, store: store, profiles: profiles, clock: configuration.clock, wakeup: wakeup, logger: logger)
         // The scheduler publishes on the host's socket, and the host runs the scheduler: the
         // publisher is handed over once the host exists.
         let publisher = HostPublisher()
         let inbox = ReminderInbox()
         let scheduler = ReminderScheduler(
-            store: store, tracker: tracker, publisher: publisher, inbox: inbox, clock: configuration.clock, wakeup: wakeup, options: options, logger: logger
+            store: store, tracker: tracker, publisher: publisher, inbox: inbox, clock: configuration.clock, wakeup: wakeup, options: options,
+            logger: logger
         )
         let host = try ServiceHost(
             configuration: configuration, logger: logger, database: database, services: [subscriber, consumer, scheduler]

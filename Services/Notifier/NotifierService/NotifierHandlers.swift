@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import SousRuntime
 import SousSchema
 import SousWire
+import Synchronization
 
 /// The notifier's methods: the caller's delivery log and next reminder.
 struct NotifierHandlers: Sendable {
@@ -61,7 +61,8 @@ struct NotifierHandlers: Sendable {
             return answer(.optedOut, "reminders are switched off in your profile (sous profile set --reminders on)")
         }
         if let pending = try store.pending(of: user) {
-            return answer(.scheduled, "due at \(String(format: "%02d:00", profile.reminderHour)) on \(pending.date) in \(profile.timeZone)", pending: pending)
+            return answer(
+                .scheduled, "due at \(String(format: "%02d:00", profile.reminderHour)) on \(pending.date) in \(profile.timeZone)", pending: pending)
         }
         let today = LocalDate(now, in: ReminderRules.timeZone(named: profile.timeZone))
         if let last = try store.lastHandledDate(of: user), last >= today {

@@ -5,40 +5,41 @@ enum NotifierMigrations {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: profiles, schedule by due time, delivery log") { db in
-            try db.execute(sql: """
-                -- The last profile the planner gave (or announced) per user: used when the planner
-                -- cannot be reached, and refreshed on planner.profile.changed.
-                CREATE TABLE profile (
-                    user TEXT PRIMARY KEY,
-                    time_zone TEXT NOT NULL,
-                    reminder_hour INTEGER NOT NULL,
-                    enabled INTEGER NOT NULL,
-                    fetched_at REAL NOT NULL
-                ) WITHOUT ROWID;
+            try db.execute(
+                sql: """
+                    -- The last profile the planner gave (or announced) per user: used when the planner
+                    -- cannot be reached, and refreshed on planner.profile.changed.
+                    CREATE TABLE profile (
+                        user TEXT PRIMARY KEY,
+                        time_zone TEXT NOT NULL,
+                        reminder_hour INTEGER NOT NULL,
+                        enabled INTEGER NOT NULL,
+                        fetched_at REAL NOT NULL
+                    ) WITHOUT ROWID;
 
-                -- At most one pending reminder per user; due_at is Unix seconds.
-                CREATE TABLE schedule (
-                    user TEXT PRIMARY KEY,
-                    local_date TEXT NOT NULL,
-                    due_at REAL NOT NULL
-                ) WITHOUT ROWID;
-                -- The scheduler walks this index in due order (covering: user is the row key).
-                CREATE INDEX schedule_due ON schedule(due_at, local_date);
+                    -- At most one pending reminder per user; due_at is Unix seconds.
+                    CREATE TABLE schedule (
+                        user TEXT PRIMARY KEY,
+                        local_date TEXT NOT NULL,
+                        due_at REAL NOT NULL
+                    ) WITHOUT ROWID;
+                    -- The scheduler walks this index in due order (covering: user is the row key).
+                    CREATE INDEX schedule_due ON schedule(due_at, local_date);
 
-                -- One row per user and local date, written before a reminder is published: the
-                -- primary key is what makes a second send for the same user-day impossible.
-                CREATE TABLE delivery (
-                    user TEXT NOT NULL,
-                    local_date TEXT NOT NULL,
-                    due_at REAL NOT NULL,
-                    outcome TEXT NOT NULL CHECK (outcome IN ('sent', 'skipped', 'missed')),
-                    recorded_at REAL NOT NULL,
-                    reason TEXT,
-                    kcal REAL,
-                    kcal_goal REAL,
-                    PRIMARY KEY (user, local_date)
-                ) WITHOUT ROWID;
-                """)
+                    -- One row per user and local date, written before a reminder is published: the
+                    -- primary key is what makes a second send for the same user-day impossible.
+                    CREATE TABLE delivery (
+                        user TEXT NOT NULL,
+                        local_date TEXT NOT NULL,
+                        due_at REAL NOT NULL,
+                        outcome TEXT NOT NULL CHECK (outcome IN ('sent', 'skipped', 'missed')),
+                        recorded_at REAL NOT NULL,
+                        reason TEXT,
+                        kcal REAL,
+                        kcal_goal REAL,
+                        PRIMARY KEY (user, local_date)
+                    ) WITHOUT ROWID;
+                    """)
         }
         return migrator
     }

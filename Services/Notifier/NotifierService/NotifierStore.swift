@@ -91,14 +91,16 @@ public final class NotifierStore: Sendable {
                 try db.execute(sql: "DELETE FROM schedule WHERE user = ?", arguments: [user])
                 return (nil, existing != nil)
             }
-            let lastHandled = try String.fetchOne(db, sql: "SELECT max(local_date) FROM delivery WHERE user = ?", arguments: [user]).flatMap(LocalDate.init)
+            let lastHandled = try String.fetchOne(db, sql: "SELECT max(local_date) FROM delivery WHERE user = ?", arguments: [user]).flatMap(
+                LocalDate.init)
             let next = ReminderRules.nextDue(
                 after: now, timeZone: ReminderRules.timeZone(named: profile.timeZone), hour: profile.reminderHour, lastHandled: lastHandled
             )
             let pending = ScheduledReminder(user: user, date: next.date, dueAt: next.dueAt)
             guard pending != existing else { return (pending, false) }
             try db.execute(
-                sql: "INSERT INTO schedule (user, local_date, due_at) VALUES (?, ?, ?) ON CONFLICT (user) DO UPDATE SET local_date = excluded.local_date, due_at = excluded.due_at",
+                sql:
+                    "INSERT INTO schedule (user, local_date, due_at) VALUES (?, ?, ?) ON CONFLICT (user) DO UPDATE SET local_date = excluded.local_date, due_at = excluded.due_at",
                 arguments: [user, pending.date.description, pending.dueAt.timeIntervalSince1970]
             )
             return (pending, true)
@@ -117,7 +119,8 @@ public final class NotifierStore: Sendable {
                 try db.execute(sql: "DELETE FROM schedule WHERE user = ?", arguments: [user])
                 return true
             }
-            let lastHandled = try String.fetchOne(db, sql: "SELECT max(local_date) FROM delivery WHERE user = ?", arguments: [user]).flatMap(LocalDate.init)
+            let lastHandled = try String.fetchOne(db, sql: "SELECT max(local_date) FROM delivery WHERE user = ?", arguments: [user]).flatMap(
+                LocalDate.init)
             let next = ReminderRules.nextDue(
                 after: now, timeZone: ReminderRules.timeZone(named: profile.timeZone), hour: profile.reminderHour, lastHandled: lastHandled
             )
@@ -155,10 +158,11 @@ public final class NotifierStore: Sendable {
     /// reminder handled before) is left out, so it can never be sent twice.
     public func record(_ decisions: [ReminderDecision], at now: Date) throws -> [ReminderDecision] {
         try writer.write { db in
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO delivery (user, local_date, due_at, outcome, recorded_at, reason, kcal, kcal_goal)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user, local_date) DO NOTHING
-                """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO delivery (user, local_date, due_at, outcome, recorded_at, reason, kcal, kcal_goal)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user, local_date) DO NOTHING
+                    """)
             // Only the reminder that was due: activity may have moved it on meanwhile.
             let remove = try db.cachedStatement(sql: "DELETE FROM schedule WHERE user = ? AND due_at = ?")
             var recorded: [ReminderDecision] = []
@@ -180,10 +184,11 @@ public final class NotifierStore: Sendable {
     /// the benchmark and maintenance tools.
     public func bulkSchedule(_ reminders: [ScheduledReminder], profile: ReminderProfile) throws {
         try writer.write { db in
-            let schedule = try db.cachedStatement(sql: """
-                INSERT INTO schedule (user, local_date, due_at) VALUES (?, ?, ?)
-                ON CONFLICT (user) DO UPDATE SET local_date = excluded.local_date, due_at = excluded.due_at
-                """)
+            let schedule = try db.cachedStatement(
+                sql: """
+                    INSERT INTO schedule (user, local_date, due_at) VALUES (?, ?, ?)
+                    ON CONFLICT (user) DO UPDATE SET local_date = excluded.local_date, due_at = excluded.due_at
+                    """)
             for reminder in reminders {
                 try Self.saveProfile(profile, of: reminder.user, db)
                 try schedule.execute(arguments: [reminder.user, reminder.date.description, reminder.dueAt.timeIntervalSince1970])
@@ -200,10 +205,13 @@ public final class NotifierStore: Sendable {
     /// The newest `limit` entries of `user`'s delivery log, newest date first.
     public func log(of user: String, limit: Int) throws -> [ReminderLogEntry] {
         try writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT local_date, outcome, due_at, recorded_at, reason, kcal, kcal_goal FROM delivery
-                WHERE user = ? ORDER BY local_date DESC LIMIT ?
-                """, arguments: [user, limit]).map { row in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT local_date, outcome, due_at, recorded_at, reason, kcal, kcal_goal FROM delivery
+                    WHERE user = ? ORDER BY local_date DESC LIMIT ?
+                    """, arguments: [user, limit]
+            ).map { row in
                 ReminderLogEntry(
                     date: LocalDate(row["local_date"] as String)!,
                     outcome: ReminderOutcome(rawValue: row["outcome"]) ?? .sent,
@@ -221,10 +229,12 @@ public final class NotifierStore: Sendable {
     /// continue from.
     public func sentReminders(of user: String, after: Date, limit: Int = 500) throws -> (reminders: [Reminder], cursor: Date) {
         try writer.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT local_date, due_at, recorded_at, kcal, kcal_goal FROM delivery
-                WHERE user = ? AND outcome = 'sent' AND recorded_at > ? ORDER BY recorded_at LIMIT ?
-                """, arguments: [user, after.timeIntervalSince1970, limit])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT local_date, due_at, recorded_at, kcal, kcal_goal FROM delivery
+                    WHERE user = ? AND outcome = 'sent' AND recorded_at > ? ORDER BY recorded_at LIMIT ?
+                    """, arguments: [user, after.timeIntervalSince1970, limit])
             let reminders = rows.compactMap { row -> Reminder? in
                 guard let date = LocalDate(row["local_date"] as String) else { return nil }
                 let kcal: Double? = row["kcal"]
@@ -252,20 +262,25 @@ public final class NotifierStore: Sendable {
         try Row.fetchOne(
             db.cachedStatement(sql: "SELECT time_zone, reminder_hour, enabled, fetched_at FROM profile WHERE user = ?"), arguments: [user]
         ).map { row in
-            ReminderProfile(timeZone: row["time_zone"], reminderHour: row["reminder_hour"], enabled: row["enabled"], fetchedAt: Date(timeIntervalSince1970: row["fetched_at"]))
+            ReminderProfile(
+                timeZone: row["time_zone"], reminderHour: row["reminder_hour"], enabled: row["enabled"],
+                fetchedAt: Date(timeIntervalSince1970: row["fetched_at"]))
         }
     }
 
     private static func saveProfile(_ profile: ReminderProfile, of user: String, _ db: Database) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO profile (user, time_zone, reminder_hour, enabled, fetched_at) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (user) DO UPDATE SET time_zone = excluded.time_zone, reminder_hour = excluded.reminder_hour,
-                enabled = excluded.enabled, fetched_at = excluded.fetched_at
-            """).execute(arguments: [user, profile.timeZone, profile.reminderHour, profile.enabled, profile.fetchedAt.timeIntervalSince1970])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO profile (user, time_zone, reminder_hour, enabled, fetched_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (user) DO UPDATE SET time_zone = excluded.time_zone, reminder_hour = excluded.reminder_hour,
+                    enabled = excluded.enabled, fetched_at = excluded.fetched_at
+                """
+        ).execute(arguments: [user, profile.timeZone, profile.reminderHour, profile.enabled, profile.fetchedAt.timeIntervalSince1970])
     }
 
     private static func schedule(of user: String, _ db: Database) throws -> ScheduledReminder? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT user, local_date, due_at FROM schedule WHERE user = ?"), arguments: [user]).map(scheduled(row:))
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT user, local_date, due_at FROM schedule WHERE user = ?"), arguments: [user]).map(
+            scheduled(row:))
     }
 
     private static func scheduled(row: Row) -> ScheduledReminder {

@@ -27,9 +27,11 @@ struct ProfileBook: Sendable {
             try store.saveProfile(profile, of: user)
             return profile
         } catch let error as ServiceError {
-            logger.warning("profile not read from the planner; using the last known one", metadata: [
-                "user": "\(user)", "error": "\(error.message)", "cached": "\(cached != nil)",
-            ])
+            logger.warning(
+                "profile not read from the planner; using the last known one",
+                metadata: [
+                    "user": "\(user)", "error": "\(error.message)", "cached": "\(cached != nil)",
+                ])
             return cached ?? .defaults(at: now)
         }
     }
@@ -39,11 +41,13 @@ struct ProfileBook: Sendable {
     func profileForAnswer(of user: String, now: Date, context: RequestContext) async throws -> ReminderProfile {
         if let cached = try store.profile(of: user) { return cached }
         do {
-            let profile = ReminderProfile(try await planner.call(PlannerAPI.getProfile, Empty(), user: user, for: context, need: .optional), fetchedAt: now)
+            let profile = ReminderProfile(
+                try await planner.call(PlannerAPI.getProfile, Empty(), user: user, for: context, need: .optional), fetchedAt: now)
             try store.saveProfile(profile, of: user)
             return profile
         } catch let error as ServiceError {
-            logger.warning("profile not read from the planner; answering with the defaults", metadata: ["user": "\(user)", "error": "\(error.message)"])
+            logger.warning(
+                "profile not read from the planner; answering with the defaults", metadata: ["user": "\(user)", "error": "\(error.message)"])
             return .defaults(at: now)
         }
     }

@@ -1,5 +1,5 @@
-public import Foundation
 import Dispatch
+public import Foundation
 import Logging
 public import ServiceLifecycle
 import SousRuntime
@@ -27,7 +27,8 @@ public final class ReminderScheduler: Service, Sendable {
     public let passes = Broadcast<Date>()
 
     init(
-        store: NotifierStore, tracker: Peer<Tracker>, publisher: HostPublisher, inbox: ReminderInbox, clock: WallClock, wakeup: Wakeup, options: NotifierOptions,
+        store: NotifierStore, tracker: Peer<Tracker>, publisher: HostPublisher, inbox: ReminderInbox, clock: WallClock, wakeup: Wakeup,
+        options: NotifierOptions,
         logger: Logger
     ) {
         self.inbox = inbox
@@ -105,10 +106,13 @@ public final class ReminderScheduler: Service, Sendable {
             }
             let published = DispatchTime.now().uptimeNanoseconds
             func ms(_ from: UInt64, _ to: UInt64) -> Logger.MetadataValue { "\((to - from) / 1_000_000)" }
-            logger.debug("reminders handled", metadata: [
-                "due": "\(due.count)", "recorded": "\(recorded.count)", "sent": "\(sent)",
-                "readMs": ms(started, read), "decideMs": ms(read, decided), "recordMs": ms(decided, committed), "publishMs": ms(committed, published),
-            ])
+            logger.debug(
+                "reminders handled",
+                metadata: [
+                    "due": "\(due.count)", "recorded": "\(recorded.count)", "sent": "\(sent)",
+                    "readMs": ms(started, read), "decideMs": ms(read, decided), "recordMs": ms(decided, committed),
+                    "publishMs": ms(committed, published),
+                ])
         }
     }
 
@@ -128,20 +132,30 @@ public final class ReminderScheduler: Service, Sendable {
                 group.addTask {
                     if ReminderRules.delivery(dueAt: reminder.dueAt, now: now) == .missed {
                         let hours = Int(now.timeIntervalSince(reminder.dueAt) / 3600)
-                        return (index, ReminderDecision(reminder: reminder, outcome: .missed, reason: "\(hours) h late when handled (the notifier was down)"))
+                        return (
+                            index,
+                            ReminderDecision(reminder: reminder, outcome: .missed, reason: "\(hours) h late when handled (the notifier was down)")
+                        )
                     }
                     guard !trackerDown.isSet else { return (index, ReminderDecision(reminder: reminder, outcome: .sent)) }
                     do throws(ServiceError) {
-                        let status = try await self.tracker.call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: reminder.date), user: reminder.user, for: nil)
+                        let status = try await self.tracker.call(
+                            TrackerAPI.diaryStatus, DiaryStatusRequest(date: reminder.date), user: reminder.user, for: nil)
                         if status.mealsLogged.contains(.dinner) {
-                            return (index, ReminderDecision(reminder: reminder, outcome: .skipped, reason: "dinner already logged", kcal: status.kcal, kcalGoal: status.kcalGoal))
+                            return (
+                                index,
+                                ReminderDecision(
+                                    reminder: reminder, outcome: .skipped, reason: "dinner already logged", kcal: status.kcal,
+                                    kcalGoal: status.kcalGoal)
+                            )
                         }
                         return (index, ReminderDecision(reminder: reminder, outcome: .sent, kcal: status.kcal, kcalGoal: status.kcalGoal))
                     } catch {
                         if error.code == .unavailable {
                             trackerDown.set()
                         }
-                        self.logger.warning("diary status not read; sending without it", metadata: ["user": "\(reminder.user)", "error": "\(error.message)"])
+                        self.logger.warning(
+                            "diary status not read; sending without it", metadata: ["user": "\(reminder.user)", "error": "\(error.message)"])
                         return (index, ReminderDecision(reminder: reminder, outcome: .sent))
                     }
                 }

@@ -1,6 +1,6 @@
 import Foundation
-public import SousCrypto
 public import Logging
+public import SousCrypto
 public import SousRuntime
 import SousSchema
 import SousWire
@@ -16,7 +16,9 @@ public struct PlannerService: Sendable {
     /// registers methods. `database` replaces the file under the data directory (tests).
     /// - Parameter passwordCost: the Argon2id cost of new password hashes (tests that register
     ///   many accounts use ``Sodium/PasswordCost/minimal``).
-    public init(configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil, passwordCost: Sodium.PasswordCost = .standard) throws {
+    public init(
+        configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil, passwordCost: Sodium.PasswordCost = .standard
+    ) throws {
         let logger = logger ?? SousLogging.logger(for: "planner", level: configuration.logLevel)
         let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
         let store = PlannerStore(database: database)
@@ -29,7 +31,9 @@ public struct PlannerService: Sendable {
         self.host = host
         self.store = store
         self.accounts = accounts
-        PlannerHandlers(host: host, store: store, catalog: Peer<Catalog>(Catalog.self, of: configuration), tracker: Peer<Tracker>(Tracker.self, of: configuration)).register()
+        PlannerHandlers(
+            host: host, store: store, catalog: Peer<Catalog>(Catalog.self, of: configuration), tracker: Peer<Tracker>(Tracker.self, of: configuration)
+        ).register()
         AccountHandlers(host: host, store: accounts, signer: signer, eraser: eraser).register()
     }
 
@@ -131,7 +135,11 @@ struct PlannerHandlers: Sendable {
             let user = try context.requireUser()
             let slots = try store.move(user: user, move: request, now: now)
             planChanged(user: user, dates: Array(Set([request.from.date, request.to.date])).sorted(), context: context)
-            return PlanDays(days: try store.days(user: user, range: PlanDateRange(from: min(request.from.date, request.to.date), to: max(request.from.date, request.to.date)), now: now)
+            return PlanDays(
+                days: try store.days(
+                    user: user, range: PlanDateRange(from: min(request.from.date, request.to.date), to: max(request.from.date, request.to.date)),
+                    now: now
+                )
                 .filter { day in slots.contains { $0.date == day.date } })
         }
         server.register(PlannerAPI.clearSlot) { request, context in
@@ -164,11 +172,13 @@ struct PlannerHandlers: Sendable {
         do {
             // Under a key derived from this request's: marking again after a lost reply logs once.
             entry = try await tracker.call(
-                TrackerAPI.logRecipeServing, RecipeServingLog(date: request.date, meal: slot.meal, recipe: recipe, servings: 1), user: user, for: context
+                TrackerAPI.logRecipeServing, RecipeServingLog(date: request.date, meal: slot.meal, recipe: recipe, servings: 1), user: user,
+                for: context
             )
         } catch {
             context.logger.warning("cooked meal not logged", metadata: ["error": "\(error)"])
-            let message = "Marked \(PlannerStore.label(request)) as cooked, but it could not be logged to your diary (\(error.message)). "
+            let message =
+                "Marked \(PlannerStore.label(request)) as cooked, but it could not be logged to your diary (\(error.message)). "
                 + "Mark it as cooked again to retry logging."
             return CookedResult(slot: slot, logged: false, diaryEntry: nil, loggingError: message)
         }

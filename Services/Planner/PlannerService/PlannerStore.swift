@@ -25,13 +25,17 @@ public final class PlannerStore: Sendable {
     func save(_ profile: CookingProfile, user: String, now: Date) throws(ServiceError) {
         try storage {
             try writer.write { db in
-                try db.execute(sql: """
-                    INSERT OR REPLACE INTO profile (user, people, patience, diets, allergens, dislikes, equipment, filter_diets,
-                        filter_allergens, filter_dislikes, filter_equipment, filter_patience, time_zone, reminders_enabled, reminder_hour, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [
-                        user, profile.people, profile.patience, try Self.list(profile.diets.map(\.rawValue)), try Self.list(profile.allergens.map(\.rawValue)),
-                        try Self.list(profile.dislikes), try Self.list(profile.equipment.map(\.rawValue)), profile.filterDiets, profile.filterAllergens, profile.filterDislikes, profile.filterEquipment,
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO profile (user, people, patience, diets, allergens, dislikes, equipment, filter_diets,
+                            filter_allergens, filter_dislikes, filter_equipment, filter_patience, time_zone, reminders_enabled, reminder_hour, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        user, profile.people, profile.patience, try Self.list(profile.diets.map(\.rawValue)),
+                        try Self.list(profile.allergens.map(\.rawValue)),
+                        try Self.list(profile.dislikes), try Self.list(profile.equipment.map(\.rawValue)), profile.filterDiets,
+                        profile.filterAllergens, profile.filterDislikes, profile.filterEquipment,
                         profile.filterPatience, profile.timeZone, profile.remindersEnabled, profile.reminderHour, now.timeIntervalSince1970,
                     ])
             }
@@ -108,8 +112,9 @@ public final class PlannerStore: Sendable {
         try storage {
             try writer.read { db in
                 let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
-                return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM slot WHERE user = ? AND recipe = ? AND date BETWEEN ? AND ?",
-                                        arguments: [user, recipe, window.today.description, window.last.description]) ?? 0
+                return try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM slot WHERE user = ? AND recipe = ? AND date BETWEEN ? AND ?",
+                    arguments: [user, recipe, window.today.description, window.last.description]) ?? 0
             }
         }
     }
@@ -134,9 +139,11 @@ public final class PlannerStore: Sendable {
                 try db.execute(sql: "DELETE FROM selection WHERE user = ? AND recipe = ?", arguments: [user, recipe])
                 guard db.changesCount > 0 else { throw ServiceError.notFound("\(recipe) is not in your plan", field: "id") }
                 let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
-                let dates = try String.fetchAll(db, sql: "SELECT DISTINCT date FROM slot WHERE user = ? AND recipe = ? AND date >= ? ORDER BY date",
-                                                arguments: [user, recipe, window.today.description])
-                try db.execute(sql: "DELETE FROM slot WHERE user = ? AND recipe = ? AND date >= ?", arguments: [user, recipe, window.today.description])
+                let dates = try String.fetchAll(
+                    db, sql: "SELECT DISTINCT date FROM slot WHERE user = ? AND recipe = ? AND date >= ? ORDER BY date",
+                    arguments: [user, recipe, window.today.description])
+                try db.execute(
+                    sql: "DELETE FROM slot WHERE user = ? AND recipe = ? AND date >= ?", arguments: [user, recipe, window.today.description])
                 return dates.compactMap(LocalDate.init)
             }
         }
@@ -152,8 +159,9 @@ public final class PlannerStore: Sendable {
                 let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
                 try window.check(SlotRef(date: assignment.date, slot: assignment.slot))
                 try Self.insertSelection(db, user: user, recipe: assignment.recipe, name: name, now: now)
-                try db.execute(sql: "INSERT OR REPLACE INTO slot (user, date, slot, recipe, recipe_name) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [user, assignment.date.description, assignment.slot, assignment.recipe, name])
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO slot (user, date, slot, recipe, recipe_name) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [user, assignment.date.description, assignment.slot, assignment.recipe, name])
                 return try Self.slot(db, user: user, date: assignment.date, slot: assignment.slot)
             }
         }
@@ -176,8 +184,10 @@ public final class PlannerStore: Sendable {
                 try db.execute(sql: delete, arguments: [user, move.to.date.description, move.to.slot])
                 try Self.insert(row: source, at: move.to, user: user, db)
                 if let target { try Self.insert(row: target, at: move.from, user: user, db) }
-                return [try Self.slot(db, user: user, date: move.from.date, slot: move.from.slot),
-                        try Self.slot(db, user: user, date: move.to.date, slot: move.to.slot)]
+                return [
+                    try Self.slot(db, user: user, date: move.from.date, slot: move.from.slot),
+                    try Self.slot(db, user: user, date: move.to.date, slot: move.to.slot),
+                ]
             }
         }
     }
@@ -205,7 +215,8 @@ public final class PlannerStore: Sendable {
                 let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
                 try PlanWindow.check(slot: ref.slot)
                 guard ref.date <= window.today else {
-                    throw ServiceError.badRequest("\(ref.date) is after today (\(window.today)): mark a meal cooked on its day or later", field: "date")
+                    throw ServiceError.badRequest(
+                        "\(ref.date) is after today (\(window.today)): mark a meal cooked on its day or later", field: "date")
                 }
                 guard ref.date >= window.today.adding(days: -Self.cookedDaysBack) else {
                     throw ServiceError.badRequest("\(ref.date) is more than \(Self.cookedDaysBack) days ago", field: "date")
@@ -215,8 +226,9 @@ public final class PlannerStore: Sendable {
                 if let entry = current.diaryEntry {
                     throw ServiceError.conflict("\(Self.label(ref)) is already cooked and in your diary (entry \(entry))", field: "slot")
                 }
-                try db.execute(sql: "UPDATE slot SET cooked_at = coalesce(cooked_at, ?) WHERE user = ? AND date = ? AND slot = ?",
-                               arguments: [now.timeIntervalSince1970, user, ref.date.description, ref.slot])
+                try db.execute(
+                    sql: "UPDATE slot SET cooked_at = coalesce(cooked_at, ?) WHERE user = ? AND date = ? AND slot = ?",
+                    arguments: [now.timeIntervalSince1970, user, ref.date.description, ref.slot])
                 return try Self.slot(db, user: user, date: ref.date, slot: ref.slot)
             }
         }
@@ -225,11 +237,13 @@ public final class PlannerStore: Sendable {
     /// Records the diary entry the tracker made for a cooked slot, if the slot still holds `recipe`.
     /// Links the slot to its diary entry and builds the reply in the same transaction (so a
     /// keyed `plan.cooked` stores that reply with the write).
-    func recordDiaryEntry<Reply>(_ entry: Int64, user: String, ref: SlotRef, recipe: String, reply: (PlanSlot) -> Reply) throws(ServiceError) -> Reply {
+    func recordDiaryEntry<Reply>(_ entry: Int64, user: String, ref: SlotRef, recipe: String, reply: (PlanSlot) -> Reply) throws(ServiceError) -> Reply
+    {
         try storage {
             try writer.write { db in
-                try db.execute(sql: "UPDATE slot SET diary_entry = ? WHERE user = ? AND date = ? AND slot = ? AND recipe = ?",
-                               arguments: [entry, user, ref.date.description, ref.slot, recipe])
+                try db.execute(
+                    sql: "UPDATE slot SET diary_entry = ? WHERE user = ? AND date = ? AND slot = ? AND recipe = ?",
+                    arguments: [entry, user, ref.date.description, ref.slot, recipe])
                 return reply(try Self.slot(db, user: user, date: ref.date, slot: ref.slot))
             }
         }
@@ -238,29 +252,37 @@ public final class PlannerStore: Sendable {
     // MARK: Helpers
 
     private static func insertSelection(_ db: Database, user: String, recipe: String, name: String, now: Date) throws {
-        try db.execute(sql: "INSERT OR IGNORE INTO selection (user, recipe, name, added_at) VALUES (?, ?, ?, ?)",
-                       arguments: [user, recipe, name, now.timeIntervalSince1970])
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO selection (user, recipe, name, added_at) VALUES (?, ?, ?, ?)",
+            arguments: [user, recipe, name, now.timeIntervalSince1970])
     }
 
     private static func insert(row: Row, at ref: SlotRef, user: String, _ db: Database) throws {
-        try db.execute(sql: "INSERT INTO slot (user, date, slot, recipe, recipe_name, cooked_at, diary_entry) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       arguments: [user, ref.date.description, ref.slot, row["recipe"] as String, row["recipe_name"] as String,
-                                   row["cooked_at"] as Double?, row["diary_entry"] as Int64?])
+        try db.execute(
+            sql: "INSERT INTO slot (user, date, slot, recipe, recipe_name, cooked_at, diary_entry) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            arguments: [
+                user, ref.date.description, ref.slot, row["recipe"] as String, row["recipe_name"] as String,
+                row["cooked_at"] as Double?, row["diary_entry"] as Int64?,
+            ])
     }
 
     private static func selection(_ db: Database, user: String, window: PlanWindow) throws -> [SelectedRecipe] {
-        try Row.fetchAll(db, sql: """
-            SELECT s.recipe, s.name, s.added_at,
-                (SELECT COUNT(*) FROM slot WHERE slot.user = s.user AND slot.recipe = s.recipe AND slot.date BETWEEN ? AND ?) AS planned
-            FROM selection s WHERE s.user = ? ORDER BY s.id
-            """, arguments: [window.today.description, window.last.description, user]).map { row in
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT s.recipe, s.name, s.added_at,
+                    (SELECT COUNT(*) FROM slot WHERE slot.user = s.user AND slot.recipe = s.recipe AND slot.date BETWEEN ? AND ?) AS planned
+                FROM selection s WHERE s.user = ? ORDER BY s.id
+                """, arguments: [window.today.description, window.last.description, user]
+        ).map { row in
             SelectedRecipe(id: row["recipe"], name: row["name"], addedAt: Date(timeIntervalSince1970: row["added_at"]), plannedSlots: row["planned"])
         }
     }
 
     private static func days(_ db: Database, user: String, from: LocalDate, to: LocalDate, today: LocalDate) throws -> [PlanDay] {
-        let rows = try Row.fetchAll(db, sql: "SELECT * FROM slot WHERE user = ? AND date BETWEEN ? AND ?",
-                                    arguments: [user, from.description, to.description])
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT * FROM slot WHERE user = ? AND date BETWEEN ? AND ?",
+            arguments: [user, from.description, to.description])
         var filled: [SlotRef: PlanSlot] = [:]
         for row in rows {
             guard let slot = planSlot(row) else { continue }
@@ -277,7 +299,8 @@ public final class PlannerStore: Sendable {
     }
 
     private static func slot(_ db: Database, user: String, date: LocalDate, slot number: Int) throws -> PlanSlot {
-        let row = try Row.fetchOne(db, sql: "SELECT * FROM slot WHERE user = ? AND date = ? AND slot = ?", arguments: [user, date.description, number])
+        let row = try Row.fetchOne(
+            db, sql: "SELECT * FROM slot WHERE user = ? AND date = ? AND slot = ?", arguments: [user, date.description, number])
         return row.flatMap(planSlot) ?? PlanSlot(date: date, slot: number, meal: PlanSlotKind.meal(of: number)!)
     }
 

@@ -8,14 +8,18 @@ enum ProfileValidation {
     static let maxDislikes = 200
 
     /// `update` applied over `current`, validated; dislikes are checked against the catalog.
-    static func validated(_ update: ProfileUpdate, over current: CookingProfile, catalog: Peer<Catalog>, user: String, context: RequestContext) async throws -> CookingProfile {
+    static func validated(
+        _ update: ProfileUpdate, over current: CookingProfile, catalog: Peer<Catalog>, user: String, context: RequestContext
+    ) async throws -> CookingProfile {
         var profile = update.applied(to: current)
         try check(profile)
         profile.diets = unique(profile.diets).sorted()
         profile.allergens = unique(profile.allergens).sorted()
         profile.equipment = unique(profile.equipment).sorted()
         if let dislikes = update.dislikes {
-            guard dislikes.count <= maxDislikes else { throw ServiceError.badRequest("at most \(maxDislikes) disliked ingredients", field: "dislikes") }
+            guard dislikes.count <= maxDislikes else {
+                throw ServiceError.badRequest("at most \(maxDislikes) disliked ingredients", field: "dislikes")
+            }
             if !dislikes.isEmpty { try await checkIngredients(dislikes, catalog: catalog, user: user, context: context) }
             profile.dislikes = unique(dislikes)
         }

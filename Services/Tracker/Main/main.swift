@@ -1,6 +1,6 @@
 import ArgumentParser
-import TrackerService
 import SousRuntime
+import TrackerService
 
 @main
 struct TrackerCommand: AsyncParsableCommand, ServiceExecutable {

@@ -86,7 +86,8 @@ struct CoeliacHandlers: Sendable {
             let user = try context.requireUser()
             let date = if let date = request.date { date } else { await today(of: user, context: context) }
             if request.date != nil { try await check(date, .happened, user: user, context: context) }
-            let recorded = try store.recordResult(date, positive: request.positive, replace: request.replace ?? false, user: user, now: host.clock.now)
+            let recorded = try store.recordResult(
+                date, positive: request.positive, replace: request.replace ?? false, user: user, now: host.clock.now)
             host.publisher.publish(CoeliacTopics.glutenRecorded, GlutenEvent(user: user, day: recorded.day))
             for badge in recorded.newBadges {
                 host.publisher.publish(CoeliacTopics.badgeEarned, GlutenEvent(user: user, day: recorded.day, badge: badge))

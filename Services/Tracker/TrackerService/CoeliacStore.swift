@@ -20,11 +20,13 @@ final class CoeliacStore: Sendable {
     func addEntry(_ entry: ValidJournalEntry, user: String, now: Date) throws -> JournalEntry {
         try writer.write { db in
             try TrackerQuotas.journalEntriesPerDay.check(
-                current: Int.fetchOne(db, sql: "SELECT COUNT(*) FROM coeliac_journal_entry WHERE user = ? AND date = ?", arguments: [user, entry.date.description]) ?? 0
+                current: Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM coeliac_journal_entry WHERE user = ? AND date = ?", arguments: [user, entry.date.description]) ?? 0
             )
             if let photo = entry.photo {
                 try TrackerQuotas.photoBytes.check(
-                    current: Int.fetchOne(db, sql: "SELECT COALESCE(SUM(photo_bytes), 0) FROM coeliac_journal_entry WHERE user = ?", arguments: [user]) ?? 0,
+                    current: Int.fetchOne(
+                        db, sql: "SELECT COALESCE(SUM(photo_bytes), 0) FROM coeliac_journal_entry WHERE user = ?", arguments: [user]) ?? 0,
                     adding: photo.count
                 )
             }
@@ -33,8 +35,10 @@ final class CoeliacStore: Sendable {
                     INSERT INTO coeliac_journal_entry (user, date, time, title, description, photo_bytes, created_at, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [user, entry.date.description, entry.time.description, entry.title, entry.description,
-                            entry.photo?.count ?? 0, now.timeIntervalSince1970, now.timeIntervalSince1970]
+                arguments: [
+                    user, entry.date.description, entry.time.description, entry.title, entry.description,
+                    entry.photo?.count ?? 0, now.timeIntervalSince1970, now.timeIntervalSince1970,
+                ]
             )
             let id = db.lastInsertedRowID
             if let photo = entry.photo {
@@ -81,7 +85,8 @@ final class CoeliacStore: Sendable {
                 after.photoBytes = 0
             case .replace(let bytes):
                 try TrackerQuotas.photoBytes.check(
-                    current: (Int.fetchOne(db, sql: "SELECT COALESCE(SUM(photo_bytes), 0) FROM coeliac_journal_entry WHERE user = ?", arguments: [user]) ?? 0)
+                    current: (Int.fetchOne(
+                        db, sql: "SELECT COALESCE(SUM(photo_bytes), 0) FROM coeliac_journal_entry WHERE user = ?", arguments: [user]) ?? 0)
                         - before.photoBytes,
                     adding: bytes.count
                 )
@@ -93,8 +98,10 @@ final class CoeliacStore: Sendable {
                     UPDATE coeliac_journal_entry SET date = ?, time = ?, title = ?, description = ?, photo_bytes = ?, updated_at = ?
                     WHERE id = ?
                     """,
-                arguments: [after.date.description, after.time.description, after.title, after.description, after.photoBytes,
-                            now.timeIntervalSince1970, id]
+                arguments: [
+                    after.date.description, after.time.description, after.title, after.description, after.photoBytes,
+                    now.timeIntervalSince1970, id,
+                ]
             )
             return (before, try Self.entry(id, user: user, db))
         }
@@ -190,7 +197,8 @@ final class CoeliacStore: Sendable {
                 try db.execute(sql: "DELETE FROM coeliac_gluten_day WHERE user = ? AND date = ?", arguments: [user, date.description])
             } else {
                 try db.execute(
-                    sql: "UPDATE coeliac_gluten_day SET positive = NULL, result_at = NULL WHERE user = ? AND date = ?", arguments: [user, date.description]
+                    sql: "UPDATE coeliac_gluten_day SET positive = NULL, result_at = NULL WHERE user = ? AND date = ?",
+                    arguments: [user, date.description]
                 )
             }
             return GlutenDay(date: date, expectsGluten: existing.expectsGluten, positive: nil)

@@ -150,7 +150,8 @@ enum ImageType: String {
         } else if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) {
             self = .webp
         } else if starts(Array("ftyp".utf8), at: 4), head.count >= 12,
-                  ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"].contains(String(decoding: head[8..<12], as: UTF8.self)) {
+            ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"].contains(String(decoding: head[8..<12], as: UTF8.self))
+        {
             self = .heic
         } else {
             return nil

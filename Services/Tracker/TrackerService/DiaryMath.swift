@@ -40,10 +40,12 @@ enum DiaryMath {
         }
         return DailySummary(
             day: day, goals: goal, goalsFrom: goals.from, totals: totals,
-            remaining: Macros(kcal: goal.kcal - totals.kcal, carbohydrates: goal.carbohydrates - totals.carbohydrates,
-                              protein: goal.protein - totals.protein, fat: goal.fat - totals.fat),
-            percent: Macros(kcal: percent(totals.kcal, of: goal.kcal), carbohydrates: percent(totals.carbohydrates, of: goal.carbohydrates),
-                            protein: percent(totals.protein, of: goal.protein), fat: percent(totals.fat, of: goal.fat)),
+            remaining: Macros(
+                kcal: goal.kcal - totals.kcal, carbohydrates: goal.carbohydrates - totals.carbohydrates,
+                protein: goal.protein - totals.protein, fat: goal.fat - totals.fat),
+            percent: Macros(
+                kcal: percent(totals.kcal, of: goal.kcal), carbohydrates: percent(totals.carbohydrates, of: goal.carbohydrates),
+                protein: percent(totals.protein, of: goal.protein), fat: percent(totals.fat, of: goal.fat)),
             meals: meals, water: drinks.water, coffee: drinks.coffee
         )
     }
@@ -102,7 +104,9 @@ enum DiaryMath {
     }
 
     static let presets: [GoalPreset] = [
-        preset("maintenance", 2000, (50, 20, 30), "Balanced split to hold your weight: half the energy from carbohydrates, a fifth from protein, the rest from fat."),
+        preset(
+            "maintenance", 2000, (50, 20, 30),
+            "Balanced split to hold your weight: half the energy from carbohydrates, a fifth from protein, the rest from fat."),
         preset("cutting", 1600, (40, 35, 25), "An energy deficit with high protein, to keep muscle while losing fat."),
         preset("bulking", 2800, (50, 25, 25), "An energy surplus with plenty of carbohydrates and protein, to fuel training and build muscle."),
         preset("endurance", 2600, (60, 15, 25), "Carbohydrate-heavy, to refill glycogen for long runs, rides and swims."),

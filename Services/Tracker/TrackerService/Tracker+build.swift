@@ -23,7 +23,9 @@ public struct TrackerService: Sendable {
         let host = try ServiceHost(configuration: configuration, logger: logger, database: database)
         // The time-zone lookup is optional (it falls back to the last known zone, else UTC), so
         // it takes a third of the caller's time at most; see Peer.Need.
-        let handlers = TrackerHandlers(host: host, store: store, catalog: Peer<Catalog>(Catalog.self, of: configuration), planner: Peer<Planner>(Planner.self, of: configuration))
+        let handlers = TrackerHandlers(
+            host: host, store: store, catalog: Peer<Catalog>(Catalog.self, of: configuration), planner: Peer<Planner>(Planner.self, of: configuration)
+        )
         self.host = host
         self.store = store
         handlers.register()

@@ -32,7 +32,9 @@ struct TrackerHandlers: Sendable {
             try TrackerValidation.grams(request.grams)
             let new = try await newEntry(request, user: user, context: context)
             let date = try await recordedDay(request.date, .happened, user: user, context: context)
-            let entry = try store.insert(.init(date: date, meal: request.meal, food: new.food, grams: request.grams, per100g: new.per100g, source: new.source), user: user, at: clock.now)
+            let entry = try store.insert(
+                .init(date: date, meal: request.meal, food: new.food, grams: request.grams, per100g: new.per100g, source: new.source), user: user,
+                at: clock.now)
             logged(entry, user: user, context: context)
             return entry
         }
@@ -42,7 +44,8 @@ struct TrackerHandlers: Sendable {
                 throw ServiceError.badRequest("servings must be more than 0 and at most 50", field: "servings")
             }
             let recipe = try await askCatalog(
-                CatalogAPI.getRecipe, RecipeLookup(id: request.recipe), user: user, what: "recipe \(request.recipe)", field: "recipe", context: context
+                CatalogAPI.getRecipe, RecipeLookup(id: request.recipe), user: user, what: "recipe \(request.recipe)", field: "recipe",
+                context: context
             )
             // The ingredients are listed for `people` (the recipe's own servings): one serving
             // weighs what is eaten of them ÷ people (a frying bath or cooking water left in the
@@ -56,7 +59,9 @@ struct TrackerHandlers: Sendable {
             let per100g = Macros(kcal: n.kcal * factor, carbohydrates: n.carbohydrates * factor, protein: n.protein * factor, fat: n.fat * factor)
             let date = try await recordedDay(request.date, .happened, user: user, context: context)
             let entry = try store.insert(
-                .init(date: date, meal: request.meal, food: recipe.name, grams: grams, per100g: per100g, source: EntrySource(kind: .recipe, reference: recipe.id)),
+                .init(
+                    date: date, meal: request.meal, food: recipe.name, grams: grams, per100g: per100g,
+                    source: EntrySource(kind: .recipe, reference: recipe.id)),
                 user: user, at: clock.now
             )
             logged(entry, user: user, context: context)
@@ -147,7 +152,9 @@ struct TrackerHandlers: Sendable {
     }
 
     /// The food, nutrition and source a new entry takes from exactly one of its possible sources.
-    private func newEntry(_ request: DiaryAdd, user: String, context: RequestContext) async throws -> (food: String, per100g: Macros, source: EntrySource) {
+    private func newEntry(
+        _ request: DiaryAdd, user: String, context: RequestContext
+    ) async throws -> (food: String, per100g: Macros, source: EntrySource) {
         let given = [request.per100g != nil, request.ingredient != nil, request.barcode != nil].filter { $0 }.count
         guard given == 1 else {
             throw ServiceError.badRequest("give exactly one of per100g (with food), ingredient or barcode", field: "per100g")
@@ -160,14 +167,20 @@ struct TrackerHandlers: Sendable {
         }
         if let code = request.barcode {
             try TrackerValidation.barcode(code, field: "barcode")
-            guard let product = try store.product(code: code, user: user) else { throw ServiceError.notFound("no product with barcode \(code)", field: "barcode") }
+            guard let product = try store.product(code: code, user: user) else {
+                throw ServiceError.notFound("no product with barcode \(code)", field: "barcode")
+            }
             return (name ?? product.name, product.per100g, EntrySource(kind: .product, reference: code))
         }
         let id = request.ingredient ?? ""
-        let found = try await askCatalog(CatalogAPI.getIngredients, IngredientIDs(ids: [id]), user: user, what: "ingredient \(id)", field: "ingredient", context: context)
+        let found = try await askCatalog(
+            CatalogAPI.getIngredients, IngredientIDs(ids: [id]), user: user, what: "ingredient \(id)", field: "ingredient", context: context)
         guard let ingredient = found.ingredients.first else { throw ServiceError.notFound("no ingredient \(id) in the catalog", field: "ingredient") }
         let n = ingredient.nutrition
-        return (name ?? ingredient.name, Macros(kcal: n.kcal, carbohydrates: n.carbohydrates, protein: n.protein, fat: n.fat), EntrySource(kind: .ingredient, reference: id))
+        return (
+            name ?? ingredient.name, Macros(kcal: n.kcal, carbohydrates: n.carbohydrates, protein: n.protein, fat: n.fat),
+            EntrySource(kind: .ingredient, reference: id)
+        )
     }
 
     /// Calls the catalog: an unknown (or malformed) id becomes notFound naming `field`.
@@ -216,7 +229,9 @@ struct TrackerHandlers: Sendable {
 
     /// The date a write records on: the one it names, checked against the plausibility window
     /// (docs/PROTOCOL.md, "Dates"), or today in the user's time zone.
-    func recordedDay(_ date: LocalDate?, _ kind: DateWindow.Kind, field: String = "date", user: String, context: RequestContext) async throws -> LocalDate {
+    func recordedDay(
+        _ date: LocalDate?, _ kind: DateWindow.Kind, field: String = "date", user: String, context: RequestContext
+    ) async throws -> LocalDate {
         guard let date else { return try await day(nil, user: user, context: context).date }
         try await DateWindow.check(date, kind, field: field, now: clock.now) {
             (try? await day(nil, user: user, context: context).date) ?? LocalDate(clock.now, in: .gmt)
@@ -261,11 +276,14 @@ struct TrackerHandlers: Sendable {
                 goals = given
             case (nil, let name?):
                 guard let preset = DiaryMath.presets.first(where: { $0.name == name.lowercased() }) else {
-                    throw ServiceError.badRequest("unknown preset \(name); presets: \(DiaryMath.presets.map(\.name).joined(separator: ", "))", field: "preset")
+                    throw ServiceError.badRequest(
+                        "unknown preset \(name); presets: \(DiaryMath.presets.map(\.name).joined(separator: ", "))", field: "preset")
                 }
                 // A preset brings its own energy (cutting is a deficit); `kcal` overrides it.
                 let kcal = request.kcal ?? preset.goals.kcal
-                guard kcal.isFinite, kcal > 0, kcal <= 10_000 else { throw ServiceError.badRequest("kcal must be more than 0 and at most 10000", field: "kcal") }
+                guard kcal.isFinite, kcal > 0, kcal <= 10_000 else {
+                    throw ServiceError.badRequest("kcal must be more than 0 and at most 10000", field: "kcal")
+                }
                 goals = DiaryMath.goals(kcal: kcal, split: preset.split)
             default:
                 throw ServiceError.badRequest("give either goals or a preset", field: "goals")
@@ -328,8 +346,9 @@ struct TrackerHandlers: Sendable {
             try TrackerValidation.grams(grams, field: "quantity")
             let date = try await recordedDay(request.date, .happened, user: user, context: context)
             let entry = try store.insert(
-                .init(date: date, meal: request.meal ?? food.meals.first ?? .snack, food: food.name, grams: grams, per100g: food.per100g,
-                      source: EntrySource(kind: .savedFood, reference: String(food.id))),
+                .init(
+                    date: date, meal: request.meal ?? food.meals.first ?? .snack, food: food.name, grams: grams, per100g: food.per100g,
+                    source: EntrySource(kind: .savedFood, reference: String(food.id))),
                 user: user, at: clock.now
             )
             logged(entry, user: user, context: context)

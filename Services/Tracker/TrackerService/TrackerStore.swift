@@ -28,15 +28,18 @@ public final class TrackerStore: Sendable {
     func insert(_ new: NewEntry, user: String, at time: Date) throws -> DiaryEntry {
         try writer.write { db in
             try TrackerQuotas.diaryEntriesPerDay.check(
-                current: Int.fetchOne(db, sql: "SELECT COUNT(*) FROM diary_entry WHERE user = ? AND date = ?", arguments: [user, new.date.description]) ?? 0
+                current: Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM diary_entry WHERE user = ? AND date = ?", arguments: [user, new.date.description]) ?? 0
             )
             try db.execute(
                 sql: """
                     INSERT INTO diary_entry (user, date, meal, food, grams, kcal, carbohydrates, protein, fat, source_kind, source_ref, logged_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [user, new.date.description, new.meal.rawValue, new.food, new.grams, new.per100g.kcal, new.per100g.carbohydrates,
-                            new.per100g.protein, new.per100g.fat, new.source.kind.rawValue, new.source.reference, time.timeIntervalSince1970]
+                arguments: [
+                    user, new.date.description, new.meal.rawValue, new.food, new.grams, new.per100g.kcal, new.per100g.carbohydrates,
+                    new.per100g.protein, new.per100g.fat, new.source.kind.rawValue, new.source.reference, time.timeIntervalSince1970,
+                ]
             )
             return DiaryEntry(
                 id: db.lastInsertedRowID, date: new.date, meal: new.meal, food: new.food, grams: new.grams, per100g: new.per100g,
@@ -65,8 +68,10 @@ public final class TrackerStore: Sendable {
             try change(&new)
             try db.execute(
                 sql: "UPDATE diary_entry SET date = ?, meal = ?, food = ?, grams = ?, kcal = ?, carbohydrates = ?, protein = ?, fat = ? WHERE id = ?",
-                arguments: [new.date.description, new.meal.rawValue, new.food, new.grams, new.per100g.kcal, new.per100g.carbohydrates,
-                            new.per100g.protein, new.per100g.fat, id]
+                arguments: [
+                    new.date.description, new.meal.rawValue, new.food, new.grams, new.per100g.kcal, new.per100g.carbohydrates,
+                    new.per100g.protein, new.per100g.fat, id,
+                ]
             )
             return (old, new)
         }
@@ -111,11 +116,13 @@ public final class TrackerStore: Sendable {
     func goalHistory(user: String) throws -> GoalHistory {
         try writer.read { db in
             let rows = try Row.fetchAll(db, sql: "SELECT * FROM goal WHERE user = ? ORDER BY from_date", arguments: [user])
-            return GoalHistory(changes: rows.compactMap { row in
-                LocalDate(row["from_date"] as String).map {
-                    GoalHistory.Change(from: $0, goals: Goals(kcal: row["kcal"], carbohydrates: row["carbohydrates"], protein: row["protein"], fat: row["fat"]))
-                }
-            })
+            return GoalHistory(
+                changes: rows.compactMap { row in
+                    LocalDate(row["from_date"] as String).map {
+                        GoalHistory.Change(
+                            from: $0, goals: Goals(kcal: row["kcal"], carbohydrates: row["carbohydrates"], protein: row["protein"], fat: row["fat"]))
+                    }
+                })
         }
     }
 
@@ -137,7 +144,8 @@ public final class TrackerStore: Sendable {
 
     func drinks(user: String, from: LocalDate, to: LocalDate) throws -> [LocalDate: DrinkCounts] {
         try writer.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM drinks WHERE user = ? AND date BETWEEN ? AND ?", arguments: [user, from.description, to.description])
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM drinks WHERE user = ? AND date BETWEEN ? AND ?", arguments: [user, from.description, to.description])
             var result: [LocalDate: DrinkCounts] = [:]
             for row in rows {
                 if let date = LocalDate(row["date"] as String) { result[date] = DrinkCounts(date: date, water: row["water"], coffee: row["coffee"]) }
@@ -168,13 +176,17 @@ public final class TrackerStore: Sendable {
 
     func createFood(_ draft: SavedFoodDraft, user: String) throws -> SavedFood {
         try writer.write { db in
-            try TrackerQuotas.savedFoods.check(current: Int.fetchOne(db, sql: "SELECT COUNT(*) FROM saved_food WHERE user = ?", arguments: [user]) ?? 0)
+            try TrackerQuotas.savedFoods.check(
+                current: Int.fetchOne(db, sql: "SELECT COUNT(*) FROM saved_food WHERE user = ?", arguments: [user]) ?? 0)
             try db.execute(
                 sql: "INSERT INTO saved_food (user, name, meals, grams, kcal, carbohydrates, protein, fat) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments: [user, draft.name, Self.mealsText(draft.meals), draft.grams, draft.per100g.kcal, draft.per100g.carbohydrates,
-                            draft.per100g.protein, draft.per100g.fat]
+                arguments: [
+                    user, draft.name, Self.mealsText(draft.meals), draft.grams, draft.per100g.kcal, draft.per100g.carbohydrates,
+                    draft.per100g.protein, draft.per100g.fat,
+                ]
             )
-            return SavedFood(id: db.lastInsertedRowID, name: draft.name, meals: Self.sortedMeals(draft.meals), grams: draft.grams, per100g: draft.per100g)
+            return SavedFood(
+                id: db.lastInsertedRowID, name: draft.name, meals: Self.sortedMeals(draft.meals), grams: draft.grams, per100g: draft.per100g)
         }
     }
 
@@ -196,8 +208,10 @@ public final class TrackerStore: Sendable {
             food.meals = Self.sortedMeals(food.meals)
             try db.execute(
                 sql: "UPDATE saved_food SET name = ?, meals = ?, grams = ?, kcal = ?, carbohydrates = ?, protein = ?, fat = ? WHERE id = ?",
-                arguments: [food.name, Self.mealsText(food.meals), food.grams, food.per100g.kcal, food.per100g.carbohydrates, food.per100g.protein,
-                            food.per100g.fat, id]
+                arguments: [
+                    food.name, Self.mealsText(food.meals), food.grams, food.per100g.kcal, food.per100g.carbohydrates, food.per100g.protein,
+                    food.per100g.fat, id,
+                ]
             )
             return food
         }
@@ -245,7 +259,9 @@ public final class TrackerStore: Sendable {
     /// Adds (or replaces) a product of `user`'s own; shared products and other users' are untouched.
     func addOwnProduct(_ product: Product, user: String) throws {
         try writer.write { db in
-            let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM user_product WHERE owner = ? AND code = ?)", arguments: [user, product.code]) ?? false
+            let exists =
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM user_product WHERE owner = ? AND code = ?)", arguments: [user, product.code]) ?? false
             if !exists {
                 let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM user_product WHERE owner = ?", arguments: [user]) ?? 0
                 try TrackerQuotas.ownProducts.check(current: count)
@@ -255,8 +271,10 @@ public final class TrackerStore: Sendable {
                     INSERT OR REPLACE INTO user_product (owner, code, name, brand, quantity, kcal, carbohydrates, protein, fat, allergens, usda_ndb)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [user, product.code, product.name, product.brand, product.quantity, product.per100g.kcal, product.per100g.carbohydrates,
-                            product.per100g.protein, product.per100g.fat, product.allergens.joined(separator: ","), product.usdaNdb]
+                arguments: [
+                    user, product.code, product.name, product.brand, product.quantity, product.per100g.kcal, product.per100g.carbohydrates,
+                    product.per100g.protein, product.per100g.fat, product.allergens.joined(separator: ","), product.usdaNdb,
+                ]
             )
         }
     }
@@ -276,8 +294,10 @@ public final class TrackerStore: Sendable {
                     INSERT OR REPLACE INTO product (code, name, brand, quantity, kcal, carbohydrates, protein, fat, allergens, usda_ndb, source)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [product.code, product.name, product.brand, product.quantity, product.per100g.kcal, product.per100g.carbohydrates,
-                            product.per100g.protein, product.per100g.fat, product.allergens.joined(separator: ","), product.usdaNdb, source]
+                arguments: [
+                    product.code, product.name, product.brand, product.quantity, product.per100g.kcal, product.per100g.carbohydrates,
+                    product.per100g.protein, product.per100g.fat, product.allergens.joined(separator: ","), product.usdaNdb, source,
+                ]
             )
             if exists { replaced += 1 } else { added += 1 }
         }

@@ -16,7 +16,9 @@ enum TrackerValidation {
 
     /// Per-100 g values: not negative, kcal ≤ 900 (pure fat), each macro ≤ 100 g.
     static func macros(_ macros: Macros, field: String = "per100g") throws(ServiceError) {
-        for (name, value, limit) in [("kcal", macros.kcal, 900.0), ("carbohydrates", macros.carbohydrates, 100), ("protein", macros.protein, 100), ("fat", macros.fat, 100)] {
+        for (name, value, limit) in [
+            ("kcal", macros.kcal, 900.0), ("carbohydrates", macros.carbohydrates, 100), ("protein", macros.protein, 100), ("fat", macros.fat, 100),
+        ] {
             guard value.isFinite, value >= 0 else { throw .badRequest("\(name) per 100 g cannot be negative", field: "\(field).\(name)") }
             guard value <= limit else { throw .badRequest("\(name) per 100 g cannot be more than \(Int(limit))", field: "\(field).\(name)") }
         }

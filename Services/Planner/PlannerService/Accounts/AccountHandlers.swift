@@ -41,7 +41,7 @@ struct AccountHandlers: Sendable {
         server.register(AccountAPI.whoami) { _, context in
             let claims = try signedIn(context)
             guard let account = try store.account(user: claims.user),
-                  let session = try store.sessions(user: claims.user, now: now).first(where: { $0.id == claims.session })
+                let session = try store.sessions(user: claims.user, now: now).first(where: { $0.id == claims.session })
             else {
                 throw ServiceError(.unauthorized, "this session was ended; sign in again", field: "header.session")
             }
@@ -92,7 +92,9 @@ struct AccountHandlers: Sendable {
 
     /// The account whose password this is, or `unauthorized` (`rateLimited` after repeated
     /// failures). An unknown email costs the same hashing time as a wrong password.
-    private func checkPassword(_ password: String, email: String, context: RequestContext, field: String = "password") throws(ServiceError) -> AccountInfo {
+    private func checkPassword(
+        _ password: String, email: String, context: RequestContext, field: String = "password"
+    ) throws(ServiceError) -> AccountInfo {
         let address: String? = if case .client(let address) = context.principal { address } else { nil }
         if let refusal = throttle.withLock({ $0.refusal(account: email, address: address, now: now) }) {
             context.logger.notice("sign-in refused: too many failures", metadata: ["address": "\(address ?? "in-process")"])
@@ -125,7 +127,8 @@ struct AccountHandlers: Sendable {
     }
 
     private func info(_ session: AccountStore.StoredSession, current: String) -> SessionInfo {
-        SessionInfo(id: session.id, device: session.device, createdAt: session.createdAt, expiresAt: session.expiresAt, current: session.id == current)
+        SessionInfo(
+            id: session.id, device: session.device, createdAt: session.createdAt, expiresAt: session.expiresAt, current: session.id == current)
     }
 
     /// Applies ended sessions here at once and tells the other services.

@@ -17,8 +17,8 @@ enum AccountRules {
         let trimmed = email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         let parts = trimmed.split(separator: "@", omittingEmptySubsequences: false)
         guard trimmed.utf8.count <= maximumEmailBytes, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
-              !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
-              trimmed.unicodeScalars.allSatisfy({ !CharacterSet.whitespacesAndNewlines.contains($0) && !CharacterSet.controlCharacters.contains($0) })
+            !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+            trimmed.unicodeScalars.allSatisfy({ !CharacterSet.whitespacesAndNewlines.contains($0) && !CharacterSet.controlCharacters.contains($0) })
         else {
             throw .badRequest("an email address looks like name@example.org (at most \(maximumEmailBytes) bytes)", field: field)
         }
@@ -27,7 +27,9 @@ enum AccountRules {
 
     static func checkName(_ name: String, field: String = "name") throws(ServiceError) -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...maximumNameLength).contains(trimmed.count), !trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+        guard (1...maximumNameLength).contains(trimmed.count),
+            !trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
+        else {
             throw .badRequest("\(field) must be 1 to \(maximumNameLength) characters, without control characters", field: field)
         }
         return trimmed
@@ -44,7 +46,9 @@ enum AccountRules {
         }
         let lowered = password.lowercased()
         let local = email.split(separator: "@").first.map(String.init) ?? ""
-        if commonPasswords.contains(lowered) || Set(lowered).count <= 2 || (!local.isEmpty && lowered.contains(local.lowercased()) && local.count >= 4) {
+        if commonPasswords.contains(lowered) || Set(lowered).count <= 2
+            || (!local.isEmpty && lowered.contains(local.lowercased()) && local.count >= 4)
+        {
             throw .badRequest("this password is among the first any attacker tries; choose a longer, less common one", field: field)
         }
     }

@@ -34,11 +34,16 @@ public final class AccountStore: Sendable {
     /// Creates an account; `user` is a new random id unless given (claiming an id from before
     /// accounts existed). The password must already have passed ``AccountRules``.
     @discardableResult
-    public func createAccount(user: String? = nil, email: String, password: String, name: String, role: AccountRole, now: Date) throws(ServiceError) -> AccountInfo {
+    public func createAccount(
+        user: String? = nil, email: String, password: String, name: String, role: AccountRole, now: Date
+    ) throws(ServiceError) -> AccountInfo {
         let email = try AccountRules.normalizedEmail(email)
         let name = try AccountRules.checkName(name)
         try AccountRules.checkNewPassword(password, email: email)
-        if let user, user.utf8.count > SousProtocol.maxTokenBytes || user.allSatisfy(\.isWhitespace) || user != user.trimmingCharacters(in: .whitespacesAndNewlines) {
+        if let user,
+            user.utf8.count > SousProtocol.maxTokenBytes || user.allSatisfy(\.isWhitespace)
+                || user != user.trimmingCharacters(in: .whitespacesAndNewlines)
+        {
             throw .badRequest("a user id has 1 to \(SousProtocol.maxTokenBytes) bytes, without leading or trailing spaces", field: "user")
         }
         guard let hash = Sodium.hashPassword(password, cost: passwordCost) else { throw .internal("the password could not be hashed") }
@@ -128,8 +133,11 @@ public final class AccountStore: Sendable {
     func sessions(user: String, now: Date) throws(ServiceError) -> [StoredSession] {
         try storage {
             try database.read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM session WHERE user = ? AND expires_at > ? ORDER BY created_at, id", arguments: [user, now.timeIntervalSince1970])
-                    .map(Self.session)
+                try Row.fetchAll(
+                    db, sql: "SELECT * FROM session WHERE user = ? AND expires_at > ? ORDER BY created_at, id",
+                    arguments: [user, now.timeIntervalSince1970]
+                )
+                .map(Self.session)
             }
         }
     }
@@ -171,8 +179,10 @@ public final class AccountStore: Sendable {
         try storage {
             try database.write { db in
                 let cutoff = Int64(now.timeIntervalSince1970)
-                try db.execute(sql: "DELETE FROM revocation WHERE expires_at <= ? AND sequence < (SELECT MAX(sequence) FROM revocation)", arguments: [cutoff])
-                let rows = try Row.fetchAll(db, sql: "SELECT * FROM revocation WHERE sequence > ? AND expires_at > ? ORDER BY sequence", arguments: [sequence, cutoff])
+                try db.execute(
+                    sql: "DELETE FROM revocation WHERE expires_at <= ? AND sequence < (SELECT MAX(sequence) FROM revocation)", arguments: [cutoff])
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT * FROM revocation WHERE sequence > ? AND expires_at > ? ORDER BY sequence", arguments: [sequence, cutoff])
                 let newest = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM revocation") ?? 0
                 return Revocations(revoked: rows.map { RevokedSession(session: $0["session"], expires: $0["expires_at"]) }, sequence: max(newest, 0))
             }
