@@ -56,3 +56,11 @@ extension ServiceHost {
         return ServiceClient<Scope>(endpoint: endpoint, options: .init(timeout: timeout, retries: retries), curve: { curve }, name: name)
     }
 }
+
+extension ServiceHost {
+    /// The tests' client of this in-process host: the methods of `scope`, 30 s per attempt (a
+    /// bound on a hang, not a speed check), no retries.
+    public func client<Scope: MethodScope>(_ scope: Scope.Type, session: String? = nil, timeout: Duration = .seconds(30)) -> ServiceClient<Scope> {
+        ServiceClient<Scope>(endpoint: boundEndpoints.requests, options: .init(timeout: timeout, retries: 0), session: session, name: name)
+    }
+}

@@ -21,7 +21,7 @@ struct NotifierCLITests {
         let planner: ServiceClient<Planner>
         let notifier: NotifierService
         var notifierClient: ServiceClient<Notifier> {
-            ServiceClient<Notifier>(endpoint: notifier.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            notifier.host.client(Notifier.self)
         }
         var common: [String] { ["--notifier", notifier.host.boundEndpoints.requests, "--user", "ada"] }
 
@@ -54,7 +54,7 @@ struct NotifierCLITests {
         let clock = WallClock.manual(at: Self.morning)
         let planner = try PlannerFixture.make(clock: clock)
         let notifier = try NotifierFixture.make(peers: [.planner: planner.host.boundEndpoints], clock: clock)
-        let client = ServiceClient<Planner>(endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+        let client = planner.host.client(Planner.self)
         try await withRunningServices([planner.host, notifier.host]) { _ in
             _ = try await client.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Europe/Rome"), user: "ada")
             try await body(Services(clock: clock, planner: client, notifier: notifier))

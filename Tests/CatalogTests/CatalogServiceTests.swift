@@ -344,7 +344,7 @@ struct RecipeDetailTests {
 
     @Test func writesNeedAUser() async throws {
         try await withCatalog { service, _ in
-            let anonymous = ServiceClient<Catalog>(endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let anonymous = service.host.client(Catalog.self)
             let error = await #expect(throws: ServiceError.self) {
                 try await anonymous.call(CatalogAPI.createRecipe, RecipeDraft(name: "x", summary: "y"))
             }

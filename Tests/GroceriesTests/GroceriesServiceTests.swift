@@ -286,7 +286,7 @@ struct GroceriesErrorTests {
         let groceries = try GroceriesService(
             configuration: configuration, logger: quietLogger("groceries"), database: GroceriesService.openDatabase(directory: nil))
         try await withRunningServices([catalog.host, groceries.host]) { _ in
-            let client = ServiceClient<Groceries>(endpoint: groceries.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let client = groceries.host.client(Groceries.self)
             let error = await #expect(throws: ServiceError.self) {
                 try await client.call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: "tomato-lentil-soup", multiplier: 1), user: "ada")
             }

@@ -21,7 +21,7 @@ struct NotifierDegradedTests {
         try notifier.store.saveProfile(
             ReminderProfile(timeZone: "Europe/Rome", reminderHour: 20, enabled: true, fetchedAt: morning.addingTimeInterval(-7 * 3600)), of: "ada"
         )
-        let catalogClient = ServiceClient<Catalog>(endpoint: catalog.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+        let catalogClient = catalog.host.client(Catalog.self)
         let notifierClient = ServiceClient<Notifier>(
             endpoint: notifier.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
         try await ReminderListener.listening(to: notifier) { listener in

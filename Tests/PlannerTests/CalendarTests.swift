@@ -70,9 +70,9 @@ struct CalendarTests {
         try await withPlanner { world in
             _ = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "America/Los_Angeles"))
             // 10:00 UTC is 03:00 on the 10th in Los Angeles (PDT, −7).
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: soup))
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 2, recipe: gazpacho))
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-14"), slot: 2, recipe: soup))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 2, recipe: gazpacho))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-14"), slot: 2, recipe: soup))
             let export = try await world.call(PlannerAPI.calendar, CalendarRequest())
             let events = try CalendarParser.events(export.calendar)
             #expect(export.events == 3 && events.count == 3)
@@ -95,17 +95,17 @@ struct CalendarTests {
 
     @Test func aDateRangeIncludesHistory() async throws {
         try await withPlanner { world in
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: soup))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))
             world.clock.advance(by: 3 * 86_400)
             #expect(try await world.call(PlannerAPI.calendar, CalendarRequest()).events == 0)
-            let range = try await world.call(PlannerAPI.calendar, CalendarRequest(from: date("2026-03-01"), to: date("2026-03-31")))
+            let range = try await world.call(PlannerAPI.calendar, CalendarRequest(from: localDate("2026-03-01"), to: localDate("2026-03-31")))
             #expect(range.events == 1)
             let half = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.calendar, CalendarRequest(from: date("2026-03-01")))
+                try await world.call(PlannerAPI.calendar, CalendarRequest(from: localDate("2026-03-01")))
             }
             #expect(half?.field == "to")
             let backwards = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.calendar, CalendarRequest(from: date("2026-03-10"), to: date("2026-03-01")))
+                try await world.call(PlannerAPI.calendar, CalendarRequest(from: localDate("2026-03-10"), to: localDate("2026-03-01")))
             }
             #expect(backwards?.code == .badRequest)
         }
@@ -123,7 +123,7 @@ struct CalendarTests {
                     dishTypes: [.dessert]),
                 user: "ada"
             )
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-11"), slot: 2, recipe: created.id))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-11"), slot: 2, recipe: created.id))
             let export = try await world.call(PlannerAPI.calendar, CalendarRequest())
             #expect(export.calendar.contains("brûlée\\; with berries\\, cream \\\\ and"))
             let events = try CalendarParser.events(export.calendar)

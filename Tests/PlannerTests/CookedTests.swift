@@ -14,17 +14,17 @@ struct CookedTests {
         try await withPlanner(tracker: .real) { world in
             let tracker = try #require(world.tracker)
             _ = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(people: 4))
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: soup))
-            let result = try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 1))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))
+            let result = try await world.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 1))
             #expect(result.logged && result.loggingError == nil)
             let entry = try #require(result.diaryEntry)
             #expect(result.slot.cookedAt == referenceInstant && result.slot.diaryEntry == entry.id)
-            #expect(entry.date == date("2026-03-10") && entry.meal == .lunch && entry.source == EntrySource(kind: .recipe, reference: soup))
+            #expect(entry.date == localDate("2026-03-10") && entry.meal == .lunch && entry.source == EntrySource(kind: .recipe, reference: soup))
 
             // One serving, whatever the people count: the diary holds what one person ate.
             let recipe = try await world.catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: soup), user: "ada")
             #expect(abs(entry.totals.kcal - recipe.nutritionPerServing.kcal) < 0.5)
-            let diary = try await tracker.call(TrackerAPI.listEntries, DayRequest(date: date("2026-03-10")), user: "ada")
+            let diary = try await tracker.call(TrackerAPI.listEntries, DayRequest(date: localDate("2026-03-10")), user: "ada")
             #expect(diary.entries.map(\.id) == [entry.id])
             #expect(diary.entries.first?.food == "Tomato and Red Lentil Soup")
 
@@ -32,39 +32,39 @@ struct CookedTests {
             let week = try await world.call(PlannerAPI.getPlan, Empty())
             #expect(week.days[0].slots[0].diaryEntry == entry.id)
             let again = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 1))
+                try await world.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 1))
             }
             #expect(again?.code == .conflict)
-            #expect(try await tracker.call(TrackerAPI.listEntries, DayRequest(date: date("2026-03-10")), user: "ada").entries.count == 1)
+            #expect(try await tracker.call(TrackerAPI.listEntries, DayRequest(date: localDate("2026-03-10")), user: "ada").entries.count == 1)
         }
     }
 
     @Test func cookedNeedsAPlannedMealOnOrBeforeToday() async throws {
         try await withPlanner(tracker: .real) { world in
             let empty = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 2))
+                try await world.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 2))
             }
             #expect(empty?.code == .notFound && empty?.field == "slot")
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-11"), slot: 2, recipe: soup))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-11"), slot: 2, recipe: soup))
             let future = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-11"), slot: 2))
+                try await world.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-11"), slot: 2))
             }
             #expect(future?.code == .badRequest && future?.field == "date")
             let slot = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 5))
+                try await world.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 5))
             }
             #expect(slot?.field == "slot")
             // Yesterday's dinner can still be marked after midnight, into yesterday's diary.
             world.clock.advance(by: 86_400)
-            let late = try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-11"), slot: 2))
-            #expect(late.logged && late.slot.meal == .dinner && late.diaryEntry?.date == date("2026-03-11"))
+            let late = try await world.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-11"), slot: 2))
+            #expect(late.logged && late.slot.meal == .dinner && late.diaryEntry?.date == localDate("2026-03-11"))
         }
     }
 
     @Test func whenTheTrackerIsDownTheMarkStaysAndTheUserIsTold() async throws {
         try await withPlanner(tracker: .absent) { world in
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 2, recipe: soup))
-            let result = try await world.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 2))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 2, recipe: soup))
+            let result = try await world.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 2))
             #expect(!result.logged && result.diaryEntry == nil)
             let message = try #require(result.loggingError)
             #expect(message.contains("could not be logged") && message.contains("tracker"))
@@ -88,12 +88,12 @@ struct CookedTests {
         let down = try planner(nil)
         let up = try planner(tracker.host.boundEndpoints)
         try await withRunningServices([catalog.host, tracker.host, down.host, up.host]) { _ in
-            let downClient = ServiceClient<Planner>(endpoint: down.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
-            let upClient = ServiceClient<Planner>(endpoint: up.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
-            _ = try await downClient.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: soup), user: "ada")
-            #expect(try await downClient.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 1), user: "ada").logged == false)
+            let downClient = down.host.client(Planner.self)
+            let upClient = up.host.client(Planner.self)
+            _ = try await downClient.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup), user: "ada")
+            #expect(try await downClient.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 1), user: "ada").logged == false)
             clock.advance(by: 600)
-            let retried = try await upClient.call(PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 1), user: "ada")
+            let retried = try await upClient.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 1), user: "ada")
             #expect(retried.logged && retried.diaryEntry?.meal == .lunch)
             #expect(retried.slot.cookedAt == referenceInstant, "the first mark's time is kept")
         }
@@ -105,20 +105,22 @@ struct CookedTests {
     @Test func aCookedRetriedAfterACrashLogsOneServing() async throws {
         try await withPlanner(tracker: .real) { world in
             let tracker = try #require(world.tracker)
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 2, recipe: soup))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 2, recipe: soup))
             let logged = try await tracker.call(
-                TrackerAPI.logRecipeServing, RecipeServingLog(date: date("2026-03-10"), meal: .dinner, recipe: soup, servings: 1),
+                TrackerAPI.logRecipeServing, RecipeServingLog(date: localDate("2026-03-10"), meal: .dinner, recipe: soup, servings: 1),
                 user: "ada", idempotencyKey: "cook-1>diary.logRecipe"
             )
             let cooked = try await world.client.call(
-                PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 2), user: "ada", idempotencyKey: "cook-1")
+                PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 2), user: "ada", idempotencyKey: "cook-1")
             #expect(cooked.logged && cooked.diaryEntry == logged)
             // And the same request again replays the planner's reply.
             let again = try await world.client.call(
-                PlannerAPI.cooked, SlotRef(date: date("2026-03-10"), slot: 2), user: "ada", idempotencyKey: "cook-1")
+                PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 2), user: "ada", idempotencyKey: "cook-1")
             #expect(again == cooked)
             #expect(
-                try await tracker.call(TrackerAPI.listEntries, DayRequest(date: date("2026-03-10")), user: "ada").entries.map(\.id) == [logged.id])
+                try await tracker.call(TrackerAPI.listEntries, DayRequest(date: localDate("2026-03-10")), user: "ada").entries.map(\.id) == [
+                    logged.id
+                ])
         }
     }
 }

@@ -59,11 +59,12 @@ struct DeadlineTests {
         let tracker = try TrackerFixture.make(peers: [.catalog: Self.silent(.catalog)], clock: clock)
         let planner = try PlannerFixture.make(peers: [.catalog: catalog.host.boundEndpoints, .tracker: tracker.host.boundEndpoints], clock: clock)
         try await withRunningServices([catalog.host, tracker.host, planner.host]) { _ in
-            let client = ServiceClient<Planner>(endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
-            _ = try await client.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: soup), user: "ada")
+            let client = planner.host.client(Planner.self)
+            _ = try await client.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup), user: "ada")
             // A 12 s deadline: the planner gives the tracker 11 s, the tracker the catalog 10 s.
             let (reply, elapsed) = try await Self.call(
-                PlannerAPI.cooked.name, SlotRef(date: date("2026-03-10"), slot: 1), at: planner.host.boundEndpoints.requests, deadline: .seconds(12))
+                PlannerAPI.cooked.name, SlotRef(date: localDate("2026-03-10"), slot: 1), at: planner.host.boundEndpoints.requests,
+                deadline: .seconds(12))
             let cooked = try reply.decode(CookedResult.self)
             #expect(!cooked.logged)
             #expect(cooked.loggingError?.contains("the tracker needs the catalog") == true, "\(cooked.loggingError ?? "")")

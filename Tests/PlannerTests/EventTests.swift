@@ -36,11 +36,11 @@ struct EventTests {
                 let changed = try profileEvent.decode(ProfileChangedEvent.self)
                 #expect(changed.user == "ada" && (1...50).contains(changed.profile.people))
 
-                _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-12"), slot: 2, recipe: soup), user: "bea")
+                _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-12"), slot: 2, recipe: soup), user: "bea")
                 let planEvent = try await firstElement(of: subscriber.events, within: .seconds(10)) {
                     $0.header.topic == PlannerTopics.planChanged.name
                 }
-                #expect(try planEvent.decode(PlanChangedEvent.self) == PlanChangedEvent(user: "bea", dates: [date("2026-03-12")]))
+                #expect(try planEvent.decode(PlanChangedEvent.self) == PlanChangedEvent(user: "bea", dates: [localDate("2026-03-12")]))
                 let activity = try await firstElement(of: subscriber.events, within: .seconds(10)) {
                     $0.header.topic == EventTopics.activity.name && ((try? $0.decode(ActivityEvent.self).user) == "bea")
                 }

@@ -32,9 +32,9 @@ struct SelectionTests {
 
     @Test func removingClearsEverySlotThatHoldsIt() async throws {
         try await withPlanner { world in
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: soup))
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-12"), slot: 2, recipe: soup))
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-12"), slot: 1, recipe: gazpacho))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-12"), slot: 2, recipe: soup))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-12"), slot: 1, recipe: gazpacho))
             let selection = try await world.call(PlannerAPI.removeRecipe, RecipeID(id: soup))
             #expect(selection.recipes.map(\.id) == [gazpacho])
             let week = try await world.call(PlannerAPI.getPlan, Empty())
@@ -50,8 +50,8 @@ struct SlotTests {
     @Test func theWeekIsSevenDaysFromTodayWithLunchAndDinner() async throws {
         try await withPlanner { world in
             let week = try await world.call(PlannerAPI.getPlan, Empty())
-            #expect(week.today == date("2026-03-10"))
-            #expect(week.days.map(\.date) == (0..<7).map { date("2026-03-10").adding(days: $0) })
+            #expect(week.today == localDate("2026-03-10"))
+            #expect(week.days.map(\.date) == (0..<7).map { localDate("2026-03-10").adding(days: $0) })
             #expect(week.days.map(\.isToday) == [true, false, false, false, false, false, false])
             #expect(week.days.first?.weekday == 2, "2026-03-10 is a Tuesday")
             #expect(week.days.allSatisfy { $0.slots.map(\.meal) == [.lunch, .dinner] && $0.slots.allSatisfy { $0.recipe == nil } })
@@ -60,16 +60,16 @@ struct SlotTests {
 
     @Test func puttingAddsToTheSelectionAndTheSameRecipeMayFillSeveralSlots() async throws {
         try await withPlanner { world in
-            let slot = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-11"), slot: 2, recipe: soup))
+            let slot = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-11"), slot: 2, recipe: soup))
             #expect(slot.recipe == soup && slot.recipeName == "Tomato and Red Lentil Soup" && slot.meal == .dinner)
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-12"), slot: 1, recipe: soup))
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-16"), slot: 2, recipe: soup))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-12"), slot: 1, recipe: soup))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-16"), slot: 2, recipe: soup))
             let week = try await world.call(PlannerAPI.getPlan, Empty())
             #expect(week.selection.map(\.id) == [soup])
             #expect(week.selection.first?.plannedSlots == 3)
             #expect(week.days.flatMap(\.slots).filter { $0.recipe == soup }.count == 3)
             // Replacing a slot's recipe.
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-12"), slot: 1, recipe: gazpacho))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-12"), slot: 1, recipe: gazpacho))
             #expect(
                 try await world.call(PlannerAPI.suggestedMultiplier, RecipeID(id: soup))
                     == SuggestedMultiplier(recipe: soup, multiplier: 2, plannedSlots: 2))
@@ -89,22 +89,25 @@ struct SlotTests {
 
     @Test func movingToAnOccupiedSlotSwapsAndToAnEmptyOneMoves() async throws {
         try await withPlanner { world in
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: soup))
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-13"), slot: 2, recipe: gazpacho))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-13"), slot: 2, recipe: gazpacho))
             let swapped = try await world.call(
-                PlannerAPI.moveSlot, SlotMove(from: SlotRef(date: date("2026-03-10"), slot: 1), to: SlotRef(date: date("2026-03-13"), slot: 2)))
-            #expect(swapped.days.map(\.date) == [date("2026-03-10"), date("2026-03-13")])
+                PlannerAPI.moveSlot,
+                SlotMove(from: SlotRef(date: localDate("2026-03-10"), slot: 1), to: SlotRef(date: localDate("2026-03-13"), slot: 2)))
+            #expect(swapped.days.map(\.date) == [localDate("2026-03-10"), localDate("2026-03-13")])
             var week = try await world.call(PlannerAPI.getPlan, Empty())
             #expect(recipe(in: week, "2026-03-10", 1) == gazpacho)
             #expect(recipe(in: week, "2026-03-13", 2) == soup)
             _ = try await world.call(
-                PlannerAPI.moveSlot, SlotMove(from: SlotRef(date: date("2026-03-13"), slot: 2), to: SlotRef(date: date("2026-03-13"), slot: 1)))
+                PlannerAPI.moveSlot,
+                SlotMove(from: SlotRef(date: localDate("2026-03-13"), slot: 2), to: SlotRef(date: localDate("2026-03-13"), slot: 1)))
             week = try await world.call(PlannerAPI.getPlan, Empty())
             #expect(recipe(in: week, "2026-03-13", 1) == soup)
             #expect(recipe(in: week, "2026-03-13", 2) == nil)
             let empty = await #expect(throws: ServiceError.self) {
                 try await world.call(
-                    PlannerAPI.moveSlot, SlotMove(from: SlotRef(date: date("2026-03-15"), slot: 1), to: SlotRef(date: date("2026-03-14"), slot: 1)))
+                    PlannerAPI.moveSlot,
+                    SlotMove(from: SlotRef(date: localDate("2026-03-15"), slot: 1), to: SlotRef(date: localDate("2026-03-14"), slot: 1)))
             }
             #expect(empty?.code == .notFound && empty?.field == "from")
         }
@@ -112,9 +115,9 @@ struct SlotTests {
 
     @Test func clearingEmptiesOneSlot() async throws {
         try await withPlanner { world in
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: soup))
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 2, recipe: soup))
-            let cleared = try await world.call(PlannerAPI.clearSlot, SlotRef(date: date("2026-03-10"), slot: 2))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 2, recipe: soup))
+            let cleared = try await world.call(PlannerAPI.clearSlot, SlotRef(date: localDate("2026-03-10"), slot: 2))
             #expect(cleared.recipe == nil)
             let week = try await world.call(PlannerAPI.getPlan, Empty())
             #expect(recipe(in: week, "2026-03-10", 1) == soup && recipe(in: week, "2026-03-10", 2) == nil)
@@ -125,28 +128,29 @@ struct SlotTests {
     @Test func badInputNamesTheField() async throws {
         try await withPlanner { world in
             let past = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-09"), slot: 1, recipe: soup))
+                try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-09"), slot: 1, recipe: soup))
             }
             #expect(past?.code == .badRequest && past?.field == "date")
             let late = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-17"), slot: 1, recipe: soup))
+                try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-17"), slot: 1, recipe: soup))
             }
             #expect(late?.code == .badRequest && late?.field == "date")
             let slot = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 3, recipe: soup))
+                try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 3, recipe: soup))
             }
             #expect(slot?.code == .badRequest && slot?.field == "slot")
             let unknown = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 1, recipe: "unicorn"))
+                try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: "unicorn"))
             }
             #expect(unknown?.code == .notFound && unknown?.field == "recipe")
             let move = await #expect(throws: ServiceError.self) {
                 try await world.call(
-                    PlannerAPI.moveSlot, SlotMove(from: SlotRef(date: date("2026-03-10"), slot: 1), to: SlotRef(date: date("2026-03-20"), slot: 1)))
+                    PlannerAPI.moveSlot,
+                    SlotMove(from: SlotRef(date: localDate("2026-03-10"), slot: 1), to: SlotRef(date: localDate("2026-03-20"), slot: 1)))
             }
             #expect(move?.field == "to.date")
             let clear = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.clearSlot, SlotRef(date: date("2026-03-10"), slot: 0))
+                try await world.call(PlannerAPI.clearSlot, SlotRef(date: localDate("2026-03-10"), slot: 0))
             }
             #expect(clear?.field == "slot")
             let selection = try await world.call(PlannerAPI.selection, Empty())
@@ -160,31 +164,31 @@ struct RollingWindowTests {
         // 22:59 UTC is 23:59 in Rome (CET, UTC+1) on 2026-03-10.
         try await withPlanner(at: ISO8601DateFormatter().date(from: "2026-03-10T22:59:00Z")!) { world in
             _ = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Europe/Rome"))
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 2, recipe: soup))
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-16"), slot: 2, recipe: gazpacho))
-            #expect(try await world.call(PlannerAPI.getPlan, Empty()).today == date("2026-03-10"))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 2, recipe: soup))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-16"), slot: 2, recipe: gazpacho))
+            #expect(try await world.call(PlannerAPI.getPlan, Empty()).today == localDate("2026-03-10"))
             #expect(try await world.call(PlannerAPI.suggestedMultiplier, RecipeID(id: soup)).plannedSlots == 1)
 
             world.clock.advance(by: 60)  // 00:00 in Rome
             let week = try await world.call(PlannerAPI.getPlan, Empty())
-            #expect(week.today == date("2026-03-11"))
-            #expect(week.days.first?.date == date("2026-03-11") && week.days.last?.date == date("2026-03-17"))
+            #expect(week.today == localDate("2026-03-11"))
+            #expect(week.days.first?.date == localDate("2026-03-11") && week.days.last?.date == localDate("2026-03-17"))
             #expect(recipe(in: week, "2026-03-16", 2) == gazpacho)
             #expect(!week.days.flatMap(\.slots).contains { $0.recipe == soup }, "yesterday left the view")
             #expect(try await world.call(PlannerAPI.suggestedMultiplier, RecipeID(id: soup)).plannedSlots == 0)
 
-            let history = try await world.call(PlannerAPI.history, PlanDateRange(from: date("2026-03-09"), to: date("2026-03-11")))
-            #expect(history.days.map(\.date) == [date("2026-03-09"), date("2026-03-10"), date("2026-03-11")])
+            let history = try await world.call(PlannerAPI.history, PlanDateRange(from: localDate("2026-03-09"), to: localDate("2026-03-11")))
+            #expect(history.days.map(\.date) == [localDate("2026-03-09"), localDate("2026-03-10"), localDate("2026-03-11")])
             #expect(history.days[1].slots[1].recipe == soup, "past days stay queryable")
             #expect(history.days.map(\.isToday) == [false, false, true])
 
             let write = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.clearSlot, SlotRef(date: date("2026-03-10"), slot: 2))
+                try await world.call(PlannerAPI.clearSlot, SlotRef(date: localDate("2026-03-10"), slot: 2))
             }
             #expect(write?.field == "date", "yesterday can no longer be changed")
             // Removing the recipe keeps history intact.
             _ = try await world.call(PlannerAPI.removeRecipe, RecipeID(id: soup))
-            let after = try await world.call(PlannerAPI.history, PlanDateRange(from: date("2026-03-10"), to: date("2026-03-10")))
+            let after = try await world.call(PlannerAPI.history, PlanDateRange(from: localDate("2026-03-10"), to: localDate("2026-03-10")))
             #expect(after.days[0].slots[1].recipe == soup && after.days[0].slots[1].recipeName == "Tomato and Red Lentil Soup")
         }
     }
@@ -196,19 +200,19 @@ struct RollingWindowTests {
             _ = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "America/Los_Angeles"), user: "sam")
             let kiri = try await world.call(PlannerAPI.getPlan, Empty(), user: "kiri")
             let sam = try await world.call(PlannerAPI.getPlan, Empty(), user: "sam")
-            #expect(kiri.today == date("2026-03-11") && kiri.timeZone == "Pacific/Auckland")
-            #expect(sam.today == date("2026-03-10"))
+            #expect(kiri.today == localDate("2026-03-11") && kiri.timeZone == "Pacific/Auckland")
+            #expect(sam.today == localDate("2026-03-10"))
             // The 10th is writable for Sam and already history for Kiri.
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 2, recipe: soup), user: "sam")
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 2, recipe: soup), user: "sam")
             let error = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-10"), slot: 2, recipe: soup), user: "kiri")
+                try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 2, recipe: soup), user: "kiri")
             }
             #expect(error?.field == "date")
-            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: date("2026-03-17"), slot: 1, recipe: soup), user: "kiri")
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-17"), slot: 1, recipe: soup), user: "kiri")
         }
     }
 }
 
 func recipe(in week: WeekPlan, _ day: String, _ slot: Int) -> String? {
-    week.days.first { $0.date == date(day) }?.slots.first { $0.slot == slot }?.recipe
+    week.days.first { $0.date == localDate(day) }?.slots.first { $0.slot == slot }?.recipe
 }

@@ -30,8 +30,6 @@ struct PlannerWorld {
 /// 2026-03-10 10:00 UTC: a Tuesday, after the US and before the European DST change.
 let referenceInstant = ISO8601DateFormatter().date(from: "2026-03-10T10:00:00Z")!
 
-func date(_ text: String) -> LocalDate { LocalDate(text)! }
-
 /// Which tracker the planner talks to.
 enum TrackerPeer {
     /// The real tracker (`TrackerFixture`), reading recipes from the same catalog.
@@ -58,7 +56,7 @@ func withPlanner<T: Sendable>(
         let service = try TrackerFixture.make(peers: [.catalog: catalog.host.boundEndpoints, .planner: plannerEndpoints], clock: clock)
         configuration.peers[.tracker] = service.host.boundEndpoints
         hosts.append(service.host)
-        trackerClient = ServiceClient<Tracker>(endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+        trackerClient = service.host.client(Tracker.self)
     case .absent:
         configuration.makeAbsent(.tracker)
     case nil:
@@ -67,8 +65,8 @@ func withPlanner<T: Sendable>(
     let planner = try PlannerService(
         configuration: configuration, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil))
     // Generous: a bound on a hang, not a performance check.
-    let client = ServiceClient<Planner>(endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
-    let catalogClient = ServiceClient<Catalog>(endpoint: catalog.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+    let client = planner.host.client(Planner.self)
+    let catalogClient = catalog.host.client(Catalog.self)
     return try await withRunningServices(hosts + [planner.host]) { _ in
         try await body(PlannerWorld(planner: planner, client: client, catalog: catalogClient, tracker: trackerClient, clock: clock))
     }

@@ -102,7 +102,7 @@ struct ProfileTests {
             }(), logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil)
         )
         try await withRunningService(planner.host) { host in
-            let client = ServiceClient<Planner>(endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let client = host.client(Planner.self)
             let error = await #expect(throws: ServiceError.self) {
                 try await client.call(PlannerAPI.updateProfile, ProfileUpdate(dislikes: ["egg"]), user: "ada")
             }

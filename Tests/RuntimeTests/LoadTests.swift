@@ -57,7 +57,7 @@ struct LoadTests {
             #expect(refused.allSatisfy { $0.error?.code == .unavailable && $0.error?.message.contains("busy") == true })
             #expect(Set(refused.map(\.id)) == Set((limit..<(limit + 40)).map { "h\($0)" }))
             // Another client is served meanwhile, in the same lane.
-            let other = ServiceClient<Notes>(endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+            let other = host.client(Notes.self)
             #expect(try await other.call(NotesAPI.count, Empty()).count == 0)
             #expect(try await other.call(CommonAPI.health, Empty()).service == host.name)
             latch.open()

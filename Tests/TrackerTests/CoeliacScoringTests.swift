@@ -1,14 +1,14 @@
 import SousSchema
+import SousTestSupport
 import Testing
 import TrackerService
 
 /// Hit rate, streaks, badges and the calendar as plain functions over a hand-built history.
 struct CoeliacScoringTests {
-    static func date(_ text: String) -> LocalDate { LocalDate(text)! }
 
     /// A day: `p` the prediction ("gluten"/"none"/nil), `r` the result ("+"/"-"/nil).
     static func day(_ text: String, _ prediction: Bool?, _ positive: Bool?) -> GlutenDay {
-        GlutenDay(date: date(text), expectsGluten: prediction, positive: positive)
+        GlutenDay(date: localDate(text), expectsGluten: prediction, positive: positive)
     }
 
     @Test func anEmptyHistoryHasNoHitRateAndNoStreak() {
@@ -54,7 +54,7 @@ struct CoeliacScoringTests {
 
     @Test func badgesAreEarnedOnceOnTheDateTheStreakReachedThem() {
         var history: [GlutenDay] = []
-        var date = Self.date("2026-01-01")
+        var date = localDate("2026-01-01")
         // 3 correct, a miss, then 31 correct: the 3-badge dates from the first run, not the second.
         for index in 0..<35 {
             let wrong = index == 3
@@ -64,9 +64,9 @@ struct CoeliacScoringTests {
         let badges = GlutenScoring.badgesReached(history)
         #expect(
             badges == [
-                GlutenBadge(streak: 3, reachedOn: Self.date("2026-01-03")),
-                GlutenBadge(streak: 7, reachedOn: Self.date("2026-01-11")),
-                GlutenBadge(streak: 30, reachedOn: Self.date("2026-02-03")),
+                GlutenBadge(streak: 3, reachedOn: localDate("2026-01-03")),
+                GlutenBadge(streak: 7, reachedOn: localDate("2026-01-11")),
+                GlutenBadge(streak: 30, reachedOn: localDate("2026-02-03")),
             ])
         let stats = GlutenScoring.stats(history)
         #expect(stats.currentStreak == 31 && stats.bestStreak == 31)
@@ -75,7 +75,7 @@ struct CoeliacScoringTests {
 
     @Test func earnedBadgesAreKeptEvenWhenTheHistoryNoLongerReachesThem() {
         let history = [Self.day("2026-03-01", true, false)]
-        let kept = [GlutenBadge(streak: 3, reachedOn: Self.date("2026-02-20"))]
+        let kept = [GlutenBadge(streak: 3, reachedOn: localDate("2026-02-20"))]
         let stats = GlutenScoring.stats(history, earned: kept)
         #expect(stats.badges == kept)
         #expect(stats.nextBadge == 7)
@@ -93,8 +93,8 @@ struct CoeliacScoringTests {
         ]
         let calendar = try #require(GlutenScoring.calendar(year: 2026, month: 2, history: history))
         #expect(calendar.days.count == 28)
-        #expect(calendar.days.first?.date == Self.date("2026-02-01"))
-        #expect(calendar.days.last?.date == Self.date("2026-02-28"))
+        #expect(calendar.days.first?.date == localDate("2026-02-01"))
+        #expect(calendar.days.last?.date == localDate("2026-02-28"))
         #expect(calendar.days.prefix(6).map(\.status) == [.positive, .negative, .predicted, .negative, .positive, .nothing])
         #expect(calendar.days.prefix(6).map(\.correct) == [true, true, nil, nil, false, nil])
         #expect(calendar.days[2].expectsGluten == true)

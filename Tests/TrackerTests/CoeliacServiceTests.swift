@@ -14,19 +14,19 @@ struct CoeliacJournalTests {
             let lunch = try await world.call(
                 CoeliacAPI.addEntry,
                 JournalEntryDraft(
-                    title: "  Lunch at Mario's ", description: "GF pizza", photo: photo, date: coeliacDate("2026-03-01"), time: TimeOfDay("13:15")
+                    title: "  Lunch at Mario's ", description: "GF pizza", photo: photo, date: localDate("2026-03-01"), time: TimeOfDay("13:15")
                 ))
             #expect(lunch.title == "Lunch at Mario's", "title is trimmed")
             #expect(lunch.hasPhoto && lunch.photoBytes == photo.count)
             #expect(lunch.createdAt == coeliacInstant)
             let breakfast = try await world.call(
-                CoeliacAPI.addEntry, JournalEntryDraft(title: "Porridge", date: coeliacDate("2026-03-01"), time: TimeOfDay("08:00")))
-            try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Dinner", date: coeliacDate("2026-03-03"), time: TimeOfDay("19:30")))
+                CoeliacAPI.addEntry, JournalEntryDraft(title: "Porridge", date: localDate("2026-03-01"), time: TimeOfDay("08:00")))
+            try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Dinner", date: localDate("2026-03-03"), time: TimeOfDay("19:30")))
 
-            let day = try await world.call(CoeliacAPI.listEntries, JournalQuery(date: coeliacDate("2026-03-01")))
+            let day = try await world.call(CoeliacAPI.listEntries, JournalQuery(date: localDate("2026-03-01")))
             #expect(day.entries.map(\.title) == ["Porridge", "Lunch at Mario's"], "ordered by time")
             #expect(day.entries.map(\.hasPhoto) == [false, true])
-            let range = try await world.call(CoeliacAPI.listEntries, JournalQuery(from: coeliacDate("2026-03-01"), to: coeliacDate("2026-03-03")))
+            let range = try await world.call(CoeliacAPI.listEntries, JournalQuery(from: localDate("2026-03-01"), to: localDate("2026-03-03")))
             #expect(range.entries.map(\.title) == ["Porridge", "Lunch at Mario's", "Dinner"])
 
             let detail = try await world.call(CoeliacAPI.getEntry, JournalEntryID(id: lunch.id))
@@ -35,8 +35,8 @@ struct CoeliacJournalTests {
 
             world.clock.advance(by: 60)
             let edited = try await world.call(
-                CoeliacAPI.editEntry, JournalEdit(id: lunch.id, description: "", removePhoto: true, date: coeliacDate("2026-03-02")))
-            #expect(edited.title == "Lunch at Mario's" && edited.description == nil && !edited.hasPhoto && edited.date == coeliacDate("2026-03-02"))
+                CoeliacAPI.editEntry, JournalEdit(id: lunch.id, description: "", removePhoto: true, date: localDate("2026-03-02")))
+            #expect(edited.title == "Lunch at Mario's" && edited.description == nil && !edited.hasPhoto && edited.date == localDate("2026-03-02"))
             #expect(edited.time == TimeOfDay("13:15"), "fields left out stay")
             #expect(edited.updatedAt == coeliacInstant.addingTimeInterval(60) && edited.createdAt == coeliacInstant)
             #expect(try await world.call(CoeliacAPI.getEntry, JournalEntryID(id: lunch.id)).photo == nil)
@@ -44,7 +44,7 @@ struct CoeliacJournalTests {
             #expect(replaced.photoBytes == 3 && replaced.title == "Pizza")
 
             try await world.call(CoeliacAPI.deleteEntry, JournalEntryID(id: lunch.id))
-            let after = try await world.call(CoeliacAPI.listEntries, JournalQuery(from: coeliacDate("2026-03-01"), to: coeliacDate("2026-03-03")))
+            let after = try await world.call(CoeliacAPI.listEntries, JournalQuery(from: localDate("2026-03-01"), to: localDate("2026-03-03")))
             #expect(after.entries.map(\.title) == ["Porridge", "Dinner"])
             #expect(await world.failure(CoeliacAPI.getEntry, JournalEntryID(id: lunch.id))?.code == .notFound)
         }
@@ -54,18 +54,18 @@ struct CoeliacJournalTests {
         try await withCoeliacTracker { world in
             let limit = 5 * 1024 * 1024
             let largest = try await world.call(
-                CoeliacAPI.addEntry, JournalEntryDraft(title: "Big", photo: jpeg(count: limit), date: coeliacDate("2026-03-01")))
+                CoeliacAPI.addEntry, JournalEntryDraft(title: "Big", photo: jpeg(count: limit), date: localDate("2026-03-01")))
             #expect(largest.photoBytes == limit)
             #expect(try await world.call(CoeliacAPI.getEntry, JournalEntryID(id: largest.id)).photo?.count == limit)
 
             let tooLarge = await world.failure(
-                CoeliacAPI.addEntry, JournalEntryDraft(title: "Too big", photo: jpeg(count: limit + 1), date: coeliacDate("2026-03-02")))
+                CoeliacAPI.addEntry, JournalEntryDraft(title: "Too big", photo: jpeg(count: limit + 1), date: localDate("2026-03-02")))
             #expect(tooLarge?.code == .badRequest && tooLarge?.field == "photo")
             let editTooLarge = await world.failure(CoeliacAPI.editEntry, JournalEdit(id: largest.id, title: "Renamed", photo: jpeg(count: limit + 1)))
             #expect(editTooLarge?.code == .badRequest && editTooLarge?.field == "photo")
 
             // No partial writes: neither the refused entry nor the refused edit's title landed.
-            #expect(try await world.call(CoeliacAPI.listEntries, JournalQuery(date: coeliacDate("2026-03-02"))).entries.isEmpty)
+            #expect(try await world.call(CoeliacAPI.listEntries, JournalQuery(date: localDate("2026-03-02"))).entries.isEmpty)
             #expect(try await world.call(CoeliacAPI.getEntry, JournalEntryID(id: largest.id)).entry.title == "Big")
         }
     }
@@ -88,19 +88,19 @@ struct CoeliacJournalTests {
             let heic = Data([0, 0, 0, 24]) + Data("ftypheic".utf8)
             for image in [png, webp, heic] {
                 #expect(
-                    try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "ok", photo: image, date: coeliacDate("2026-03-03"))).hasPhoto)
+                    try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "ok", photo: image, date: localDate("2026-03-03"))).hasPhoto)
             }
 
-            let backwards = await world.failure(CoeliacAPI.listEntries, JournalQuery(from: coeliacDate("2026-03-05"), to: coeliacDate("2026-03-01")))
+            let backwards = await world.failure(CoeliacAPI.listEntries, JournalQuery(from: localDate("2026-03-05"), to: localDate("2026-03-01")))
             #expect(backwards?.code == .badRequest && backwards?.field == "to")
             #expect(
-                await world.failure(CoeliacAPI.listEntries, JournalQuery(from: coeliacDate("2025-01-01"), to: coeliacDate("2026-03-01")))?.field
+                await world.failure(CoeliacAPI.listEntries, JournalQuery(from: localDate("2025-01-01"), to: localDate("2026-03-01")))?.field
                     == "to")
             #expect(
-                await world.failure(CoeliacAPI.listEntries, JournalQuery(date: coeliacDate("2026-03-01"), from: coeliacDate("2026-03-01")))?.field
+                await world.failure(CoeliacAPI.listEntries, JournalQuery(date: localDate("2026-03-01"), from: localDate("2026-03-01")))?.field
                     == "date")
 
-            let entry = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Mine", date: coeliacDate("2026-03-01")))
+            let entry = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Mine", date: localDate("2026-03-01")))
             #expect(await world.failure(CoeliacAPI.editEntry, JournalEdit(id: entry.id, photo: Data([1]), removePhoto: true))?.field == "removePhoto")
             for id in [entry.id + 100, entry.id] {
                 // Another user's entry is as unknown as one that never existed.
@@ -120,11 +120,11 @@ struct CoeliacJournalTests {
             // 2026-03-01 12:00 UTC: already 2026-03-02 01:00 in Auckland (NZDT, UTC+13).
             world.clock.set(Date(timeIntervalSince1970: 1_772_366_400))
             let entry = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Late snack"))
-            #expect(entry.date == coeliacDate("2026-03-02") && entry.time == TimeOfDay("01:00"))
+            #expect(entry.date == localDate("2026-03-02") && entry.time == TimeOfDay("01:00"))
             let today = try await world.call(CoeliacAPI.listEntries, JournalQuery())
-            #expect(today.from == coeliacDate("2026-03-02") && today.entries.map(\.id) == [entry.id])
+            #expect(today.from == localDate("2026-03-02") && today.entries.map(\.id) == [entry.id])
             let predicted = try await world.call(CoeliacAPI.predict, GlutenPredictionRequest(expectsGluten: false))
-            #expect(predicted.date == coeliacDate("2026-03-02"))
+            #expect(predicted.date == localDate("2026-03-02"))
             let calendar = try await world.call(CoeliacAPI.calendar, GlutenCalendarRequest())
             #expect(calendar.year == 2026 && calendar.month == 3 && calendar.days[1].status == .predicted)
         }
@@ -143,7 +143,7 @@ struct CoeliacJournalTests {
         try await withCoeliacTracker(timeZone: nil) { world in
             #expect(await world.failure(CoeliacAPI.addEntry, JournalEntryDraft(title: " "))?.field == "title")
             let entry = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Snack"))
-            #expect(entry.date == coeliacDate("2026-03-31") && entry.time == TimeOfDay("12:00"))
+            #expect(entry.date == localDate("2026-03-31") && entry.time == TimeOfDay("12:00"))
         }
     }
 
@@ -162,19 +162,19 @@ struct CoeliacJournalTests {
                 let warmUp = Task {
                     for _ in 1...500 {
                         if Task.isCancelled { return }
-                        _ = try? await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "warm-up", date: coeliacDate("2026-01-01")))
+                        _ = try? await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "warm-up", date: localDate("2026-01-01")))
                     }
                 }
                 _ = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == CoeliacTopics.journalChanged.name }
                 warmUp.cancel()
                 _ = await warmUp.result
 
-                let entry = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Soup", date: coeliacDate("2026-03-04")), user: "bea")
+                let entry = try await world.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Soup", date: localDate("2026-03-04")), user: "bea")
                 let added = try await firstElement(of: subscriber.events, within: .seconds(10)) {
                     $0.header.topic == CoeliacTopics.journalChanged.name && ((try? $0.decode(JournalEvent.self).user) == "bea")
                 }
                 #expect(
-                    try added.decode(JournalEvent.self) == JournalEvent(user: "bea", entry: entry.id, date: coeliacDate("2026-03-04"), change: .added)
+                    try added.decode(JournalEvent.self) == JournalEvent(user: "bea", entry: entry.id, date: localDate("2026-03-04"), change: .added)
                 )
                 let activity = try await firstElement(of: subscriber.events, within: .seconds(10)) {
                     $0.header.topic == EventTopics.activity.name && ((try? $0.decode(ActivityEvent.self).user) == "bea")
@@ -183,12 +183,12 @@ struct CoeliacJournalTests {
                 #expect(body.service == "tracker" && body.method == "journal.add" && body.time == coeliacInstant)
 
                 for offset in 0..<3 {
-                    let date = coeliacDate("2026-03-01").adding(days: offset)
+                    let date = localDate("2026-03-01").adding(days: offset)
                     try await world.call(CoeliacAPI.predict, GlutenPredictionRequest(date: date, expectsGluten: false), user: "bea")
                     try await world.call(CoeliacAPI.recordResult, GlutenResultRequest(date: date, positive: false), user: "bea")
                 }
                 let badge = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == CoeliacTopics.badgeEarned.name }
-                #expect(try badge.decode(GlutenEvent.self).badge == GlutenBadge(streak: 3, reachedOn: coeliacDate("2026-03-03")))
+                #expect(try badge.decode(GlutenEvent.self).badge == GlutenBadge(streak: 3, reachedOn: localDate("2026-03-03")))
                 group.cancelAll()
             }
         }
@@ -202,11 +202,11 @@ struct CoeliacGlutenTests {
         var replies: [GlutenResultRecorded] = []
         for (text, prediction, result) in days {
             if let prediction {
-                try await world.call(CoeliacAPI.predict, GlutenPredictionRequest(date: coeliacDate(text), expectsGluten: prediction), user: user)
+                try await world.call(CoeliacAPI.predict, GlutenPredictionRequest(date: localDate(text), expectsGluten: prediction), user: user)
             }
             if let result {
                 replies.append(
-                    try await world.call(CoeliacAPI.recordResult, GlutenResultRequest(date: coeliacDate(text), positive: result), user: user))
+                    try await world.call(CoeliacAPI.recordResult, GlutenResultRequest(date: localDate(text), positive: result), user: user))
             }
         }
         return replies
@@ -236,7 +236,7 @@ struct CoeliacGlutenTests {
             #expect(stats.correct == 5)
             #expect(stats.hitRate == 5.0 / 6.0)
             #expect(stats.currentStreak == 2 && stats.bestStreak == 3)
-            #expect(stats.badges == [GlutenBadge(streak: 3, reachedOn: coeliacDate("2026-03-01"))])
+            #expect(stats.badges == [GlutenBadge(streak: 3, reachedOn: localDate("2026-03-01"))])
             #expect(stats.nextBadge == 7)
 
             let march = try await world.call(CoeliacAPI.calendar, GlutenCalendarRequest(year: 2026, month: 3))
@@ -257,7 +257,7 @@ struct CoeliacGlutenTests {
 
     @Test func aPredictionCanChangeUntilTheResultAndAResultIsRecordedOnce() async throws {
         try await withCoeliacTracker { world in
-            let day = coeliacDate("2026-03-10")
+            let day = localDate("2026-03-10")
             try await world.call(CoeliacAPI.predict, GlutenPredictionRequest(date: day, expectsGluten: true))
             let changed = try await world.call(CoeliacAPI.predict, GlutenPredictionRequest(date: day, expectsGluten: false))
             #expect(changed.expectsGluten == false)
@@ -283,7 +283,7 @@ struct CoeliacGlutenTests {
     @Test func badgesOfThreeSevenAndThirtyAreEarnedOnceAndKept() async throws {
         try await withCoeliacTracker { world in
             var days: [(String, Bool?, Bool?)] = []
-            var date = coeliacDate("2026-01-01")
+            var date = localDate("2026-01-01")
             for _ in 0..<30 {
                 days.append((date.description, false, false))
                 date = date.adding(days: 1)
@@ -291,9 +291,9 @@ struct CoeliacGlutenTests {
             let replies = try await Self.record(world, days)
             #expect(
                 replies.flatMap(\.newBadges) == [
-                    GlutenBadge(streak: 3, reachedOn: coeliacDate("2026-01-03")),
-                    GlutenBadge(streak: 7, reachedOn: coeliacDate("2026-01-07")),
-                    GlutenBadge(streak: 30, reachedOn: coeliacDate("2026-01-30")),
+                    GlutenBadge(streak: 3, reachedOn: localDate("2026-01-03")),
+                    GlutenBadge(streak: 7, reachedOn: localDate("2026-01-07")),
+                    GlutenBadge(streak: 30, reachedOn: localDate("2026-01-30")),
                 ])
             // A back-dated wrong prediction before the run breaks nothing already earned.
             _ = try await Self.record(world, [("2025-12-31", true, false)])

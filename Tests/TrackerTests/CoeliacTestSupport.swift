@@ -11,8 +11,6 @@ import TrackerService
 /// the tests record in March (nothing is recorded after the user's today).
 let coeliacInstant = Date(timeIntervalSince1970: 1_774_958_400)
 
-func coeliacDate(_ text: String) -> LocalDate { LocalDate(text)! }
-
 /// A running tracker (with a stand-in planner answering `profile.get`) and a client.
 struct CoeliacWorld: CallsAsUser {
     let tracker: TrackerService
@@ -52,7 +50,7 @@ func withCoeliacTracker<T: Sendable>(timeZone: String? = "UTC", _ body: (Coeliac
     let tracker = try TrackerFixture.make(peers: peers, clock: clock)
     hosts.append(tracker.host)
     // Generous: a bound on a hang, not a performance check.
-    let client = ServiceClient<Tracker>(endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+    let client = tracker.host.client(Tracker.self)
     return try await withRunningServices(hosts) { _ in
         try await body(CoeliacWorld(tracker: tracker, client: client, clock: clock, plannerCalls: plannerCalls))
     }

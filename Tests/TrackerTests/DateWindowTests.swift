@@ -13,38 +13,44 @@ struct DateWindowTests {
     @Test func implausibleDiaryDrinkAndGoalDatesAreRefusedNamingTheField() async throws {
         try await withTracker { world in
             let cases: [(String, () async -> ServiceError?)] = [
-                ("date", { await world.failure(TrackerAPI.addEntry, typed("Battle snack", .lunch, grams: 100, kcal: 100, on: day("1066-10-14"))) }),
-                ("date", { await world.failure(TrackerAPI.addEntry, typed("Future soup", .lunch, grams: 100, kcal: 100, on: day("2999-01-01"))) }),
+                (
+                    "date",
+                    { await world.failure(TrackerAPI.addEntry, typed("Battle snack", .lunch, grams: 100, kcal: 100, on: localDate("1066-10-14"))) }
+                ),
+                (
+                    "date",
+                    { await world.failure(TrackerAPI.addEntry, typed("Future soup", .lunch, grams: 100, kcal: 100, on: localDate("2999-01-01"))) }
+                ),
                 // 2026-03-10 10:00 UTC: tomorrow in UTC has not happened yet.
-                ("date", { await world.failure(TrackerAPI.addEntry, typed("Tomorrow", .lunch, grams: 100, kcal: 100, on: day("2026-03-11"))) }),
-                ("date", { await world.failure(TrackerAPI.changeDrink, DrinkChange(date: day("9999-12-31"), drink: .water, delta: 1)) }),
-                ("date", { await world.failure(TrackerAPI.changeDrink, DrinkChange(date: day("1899-12-31"), drink: .coffee, delta: 1)) }),
-                ("from", { await world.failure(TrackerAPI.setGoals, GoalsChange(from: day("0001-01-01"), preset: "maintenance")) }),
-                ("from", { await world.failure(TrackerAPI.setGoals, GoalsChange(from: day("2027-03-12"), preset: "maintenance")) }),
+                ("date", { await world.failure(TrackerAPI.addEntry, typed("Tomorrow", .lunch, grams: 100, kcal: 100, on: localDate("2026-03-11"))) }),
+                ("date", { await world.failure(TrackerAPI.changeDrink, DrinkChange(date: localDate("9999-12-31"), drink: .water, delta: 1)) }),
+                ("date", { await world.failure(TrackerAPI.changeDrink, DrinkChange(date: localDate("1899-12-31"), drink: .coffee, delta: 1)) }),
+                ("from", { await world.failure(TrackerAPI.setGoals, GoalsChange(from: localDate("0001-01-01"), preset: "maintenance")) }),
+                ("from", { await world.failure(TrackerAPI.setGoals, GoalsChange(from: localDate("2027-03-12"), preset: "maintenance")) }),
             ]
             for (field, attempt) in cases {
                 let error = await attempt()
                 #expect(error?.code == .badRequest && error?.field == field, "\(String(describing: error))")
             }
             #expect(
-                try await world.call(TrackerAPI.history, DateRange(from: day("2026-03-01"), to: day("2026-03-31"))).days.allSatisfy {
+                try await world.call(TrackerAPI.history, DateRange(from: localDate("2026-03-01"), to: localDate("2026-03-31"))).days.allSatisfy {
                     $0.entries == 0
                 })
             #expect(
-                try await world.call(TrackerAPI.drinks, DayRequest(date: day("9999-12-31"))).water == 0,
+                try await world.call(TrackerAPI.drinks, DayRequest(date: localDate("9999-12-31"))).water == 0,
                 "reads of any date answer, with nothing there")
 
             // Accepted at the edges: 1900-01-01, today, and goals up to 366 days ahead.
-            _ = try await world.call(TrackerAPI.addEntry, typed("Edge", .lunch, grams: 100, kcal: 100, on: day("1900-01-01")))
-            _ = try await world.call(TrackerAPI.addEntry, typed("Today", .lunch, grams: 100, kcal: 100, on: day("2026-03-10")))
-            let planned = try await world.call(TrackerAPI.setGoals, GoalsChange(from: day("2027-03-11"), preset: "cutting"))
-            #expect(planned.from == day("2027-03-11"))
+            _ = try await world.call(TrackerAPI.addEntry, typed("Edge", .lunch, grams: 100, kcal: 100, on: localDate("1900-01-01")))
+            _ = try await world.call(TrackerAPI.addEntry, typed("Today", .lunch, grams: 100, kcal: 100, on: localDate("2026-03-10")))
+            let planned = try await world.call(TrackerAPI.setGoals, GoalsChange(from: localDate("2027-03-11"), preset: "cutting"))
+            #expect(planned.from == localDate("2027-03-11"))
 
-            let entry = try await world.call(TrackerAPI.addEntry, typed("Movable", .dinner, grams: 100, kcal: 100, on: day("2026-03-09")))
-            let moved = await world.failure(TrackerAPI.editEntry, DiaryEdit(id: entry.id, date: day("2030-01-01")))
+            let entry = try await world.call(TrackerAPI.addEntry, typed("Movable", .dinner, grams: 100, kcal: 100, on: localDate("2026-03-09")))
+            let moved = await world.failure(TrackerAPI.editEntry, DiaryEdit(id: entry.id, date: localDate("2030-01-01")))
             #expect(moved?.code == .badRequest && moved?.field == "date")
             #expect(
-                try await world.call(TrackerAPI.listEntries, DayRequest(date: day("2026-03-09"))).entries.map(\.id) == [entry.id],
+                try await world.call(TrackerAPI.listEntries, DayRequest(date: localDate("2026-03-09"))).entries.map(\.id) == [entry.id],
                 "the entry did not move")
         }
     }
@@ -55,9 +61,9 @@ struct DateWindowTests {
             world.clock.advance(by: 3600)
             let planner = try #require(world.planner)
             _ = try await planner.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Pacific/Auckland"), user: "kiwi")
-            let tomorrowInUTC = typed("Breakfast", .breakfast, grams: 100, kcal: 100, on: day("2026-03-11"))
+            let tomorrowInUTC = typed("Breakfast", .breakfast, grams: 100, kcal: 100, on: localDate("2026-03-11"))
             let kiwi = try await world.call(TrackerAPI.addEntry, tomorrowInUTC, user: "kiwi")
-            #expect(kiwi.date == day("2026-03-11"))
+            #expect(kiwi.date == localDate("2026-03-11"))
             #expect(await world.failure(TrackerAPI.addEntry, tomorrowInUTC, user: "londoner")?.field == "date")
         }
     }
@@ -65,22 +71,22 @@ struct DateWindowTests {
     @Test func journalEntriesAndGlutenResultsAreDatedPlausibly() async throws {
         try await withCoeliacTracker { world in
             let ancient = await world.failure(
-                CoeliacAPI.addEntry, JournalEntryDraft(title: "Feast", date: coeliacDate("1000-01-01"), time: TimeOfDay("12:00")))
+                CoeliacAPI.addEntry, JournalEntryDraft(title: "Feast", date: localDate("1000-01-01"), time: TimeOfDay("12:00")))
             #expect(ancient?.code == .badRequest && ancient?.field == "date")
-            let result = await world.failure(CoeliacAPI.recordResult, GlutenResultRequest(date: coeliacDate("2099-01-01"), positive: false))
+            let result = await world.failure(CoeliacAPI.recordResult, GlutenResultRequest(date: localDate("2099-01-01"), positive: false))
             #expect(result?.code == .badRequest && result?.field == "date")
             // A prediction is a plan: tomorrow is fine, the next century is not.
-            _ = try await world.call(CoeliacAPI.predict, GlutenPredictionRequest(date: coeliacDate("2026-04-01"), expectsGluten: false))
+            _ = try await world.call(CoeliacAPI.predict, GlutenPredictionRequest(date: localDate("2026-04-01"), expectsGluten: false))
             #expect(
-                await world.failure(CoeliacAPI.predict, GlutenPredictionRequest(date: coeliacDate("2099-01-01"), expectsGluten: false))?.field
+                await world.failure(CoeliacAPI.predict, GlutenPredictionRequest(date: localDate("2099-01-01"), expectsGluten: false))?.field
                     == "date")
-            #expect(try await world.call(CoeliacAPI.listEntries, JournalQuery(date: coeliacDate("1000-01-01"))).entries.isEmpty)
+            #expect(try await world.call(CoeliacAPI.listEntries, JournalQuery(date: localDate("1000-01-01"))).entries.isEmpty)
         }
     }
 
     @Test func aGlutenResultCanBeCorrectedOrWithdrawn() async throws {
         try await withCoeliacTracker { world in
-            let date = coeliacDate("2026-03-20")
+            let date = localDate("2026-03-20")
             _ = try await world.call(CoeliacAPI.predict, GlutenPredictionRequest(date: date, expectsGluten: false))
             let first = try await world.call(CoeliacAPI.recordResult, GlutenResultRequest(date: date, positive: true))
             #expect(first.day.positive == true && first.currentStreak == 0, "predicted no gluten, found some: wrong")
@@ -100,7 +106,7 @@ struct DateWindowTests {
             #expect(await world.failure(CoeliacAPI.deleteResult, GlutenResultRemoval(date: date), user: "bob")?.code == .notFound, "only one's own")
 
             // A day with only a result disappears with it.
-            let lone = coeliacDate("2026-03-21")
+            let lone = localDate("2026-03-21")
             _ = try await world.call(CoeliacAPI.recordResult, GlutenResultRequest(date: lone, positive: false))
             #expect(
                 try await world.call(CoeliacAPI.deleteResult, GlutenResultRemoval(date: lone))

@@ -22,7 +22,7 @@ private let looseAdd = Method<Tracker, LooseAdd, DiaryEntry>.write("diary.add", 
 struct DiaryEntryTests {
     @Test func addListEditDeleteKeepsOneUsersDiaryApart() async throws {
         try await withTracker { world in
-            let date = day("2026-03-10")
+            let date = localDate("2026-03-10")
             let oats = try await world.call(
                 TrackerAPI.addEntry, typed("Porridge", .breakfast, grams: 250, kcal: 70, carbohydrates: 12, protein: 2.5, fat: 1.4, on: date))
             #expect(oats.source == EntrySource(kind: .manual) && oats.date == date && oats.loggedAt == trackerInstant)
@@ -47,7 +47,7 @@ struct DiaryEntryTests {
 
     @Test func badInputIsRefusedNamingTheFieldAndWritesNothing() async throws {
         try await withTracker { world in
-            let date = day("2026-03-10")
+            let date = localDate("2026-03-10")
             let zero = await world.failure(TrackerAPI.addEntry, typed("Air", .snack, grams: 0, kcal: 0, on: date))
             #expect(zero?.code == .badRequest && zero?.field == "grams")
             let huge = await world.failure(TrackerAPI.addEntry, typed("Feast", .dinner, grams: 5001, kcal: 100, on: date))
@@ -72,11 +72,11 @@ struct DiaryEntryTests {
 
     @Test func yesterdaysFoodsAreOfferedOnceEach() async throws {
         try await withTracker { world in
-            let monday = day("2026-03-09")
+            let monday = localDate("2026-03-09")
             for _ in 0..<2 { _ = try await world.call(TrackerAPI.addEntry, typed("Espresso biscotti", .snack, grams: 30, kcal: 420, on: monday)) }
             _ = try await world.call(TrackerAPI.addEntry, typed("Risotto", .dinner, grams: 320, kcal: 140, on: monday))
-            _ = try await world.call(TrackerAPI.addEntry, typed("Cake", .snack, grams: 80, kcal: 380, on: day("2026-03-10")))
-            let recent = try await world.call(TrackerAPI.yesterday, DayRequest(date: day("2026-03-10")))
+            _ = try await world.call(TrackerAPI.addEntry, typed("Cake", .snack, grams: 80, kcal: 380, on: localDate("2026-03-10")))
+            let recent = try await world.call(TrackerAPI.yesterday, DayRequest(date: localDate("2026-03-10")))
             #expect(recent.date == monday)
             #expect(recent.foods.map(\.food) == ["Risotto", "Espresso biscotti"])
         }
@@ -86,10 +86,10 @@ struct DiaryEntryTests {
         try await withTracker { world in
             world.clock.advance(by: 3 * 86_400)
             _ = try await world.call(
-                TrackerAPI.addEntry, typed("Soup, \"homemade\"", .lunch, grams: 300, kcal: 45, carbohydrates: 6.5, on: day("2026-03-10")))
-            _ = try await world.call(TrackerAPI.addEntry, typed("Bread", .breakfast, grams: 50, kcal: 265, on: day("2026-03-11")))
-            _ = try await world.call(TrackerAPI.addEntry, typed("Outside", .breakfast, grams: 50, kcal: 265, on: day("2026-03-12")))
-            let export = try await world.call(TrackerAPI.export, DateRange(from: day("2026-03-10"), to: day("2026-03-11")))
+                TrackerAPI.addEntry, typed("Soup, \"homemade\"", .lunch, grams: 300, kcal: 45, carbohydrates: 6.5, on: localDate("2026-03-10")))
+            _ = try await world.call(TrackerAPI.addEntry, typed("Bread", .breakfast, grams: 50, kcal: 265, on: localDate("2026-03-11")))
+            _ = try await world.call(TrackerAPI.addEntry, typed("Outside", .breakfast, grams: 50, kcal: 265, on: localDate("2026-03-12")))
+            let export = try await world.call(TrackerAPI.export, DateRange(from: localDate("2026-03-10"), to: localDate("2026-03-11")))
             #expect(export.rows == 2)
             let lines = export.csv.components(separatedBy: "\r\n")
             #expect(lines.count == 4 && lines[3].isEmpty, "header, two rows, CRLF after each")
@@ -98,7 +98,7 @@ struct DiaryEntryTests {
                 lines[1].hasPrefix("2026-03-10,lunch,\"Soup, \"\"homemade\"\"\",300,45,6.5,0,0,135,19.5,0,0,manual,,2026-03-13T10:00:00Z"),
                 "logged three days later")
             #expect(lines[2].hasPrefix("2026-03-11,breakfast,Bread,50,265"))
-            let backwards = await world.failure(TrackerAPI.export, DateRange(from: day("2026-03-11"), to: day("2026-03-10")))
+            let backwards = await world.failure(TrackerAPI.export, DateRange(from: localDate("2026-03-11"), to: localDate("2026-03-10")))
             #expect(backwards?.code == .badRequest && backwards?.field == "to")
         }
     }
@@ -117,19 +117,20 @@ struct DiaryEntryTests {
                     for _ in 1...500 {
                         if Task.isCancelled { return }
                         _ = try? await world.call(
-                            TrackerAPI.addEntry, typed("Warm-up", .snack, grams: 1, kcal: 1, on: day("2026-01-01")), user: "warm")
+                            TrackerAPI.addEntry, typed("Warm-up", .snack, grams: 1, kcal: 1, on: localDate("2026-01-01")), user: "warm")
                     }
                 }
                 _ = try await firstElement(of: subscriber.events, within: .seconds(10)) { $0.header.topic == TrackerTopics.entryLogged.name }
                 warmUp.cancel()
                 _ = await warmUp.result
 
-                let entry = try await world.call(TrackerAPI.addEntry, typed("Pear", .snack, grams: 170, kcal: 57, on: day("2026-03-10")))
+                let entry = try await world.call(TrackerAPI.addEntry, typed("Pear", .snack, grams: 170, kcal: 57, on: localDate("2026-03-10")))
                 let logged = try await firstElement(of: subscriber.events, within: .seconds(10)) {
                     $0.header.topic == TrackerTopics.entryLogged.name && (try? $0.decode(DiaryEntryEvent.self).user) == "ada"
                 }
                 #expect(
-                    try logged.decode(DiaryEntryEvent.self) == DiaryEntryEvent(user: "ada", entry: entry.id, date: day("2026-03-10"), meal: .snack))
+                    try logged.decode(DiaryEntryEvent.self)
+                        == DiaryEntryEvent(user: "ada", entry: entry.id, date: localDate("2026-03-10"), meal: .snack))
                 let activity = try await firstElement(of: subscriber.events, within: .seconds(10)) {
                     $0.header.topic == EventTopics.activity.name && (try? $0.decode(ActivityEvent.self).user) == "ada"
                 }
@@ -158,31 +159,31 @@ struct DayBoundaryTests {
             let planner = try #require(world.planner)
             _ = try await planner.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Pacific/Auckland"), user: "ada")
             _ = try await planner.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "America/Los_Angeles"), user: "bea")
-            let lateEvening = day("2026-03-10").instant(hour: 23, minute: 30, in: TimeZone(identifier: "Pacific/Auckland")!)
+            let lateEvening = localDate("2026-03-10").instant(hour: 23, minute: 30, in: TimeZone(identifier: "Pacific/Auckland")!)
             world.clock.set(lateEvening)
             let before = try await world.call(
                 TrackerAPI.addEntry,
                 DiaryAdd(meal: .snack, grams: 20, food: "Chocolate", per100g: Macros(kcal: 540, carbohydrates: 60, protein: 5, fat: 30)))
-            #expect(before.date == day("2026-03-10"))
+            #expect(before.date == localDate("2026-03-10"))
             world.clock.advance(by: 3600)
             let after = try await world.call(
                 TrackerAPI.addEntry,
                 DiaryAdd(meal: .breakfast, grams: 200, food: "Yogurt", per100g: Macros(kcal: 60, carbohydrates: 5, protein: 4, fat: 3)))
-            #expect(after.date == day("2026-03-11"), "00:30 in Auckland is the next day, though still 11:30 on the 10th in UTC")
+            #expect(after.date == localDate("2026-03-11"), "00:30 in Auckland is the next day, though still 11:30 on the 10th in UTC")
             let summary = try await world.call(TrackerAPI.summary, DayRequest())
-            #expect(summary.day == ResolvedDay(date: day("2026-03-11"), timeZone: "Pacific/Auckland"))
+            #expect(summary.day == ResolvedDay(date: localDate("2026-03-11"), timeZone: "Pacific/Auckland"))
             #expect(summary.meals.map(\.meal) == [.breakfast])
 
             // At the same instant it is still the afternoon before in Los Angeles.
             let bea = try await world.call(TrackerAPI.listEntries, DayRequest(), user: "bea")
-            #expect(bea.day.date == day("2026-03-10") && bea.day.timeZone == "America/Los_Angeles")
+            #expect(bea.day.date == localDate("2026-03-10") && bea.day.timeZone == "America/Los_Angeles")
         }
     }
 
     @Test func whenThePlannerGoesAwayTheLastZoneItGaveIsUsed() async throws {
         let auckland = TimeZone(identifier: "Pacific/Auckland")!
         // 23:30 on the 10th in Auckland, 10:30 UTC.
-        let clock = WallClock.manual(at: day("2026-03-10").instant(hour: 23, minute: 30, in: auckland))
+        let clock = WallClock.manual(at: localDate("2026-03-10").instant(hour: 23, minute: 30, in: auckland))
         // Over TCP, as deployed: a stopped peer's requests queue until the client's timeout.
         var configuration = ServiceConfiguration.inProcess(.planner, clock: clock)
         configuration.bind = "tcp://127.0.0.1:*"
@@ -198,23 +199,23 @@ struct DayBoundaryTests {
                 let plannerClient = try planner.host.testClient(as: Planner.self)
                 _ = try await plannerClient.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Pacific/Auckland"), user: "ada")
                 let first = try await client.call(TrackerAPI.summary, DayRequest(), user: "ada")
-                #expect(first.day == ResolvedDay(date: day("2026-03-10"), timeZone: "Pacific/Auckland"))
+                #expect(first.day == ResolvedDay(date: localDate("2026-03-10"), timeZone: "Pacific/Auckland"))
             }
             // The planner has stopped. An hour later it is the 11th in Auckland, still the 10th in UTC.
             clock.advance(by: 3600)
             let later = try await client.call(TrackerAPI.summary, DayRequest(), user: "ada")
-            #expect(later.day.date == day("2026-03-11") && later.day.timeZone == "Pacific/Auckland")
+            #expect(later.day.date == localDate("2026-03-11") && later.day.timeZone == "Pacific/Auckland")
             #expect(later.day.note?.contains("last known zone") == true)
             let stranger = try await client.call(TrackerAPI.summary, DayRequest(), user: "bea")
-            #expect(stranger.day.date == day("2026-03-10") && stranger.day.timeZone == "UTC")
+            #expect(stranger.day.date == localDate("2026-03-10") && stranger.day.timeZone == "UTC")
         }
     }
 
     @Test func withoutThePlannerTodayIsTakenInUTCAndTheReplySaysSo() async throws {
         try await withTracker(planner: false) { world in
-            world.clock.set(day("2026-03-10").instant(hour: 23, minute: 59, in: .gmt))
+            world.clock.set(localDate("2026-03-10").instant(hour: 23, minute: 59, in: .gmt))
             let summary = try await world.call(TrackerAPI.summary, DayRequest())
-            #expect(summary.day.date == day("2026-03-10") && summary.day.timeZone == "UTC")
+            #expect(summary.day.date == localDate("2026-03-10") && summary.day.timeZone == "UTC")
             #expect(summary.day.note?.contains("planner") == true)
         }
     }
@@ -225,14 +226,14 @@ struct DrinkTests {
         try await withTracker { world in
             // The day after is recorded too: it must not be in the future.
             world.clock.advance(by: 86_400)
-            let date = day("2026-03-10")
+            let date = localDate("2026-03-10")
             var counts = try await world.call(TrackerAPI.changeDrink, DrinkChange(date: date, drink: .water, delta: 2))
             counts = try await world.call(TrackerAPI.changeDrink, DrinkChange(date: date, drink: .coffee, delta: 1))
             #expect(counts == DrinkCounts(date: date, water: 2, coffee: 1))
             counts = try await world.call(TrackerAPI.changeDrink, DrinkChange(date: date, drink: .coffee, delta: -3))
             #expect(counts == DrinkCounts(date: date, water: 2, coffee: 0))
-            counts = try await world.call(TrackerAPI.changeDrink, DrinkChange(date: day("2026-03-11"), drink: .water, delta: -1))
-            #expect(counts == DrinkCounts(date: day("2026-03-11"), water: 0, coffee: 0))
+            counts = try await world.call(TrackerAPI.changeDrink, DrinkChange(date: localDate("2026-03-11"), drink: .water, delta: -1))
+            #expect(counts == DrinkCounts(date: localDate("2026-03-11"), water: 0, coffee: 0))
             #expect(try await world.call(TrackerAPI.summary, DayRequest(date: date)).water == 2)
             #expect(await world.failure(TrackerAPI.changeDrink, DrinkChange(date: date, drink: .water, delta: 0))?.field == "delta")
             #expect(try await world.call(TrackerAPI.drinks, DayRequest(date: date), user: "bea") == DrinkCounts(date: date, water: 0, coffee: 0))

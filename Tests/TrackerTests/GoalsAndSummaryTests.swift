@@ -9,8 +9,8 @@ import TrackerService
 struct GoalsAndSummaryTests {
     @Test func summaryUsesTheGoalInForceThatDayAcrossAChange() async throws {
         try await withTracker { world in
-            let monday = day("2026-03-09")
-            let tuesday = day("2026-03-10")
+            let monday = localDate("2026-03-09")
+            let tuesday = localDate("2026-03-10")
             for date in [monday, tuesday] {
                 _ = try await world.call(
                     TrackerAPI.addEntry, typed("Pasta", .dinner, grams: 200, kcal: 150, carbohydrates: 30, protein: 5, fat: 1, on: date))
@@ -36,7 +36,7 @@ struct GoalsAndSummaryTests {
             #expect(today.meals.map(\.meal) == [.breakfast, .dinner])
             #expect(today.meals[1].totals.kcal == 300)
 
-            let later = try await world.call(TrackerAPI.goals, DayRequest(date: day("2026-04-01")))
+            let later = try await world.call(TrackerAPI.goals, DayRequest(date: localDate("2026-04-01")))
             #expect(later.goals == cut && later.from == tuesday)
             let status = try await world.call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: tuesday))
             #expect(status == DiaryStatus(date: tuesday, mealsLogged: [.breakfast, .dinner], kcal: 750, kcalGoal: 1500))
@@ -53,17 +53,17 @@ struct GoalsAndSummaryTests {
                 #expect(!preset.explanation.isEmpty && !preset.explanation.contains("\n"))
                 #expect(abs(preset.split.carbohydrates + preset.split.protein + preset.split.fat - 100) < 0.001)
             }
-            let endurance = try await world.call(TrackerAPI.setGoals, GoalsChange(from: day("2026-03-01"), preset: "endurance", kcal: 3000))
+            let endurance = try await world.call(TrackerAPI.setGoals, GoalsChange(from: localDate("2026-03-01"), preset: "endurance", kcal: 3000))
             // 60/15/25 % of 3000 kcal: 1800 kcal / 4, 450 kcal / 4, 750 kcal / 9.
             #expect(endurance.goals == Goals(kcal: 3000, carbohydrates: 450, protein: 113, fat: 83))
             // Without --kcal a preset applies its own energy: cutting is a deficit, not the 3000 in force.
-            let cutting = try await world.call(TrackerAPI.setGoals, GoalsChange(from: day("2026-03-02"), preset: "cutting"))
+            let cutting = try await world.call(TrackerAPI.setGoals, GoalsChange(from: localDate("2026-03-02"), preset: "cutting"))
             #expect(cutting.goals.kcal == 1600)
             #expect(cutting.goals == presets.first { $0.name == "cutting" }?.goals)
             let unknown = await world.failure(TrackerAPI.setGoals, GoalsChange(preset: "keto-max"))
             #expect(unknown?.code == .badRequest && unknown?.field == "preset")
             let bad = await world.failure(
-                TrackerAPI.setGoals, GoalsChange(from: day("2026-03-01"), goals: Goals(kcal: -1, carbohydrates: 0, protein: 0, fat: 0)))
+                TrackerAPI.setGoals, GoalsChange(from: localDate("2026-03-01"), goals: Goals(kcal: -1, carbohydrates: 0, protein: 0, fat: 0)))
             #expect(bad?.field == "goals.kcal")
             // Figures that contradict each other are refused: 900 g of each is not a 2000 kcal day…
             let impossible = await world.failure(
@@ -97,23 +97,25 @@ struct GoalsAndSummaryTests {
             for (date, kcal) in days {
                 // A food of 500 kcal with 25 g carbohydrates and 25 g protein per 100 g, scaled.
                 _ = try await world.call(
-                    TrackerAPI.addEntry, typed("Food", .lunch, grams: kcal / 5, kcal: 500, carbohydrates: 25, protein: 25, fat: 0, on: day(date)))
+                    TrackerAPI.addEntry,
+                    typed("Food", .lunch, grams: kcal / 5, kcal: 500, carbohydrates: 25, protein: 25, fat: 0, on: localDate(date)))
             }
-            let range = DateRange(from: day("2026-03-01"), to: day("2026-03-14"))
+            let range = DateRange(from: localDate("2026-03-01"), to: localDate("2026-03-14"))
             let history = try await world.call(TrackerAPI.history, range)
-            #expect(history.days.count == 14 && history.days.first?.date == day("2026-03-01") && history.days.last?.date == day("2026-03-14"))
+            #expect(
+                history.days.count == 14 && history.days.first?.date == localDate("2026-03-01") && history.days.last?.date == localDate("2026-03-14"))
             #expect(near(history.days.filter { $0.entries > 0 }.map(\.totals.kcal), [2000, 2000, 2000, 2150, 3000]))
             #expect(history.days.allSatisfy { $0.kcalGoal == 2000 })
 
             let analysis = try await world.call(TrackerAPI.analysis, range)
             #expect(analysis.daysLogged == 5)
-            #expect(analysis.weeks.map(\.weekStart) == [day("2026-03-02"), day("2026-03-09")])
+            #expect(analysis.weeks.map(\.weekStart) == [localDate("2026-03-02"), localDate("2026-03-09")])
             #expect(analysis.weeks.map(\.daysLogged) == [3, 2])
             #expect(near([analysis.weeks[0].average.kcal, analysis.weeks[1].average.kcal], [2000, 2575]))
             #expect(analysis.daysWithinKcalGoal == 4)
             #expect(near([analysis.macroSplit.carbohydrates, analysis.macroSplit.protein, analysis.macroSplit.fat], [50, 50, 0]))
 
-            let tooLong = await world.failure(TrackerAPI.history, DateRange(from: day("2025-01-01"), to: day("2026-03-14")))
+            let tooLong = await world.failure(TrackerAPI.history, DateRange(from: localDate("2025-01-01"), to: localDate("2026-03-14")))
             #expect(tooLong?.code == .badRequest && tooLong?.field == "to")
         }
     }
@@ -139,19 +141,19 @@ struct SavedFoodTests {
             #expect(try await world.call(TrackerAPI.listFoods, SavedFoodFilter(meal: .lunch)).foods.map(\.id) == [apple.id, salad.id])
             #expect(try await world.call(TrackerAPI.listFoods, SavedFoodFilter(), user: "bea").foods.isEmpty)
 
-            let entry = try await world.call(TrackerAPI.logFood, SavedFoodLog(id: shake.id, date: day("2026-03-10"), quantity: 1.5))
+            let entry = try await world.call(TrackerAPI.logFood, SavedFoodLog(id: shake.id, date: localDate("2026-03-10"), quantity: 1.5))
             #expect(entry.grams == 450 && entry.meal == .breakfast && entry.food == "Protein shake")
             #expect(entry.source == EntrySource(kind: .savedFood, reference: String(shake.id)))
             #expect(entry.totals.protein == 45)
 
             let edited = try await world.call(TrackerAPI.editFood, SavedFoodEdit(id: salad.id, name: "Huge salad", grams: 600))
             #expect(edited.name == "Huge salad" && edited.grams == 600 && edited.meals == [.lunch])
-            let tooMuch = await world.failure(TrackerAPI.logFood, SavedFoodLog(id: salad.id, date: day("2026-03-10"), quantity: 9))
+            let tooMuch = await world.failure(TrackerAPI.logFood, SavedFoodLog(id: salad.id, date: localDate("2026-03-10"), quantity: 9))
             #expect(tooMuch?.code == .badRequest && tooMuch?.field == "quantity")
             try await world.call(TrackerAPI.deleteFood, EntryID(id: salad.id))
             #expect(await world.failure(TrackerAPI.logFood, SavedFoodLog(id: salad.id))?.code == .notFound)
             #expect(await world.failure(TrackerAPI.deleteFood, EntryID(id: shake.id), user: "bea")?.code == .notFound)
-            #expect(try await world.call(TrackerAPI.listEntries, DayRequest(date: day("2026-03-10"))).entries == [entry])
+            #expect(try await world.call(TrackerAPI.listEntries, DayRequest(date: localDate("2026-03-10"))).entries == [entry])
         }
     }
 }

@@ -56,11 +56,12 @@ struct BarcodeTests {
             #expect(unknown?.code == .notFound)
 
             let entry = try await world.call(
-                TrackerAPI.addEntry, DiaryAdd(date: day("2026-03-10"), meal: .dinner, grams: 125, barcode: spaghetti.code))
+                TrackerAPI.addEntry, DiaryAdd(date: localDate("2026-03-10"), meal: .dinner, grams: 125, barcode: spaghetti.code))
             #expect(
                 entry.food == "Spaghetti No. 5" && entry.per100g == spaghetti.per100g
                     && entry.source == EntrySource(kind: .product, reference: spaghetti.code))
-            let badLog = await world.failure(TrackerAPI.addEntry, DiaryAdd(date: day("2026-03-10"), meal: .dinner, grams: 125, barcode: "12345678"))
+            let badLog = await world.failure(
+                TrackerAPI.addEntry, DiaryAdd(date: localDate("2026-03-10"), meal: .dinner, grams: 125, barcode: "12345678"))
             #expect(badLog?.code == .badRequest && badLog?.field == "barcode")
         }
     }
@@ -78,7 +79,7 @@ struct BarcodeTests {
             #expect(
                 try await world.call(TrackerAPI.product, BarcodeLookup(code: shipped.code), user: "bob") == shipped, "the shipped one is untouched")
             let logged = try await world.call(
-                TrackerAPI.addEntry, DiaryAdd(date: day("2026-03-10"), meal: .lunch, grams: 100, barcode: shipped.code), user: "ada")
+                TrackerAPI.addEntry, DiaryAdd(date: localDate("2026-03-10"), meal: .lunch, grams: 100, barcode: shipped.code), user: "ada")
             #expect(logged.per100g.kcal == 777)
             // A code nobody ships: Ada's only.
             let crackers = Product(
@@ -133,7 +134,7 @@ struct RecipeLoggingTests {
             let servingGrams = recipe.ingredients.reduce(0) { $0 + $1.grams } / Double(recipe.servings)
 
             let entry = try await world.call(
-                TrackerAPI.logRecipeServing, RecipeServingLog(date: day("2026-03-10"), meal: .dinner, recipe: recipe.id, servings: 2))
+                TrackerAPI.logRecipeServing, RecipeServingLog(date: localDate("2026-03-10"), meal: .dinner, recipe: recipe.id, servings: 2))
             #expect(entry.food == recipe.name && entry.source == EntrySource(kind: .recipe, reference: recipe.id))
             #expect(near([entry.grams], [servingGrams * 2]))
             let perServing = recipe.nutritionPerServing
@@ -141,7 +142,7 @@ struct RecipeLoggingTests {
                 near(
                     [entry.totals.kcal, entry.totals.protein, entry.totals.carbohydrates, entry.totals.fat],
                     [perServing.kcal * 2, perServing.protein * 2, perServing.carbohydrates * 2, perServing.fat * 2]))
-            let status = try await world.call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: day("2026-03-10")))
+            let status = try await world.call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: localDate("2026-03-10")))
             #expect(status.mealsLogged == [.dinner] && near([status.kcal], [perServing.kcal * 2]))
             // `date` may be left out, as in every day-based tracker request: today in the user's zone.
             let today = LocalDate(world.clock.now, in: .gmt)
@@ -150,16 +151,18 @@ struct RecipeLoggingTests {
             #expect(try await world.call(TrackerAPI.diaryStatus, DiaryStatusRequest()).date == today)
 
             let unknown = await world.failure(
-                TrackerAPI.logRecipeServing, RecipeServingLog(date: day("2026-03-10"), meal: .dinner, recipe: "no-such-recipe"))
+                TrackerAPI.logRecipeServing, RecipeServingLog(date: localDate("2026-03-10"), meal: .dinner, recipe: "no-such-recipe"))
             #expect(unknown?.code == .notFound && unknown?.field == "recipe")
             let zero = await world.failure(
-                TrackerAPI.logRecipeServing, RecipeServingLog(date: day("2026-03-10"), meal: .dinner, recipe: recipe.id, servings: 0))
+                TrackerAPI.logRecipeServing, RecipeServingLog(date: localDate("2026-03-10"), meal: .dinner, recipe: recipe.id, servings: 0))
             #expect(zero?.code == .badRequest && zero?.field == "servings")
 
-            let egg = try await world.call(TrackerAPI.addEntry, DiaryAdd(date: day("2026-03-10"), meal: .breakfast, grams: 60, ingredient: "egg"))
+            let egg = try await world.call(
+                TrackerAPI.addEntry, DiaryAdd(date: localDate("2026-03-10"), meal: .breakfast, grams: 60, ingredient: "egg"))
             #expect(egg.food == "Egg" && egg.source == EntrySource(kind: .ingredient, reference: "egg") && egg.per100g.protein > 10)
             #expect(
-                await world.failure(TrackerAPI.addEntry, DiaryAdd(date: day("2026-03-10"), meal: .breakfast, grams: 60, ingredient: "unicorn"))?.field
+                await world.failure(TrackerAPI.addEntry, DiaryAdd(date: localDate("2026-03-10"), meal: .breakfast, grams: 60, ingredient: "unicorn"))?
+                    .field
                     == "ingredient")
         }
     }

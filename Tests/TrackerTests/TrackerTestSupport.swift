@@ -11,8 +11,6 @@ import TrackerService
 /// 2026-03-10 10:00 UTC, a Tuesday.
 let trackerInstant = Date(timeIntervalSince1970: 1_773_136_800)
 
-func day(_ text: String) -> LocalDate { LocalDate(text)! }
-
 /// A typed-in food of `kcal` per 100 g with the given macros per 100 g.
 func typed(
     _ food: String, _ meal: Meal, grams: Double, kcal: Double, carbohydrates: Double = 0, protein: Double = 0, fat: Double = 0, on date: LocalDate
@@ -68,13 +66,13 @@ func withTracker<T: Sendable>(
         let planner = try PlannerFixture.make(peers: peers, clock: clock)
         hosts.append(planner.host)
         peers[.planner] = planner.host.boundEndpoints
-        plannerClient = ServiceClient<Planner>(endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+        plannerClient = planner.host.client(Planner.self)
     }
     // Without a planner (absent in the fixture) the tracker must fall back to UTC.
     let tracker = try TrackerFixture.make(peers: peers, clock: clock)
     hosts.append(tracker.host)
     // Generous: a bound on a hang, not a performance check.
-    let client = ServiceClient<Tracker>(endpoint: tracker.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0))
+    let client = tracker.host.client(Tracker.self)
     return try await withRunningServices(hosts) { _ in
         try await body(TrackerWorld(tracker: tracker, planner: plannerClient, client: client, clock: clock))
     }
