@@ -59,6 +59,8 @@ public final class RPCServer: Service, Sendable {
     let idempotency: IdempotencyGuard
     /// Decides who is calling and whether they may (``Gate``), before any handler.
     public let gate: Gate
+    /// Publishes a user's activity after a call that counts as one (the host's publisher).
+    private let activity: @Sendable (RequestContext) -> Void
     private let handlers = Mutex<[String: Registration]>([:])
     private let state: Mutex<State>
     private let draining = Atomic<Bool>(false)
@@ -101,10 +103,13 @@ public final class RPCServer: Service, Sendable {
     ///   record commits with its write (in memory only for hosts without one).
     /// - Parameter gate: who may call what; the ZAP domain `sous-<name>` must have rules in the
     ///   context's ``ZAPHandler`` before a CURVE client connects (``ServiceHost`` sets them).
+    /// - Parameter activity: called after every successful call of a method that records
+    ///   activity (``Method/recordsActivity``), with the verified caller: the host publishes it.
     public init(
         name: String, logger: Logger, options: Options = Options(), gate: Gate, ledger: any IdempotencyLedger = MemoryIdempotencyLedger(),
-        context: ZMQContext = .shared
+        context: ZMQContext = .shared, activity: @escaping @Sendable (RequestContext) -> Void = { _ in }
     ) throws {
+        self.activity = activity
         self.name = name
         self.logger = logger
         self.options = options
@@ -176,6 +181,7 @@ public final class RPCServer: Service, Sendable {
         _ handler: @escaping @Sendable (Request, RequestContext) async throws -> Response
     ) {
         let idempotency = self.idempotency
+        let activity = method.recordsActivity ? self.activity : nil
         let raw: RawHandler = { header, body, context in
             let request: Request
             do {
@@ -186,7 +192,9 @@ public final class RPCServer: Service, Sendable {
             let run: () async -> RawResult = {
                 do {
                     let response = try await handler(request, context)
-                    return .success(try MessagePackEncoder().encode(response))
+                    let encoded = try MessagePackEncoder().encode(response)
+                    activity?(context)
+                    return .success(encoded)
                 } catch let error as ServiceError {
                     return .failure(error)
                 } catch {

@@ -76,8 +76,14 @@ public final class ServiceHost: Sendable {
         let revocations = RevocationList()
         let gate = Gate(revocations: revocations) { keyring.sessionKey }
         self.gate = gate
-        server = try RPCServer(name: name, logger: logger, options: serverOptions, gate: gate, ledger: ledger)
-        publisher = try EventPublisher(source: name, logger: logger, curve: keyring.own)
+        let publisher = try EventPublisher(source: name, logger: logger, curve: keyring.own)
+        self.publisher = publisher
+        let clock = configuration.clock
+        // The activity the notifier follows, declared on each method (`Method.recordsActivity`).
+        server = try RPCServer(name: name, logger: logger, options: serverOptions, gate: gate, ledger: ledger) { context in
+            guard let user = context.user, !user.isEmpty else { return }
+            publisher.publish(EventTopics.activity, ActivityEvent(user: user, time: clock.now, service: name, method: context.method))
+        }
         boundEndpoints = ServiceEndpoints(
             requests: try server.bind(configuration.bind),
             events: try publisher.bind(configuration.eventsBind)
@@ -96,7 +102,6 @@ public final class ServiceHost: Sendable {
                 database: databaseHealth()
             )
         }
-        let clock = configuration.clock
         server.register(CommonAPI.clock) { _, _ in ClockReading(now: clock.now, manual: clock.isManual) }
         server.register(CommonAPI.setClock) { request, _ in
             guard clock.set(request.now) else {
@@ -112,12 +117,6 @@ public final class ServiceHost: Sendable {
                 throw ServiceError.internal("\(name) cannot describe its methods: \(error)")
             }
         }
-    }
-
-    /// Publishes the activity event the notifier listens to. Call it for every user action.
-    public func recordActivity(_ context: RequestContext) {
-        guard let user = context.user, !user.isEmpty else { return }
-        publisher.publish(EventTopics.activity, ActivityEvent(user: user, time: clock.now, service: name, method: context.method))
     }
 
     /// Runs every part until SIGTERM/SIGINT (or, with `signals: false`, until the surrounding

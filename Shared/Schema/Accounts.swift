@@ -153,12 +153,14 @@ extension AccountAPI {
     /// Argon2id hashing runs on the heavy lane: at most its two threads hash at once.
     public static let register = Method<Planner, Registration, AccountInfo>.write("account.register", .public, lane: .heavy)
     public static let login = Method<Planner, SignIn, SignedIn>.write("account.login", .public, lane: .heavy)
-    public static let logout = Method<Planner, Empty, Empty>.write("account.logout", .user)
-    public static let whoami = Method<Planner, Empty, WhoAmI>.read("account.whoami", .user)
-    public static let sessions = Method<Planner, Empty, SessionList>.read("account.sessions", .user)
-    public static let endSession = Method<Planner, SessionRef, SessionList>.write("account.endSession", .user)
-    public static let changePassword = Method<Planner, PasswordChange, PasswordChanged>.write("account.password", .user, lane: .heavy)
+    public static let logout = Method<Planner, Empty, Empty>.write("account.logout", .user, activity: false)
+    public static let whoami = Method<Planner, Empty, WhoAmI>.read("account.whoami", .user, activity: false)
+    public static let sessions = Method<Planner, Empty, SessionList>.read("account.sessions", .user, activity: false)
+    public static let endSession = Method<Planner, SessionRef, SessionList>.write("account.endSession", .user, activity: false)
+    public static let changePassword = Method<Planner, PasswordChange, PasswordChanged>.write(
+        "account.password", .user, lane: .heavy, activity: false)
     /// Not replayed for a retry (nothing of the user is kept): a retried delete answers that
     /// the session has ended.
-    public static let delete = Method<Planner, AccountDeletion, AccountDeleted>.write("account.delete", .user, lane: .heavy, remembersReply: false)
+    public static let delete = Method<Planner, AccountDeletion, AccountDeleted>.write(
+        "account.delete", .user, lane: .heavy, remembersReply: false, activity: false)
 }

@@ -606,7 +606,7 @@ public struct RecipeEvent: Codable, Equatable, Sendable {
 public enum CatalogAPI {
     public static let searchIngredients = Method<Catalog, IngredientSearch, IngredientList>.read("ingredients.search", .user)
     /// Ingredients by id, in the order asked; notFound names the first unknown id.
-    public static let getIngredients = Method<Catalog, IngredientIDs, IngredientList>.read("ingredients.get", .user)
+    public static let getIngredients = Method<Catalog, IngredientIDs, IngredientList>.read("ingredients.get", .user, activity: false)
 
     public static let searchRecipes = Method<Catalog, RecipeSearch, RecipePage>.read("recipes.search", .user, lane: .heavy)
     public static let getRecipe = Method<Catalog, RecipeLookup, RecipeDetail>.read("recipes.get", .user)
@@ -623,7 +623,7 @@ public enum CatalogAPI {
     public static let community = Method<Catalog, RecipeSearch, CommunityPage>.read("recipes.community", .user, lane: .heavy)
     public static let saveCommunity = Method<Catalog, RecipeID, RecipeDetail>.write("recipes.save", .user)
 
-    public static let changes = Method<Catalog, ChangesSince, CatalogChanges>.read("catalog.changes", .user)
+    public static let changes = Method<Catalog, ChangesSince, CatalogChanges>.read("catalog.changes", .user, activity: false)
     /// Operator method: reloads the shipped seed data (built-in ingredients and recipes).
     public static let reloadSeed = Method<Catalog, Empty, SeedReport>.write("catalog.reloadSeed", .operator)
 }

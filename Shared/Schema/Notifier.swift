@@ -147,7 +147,7 @@ public struct ReminderFeed: Codable, Sendable {
 public enum NotifierAPI {
     /// The caller's own reminders as they are sent (a long poll): the only way reminders leave
     /// the services, so nobody can watch someone else's.
-    public static let wait = Method<Notifier, ReminderWait, ReminderFeed>.read("reminders.wait", .user)
+    public static let wait = Method<Notifier, ReminderWait, ReminderFeed>.read("reminders.wait", .user, activity: false)
     /// The caller's delivery log (sent, skipped and missed reminders).
     public static let list = Method<Notifier, ReminderLogRequest, ReminderLog>.read("reminders.list", .user)
     /// When the caller's next reminder is due, or why none is.

@@ -131,5 +131,5 @@ public enum TrackerAPI {
     /// Logs servings of a recipe with the catalog's nutrition per serving.
     public static let logRecipeServing = Method<Tracker, RecipeServingLog, DiaryEntry>.write("diary.logRecipe", .user)
     /// Which meals of a day are logged and the energy against the goal.
-    public static let diaryStatus = Method<Tracker, DiaryStatusRequest, DiaryStatus>.read("diary.status", .user)
+    public static let diaryStatus = Method<Tracker, DiaryStatusRequest, DiaryStatus>.read("diary.status", .user, activity: false)
 }

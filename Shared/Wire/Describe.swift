@@ -25,14 +25,19 @@ public struct MethodDescription: Codable, Equatable, Sendable {
     /// Whether a write retried with the same idempotency key gets its first reply again (false
     /// for writes that forget the user, such as deleting an account).
     public var replaysReply: Bool
+    /// Whether a successful call publishes the caller's `activity`.
+    public var activity: Bool
     public var lane: MethodLane
     public var request: WireShape
     public var reply: WireShape
 
-    public init(name: String, write: Bool, replaysReply: Bool, access: Access, lane: MethodLane, request: WireShape, reply: WireShape) {
+    public init(
+        name: String, write: Bool, replaysReply: Bool, activity: Bool, access: Access, lane: MethodLane, request: WireShape, reply: WireShape
+    ) {
         self.name = name
         self.write = write
         self.replaysReply = replaysReply
+        self.activity = activity
         self.access = access
         self.lane = lane
         self.request = request
@@ -44,7 +49,8 @@ extension Method {
     /// This method's entry in a ``ServiceDescription``, adding the types it uses to `schema`.
     public func describe(into schema: inout WireSchema) throws -> MethodDescription {
         MethodDescription(
-            name: name, write: isWrite, replaysReply: remembersReply, access: access, lane: lane, request: try schema.shape(of: Request.self),
+            name: name, write: isWrite, replaysReply: remembersReply, activity: recordsActivity, access: access, lane: lane,
+            request: try schema.shape(of: Request.self),
             reply: try schema.shape(of: Response.self)
         )
     }

@@ -34,21 +34,30 @@ public struct Method<Scope: MethodScope, Request: Codable & Sendable, Response: 
     /// Whether the server remembers the reply of a keyed write to replay it for a retry. False
     /// for writes that forget the user (deleting an account): remembering would keep their data.
     public let remembersReply: Bool
+    /// Whether a successful call is the user's own action: the server then publishes `activity`
+    /// (what the notifier's reminders follow). True for `user` methods unless they say
+    /// `activity: false` (lookups other services make for a user, account housekeeping).
+    public let recordsActivity: Bool
 
-    public init(_ name: String, write: Bool, access: Access, lane: MethodLane = .standard, remembersReply: Bool = true) {
+    public init(
+        _ name: String, write: Bool, access: Access, lane: MethodLane = .standard, remembersReply: Bool = true, activity: Bool? = nil
+    ) {
         self.name = name
         self.isWrite = write
         self.access = access
         self.lane = lane
         self.remembersReply = write && remembersReply
+        self.recordsActivity = activity ?? (access == .user)
     }
 
-    public static func read(_ name: String, _ access: Access, lane: MethodLane = .standard) -> Method {
-        Method(name, write: false, access: access, lane: lane)
+    public static func read(_ name: String, _ access: Access, lane: MethodLane = .standard, activity: Bool? = nil) -> Method {
+        Method(name, write: false, access: access, lane: lane, activity: activity)
     }
 
-    public static func write(_ name: String, _ access: Access, lane: MethodLane = .standard, remembersReply: Bool = true) -> Method {
-        Method(name, write: true, access: access, lane: lane, remembersReply: remembersReply)
+    public static func write(
+        _ name: String, _ access: Access, lane: MethodLane = .standard, remembersReply: Bool = true, activity: Bool? = nil
+    ) -> Method {
+        Method(name, write: true, access: access, lane: lane, remembersReply: remembersReply, activity: activity)
     }
 
     public var description: String { name }

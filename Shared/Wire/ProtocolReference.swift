@@ -32,12 +32,14 @@ public enum ProtocolReference {
     }
 
     static func methodTable(_ methods: [MethodDescription]) -> String {
-        var lines = ["| method | request | reply | kind | access | lane |", "| --- | --- | --- | --- | --- | --- |"]
+        var lines = ["| method | request | reply | kind | access | lane | activity |", "| --- | --- | --- | --- | --- | --- | --- |"]
         for method in methods {
             let kind = !method.write ? "read" : method.replaysReply ? "write" : "write, reply not replayed"
-            lines.append(
-                "| `\(method.name)` | \(code(method.request)) | \(code(method.reply)) | \(kind) | \(method.access.rawValue) | \(method.lane.rawValue) |"
-            )
+            let cells = [
+                "`\(method.name)`", code(method.request), code(method.reply), kind, method.access.rawValue, method.lane.rawValue,
+                method.activity ? "yes" : "no",
+            ]
+            lines.append("| " + cells.joined(separator: " | ") + " |")
         }
         return lines.joined(separator: "\n")
     }

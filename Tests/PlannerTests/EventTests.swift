@@ -46,6 +46,18 @@ struct EventTests {
                 }
                 let body = try activity.decode(ActivityEvent.self)
                 #expect(body.service == "planner" && body.method == "plan.put" && body.time == referenceInstant)
+
+                // Activity follows each method's declaration: lookups other services make for a
+                // user (profile.get, plan.multiplier) are not the user's doing; plan.get is. Events
+                // of one publisher arrive in order, so the first of cleo's is plan.get's.
+                _ = try await world.call(PlannerAPI.getProfile, Empty(), user: "cleo")
+                _ = try await world.call(PlannerAPI.suggestedMultiplier, RecipeID(id: soup), user: "cleo")
+                _ = try await world.call(PlannerAPI.getPlan, Empty(), user: "cleo")
+                let first = try await firstElement(of: subscriber.events, within: .seconds(10)) {
+                    $0.header.topic == EventTopics.activity.name && ((try? $0.decode(ActivityEvent.self).user) == "cleo")
+                }
+                #expect(try first.body(of: EventTopics.activity)?.method == "plan.get")
+                #expect(!PlannerAPI.getProfile.recordsActivity && PlannerAPI.getPlan.recordsActivity)
                 group.cancelAll()
             }
         }

@@ -89,7 +89,6 @@ func makeNotesService(configuration: ServiceConfiguration, gates: Gates = Gates(
         }
         host.publisher.publish(NotesAPI.added, note)
         _ = user
-        host.recordActivity(context)
         return note
     }
     host.server.register(NotesAPI.count) { _, _ in

@@ -46,7 +46,6 @@ struct CatalogHandlers: Sendable {
     func register() {
         let server = host.server
         server.register(CatalogAPI.searchIngredients) { request, context in
-            record(context)
             return IngredientList(ingredients: try store.searchIngredients(request))
         }
         server.register(CatalogAPI.getIngredients) { request, _ in
@@ -59,71 +58,59 @@ struct CatalogHandlers: Sendable {
             return ImportReport(imported: request.ingredients.count, catalogVersion: version)
         }
         server.register(CatalogAPI.searchRecipes) { request, context in
-            record(context)
             let filter = try await resolveFilter(request, context: context)
             return try store.searchRecipes(request, user: context.user, filter: filter)
         }
         server.register(CatalogAPI.getRecipe) { request, context in
-            record(context)
             return try store.recipe(request.id, user: context.user, people: request.people)
         }
         server.register(CatalogAPI.createRecipe) { request, context in
             let user = try context.requireUser()
             let recipe = try store.create(request, user: user)
             publish(CatalogTopics.recipeCreated, recipe: recipe.id, user: user, version: recipe.version)
-            record(context)
             return recipe
         }
         server.register(CatalogAPI.editRecipe) { request, context in
             let user = try context.requireUser()
             let recipe = try store.edit(request.id, changes: request.changes, user: user)
             publish(CatalogTopics.recipeUpdated, recipe: recipe.id, user: user, version: recipe.version)
-            record(context)
             return recipe
         }
         server.register(CatalogAPI.deleteRecipe) { request, context in
             let user = try context.requireUser()
             let version = try store.delete(request.id, user: user)
             publish(CatalogTopics.recipeDeleted, recipe: request.id, user: user, version: version)
-            record(context)
             return Empty()
         }
         server.register(CatalogAPI.myRecipes) { _, context in
             let recipes = try store.myRecipes(user: context.requireUser())
-            record(context)
             return RecipeList(recipes: recipes)
         }
         server.register(CatalogAPI.favorite) { request, context in
             try store.setFavorite(request.id, user: context.requireUser(), favorite: true)
-            record(context)
             return Empty()
         }
         server.register(CatalogAPI.unfavorite) { request, context in
             try store.setFavorite(request.id, user: context.requireUser(), favorite: false)
-            record(context)
             return Empty()
         }
         server.register(CatalogAPI.favorites) { _, context in
             let recipes = try store.favorites(user: context.requireUser())
-            record(context)
             return RecipeList(recipes: recipes)
         }
         server.register(CatalogAPI.share) { request, context in
             let user = try context.requireUser()
             let summary = try store.share(request.id, user: user)
             publish(CatalogTopics.recipeShared, recipe: summary.id, user: user, version: try store.catalogVersion)
-            record(context)
             return summary
         }
         server.register(CatalogAPI.community) { request, context in
-            record(context)
             return try store.community(request, user: context.user)
         }
         server.register(CatalogAPI.saveCommunity) { request, context in
             let user = try context.requireUser()
             let recipe = try store.saveCommunity(request.id, user: user)
             publish(CatalogTopics.recipeCreated, recipe: recipe.id, user: user, version: recipe.version)
-            record(context)
             return recipe
         }
         server.register(CatalogAPI.changes) { request, context in
@@ -160,10 +147,6 @@ struct CatalogHandlers: Sendable {
 
     func publish(_ topic: Topic<RecipeEvent>, recipe: String, user: String, version: Int64) {
         host.publisher.publish(topic, RecipeEvent(recipe: recipe, user: user, version: version))
-    }
-
-    func record(_ context: RequestContext) {
-        host.recordActivity(context)
     }
 }
 

@@ -18,7 +18,6 @@ struct GroceriesHandlers: Sendable {
         let server = host.server
         server.register(GroceriesAPI.list) { _, context in
             let list = try store.list(user: context.requireUser())
-            host.recordActivity(context)
             return list
         }
         server.register(GroceriesAPI.addRecipe) { request, context in
@@ -96,7 +95,6 @@ struct GroceriesHandlers: Sendable {
             let valid = try CheckoutValidation.validate(request)
             let order = try store.checkout(valid, user: user, now: host.clock.now)
             host.publisher.publish(GroceriesTopics.changed, GroceriesChangedEvent(user: user, change: context.method, lineCount: 0))
-            host.recordActivity(context)
             return order
         }
         server.register(GroceriesAPI.orders) { request, context in
@@ -104,7 +102,6 @@ struct GroceriesHandlers: Sendable {
             let limit = request.limit ?? 20
             guard (1...100).contains(limit) else { throw ServiceError.badRequest("limit must be 1 to 100, got \(limit)", field: "limit") }
             let orders = try store.orders(user: user, limit: limit)
-            host.recordActivity(context)
             return OrderHistory(orders: orders)
         }
     }
@@ -149,7 +146,6 @@ struct GroceriesHandlers: Sendable {
     /// Publishes `groceries.changed` and the activity event, then hands the list back.
     func changed(_ list: GroceryList, user: String, context: RequestContext) -> GroceryList {
         host.publisher.publish(GroceriesTopics.changed, GroceriesChangedEvent(user: user, change: context.method, lineCount: list.lineCount))
-        host.recordActivity(context)
         return list
     }
 

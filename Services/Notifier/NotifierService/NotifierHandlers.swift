@@ -17,7 +17,6 @@ struct NotifierHandlers: Sendable {
             let limit = request.limit ?? 30
             guard (1...365).contains(limit) else { throw ServiceError.badRequest("limit must be 1 to 365, got \(limit)", field: "limit") }
             let entries = try store.log(of: user, limit: limit)
-            host.recordActivity(context)
             return ReminderLog(user: user, entries: entries)
         }
         host.server.register(NotifierAPI.wait) { request, context in
@@ -41,7 +40,6 @@ struct NotifierHandlers: Sendable {
         host.server.register(NotifierAPI.next) { _, context in
             let user = try context.requireUser()
             let answer = try await next(for: user, context: context)
-            host.recordActivity(context)
             return answer
         }
     }

@@ -91,19 +91,16 @@ struct PlannerHandlers: Sendable {
         }
         server.register(PlannerAPI.getPlan) { _, context in
             let week = try store.week(user: context.requireUser(), now: now)
-            record(context)
             return week
         }
         server.register(PlannerAPI.history) { request, context in
             let user = try context.requireUser()
             try checkRange(request)
             let days = try store.days(user: user, range: request, now: now)
-            record(context)
             return PlanDays(days: days)
         }
         server.register(PlannerAPI.selection) { _, context in
             let recipes = try store.selection(user: context.requireUser(), now: now)
-            record(context)
             return PlanSelection(recipes: recipes)
         }
         server.register(PlannerAPI.addRecipe) { request, context in
@@ -111,8 +108,6 @@ struct PlannerHandlers: Sendable {
             let name = try await recipeName(request.id, user: user, field: "id", context: context)
             if try store.add(user: user, recipe: request.id, name: name, now: now) {
                 planChanged(user: user, dates: [], context: context)
-            } else {
-                record(context)
             }
             return PlanSelection(recipes: try store.selection(user: user, now: now))
         }
@@ -154,7 +149,6 @@ struct PlannerHandlers: Sendable {
         server.register(PlannerAPI.calendar) { request, context in
             let user = try context.requireUser()
             let export = try calendar(request, user: user)
-            record(context)
             return export
         }
     }
@@ -246,15 +240,9 @@ struct PlannerHandlers: Sendable {
 
     func profileChanged(user: String, profile: CookingProfile, context: RequestContext) {
         host.publisher.publish(PlannerTopics.profileChanged, ProfileChangedEvent(user: user, profile: profile))
-        record(context)
     }
 
     func planChanged(user: String, dates: [LocalDate], context: RequestContext) {
         host.publisher.publish(PlannerTopics.planChanged, PlanChangedEvent(user: user, dates: dates))
-        record(context)
-    }
-
-    func record(_ context: RequestContext) {
-        host.recordActivity(context)
     }
 }

@@ -36,19 +36,16 @@ struct CoeliacHandlers: Sendable {
             if let date = request.date { try await check(date, .happened, user: user, context: context) }
             let entry = try store.addEntry(valid, user: user, now: now)
             host.publisher.publish(CoeliacTopics.journalChanged, JournalEvent(user: user, entry: entry.id, date: entry.date, change: .added))
-            host.recordActivity(context)
             return entry
         }
         server.register(CoeliacAPI.listEntries) { request, context in
             let user = try context.requireUser()
             let range = try await CoeliacValidation.range(request) { await today(of: user, context: context) }
             let entries = try store.entries(user: user, from: range.from, to: range.to)
-            host.recordActivity(context)
             return JournalList(from: range.from, to: range.to, entries: entries)
         }
         server.register(CoeliacAPI.getEntry) { request, context in
             let detail = try store.entryDetail(request.id, user: try context.requireUser())
-            host.recordActivity(context)
             return detail
         }
         server.register(CoeliacAPI.editEntry) { request, context in
@@ -61,14 +58,12 @@ struct CoeliacHandlers: Sendable {
                 // Subscribers keeping a day's view fresh learn that the old day lost the entry too.
                 host.publisher.publish(CoeliacTopics.journalChanged, JournalEvent(user: user, entry: before.id, date: before.date, change: .deleted))
             }
-            host.recordActivity(context)
             return after
         }
         server.register(CoeliacAPI.deleteEntry) { request, context in
             let user = try context.requireUser()
             let deleted = try store.deleteEntry(request.id, user: user)
             host.publisher.publish(CoeliacTopics.journalChanged, JournalEvent(user: user, entry: deleted.id, date: deleted.date, change: .deleted))
-            host.recordActivity(context)
             return Empty()
         }
 
@@ -79,7 +74,6 @@ struct CoeliacHandlers: Sendable {
             if request.date != nil { try await check(date, .planned, user: user, context: context) }
             let day = try store.predict(date, expectsGluten: request.expectsGluten, user: user, now: host.clock.now)
             host.publisher.publish(CoeliacTopics.glutenRecorded, GlutenEvent(user: user, day: day))
-            host.recordActivity(context)
             return day
         }
         server.register(CoeliacAPI.recordResult) { request, context in
@@ -92,19 +86,16 @@ struct CoeliacHandlers: Sendable {
             for badge in recorded.newBadges {
                 host.publisher.publish(CoeliacTopics.badgeEarned, GlutenEvent(user: user, day: recorded.day, badge: badge))
             }
-            host.recordActivity(context)
             return recorded
         }
         server.register(CoeliacAPI.deleteResult) { request, context in
             let user = try context.requireUser()
             let day = try store.deleteResult(request.date, user: user)
             host.publisher.publish(CoeliacTopics.glutenRecorded, GlutenEvent(user: user, day: day))
-            host.recordActivity(context)
             return day
         }
         server.register(CoeliacAPI.stats) { _, context in
             let (history, badges) = try store.statsInputs(user: try context.requireUser())
-            host.recordActivity(context)
             return GlutenScoring.stats(history, earned: badges)
         }
         server.register(CoeliacAPI.calendar) { request, context in
@@ -114,7 +105,6 @@ struct CoeliacHandlers: Sendable {
                 throw ServiceError.badRequest("\(year)-\(month) is not a month", field: "month")
             }
             let history = try store.history(user: user, from: first, to: first.lastOfMonth)
-            host.recordActivity(context)
             guard let calendar = GlutenScoring.calendar(year: year, month: month, history: history) else {
                 throw ServiceError.badRequest("\(year)-\(month) is not a month", field: "month")
             }

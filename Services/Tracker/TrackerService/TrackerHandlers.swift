@@ -81,20 +81,17 @@ struct TrackerHandlers: Sendable {
                 if let per100g = request.per100g { entry.per100g = per100g }
             }
             host.publisher.publish(TrackerTopics.entryChanged, DiaryEntryEvent(user: user, entry: entry.id, date: entry.date, meal: entry.meal))
-            host.recordActivity(context)
             return entry
         }
         server.register(TrackerAPI.deleteEntry) { request, context in
             let user = try context.requireUser()
             let entry = try store.delete(request.id, user: user)
             host.publisher.publish(TrackerTopics.entryDeleted, DiaryEntryEvent(user: user, entry: entry.id, date: entry.date, meal: entry.meal))
-            host.recordActivity(context)
             return Empty()
         }
         server.register(TrackerAPI.listEntries) { request, context in
             let user = try context.requireUser()
             let day = try await day(request.date, user: user, context: context)
-            host.recordActivity(context)
             return DiaryDay(day: day, entries: try store.entries(user: user, from: day.date, to: day.date))
         }
         server.register(TrackerAPI.summary) { request, context in
@@ -102,7 +99,6 @@ struct TrackerHandlers: Sendable {
             let day = try await day(request.date, user: user, context: context)
             let entries = try store.entries(user: user, from: day.date, to: day.date)
             let goals = try store.goalHistory(user: user).inForce(on: day.date)
-            host.recordActivity(context)
             return DiaryMath.summary(day: day, entries: entries, goals: goals, drinks: try store.drinks(user: user, date: day.date))
         }
         server.register(TrackerAPI.diaryStatus) { request, context in
@@ -119,14 +115,12 @@ struct TrackerHandlers: Sendable {
             let user = try context.requireUser()
             try TrackerValidation.range(request)
             let entries = try store.entries(user: user, from: request.from, to: request.to)
-            host.recordActivity(context)
             return DiaryMath.history(request, entries: entries, goals: try store.goalHistory(user: user))
         }
         server.register(TrackerAPI.analysis) { request, context in
             let user = try context.requireUser()
             try TrackerValidation.range(request)
             let entries = try store.entries(user: user, from: request.from, to: request.to)
-            host.recordActivity(context)
             return DiaryMath.analysis(request, entries: entries, goals: try store.goalHistory(user: user))
         }
         server.register(TrackerAPI.yesterday) { request, context in
@@ -139,14 +133,12 @@ struct TrackerHandlers: Sendable {
                 guard seen.insert(key).inserted else { return nil }
                 return RecentFood(food: entry.food, meal: entry.meal, grams: entry.grams, per100g: entry.per100g, source: entry.source)
             }
-            host.recordActivity(context)
             return RecentFoods(date: yesterday, foods: foods)
         }
         server.register(TrackerAPI.export) { request, context in
             let user = try context.requireUser()
             try TrackerValidation.range(request)
             let entries = try store.entries(user: user, from: request.from, to: request.to)
-            host.recordActivity(context)
             return DiaryExport(csv: DiaryMath.csv(entries), rows: entries.count)
         }
     }
@@ -197,7 +189,6 @@ struct TrackerHandlers: Sendable {
 
     private func logged(_ entry: DiaryEntry, user: String, context: RequestContext) {
         host.publisher.publish(TrackerTopics.entryLogged, DiaryEntryEvent(user: user, entry: entry.id, date: entry.date, meal: entry.meal))
-        host.recordActivity(context)
     }
 
     /// The request's date, or today in the user's time zone from the planner profile. When the
@@ -250,20 +241,17 @@ struct TrackerHandlers: Sendable {
             }
             let date = try await recordedDay(request.date, .happened, user: user, context: context)
             let counts = try store.changeDrink(request.drink, by: request.delta, user: user, date: date)
-            host.recordActivity(context)
             return counts
         }
         server.register(TrackerAPI.drinks) { request, context in
             let user = try context.requireUser()
             let date = try await day(request.date, user: user, context: context).date
-            host.recordActivity(context)
             return try store.drinks(user: user, date: date)
         }
         server.register(TrackerAPI.goals) { request, context in
             let user = try context.requireUser()
             let date = try await day(request.date, user: user, context: context).date
             let inForce = try store.goalHistory(user: user).inForce(on: date)
-            host.recordActivity(context)
             return GoalsInForce(date: date, goals: inForce.goals, from: inForce.from)
         }
         server.register(TrackerAPI.setGoals) { request, context in
@@ -290,11 +278,9 @@ struct TrackerHandlers: Sendable {
             }
             try TrackerValidation.goals(goals)
             try store.setGoals(goals, from: from, user: user)
-            host.recordActivity(context)
             return GoalsInForce(date: from, goals: goals, from: from)
         }
         server.register(TrackerAPI.presets) { _, context in
-            host.recordActivity(context)
             return GoalPresets(presets: DiaryMath.presets)
         }
     }
@@ -310,7 +296,6 @@ struct TrackerHandlers: Sendable {
             try TrackerValidation.grams(request.grams)
             try TrackerValidation.macros(request.per100g)
             let food = try store.createFood(draft, user: user)
-            host.recordActivity(context)
             return food
         }
         server.register(TrackerAPI.editFood) { request, context in
@@ -324,17 +309,14 @@ struct TrackerHandlers: Sendable {
                 if let grams = request.grams { food.grams = grams }
                 if let per100g = request.per100g { food.per100g = per100g }
             }
-            host.recordActivity(context)
             return food
         }
         server.register(TrackerAPI.deleteFood) { request, context in
             try store.deleteFood(request.id, user: context.requireUser())
-            host.recordActivity(context)
             return Empty()
         }
         server.register(TrackerAPI.listFoods) { request, context in
             let foods = try store.foods(user: context.requireUser(), meal: request.meal)
-            host.recordActivity(context)
             return SavedFoodList(foods: foods)
         }
         server.register(TrackerAPI.logFood) { request, context in
@@ -362,7 +344,6 @@ struct TrackerHandlers: Sendable {
         let server = host.server
         server.register(TrackerAPI.product) { request, context in
             try TrackerValidation.barcode(request.code)
-            host.recordActivity(context)
             guard let product = try store.product(code: request.code, user: context.requireUser()) else {
                 throw ServiceError.notFound("no product with barcode \(request.code)", field: "code")
             }
@@ -372,7 +353,6 @@ struct TrackerHandlers: Sendable {
             try TrackerValidation.product(request, field: "")
             let user = try context.requireUser()
             try store.addOwnProduct(request, user: user)
-            host.recordActivity(context)
             return request
         }
         server.register(TrackerAPI.importProducts) { request, context in
@@ -382,7 +362,6 @@ struct TrackerHandlers: Sendable {
             }
             let source = request.source.isEmpty ? "import" : String(request.source.prefix(100))
             let result = try store.upsert(request.products, source: source)
-            host.recordActivity(context)
             return result
         }
     }
