@@ -217,6 +217,15 @@ public final class RPCServer: Service, Sendable {
         handlers.withLock { $0[method.name] = registration }
     }
 
+    /// Registers a handler of a method that acts for a signed-in user: the runtime hands it the
+    /// verified user (the gate has already refused anyone else for a `user` method).
+    public func register<Scope, Request, Response>(
+        _ method: Method<Scope, Request, Response>,
+        _ handler: @escaping @Sendable (Request, _ user: String, RequestContext) async throws -> Response
+    ) {
+        register(method) { request, context in try await handler(request, try context.requireUser(), context) }
+    }
+
     public var registeredMethods: [String] { handlers.withLock { $0.keys.sorted() } }
 
     /// Every registered method and who may call it.

@@ -64,42 +64,38 @@ struct CatalogHandlers: Sendable {
         server.register(CatalogAPI.getRecipe) { request, context in
             return try store.recipe(request.id, user: context.user, people: request.people)
         }
-        server.register(CatalogAPI.createRecipe) { request, context in
-            let user = try context.requireUser()
+        server.register(CatalogAPI.createRecipe) { request, user, context in
             let recipe = try store.create(request, user: user)
             publish(CatalogTopics.recipeCreated, recipe: recipe.id, user: user, version: recipe.version)
             return recipe
         }
-        server.register(CatalogAPI.editRecipe) { request, context in
-            let user = try context.requireUser()
+        server.register(CatalogAPI.editRecipe) { request, user, context in
             let recipe = try store.edit(request.id, changes: request.changes, user: user)
             publish(CatalogTopics.recipeUpdated, recipe: recipe.id, user: user, version: recipe.version)
             return recipe
         }
-        server.register(CatalogAPI.deleteRecipe) { request, context in
-            let user = try context.requireUser()
+        server.register(CatalogAPI.deleteRecipe) { request, user, context in
             let version = try store.delete(request.id, user: user)
             publish(CatalogTopics.recipeDeleted, recipe: request.id, user: user, version: version)
             return Empty()
         }
-        server.register(CatalogAPI.myRecipes) { _, context in
-            let recipes = try store.myRecipes(user: context.requireUser())
+        server.register(CatalogAPI.myRecipes) { _, user, context in
+            let recipes = try store.myRecipes(user: user)
             return RecipeList(recipes: recipes)
         }
-        server.register(CatalogAPI.favorite) { request, context in
-            try store.setFavorite(request.id, user: context.requireUser(), favorite: true)
+        server.register(CatalogAPI.favorite) { request, user, context in
+            try store.setFavorite(request.id, user: user, favorite: true)
             return Empty()
         }
-        server.register(CatalogAPI.unfavorite) { request, context in
-            try store.setFavorite(request.id, user: context.requireUser(), favorite: false)
+        server.register(CatalogAPI.unfavorite) { request, user, context in
+            try store.setFavorite(request.id, user: user, favorite: false)
             return Empty()
         }
-        server.register(CatalogAPI.favorites) { _, context in
-            let recipes = try store.favorites(user: context.requireUser())
+        server.register(CatalogAPI.favorites) { _, user, context in
+            let recipes = try store.favorites(user: user)
             return RecipeList(recipes: recipes)
         }
-        server.register(CatalogAPI.share) { request, context in
-            let user = try context.requireUser()
+        server.register(CatalogAPI.share) { request, user, context in
             let summary = try store.share(request.id, user: user)
             publish(CatalogTopics.recipeShared, recipe: summary.id, user: user, version: try store.catalogVersion)
             return summary
@@ -107,8 +103,7 @@ struct CatalogHandlers: Sendable {
         server.register(CatalogAPI.community) { request, context in
             return try store.community(request, user: context.user)
         }
-        server.register(CatalogAPI.saveCommunity) { request, context in
-            let user = try context.requireUser()
+        server.register(CatalogAPI.saveCommunity) { request, user, context in
             let recipe = try store.saveCommunity(request.id, user: user)
             publish(CatalogTopics.recipeCreated, recipe: recipe.id, user: user, version: recipe.version)
             return recipe

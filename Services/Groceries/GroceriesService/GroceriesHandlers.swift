@@ -16,12 +16,11 @@ struct GroceriesHandlers: Sendable {
 
     func register() {
         let server = host.server
-        server.register(GroceriesAPI.list) { _, context in
-            let list = try store.list(user: context.requireUser())
+        server.register(GroceriesAPI.list) { _, user, context in
+            let list = try store.list(user: user)
             return list
         }
-        server.register(GroceriesAPI.addRecipe) { request, context in
-            let user = try context.requireUser()
+        server.register(GroceriesAPI.addRecipe) { request, user, context in
             let recipe = try Self.recipeID(request.recipe)
             if let multiplier = request.multiplier { try Self.validate(multiplier: multiplier) }
             let exclude = request.exclude ?? []
@@ -47,8 +46,7 @@ struct GroceriesHandlers: Sendable {
             )
             return changed(list, user: user, context: context)
         }
-        server.register(GroceriesAPI.setRecipe) { request, context in
-            let user = try context.requireUser()
+        server.register(GroceriesAPI.setRecipe) { request, user, context in
             let recipe = try Self.recipeID(request.recipe)
             if let multiplier = request.multiplier { try Self.validate(multiplier: multiplier) }
             guard request.multiplier != nil || request.exclude?.isEmpty == false || request.include?.isEmpty == false else {
@@ -63,42 +61,35 @@ struct GroceriesHandlers: Sendable {
             let list = try store.setRecipe(cleaned, user: user)
             return changed(list, user: user, context: context)
         }
-        server.register(GroceriesAPI.removeRecipe) { request, context in
-            let user = try context.requireUser()
+        server.register(GroceriesAPI.removeRecipe) { request, user, context in
             let list = try store.removeRecipe(try Self.recipeID(request.id, field: "id"), user: user)
             return changed(list, user: user, context: context)
         }
-        server.register(GroceriesAPI.addItem) { request, context in
-            let user = try context.requireUser()
+        server.register(GroceriesAPI.addItem) { request, user, context in
             let list = try await addItem(request, user: user, context: context)
             return changed(list, user: user, context: context)
         }
-        server.register(GroceriesAPI.removeItem) { request, context in
-            let user = try context.requireUser()
+        server.register(GroceriesAPI.removeItem) { request, user, context in
             let list = try store.removeItem(request.id, user: user)
             return changed(list, user: user, context: context)
         }
-        server.register(GroceriesAPI.check) { request, context in
-            let user = try context.requireUser()
+        server.register(GroceriesAPI.check) { request, user, context in
             guard !request.lines.isEmpty else { throw ServiceError.badRequest("name at least one line", field: "lines") }
             guard request.lines.count <= 1000 else { throw ServiceError.badRequest("at most 1000 lines per call", field: "lines") }
             let list = try store.check(request.lines, checked: request.checked, user: user)
             return changed(list, user: user, context: context)
         }
-        server.register(GroceriesAPI.clear) { request, context in
-            let user = try context.requireUser()
+        server.register(GroceriesAPI.clear) { request, user, context in
             let list = try store.clear(checkedOnly: request.checkedOnly, user: user)
             return changed(list, user: user, context: context)
         }
-        server.register(GroceriesAPI.checkout) { request, context in
-            let user = try context.requireUser()
+        server.register(GroceriesAPI.checkout) { request, user, context in
             let valid = try CheckoutValidation.validate(request)
             let order = try store.checkout(valid, user: user, now: host.clock.now)
             host.publisher.publish(GroceriesTopics.changed, GroceriesChangedEvent(user: user, change: context.method, lineCount: 0))
             return order
         }
-        server.register(GroceriesAPI.orders) { request, context in
-            let user = try context.requireUser()
+        server.register(GroceriesAPI.orders) { request, user, context in
             let limit = request.limit ?? 20
             guard (1...100).contains(limit) else { throw ServiceError.badRequest("limit must be 1 to 100, got \(limit)", field: "limit") }
             let orders = try store.orders(user: user, limit: limit)

@@ -12,15 +12,13 @@ struct NotifierHandlers: Sendable {
     let inbox: ReminderInbox
 
     func register() {
-        host.server.register(NotifierAPI.list) { request, context in
-            let user = try context.requireUser()
+        host.server.register(NotifierAPI.list) { request, user, context in
             let limit = request.limit ?? 30
             guard (1...365).contains(limit) else { throw ServiceError.badRequest("limit must be 1 to 365, got \(limit)", field: "limit") }
             let entries = try store.log(of: user, limit: limit)
             return ReminderLog(user: user, entries: entries)
         }
-        host.server.register(NotifierAPI.wait) { request, context in
-            let user = try context.requireUser()
+        host.server.register(NotifierAPI.wait) { request, user, context in
             let wait = request.waitSeconds ?? 20
             guard wait.isFinite, (0...25).contains(wait) else { throw ServiceError.badRequest("waitSeconds must be 0 to 25", field: "waitSeconds") }
             guard let after = request.after else { return ReminderFeed(reminders: [], cursor: host.clock.now) }
@@ -37,8 +35,7 @@ struct NotifierHandlers: Sendable {
             }
             return ReminderFeed(reminders: found.reminders, cursor: found.cursor)
         }
-        host.server.register(NotifierAPI.next) { _, context in
-            let user = try context.requireUser()
+        host.server.register(NotifierAPI.next) { _, user, context in
             let answer = try await next(for: user, context: context)
             return answer
         }

@@ -65,60 +65,53 @@ struct PlannerHandlers: Sendable {
         // profile.get and plan.multiplier are what other services read for a user, so they do
         // not count as the user's activity (the notifier would otherwise see every reminder
         // check as the user being active).
-        server.register(PlannerAPI.getProfile) { _, context in
-            try store.profile(user: context.requireUser())
+        server.register(PlannerAPI.getProfile) { _, user, context in
+            try store.profile(user: user)
         }
-        server.register(PlannerAPI.suggestedMultiplier) { request, context in
-            let user = try context.requireUser()
+        server.register(PlannerAPI.suggestedMultiplier) { request, user, context in
             let planned = try store.plannedSlots(user: user, recipe: request.id, now: now)
             // An id in no slot may be one nobody knows: notFound, like every other planner method.
             if planned == 0 { _ = try await recipeName(request.id, user: user, field: "id", context: context) }
             return SuggestedMultiplier(recipe: request.id, multiplier: max(planned, 1), plannedSlots: planned)
         }
-        server.register(PlannerAPI.updateProfile) { request, context in
-            let user = try context.requireUser()
+        server.register(PlannerAPI.updateProfile) { request, user, context in
             let current = try store.profile(user: user)
             let profile = try await ProfileValidation.validated(request, over: current, catalog: catalog, user: user, context: context)
             try store.save(profile, user: user, now: now)
             profileChanged(user: user, profile: profile, context: context)
             return profile
         }
-        server.register(PlannerAPI.resetProfile) { _, context in
-            let user = try context.requireUser()
+        server.register(PlannerAPI.resetProfile) { _, user, context in
             try store.resetProfile(user: user)
             profileChanged(user: user, profile: .defaults, context: context)
             return .defaults
         }
-        server.register(PlannerAPI.getPlan) { _, context in
-            let week = try store.week(user: context.requireUser(), now: now)
+        server.register(PlannerAPI.getPlan) { _, user, context in
+            let week = try store.week(user: user, now: now)
             return week
         }
-        server.register(PlannerAPI.history) { request, context in
-            let user = try context.requireUser()
+        server.register(PlannerAPI.history) { request, user, context in
             try checkRange(request)
             let days = try store.days(user: user, range: request, now: now)
             return PlanDays(days: days)
         }
-        server.register(PlannerAPI.selection) { _, context in
-            let recipes = try store.selection(user: context.requireUser(), now: now)
+        server.register(PlannerAPI.selection) { _, user, context in
+            let recipes = try store.selection(user: user, now: now)
             return PlanSelection(recipes: recipes)
         }
-        server.register(PlannerAPI.addRecipe) { request, context in
-            let user = try context.requireUser()
+        server.register(PlannerAPI.addRecipe) { request, user, context in
             let name = try await recipeName(request.id, user: user, field: "id", context: context)
             if try store.add(user: user, recipe: request.id, name: name, now: now) {
                 planChanged(user: user, dates: [], context: context)
             }
             return PlanSelection(recipes: try store.selection(user: user, now: now))
         }
-        server.register(PlannerAPI.removeRecipe) { request, context in
-            let user = try context.requireUser()
+        server.register(PlannerAPI.removeRecipe) { request, user, context in
             let cleared = try store.remove(user: user, recipe: request.id, now: now)
             planChanged(user: user, dates: cleared, context: context)
             return PlanSelection(recipes: try store.selection(user: user, now: now))
         }
-        server.register(PlannerAPI.putSlot) { request, context in
-            let user = try context.requireUser()
+        server.register(PlannerAPI.putSlot) { request, user, context in
             // Checked before asking the catalog, so a bad slot is named even when it is down.
             try store.window(user: user, now: now).check(SlotRef(date: request.date, slot: request.slot))
             let name = try await recipeName(request.recipe, user: user, field: "recipe", context: context)
@@ -126,8 +119,7 @@ struct PlannerHandlers: Sendable {
             planChanged(user: user, dates: [request.date], context: context)
             return slot
         }
-        server.register(PlannerAPI.moveSlot) { request, context in
-            let user = try context.requireUser()
+        server.register(PlannerAPI.moveSlot) { request, user, context in
             let slots = try store.move(user: user, move: request, now: now)
             planChanged(user: user, dates: Array(Set([request.from.date, request.to.date])).sorted(), context: context)
             return PlanDays(
@@ -137,17 +129,15 @@ struct PlannerHandlers: Sendable {
                 )
                 .filter { day in slots.contains { $0.date == day.date } })
         }
-        server.register(PlannerAPI.clearSlot) { request, context in
-            let user = try context.requireUser()
+        server.register(PlannerAPI.clearSlot) { request, user, context in
             let slot = try store.clear(user: user, ref: request, now: now)
             planChanged(user: user, dates: [request.date], context: context)
             return slot
         }
-        server.register(PlannerAPI.cooked) { request, context in
-            try await cooked(request, context: context)
+        server.register(PlannerAPI.cooked) { request, user, context in
+            try await cooked(request, user: user, context: context)
         }
-        server.register(PlannerAPI.calendar) { request, context in
-            let user = try context.requireUser()
+        server.register(PlannerAPI.calendar) { request, user, context in
             let export = try calendar(request, user: user)
             return export
         }
@@ -157,8 +147,7 @@ struct PlannerHandlers: Sendable {
 
     /// Commits the cooked mark first, then asks the tracker to log one serving. A tracker that
     /// fails leaves the mark in place and says so in the reply; calling again retries the logging.
-    func cooked(_ request: SlotRef, context: RequestContext) async throws -> CookedResult {
-        let user = try context.requireUser()
+    func cooked(_ request: SlotRef, user: String, context: RequestContext) async throws -> CookedResult {
         let slot = try store.markCooked(user: user, ref: request, now: now)
         planChanged(user: user, dates: [request.date], context: context)
         guard let recipe = slot.recipe else { throw ServiceError.internal("cooked slot lost its recipe") }

@@ -26,8 +26,7 @@ struct CoeliacHandlers: Sendable {
     func register() {
         let server = host.server
         // MARK: journal
-        server.register(CoeliacAPI.addEntry) { request, context in
-            let user = try context.requireUser()
+        server.register(CoeliacAPI.addEntry) { request, user, context in
             let now = host.clock.now
             let valid = try await CoeliacValidation.entry(request) {
                 let zone = await timeZone(of: user, context: context)
@@ -38,18 +37,16 @@ struct CoeliacHandlers: Sendable {
             host.publisher.publish(CoeliacTopics.journalChanged, JournalEvent(user: user, entry: entry.id, date: entry.date, change: .added))
             return entry
         }
-        server.register(CoeliacAPI.listEntries) { request, context in
-            let user = try context.requireUser()
+        server.register(CoeliacAPI.listEntries) { request, user, context in
             let range = try await CoeliacValidation.range(request) { await today(of: user, context: context) }
             let entries = try store.entries(user: user, from: range.from, to: range.to)
             return JournalList(from: range.from, to: range.to, entries: entries)
         }
-        server.register(CoeliacAPI.getEntry) { request, context in
-            let detail = try store.entryDetail(request.id, user: try context.requireUser())
+        server.register(CoeliacAPI.getEntry) { request, user, context in
+            let detail = try store.entryDetail(request.id, user: user)
             return detail
         }
-        server.register(CoeliacAPI.editEntry) { request, context in
-            let user = try context.requireUser()
+        server.register(CoeliacAPI.editEntry) { request, user, context in
             let changes = try CoeliacValidation.edit(request)
             if let date = request.date { try await check(date, .happened, user: user, context: context) }
             let (before, after) = try store.edit(request.id, changes: changes, user: user, now: host.clock.now)
@@ -60,24 +57,21 @@ struct CoeliacHandlers: Sendable {
             }
             return after
         }
-        server.register(CoeliacAPI.deleteEntry) { request, context in
-            let user = try context.requireUser()
+        server.register(CoeliacAPI.deleteEntry) { request, user, context in
             let deleted = try store.deleteEntry(request.id, user: user)
             host.publisher.publish(CoeliacTopics.journalChanged, JournalEvent(user: user, entry: deleted.id, date: deleted.date, change: .deleted))
             return Empty()
         }
 
         // MARK: gluten tests
-        server.register(CoeliacAPI.predict) { request, context in
-            let user = try context.requireUser()
+        server.register(CoeliacAPI.predict) { request, user, context in
             let date = if let date = request.date { date } else { await today(of: user, context: context) }
             if request.date != nil { try await check(date, .planned, user: user, context: context) }
             let day = try store.predict(date, expectsGluten: request.expectsGluten, user: user, now: host.clock.now)
             host.publisher.publish(CoeliacTopics.glutenRecorded, GlutenEvent(user: user, day: day))
             return day
         }
-        server.register(CoeliacAPI.recordResult) { request, context in
-            let user = try context.requireUser()
+        server.register(CoeliacAPI.recordResult) { request, user, context in
             let date = if let date = request.date { date } else { await today(of: user, context: context) }
             if request.date != nil { try await check(date, .happened, user: user, context: context) }
             let recorded = try store.recordResult(
@@ -88,18 +82,16 @@ struct CoeliacHandlers: Sendable {
             }
             return recorded
         }
-        server.register(CoeliacAPI.deleteResult) { request, context in
-            let user = try context.requireUser()
+        server.register(CoeliacAPI.deleteResult) { request, user, context in
             let day = try store.deleteResult(request.date, user: user)
             host.publisher.publish(CoeliacTopics.glutenRecorded, GlutenEvent(user: user, day: day))
             return day
         }
-        server.register(CoeliacAPI.stats) { _, context in
-            let (history, badges) = try store.statsInputs(user: try context.requireUser())
+        server.register(CoeliacAPI.stats) { _, user, context in
+            let (history, badges) = try store.statsInputs(user: user)
             return GlutenScoring.stats(history, earned: badges)
         }
-        server.register(CoeliacAPI.calendar) { request, context in
-            let user = try context.requireUser()
+        server.register(CoeliacAPI.calendar) { request, user, context in
             let (year, month) = try await CoeliacValidation.month(request) { await today(of: user, context: context) }
             guard let first = LocalDate(year: year, month: month, day: 1) else {
                 throw ServiceError.badRequest("\(year)-\(month) is not a month", field: "month")

@@ -27,8 +27,7 @@ struct TrackerHandlers: Sendable {
 
     private func registerDiary() {
         let server = host.server
-        server.register(TrackerAPI.addEntry) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.addEntry) { request, user, context in
             try TrackerValidation.grams(request.grams)
             let new = try await newEntry(request, user: user, context: context)
             let date = try await recordedDay(request.date, .happened, user: user, context: context)
@@ -38,8 +37,7 @@ struct TrackerHandlers: Sendable {
             logged(entry, user: user, context: context)
             return entry
         }
-        server.register(TrackerAPI.logRecipeServing) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.logRecipeServing) { request, user, context in
             guard request.servings.isFinite, request.servings > 0, request.servings <= 50 else {
                 throw ServiceError.badRequest("servings must be more than 0 and at most 50", field: "servings")
             }
@@ -67,8 +65,7 @@ struct TrackerHandlers: Sendable {
             logged(entry, user: user, context: context)
             return entry
         }
-        server.register(TrackerAPI.editEntry) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.editEntry) { request, user, context in
             if let grams = request.grams { try TrackerValidation.grams(grams) }
             if let per100g = request.per100g { try TrackerValidation.macros(per100g) }
             let food = try request.food.map { try TrackerValidation.name($0, field: "food") }
@@ -83,27 +80,23 @@ struct TrackerHandlers: Sendable {
             host.publisher.publish(TrackerTopics.entryChanged, DiaryEntryEvent(user: user, entry: entry.id, date: entry.date, meal: entry.meal))
             return entry
         }
-        server.register(TrackerAPI.deleteEntry) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.deleteEntry) { request, user, context in
             let entry = try store.delete(request.id, user: user)
             host.publisher.publish(TrackerTopics.entryDeleted, DiaryEntryEvent(user: user, entry: entry.id, date: entry.date, meal: entry.meal))
             return Empty()
         }
-        server.register(TrackerAPI.listEntries) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.listEntries) { request, user, context in
             let day = try await day(request.date, user: user, context: context)
             return DiaryDay(day: day, entries: try store.entries(user: user, from: day.date, to: day.date))
         }
-        server.register(TrackerAPI.summary) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.summary) { request, user, context in
             let day = try await day(request.date, user: user, context: context)
             let entries = try store.entries(user: user, from: day.date, to: day.date)
             let goals = try store.goalHistory(user: user).inForce(on: day.date)
             return DiaryMath.summary(day: day, entries: entries, goals: goals, drinks: try store.drinks(user: user, date: day.date))
         }
-        server.register(TrackerAPI.diaryStatus) { request, context in
-            // Asked by the notifier for a user, not by the user: no activity event.
-            let user = try context.requireUser()
+        server.register(TrackerAPI.diaryStatus) { request, user, context in
+            // Asked by the notifier for a user, not by the user: declared without activity.
             let date = try await day(request.date, user: user, context: context).date
             let entries = try store.entries(user: user, from: date, to: date)
             return DiaryStatus(
@@ -111,20 +104,17 @@ struct TrackerHandlers: Sendable {
                 kcalGoal: try store.goalHistory(user: user).inForce(on: date).goals.kcal
             )
         }
-        server.register(TrackerAPI.history) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.history) { request, user, context in
             try TrackerValidation.range(request)
             let entries = try store.entries(user: user, from: request.from, to: request.to)
             return DiaryMath.history(request, entries: entries, goals: try store.goalHistory(user: user))
         }
-        server.register(TrackerAPI.analysis) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.analysis) { request, user, context in
             try TrackerValidation.range(request)
             let entries = try store.entries(user: user, from: request.from, to: request.to)
             return DiaryMath.analysis(request, entries: entries, goals: try store.goalHistory(user: user))
         }
-        server.register(TrackerAPI.yesterday) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.yesterday) { request, user, context in
             let yesterday = try await day(request.date, user: user, context: context).date.adding(days: -1)
             var seen: Set<String> = []
             let foods = try store.entries(user: user, from: yesterday, to: yesterday).compactMap { entry -> RecentFood? in
@@ -135,8 +125,7 @@ struct TrackerHandlers: Sendable {
             }
             return RecentFoods(date: yesterday, foods: foods)
         }
-        server.register(TrackerAPI.export) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.export) { request, user, context in
             try TrackerValidation.range(request)
             let entries = try store.entries(user: user, from: request.from, to: request.to)
             return DiaryExport(csv: DiaryMath.csv(entries), rows: entries.count)
@@ -234,8 +223,7 @@ struct TrackerHandlers: Sendable {
 
     private func registerDrinksAndGoals() {
         let server = host.server
-        server.register(TrackerAPI.changeDrink) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.changeDrink) { request, user, context in
             guard request.delta != 0, (-20...20).contains(request.delta) else {
                 throw ServiceError.badRequest("delta must be -20 to 20 and not 0", field: "delta")
             }
@@ -243,19 +231,16 @@ struct TrackerHandlers: Sendable {
             let counts = try store.changeDrink(request.drink, by: request.delta, user: user, date: date)
             return counts
         }
-        server.register(TrackerAPI.drinks) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.drinks) { request, user, context in
             let date = try await day(request.date, user: user, context: context).date
             return try store.drinks(user: user, date: date)
         }
-        server.register(TrackerAPI.goals) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.goals) { request, user, context in
             let date = try await day(request.date, user: user, context: context).date
             let inForce = try store.goalHistory(user: user).inForce(on: date)
             return GoalsInForce(date: date, goals: inForce.goals, from: inForce.from)
         }
-        server.register(TrackerAPI.setGoals) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.setGoals) { request, user, context in
             let from = try await recordedDay(request.from, .planned, field: "from", user: user, context: context)
             let goals: Goals
             switch (request.goals, request.preset) {
@@ -289,8 +274,7 @@ struct TrackerHandlers: Sendable {
 
     private func registerFoods() {
         let server = host.server
-        server.register(TrackerAPI.createFood) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.createFood) { request, user, context in
             var draft = request
             draft.name = try TrackerValidation.name(request.name, field: "name")
             try TrackerValidation.grams(request.grams)
@@ -298,8 +282,7 @@ struct TrackerHandlers: Sendable {
             let food = try store.createFood(draft, user: user)
             return food
         }
-        server.register(TrackerAPI.editFood) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.editFood) { request, user, context in
             let name = try request.name.map { try TrackerValidation.name($0, field: "name") }
             if let grams = request.grams { try TrackerValidation.grams(grams) }
             if let per100g = request.per100g { try TrackerValidation.macros(per100g) }
@@ -311,16 +294,15 @@ struct TrackerHandlers: Sendable {
             }
             return food
         }
-        server.register(TrackerAPI.deleteFood) { request, context in
-            try store.deleteFood(request.id, user: context.requireUser())
+        server.register(TrackerAPI.deleteFood) { request, user, context in
+            try store.deleteFood(request.id, user: user)
             return Empty()
         }
-        server.register(TrackerAPI.listFoods) { request, context in
-            let foods = try store.foods(user: context.requireUser(), meal: request.meal)
+        server.register(TrackerAPI.listFoods) { request, user, context in
+            let foods = try store.foods(user: user, meal: request.meal)
             return SavedFoodList(foods: foods)
         }
-        server.register(TrackerAPI.logFood) { request, context in
-            let user = try context.requireUser()
+        server.register(TrackerAPI.logFood) { request, user, context in
             let quantity = request.quantity ?? 1
             guard quantity.isFinite, quantity > 0 else { throw ServiceError.badRequest("quantity must be more than 0 portions", field: "quantity") }
             let food = try store.food(request.id, user: user)
@@ -342,16 +324,15 @@ struct TrackerHandlers: Sendable {
 
     private func registerProducts() {
         let server = host.server
-        server.register(TrackerAPI.product) { request, context in
+        server.register(TrackerAPI.product) { request, user, context in
             try TrackerValidation.barcode(request.code)
-            guard let product = try store.product(code: request.code, user: context.requireUser()) else {
+            guard let product = try store.product(code: request.code, user: user) else {
                 throw ServiceError.notFound("no product with barcode \(request.code)", field: "code")
             }
             return product
         }
-        server.register(TrackerAPI.addProduct) { request, context in
+        server.register(TrackerAPI.addProduct) { request, user, context in
             try TrackerValidation.product(request, field: "")
-            let user = try context.requireUser()
             try store.addOwnProduct(request, user: user)
             return request
         }
