@@ -144,6 +144,33 @@ public struct ListRecipe: Codable, Equatable, Sendable {
     }
 }
 
+/// A line's id on the wire: the ingredient id, or `item:<n>` for a non-edible item (ingredient
+/// ids are slugs, so they never contain a colon).
+public enum GroceryLineID: Hashable, Sendable, CustomStringConvertible {
+    case ingredient(String)
+    case item(Int64)
+
+    /// Reads a line id; `item:` followed by anything but a number is not a line.
+    public init?(_ text: String) {
+        if text.hasPrefix(Self.itemPrefix) {
+            guard let number = Int64(text.dropFirst(Self.itemPrefix.count)) else { return nil }
+            self = .item(number)
+        } else {
+            guard !text.isEmpty else { return nil }
+            self = .ingredient(text)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .ingredient(let id): id
+        case .item(let number): Self.itemPrefix + String(number)
+        }
+    }
+
+    static let itemPrefix = "item:"
+}
+
 /// Where part of a line comes from: one recipe's share, or a manual item.
 public struct GroceryLineSource: Codable, Equatable, Sendable {
     /// The recipe id, or nil for a manual item.
@@ -162,6 +189,11 @@ public struct GroceryLineSource: Codable, Equatable, Sendable {
         self.quantity = quantity
         self.unit = unit
         self.item = item
+    }
+
+    /// A manual item's share: no recipe, named "manual".
+    public static func manual(item: Int64, quantity: Double, unit: MeasureUnit) -> GroceryLineSource {
+        GroceryLineSource(recipe: nil, name: "manual", quantity: quantity, unit: unit, item: item)
     }
 }
 

@@ -157,3 +157,11 @@ struct CheckoutValidationTests {
         }
     }
 }
+
+struct GroceryLineIDTests {
+    @Test func lineIDsReadAndWriteBothKinds() {
+        #expect(GroceryLineID("item:42") == .item(42) && GroceryLineID.item(42).description == "item:42")
+        #expect(GroceryLineID("red-lentils") == .ingredient("red-lentils") && GroceryLineID.ingredient("egg").description == "egg")
+        #expect(GroceryLineID("item:x") == nil && GroceryLineID("") == nil)
+    }
+}

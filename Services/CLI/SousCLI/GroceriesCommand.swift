@@ -137,12 +137,13 @@ struct GroceriesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            guard let id = Int64(item.hasPrefix("item:") ? String(item.dropFirst(5)) : item) else {
+            let number: Int64? = if case .item(let id)? = GroceryLineID(item) { id } else { Int64(item) }
+            guard let id = number else {
                 throw ValidationError("\"\(item)\" is not an item number; use the n of item:<n> from `sous groceries show`")
             }
             let list = try await global.client(Groceries.self).call(GroceriesAPI.removeItem, ListItemID(id: id), session: global.token)
             if global.json { return try printJSON(list) }
-            Console.current.out("Removed item:\(id). \(GroceriesRendering.summary(list))")
+            Console.current.out("Removed \(GroceryLineID.item(id)). \(GroceriesRendering.summary(list))")
         }
     }
 

@@ -244,7 +244,7 @@ public final class GroceriesStore: Sendable {
                             try db.execute(
                                 sql: "UPDATE recipe_share SET excluded = 1 WHERE user = ? AND ingredient = ?", arguments: [user, ingredient])
                             try db.execute(sql: "DELETE FROM manual_item WHERE user = ? AND ingredient = ?", arguments: [user, ingredient])
-                        } else if let id = Int64(line.id.dropFirst("item:".count)) {
+                        } else if case .item(let id)? = GroceryLineID(line.id) {
                             try db.execute(sql: "DELETE FROM manual_item WHERE user = ? AND id = ?", arguments: [user, id])
                         }
                     }
@@ -365,7 +365,7 @@ public final class GroceriesStore: Sendable {
                 contributions.append(
                     GroceryContribution(
                         ingredient: ingredient, quantity: quantity, unit: unit,
-                        source: GroceryLineSource(recipe: nil, name: "manual", quantity: quantity, unit: unit, item: id)
+                        source: .manual(item: id, quantity: quantity, unit: unit)
                     ))
             } else {
                 items.append(NonEdibleItem(id: id, text: row["text"], count: row["count"]))

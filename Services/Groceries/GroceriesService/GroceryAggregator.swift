@@ -30,7 +30,7 @@ public struct NonEdibleItem: Equatable, Sendable {
     }
 
     /// Its line id.
-    public var lineID: String { "item:\(id)" }
+    public var lineID: String { GroceryLineID.item(id).description }
 }
 
 /// Builds the list a person shops with from its parts. Pure: the store reads the parts, this
