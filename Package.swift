@@ -69,12 +69,34 @@ let package = Package(
             path: "Shared/TestSupport",
             swiftSettings: swiftSettings
         ),
-        // Real services ready to run in-process, for tests that need more than their own service.
+        // Each service ready to run in-process for tests (its fixture lives with the service), and
+        // all five together (StackFixture) for tests of the whole system.
+        .target(
+            name: "CatalogTesting", dependencies: ["CatalogService", "SousTestSupport", "SousRuntime", "SousSchema", logging],
+            path: "Services/Catalog/Testing", swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PlannerTesting", dependencies: ["PlannerService", "SousTestSupport", "SousRuntime", "SousSchema", logging],
+            path: "Services/Planner/Testing", swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GroceriesTesting", dependencies: ["GroceriesService", "SousTestSupport", "SousRuntime", "SousSchema", logging],
+            path: "Services/Groceries/Testing", swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "TrackerTesting", dependencies: ["TrackerService", "SousTestSupport", "SousRuntime", "SousSchema", logging],
+            path: "Services/Tracker/Testing", swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "NotifierTesting", dependencies: ["NotifierService", "SousTestSupport", "SousRuntime", "SousSchema", logging],
+            path: "Services/Notifier/Testing", swiftSettings: swiftSettings
+        ),
         .target(
             name: "SousServiceTesting",
             dependencies: [
-                "SousTestSupport", "SousRuntime", "SousSchema", "SousWire", "SousCrypto", "CatalogService", "PlannerService", "GroceriesService",
-                "TrackerService", "NotifierService", logging,
+                "SousTestSupport", "SousRuntime", "SousSchema", "SousWire", "SousCrypto", "CatalogTesting", "PlannerTesting", "GroceriesTesting",
+                "TrackerTesting", "NotifierTesting", "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService",
+                logging,
             ],
             path: "Shared/ServiceTesting",
             swiftSettings: swiftSettings
@@ -166,7 +188,8 @@ let package = Package(
             name: "sous-bench",
             dependencies: [
                 "ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousRuntime", "CatalogService", "PlannerService", "GroceriesService",
-                "TrackerService", "NotifierService", "SousServiceTesting", "SousTestSupport", argumentParser, logging, grdb,
+                "TrackerService", "NotifierService", "CatalogTesting", "PlannerTesting", "GroceriesTesting", "TrackerTesting", "NotifierTesting",
+                "SousServiceTesting", "SousTestSupport", argumentParser, logging, grdb,
             ],
             path: "Benchmarks/SousBench",
             swiftSettings: swiftSettings
@@ -184,15 +207,15 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogTests",
-            dependencies: ["CatalogService", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb],
+            dependencies: ["CatalogService", "CatalogTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb],
             path: "Tests/CatalogTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PlannerTests",
             dependencies: [
-                "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime",
-                "SousTestSupport", "SousSchema", "SousWire", "MessagePack", logging, grdb,
+                "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "CatalogTesting", "PlannerTesting",
+                "TrackerTesting", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "MessagePack", logging, grdb,
             ],
             path: "Tests/PlannerTests",
             swiftSettings: swiftSettings
@@ -200,7 +223,7 @@ let package = Package(
         .testTarget(
             name: "GroceriesTests",
             dependencies: [
-                "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime",
+                "CatalogService", "PlannerService", "GroceriesService", "CatalogTesting", "PlannerTesting", "GroceriesTesting", "SousRuntime",
                 "SousTestSupport", "SousSchema", "SousUnits", "SousWire", logging, grdb,
             ],
             path: "Tests/GroceriesTests",
@@ -209,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "TrackerTests",
             dependencies: [
-                "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime",
+                "CatalogService", "PlannerService", "TrackerService", "CatalogTesting", "PlannerTesting", "TrackerTesting", "SousRuntime",
                 "SousTestSupport", "SousSchema", "SousWire", logging, grdb,
             ],
             path: "Tests/TrackerTests",
@@ -218,8 +241,8 @@ let package = Package(
         .testTarget(
             name: "NotifierTests",
             dependencies: [
-                "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime",
-                "SousTestSupport", "SousSchema", "SousWire", logging, grdb,
+                "CatalogService", "PlannerService", "TrackerService", "NotifierService", "CatalogTesting", "PlannerTesting", "TrackerTesting",
+                "NotifierTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb,
             ],
             path: "Tests/NotifierTests",
             swiftSettings: swiftSettings
@@ -227,8 +250,9 @@ let package = Package(
         .testTarget(
             name: "FuzzTests",
             dependencies: [
-                "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting", "SousRuntime",
-                "SousTestSupport", "SousSchema", "SousWire", "MessagePack", "ZeroMQ",
+                "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "CatalogTesting", "PlannerTesting",
+                "GroceriesTesting", "TrackerTesting", "NotifierTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "MessagePack",
+                "ZeroMQ",
             ],
             path: "Tests/FuzzTests",
             exclude: ["Corpus", "make_corpus.py"],
@@ -237,8 +261,9 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "SousCLI", "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "SousServiceTesting",
-                "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging,
+                "SousCLI", "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "CatalogTesting",
+                "PlannerTesting", "GroceriesTesting", "TrackerTesting", "NotifierTesting", "SousServiceTesting", "SousRuntime", "SousTestSupport",
+                "SousSchema", "SousWire", logging,
             ],
             path: "Tests/CLITests",
             swiftSettings: swiftSettings

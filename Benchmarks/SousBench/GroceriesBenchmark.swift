@@ -1,5 +1,6 @@
 import ArgumentParser
 import CatalogService
+import CatalogTesting
 import Foundation
 import GroceriesService
 import Logging

@@ -6,6 +6,7 @@ import GroceriesService
 import Logging
 import MessagePack
 import PlannerService
+import PlannerTesting
 import SousRuntime
 import SousSchema
 import SousServiceTesting

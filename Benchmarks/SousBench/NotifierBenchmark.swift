@@ -5,8 +5,10 @@ import NotifierService
 import SousRuntime
 import SousSchema
 import SousServiceTesting
+import SousTestSupport
 import SousWire
 import TrackerService
+import TrackerTesting
 import ZeroMQ
 
 /// The notifier at scale: a burst of reminders due in the same minute, from the due instant until

@@ -1,4 +1,5 @@
 public import CatalogService
+import CatalogTesting
 public import GroceriesService
 public import NotifierService
 public import PlannerService

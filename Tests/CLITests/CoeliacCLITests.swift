@@ -1,10 +1,10 @@
 import Foundation
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import Testing
 import TrackerService
+import TrackerTesting
 
 /// `sous journal` and `sous gluten` against a real tracker over inproc://.
 struct CoeliacCLITests {

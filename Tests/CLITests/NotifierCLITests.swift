@@ -1,10 +1,11 @@
 import Foundation
 import NotifierService
+import NotifierTesting
 import PlannerService
+import PlannerTesting
 import SousCLI
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing

@@ -1,9 +1,10 @@
 import CatalogService
+import CatalogTesting
 import Foundation
 import PlannerService
+import PlannerTesting
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import Testing
 import TrackerService

@@ -1,11 +1,12 @@
 import Foundation
 import PlannerService
+import PlannerTesting
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import Testing
 import TrackerService
+import TrackerTesting
 
 /// Runs a tracker (and a planner for time zones) in-process with a manual clock at
 /// 2026-03-10 10:00 UTC, and passes `sous` arguments that reach it as "ada".

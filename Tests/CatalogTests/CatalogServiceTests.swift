@@ -1,9 +1,9 @@
 import CatalogService
+import CatalogTesting
 import Foundation
 import GRDB
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing

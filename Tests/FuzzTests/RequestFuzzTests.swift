@@ -1,16 +1,20 @@
 import CatalogService
+import CatalogTesting
 import Foundation
 import GroceriesService
+import GroceriesTesting
 import MessagePack
 import NotifierService
+import NotifierTesting
 import PlannerService
+import PlannerTesting
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing
 import TrackerService
+import TrackerTesting
 import ZeroMQ
 
 /// Mutated real requests, driven into every method of every service in-process: every one must

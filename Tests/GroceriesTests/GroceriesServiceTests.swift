@@ -1,10 +1,10 @@
 import CatalogService
+import CatalogTesting
 import Foundation
 import GroceriesService
 import PlannerService
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing

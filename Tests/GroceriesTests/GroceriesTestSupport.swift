@@ -1,10 +1,12 @@
 import CatalogService
+import CatalogTesting
 import Foundation
 import GroceriesService
+import GroceriesTesting
 import PlannerService
+import PlannerTesting
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 

@@ -1,9 +1,10 @@
 import CatalogService
+import CatalogTesting
 import Foundation
 import NotifierService
+import NotifierTesting
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing

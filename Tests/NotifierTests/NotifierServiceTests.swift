@@ -2,7 +2,6 @@ import Foundation
 import NotifierService
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing

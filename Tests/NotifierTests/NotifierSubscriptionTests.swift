@@ -1,8 +1,8 @@
 import Foundation
 import NotifierService
+import NotifierTesting
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing

@@ -1,13 +1,15 @@
 import Foundation
 import Logging
 import NotifierService
+import NotifierTesting
 import PlannerService
+import PlannerTesting
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import TrackerService
+import TrackerTesting
 
 /// A real planner, tracker and notifier on one manual clock, the notifier subscribed to both.
 struct NotifierWorld: Sendable {

@@ -1,13 +1,14 @@
 import CatalogService
+import CatalogTesting
 import Foundation
 import PlannerService
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing
 import TrackerService
+import TrackerTesting
 
 struct CookedTests {
     @Test func cookingAPlannedMealLogsOneServingInTheRealTrackersDiary() async throws {

@@ -1,14 +1,16 @@
 import CatalogService
+import CatalogTesting
 import Foundation
 import MessagePack
 import PlannerService
+import PlannerTesting
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing
 import TrackerService
+import TrackerTesting
 
 /// A dependency that does not answer costs a caller at most its own deadline, and the error
 /// names the dependency that failed. The peers here are down but keep their full (10 s)

@@ -3,7 +3,6 @@ import Foundation
 import PlannerService
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing

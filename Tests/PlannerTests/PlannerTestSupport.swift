@@ -1,13 +1,14 @@
 import CatalogService
+import CatalogTesting
 import Foundation
 import Logging
 import PlannerService
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import TrackerService
+import TrackerTesting
 
 /// A planner and a seeded catalog running in-process, with a client of the planner.
 struct PlannerWorld {

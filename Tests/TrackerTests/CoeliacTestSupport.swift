@@ -1,11 +1,11 @@
 import Foundation
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Synchronization
 import TrackerService
+import TrackerTesting
 
 /// 2026-03-31 12:00 UTC: already 2026-04-01 01:00 in Auckland (NZDT, UTC+13). After every day
 /// the tests record in March (nothing is recorded after the user's today).

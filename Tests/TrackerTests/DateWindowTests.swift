@@ -1,7 +1,6 @@
 import Foundation
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing

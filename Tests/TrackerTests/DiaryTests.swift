@@ -2,11 +2,11 @@ import Foundation
 import PlannerService
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing
 import TrackerService
+import TrackerTesting
 
 /// `diary.add` with the meal as free text, to send what the typed schema cannot.
 private struct LooseAdd: Codable, Sendable {

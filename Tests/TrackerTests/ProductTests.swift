@@ -1,8 +1,8 @@
 import CatalogService
+import CatalogTesting
 import Foundation
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing

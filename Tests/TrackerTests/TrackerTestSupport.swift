@@ -1,12 +1,14 @@
 import CatalogService
+import CatalogTesting
 import Foundation
 import PlannerService
+import PlannerTesting
 import SousRuntime
 import SousSchema
-import SousServiceTesting
 import SousTestSupport
 import SousWire
 import TrackerService
+import TrackerTesting
 
 /// 2026-03-10 10:00 UTC, a Tuesday.
 let trackerInstant = Date(timeIntervalSince1970: 1_773_136_800)

@@ -1,5 +1,5 @@
 public import CatalogService
-public import Logging
+import Logging
 public import SousRuntime
 import SousSchema
 import SousTestSupport
@@ -31,11 +31,4 @@ public enum CatalogFixture {
             configuration: .testing(.catalog, peers: peers, clock: clock), seed: seed, logger: quietLogger("catalog"), database: database()
         )
     }
-}
-
-/// A logger that only reports critical problems, so test output stays readable.
-public func quietLogger(_ label: String) -> Logger {
-    var logger = Logger(label: "test.\(label)")
-    logger.logLevel = .critical
-    return logger
 }
