@@ -357,14 +357,18 @@ public struct RecipeDetail: Codable, Equatable, Sendable {
     public var isFavorite: Bool
     /// Catalog version at which this recipe last changed.
     public var version: Int64
+    /// The catalog ingredients the lines use, in line order, when the lookup asked for them
+    /// (``RecipeLookup/withIngredients``): what a grocery list needs, in the same call.
+    public var ingredientFacts: [Ingredient]?
 
     public init(
         id: String, name: String, summary: String, servings: Int, prepMinutes: Int, cookMinutes: Int, energyLevel: Int,
         equipment: [Appliance], dishTypes: [DishType], link: String?, image: String?, steps: [RecipeStep],
         ingredients: [RecipeIngredientDetail], people: Int, diets: [Diet], allergens: [Allergen], contains: [DietFact], cost: Double,
         costPerServing: Double, nutritionPerServing: Nutrition, origin: RecipeOrigin, owner: String?, basedOn: String?, shared: Bool,
-        isFavorite: Bool, version: Int64
+        isFavorite: Bool, version: Int64, ingredientFacts: [Ingredient]? = nil
     ) {
+        self.ingredientFacts = ingredientFacts
         self.id = id
         self.name = name
         self.summary = summary
@@ -498,10 +502,13 @@ public struct RecipeLookup: Codable, Equatable, Sendable {
     public var id: String
     /// Scale quantities for this many people (1–50); default: the recipe's servings.
     public var people: Int?
+    /// Also return the catalog ingredients the recipe uses (``RecipeDetail/ingredientFacts``).
+    public var withIngredients: Bool?
 
-    public init(id: String, people: Int? = nil) {
+    public init(id: String, people: Int? = nil, withIngredients: Bool? = nil) {
         self.id = id
         self.people = people
+        self.withIngredients = withIngredients
     }
 }
 

@@ -195,3 +195,17 @@ extension TestSeed {
         return total.scaled(by: 1 / Double(recipe.servings))
     }
 }
+
+/// What a grocery list needs of a recipe comes in one call.
+struct RecipeWithIngredientsTests {
+    @Test func aLookupCanBringTheFactsOfEveryIngredientInLineOrder() async throws {
+        try await withCatalog { _, client in
+            let plain = try await client.call(CatalogAPI.getRecipe, RecipeLookup(id: "red-lentil-dal"))
+            #expect(plain.ingredientFacts == nil, "only when asked")
+            let full = try await client.call(CatalogAPI.getRecipe, RecipeLookup(id: "red-lentil-dal", people: 2, withIngredients: true))
+            #expect(full.ingredientFacts?.map(\.id) == full.ingredients.map(\.ingredient))
+            #expect(full.ingredientFacts?.first { $0.id == "water" }?.bought == false)
+            #expect(full.people == 2)
+        }
+    }
+}

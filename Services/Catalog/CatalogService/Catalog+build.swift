@@ -62,7 +62,13 @@ struct CatalogHandlers: Sendable {
             return try store.searchRecipes(request, user: context.user, filter: filter)
         }
         server.register(CatalogAPI.getRecipe) { request, context in
-            return try store.recipe(request.id, user: context.user, people: request.people)
+            var detail = try store.recipe(request.id, user: context.user, people: request.people)
+            if request.withIngredients == true {
+                var ids: [String] = []
+                for line in detail.ingredients where !ids.contains(line.ingredient) { ids.append(line.ingredient) }
+                detail.ingredientFacts = try store.ingredients(ids)
+            }
+            return detail
         }
         server.register(CatalogAPI.createRecipe) { request, user, context in
             let recipe = try store.create(request, user: user)

@@ -27,19 +27,21 @@ struct GroceriesHandlers: Sendable {
             // A recipe already on the list keeps its snapshot; only its multiplier goes up.
             var snapshot: RecipeSnapshot?
             var facts: [ListIngredientFacts] = []
-            if try !store.hasRecipe(recipe, user: user) {
+            let isNew = try !store.hasRecipe(recipe, user: user)
+            // The planner is asked for the household and the multiplier at once; then one catalog
+            // call brings the recipe scaled for the household with its ingredients' facts.
+            async let suggested: Int? = request.multiplier == nil ? peers.suggestedMultiplier(recipe, user: user, for: context) : nil
+            if isNew {
                 let profile = try await peers.profile(user: user, for: context)
-                let detail = try await peers.recipe(recipe, people: profile.people, user: user, for: context)
-                var ids: [String] = []
-                for line in detail.ingredients where !ids.contains(line.ingredient) { ids.append(line.ingredient) }
-                facts = try await peers.ingredients(ids, notFoundField: "recipe", for: context).map(ListIngredientFacts.init)
+                let detail = try await peers.recipeWithIngredients(recipe, people: profile.people, user: user, for: context)
+                facts = (detail.ingredientFacts ?? []).map(ListIngredientFacts.init)
                 snapshot = RecipeSnapshot(detail)
             }
             let multiplier: Int
             if let given = request.multiplier {
                 multiplier = given
             } else {
-                multiplier = try await peers.suggestedMultiplier(recipe, user: user, for: context)
+                multiplier = try await suggested ?? 1
             }
             let list = try store.addRecipe(
                 recipe, snapshot: snapshot, multiplier: multiplier, exclude: exclude, ingredients: facts, user: user, now: host.clock.now

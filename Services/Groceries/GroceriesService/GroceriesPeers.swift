@@ -19,8 +19,10 @@ struct GroceriesPeers: Sendable {
         return min(max(suggestion.multiplier, 1), 100)
     }
 
-    func recipe(_ id: String, people: Int, user: String, for context: RequestContext) async throws(ServiceError) -> RecipeDetail {
-        try await catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: id, people: people), user: user, for: context, notFoundField: "recipe")
+    /// The recipe scaled for `people`, with the facts of every ingredient it uses: one call.
+    func recipeWithIngredients(_ id: String, people: Int, user: String, for context: RequestContext) async throws(ServiceError) -> RecipeDetail {
+        try await catalog.call(
+            CatalogAPI.getRecipe, RecipeLookup(id: id, people: people, withIngredients: true), user: user, for: context, notFoundField: "recipe")
     }
 
     func ingredients(_ ids: [String], notFoundField: String, for context: RequestContext) async throws(ServiceError) -> [Ingredient] {
