@@ -1,0 +1,67 @@
+import SousSchema
+import SousWire
+import Testing
+
+@testable import CatalogService
+
+/// The SQL a recipe search runs, built without a database.
+struct RecipeSearchQueryTests {
+    let book = IngredientBook(all: [
+        "eggplant": Ingredient(
+            id: "eggplant", name: "Aubergine (eggplant)", usdaNdb: nil, unit: .g, gramsPerPiece: 300, gramsPerMl: nil,
+            price: Price(amount: 3, per: .kg), category: .produce, nutrition: .zero, contains: [], allergens: [], synonyms: ["aubergine"]
+        ),
+        "egg": Ingredient(
+            id: "egg", name: "Egg", usdaNdb: nil, unit: .piece, gramsPerPiece: 50, gramsPerMl: nil, price: Price(amount: 0.3, per: .piece),
+            category: .dairy, nutrition: .zero, contains: [.egg], allergens: [.eggs]
+        ),
+    ])
+
+    @Test func textBecomesQuotedPrefixesAndOperatorsAreNotSyntax() throws {
+        #expect(try RecipeSearchQuery.matchExpression("Lentil  SOUP") == "\"lentil\"* \"soup\"*")
+        #expect(try RecipeSearchQuery.matchExpression("crème brûlée") == "\"creme\"* \"brulee\"*")
+        #expect(try RecipeSearchQuery.matchExpression("soup OR NOT \"x\"*") == "\"soup\"* \"or\"* \"not\"* \"x\"*")
+        #expect(try RecipeSearchQuery.matchExpression("  ") == nil && RecipeSearchQuery.matchExpression("!!!") == nil)
+        #expect(throws: ServiceError.self) { try RecipeSearchQuery.matchExpression(String(repeating: "a", count: 201)) }
+    }
+
+    @Test func everyFilterLayerIsOneIntegerOrMembershipTest() throws {
+        let profile = RecipeFilterProfile(diets: [.vegan], allergens: [.eggs], dislikes: ["egg"], equipment: [.stove, .oven], patience: 3)
+        let query = try RecipeSearchQuery(
+            RecipeSearch(ingredients: ["aubergines"], energyLevels: [2, 1, 2], dishType: .soup), filter: (profile, FilterSwitches()),
+            ingredients: book
+        )
+        #expect(
+            query.conditions == [
+                "r.key IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id = ?)",
+                "r.energy_level IN (1,2)",
+                "(r.dish_types & \(Bitmask.of([DishType.soup]))) != 0",
+                "(r.diets & \(Bitmask.of([Diet.vegan]))) = \(Bitmask.of([Diet.vegan]))",
+                "(r.allergens & \(Bitmask.of([Allergen.eggs]))) = 0",
+                "r.key NOT IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id IN (?))",
+                "(r.equipment & \(Bitmask.of([Appliance.mixer, .microwave, .fryer]))) = 0",
+                "r.energy_level <= 3",
+            ])
+        #expect(query.arguments == ["eggplant", "egg"], "the name is resolved to its id")
+    }
+
+    @Test func switchedOffLayersAddNothing() throws {
+        let profile = RecipeFilterProfile(diets: [.vegan], allergens: [.eggs], dislikes: ["egg"], equipment: [], patience: 1)
+        let off = FilterSwitches(diets: false, allergens: false, dislikes: false, equipment: false, patience: false)
+        let query = try RecipeSearchQuery(RecipeSearch(), filter: (profile, off), ingredients: book)
+        #expect(query.conditions.isEmpty && query.arguments.isEmpty && query.matchExpression == nil)
+    }
+
+    @Test func badInputNamesTheField() {
+        let unknown = #expect(throws: ServiceError.self) {
+            try RecipeSearchQuery(RecipeSearch(ingredients: ["egg", "unobtainium"]), filter: nil, ingredients: book)
+        }
+        #expect(unknown?.code == .notFound && unknown?.field == "ingredients.1")
+        let level = #expect(throws: ServiceError.self) { try RecipeSearchQuery(RecipeSearch(energyLevels: [6]), filter: nil, ingredients: book) }
+        #expect(level?.field == "energyLevels.0")
+        let dislike = #expect(throws: ServiceError.self) {
+            try RecipeSearchQuery(RecipeSearch(), filter: (RecipeFilterProfile(dislikes: ["nope"]), FilterSwitches()), ingredients: book)
+        }
+        #expect(dislike?.code == .notFound && dislike?.field == "profile.dislikes.0")
+    }
+}
