@@ -169,8 +169,8 @@ extension CatalogStore {
             arguments: [key]
         ).map {
             RecipeIngredient(
-                ingredient: $0[0], quantity: $0[1], unit: MeasureUnit(rawValue: $0[2]) ?? .g, use: IngredientUse(rawValue: $0[3]) ?? .eaten,
-                eatenShare: $0[4]
+                ingredient: $0["ingredient_id"], quantity: $0["quantity"], unit: MeasureUnit(rawValue: $0["unit"]) ?? .g,
+                use: IngredientUse(rawValue: $0["purpose"]) ?? .eaten, eatenShare: $0["eaten_share"]
             )
         }
     }

@@ -46,33 +46,33 @@ struct RecipeRow: Sendable {
     static let stepsEncoder = JSONEncoder()
 
     init(row: Row) throws {
-        rowID = row[0]
-        key = row[1]
-        id = row[2]
-        origin = RecipeOrigin(rawValue: row[3]) ?? .custom
-        owner = row[4]
-        basedOn = row[5]
-        name = row[6]
-        summary = row[7]
-        servings = row[8]
-        prepMinutes = row[9]
-        cookMinutes = row[10]
-        energyLevel = row[11]
-        equipment = Bitmask.values(row[12], as: Appliance.self)
-        dishTypes = Bitmask.values(row[13], as: DishType.self)
-        link = row[14]
-        image = row[15]
-        let stepsJSON: String = row[16]
+        rowID = row["rowid"]
+        key = row["key"]
+        id = row["id"]
+        origin = RecipeOrigin(rawValue: row["origin"]) ?? .custom
+        owner = row["owner"]
+        basedOn = row["based_on"]
+        name = row["name"]
+        summary = row["summary"]
+        servings = row["servings"]
+        prepMinutes = row["prep_minutes"]
+        cookMinutes = row["cook_minutes"]
+        energyLevel = row["energy_level"]
+        equipment = Bitmask.values(row["equipment"], as: Appliance.self)
+        dishTypes = Bitmask.values(row["dish_types"], as: DishType.self)
+        link = row["link"]
+        image = row["image"]
+        let stepsJSON: String = row["steps"]
         steps = try Self.stepsDecoder.decode([RecipeStep].self, from: Data(stepsJSON.utf8))
-        diets = Bitmask.values(row[17], as: Diet.self)
-        allergens = Bitmask.values(row[18], as: Allergen.self)
-        contains = Bitmask.values(row[19], as: DietFact.self)
-        cost = row[20]
-        costPerServing = row[21]
-        kcalPerServing = row[22]
-        shared = row[23]
-        deleted = row[24]
-        version = row[25]
+        diets = Bitmask.values(row["diets"], as: Diet.self)
+        allergens = Bitmask.values(row["allergens"], as: Allergen.self)
+        contains = Bitmask.values(row["contains"], as: DietFact.self)
+        cost = row["cost"]
+        costPerServing = row["cost_per_serving"]
+        kcalPerServing = row["kcal_per_serving"]
+        shared = row["shared"]
+        deleted = row["deleted"]
+        version = row["version"]
     }
 
     func summary(isFavorite: Bool) -> RecipeSummary {
@@ -98,13 +98,17 @@ extension Ingredient {
         """
 
     init(row: Row) throws {
-        let synonyms: String = row[18]
+        let synonyms: String = row["synonyms"]
         try self.init(
-            id: row[0], name: row[1], usdaNdb: row[2], unit: MeasureUnit(rawValue: row[3]) ?? .g, gramsPerPiece: row[4], gramsPerMl: row[5],
-            price: Price(amount: row[6], per: PriceUnit(rawValue: row[7]) ?? .kg), category: ShoppingCategory(rawValue: row[8]) ?? .other,
-            nutrition: Nutrition(kcal: row[9], carbohydrates: row[10], protein: row[11], fat: row[12], fibre: row[13], sugar: row[14], salt: row[15]),
-            contains: Bitmask.values(row[16], as: DietFact.self), allergens: Bitmask.values(row[17], as: Allergen.self),
-            synonyms: RecipeRow.stepsDecoder.decode([String].self, from: Data(synonyms.utf8)), bought: row[19]
+            id: row["id"], name: row["name"], usdaNdb: row["usda_ndb"], unit: MeasureUnit(rawValue: row["unit"]) ?? .g,
+            gramsPerPiece: row["grams_per_piece"], gramsPerMl: row["grams_per_ml"],
+            price: Price(amount: row["price_amount"], per: PriceUnit(rawValue: row["price_per"]) ?? .kg),
+            category: ShoppingCategory(rawValue: row["category"]) ?? .other,
+            nutrition: Nutrition(
+                kcal: row["kcal"], carbohydrates: row["carbohydrates"], protein: row["protein"], fat: row["fat"], fibre: row["fibre"],
+                sugar: row["sugar"], salt: row["salt"]),
+            contains: Bitmask.values(row["contains"], as: DietFact.self), allergens: Bitmask.values(row["allergens"], as: Allergen.self),
+            synonyms: RecipeRow.stepsDecoder.decode([String].self, from: Data(synonyms.utf8)), bought: row["bought"]
         )
     }
 
