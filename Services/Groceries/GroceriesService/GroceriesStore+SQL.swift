@@ -1,0 +1,164 @@
+import Foundation
+import GRDB
+import SousRuntime
+import SousSchema
+import SousWire
+
+/// The SQL the reads and writes share: building the list from its parts, and its checks.
+extension GroceriesStore {
+    // MARK: Helpers
+
+    /// Reads every part of the user's list and aggregates it.
+    static func list(user: String, _ db: Database) throws -> GroceryList {
+        var recipes: [ListRecipe] = []
+        var multipliers: [String: (name: String, multiplier: Double)] = [:]
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT recipe, name, multiplier, people, servings, added_at FROM list_recipe WHERE user = ? ORDER BY rowid
+                """, arguments: [user])
+        {
+            let recipe = ListRecipe(
+                recipe: row["recipe"], name: row["name"], multiplier: row["multiplier"], people: row["people"], servings: row["servings"],
+                excluded: [], addedAt: Date(timeIntervalSince1970: row["added_at"])
+            )
+            multipliers[recipe.recipe] = (recipe.name, Double(recipe.multiplier))
+            recipes.append(recipe)
+        }
+        var contributions: [GroceryContribution] = []
+        var excluded: [String: [String]] = [:]
+        // In the order the recipes were added, so totals are always summed in the same order.
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT s.recipe, s.ingredient, s.quantity, s.unit, s.excluded
+                FROM recipe_share s JOIN list_recipe r ON r.user = s.user AND r.recipe = s.recipe
+                WHERE s.user = ? ORDER BY r.rowid, s.position
+                """, arguments: [user])
+        {
+            let recipe: String = row["recipe"]
+            let ingredient: String = row["ingredient"]
+            guard let listed = multipliers[recipe] else { continue }
+            if row["excluded"] as Bool {
+                if excluded[recipe]?.contains(ingredient) != true { excluded[recipe, default: []].append(ingredient) }
+                continue
+            }
+            let unit = try decode(MeasureUnit.self, row["unit"])
+            let quantity = (row["quantity"] as Double) * listed.multiplier
+            contributions.append(
+                GroceryContribution(
+                    ingredient: ingredient, quantity: quantity, unit: unit,
+                    source: GroceryLineSource(recipe: recipe, name: listed.name, quantity: quantity, unit: unit)
+                ))
+        }
+        for index in recipes.indices { recipes[index].excluded = excluded[recipes[index].recipe] ?? [] }
+        var items: [NonEdibleItem] = []
+        for row in try Row.fetchAll(
+            db, sql: "SELECT id, ingredient, quantity, unit, text, count FROM manual_item WHERE user = ? ORDER BY id", arguments: [user])
+        {
+            let id: Int64 = row["id"]
+            if let ingredient = row["ingredient"] as String? {
+                let unit = try decode(MeasureUnit.self, row["unit"])
+                let quantity: Double = row["quantity"]
+                contributions.append(
+                    GroceryContribution(
+                        ingredient: ingredient, quantity: quantity, unit: unit,
+                        source: .manual(item: id, quantity: quantity, unit: unit)
+                    ))
+            } else {
+                items.append(NonEdibleItem(id: id, text: row["text"], count: row["count"]))
+            }
+        }
+        let ids = Array(Set(contributions.map(\.ingredient)))
+        var ingredients: [String: ListIngredientFacts] = [:]
+        if !ids.isEmpty {
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, name, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category, bought
+                    FROM ingredient WHERE id IN (\(databaseQuestionMarks(count: ids.count)))
+                    """, arguments: StatementArguments(ids))
+            for row in rows {
+                let facts = ListIngredientFacts(
+                    id: row["id"], name: row["name"], unit: try decode(MeasureUnit.self, row["unit"]), gramsPerPiece: row["grams_per_piece"],
+                    gramsPerMl: row["grams_per_ml"], price: Price(amount: row["price_amount"], per: try decode(PriceUnit.self, row["price_per"])),
+                    category: try decode(ShoppingCategory.self, row["category"]), bought: row["bought"]
+                )
+                ingredients[facts.id] = facts
+            }
+        }
+        let checked = Set(try String.fetchAll(db, sql: "SELECT line FROM checked_line WHERE user = ?", arguments: [user]))
+        return GroceryAggregator.build(recipes: recipes, contributions: contributions, items: items, ingredients: ingredients, checked: checked)
+    }
+
+    /// The list after a write that may have removed lines; check marks of vanished lines go, so a
+    /// line that comes back later starts unchecked.
+    static func listDroppingStaleChecks(user: String, _ db: Database) throws -> GroceryList {
+        let list = try list(user: user, db)
+        let ids = list.lines.map(\.id)
+        try db.execute(
+            sql: "DELETE FROM checked_line WHERE user = ? AND line NOT IN (\(databaseQuestionMarks(count: ids.count)))",
+            arguments: StatementArguments([user] + ids)
+        )
+        return list
+    }
+
+    static func empty(user: String, _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM list_recipe WHERE user = ?", arguments: [user])
+        try db.execute(sql: "DELETE FROM manual_item WHERE user = ?", arguments: [user])
+        try db.execute(sql: "DELETE FROM checked_line WHERE user = ?", arguments: [user])
+    }
+
+    static func requireListed(_ recipe: String, user: String, _ db: Database) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM list_recipe WHERE user = ? AND recipe = ?", arguments: [user, recipe]) ?? false else {
+            throw ServiceError.notFound("\(recipe) is not on the list", field: "recipe")
+        }
+    }
+
+    static func requireInRecipe(_ ingredients: [String], recipe: String, user: String, field: String, _ db: Database) throws {
+        guard !ingredients.isEmpty else { return }
+        let used = Set(try String.fetchAll(db, sql: "SELECT ingredient FROM recipe_share WHERE user = ? AND recipe = ?", arguments: [user, recipe]))
+        for (index, id) in ingredients.enumerated() where !used.contains(id) {
+            throw ServiceError.notFound("\(recipe) does not use \"\(id)\"", field: "\(field).\(index)")
+        }
+    }
+
+    static func setExcluded(_ ingredients: [String], _ excluded: Bool, recipe: String, user: String, _ db: Database) throws {
+        for ingredient in ingredients {
+            try db.execute(
+                sql: "UPDATE recipe_share SET excluded = ? WHERE user = ? AND recipe = ? AND ingredient = ?",
+                arguments: [excluded, user, recipe, ingredient])
+        }
+    }
+
+    static func upsert(_ facts: ListIngredientFacts, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO ingredient (id, name, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category, bought)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET name = excluded.name, unit = excluded.unit, grams_per_piece = excluded.grams_per_piece,
+                    grams_per_ml = excluded.grams_per_ml, price_amount = excluded.price_amount, price_per = excluded.price_per, category = excluded.category,
+                    bought = excluded.bought
+                """,
+            arguments: [
+                facts.id, facts.name, facts.unit.rawValue, facts.gramsPerPiece, facts.gramsPerMl, facts.price.amount, facts.price.per.rawValue,
+                facts.category.rawValue, facts.bought,
+            ])
+    }
+
+    static func decode<T: RawRepresentable>(_ type: T.Type, _ raw: String) throws -> T where T.RawValue == String {
+        guard let value = T(rawValue: raw) else { throw ServiceError.internal("stored \(T.self) \"\(raw)\" is unknown") }
+        return value
+    }
+
+    /// Runs a database operation, passing service errors through and turning anything else into `internal`.
+    func storage<T>(_ body: () throws -> T) throws(ServiceError) -> T {
+        do {
+            return try body()
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw .internal("groceries database: \(error)")
+        }
+    }
+}

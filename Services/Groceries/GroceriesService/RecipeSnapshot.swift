@@ -1,0 +1,38 @@
+public import SousSchema
+
+/// A recipe as the catalog gave it when it was first put on a list: quantities for one
+/// multiplier, already scaled to the profile's people.
+public struct RecipeSnapshot: Equatable, Sendable {
+    public struct Line: Equatable, Sendable {
+        public var ingredient: String
+        public var quantity: Double
+        public var unit: MeasureUnit
+
+        public init(ingredient: String, quantity: Double, unit: MeasureUnit) {
+            self.ingredient = ingredient
+            self.quantity = quantity
+            self.unit = unit
+        }
+    }
+
+    public var id: String
+    public var name: String
+    public var people: Int
+    public var servings: Int
+    public var lines: [Line]
+
+    public init(id: String, name: String, people: Int, servings: Int, lines: [Line]) {
+        self.id = id
+        self.name = name
+        self.people = people
+        self.servings = servings
+        self.lines = lines
+    }
+
+    public init(_ detail: RecipeDetail) {
+        self.init(
+            id: detail.id, name: detail.name, people: detail.people, servings: detail.servings,
+            lines: detail.ingredients.map { Line(ingredient: $0.ingredient, quantity: $0.quantity, unit: $0.unit) }
+        )
+    }
+}
