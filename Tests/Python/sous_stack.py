@@ -166,3 +166,12 @@ class Stack:
         codes = self.stop_all()
         bad = {service: code for service, code in codes.items() if code != 0}
         assert not bad, f"services did not stop cleanly: {bad}\n" + "\n".join(f"--- {s}\n{log_tail(self.log(s))}" for s in bad)
+
+
+@pytest.fixture(name="stack")
+def running_stack(tmp_path):
+    """All five services started, stopped cleanly at the end (a test that imports it uses it)."""
+    stack = Stack(tmp_path)
+    stack.start_all()
+    yield stack
+    stack.assert_stopped_cleanly()

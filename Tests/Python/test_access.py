@@ -21,7 +21,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sous_client import SousError, pack  # noqa: E402
-from sous_stack import REPO_ROOT, SERVICES, Stack  # noqa: E402
+from sous_stack import REPO_ROOT, SERVICES, running_stack  # noqa: E402,F401 (running_stack is the `stack` fixture)
 
 CORPUS = REPO_ROOT / "Tests" / "FuzzTests" / "Corpus"
 # These act on the caller's own session or account (Bob would sign himself out); their
@@ -108,14 +108,6 @@ def ada_rows(stack: Stack, user: str) -> dict:
         finally:
             connection.close()
     return rows
-
-
-@pytest.fixture
-def stack(tmp_path):
-    stack = Stack(tmp_path)
-    stack.start_all()
-    yield stack
-    stack.assert_stopped_cleanly()
 
 
 def test_no_user_method_returns_or_changes_another_users_data(stack):

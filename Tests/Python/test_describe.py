@@ -19,7 +19,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sous_client import SousError  # noqa: E402
-from sous_stack import SERVICES, Stack  # noqa: E402
+from sous_stack import SERVICES, running_stack  # noqa: E402,F401 (running_stack is the `stack` fixture)
 
 # They act on the caller's own session or account: building them blindly would sign the
 # test user out or delete them.
@@ -49,14 +49,6 @@ def sample(shape: dict, types: dict):
         "date": "2026-01-01",
         "time": "12:00",
     }[kind]
-
-
-@pytest.fixture
-def stack(tmp_path):
-    stack = Stack(tmp_path)
-    stack.start_all()
-    yield stack
-    stack.assert_stopped_cleanly()
 
 
 def test_every_request_built_from_describe_alone_decodes(stack):

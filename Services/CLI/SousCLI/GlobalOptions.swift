@@ -118,3 +118,12 @@ func printJSON<T: Encodable>(_ value: T) throws {
     encoder.dateEncodingStrategy = .iso8601
     Console.current.out(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
+
+/// The bytes of a file a command was given, or a usage error naming it.
+func readFile(_ path: String) throws -> Data {
+    do {
+        return try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+        throw ValidationError("cannot read \(path): \(error.localizedDescription)")
+    }
+}

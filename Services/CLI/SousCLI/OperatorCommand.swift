@@ -39,12 +39,7 @@ struct OperatorCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let data: Data
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: file))
-            } catch {
-                throw ValidationError("cannot read \(file): \(error.localizedDescription)")
-            }
+            let data = try readFile(file)
             let batch: IngredientImport
             do {
                 if let whole = try? JSONDecoder().decode(IngredientImport.self, from: data) {

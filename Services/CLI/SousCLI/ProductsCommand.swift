@@ -63,12 +63,7 @@ struct ImportProductsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: file))
-        } catch {
-            throw ValidationError("cannot read \(file): \(error.localizedDescription)")
-        }
+        let data = try readFile(file)
         let client = global.client(Tracker.self)
         let console = Console.current
         var lines = String(decoding: data, as: UTF8.self).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
