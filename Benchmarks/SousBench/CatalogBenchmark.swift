@@ -35,7 +35,8 @@ struct CatalogBenchmark: AsyncParsableCommand {
         configuration.eventsBind = "tcp://127.0.0.1:*"
         let service = try CatalogService(configuration: configuration, seed: seed, logger: logger, database: database)
         let serving = Task { try await service.host.run(signals: false) }
-        let client = ServiceClient<Catalog>(endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(10), retries: 0))
+        // Over TCP every client speaks CURVE: a stranger's key pair, the catalog's public key.
+        let client = try service.host.testClient(as: Catalog.self, timeout: .seconds(10))
 
         var random = SplitMix64(seed: 7)
         let names = (0..<queries).map { _ in SyntheticCatalog.searchWords.randomElement(using: &random)! }

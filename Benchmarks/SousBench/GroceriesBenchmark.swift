@@ -53,9 +53,8 @@ struct GroceriesBenchmark: AsyncParsableCommand {
             database: GroceriesService.openDatabase(directory: directory)
         )
         let serving = [catalog.host, planner.host, groceries.host].map { host in Task { try await host.run(signals: false) } }
-        let options = ClientOptions(timeout: .seconds(10), retries: 0)
-        let catalogClient = ServiceClient<Catalog>(endpoint: catalog.host.boundEndpoints.requests, options: options)
-        let client = ServiceClient<Groceries>(endpoint: groceries.host.boundEndpoints.requests, options: options)
+        let catalogClient = try catalog.host.testClient(as: Catalog.self, timeout: .seconds(10))
+        let client = try groceries.host.testClient(as: Groceries.self, timeout: .seconds(10))
         let user = "bench"
 
         let ids = try Self.createRecipes(recipes, lines: linesPerRecipe, catalog: catalogClient, user: user)

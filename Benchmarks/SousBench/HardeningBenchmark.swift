@@ -225,7 +225,7 @@ struct HardeningBenchmark: AsyncParsableCommand {
         }
         let before = Self.threads()
         let peak = SharedCount()
-        let client = ServiceClient<Groceries>(endpoint: groceries.host.boundEndpoints.requests, options: .init(timeout: .seconds(4), retries: 0))
+        let client = try groceries.host.testClient(as: Groceries.self, timeout: .seconds(4))
         let start = Date()
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<200 {

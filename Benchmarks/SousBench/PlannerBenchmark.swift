@@ -37,7 +37,7 @@ struct PlannerBenchmark: AsyncParsableCommand {
         let planner = try PlannerService(configuration: configuration, logger: logger, database: PlannerService.openDatabase(directory: directory))
         let servingCatalog = Task { try await catalog.host.run(signals: false) }
         let serving = Task { try await planner.host.run(signals: false) }
-        let client = ServiceClient<Planner>(endpoint: planner.host.boundEndpoints.requests, options: .init(timeout: .seconds(10), retries: 0))
+        let client = try planner.host.testClient(as: Planner.self, timeout: .seconds(10))
 
         let recipes = try CatalogFixture.seed.recipes.prefix(14).map(\.id)
         let zones = ["UTC", "Europe/Rome", "Pacific/Auckland", "America/Los_Angeles"]

@@ -33,7 +33,7 @@ struct TrackerBenchmark: AsyncParsableCommand {
         configuration.eventsBind = "tcp://127.0.0.1:*"
         let service = try TrackerService(configuration: configuration, logger: logger)
         let serving = Task { try await service.host.run(signals: false) }
-        let client = ServiceClient<Tracker>(endpoint: service.host.boundEndpoints.requests, options: .init(timeout: .seconds(10), retries: 0))
+        let client = try service.host.testClient(as: Tracker.self, timeout: .seconds(10))
 
         let last = LocalDate("2026-03-10")!
         let first = last.adding(days: 1 - days)
