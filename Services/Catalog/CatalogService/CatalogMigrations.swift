@@ -136,6 +136,19 @@ enum CatalogMigrations {
                         FROM recipe r WHERE r.deleted = 0;
                     """)
         }
+        migrator.registerMigration("v5: the covering index in the order names are listed") { db in
+            // Names are listed regardless of case (`ORDER BY name COLLATE NOCASE, name`), which
+            // the binary-ordered index of v2 cannot serve: every filtered page sorted all its
+            // matches (32 ms for 20 000 recipes). This index is walked in that order and stops at
+            // the page.
+            try db.execute(
+                sql: """
+                    DROP INDEX recipe_search;
+                    CREATE INDEX recipe_search ON recipe(
+                        deleted, name COLLATE NOCASE, name, origin, owner, diets, allergens, equipment, energy_level, dish_types, key, id
+                    )
+                    """)
+        }
         return migrator
     }
 }
