@@ -65,11 +65,14 @@ public final class Keyring: Sendable {
         let missing = cache.withLock { cache in SousService.allCases.filter { cache.keys[$0] == nil } }
         var found: [SousService: String] = [:]
         for service in missing {
-            if let text = Self.readLine(Self.publicKeyPath(of: service, in: directory)), CurveKeyPair.isValidKey(text) { found[service] = text }
+            if let text = PublishedKeys.readLine(PublishedKeys.publicKeyPath(of: service, in: directory)), CurveKeyPair.isValidKey(text) {
+                found[service] = text
+            }
         }
         let needsSessionKey = cache.withLock { $0.sessionKey == nil }
         let sessionKey =
-            needsSessionKey ? Self.readLine(Self.sessionKeyPath(in: directory)).flatMap(Hex.decode).flatMap { $0.count == 32 ? $0 : nil } : nil
+            needsSessionKey
+            ? PublishedKeys.readLine(Self.sessionKeyPath(in: directory)).flatMap(Hex.decode).flatMap { $0.count == 32 ? $0 : nil } : nil
         cache.withLock { cache in
             cache.keys.merge(found) { _, new in new }
             if let sessionKey { cache.sessionKey = sessionKey }
@@ -77,10 +80,6 @@ public final class Keyring: Sendable {
     }
 
     // MARK: Files
-
-    public static func publicKeyPath(of service: SousService, in directory: String) -> String {
-        PublishedKeys.publicKeyPath(of: service, in: directory)
-    }
 
     public static func sessionKeyPath(in directory: String) -> String {
         URL(fileURLWithPath: directory).appendingPathComponent("sessions.pub").path
@@ -101,11 +100,11 @@ public final class Keyring: Sendable {
     /// Writes `<keys>/<service>.pub` for the other services and clients (world-readable: it is
     /// public), unless it already holds this key.
     public static func publish(_ key: String, of service: SousService, in directory: String) throws {
-        try publish(key, at: publicKeyPath(of: service, in: directory))
+        try publish(key, at: PublishedKeys.publicKeyPath(of: service, in: directory))
     }
 
     static func publish(_ text: String, at path: String) throws {
-        if readLine(path) == text { return }
+        if PublishedKeys.readLine(path) == text { return }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // Written whole under another name and renamed, so a reader never sees half a key.
@@ -115,7 +114,6 @@ public final class Keyring: Sendable {
         guard rename(temporary, path) == 0 else { throw KeyError("could not write \(path): \(String(cString: strerror(errno)))") }
     }
 
-    static func readLine(_ path: String) -> String? { PublishedKeys.readLine(path) }
 }
 
 /// The planner's session-signing key pair: `<data>/sessions.key` (mode 0600), created on first
@@ -141,7 +139,7 @@ public enum SessionKeyFile {
 /// A file only its owner may read, created with that mode from the start.
 enum SecretFile {
     static func readOrCreate(_ path: String, make: () throws -> String) throws -> String {
-        if let text = Keyring.readLine(path) {
+        if let text = PublishedKeys.readLine(path) {
             var info = stat()
             if stat(path, &info) == 0, info.st_mode & 0o077 != 0 {
                 throw KeyError("\(path) may be read by others (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it")
@@ -154,7 +152,7 @@ enum SecretFile {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else {
             // Another process created it first: use theirs.
-            if errno == EEXIST, let text = Keyring.readLine(path) { return text }
+            if errno == EEXIST, let text = PublishedKeys.readLine(path) { return text }
             throw KeyError("could not create \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }

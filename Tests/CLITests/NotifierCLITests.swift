@@ -32,7 +32,7 @@ struct NotifierCLITests {
                 let applied = notifier.consumer.applied.subscribe()
                 _ = try await planner.call(PlannerAPI.getPlan, Empty(), user: user)
                 if (try? await firstElement(
-                    of: applied, within: .milliseconds(300), where: { $0.user == user && $0.topic == EventTopics.activity.name })) != nil
+                    of: applied, within: .seconds(2), where: { $0.user == user && $0.topic == EventTopics.activity.name })) != nil
                 {
                     return
                 }

@@ -158,7 +158,7 @@ final class ReminderListener: Sendable {
                 let stream = listener.received.subscribe()
                 notifier.host.publisher.publish(
                     NotifierTopics.reminder(for: "probe"), Reminder(user: "probe", date: LocalDate("2000-01-01")!, message: "probe", dueAt: Date()))
-                ready = (try? await firstElement(of: stream, within: .milliseconds(100)) { $0.user == "probe" }) != nil
+                ready = (try? await firstElement(of: stream, within: .seconds(2)) { $0.user == "probe" }) != nil
             }
             guard ready else { throw NotSeen(what: "the reminder subscription") }
             defer { group.cancelAll() }
@@ -208,7 +208,7 @@ func untilNotifier<Body>(
     for _ in 0..<100 {
         let applied = notifier.consumer.applied.subscribe()
         try await action()
-        if (try? await firstElement(of: applied, within: .milliseconds(300), where: { $0.user == user && $0.topic == topic.name })) != nil { return }
+        if (try? await firstElement(of: applied, within: .seconds(2), where: { $0.user == user && $0.topic == topic.name })) != nil { return }
     }
     throw NotSeen(what: "the notifier to apply \(topic) of \(user)")
 }

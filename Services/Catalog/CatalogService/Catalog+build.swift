@@ -36,7 +36,7 @@ public struct CatalogService: Sendable {
     }
 }
 
-/// The catalog's methods: validate, call the store, publish events, record activity.
+/// The catalog's methods: validate, call the store, publish events (the runtime records activity).
 struct CatalogHandlers: Sendable {
     let host: ServiceHost
     let store: CatalogStore

@@ -5,7 +5,7 @@ import SousUnits
 import SousWire
 
 /// The groceries methods: validate everything, read what is needed from the peers, write in one
-/// transaction, then publish `groceries.changed` and record activity.
+/// transaction, then publish `groceries.changed` (the runtime records activity).
 struct GroceriesHandlers: Sendable {
     let host: ServiceHost
     let store: GroceriesStore
@@ -136,7 +136,7 @@ struct GroceriesHandlers: Sendable {
         return try store.addNonEdibleItem(text, count: request.count, user: user, now: host.clock.now)
     }
 
-    /// Publishes `groceries.changed` and the activity event, then hands the list back.
+    /// Publishes `groceries.changed`, then hands the list back.
     func changed(_ list: GroceryList, user: String, context: RequestContext) -> GroceryList {
         host.publisher.publish(GroceriesTopics.changed, GroceriesChangedEvent(user: user, change: context.method, lineCount: list.lineCount))
         return list

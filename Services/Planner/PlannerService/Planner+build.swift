@@ -51,7 +51,7 @@ public struct PlannerService: Sendable {
     }
 }
 
-/// The planner's methods: validate, call the store, publish events, record activity.
+/// The planner's methods: validate, call the store, publish events (the runtime records activity).
 struct PlannerHandlers: Sendable {
     let host: ServiceHost
     let store: PlannerStore
@@ -62,9 +62,9 @@ struct PlannerHandlers: Sendable {
 
     func register() {
         let server = host.server
-        // profile.get and plan.multiplier are what other services read for a user, so they do
-        // not count as the user's activity (the notifier would otherwise see every reminder
-        // check as the user being active).
+        // profile.get and plan.multiplier are what other services read for a user, so they are
+        // declared without activity (the notifier would otherwise see every reminder check as
+        // the user being active).
         server.register(PlannerAPI.getProfile) { _, user, context in
             try store.profile(user: user)
         }
@@ -78,12 +78,12 @@ struct PlannerHandlers: Sendable {
             let current = try store.profile(user: user)
             let profile = try await ProfileValidation.validated(request, over: current, catalog: catalog, user: user, context: context)
             try store.save(profile, user: user, now: now)
-            profileChanged(user: user, profile: profile, context: context)
+            profileChanged(user: user, profile: profile)
             return profile
         }
         server.register(PlannerAPI.resetProfile) { _, user, context in
             try store.resetProfile(user: user)
-            profileChanged(user: user, profile: .defaults, context: context)
+            profileChanged(user: user, profile: .defaults)
             return .defaults
         }
         server.register(PlannerAPI.getPlan) { _, user, context in
@@ -102,13 +102,13 @@ struct PlannerHandlers: Sendable {
         server.register(PlannerAPI.addRecipe) { request, user, context in
             let name = try await recipeName(request.id, user: user, field: "id", context: context)
             if try store.add(user: user, recipe: request.id, name: name, now: now) {
-                planChanged(user: user, dates: [], context: context)
+                planChanged(user: user, dates: [])
             }
             return PlanSelection(recipes: try store.selection(user: user, now: now))
         }
         server.register(PlannerAPI.removeRecipe) { request, user, context in
             let cleared = try store.remove(user: user, recipe: request.id, now: now)
-            planChanged(user: user, dates: cleared, context: context)
+            planChanged(user: user, dates: cleared)
             return PlanSelection(recipes: try store.selection(user: user, now: now))
         }
         server.register(PlannerAPI.putSlot) { request, user, context in
@@ -116,12 +116,12 @@ struct PlannerHandlers: Sendable {
             try store.window(user: user, now: now).check(SlotRef(date: request.date, slot: request.slot))
             let name = try await recipeName(request.recipe, user: user, field: "recipe", context: context)
             let slot = try store.put(user: user, assignment: request, name: name, now: now)
-            planChanged(user: user, dates: [request.date], context: context)
+            planChanged(user: user, dates: [request.date])
             return slot
         }
         server.register(PlannerAPI.moveSlot) { request, user, context in
             let slots = try store.move(user: user, move: request, now: now)
-            planChanged(user: user, dates: Array(Set([request.from.date, request.to.date])).sorted(), context: context)
+            planChanged(user: user, dates: Array(Set([request.from.date, request.to.date])).sorted())
             return PlanDays(
                 days: try store.days(
                     user: user, range: PlanDateRange(from: min(request.from.date, request.to.date), to: max(request.from.date, request.to.date)),
@@ -131,7 +131,7 @@ struct PlannerHandlers: Sendable {
         }
         server.register(PlannerAPI.clearSlot) { request, user, context in
             let slot = try store.clear(user: user, ref: request, now: now)
-            planChanged(user: user, dates: [request.date], context: context)
+            planChanged(user: user, dates: [request.date])
             return slot
         }
         server.register(PlannerAPI.cooked) { request, user, context in
@@ -149,7 +149,7 @@ struct PlannerHandlers: Sendable {
     /// fails leaves the mark in place and says so in the reply; calling again retries the logging.
     func cooked(_ request: SlotRef, user: String, context: RequestContext) async throws -> CookedResult {
         let slot = try store.markCooked(user: user, ref: request, now: now)
-        planChanged(user: user, dates: [request.date], context: context)
+        planChanged(user: user, dates: [request.date])
         guard let recipe = slot.recipe else { throw ServiceError.internal("cooked slot lost its recipe") }
         let entry: DiaryEntry
         do {
@@ -227,11 +227,11 @@ struct PlannerHandlers: Sendable {
         }
     }
 
-    func profileChanged(user: String, profile: CookingProfile, context: RequestContext) {
+    func profileChanged(user: String, profile: CookingProfile) {
         host.publisher.publish(PlannerTopics.profileChanged, ProfileChangedEvent(user: user, profile: profile))
     }
 
-    func planChanged(user: String, dates: [LocalDate], context: RequestContext) {
+    func planChanged(user: String, dates: [LocalDate]) {
         host.publisher.publish(PlannerTopics.planChanged, PlanChangedEvent(user: user, dates: dates))
     }
 }

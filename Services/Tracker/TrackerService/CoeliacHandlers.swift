@@ -6,7 +6,7 @@ import SousWire
 import Synchronization
 
 /// The coeliac diary's methods, served by the tracker: validate everything, write in one
-/// transaction, then publish the event and record the activity.
+/// transaction, then publish the event (the runtime records activity).
 struct CoeliacHandlers: Sendable {
     let host: ServiceHost
     let database: SousDatabase

@@ -5,7 +5,7 @@ import SousSchema
 import SousWire
 import Synchronization
 
-/// The tracker's methods: validate, resolve the day, call the store, publish events, record activity.
+/// The tracker's methods: validate, resolve the day, call the store, publish events (the runtime records activity).
 struct TrackerHandlers: Sendable {
     let host: ServiceHost
     let store: TrackerStore
@@ -34,7 +34,7 @@ struct TrackerHandlers: Sendable {
             let entry = try store.insert(
                 .init(date: date, meal: request.meal, food: new.food, grams: request.grams, per100g: new.per100g, source: new.source), user: user,
                 at: clock.now)
-            logged(entry, user: user, context: context)
+            logged(entry, user: user)
             return entry
         }
         server.register(TrackerAPI.logRecipeServing) { request, user, context in
@@ -62,7 +62,7 @@ struct TrackerHandlers: Sendable {
                     source: EntrySource(kind: .recipe, reference: recipe.id)),
                 user: user, at: clock.now
             )
-            logged(entry, user: user, context: context)
+            logged(entry, user: user)
             return entry
         }
         server.register(TrackerAPI.editEntry) { request, user, context in
@@ -176,7 +176,7 @@ struct TrackerHandlers: Sendable {
         }
     }
 
-    private func logged(_ entry: DiaryEntry, user: String, context: RequestContext) {
+    private func logged(_ entry: DiaryEntry, user: String) {
         host.publisher.publish(TrackerTopics.entryLogged, DiaryEntryEvent(user: user, entry: entry.id, date: entry.date, meal: entry.meal))
     }
 
@@ -315,7 +315,7 @@ struct TrackerHandlers: Sendable {
                     source: EntrySource(kind: .savedFood, reference: String(food.id))),
                 user: user, at: clock.now
             )
-            logged(entry, user: user, context: context)
+            logged(entry, user: user)
             return entry
         }
     }
