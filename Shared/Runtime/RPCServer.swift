@@ -173,12 +173,13 @@ public final class RPCServer: Service, Sendable {
 
     // MARK: Registration
 
-    /// Registers a typed handler. The runtime decodes the request, answers badRequest naming the
-    /// field when it does not decode, encodes the reply, and turns thrown errors into error replies.
-    /// A write that carries an idempotency key runs once per key (see ``IdempotencyGuard``).
+    /// Registers a typed handler: a service's route table reads `server.register(CatalogAPI.share, use: share)`.
+    /// The runtime decodes the request, answers badRequest naming the field when it does not
+    /// decode, encodes the reply, and turns thrown errors into error replies. A write that
+    /// carries an idempotency key runs once per key (see ``IdempotencyGuard``).
     public func register<Scope, Request, Response>(
         _ method: Method<Scope, Request, Response>,
-        _ handler: @escaping @Sendable (Request, RequestContext) async throws -> Response
+        use handler: @escaping @Sendable (Request, RequestContext) async throws -> Response
     ) {
         let idempotency = self.idempotency
         let activity = method.recordsActivity ? self.activity : nil
@@ -221,7 +222,7 @@ public final class RPCServer: Service, Sendable {
     /// verified user (the gate has already refused anyone else for a `user` method).
     public func register<Scope, Request, Response>(
         _ method: Method<Scope, Request, Response>,
-        _ handler: @escaping @Sendable (Request, _ user: String, RequestContext) async throws -> Response
+        use handler: @escaping @Sendable (Request, _ user: String, RequestContext) async throws -> Response
     ) {
         register(method) { request, context in try await handler(request, try context.requireUser(), context) }
     }

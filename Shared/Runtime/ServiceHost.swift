@@ -30,13 +30,7 @@ public final class ServiceHost: Sendable {
     /// whose `account.erase` deletes a user's rows from it.
     public convenience init(configuration: ServiceConfiguration, logger: Logger, database: SousDatabase, services: [any Service] = []) throws {
         try self.init(configuration: configuration, logger: logger, databaseHealth: { database.health() }, ledger: database, services: services)
-        let name = self.name
-        server.register(AccountAPI.erase) { _, context in
-            let user = try context.requireUser()
-            let rows = try database.eraseUser(user)
-            context.logger.notice("erased a deleted account's rows", metadata: ["rows": "\(rows.values.reduce(0, +))"])
-            return ErasureReport(service: name, rows: rows)
-        }
+        server.register(AccountAPI.erase, use: ErasureHandler(service: name, database: database).erase)
     }
 
     /// A host with its own health check; keyed writes are remembered in `ledger` (in memory
@@ -92,31 +86,7 @@ public final class ServiceHost: Sendable {
         let sync: [any Service] =
             configuration.service == .planner ? [] : [RevocationSync(configuration: configuration, revocations: revocations, logger: logger)]
         extraServices = services + sync
-        server.register(CommonAPI.health) { _, _ in
-            HealthReport(
-                service: name,
-                version: SousVersion.current,
-                protocolVersion: Int(SousProtocol.version),
-                startedAt: startedAt,
-                uptimeSeconds: Date().timeIntervalSince(startedAt),
-                database: databaseHealth()
-            )
-        }
-        server.register(CommonAPI.clock) { _, _ in ClockReading(now: clock.now, manual: clock.isManual) }
-        server.register(CommonAPI.setClock) { request, _ in
-            guard clock.set(request.now) else {
-                throw ServiceError.badRequest("\(name) runs on the system clock; start it with SOUS_CLOCK=manual to set it", field: "now")
-            }
-            return ClockReading(now: clock.now, manual: true)
-        }
-        let server = self.server
-        server.register(CommonAPI.describe) { _, _ in
-            do {
-                return try server.description(of: name)
-            } catch {
-                throw ServiceError.internal("\(name) cannot describe its methods: \(error)")
-            }
-        }
+        CommonHandlers(name: name, startedAt: startedAt, clock: clock, databaseHealth: databaseHealth, server: server).register()
     }
 
     /// Runs every part until SIGTERM/SIGINT (or, with `signals: false`, until the surrounding

@@ -43,83 +43,124 @@ struct CatalogHandlers: Sendable {
     let planner: Peer<Planner>
     let seed: SeedData
 
+    /// The route table: every method the catalog serves and the function that answers it.
     func register() {
         let server = host.server
-        server.register(CatalogAPI.searchIngredients) { request, context in
-            return IngredientList(ingredients: try store.searchIngredients(request))
+        server.register(CatalogAPI.searchIngredients, use: searchIngredients)
+        server.register(CatalogAPI.getIngredients, use: getIngredients)
+        server.register(CatalogAPI.importIngredients, use: importIngredients)
+        server.register(CatalogAPI.searchRecipes, use: searchRecipes)
+        server.register(CatalogAPI.getRecipe, use: getRecipe)
+        server.register(CatalogAPI.createRecipe, use: createRecipe)
+        server.register(CatalogAPI.editRecipe, use: editRecipe)
+        server.register(CatalogAPI.deleteRecipe, use: deleteRecipe)
+        server.register(CatalogAPI.myRecipes, use: myRecipes)
+        server.register(CatalogAPI.favorite, use: favorite)
+        server.register(CatalogAPI.unfavorite, use: unfavorite)
+        server.register(CatalogAPI.favorites, use: favorites)
+        server.register(CatalogAPI.share, use: share)
+        server.register(CatalogAPI.community, use: community)
+        server.register(CatalogAPI.saveCommunity, use: saveCommunity)
+        server.register(CatalogAPI.changes, use: changes)
+        server.register(CatalogAPI.reloadSeed, use: reloadSeed)
+    }
+
+    // MARK: Ingredients
+
+    func searchIngredients(_ request: IngredientSearch, context: RequestContext) throws -> IngredientList {
+        IngredientList(ingredients: try store.searchIngredients(request))
+    }
+
+    func getIngredients(_ request: IngredientIDs, context: RequestContext) throws -> IngredientList {
+        IngredientList(ingredients: try store.ingredients(request.ids))
+    }
+
+    func importIngredients(_ request: IngredientImport, context: RequestContext) throws -> ImportReport {
+        guard request.ingredients.count <= 1000 else { throw ServiceError.badRequest("at most 1000 ingredients per call", field: "ingredients") }
+        try IngredientValidation.validate(request.ingredients)
+        let version = try store.importIngredients(request.ingredients, source: request.source)
+        return ImportReport(imported: request.ingredients.count, catalogVersion: version)
+    }
+
+    // MARK: Recipes
+
+    func searchRecipes(_ request: RecipeSearch, context: RequestContext) async throws -> RecipePage {
+        let filter = try await resolveFilter(request, context: context)
+        return try store.searchRecipes(request, user: context.user, filter: filter)
+    }
+
+    func getRecipe(_ request: RecipeLookup, context: RequestContext) throws -> RecipeDetail {
+        var detail = try store.recipe(request.id, user: context.user, people: request.people)
+        if request.withIngredients == true {
+            var ids: [String] = []
+            for line in detail.ingredients where !ids.contains(line.ingredient) { ids.append(line.ingredient) }
+            detail.ingredientFacts = try store.ingredients(ids)
         }
-        server.register(CatalogAPI.getIngredients) { request, _ in
-            IngredientList(ingredients: try store.ingredients(request.ids))
-        }
-        server.register(CatalogAPI.importIngredients) { request, _ in
-            guard request.ingredients.count <= 1000 else { throw ServiceError.badRequest("at most 1000 ingredients per call", field: "ingredients") }
-            try IngredientValidation.validate(request.ingredients)
-            let version = try store.importIngredients(request.ingredients, source: request.source)
-            return ImportReport(imported: request.ingredients.count, catalogVersion: version)
-        }
-        server.register(CatalogAPI.searchRecipes) { request, context in
-            let filter = try await resolveFilter(request, context: context)
-            return try store.searchRecipes(request, user: context.user, filter: filter)
-        }
-        server.register(CatalogAPI.getRecipe) { request, context in
-            var detail = try store.recipe(request.id, user: context.user, people: request.people)
-            if request.withIngredients == true {
-                var ids: [String] = []
-                for line in detail.ingredients where !ids.contains(line.ingredient) { ids.append(line.ingredient) }
-                detail.ingredientFacts = try store.ingredients(ids)
-            }
-            return detail
-        }
-        server.register(CatalogAPI.createRecipe) { request, user, context in
-            let recipe = try store.create(request, user: user)
-            publish(CatalogTopics.recipeCreated, recipe: recipe.id, user: user, version: recipe.version)
-            return recipe
-        }
-        server.register(CatalogAPI.editRecipe) { request, user, context in
-            let recipe = try store.edit(request.id, changes: request.changes, user: user)
-            publish(CatalogTopics.recipeUpdated, recipe: recipe.id, user: user, version: recipe.version)
-            return recipe
-        }
-        server.register(CatalogAPI.deleteRecipe) { request, user, context in
-            let version = try store.delete(request.id, user: user)
-            publish(CatalogTopics.recipeDeleted, recipe: request.id, user: user, version: version)
-            return Empty()
-        }
-        server.register(CatalogAPI.myRecipes) { _, user, context in
-            let recipes = try store.myRecipes(user: user)
-            return RecipeList(recipes: recipes)
-        }
-        server.register(CatalogAPI.favorite) { request, user, context in
-            try store.setFavorite(request.id, user: user, favorite: true)
-            return Empty()
-        }
-        server.register(CatalogAPI.unfavorite) { request, user, context in
-            try store.setFavorite(request.id, user: user, favorite: false)
-            return Empty()
-        }
-        server.register(CatalogAPI.favorites) { _, user, context in
-            let recipes = try store.favorites(user: user)
-            return RecipeList(recipes: recipes)
-        }
-        server.register(CatalogAPI.share) { request, user, context in
-            let summary = try store.share(request.id, user: user)
-            publish(CatalogTopics.recipeShared, recipe: summary.id, user: user, version: try store.catalogVersion)
-            return summary
-        }
-        server.register(CatalogAPI.community) { request, context in
-            return try store.community(request, user: context.user)
-        }
-        server.register(CatalogAPI.saveCommunity) { request, user, context in
-            let recipe = try store.saveCommunity(request.id, user: user)
-            publish(CatalogTopics.recipeCreated, recipe: recipe.id, user: user, version: recipe.version)
-            return recipe
-        }
-        server.register(CatalogAPI.changes) { request, context in
-            try store.changes(since: request.version, user: context.user)
-        }
-        server.register(CatalogAPI.reloadSeed) { _, _ in
-            try store.reloadSeed(seed)
-        }
+        return detail
+    }
+
+    func createRecipe(_ request: RecipeDraft, user: String, context: RequestContext) throws -> RecipeDetail {
+        let recipe = try store.create(request, user: user)
+        publish(CatalogTopics.recipeCreated, recipe: recipe.id, user: user, version: recipe.version)
+        return recipe
+    }
+
+    func editRecipe(_ request: RecipeEdit, user: String, context: RequestContext) throws -> RecipeDetail {
+        let recipe = try store.edit(request.id, changes: request.changes, user: user)
+        publish(CatalogTopics.recipeUpdated, recipe: recipe.id, user: user, version: recipe.version)
+        return recipe
+    }
+
+    func deleteRecipe(_ request: RecipeID, user: String, context: RequestContext) throws -> Empty {
+        let version = try store.delete(request.id, user: user)
+        publish(CatalogTopics.recipeDeleted, recipe: request.id, user: user, version: version)
+        return Empty()
+    }
+
+    func myRecipes(_ request: Empty, user: String, context: RequestContext) throws -> RecipeList {
+        RecipeList(recipes: try store.myRecipes(user: user))
+    }
+
+    // MARK: Favorites and the community
+
+    func favorite(_ request: RecipeID, user: String, context: RequestContext) throws -> Empty {
+        try store.setFavorite(request.id, user: user, favorite: true)
+        return Empty()
+    }
+
+    func unfavorite(_ request: RecipeID, user: String, context: RequestContext) throws -> Empty {
+        try store.setFavorite(request.id, user: user, favorite: false)
+        return Empty()
+    }
+
+    func favorites(_ request: Empty, user: String, context: RequestContext) throws -> RecipeList {
+        RecipeList(recipes: try store.favorites(user: user))
+    }
+
+    func share(_ request: RecipeID, user: String, context: RequestContext) throws -> RecipeSummary {
+        let summary = try store.share(request.id, user: user)
+        publish(CatalogTopics.recipeShared, recipe: summary.id, user: user, version: try store.catalogVersion)
+        return summary
+    }
+
+    func community(_ request: RecipeSearch, context: RequestContext) throws -> CommunityPage {
+        try store.community(request, user: context.user)
+    }
+
+    func saveCommunity(_ request: RecipeID, user: String, context: RequestContext) throws -> RecipeDetail {
+        let recipe = try store.saveCommunity(request.id, user: user)
+        publish(CatalogTopics.recipeCreated, recipe: recipe.id, user: user, version: recipe.version)
+        return recipe
+    }
+
+    // MARK: Sync and operators
+
+    func changes(_ request: ChangesSince, context: RequestContext) throws -> CatalogChanges {
+        try store.changes(since: request.version, user: context.user)
+    }
+
+    func reloadSeed(_ request: Empty, context: RequestContext) throws -> SeedReport {
+        try store.reloadSeed(seed)
     }
 
     /// The filter a search asks for: the profile it passes, or the user's saved profile read

@@ -37,13 +37,13 @@ extension CatalogStore {
                     throw ServiceError.internal("seed recipe \(recipe.id) is invalid: \(error)")
                 }
                 try Self.write(
-                    valid, key: recipe.id, id: recipe.id, origin: .builtIn, owner: nil, basedOn: nil, shared: false, version: version,
+                    valid, key: .shared(recipe.id), id: recipe.id, origin: .builtIn, owner: nil, basedOn: nil, shared: false, version: version,
                     ingredients: ingredients, db)
                 seededIDs.insert(recipe.id)
             }
             let existing = try String.fetchAll(db, sql: "SELECT key FROM recipe WHERE origin = 'builtIn' AND deleted = 0")
             for key in existing where !seededIDs.contains(key) {
-                try Self.markDeleted(key: key, version: version, db)
+                try Self.markDeleted(key: .shared(key), version: version, db)
             }
             try Self.reindexRecipes(using: renamed, ingredients: ingredients, db)
             try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'seedVersion'", arguments: [seed.version])
@@ -101,7 +101,7 @@ extension CatalogStore {
                 try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT \(Ingredient.columns),
+                        SELECT \(IngredientRecord.servedColumns),
                             CASE WHEN folded = :text OR folded_synonyms LIKE '%|' || :pattern || '|%' ESCAPE '\\' THEN 0
                                  WHEN folded LIKE :pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '%|' || :pattern || '%' ESCAPE '\\' THEN 1
                                  WHEN folded LIKE '% ' || :pattern || '%' ESCAPE '\\' OR folded LIKE '%-' || :pattern || '%' ESCAPE '\\'
@@ -112,7 +112,7 @@ extension CatalogStore {
                         ORDER BY rank, length(name), name
                         LIMIT :limit
                         """, arguments: ["text": text, "pattern": pattern, "limit": limit]
-                ).map(Ingredient.init(row:))
+                ).map(IngredientRecord.ingredient)
             }
         }
     }

@@ -21,7 +21,7 @@ extension CatalogStore {
         }
     }
 
-    func detail(of row: RecipeRow, user: String?, people: Int?, _ db: Database) throws -> RecipeDetail {
+    func detail(of row: RecipeRecord, user: String?, people: Int?, _ db: Database) throws -> RecipeDetail {
         let lines = try Self.lines(key: row.key, db)
         let facts = try RecipeDerivation.derive(
             lines: lines, servings: row.servings, prepMinutes: row.prepMinutes, cookMinutes: row.cookMinutes, people: people, ingredients: ingredients
@@ -76,10 +76,10 @@ extension CatalogStore {
                 let whereSQL = "r.deleted = 0 AND \(scopeSQL)\(conditionsSQL)"
                 let filterArguments = scopeArguments + arguments
                 let selectSQL =
-                    "SELECT \(RecipeRow.columns(as: "r")), EXISTS (SELECT 1 FROM favorite f WHERE f.user = ? AND f.recipe_id = r.id) AS favorite"
+                    "SELECT \(RecipeRecord.columns(as: "r")), EXISTS (SELECT 1 FROM favorite f WHERE f.user = ? AND f.recipe_id = r.id) AS favorite"
                 func summaries(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> [RecipeSummary] {
                     try Row.fetchAll(db, sql: sql, arguments: sqlArguments(arguments)).map {
-                        try RecipeRow(row: $0).summary(isFavorite: $0["favorite"])
+                        try RecipeRecord(row: $0).summary(isFavorite: $0["favorite"])
                     }
                 }
                 func count(_ from: String, _ arguments: [any DatabaseValueConvertible]) throws -> Int {
@@ -174,11 +174,11 @@ extension CatalogStore {
                 try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT \(RecipeRow.columns(as: "r")), f.user IS NOT NULL AS favorite
+                        SELECT \(RecipeRecord.columns(as: "r")), f.user IS NOT NULL AS favorite
                         FROM recipe r LEFT JOIN favorite f ON f.recipe_id = r.id AND f.user = ?
                         WHERE r.owner = ? AND r.deleted = 0 ORDER BY r.name COLLATE NOCASE, r.name
                         """, arguments: [user, user]
-                ).map { try RecipeRow(row: $0).summary(isFavorite: $0["favorite"]) }
+                ).map { try RecipeRecord(row: $0).summary(isFavorite: $0["favorite"]) }
             }
         }
     }

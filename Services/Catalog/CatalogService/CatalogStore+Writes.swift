@@ -17,7 +17,8 @@ extension CatalogStore {
                 try Self.checkRecipeQuota(user: user, db)
                 let version = try Self.nextVersion(db)
                 try Self.write(
-                    valid, key: id, id: id, origin: .custom, owner: user, basedOn: nil, shared: false, version: version, ingredients: ingredients, db)
+                    valid, key: .shared(id), id: id, origin: .custom, owner: user, basedOn: nil, shared: false, version: version,
+                    ingredients: ingredients, db)
                 return try detail(of: Self.resolve(id, user: user, db)!, user: user, people: nil, db)
             }
         }
@@ -47,7 +48,7 @@ extension CatalogStore {
                 } else {
                     try Self.checkRecipeQuota(user: user, db)
                     try Self.write(
-                        updated, key: RecipeKey.personal(row.id, of: user).rawValue, id: row.id, origin: .personal, owner: user, basedOn: row.id,
+                        updated, key: .personal(row.id, of: user), id: row.id, origin: .personal, owner: user, basedOn: row.id,
                         shared: false, version: version, ingredients: ingredients, db)
                 }
                 return try detail(of: Self.resolve(id, user: user, db)!, user: user, people: nil, db)
@@ -103,7 +104,7 @@ extension CatalogStore {
                     throw ServiceError(.unauthorized, "only recipes you wrote can be shared; save a copy first", field: "id")
                 }
                 let version = try Self.nextVersion(db)
-                try db.execute(sql: "UPDATE recipe SET shared = 1, version = ? WHERE key = ?", arguments: [version, row.key])
+                try db.execute(sql: "UPDATE recipe SET shared = 1, version = ? WHERE key = ?", arguments: [version, row.key.rawValue])
                 return try Self.resolve(id, user: user, db)!.summary(isFavorite: Self.isFavorite(id, user: user, db))
             }
         }
@@ -128,14 +129,14 @@ extension CatalogStore {
                 let rows = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT \(RecipeRow.columns(as: "r")),
+                        SELECT \(RecipeRecord.columns(as: "r")),
                             (SELECT COUNT(*) FROM favorite f WHERE f.recipe_id = r.id) AS favorites,
                             EXISTS (SELECT 1 FROM favorite f WHERE f.recipe_id = r.id AND f.user = ?) AS mine
                         FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)
                         ORDER BY favorites DESC, r.name COLLATE NOCASE, r.name LIMIT ? OFFSET ?
                         """, arguments: sqlArguments(arguments + [pageSize, offset]))
                 let recipes = try rows.map { row in
-                    let recipe = try RecipeRow(row: row)
+                    let recipe = try RecipeRecord(row: row)
                     return CommunityRecipe(
                         recipe: recipe.summary(isFavorite: row["mine"]), favoriteCount: row["favorites"], sharedBy: recipe.owner ?? "")
                 }
@@ -157,7 +158,7 @@ extension CatalogStore {
                 let newID = "r-" + UUID().uuidString.lowercased().prefix(12)
                 let version = try Self.nextVersion(db)
                 try Self.write(
-                    copy, key: newID, id: newID, origin: .saved, owner: user, basedOn: row.id, shared: false, version: version,
+                    copy, key: .shared(newID), id: newID, origin: .saved, owner: user, basedOn: row.id, shared: false, version: version,
                     ingredients: ingredients, db)
                 return try detail(of: Self.resolve(newID, user: user, db)!, user: user, people: nil, db)
             }
@@ -194,9 +195,9 @@ extension CatalogStore {
                     }
                 }
                 let ingredients = try Row.fetchAll(
-                    db, sql: "SELECT \(Ingredient.columns) FROM ingredient WHERE version > ? ORDER BY id", arguments: [version]
+                    db, sql: "SELECT \(IngredientRecord.servedColumns) FROM ingredient WHERE version > ? ORDER BY id", arguments: [version]
                 )
-                .map(Ingredient.init(row:))
+                .map(IngredientRecord.ingredient)
                 return CatalogChanges(version: current, recipes: recipes, deletedRecipes: deleted.sorted(), ingredients: ingredients)
             }
         }

@@ -14,90 +14,119 @@ struct GroceriesHandlers: Sendable {
     /// Above this a multiplier is a typo, not a shopping list.
     static let maximumMultiplier = 100
 
+    /// The route table: every method the groceries service serves and the function that answers it.
     func register() {
         let server = host.server
-        server.register(GroceriesAPI.list) { _, user, context in
-            let list = try store.list(user: user)
-            return list
-        }
-        server.register(GroceriesAPI.addRecipe) { request, user, context in
-            let recipe = try Self.recipeID(request.recipe)
-            if let multiplier = request.multiplier { try Self.validate(multiplier: multiplier) }
-            let exclude = request.exclude ?? []
-            // A recipe already on the list keeps its snapshot; only its multiplier goes up.
-            var snapshot: RecipeSnapshot?
-            var facts: [ListIngredientFacts] = []
-            let isNew = try !store.hasRecipe(recipe, user: user)
-            // The planner is asked for the household and the multiplier at once; then one catalog
-            // call brings the recipe scaled for the household with its ingredients' facts.
-            async let suggested: Int? = request.multiplier == nil ? peers.suggestedMultiplier(recipe, user: user, for: context) : nil
-            if isNew {
-                let profile = try await peers.profile(user: user, for: context)
-                let detail = try await peers.recipeWithIngredients(recipe, people: profile.people, user: user, for: context)
-                facts = (detail.ingredientFacts ?? []).map(ListIngredientFacts.init)
-                snapshot = RecipeSnapshot(detail)
-            }
-            let multiplier: Int
-            if let given = request.multiplier {
-                multiplier = given
-            } else {
-                multiplier = try await suggested ?? 1
-            }
-            let list = try store.addRecipe(
-                recipe, snapshot: snapshot, multiplier: multiplier, exclude: exclude, ingredients: facts, user: user, now: host.clock.now
-            )
-            return changed(list, user: user, context: context)
-        }
-        server.register(GroceriesAPI.setRecipe) { request, user, context in
-            let recipe = try Self.recipeID(request.recipe)
-            if let multiplier = request.multiplier { try Self.validate(multiplier: multiplier) }
-            guard request.multiplier != nil || request.exclude?.isEmpty == false || request.include?.isEmpty == false else {
-                throw ServiceError.badRequest("nothing to change: give a multiplier, exclude or include", field: "multiplier")
-            }
-            let excluded = Set(request.exclude ?? [])
-            for (index, id) in (request.include ?? []).enumerated() where excluded.contains(id) {
-                throw ServiceError.badRequest("\(id) cannot be both excluded and included", field: "include.\(index)")
-            }
-            var cleaned = request
-            cleaned.recipe = recipe
-            let list = try store.setRecipe(cleaned, user: user)
-            return changed(list, user: user, context: context)
-        }
-        server.register(GroceriesAPI.removeRecipe) { request, user, context in
-            let list = try store.removeRecipe(try Self.recipeID(request.id, field: "id"), user: user)
-            return changed(list, user: user, context: context)
-        }
-        server.register(GroceriesAPI.addItem) { request, user, context in
-            let list = try await addItem(request, user: user, context: context)
-            return changed(list, user: user, context: context)
-        }
-        server.register(GroceriesAPI.removeItem) { request, user, context in
-            let list = try store.removeItem(request.id, user: user)
-            return changed(list, user: user, context: context)
-        }
-        server.register(GroceriesAPI.check) { request, user, context in
-            guard !request.lines.isEmpty else { throw ServiceError.badRequest("name at least one line", field: "lines") }
-            guard request.lines.count <= 1000 else { throw ServiceError.badRequest("at most 1000 lines per call", field: "lines") }
-            let list = try store.check(request.lines, checked: request.checked, user: user)
-            return changed(list, user: user, context: context)
-        }
-        server.register(GroceriesAPI.clear) { request, user, context in
-            let list = try store.clear(checkedOnly: request.checkedOnly, user: user)
-            return changed(list, user: user, context: context)
-        }
-        server.register(GroceriesAPI.checkout) { request, user, context in
-            let valid = try CheckoutValidation.validate(request)
-            let order = try store.checkout(valid, user: user, now: host.clock.now)
-            host.publisher.publish(GroceriesTopics.changed, GroceriesChangedEvent(user: user, change: context.method, lineCount: 0))
-            return order
-        }
-        server.register(GroceriesAPI.orders) { request, user, context in
-            let limit = request.limit ?? 20
-            guard (1...100).contains(limit) else { throw ServiceError.badRequest("limit must be 1 to 100, got \(limit)", field: "limit") }
-            let orders = try store.orders(user: user, limit: limit)
-            return OrderHistory(orders: orders)
-        }
+        server.register(GroceriesAPI.list, use: list)
+        server.register(GroceriesAPI.addRecipe, use: addRecipe)
+        server.register(GroceriesAPI.setRecipe, use: setRecipe)
+        server.register(GroceriesAPI.removeRecipe, use: removeRecipe)
+        server.register(GroceriesAPI.addItem, use: addListItem)
+        server.register(GroceriesAPI.removeItem, use: removeItem)
+        server.register(GroceriesAPI.check, use: check)
+        server.register(GroceriesAPI.clear, use: clear)
+        server.register(GroceriesAPI.checkout, use: checkout)
+        server.register(GroceriesAPI.orders, use: orders)
     }
+
+    // MARK: The list and its recipes
+
+    func list(_ request: Empty, user: String, context: RequestContext) throws -> GroceryList {
+        let list = try store.list(user: user)
+        return list
+    }
+
+    func addRecipe(_ request: AddRecipeToList, user: String, context: RequestContext) async throws -> GroceryList {
+        let recipe = try Self.recipeID(request.recipe)
+        if let multiplier = request.multiplier { try Self.validate(multiplier: multiplier) }
+        let exclude = request.exclude ?? []
+        // A recipe already on the list keeps its snapshot; only its multiplier goes up.
+        var snapshot: RecipeSnapshot?
+        var facts: [ListIngredientFacts] = []
+        let isNew = try !store.hasRecipe(recipe, user: user)
+        // The planner is asked for the household and the multiplier at once; then one catalog
+        // call brings the recipe scaled for the household with its ingredients' facts.
+        async let suggested: Int? = request.multiplier == nil ? peers.suggestedMultiplier(recipe, user: user, for: context) : nil
+        if isNew {
+            let profile = try await peers.profile(user: user, for: context)
+            let detail = try await peers.recipeWithIngredients(recipe, people: profile.people, user: user, for: context)
+            facts = (detail.ingredientFacts ?? []).map(ListIngredientFacts.init)
+            snapshot = RecipeSnapshot(detail)
+        }
+        let multiplier: Int
+        if let given = request.multiplier {
+            multiplier = given
+        } else {
+            multiplier = try await suggested ?? 1
+        }
+        let list = try store.addRecipe(
+            recipe, snapshot: snapshot, multiplier: multiplier, exclude: exclude, ingredients: facts, user: user, now: host.clock.now
+        )
+        return changed(list, user: user, context: context)
+    }
+
+    func setRecipe(_ request: SetListRecipe, user: String, context: RequestContext) throws -> GroceryList {
+        let recipe = try Self.recipeID(request.recipe)
+        if let multiplier = request.multiplier { try Self.validate(multiplier: multiplier) }
+        guard request.multiplier != nil || request.exclude?.isEmpty == false || request.include?.isEmpty == false else {
+            throw ServiceError.badRequest("nothing to change: give a multiplier, exclude or include", field: "multiplier")
+        }
+        let excluded = Set(request.exclude ?? [])
+        for (index, id) in (request.include ?? []).enumerated() where excluded.contains(id) {
+            throw ServiceError.badRequest("\(id) cannot be both excluded and included", field: "include.\(index)")
+        }
+        var cleaned = request
+        cleaned.recipe = recipe
+        let list = try store.setRecipe(cleaned, user: user)
+        return changed(list, user: user, context: context)
+    }
+
+    func removeRecipe(_ request: RecipeID, user: String, context: RequestContext) throws -> GroceryList {
+        let list = try store.removeRecipe(try Self.recipeID(request.id, field: "id"), user: user)
+        return changed(list, user: user, context: context)
+    }
+
+    // MARK: Items and lines
+
+    func addListItem(_ request: AddListItem, user: String, context: RequestContext) async throws -> GroceryList {
+        let list = try await addItem(request, user: user, context: context)
+        return changed(list, user: user, context: context)
+    }
+
+    func removeItem(_ request: ListItemID, user: String, context: RequestContext) throws -> GroceryList {
+        let list = try store.removeItem(request.id, user: user)
+        return changed(list, user: user, context: context)
+    }
+
+    func check(_ request: CheckLines, user: String, context: RequestContext) throws -> GroceryList {
+        guard !request.lines.isEmpty else { throw ServiceError.badRequest("name at least one line", field: "lines") }
+        guard request.lines.count <= 1000 else { throw ServiceError.badRequest("at most 1000 lines per call", field: "lines") }
+        let list = try store.check(request.lines, checked: request.checked, user: user)
+        return changed(list, user: user, context: context)
+    }
+
+    func clear(_ request: ClearList, user: String, context: RequestContext) throws -> GroceryList {
+        let list = try store.clear(checkedOnly: request.checkedOnly, user: user)
+        return changed(list, user: user, context: context)
+    }
+
+    // MARK: Checkout and orders
+
+    func checkout(_ request: Checkout, user: String, context: RequestContext) throws -> GroceryOrder {
+        let valid = try CheckoutValidation.validate(request)
+        let order = try store.checkout(valid, user: user, now: host.clock.now)
+        host.publisher.publish(GroceriesTopics.changed, GroceriesChangedEvent(user: user, change: context.method, lineCount: 0))
+        return order
+    }
+
+    func orders(_ request: OrderQuery, user: String, context: RequestContext) throws -> OrderHistory {
+        let limit = request.limit ?? 20
+        guard (1...100).contains(limit) else { throw ServiceError.badRequest("limit must be 1 to 100, got \(limit)", field: "limit") }
+        let orders = try store.orders(user: user, limit: limit)
+        return OrderHistory(orders: orders)
+    }
+
+    // MARK: Helpers
 
     /// An edible item (ingredient + quantity, merged into its line) or a non-edible one (text + count).
     func addItem(_ request: AddListItem, user: String, context: RequestContext) async throws(ServiceError) -> GroceryList {

@@ -12,16 +12,8 @@ extension GroceriesStore {
     static func list(user: String, _ db: Database) throws -> GroceryList {
         var recipes: [ListRecipe] = []
         var multipliers: [String: (name: String, multiplier: Double)] = [:]
-        for row in try Row.fetchAll(
-            db,
-            sql: """
-                SELECT recipe, name, multiplier, people, servings, added_at FROM list_recipe WHERE user = ? ORDER BY rowid
-                """, arguments: [user])
-        {
-            let recipe = ListRecipe(
-                recipe: row["recipe"], name: row["name"], multiplier: row["multiplier"], people: row["people"], servings: row["servings"],
-                excluded: [], addedAt: Date(timeIntervalSince1970: row["added_at"])
-            )
+        for record in try ListRecipeRecord.filter(ListRecipeRecord.Columns.user == user).order(Column.rowID).fetchAll(db) {
+            let recipe = record.recipe
             multipliers[recipe.recipe] = (recipe.name, Double(recipe.multiplier))
             recipes.append(recipe)
         }
@@ -43,7 +35,7 @@ extension GroceriesStore {
                 if excluded[recipe]?.contains(ingredient) != true { excluded[recipe, default: []].append(ingredient) }
                 continue
             }
-            let unit = try decode(MeasureUnit.self, row["unit"])
+            let unit = try storedValue(MeasureUnit.self, row["unit"])
             let quantity = (row["quantity"] as Double) * listed.multiplier
             contributions.append(
                 GroceryContribution(
@@ -58,7 +50,7 @@ extension GroceriesStore {
         {
             let id: Int64 = row["id"]
             if let ingredient = row["ingredient"] as String? {
-                let unit = try decode(MeasureUnit.self, row["unit"])
+                let unit = try storedValue(MeasureUnit.self, row["unit"])
                 let quantity: Double = row["quantity"]
                 contributions.append(
                     GroceryContribution(
@@ -72,19 +64,8 @@ extension GroceriesStore {
         let ids = Array(Set(contributions.map(\.ingredient)))
         var ingredients: [String: ListIngredientFacts] = [:]
         if !ids.isEmpty {
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, name, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category, bought
-                    FROM ingredient WHERE id IN (\(databaseQuestionMarks(count: ids.count)))
-                    """, arguments: StatementArguments(ids))
-            for row in rows {
-                let facts = ListIngredientFacts(
-                    id: row["id"], name: row["name"], unit: try decode(MeasureUnit.self, row["unit"]), gramsPerPiece: row["grams_per_piece"],
-                    gramsPerMl: row["grams_per_ml"], price: Price(amount: row["price_amount"], per: try decode(PriceUnit.self, row["price_per"])),
-                    category: try decode(ShoppingCategory.self, row["category"]), bought: row["bought"]
-                )
-                ingredients[facts.id] = facts
+            for record in try IngredientFactsRecord.fetchAll(db, keys: ids) {
+                ingredients[record.facts.id] = record.facts
             }
         }
         let checked = Set(try String.fetchAll(db, sql: "SELECT line FROM checked_line WHERE user = ?", arguments: [user]))
@@ -132,23 +113,7 @@ extension GroceriesStore {
     }
 
     static func upsert(_ facts: ListIngredientFacts, _ db: Database) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO ingredient (id, name, unit, grams_per_piece, grams_per_ml, price_amount, price_per, category, bought)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET name = excluded.name, unit = excluded.unit, grams_per_piece = excluded.grams_per_piece,
-                    grams_per_ml = excluded.grams_per_ml, price_amount = excluded.price_amount, price_per = excluded.price_per, category = excluded.category,
-                    bought = excluded.bought
-                """,
-            arguments: [
-                facts.id, facts.name, facts.unit.rawValue, facts.gramsPerPiece, facts.gramsPerMl, facts.price.amount, facts.price.per.rawValue,
-                facts.category.rawValue, facts.bought,
-            ])
-    }
-
-    static func decode<T: RawRepresentable>(_ type: T.Type, _ raw: String) throws -> T where T.RawValue == String {
-        guard let value = T(rawValue: raw) else { throw ServiceError.internal("stored \(T.self) \"\(raw)\" is unknown") }
-        return value
+        try IngredientFactsRecord(facts).upsert(db)
     }
 
     /// Runs a database operation, passing service errors through and turning anything else into `internal`.

@@ -32,33 +32,12 @@ public final class GroceriesStore: Sendable {
     public func orders(user: String, limit: Int) throws(ServiceError) -> [GroceryOrder] {
         try storage {
             try writer.read { db in
-                let rows = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT id, placed_at, phone, street, postal_code, city, note, total, recipes
-                        FROM grocery_order WHERE user = ? ORDER BY id DESC LIMIT ?
-                        """, arguments: [user, limit])
-                return try rows.map { row in
-                    let id: Int64 = row["id"]
-                    let lines = try Row.fetchAll(
-                        db,
-                        sql: """
-                            SELECT ingredient, name, category, quantity, unit, count, price, checked
-                            FROM order_line WHERE order_id = ? ORDER BY position
-                            """, arguments: [id]
-                    ).map { line in
-                        OrderLine(
-                            ingredient: line["ingredient"], name: line["name"], category: try Self.decode(ShoppingCategory.self, line["category"]),
-                            quantity: line["quantity"], unit: try (line["unit"] as String?).map { try Self.decode(MeasureUnit.self, $0) },
-                            count: line["count"], price: line["price"], checked: line["checked"]
-                        )
-                    }
-                    let recipes: String = row["recipes"]
-                    return GroceryOrder(
-                        id: id, placedAt: Date(timeIntervalSince1970: row["placed_at"]), phone: row["phone"],
-                        address: DeliveryAddress(street: row["street"], postalCode: row["postal_code"], city: row["city"]), note: row["note"],
-                        lines: lines, total: row["total"], recipes: recipes.isEmpty ? [] : recipes.split(separator: "\n").map(String.init)
-                    )
+                let orders = try OrderRecord.filter(OrderRecord.Columns.user == user).order(OrderRecord.Columns.id.desc).limit(limit).fetchAll(db)
+                return try orders.map { record in
+                    var order = record.order
+                    order.lines = try OrderLineRecord.filter(OrderLineRecord.Columns.order == order.id).order(OrderLineRecord.Columns.position)
+                        .fetchAll(db).map(\.line)
+                    return order
                 }
             }
         }
@@ -91,15 +70,14 @@ public final class GroceriesStore: Sendable {
                     for (index, id) in exclude.enumerated() where !used.contains(id) {
                         throw ServiceError.notFound("\(snapshot.name) does not use \"\(id)\"", field: "exclude.\(index)")
                     }
-                    try db.execute(
-                        sql: """
-                            INSERT INTO list_recipe (user, recipe, name, multiplier, people, servings, added_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-                            """, arguments: [user, recipe, snapshot.name, multiplier, snapshot.people, snapshot.servings, now.timeIntervalSince1970])
+                    let listed = ListRecipe(
+                        recipe: recipe, name: snapshot.name, multiplier: multiplier, people: snapshot.people, servings: snapshot.servings,
+                        excluded: [], addedAt: now)
+                    try ListRecipeRecord(user: user, recipe: listed).insert(db)
                     for (position, line) in snapshot.lines.enumerated() {
-                        try db.execute(
-                            sql: """
-                                INSERT INTO recipe_share (user, recipe, position, ingredient, quantity, unit) VALUES (?, ?, ?, ?, ?, ?)
-                                """, arguments: [user, recipe, position, line.ingredient, line.quantity, line.unit.rawValue])
+                        try RecipeShareRecord(
+                            user: user, recipe: recipe, position: position, ingredient: line.ingredient, quantity: line.quantity, unit: line.unit
+                        ).insert(db)
                     }
                 }
                 try Self.setExcluded(exclude, true, recipe: recipe, user: user, db)
@@ -232,41 +210,26 @@ public final class GroceriesStore: Sendable {
                         db, sql: "SELECT COUNT(*) FROM grocery_order WHERE user = ? AND placed_at > ?",
                         arguments: [user, now.timeIntervalSince1970 - 86_400]
                     ) ?? 0)
-                let recipes = list.recipes.map(\.recipe)
-                try db.execute(
-                    sql: """
-                        INSERT INTO grocery_order (user, placed_at, phone, street, postal_code, city, note, total, recipes)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        user, now.timeIntervalSince1970, request.phone, request.street, request.postalCode, request.city, request.note,
-                        list.total, recipes.joined(separator: "\n"),
-                    ])
-                let id = db.lastInsertedRowID
                 let lines = list.lines.map { line in
                     OrderLine(
                         ingredient: line.ingredient, name: line.name, category: line.category, quantity: line.quantity, unit: line.unit,
-                        count: line.count,
-                        price: line.price, checked: line.checked
+                        count: line.count, price: line.price, checked: line.checked
                     )
                 }
+                var record = OrderRecord(
+                    user: user,
+                    order: GroceryOrder(
+                        id: 0, placedAt: now, phone: request.phone,
+                        address: DeliveryAddress(street: request.street, postalCode: request.postalCode, city: request.city), note: request.note,
+                        lines: [], total: list.total, recipes: list.recipes.map(\.recipe)))
+                try record.insert(db)
                 for (position, line) in lines.enumerated() {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO order_line (order_id, position, ingredient, name, category, quantity, unit, count, price, checked)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                            """,
-                        arguments: [
-                            id, position, line.ingredient, line.name, line.category.rawValue, line.quantity, line.unit?.rawValue, line.count,
-                            line.price, line.checked,
-                        ])
+                    try OrderLineRecord(order: record.order.id, position: position, line: line).insert(db)
                 }
                 try Self.empty(user: user, db)
-                return GroceryOrder(
-                    id: id, placedAt: now, phone: request.phone,
-                    address: DeliveryAddress(street: request.street, postalCode: request.postalCode, city: request.city), note: request.note,
-                    lines: lines, total: list.total, recipes: recipes
-                )
+                var order = record.order
+                order.lines = lines
+                return order
             }
         }
     }

@@ -11,39 +11,46 @@ struct NotifierHandlers: Sendable {
     let profiles: ProfileBook
     let inbox: ReminderInbox
 
+    /// The route table: every method the notifier serves and the function that answers it.
     func register() {
-        host.server.register(NotifierAPI.list) { request, user, context in
-            let limit = request.limit ?? 30
-            guard (1...365).contains(limit) else { throw ServiceError.badRequest("limit must be 1 to 365, got \(limit)", field: "limit") }
-            let entries = try store.log(of: user, limit: limit)
-            return ReminderLog(user: user, entries: entries)
-        }
-        host.server.register(NotifierAPI.wait) { request, user, context in
-            let wait = request.waitSeconds ?? 20
-            guard wait.isFinite, (0...25).contains(wait) else { throw ServiceError.badRequest("waitSeconds must be 0 to 25", field: "waitSeconds") }
-            guard let after = request.after else { return ReminderFeed(reminders: [], cursor: host.clock.now) }
-            // Listening starts before the first look, so a reminder sent in between is not missed.
-            let arrivals = inbox.listen(for: user)
-            defer { arrivals.stop() }
-            var found = try store.sentReminders(of: user, after: after)
-            // The wait ends a second before the caller's deadline, so the answer reaches it.
-            var budget = Duration.milliseconds(Int(wait * 1000))
-            if let remaining = context.remainingTime { budget = min(budget, remaining - .seconds(1)) }
-            if found.reminders.isEmpty && budget > .zero {
-                await arrivals.next(within: budget)
-                found = try store.sentReminders(of: user, after: after)
-            }
-            return ReminderFeed(reminders: found.reminders, cursor: found.cursor)
-        }
-        host.server.register(NotifierAPI.next) { _, user, context in
-            let answer = try await next(for: user, context: context)
-            return answer
-        }
+        let server = host.server
+        server.register(NotifierAPI.list, use: list)
+        server.register(NotifierAPI.wait, use: wait)
+        server.register(NotifierAPI.next, use: next)
     }
+
+    // MARK: Sent reminders
+
+    func list(_ request: ReminderLogRequest, user: String, context: RequestContext) throws -> ReminderLog {
+        let limit = request.limit ?? 30
+        guard (1...365).contains(limit) else { throw ServiceError.badRequest("limit must be 1 to 365, got \(limit)", field: "limit") }
+        let entries = try store.log(of: user, limit: limit)
+        return ReminderLog(user: user, entries: entries)
+    }
+
+    func wait(_ request: ReminderWait, user: String, context: RequestContext) async throws -> ReminderFeed {
+        let wait = request.waitSeconds ?? 20
+        guard wait.isFinite, (0...25).contains(wait) else { throw ServiceError.badRequest("waitSeconds must be 0 to 25", field: "waitSeconds") }
+        guard let after = request.after else { return ReminderFeed(reminders: [], cursor: host.clock.now) }
+        // Listening starts before the first look, so a reminder sent in between is not missed.
+        let arrivals = inbox.listen(for: user)
+        defer { arrivals.stop() }
+        var found = try store.sentReminders(of: user, after: after)
+        // The wait ends a second before the caller's deadline, so the answer reaches it.
+        var budget = Duration.milliseconds(Int(wait * 1000))
+        if let remaining = context.remainingTime { budget = min(budget, remaining - .seconds(1)) }
+        if found.reminders.isEmpty && budget > .zero {
+            await arrivals.next(within: budget)
+            found = try store.sentReminders(of: user, after: after)
+        }
+        return ReminderFeed(reminders: found.reminders, cursor: found.cursor)
+    }
+
+    // MARK: Next reminder
 
     /// Reads the state only: asking does not schedule (the notifier does not count its own
     /// methods as activity; it subscribes to the other services).
-    func next(for user: String, context: RequestContext) async throws -> NextReminder {
+    func next(_ request: Empty, user: String, context: RequestContext) async throws -> NextReminder {
         let now = host.clock.now
         let profile = try await profiles.profileForAnswer(of: user, now: now, context: context)
         func answer(_ status: NextReminderStatus, _ explanation: String, pending: ScheduledReminder? = nil) -> NextReminder {

@@ -60,87 +60,111 @@ struct PlannerHandlers: Sendable {
 
     var now: Date { host.clock.now }
 
+    /// The route table: every method the planner serves and the function that answers it.
     func register() {
         let server = host.server
         // profile.get and plan.multiplier are what other services read for a user, so they are
         // declared without activity (the notifier would otherwise see every reminder check as
         // the user being active).
-        server.register(PlannerAPI.getProfile) { _, user, context in
-            try store.profile(user: user)
+        server.register(PlannerAPI.getProfile, use: getProfile)
+        server.register(PlannerAPI.suggestedMultiplier, use: suggestedMultiplier)
+        server.register(PlannerAPI.updateProfile, use: updateProfile)
+        server.register(PlannerAPI.resetProfile, use: resetProfile)
+        server.register(PlannerAPI.getPlan, use: getPlan)
+        server.register(PlannerAPI.history, use: history)
+        server.register(PlannerAPI.selection, use: selection)
+        server.register(PlannerAPI.addRecipe, use: addRecipe)
+        server.register(PlannerAPI.removeRecipe, use: removeRecipe)
+        server.register(PlannerAPI.putSlot, use: putSlot)
+        server.register(PlannerAPI.moveSlot, use: moveSlot)
+        server.register(PlannerAPI.clearSlot, use: clearSlot)
+        server.register(PlannerAPI.cooked, use: cooked)
+        server.register(PlannerAPI.calendar, use: calendar)
+    }
+
+    // MARK: Read by other services
+
+    func getProfile(_ request: Empty, user: String, context: RequestContext) throws -> CookingProfile {
+        try store.profile(user: user)
+    }
+
+    func suggestedMultiplier(_ request: RecipeID, user: String, context: RequestContext) async throws -> SuggestedMultiplier {
+        let planned = try store.plannedSlots(user: user, recipe: request.id, now: now)
+        // An id in no slot may be one nobody knows: notFound, like every other planner method.
+        if planned == 0 { _ = try await recipeName(request.id, user: user, field: "id", context: context) }
+        return SuggestedMultiplier(recipe: request.id, multiplier: max(planned, 1), plannedSlots: planned)
+    }
+
+    // MARK: Profile
+
+    func updateProfile(_ request: ProfileUpdate, user: String, context: RequestContext) async throws -> CookingProfile {
+        let current = try store.profile(user: user)
+        let profile = try await ProfileValidation.validated(request, over: current, catalog: catalog, user: user, context: context)
+        try store.save(profile, user: user, now: now)
+        profileChanged(user: user, profile: profile)
+        return profile
+    }
+
+    func resetProfile(_ request: Empty, user: String, context: RequestContext) throws -> CookingProfile {
+        try store.resetProfile(user: user)
+        profileChanged(user: user, profile: .defaults)
+        return .defaults
+    }
+
+    // MARK: Plan
+
+    func getPlan(_ request: Empty, user: String, context: RequestContext) throws -> WeekPlan {
+        try store.week(user: user, now: now)
+    }
+
+    func history(_ request: PlanDateRange, user: String, context: RequestContext) throws -> PlanDays {
+        try checkRange(request)
+        let days = try store.days(user: user, range: request, now: now)
+        return PlanDays(days: days)
+    }
+
+    func selection(_ request: Empty, user: String, context: RequestContext) throws -> PlanSelection {
+        PlanSelection(recipes: try store.selection(user: user, now: now))
+    }
+
+    func addRecipe(_ request: RecipeID, user: String, context: RequestContext) async throws -> PlanSelection {
+        let name = try await recipeName(request.id, user: user, field: "id", context: context)
+        if try store.add(user: user, recipe: request.id, name: name, now: now) {
+            planChanged(user: user, dates: [])
         }
-        server.register(PlannerAPI.suggestedMultiplier) { request, user, context in
-            let planned = try store.plannedSlots(user: user, recipe: request.id, now: now)
-            // An id in no slot may be one nobody knows: notFound, like every other planner method.
-            if planned == 0 { _ = try await recipeName(request.id, user: user, field: "id", context: context) }
-            return SuggestedMultiplier(recipe: request.id, multiplier: max(planned, 1), plannedSlots: planned)
-        }
-        server.register(PlannerAPI.updateProfile) { request, user, context in
-            let current = try store.profile(user: user)
-            let profile = try await ProfileValidation.validated(request, over: current, catalog: catalog, user: user, context: context)
-            try store.save(profile, user: user, now: now)
-            profileChanged(user: user, profile: profile)
-            return profile
-        }
-        server.register(PlannerAPI.resetProfile) { _, user, context in
-            try store.resetProfile(user: user)
-            profileChanged(user: user, profile: .defaults)
-            return .defaults
-        }
-        server.register(PlannerAPI.getPlan) { _, user, context in
-            let week = try store.week(user: user, now: now)
-            return week
-        }
-        server.register(PlannerAPI.history) { request, user, context in
-            try checkRange(request)
-            let days = try store.days(user: user, range: request, now: now)
-            return PlanDays(days: days)
-        }
-        server.register(PlannerAPI.selection) { _, user, context in
-            let recipes = try store.selection(user: user, now: now)
-            return PlanSelection(recipes: recipes)
-        }
-        server.register(PlannerAPI.addRecipe) { request, user, context in
-            let name = try await recipeName(request.id, user: user, field: "id", context: context)
-            if try store.add(user: user, recipe: request.id, name: name, now: now) {
-                planChanged(user: user, dates: [])
-            }
-            return PlanSelection(recipes: try store.selection(user: user, now: now))
-        }
-        server.register(PlannerAPI.removeRecipe) { request, user, context in
-            let cleared = try store.remove(user: user, recipe: request.id, now: now)
-            planChanged(user: user, dates: cleared)
-            return PlanSelection(recipes: try store.selection(user: user, now: now))
-        }
-        server.register(PlannerAPI.putSlot) { request, user, context in
-            // Checked before asking the catalog, so a bad slot is named even when it is down.
-            try store.window(user: user, now: now).check(SlotRef(date: request.date, slot: request.slot))
-            let name = try await recipeName(request.recipe, user: user, field: "recipe", context: context)
-            let slot = try store.put(user: user, assignment: request, name: name, now: now)
-            planChanged(user: user, dates: [request.date])
-            return slot
-        }
-        server.register(PlannerAPI.moveSlot) { request, user, context in
-            let slots = try store.move(user: user, move: request, now: now)
-            planChanged(user: user, dates: Array(Set([request.from.date, request.to.date])).sorted())
-            return PlanDays(
-                days: try store.days(
-                    user: user, range: PlanDateRange(from: min(request.from.date, request.to.date), to: max(request.from.date, request.to.date)),
-                    now: now
-                )
-                .filter { day in slots.contains { $0.date == day.date } })
-        }
-        server.register(PlannerAPI.clearSlot) { request, user, context in
-            let slot = try store.clear(user: user, ref: request, now: now)
-            planChanged(user: user, dates: [request.date])
-            return slot
-        }
-        server.register(PlannerAPI.cooked) { request, user, context in
-            try await cooked(request, user: user, context: context)
-        }
-        server.register(PlannerAPI.calendar) { request, user, context in
-            let export = try calendar(request, user: user)
-            return export
-        }
+        return PlanSelection(recipes: try store.selection(user: user, now: now))
+    }
+
+    func removeRecipe(_ request: RecipeID, user: String, context: RequestContext) throws -> PlanSelection {
+        let cleared = try store.remove(user: user, recipe: request.id, now: now)
+        planChanged(user: user, dates: cleared)
+        return PlanSelection(recipes: try store.selection(user: user, now: now))
+    }
+
+    func putSlot(_ request: SlotAssignment, user: String, context: RequestContext) async throws -> PlanSlot {
+        // Checked before asking the catalog, so a bad slot is named even when it is down.
+        try store.window(user: user, now: now).check(SlotRef(date: request.date, slot: request.slot))
+        let name = try await recipeName(request.recipe, user: user, field: "recipe", context: context)
+        let slot = try store.put(user: user, assignment: request, name: name, now: now)
+        planChanged(user: user, dates: [request.date])
+        return slot
+    }
+
+    func moveSlot(_ request: SlotMove, user: String, context: RequestContext) throws -> PlanDays {
+        let slots = try store.move(user: user, move: request, now: now)
+        planChanged(user: user, dates: Array(Set([request.from.date, request.to.date])).sorted())
+        return PlanDays(
+            days: try store.days(
+                user: user, range: PlanDateRange(from: min(request.from.date, request.to.date), to: max(request.from.date, request.to.date)),
+                now: now
+            )
+            .filter { day in slots.contains { $0.date == day.date } })
+    }
+
+    func clearSlot(_ request: SlotRef, user: String, context: RequestContext) throws -> PlanSlot {
+        let slot = try store.clear(user: user, ref: request, now: now)
+        planChanged(user: user, dates: [request.date])
+        return slot
     }
 
     // MARK: Cooked it
@@ -181,7 +205,7 @@ struct PlannerHandlers: Sendable {
         }
     }
 
-    func calendar(_ request: CalendarRequest, user: String) throws -> CalendarExport {
+    func calendar(_ request: CalendarRequest, user: String, context: RequestContext) throws -> CalendarExport {
         let profile = try store.profile(user: user)
         let window = PlanWindow(now: now, profile: profile)
         let range: PlanDateRange

@@ -23,41 +23,15 @@ public final class PlannerStore: Sendable {
 
     /// Replaces the user's profile (already validated).
     func save(_ profile: CookingProfile, user: String, now: Date) throws(ServiceError) {
-        try storage {
-            try writer.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT OR REPLACE INTO profile (user, people, patience, diets, allergens, dislikes, equipment, filter_diets,
-                            filter_allergens, filter_dislikes, filter_equipment, filter_patience, time_zone, reminders_enabled, reminder_hour, updated_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        user, profile.people, profile.patience, try Self.list(profile.diets.map(\.rawValue)),
-                        try Self.list(profile.allergens.map(\.rawValue)),
-                        try Self.list(profile.dislikes), try Self.list(profile.equipment.map(\.rawValue)), profile.filterDiets,
-                        profile.filterAllergens, profile.filterDislikes, profile.filterEquipment,
-                        profile.filterPatience, profile.timeZone, profile.remindersEnabled, profile.reminderHour, now.timeIntervalSince1970,
-                    ])
-            }
-        }
+        try storage { try writer.write { try ProfileRecord(user: user, profile: profile, updatedAt: now).save($0) } }
     }
 
     func resetProfile(user: String) throws(ServiceError) {
-        try storage { try writer.write { try $0.execute(sql: "DELETE FROM profile WHERE user = ?", arguments: [user]) } }
+        try storage { try writer.write { _ = try ProfileRecord.deleteOne($0, key: user) } }
     }
 
     static func profile(_ db: Database, user: String) throws -> CookingProfile {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM profile WHERE user = ?", arguments: [user]) else { return .defaults }
-        return CookingProfile(
-            people: row["people"], patience: row["patience"],
-            diets: try list(row["diets"]).compactMap(Diet.init(rawValue:)),
-            allergens: try list(row["allergens"]).compactMap(Allergen.init(rawValue:)),
-            dislikes: try list(row["dislikes"]),
-            equipment: try list(row["equipment"]).compactMap(Appliance.init(rawValue:)),
-            filterDiets: row["filter_diets"], filterAllergens: row["filter_allergens"], filterDislikes: row["filter_dislikes"],
-            filterEquipment: row["filter_equipment"], filterPatience: row["filter_patience"],
-            timeZone: row["time_zone"], remindersEnabled: row["reminders_enabled"], reminderHour: row["reminder_hour"]
-        )
+        try ProfileRecord.fetchOne(db, key: user)?.profile ?? .defaults
     }
 
     // MARK: The week and history
@@ -103,7 +77,9 @@ public final class PlannerStore: Sendable {
     /// The selected recipe's stored name, or nil if it is not in the selection.
     func selectedName(user: String, recipe: String) throws(ServiceError) -> String? {
         try storage {
-            try writer.read { try String.fetchOne($0, sql: "SELECT name FROM selection WHERE user = ? AND recipe = ?", arguments: [user, recipe]) }
+            try writer.read {
+                try SelectionRecord.fetchOne($0, key: [SelectionRecord.Columns.user.name: user, SelectionRecord.Columns.recipe.name: recipe])?.name
+            }
         }
     }
 
@@ -125,7 +101,7 @@ public final class PlannerStore: Sendable {
     func add(user: String, recipe: String, name: String, now: Date) throws(ServiceError) -> Bool {
         try storage {
             try writer.write { db in
-                try Self.insertSelection(db, user: user, recipe: recipe, name: name, now: now)
+                try SelectionRecord(user: user, recipe: recipe, name: name, addedAt: now).insert(db, onConflict: .ignore)
                 return db.changesCount > 0
             }
         }
@@ -136,15 +112,15 @@ public final class PlannerStore: Sendable {
     func remove(user: String, recipe: String, now: Date) throws(ServiceError) -> [LocalDate] {
         try storage {
             try writer.write { db in
-                try db.execute(sql: "DELETE FROM selection WHERE user = ? AND recipe = ?", arguments: [user, recipe])
-                guard db.changesCount > 0 else { throw ServiceError.notFound("\(recipe) is not in your plan", field: "id") }
+                let removed = try SelectionRecord.filter(SelectionRecord.Columns.user == user && SelectionRecord.Columns.recipe == recipe).deleteAll(
+                    db)
+                guard removed > 0 else { throw ServiceError.notFound("\(recipe) is not in your plan", field: "id") }
                 let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
-                let dates = try String.fetchAll(
-                    db, sql: "SELECT DISTINCT date FROM slot WHERE user = ? AND recipe = ? AND date >= ? ORDER BY date",
-                    arguments: [user, recipe, window.today.description])
-                try db.execute(
-                    sql: "DELETE FROM slot WHERE user = ? AND recipe = ? AND date >= ?", arguments: [user, recipe, window.today.description])
-                return dates.compactMap(LocalDate.init)
+                let coming = SlotRecord.filter(
+                    SlotRecord.Columns.user == user && SlotRecord.Columns.recipe == recipe && SlotRecord.Columns.date >= window.today.description)
+                let dates = Set(try coming.fetchAll(db).map(\.ref.date)).sorted()
+                try coming.deleteAll(db)
+                return dates
             }
         }
     }
@@ -158,11 +134,10 @@ public final class PlannerStore: Sendable {
             try writer.write { db in
                 let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
                 try window.check(SlotRef(date: assignment.date, slot: assignment.slot))
-                try Self.insertSelection(db, user: user, recipe: assignment.recipe, name: name, now: now)
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO slot (user, date, slot, recipe, recipe_name) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [user, assignment.date.description, assignment.slot, assignment.recipe, name])
-                return try Self.slot(db, user: user, date: assignment.date, slot: assignment.slot)
+                try SelectionRecord(user: user, recipe: assignment.recipe, name: name, addedAt: now).insert(db, onConflict: .ignore)
+                let ref = SlotRef(date: assignment.date, slot: assignment.slot)
+                try SlotRecord(user: user, ref: ref, recipe: assignment.recipe, recipeName: name).insert(db, onConflict: .replace)
+                return try Self.slot(db, user: user, ref)
             }
         }
     }
@@ -174,20 +149,19 @@ public final class PlannerStore: Sendable {
                 let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
                 try window.check(move.from, field: "from.")
                 try window.check(move.to, field: "to.")
-                let select = "SELECT * FROM slot WHERE user = ? AND date = ? AND slot = ?"
-                guard let source = try Row.fetchOne(db, sql: select, arguments: [user, move.from.date.description, move.from.slot]) else {
+                guard var source = try SlotRecord.at(move.from, user: user).fetchOne(db) else {
                     throw ServiceError.notFound("nothing is planned for \(Self.label(move.from))", field: "from")
                 }
-                let target = try Row.fetchOne(db, sql: select, arguments: [user, move.to.date.description, move.to.slot])
-                let delete = "DELETE FROM slot WHERE user = ? AND date = ? AND slot = ?"
-                try db.execute(sql: delete, arguments: [user, move.from.date.description, move.from.slot])
-                try db.execute(sql: delete, arguments: [user, move.to.date.description, move.to.slot])
-                try Self.insert(row: source, at: move.to, user: user, db)
-                if let target { try Self.insert(row: target, at: move.from, user: user, db) }
-                return [
-                    try Self.slot(db, user: user, date: move.from.date, slot: move.from.slot),
-                    try Self.slot(db, user: user, date: move.to.date, slot: move.to.slot),
-                ]
+                var target = try SlotRecord.at(move.to, user: user).fetchOne(db)
+                try SlotRecord.at(move.from, user: user).deleteAll(db)
+                try SlotRecord.at(move.to, user: user).deleteAll(db)
+                source.ref = move.to
+                try source.insert(db)
+                if target != nil {
+                    target!.ref = move.from
+                    try target!.insert(db)
+                }
+                return [try Self.slot(db, user: user, move.from), try Self.slot(db, user: user, move.to)]
             }
         }
     }
@@ -198,8 +172,8 @@ public final class PlannerStore: Sendable {
             try writer.write { db in
                 let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
                 try window.check(ref)
-                try db.execute(sql: "DELETE FROM slot WHERE user = ? AND date = ? AND slot = ?", arguments: [user, ref.date.description, ref.slot])
-                return try Self.slot(db, user: user, date: ref.date, slot: ref.slot)
+                try SlotRecord.at(ref, user: user).deleteAll(db)
+                return try Self.slot(db, user: user, ref)
             }
         }
     }
@@ -221,15 +195,14 @@ public final class PlannerStore: Sendable {
                 guard ref.date >= window.today.adding(days: -Self.cookedDaysBack) else {
                     throw ServiceError.badRequest("\(ref.date) is more than \(Self.cookedDaysBack) days ago", field: "date")
                 }
-                let current = try Self.slot(db, user: user, date: ref.date, slot: ref.slot)
+                let current = try Self.slot(db, user: user, ref)
                 guard current.recipe != nil else { throw ServiceError.notFound("nothing is planned for \(Self.label(ref))", field: "slot") }
                 if let entry = current.diaryEntry {
                     throw ServiceError.conflict("\(Self.label(ref)) is already cooked and in your diary (entry \(entry))", field: "slot")
                 }
-                try db.execute(
-                    sql: "UPDATE slot SET cooked_at = coalesce(cooked_at, ?) WHERE user = ? AND date = ? AND slot = ?",
-                    arguments: [now.timeIntervalSince1970, user, ref.date.description, ref.slot])
-                return try Self.slot(db, user: user, date: ref.date, slot: ref.slot)
+                try SlotRecord.at(ref, user: user).filter(SlotRecord.Columns.cookedAt == nil)
+                    .updateAll(db, SlotRecord.Columns.cookedAt.set(to: now.timeIntervalSince1970))
+                return try Self.slot(db, user: user, ref)
             }
         }
     }
@@ -241,30 +214,14 @@ public final class PlannerStore: Sendable {
     {
         try storage {
             try writer.write { db in
-                try db.execute(
-                    sql: "UPDATE slot SET diary_entry = ? WHERE user = ? AND date = ? AND slot = ? AND recipe = ?",
-                    arguments: [entry, user, ref.date.description, ref.slot, recipe])
-                return reply(try Self.slot(db, user: user, date: ref.date, slot: ref.slot))
+                try SlotRecord.at(ref, user: user).filter(SlotRecord.Columns.recipe == recipe)
+                    .updateAll(db, SlotRecord.Columns.diaryEntry.set(to: entry))
+                return reply(try Self.slot(db, user: user, ref))
             }
         }
     }
 
     // MARK: Helpers
-
-    private static func insertSelection(_ db: Database, user: String, recipe: String, name: String, now: Date) throws {
-        try db.execute(
-            sql: "INSERT OR IGNORE INTO selection (user, recipe, name, added_at) VALUES (?, ?, ?, ?)",
-            arguments: [user, recipe, name, now.timeIntervalSince1970])
-    }
-
-    private static func insert(row: Row, at ref: SlotRef, user: String, _ db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO slot (user, date, slot, recipe, recipe_name, cooked_at, diary_entry) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            arguments: [
-                user, ref.date.description, ref.slot, row["recipe"] as String, row["recipe_name"] as String,
-                row["cooked_at"] as Double?, row["diary_entry"] as Int64?,
-            ])
-    }
 
     private static func selection(_ db: Database, user: String, window: PlanWindow) throws -> [SelectedRecipe] {
         try Row.fetchAll(
@@ -280,14 +237,9 @@ public final class PlannerStore: Sendable {
     }
 
     private static func days(_ db: Database, user: String, from: LocalDate, to: LocalDate, today: LocalDate) throws -> [PlanDay] {
-        let rows = try Row.fetchAll(
-            db, sql: "SELECT * FROM slot WHERE user = ? AND date BETWEEN ? AND ?",
-            arguments: [user, from.description, to.description])
-        var filled: [SlotRef: PlanSlot] = [:]
-        for row in rows {
-            guard let slot = planSlot(row) else { continue }
-            filled[SlotRef(date: slot.date, slot: slot.slot)] = slot
-        }
+        let records = try SlotRecord.filter(SlotRecord.Columns.user == user && (from.description...to.description).contains(SlotRecord.Columns.date))
+            .fetchAll(db)
+        let filled = Dictionary(records.map { ($0.ref, $0.planSlot) }, uniquingKeysWith: { first, _ in first })
         let count = from.days(to: to) + 1
         return (0..<max(count, 0)).map { offset in
             let date = from.adding(days: offset)
@@ -298,30 +250,12 @@ public final class PlannerStore: Sendable {
         }
     }
 
-    private static func slot(_ db: Database, user: String, date: LocalDate, slot number: Int) throws -> PlanSlot {
-        let row = try Row.fetchOne(
-            db, sql: "SELECT * FROM slot WHERE user = ? AND date = ? AND slot = ?", arguments: [user, date.description, number])
-        return row.flatMap(planSlot) ?? PlanSlot(date: date, slot: number, meal: PlanSlotKind.meal(of: number)!)
-    }
-
-    private static func planSlot(_ row: Row) -> PlanSlot? {
-        guard let date = LocalDate(row["date"] as String), let meal = PlanSlotKind.meal(of: row["slot"]) else { return nil }
-        return PlanSlot(
-            date: date, slot: row["slot"], meal: meal, recipe: row["recipe"], recipeName: row["recipe_name"],
-            cookedAt: (row["cooked_at"] as Double?).map(Date.init(timeIntervalSince1970:)), diaryEntry: row["diary_entry"]
-        )
+    private static func slot(_ db: Database, user: String, _ ref: SlotRef) throws -> PlanSlot {
+        try SlotRecord.at(ref, user: user).fetchOne(db)?.planSlot ?? PlanSlot(date: ref.date, slot: ref.slot, meal: PlanSlotKind.meal(of: ref.slot)!)
     }
 
     static func label(_ ref: SlotRef) -> String {
         "\(PlanSlotKind.meal(of: ref.slot)?.rawValue ?? "slot \(ref.slot)") on \(ref.date)"
-    }
-
-    private static func list(_ values: [String]) throws -> String {
-        String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
-    }
-
-    private static func list(_ text: String) throws -> [String] {
-        try JSONDecoder().decode([String].self, from: Data(text.utf8))
     }
 
     private func storage<T>(_ work: () throws -> T) throws(ServiceError) -> T {

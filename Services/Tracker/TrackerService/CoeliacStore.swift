@@ -30,17 +30,13 @@ final class CoeliacStore: Sendable {
                     adding: photo.count
                 )
             }
-            try db.execute(
-                sql: """
-                    INSERT INTO coeliac_journal_entry (user, date, time, title, description, photo_bytes, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    user, entry.date.description, entry.time.description, entry.title, entry.description,
-                    entry.photo?.count ?? 0, now.timeIntervalSince1970, now.timeIntervalSince1970,
-                ]
-            )
-            let id = db.lastInsertedRowID
+            var record = JournalEntryRecord(
+                user: user,
+                entry: JournalEntry(
+                    id: 0, date: entry.date, time: entry.time, title: entry.title, description: entry.description, hasPhoto: entry.photo != nil,
+                    photoBytes: entry.photo?.count ?? 0, createdAt: now, updatedAt: now))
+            try record.insert(db)
+            let id = record.entry.id
             if let photo = entry.photo {
                 try db.execute(sql: "INSERT INTO coeliac_journal_photo (entry_id, bytes) VALUES (?, ?)", arguments: [id, photo])
             }
@@ -51,11 +47,9 @@ final class CoeliacStore: Sendable {
     /// Entries from `from` to `to` (both included), by date, time and id.
     func entries(user: String, from: LocalDate, to: LocalDate) throws -> [JournalEntry] {
         try writer.read { db in
-            try Row.fetchAll(
-                db,
-                sql: "SELECT * FROM coeliac_journal_entry WHERE user = ? AND date BETWEEN ? AND ? ORDER BY date, time, id",
-                arguments: [user, from.description, to.description]
-            ).map(Self.entry(from:))
+            typealias Columns = JournalEntryRecord.Columns
+            return try JournalEntryRecord.filter(Columns.user == user && (from.description...to.description).contains(Columns.date))
+                .order(Columns.date, Columns.time, Columns.id).fetchAll(db).map(\.entry)
         }
     }
 
@@ -93,16 +87,9 @@ final class CoeliacStore: Sendable {
                 try db.execute(sql: "INSERT OR REPLACE INTO coeliac_journal_photo (entry_id, bytes) VALUES (?, ?)", arguments: [id, bytes])
                 after.photoBytes = bytes.count
             }
-            try db.execute(
-                sql: """
-                    UPDATE coeliac_journal_entry SET date = ?, time = ?, title = ?, description = ?, photo_bytes = ?, updated_at = ?
-                    WHERE id = ?
-                    """,
-                arguments: [
-                    after.date.description, after.time.description, after.title, after.description, after.photoBytes,
-                    now.timeIntervalSince1970, id,
-                ]
-            )
+            after.hasPhoto = after.photoBytes > 0
+            after.updatedAt = now
+            try JournalEntryRecord(user: user, entry: after).update(db)
             return (before, try Self.entry(id, user: user, db))
         }
     }
@@ -111,29 +98,16 @@ final class CoeliacStore: Sendable {
     func deleteEntry(_ id: Int64, user: String) throws -> JournalEntry {
         try writer.write { db in
             let entry = try Self.entry(id, user: user, db)
-            try db.execute(sql: "DELETE FROM coeliac_journal_entry WHERE id = ?", arguments: [id])
+            try JournalEntryRecord(user: user, entry: entry).delete(db)
             return entry
         }
     }
 
     private static func entry(_ id: Int64, user: String, _ db: Database) throws -> JournalEntry {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM coeliac_journal_entry WHERE id = ? AND user = ?", arguments: [id, user]) else {
+        guard let record = try JournalEntryRecord.owned(id, by: user).fetchOne(db) else {
             throw ServiceError.notFound("no journal entry \(id)", field: "id")
         }
-        return try entry(from: row)
-    }
-
-    private static func entry(from row: Row) throws -> JournalEntry {
-        let dateText: String = row["date"], timeText: String = row["time"]
-        guard let date = LocalDate(dateText), let time = TimeOfDay(timeText) else {
-            throw ServiceError.internal("journal entry \(row["id"] as Int64) has an unreadable date or time")
-        }
-        let photoBytes: Int = row["photo_bytes"]
-        return JournalEntry(
-            id: row["id"], date: date, time: time, title: row["title"], description: row["description"],
-            hasPhoto: photoBytes > 0, photoBytes: photoBytes,
-            createdAt: Date(timeIntervalSince1970: row["created_at"]), updatedAt: Date(timeIntervalSince1970: row["updated_at"])
-        )
+        return record.entry
     }
 
     // MARK: Gluten tests
@@ -174,10 +148,7 @@ final class CoeliacStore: Sendable {
             let held = Set(try Self.badges(user: user, db).map(\.streak))
             let newBadges = GlutenScoring.badgesReached(history).filter { !held.contains($0.streak) }
             for badge in newBadges {
-                try db.execute(
-                    sql: "INSERT INTO coeliac_gluten_badge (user, streak, reached_on, earned_at) VALUES (?, ?, ?, ?)",
-                    arguments: [user, badge.streak, badge.reachedOn.description, now.timeIntervalSince1970]
-                )
+                try GlutenBadgeRecord(user: user, badge: badge, earnedAt: now).insert(db)
             }
             return GlutenResultRecorded(
                 day: GlutenDay(date: date, expectsGluten: existing?.expectsGluten, positive: positive),
@@ -216,30 +187,18 @@ final class CoeliacStore: Sendable {
     }
 
     private static func day(_ date: LocalDate, user: String, _ db: Database) throws -> GlutenDay? {
-        try Row.fetchOne(db, sql: "SELECT * FROM coeliac_gluten_day WHERE user = ? AND date = ?", arguments: [user, date.description])
-            .map(day(from:))
+        try GlutenDayRecord.filter(GlutenDayRecord.Columns.user == user && GlutenDayRecord.Columns.date == date.description).fetchOne(db)?.day
     }
 
     private static func history(user: String, from: LocalDate?, to: LocalDate?, _ db: Database) throws -> [GlutenDay] {
-        try Row.fetchAll(
-            db,
-            sql: "SELECT * FROM coeliac_gluten_day WHERE user = ? AND date BETWEEN ? AND ? ORDER BY date",
-            arguments: [user, from?.description ?? "0000-00-00", to?.description ?? "9999-99-99"]
-        ).map(day(from:))
-    }
-
-    private static func day(from row: Row) throws -> GlutenDay {
-        let text: String = row["date"]
-        guard let date = LocalDate(text) else { throw ServiceError.internal("gluten day \"\(text)\" is not a date") }
-        return GlutenDay(date: date, expectsGluten: row["expects_gluten"], positive: row["positive"])
+        typealias Columns = GlutenDayRecord.Columns
+        var days = GlutenDayRecord.filter(Columns.user == user)
+        if let from { days = days.filter(Columns.date >= from.description) }
+        if let to { days = days.filter(Columns.date <= to.description) }
+        return try days.order(Columns.date).fetchAll(db).map(\.day)
     }
 
     private static func badges(user: String, _ db: Database) throws -> [GlutenBadge] {
-        try Row.fetchAll(db, sql: "SELECT streak, reached_on FROM coeliac_gluten_badge WHERE user = ? ORDER BY streak", arguments: [user])
-            .map { row in
-                let text: String = row["reached_on"]
-                guard let date = LocalDate(text) else { throw ServiceError.internal("badge date \"\(text)\" is not a date") }
-                return GlutenBadge(streak: row["streak"], reachedOn: date)
-            }
+        try GlutenBadgeRecord.filter(GlutenBadgeRecord.Columns.user == user).order(GlutenBadgeRecord.Columns.streak).fetchAll(db).map(\.badge)
     }
 }

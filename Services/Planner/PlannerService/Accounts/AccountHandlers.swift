@@ -17,78 +17,108 @@ struct AccountHandlers: Sendable {
 
     var now: Date { Date() }
 
+    /// The route table: every `account.*` method the planner serves and the function that answers it.
     func register() {
         let server = host.server
-        server.register(AccountAPI.register) { request, context in
-            let info = try store.createAccount(email: request.email, password: request.password, name: request.name, role: .user, now: now)
-            context.logger.notice("account registered", metadata: ["user": "\(info.user)"])
-            return info
-        }
-        server.register(AccountAPI.login) { request, context in
-            let email = try AccountRules.normalizedEmail(request.email)
-            try AccountRules.checkOfferedPassword(request.password)
-            let device = try AccountRules.checkName(request.device, field: "device")
-            let account = try checkPassword(request.password, email: email, context: context)
-            let session = try store.createSession(user: account.user, device: device, now: now)
-            context.logger.notice("signed in", metadata: ["user": "\(account.user)", "session": "\(session.id)"])
-            return SignedIn(token: token(for: session, role: account.role), session: info(session, current: session.id), account: account)
-        }
-        server.register(AccountAPI.logout) { _, context in
-            let claims = try signedIn(context)
-            if let ended = try store.endSession(claims.session, user: claims.user) { revoked(ended) }
-            return Empty()
-        }
-        server.register(AccountAPI.whoami) { _, context in
-            let claims = try signedIn(context)
-            guard let account = try store.account(user: claims.user),
-                let session = try store.sessions(user: claims.user, now: now).first(where: { $0.id == claims.session })
-            else {
-                throw ServiceError(.unauthorized, "this session was ended; sign in again", field: "header.session")
-            }
-            return WhoAmI(account: account.info, session: info(session, current: claims.session))
-        }
-        server.register(AccountAPI.sessions) { _, context in
-            let claims = try signedIn(context)
-            return SessionList(sessions: try store.sessions(user: claims.user, now: now).map { info($0, current: claims.session) })
-        }
-        server.register(AccountAPI.endSession) { request, context in
-            let claims = try signedIn(context)
-            guard let ended = try store.endSession(request.session, user: claims.user) else {
-                throw ServiceError.notFound("you have no session \(request.session)", field: "session")
-            }
-            revoked(ended)
-            return SessionList(sessions: try store.sessions(user: claims.user, now: now).map { info($0, current: claims.session) })
-        }
-        server.register(AccountAPI.changePassword) { request, context in
-            let claims = try signedIn(context)
-            guard let account = try store.account(user: claims.user) else { throw ServiceError.notFound("the account no longer exists") }
-            try AccountRules.checkOfferedPassword(request.current, field: "current")
-            _ = try checkPassword(request.current, email: account.info.email, context: context, field: "current")
-            try AccountRules.checkNewPassword(request.new, email: account.info.email, field: "new")
-            guard request.new != request.current else { throw ServiceError.badRequest("the new password is the current one", field: "new") }
-            let ended = try store.changePassword(user: claims.user, to: request.new, keeping: claims.session, now: now)
-            revoked(ended)
-            context.logger.notice("password changed", metadata: ["endedSessions": "\(ended.count)"])
-            return PasswordChanged(endedSessions: ended.count)
-        }
-        server.register(AccountAPI.delete) { request, context in
-            let claims = try signedIn(context)
-            guard let account = try store.account(user: claims.user) else { throw ServiceError.notFound("the account no longer exists") }
-            try AccountRules.checkOfferedPassword(request.password)
-            _ = try checkPassword(request.password, email: account.info.email, context: context)
-            let ended = try store.deleteAccount(user: claims.user, erasingIn: AccountEraser.services, now: now)
-            revoked(ended)
-            context.logger.notice("account deleted", metadata: ["user": "\(claims.user)"])
-            let erased = await eraser.eraseNow(user: claims.user, for: context)
-            return AccountDeleted(
-                user: claims.user, erased: [SousService.planner.rawValue] + erased.map(\.rawValue),
-                pending: AccountEraser.services.filter { !erased.contains($0) }.map(\.rawValue)
-            )
-        }
-        server.register(AccountAPI.revocations) { request, _ in
-            try store.revocations(since: request.since, now: now)
-        }
+        server.register(AccountAPI.register, use: registerAccount)
+        server.register(AccountAPI.login, use: login)
+        server.register(AccountAPI.logout, use: logout)
+        server.register(AccountAPI.whoami, use: whoami)
+        server.register(AccountAPI.sessions, use: sessions)
+        server.register(AccountAPI.endSession, use: endSession)
+        server.register(AccountAPI.changePassword, use: changePassword)
+        server.register(AccountAPI.delete, use: delete)
+        server.register(AccountAPI.revocations, use: revocations)
     }
+
+    // MARK: Signing up, in and out
+
+    /// `account.register` (named apart from the route table's `register()`).
+    func registerAccount(_ request: Registration, context: RequestContext) throws -> AccountInfo {
+        let info = try store.createAccount(email: request.email, password: request.password, name: request.name, role: .user, now: now)
+        context.logger.notice("account registered", metadata: ["user": "\(info.user)"])
+        return info
+    }
+
+    func login(_ request: SignIn, context: RequestContext) throws -> SignedIn {
+        let email = try AccountRules.normalizedEmail(request.email)
+        try AccountRules.checkOfferedPassword(request.password)
+        let device = try AccountRules.checkName(request.device, field: "device")
+        let account = try checkPassword(request.password, email: email, context: context)
+        let session = try store.createSession(user: account.user, device: device, now: now)
+        context.logger.notice("signed in", metadata: ["user": "\(account.user)", "session": "\(session.id)"])
+        return SignedIn(token: token(for: session, role: account.role), session: info(session, current: session.id), account: account)
+    }
+
+    func logout(_ request: Empty, context: RequestContext) throws -> Empty {
+        let claims = try signedIn(context)
+        if let ended = try store.endSession(claims.session, user: claims.user) { revoked(ended) }
+        return Empty()
+    }
+
+    // MARK: Sessions
+
+    func whoami(_ request: Empty, context: RequestContext) throws -> WhoAmI {
+        let claims = try signedIn(context)
+        guard let account = try store.account(user: claims.user),
+            let session = try store.sessions(user: claims.user, now: now).first(where: { $0.id == claims.session })
+        else {
+            throw ServiceError(.unauthorized, "this session was ended; sign in again", field: "header.session")
+        }
+        return WhoAmI(account: account.info, session: info(session, current: claims.session))
+    }
+
+    func sessions(_ request: Empty, context: RequestContext) throws -> SessionList {
+        let claims = try signedIn(context)
+        return SessionList(sessions: try store.sessions(user: claims.user, now: now).map { info($0, current: claims.session) })
+    }
+
+    func endSession(_ request: SessionRef, context: RequestContext) throws -> SessionList {
+        let claims = try signedIn(context)
+        guard let ended = try store.endSession(request.session, user: claims.user) else {
+            throw ServiceError.notFound("you have no session \(request.session)", field: "session")
+        }
+        revoked(ended)
+        return SessionList(sessions: try store.sessions(user: claims.user, now: now).map { info($0, current: claims.session) })
+    }
+
+    // MARK: Password and deletion
+
+    func changePassword(_ request: PasswordChange, context: RequestContext) throws -> PasswordChanged {
+        let claims = try signedIn(context)
+        guard let account = try store.account(user: claims.user) else { throw ServiceError.notFound("the account no longer exists") }
+        try AccountRules.checkOfferedPassword(request.current, field: "current")
+        _ = try checkPassword(request.current, email: account.info.email, context: context, field: "current")
+        try AccountRules.checkNewPassword(request.new, email: account.info.email, field: "new")
+        guard request.new != request.current else { throw ServiceError.badRequest("the new password is the current one", field: "new") }
+        let ended = try store.changePassword(user: claims.user, to: request.new, keeping: claims.session, now: now)
+        revoked(ended)
+        context.logger.notice("password changed", metadata: ["endedSessions": "\(ended.count)"])
+        return PasswordChanged(endedSessions: ended.count)
+    }
+
+    func delete(_ request: AccountDeletion, context: RequestContext) async throws -> AccountDeleted {
+        let claims = try signedIn(context)
+        guard let account = try store.account(user: claims.user) else { throw ServiceError.notFound("the account no longer exists") }
+        try AccountRules.checkOfferedPassword(request.password)
+        _ = try checkPassword(request.password, email: account.info.email, context: context)
+        let ended = try store.deleteAccount(user: claims.user, erasingIn: AccountEraser.services, now: now)
+        revoked(ended)
+        context.logger.notice("account deleted", metadata: ["user": "\(claims.user)"])
+        let erased = await eraser.eraseNow(user: claims.user, for: context)
+        return AccountDeleted(
+            user: claims.user, erased: [SousService.planner.rawValue] + erased.map(\.rawValue),
+            pending: AccountEraser.services.filter { !erased.contains($0) }.map(\.rawValue)
+        )
+    }
+
+    // MARK: Other services
+
+    func revocations(_ request: RevocationsSince, context: RequestContext) throws -> Revocations {
+        try store.revocations(since: request.since, now: now)
+    }
+
+    // MARK: Helpers
 
     /// The account whose password this is, or `unauthorized` (`rateLimited` after repeated
     /// failures). An unknown email costs the same hashing time as a wrong password.

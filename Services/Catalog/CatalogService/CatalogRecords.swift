@@ -1,0 +1,365 @@
+import Foundation
+import GRDB
+import SousSchema
+
+// The catalog's tables as GRDB records: each names its columns once (`Columns`), reads a row by
+// those names and writes itself, so no statement lists two dozen placeholders by hand.
+
+/// One row of the `recipe` table. Originals use their id as key; a personal version uses
+/// "<id>@<owner>" (``RecipeKey``) so it can share the original's public id.
+struct RecipeRecord: Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "recipe"
+    /// The rowid is selected too: it is the recipe's key in the search index.
+    static var databaseSelection: [any SQLSelectable] { [Column.rowID, AllColumns()] }
+
+    enum Columns {
+        static let key = Column("key")
+        static let id = Column("id")
+        static let origin = Column("origin")
+        static let owner = Column("owner")
+        static let basedOn = Column("based_on")
+        static let name = Column("name")
+        static let summary = Column("summary")
+        static let servings = Column("servings")
+        static let prepMinutes = Column("prep_minutes")
+        static let cookMinutes = Column("cook_minutes")
+        static let energyLevel = Column("energy_level")
+        static let equipment = Column("equipment")
+        static let dishTypes = Column("dish_types")
+        static let link = Column("link")
+        static let image = Column("image")
+        static let steps = Column("steps")
+        static let diets = Column("diets")
+        static let allergens = Column("allergens")
+        static let contains = Column("contains")
+        static let cost = Column("cost")
+        static let costPerServing = Column("cost_per_serving")
+        static let kcalPerServing = Column("kcal_per_serving")
+        static let shared = Column("shared")
+        static let deleted = Column("deleted")
+        static let version = Column("version")
+        static let createdAt = Column("created_at")
+    }
+
+    /// Set once the row is in the database.
+    var rowID: Int64?
+    var key: RecipeKey
+    var id: String
+    var origin: RecipeOrigin
+    var owner: String?
+    var basedOn: String?
+    var name: String
+    var summary: String
+    var servings: Int
+    var prepMinutes: Int
+    var cookMinutes: Int
+    var energyLevel: Int
+    var equipment: [Appliance]
+    var dishTypes: [DishType]
+    var link: String?
+    var image: String?
+    var steps: [RecipeStep]
+    var diets: [Diet]
+    var allergens: [Allergen]
+    var contains: [DietFact]
+    var cost: Double
+    var costPerServing: Double
+    var kcalPerServing: Double
+    var shared: Bool
+    var deleted: Bool
+    var version: Int64
+    var createdAt: Date
+
+    /// Every column of the record, qualified with a table alias, for joins written in SQL.
+    static func columns(as alias: String) -> String {
+        (["rowid"] + Self.columnNames).map { "\(alias).\($0)" }.joined(separator: ", ")
+    }
+
+    private static let columnNames = [
+        Columns.key, Columns.id, Columns.origin, Columns.owner, Columns.basedOn, Columns.name, Columns.summary, Columns.servings,
+        Columns.prepMinutes, Columns.cookMinutes, Columns.energyLevel, Columns.equipment, Columns.dishTypes, Columns.link, Columns.image,
+        Columns.steps, Columns.diets, Columns.allergens, Columns.contains, Columns.cost, Columns.costPerServing, Columns.kcalPerServing,
+        Columns.shared, Columns.deleted, Columns.version, Columns.createdAt,
+    ].map(\.name)
+
+    /// A new or replacing row for a validated recipe and the facts derived from its ingredients.
+    init(
+        _ recipe: ValidRecipe, facts: DerivedRecipeFacts, key: RecipeKey, id: String, origin: RecipeOrigin, owner: String?, basedOn: String?,
+        shared: Bool, version: Int64, createdAt: Date
+    ) {
+        self.key = key
+        self.id = id
+        self.origin = origin
+        self.owner = owner
+        self.basedOn = basedOn
+        name = recipe.name
+        summary = recipe.summary
+        servings = recipe.servings
+        prepMinutes = recipe.prepMinutes
+        cookMinutes = recipe.cookMinutes
+        energyLevel = facts.energyLevel
+        equipment = recipe.equipment
+        dishTypes = recipe.dishTypes
+        link = recipe.link
+        image = recipe.image
+        steps = recipe.steps
+        diets = facts.diets
+        allergens = facts.allergens
+        contains = facts.contains
+        cost = facts.cost
+        costPerServing = facts.costPerServing
+        kcalPerServing = facts.nutritionPerServing.kcal
+        self.shared = shared
+        deleted = false
+        self.version = version
+        self.createdAt = createdAt
+    }
+
+    init(row: Row) throws {
+        rowID = row[Column.rowID]
+        key = RecipeKey(rawValue: row[Columns.key])
+        id = row[Columns.id]
+        origin = RecipeOrigin(rawValue: row[Columns.origin]) ?? .custom
+        owner = row[Columns.owner]
+        basedOn = row[Columns.basedOn]
+        name = row[Columns.name]
+        summary = row[Columns.summary]
+        servings = row[Columns.servings]
+        prepMinutes = row[Columns.prepMinutes]
+        cookMinutes = row[Columns.cookMinutes]
+        energyLevel = row[Columns.energyLevel]
+        equipment = Bitmask.values(row[Columns.equipment], as: Appliance.self)
+        dishTypes = Bitmask.values(row[Columns.dishTypes], as: DishType.self)
+        link = row[Columns.link]
+        image = row[Columns.image]
+        steps = try JSONColumn.decode([RecipeStep].self, from: row[Columns.steps])
+        diets = Bitmask.values(row[Columns.diets], as: Diet.self)
+        allergens = Bitmask.values(row[Columns.allergens], as: Allergen.self)
+        contains = Bitmask.values(row[Columns.contains], as: DietFact.self)
+        cost = row[Columns.cost]
+        costPerServing = row[Columns.costPerServing]
+        kcalPerServing = row[Columns.kcalPerServing]
+        shared = row[Columns.shared]
+        deleted = row[Columns.deleted]
+        version = row[Columns.version]
+        createdAt = Date(timeIntervalSince1970: row[Columns.createdAt])
+    }
+
+    func encode(to container: inout PersistenceContainer) throws {
+        container[Columns.key] = key.rawValue
+        container[Columns.id] = id
+        container[Columns.origin] = origin.rawValue
+        container[Columns.owner] = owner
+        container[Columns.basedOn] = basedOn
+        container[Columns.name] = name
+        container[Columns.summary] = summary
+        container[Columns.servings] = servings
+        container[Columns.prepMinutes] = prepMinutes
+        container[Columns.cookMinutes] = cookMinutes
+        container[Columns.energyLevel] = energyLevel
+        container[Columns.equipment] = Bitmask.of(equipment)
+        container[Columns.dishTypes] = Bitmask.of(dishTypes)
+        container[Columns.link] = link
+        container[Columns.image] = image
+        container[Columns.steps] = try JSONColumn.encode(steps)
+        container[Columns.diets] = Bitmask.of(diets)
+        container[Columns.allergens] = Bitmask.of(allergens)
+        container[Columns.contains] = Bitmask.of(contains)
+        container[Columns.cost] = cost
+        container[Columns.costPerServing] = costPerServing
+        container[Columns.kcalPerServing] = kcalPerServing
+        container[Columns.shared] = shared
+        container[Columns.deleted] = deleted
+        container[Columns.version] = version
+        container[Columns.createdAt] = createdAt.timeIntervalSince1970
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        rowID = inserted.rowID
+    }
+
+    func summary(isFavorite: Bool) -> RecipeSummary {
+        RecipeSummary(
+            id: id, name: name, summary: summary, servings: servings, totalMinutes: prepMinutes + cookMinutes, energyLevel: energyLevel,
+            diets: diets, allergens: allergens, equipment: equipment, dishTypes: dishTypes, kcalPerServing: kcalPerServing,
+            costPerServing: costPerServing, origin: origin, owner: owner, isFavorite: isFavorite
+        )
+    }
+
+    var asValidRecipe: ValidRecipe {
+        ValidRecipe(
+            name: name, summary: summary, servings: servings, prepMinutes: prepMinutes, cookMinutes: cookMinutes, ingredients: [],
+            steps: steps, equipment: equipment, dishTypes: dishTypes, link: link, image: image
+        )
+    }
+}
+
+/// One ingredient line of a recipe (`recipe_ingredient`), in the recipe's order.
+struct RecipeLineRecord: Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "recipe_ingredient"
+
+    enum Columns {
+        static let recipeKey = Column("recipe_key")
+        static let position = Column("position")
+        static let ingredient = Column("ingredient_id")
+        static let quantity = Column("quantity")
+        static let unit = Column("unit")
+        static let use = Column("purpose")
+        static let eatenShare = Column("eaten_share")
+    }
+
+    var recipeKey: RecipeKey
+    var position: Int
+    var line: RecipeIngredient
+
+    init(recipeKey: RecipeKey, position: Int, line: RecipeIngredient) {
+        self.recipeKey = recipeKey
+        self.position = position
+        self.line = line
+    }
+
+    init(row: Row) {
+        recipeKey = RecipeKey(rawValue: row[Columns.recipeKey])
+        position = row[Columns.position]
+        line = RecipeIngredient(
+            ingredient: row[Columns.ingredient], quantity: row[Columns.quantity], unit: MeasureUnit(rawValue: row[Columns.unit]) ?? .g,
+            use: IngredientUse(rawValue: row[Columns.use]) ?? .eaten, eatenShare: row[Columns.eatenShare]
+        )
+    }
+
+    func encode(to container: inout PersistenceContainer) {
+        container[Columns.recipeKey] = recipeKey.rawValue
+        container[Columns.position] = position
+        container[Columns.ingredient] = line.ingredient
+        container[Columns.quantity] = line.quantity
+        container[Columns.unit] = line.unit.rawValue
+        container[Columns.use] = line.use.rawValue
+        container[Columns.eatenShare] = line.eatenShare
+    }
+}
+
+/// One row of the `ingredient` table: the ingredient as served, where it came from, the catalog
+/// version that last changed it, and the folded forms search compares against.
+struct IngredientRecord: Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "ingredient"
+
+    enum Columns {
+        static let id = Column("id")
+        static let name = Column("name")
+        static let folded = Column("folded")
+        static let usdaNdb = Column("usda_ndb")
+        static let unit = Column("unit")
+        static let gramsPerPiece = Column("grams_per_piece")
+        static let gramsPerMl = Column("grams_per_ml")
+        static let priceAmount = Column("price_amount")
+        static let pricePer = Column("price_per")
+        static let category = Column("category")
+        static let kcal = Column("kcal")
+        static let carbohydrates = Column("carbohydrates")
+        static let protein = Column("protein")
+        static let fat = Column("fat")
+        static let fibre = Column("fibre")
+        static let sugar = Column("sugar")
+        static let salt = Column("salt")
+        static let contains = Column("contains")
+        static let allergens = Column("allergens")
+        static let source = Column("source")
+        static let version = Column("version")
+        static let synonyms = Column("synonyms")
+        static let foldedSynonyms = Column("folded_synonyms")
+        static let bought = Column("bought")
+    }
+
+    var ingredient: Ingredient
+    var source: String
+    var version: Int64
+
+    init(_ ingredient: Ingredient, source: String, version: Int64) {
+        self.ingredient = ingredient
+        self.source = source
+        self.version = version
+    }
+
+    init(row: Row) throws {
+        ingredient = try Self.ingredient(row)
+        source = row[Columns.source]
+        version = row[Columns.version]
+    }
+
+    /// The ingredient of a row that selected at least the columns it is served with.
+    static func ingredient(_ row: Row) throws -> Ingredient {
+        try Ingredient(
+            id: row[Columns.id], name: row[Columns.name], usdaNdb: row[Columns.usdaNdb], unit: MeasureUnit(rawValue: row[Columns.unit]) ?? .g,
+            gramsPerPiece: row[Columns.gramsPerPiece], gramsPerMl: row[Columns.gramsPerMl],
+            price: Price(amount: row[Columns.priceAmount], per: PriceUnit(rawValue: row[Columns.pricePer]) ?? .kg),
+            category: ShoppingCategory(rawValue: row[Columns.category]) ?? .other,
+            nutrition: Nutrition(
+                kcal: row[Columns.kcal], carbohydrates: row[Columns.carbohydrates], protein: row[Columns.protein], fat: row[Columns.fat],
+                fibre: row[Columns.fibre], sugar: row[Columns.sugar], salt: row[Columns.salt]),
+            contains: Bitmask.values(row[Columns.contains], as: DietFact.self),
+            allergens: Bitmask.values(row[Columns.allergens], as: Allergen.self),
+            synonyms: JSONColumn.decode([String].self, from: row[Columns.synonyms]), bought: row[Columns.bought]
+        )
+    }
+
+    /// The columns an ingredient is served with, for reads written in SQL.
+    static let servedColumns = [
+        Columns.id, Columns.name, Columns.usdaNdb, Columns.unit, Columns.gramsPerPiece, Columns.gramsPerMl, Columns.priceAmount, Columns.pricePer,
+        Columns.category, Columns.kcal, Columns.carbohydrates, Columns.protein, Columns.fat, Columns.fibre, Columns.sugar, Columns.salt,
+        Columns.contains, Columns.allergens, Columns.synonyms, Columns.bought,
+    ].map(\.name).joined(separator: ", ")
+
+    func encode(to container: inout PersistenceContainer) throws {
+        let n = ingredient.nutrition
+        container[Columns.id] = ingredient.id
+        container[Columns.name] = ingredient.name
+        container[Columns.folded] = folded(ingredient.name)
+        container[Columns.usdaNdb] = ingredient.usdaNdb
+        container[Columns.unit] = ingredient.unit.rawValue
+        container[Columns.gramsPerPiece] = ingredient.gramsPerPiece
+        container[Columns.gramsPerMl] = ingredient.gramsPerMl
+        container[Columns.priceAmount] = ingredient.price.amount
+        container[Columns.pricePer] = ingredient.price.per.rawValue
+        container[Columns.category] = ingredient.category.rawValue
+        container[Columns.kcal] = n.kcal
+        container[Columns.carbohydrates] = n.carbohydrates
+        container[Columns.protein] = n.protein
+        container[Columns.fat] = n.fat
+        container[Columns.fibre] = n.fibre
+        container[Columns.sugar] = n.sugar
+        container[Columns.salt] = n.salt
+        container[Columns.contains] = Bitmask.of(ingredient.contains)
+        container[Columns.allergens] = Bitmask.of(ingredient.allergens)
+        container[Columns.source] = source
+        container[Columns.version] = version
+        container[Columns.synonyms] = try JSONColumn.encode(ingredient.synonyms)
+        // "|a|b|" so a LIKE '%|name|%' finds a whole synonym.
+        container[Columns.foldedSynonyms] =
+            ingredient.synonyms.isEmpty ? "" : "|" + ingredient.synonyms.map(folded).joined(separator: "|") + "|"
+        container[Columns.bought] = ingredient.bought
+    }
+}
+
+/// Lists kept as JSON text in one column (steps, synonyms).
+enum JSONColumn {
+    private static let decoder = JSONDecoder()
+    private static let encoder = JSONEncoder()
+
+    static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
+        try decoder.decode(type, from: Data(text.utf8))
+    }
+
+    static func encode(_ value: some Encodable) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+extension Ingredient {
+    /// What recipe search indexes for this ingredient: its name and synonyms.
+    var searchText: String { ([name] + synonyms).joined(separator: " ") }
+}
+
+/// Lowercased and without diacritics, so "Crème" is found by "creme".
+func folded(_ text: String) -> String {
+    text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Logging
+import SousWire
+
+/// The methods every service answers: health, its clock, and a description of its methods.
+struct CommonHandlers: Sendable {
+    let name: String
+    let startedAt: Date
+    let clock: WallClock
+    let databaseHealth: @Sendable () -> DatabaseHealth
+    let server: RPCServer
+
+    /// The route table.
+    func register() {
+        server.register(CommonAPI.health, use: health)
+        server.register(CommonAPI.clock, use: readClock)
+        server.register(CommonAPI.setClock, use: setClock)
+        server.register(CommonAPI.describe, use: describe)
+    }
+
+    func health(_ request: Empty, context: RequestContext) -> HealthReport {
+        HealthReport(
+            service: name,
+            version: SousVersion.current,
+            protocolVersion: Int(SousProtocol.version),
+            startedAt: startedAt,
+            uptimeSeconds: Date().timeIntervalSince(startedAt),
+            database: databaseHealth()
+        )
+    }
+
+    func readClock(_ request: Empty, context: RequestContext) -> ClockReading {
+        ClockReading(now: clock.now, manual: clock.isManual)
+    }
+
+    func setClock(_ request: ClockSetting, context: RequestContext) throws -> ClockReading {
+        guard clock.set(request.now) else {
+            throw ServiceError.badRequest("\(name) runs on the system clock; start it with SOUS_CLOCK=manual to set it", field: "now")
+        }
+        return ClockReading(now: clock.now, manual: true)
+    }
+
+    func describe(_ request: Empty, context: RequestContext) throws -> ServiceDescription {
+        do {
+            return try server.description(of: name)
+        } catch {
+            throw ServiceError.internal("\(name) cannot describe its methods: \(error)")
+        }
+    }
+}
+
+/// `account.erase`, answered by every service with a database: deletes every row naming the
+/// deleted user (the planner calls it on each service once the account is gone).
+struct ErasureHandler: Sendable {
+    let service: String
+    let database: SousDatabase
+
+    func erase(_ request: Empty, context: RequestContext) throws -> ErasureReport {
+        let user = try context.requireUser()
+        let rows = try database.eraseUser(user)
+        context.logger.notice("erased a deleted account's rows", metadata: ["rows": "\(rows.values.reduce(0, +))"])
+        return ErasureReport(service: service, rows: rows)
+    }
+}
