@@ -120,7 +120,10 @@ struct ProtocolCoverageCLITests {
                 RecipePage.self,
                 from: Data(await sous(["recipes", "search", "--ignore", "allergens", "--page-size", "100", "--json"] + ada).out.utf8))
             #expect(ignoring.recipes.contains { $0.allergens.contains(.gluten) })
+            // The catalog keeps the profile it filtered by: the change reaches it as the planner's event.
+            let applied = stack.catalog.profiles.changes.subscribe()
             let off = await sous(["profile", "set", "--filter-allergens", "off"] + ada)
+            _ = try await firstElement(of: applied, within: .seconds(30)) { $0 == "ada" }
             #expect(off.code == 0 && off.out.contains("allergens off") && off.out.contains("Allergens  gluten"), "\(off.out)")
             let unfiltered = try JSONDecoder().decode(
                 RecipePage.self, from: Data(await sous(["recipes", "search", "--page-size", "100", "--json"] + ada).out.utf8))

@@ -6,6 +6,7 @@ import SousRuntime
 import SousSchema
 import SousTestSupport
 import SousWire
+import Synchronization
 import Testing
 
 struct IngredientSearchTests {
@@ -223,20 +224,50 @@ struct RecipeSearchTests {
         }
     }
 
-    @Test func savedProfileIsReadFromThePlanner() async throws {
-        // A stand-in for the planner service (real sockets and runtime) until the planner exists.
+    @Test func savedProfileIsReadFromThePlannerOnceThenKeptCurrentByItsEvents() async throws {
+        // A stand-in for the planner (real sockets and runtime) that counts the reads it answers.
+        let clock = WallClock.manual(at: localDate("2026-03-10").instant(hour: 12, minute: 0, in: .gmt))
         let planner = try ServiceHost(
-            configuration: .inProcess(.planner), logger: quietLogger("planner"), databaseHealth: { DatabaseHealth(status: "none") })
+            configuration: .inProcess(.planner, clock: clock), logger: quietLogger("planner"), databaseHealth: { DatabaseHealth(status: "none") })
+        let reads = Atomic<Int>(0)
+        let vegetarianWithoutOven = CookingProfile(diets: [.vegetarian], equipment: [.stove, .mixer, .microwave, .fryer])
         planner.server.register(PlannerAPI.getProfile) { _, context in
-            context.user == "vera" ? CookingProfile(diets: [.vegetarian], equipment: [.stove, .mixer, .microwave, .fryer]) : .defaults
+            reads.add(1, ordering: .relaxed)
+            return context.user == "vera" ? vegetarianWithoutOven : .defaults
         }
         try await withRunningService(planner) { planner in
-            try await withCatalog(peers: [.planner: planner.boundEndpoints]) { _, client in
+            let catalog = try CatalogFixture.make(peers: [.planner: planner.boundEndpoints], clock: clock)
+            let client = ServiceClient<Catalog>(
+                endpoint: catalog.host.boundEndpoints.requests, options: .init(timeout: .seconds(30), retries: 0),
+                session: TestSessions.token(for: "vera"))
+            try await withRunningService(catalog.host) { _ in
+                await catalog.profiles.waitUntilSubscribed()
                 let ids = Set(try await client.allRecipeIDs(.init(useSavedProfile: true), user: "vera"))
                 let expected = Set(TestSeed.shared.recipes.filter { TestSeed.fits($0, .vegetarian) && !$0.equipment.contains(.oven) }.map(\.id))
                 #expect(ids == expected)
                 let off = Set(try await client.allRecipeIDs(.init(useSavedProfile: true, switches: .init(equipment: false)), user: "vera"))
                 #expect(off == Set(TestSeed.shared.recipes.filter { TestSeed.fits($0, .vegetarian) }.map(\.id)))
+                #expect(reads.load(ordering: .relaxed) == 1, "every page after the first uses the kept profile")
+
+                // The planner announces a change: the catalog applies it without asking again.
+                // (Announced until applied: a subscription's first messages may be missed.)
+                let applied = catalog.profiles.changes.subscribe()
+                let vegan = CookingProfile(diets: [.vegan])
+                var seen = false
+                for _ in 0..<15 where !seen {
+                    planner.publisher.publish(PlannerTopics.profileChanged, ProfileChangedEvent(user: "vera", profile: vegan))
+                    seen = (try? await firstElement(of: applied, within: .seconds(2)) { $0 == "vera" }) != nil
+                }
+                #expect(seen)
+                let veganIDs = Set(try await client.allRecipeIDs(.init(useSavedProfile: true), user: "vera"))
+                #expect(veganIDs == Set(TestSeed.shared.recipes.filter { TestSeed.fits($0, .vegan) }.map(\.id)))
+                #expect(reads.load(ordering: .relaxed) == 1)
+
+                // A kept profile is read again once it is older than the cache's maximum age, in
+                // case a change was announced while the subscription was down.
+                clock.advance(by: catalog.profiles.maximumAge + 1)
+                #expect(Set(try await client.allRecipeIDs(.init(useSavedProfile: true), user: "vera")) == expected)
+                #expect(reads.load(ordering: .relaxed) == 2)
             }
         }
     }

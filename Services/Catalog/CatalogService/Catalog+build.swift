@@ -1,14 +1,16 @@
 import Foundation
 public import Logging
 public import SousRuntime
-import SousSchema
-import SousWire
+public import SousSchema
+public import SousWire
 
 /// The catalog service: its store, its host (server + publisher) and the planner client it
 /// reads saved cooking profiles with.
 public struct CatalogService: Sendable {
     public let host: ServiceHost
     public let store: CatalogStore
+    /// Users' saved cooking profiles, as the planner last announced them.
+    public let profiles: PeerValueCache<Planner, CookingProfile>
 
     /// Builds the catalog from `configuration`: opens the database, loads the shipped seed data
     /// on first start (or when a newer version ships), binds the sockets and registers methods.
@@ -23,11 +25,16 @@ public struct CatalogService: Sendable {
                 "loaded seed data",
                 metadata: ["ingredients": "\(report.ingredients)", "recipes": "\(report.recipes)", "seedVersion": "\(report.seedVersion)"])
         }
-        let host = try ServiceHost(configuration: configuration, logger: logger, database: database)
-        let planner = Peer(Planner.self, of: configuration)
+        // A default search filters by the saved profile: kept here, current with the planner's
+        // changes, so the search makes no round trip.
+        let profiles = PeerValueCache(
+            PlannerAPI.getProfile, changedBy: PlannerTopics.profileChanged, change: { ($0.user, $0.profile) }, configuration: configuration,
+            logger: logger)
+        let host = try ServiceHost(configuration: configuration, logger: logger, database: database, services: [profiles])
         self.host = host
         self.store = store
-        CatalogHandlers(host: host, store: store, planner: planner, seed: seed).register()
+        self.profiles = profiles
+        CatalogHandlers(host: host, store: store, profiles: profiles, seed: seed).register()
     }
 
     /// Opens (creating and migrating as needed) the catalog database in `directory`, or in memory.
@@ -40,7 +47,7 @@ public struct CatalogService: Sendable {
 struct CatalogHandlers: Sendable {
     let host: ServiceHost
     let store: CatalogStore
-    let planner: Peer<Planner>
+    let profiles: PeerValueCache<Planner, CookingProfile>
     let seed: SeedData
 
     /// The route table: every method the catalog serves and the function that answers it.
@@ -164,14 +171,14 @@ struct CatalogHandlers: Sendable {
     }
 
     /// The filter a search asks for: the profile it passes, or the user's saved profile read
-    /// from the planner, with the request's switches over the profile's own.
+    /// (cached from the planner), with the request's switches over the profile's own.
     func resolveFilter(_ request: RecipeSearch, context: RequestContext) async throws -> (profile: RecipeFilterProfile, switches: FilterSwitches)? {
         if request.useSavedProfile == true {
             if request.profile != nil {
                 throw ServiceError.badRequest("pass a profile or ask for the saved one, not both", field: "useSavedProfile")
             }
             let user = try context.requireUser()
-            let saved = try await planner.call(PlannerAPI.getProfile, Empty(), user: user, for: context)
+            let saved = try await profiles.value(for: user, context: context)
             var (profile, switches) = saved.recipeFilter
             if let overrides = request.switches {
                 switches.diets = overrides.diets ?? switches.diets

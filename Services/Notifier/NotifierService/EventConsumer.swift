@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 public import ServiceLifecycle
-import SousRuntime
+public import SousRuntime
 import SousSchema
 import SousWire
 

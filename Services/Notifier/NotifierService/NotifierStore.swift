@@ -88,21 +88,12 @@ public final class NotifierStore: Sendable {
         try writer.write { db in
             let existing = try Self.schedule(of: user, db)
             guard profile.enabled else {
-                try db.execute(sql: "DELETE FROM schedule WHERE user = ?", arguments: [user])
+                _ = try ScheduleRecord.deleteOne(db, key: user)
                 return (nil, existing != nil)
             }
-            let lastHandled = try String.fetchOne(db, sql: "SELECT max(local_date) FROM delivery WHERE user = ?", arguments: [user]).flatMap(
-                LocalDate.init)
-            let next = ReminderRules.nextDue(
-                after: now, timeZone: ReminderRules.timeZone(named: profile.timeZone), hour: profile.reminderHour, lastHandled: lastHandled
-            )
-            let pending = ScheduledReminder(user: user, date: next.date, dueAt: next.dueAt)
+            let pending = try Self.nextReminder(of: user, profile: profile, now: now, db)
             guard pending != existing else { return (pending, false) }
-            try db.execute(
-                sql:
-                    "INSERT INTO schedule (user, local_date, due_at) VALUES (?, ?, ?) ON CONFLICT (user) DO UPDATE SET local_date = excluded.local_date, due_at = excluded.due_at",
-                arguments: [user, pending.date.description, pending.dueAt.timeIntervalSince1970]
-            )
+            try ScheduleRecord(pending).insert(db, onConflict: .replace)
             return (pending, true)
         }
     }
@@ -116,18 +107,10 @@ public final class NotifierStore: Sendable {
             try Self.saveProfile(profile, of: user, db)
             guard try Self.schedule(of: user, db) != nil else { return false }
             if !profile.enabled {
-                try db.execute(sql: "DELETE FROM schedule WHERE user = ?", arguments: [user])
+                _ = try ScheduleRecord.deleteOne(db, key: user)
                 return true
             }
-            let lastHandled = try String.fetchOne(db, sql: "SELECT max(local_date) FROM delivery WHERE user = ?", arguments: [user]).flatMap(
-                LocalDate.init)
-            let next = ReminderRules.nextDue(
-                after: now, timeZone: ReminderRules.timeZone(named: profile.timeZone), hour: profile.reminderHour, lastHandled: lastHandled
-            )
-            try db.execute(
-                sql: "UPDATE schedule SET local_date = ?, due_at = ? WHERE user = ?",
-                arguments: [next.date.description, next.dueAt.timeIntervalSince1970, user]
-            )
+            try ScheduleRecord(try Self.nextReminder(of: user, profile: profile, now: now, db)).update(db)
             return true
         }
     }
@@ -139,6 +122,7 @@ public final class NotifierStore: Sendable {
     /// The earliest due instant of any pending reminder.
     public func earliestDue() throws -> Date? {
         try writer.read { db in
+            // A cached statement: the scheduler asks after every pass (docs/BENCHMARKS.md, next-due lookup).
             try Double.fetchOne(db.cachedStatement(sql: "SELECT due_at FROM schedule ORDER BY due_at LIMIT 1")).map(Date.init(timeIntervalSince1970:))
         }
     }
@@ -146,10 +130,8 @@ public final class NotifierStore: Sendable {
     /// Up to `limit` reminders due at or before `now`, earliest first (walks the due index).
     public func due(through now: Date, limit: Int) throws -> [ScheduledReminder] {
         try writer.read { db in
-            try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT user, local_date, due_at FROM schedule WHERE due_at <= ? ORDER BY due_at LIMIT ?"),
-                arguments: [now.timeIntervalSince1970, limit]
-            ).map(Self.scheduled(row:))
+            try ScheduleRecord.filter(ScheduleRecord.Columns.dueAt <= now.timeIntervalSince1970).order(ScheduleRecord.Columns.dueAt).limit(limit)
+                .fetchAll(db).map(\.reminder)
         }
     }
 
@@ -158,23 +140,17 @@ public final class NotifierStore: Sendable {
     /// reminder handled before) is left out, so it can never be sent twice.
     public func record(_ decisions: [ReminderDecision], at now: Date) throws -> [ReminderDecision] {
         try writer.write { db in
-            let insert = try db.cachedStatement(
-                sql: """
-                    INSERT INTO delivery (user, local_date, due_at, outcome, recorded_at, reason, kcal, kcal_goal)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user, local_date) DO NOTHING
-                    """)
-            // Only the reminder that was due: activity may have moved it on meanwhile.
+            // Only the reminder that was due: activity may have moved it on meanwhile. Cached once
+            // for the batch (a burst runs it per reminder).
             let remove = try db.cachedStatement(sql: "DELETE FROM schedule WHERE user = ? AND due_at = ?")
             var recorded: [ReminderDecision] = []
             recorded.reserveCapacity(decisions.count)
             for decision in decisions {
-                let reminder = decision.reminder
-                try insert.execute(arguments: [
-                    reminder.user, reminder.date.description, reminder.dueAt.timeIntervalSince1970, decision.outcome.rawValue,
-                    now.timeIntervalSince1970, decision.reason, decision.kcal, decision.kcalGoal,
-                ])
+                // The log's key is the user-day and no other constraint can fail (the outcome is one
+                // the CHECK allows, every NOT NULL column has a value): OR IGNORE skips only a repeat.
+                try DeliveryRecord(decision, recordedAt: now).insert(db, onConflict: .ignore)
                 if db.changesCount == 1 { recorded.append(decision) }
-                try remove.execute(arguments: [reminder.user, reminder.dueAt.timeIntervalSince1970])
+                try remove.execute(arguments: [decision.reminder.user, decision.reminder.dueAt.timeIntervalSince1970])
             }
             return recorded
         }
@@ -184,20 +160,15 @@ public final class NotifierStore: Sendable {
     /// the benchmark and maintenance tools.
     public func bulkSchedule(_ reminders: [ScheduledReminder], profile: ReminderProfile) throws {
         try writer.write { db in
-            let schedule = try db.cachedStatement(
-                sql: """
-                    INSERT INTO schedule (user, local_date, due_at) VALUES (?, ?, ?)
-                    ON CONFLICT (user) DO UPDATE SET local_date = excluded.local_date, due_at = excluded.due_at
-                    """)
             for reminder in reminders {
                 try Self.saveProfile(profile, of: reminder.user, db)
-                try schedule.execute(arguments: [reminder.user, reminder.date.description, reminder.dueAt.timeIntervalSince1970])
+                try ScheduleRecord(reminder).insert(db, onConflict: .replace)
             }
         }
     }
 
     public func scheduledCount() throws -> Int {
-        try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM schedule") ?? 0 }
+        try writer.read { db in try ScheduleRecord.fetchCount(db) }
     }
 
     // MARK: Delivery log
@@ -205,23 +176,8 @@ public final class NotifierStore: Sendable {
     /// The newest `limit` entries of `user`'s delivery log, newest date first.
     public func log(of user: String, limit: Int) throws -> [ReminderLogEntry] {
         try writer.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT local_date, outcome, due_at, recorded_at, reason, kcal, kcal_goal FROM delivery
-                    WHERE user = ? ORDER BY local_date DESC LIMIT ?
-                    """, arguments: [user, limit]
-            ).map { row in
-                ReminderLogEntry(
-                    date: LocalDate(row["local_date"] as String)!,
-                    outcome: ReminderOutcome(rawValue: row["outcome"]) ?? .sent,
-                    dueAt: Date(timeIntervalSince1970: row["due_at"]),
-                    recordedAt: Date(timeIntervalSince1970: row["recorded_at"]),
-                    reason: row["reason"],
-                    kcal: row["kcal"],
-                    kcalGoal: row["kcal_goal"]
-                )
-            }
+            try DeliveryRecord.filter(DeliveryRecord.Columns.user == user).order(DeliveryRecord.Columns.date.desc).limit(limit).fetchAll(db)
+                .map(\.logEntry)
         }
     }
 
@@ -229,61 +185,39 @@ public final class NotifierStore: Sendable {
     /// continue from.
     public func sentReminders(of user: String, after: Date, limit: Int = 500) throws -> (reminders: [Reminder], cursor: Date) {
         try writer.read { db in
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT local_date, due_at, recorded_at, kcal, kcal_goal FROM delivery
-                    WHERE user = ? AND outcome = 'sent' AND recorded_at > ? ORDER BY recorded_at LIMIT ?
-                    """, arguments: [user, after.timeIntervalSince1970, limit])
-            let reminders = rows.compactMap { row -> Reminder? in
-                guard let date = LocalDate(row["local_date"] as String) else { return nil }
-                let kcal: Double? = row["kcal"]
-                let goal: Double? = row["kcal_goal"]
-                return Reminder(
-                    user: user, date: date, message: ReminderRules.message(kcal: kcal, goal: goal), dueAt: Date(timeIntervalSince1970: row["due_at"]),
-                    kcal: kcal, kcalGoal: goal
-                )
-            }
-            let cursor = rows.last.map { Date(timeIntervalSince1970: $0["recorded_at"]) } ?? after
-            return (reminders, cursor)
+            let records = try DeliveryRecord.filter(
+                DeliveryRecord.Columns.user == user && DeliveryRecord.Columns.outcome == ReminderOutcome.sent.rawValue
+                    && DeliveryRecord.Columns.recordedAt > after.timeIntervalSince1970
+            ).order(DeliveryRecord.Columns.recordedAt).limit(limit).fetchAll(db)
+            return (records.map(\.reminder), records.last?.recordedAt ?? after)
         }
     }
 
     /// The newest local date with a delivery log entry for `user`.
     public func lastHandledDate(of user: String) throws -> LocalDate? {
-        try writer.read { db in
-            try String.fetchOne(db, sql: "SELECT max(local_date) FROM delivery WHERE user = ?", arguments: [user]).flatMap(LocalDate.init)
-        }
+        try writer.read { db in try DeliveryRecord.lastHandledDate(of: user, db) }
     }
 
     // MARK: Rows
 
     private static func profile(of user: String, _ db: Database) throws -> ReminderProfile? {
-        try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT time_zone, reminder_hour, enabled, fetched_at FROM profile WHERE user = ?"), arguments: [user]
-        ).map { row in
-            ReminderProfile(
-                timeZone: row["time_zone"], reminderHour: row["reminder_hour"], enabled: row["enabled"],
-                fetchedAt: Date(timeIntervalSince1970: row["fetched_at"]))
-        }
+        try ProfileRecord.fetchOne(db, key: user)?.profile
     }
 
     private static func saveProfile(_ profile: ReminderProfile, of user: String, _ db: Database) throws {
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO profile (user, time_zone, reminder_hour, enabled, fetched_at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (user) DO UPDATE SET time_zone = excluded.time_zone, reminder_hour = excluded.reminder_hour,
-                    enabled = excluded.enabled, fetched_at = excluded.fetched_at
-                """
-        ).execute(arguments: [user, profile.timeZone, profile.reminderHour, profile.enabled, profile.fetchedAt.timeIntervalSince1970])
+        try ProfileRecord(user: user, profile: profile).insert(db, onConflict: .replace)
     }
 
     private static func schedule(of user: String, _ db: Database) throws -> ScheduledReminder? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT user, local_date, due_at FROM schedule WHERE user = ?"), arguments: [user]).map(
-            scheduled(row:))
+        try ScheduleRecord.fetchOne(db, key: user)?.reminder
     }
 
-    private static func scheduled(row: Row) -> ScheduledReminder {
-        ScheduledReminder(user: row["user"], date: LocalDate(row["local_date"] as String)!, dueAt: Date(timeIntervalSince1970: row["due_at"]))
+    /// `user`'s next reminder under `profile` after `now`, past the last day already handled.
+    private static func nextReminder(of user: String, profile: ReminderProfile, now: Date, _ db: Database) throws -> ScheduledReminder {
+        let next = ReminderRules.nextDue(
+            after: now, timeZone: ReminderRules.timeZone(named: profile.timeZone), hour: profile.reminderHour,
+            lastHandled: try DeliveryRecord.lastHandledDate(of: user, db)
+        )
+        return ScheduledReminder(user: user, date: next.date, dueAt: next.dueAt)
     }
 }

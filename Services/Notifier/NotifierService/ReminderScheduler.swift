@@ -2,7 +2,7 @@ import Dispatch
 public import Foundation
 import Logging
 public import ServiceLifecycle
-import SousRuntime
+public import SousRuntime
 import SousSchema
 import SousWire
 import Synchronization

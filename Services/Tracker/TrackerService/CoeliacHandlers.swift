@@ -3,7 +3,6 @@ import Logging
 import SousRuntime
 import SousSchema
 import SousWire
-import Synchronization
 
 /// The coeliac diary's methods, served by the tracker: validate everything, write in one
 /// transaction, then publish the event (the runtime records activity).
@@ -12,15 +11,13 @@ struct CoeliacHandlers: Sendable {
     let database: SousDatabase
     private let store: CoeliacStore
     /// Read for the user's time zone when a request leaves its date or time to "now".
-    private let planner: Peer<Planner>
-    private let lastZones = CoeliacZoneMemory()
+    private let zones: UserTimeZones
 
-    init(host: ServiceHost, database: SousDatabase) {
+    init(host: ServiceHost, database: SousDatabase, zones: UserTimeZones) {
         self.host = host
         self.database = database
         store = CoeliacStore(database: database)
-        // Optional: a planner outage slows a dateless request by a third of its time at most.
-        planner = Peer(Planner.self, of: host.configuration)
+        self.zones = zones
     }
 
     /// The route table: every method of the coeliac diary and the function that answers it.
@@ -138,28 +135,8 @@ struct CoeliacHandlers: Sendable {
         LocalDate(host.clock.now, in: await timeZone(of: user, context: context))
     }
 
-    /// The time zone of the user's planner profile. When the planner cannot say (down, or an
-    /// unknown zone name): the zone it last gave for this user, else UTC, so the diary keeps
-    /// working without the planner.
+    /// The user's time zone (``UserTimeZones``).
     private func timeZone(of user: String, context: RequestContext) async -> TimeZone {
-        do {
-            let profile = try await planner.call(PlannerAPI.getProfile, Empty(), user: user, for: context, need: .optional)
-            if let zone = TimeZone(identifier: profile.timeZone) {
-                lastZones.remember(zone, for: user)
-                return zone
-            }
-            context.logger.warning("unknown time zone in the planner profile", metadata: ["timeZone": "\(profile.timeZone)"])
-        } catch {
-            context.logger.warning("the planner did not give the time zone", metadata: ["error": "\(error)"])
-        }
-        return lastZones.zone(of: user) ?? .gmt
+        await zones.zone(of: user, context: context).zone
     }
-}
-
-/// The zone the planner last gave per user, kept in memory since the service started.
-private final class CoeliacZoneMemory: Sendable {
-    private let zones = Mutex<[String: TimeZone]>([:])
-
-    func remember(_ zone: TimeZone, for user: String) { zones.withLock { $0[user] = zone } }
-    func zone(of user: String) -> TimeZone? { zones.withLock { $0[user] } }
 }

@@ -1,14 +1,16 @@
 import Foundation
 public import Logging
 public import SousRuntime
-import SousSchema
-import SousWire
+public import SousSchema
+public import SousWire
 
 /// The tracker service: food diary with macros and goals, water and coffee, saved foods,
 /// products by barcode (and the coeliac diary, registered by ``CoeliacHandlers``).
 public struct TrackerService: Sendable {
     public let host: ServiceHost
     public let store: TrackerStore
+    /// Users' saved cooking profiles (for their time zones), as the planner last announced them.
+    public let profiles: PeerValueCache<Planner, CookingProfile>
 
     /// Builds the tracker from `configuration`: opens the database, loads the shipped products
     /// on first start (or when a newer sample ships), binds the sockets and registers methods.
@@ -20,16 +22,18 @@ public struct TrackerService: Sendable {
         if let loaded = try store.loadProductSeedIfNeeded(try ProductSeed.bundled()) {
             logger.info("loaded sample products", metadata: ["products": "\(loaded)"])
         }
-        let host = try ServiceHost(configuration: configuration, logger: logger, database: database)
-        // The time-zone lookup is optional (it falls back to the last known zone, else UTC), so
-        // it takes a third of the caller's time at most; see Peer.Need.
-        let handlers = TrackerHandlers(
-            host: host, store: store, catalog: Peer<Catalog>(Catalog.self, of: configuration), planner: Peer<Planner>(Planner.self, of: configuration)
-        )
+        // "Today" is the user's: the time zone comes from the saved profile, kept here and
+        // current with the planner's changes, so dating an entry makes no round trip.
+        let profiles = PeerValueCache(
+            PlannerAPI.getProfile, changedBy: PlannerTopics.profileChanged, change: { ($0.user, $0.profile) }, configuration: configuration,
+            logger: logger)
+        let host = try ServiceHost(configuration: configuration, logger: logger, database: database, services: [profiles])
+        let zones = UserTimeZones(profiles: profiles)
         self.host = host
         self.store = store
-        handlers.register()
-        CoeliacHandlers(host: host, database: database).register()
+        self.profiles = profiles
+        TrackerHandlers(host: host, store: store, catalog: Peer<Catalog>(Catalog.self, of: configuration), zones: zones).register()
+        CoeliacHandlers(host: host, database: database, zones: zones).register()
     }
 
     /// Opens (creating and migrating as needed) the tracker database in `directory`, or in memory.

@@ -3,16 +3,13 @@ import Logging
 import SousRuntime
 import SousSchema
 import SousWire
-import Synchronization
 
 /// The tracker's methods: validate, resolve the day, call the store, publish events (the runtime records activity).
 struct TrackerHandlers: Sendable {
     let host: ServiceHost
     let store: TrackerStore
     let catalog: Peer<Catalog>
-    /// Asked for time zones only, with a short timeout (see ``TrackerService``).
-    let planner: Peer<Planner>
-    let knownZones = KnownZones()
+    let zones: UserTimeZones
 
     var clock: WallClock { host.clock }
 
@@ -64,31 +61,12 @@ struct TrackerHandlers: Sendable {
         host.publisher.publish(TrackerTopics.entryLogged, DiaryEntryEvent(user: user, entry: entry.id, date: entry.date, meal: entry.meal))
     }
 
-    /// The request's date, or today in the user's time zone from the planner profile. When the
-    /// planner cannot answer, the zone it last gave for this user is used, else UTC, and the
-    /// reply says so: the diary keeps working.
+    /// The request's date, or today in the user's time zone (``UserTimeZones``; the reply
+    /// carries its note when that is not the profile's).
     func day(_ date: LocalDate?, user: String, context: RequestContext) async throws -> ResolvedDay {
         if let date { return ResolvedDay(date: date, timeZone: nil) }
-        let now = clock.now
-        let problem: String
-        do {
-            let profile = try await planner.call(PlannerAPI.getProfile, Empty(), user: user, for: context, need: .optional)
-            if let zone = TimeZone(identifier: profile.timeZone) {
-                knownZones.remember(profile.timeZone, for: user)
-                return ResolvedDay(date: LocalDate(now, in: zone), timeZone: profile.timeZone)
-            }
-            problem = "the profile's time zone \(profile.timeZone) is unknown"
-        } catch {
-            problem = "the planner could not be asked for the time zone (\(error.code))"
-        }
-        if let name = knownZones.zone(of: user), let zone = TimeZone(identifier: name) {
-            let note = "\(problem); using the last known zone \(name)"
-            context.logger.warning("\(note)")
-            return ResolvedDay(date: LocalDate(now, in: zone), timeZone: name, note: note)
-        }
-        let note = "\(problem); using UTC"
-        context.logger.warning("\(note)")
-        return ResolvedDay(date: LocalDate(now, in: .gmt), timeZone: "UTC", note: note)
+        let resolved = await zones.zone(of: user, context: context)
+        return ResolvedDay(date: LocalDate(clock.now, in: resolved.zone), timeZone: resolved.name, note: resolved.note)
     }
 
     /// The date a write records on: the one it names, checked against the plausibility window
@@ -101,18 +79,5 @@ struct TrackerHandlers: Sendable {
             (try? await day(nil, user: user, context: context).date) ?? LocalDate(clock.now, in: .gmt)
         }
         return date
-    }
-}
-
-/// The time zone the planner last gave for each user, for when it cannot be reached.
-final class KnownZones: Sendable {
-    private let zones = Mutex<[String: String]>([:])
-
-    func remember(_ zone: String, for user: String) {
-        zones.withLock { $0[user] = zone }
-    }
-
-    func zone(of user: String) -> String? {
-        zones.withLock { $0[user] }
     }
 }

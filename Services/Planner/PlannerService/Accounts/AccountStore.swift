@@ -16,18 +16,11 @@ public final class AccountStore: Sendable {
         self.passwordCost = passwordCost
     }
 
-    struct StoredAccount {
-        let info: AccountInfo
-        let passwordHash: String
-    }
+    /// An account as stored: its info and password hash.
+    typealias StoredAccount = AccountRecord
 
-    struct StoredSession {
-        let id: String
-        let user: String
-        let device: String
-        let createdAt: Date
-        let expiresAt: Date
-    }
+    /// A session as stored: its id, user, device, start and expiry.
+    typealias StoredSession = SessionRecord
 
     // MARK: Accounts
 
@@ -50,36 +43,24 @@ public final class AccountStore: Sendable {
         let info = AccountInfo(user: user ?? Self.newID(prefix: "u-"), email: email, name: name, role: role, createdAt: now)
         try storage {
             try database.write { db in
-                if try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE email = ?", arguments: [email]) == true {
+                if try AccountRecord.exists(db, key: [AccountRecord.Columns.email.name: email]) {
                     throw ServiceError.conflict("an account with this email exists; sign in instead", field: "email")
                 }
-                if try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE user = ?", arguments: [info.user]) == true {
+                if try AccountRecord.exists(db, key: info.user) {
                     throw ServiceError.conflict("user \(info.user) already has an account", field: "user")
                 }
-                try db.execute(
-                    sql: "INSERT INTO account (user, email, name, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    arguments: [info.user, email, name, hash, role.rawValue, now.timeIntervalSince1970]
-                )
+                try AccountRecord(info: info, passwordHash: hash).insert(db)
             }
         }
         return info
     }
 
     func account(email: String) throws(ServiceError) -> StoredAccount? {
-        try storage { try database.read { db in try Self.account(db, where: "email = ?", email) } }
+        try storage { try database.read { db in try AccountRecord.fetchOne(db, key: [AccountRecord.Columns.email.name: email]) } }
     }
 
     func account(user: String) throws(ServiceError) -> StoredAccount? {
-        try storage { try database.read { db in try Self.account(db, where: "user = ?", user) } }
-    }
-
-    private static func account(_ db: Database, where condition: String, _ value: String) throws -> StoredAccount? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM account WHERE \(condition)", arguments: [value]) else { return nil }
-        let info = AccountInfo(
-            user: row["user"], email: row["email"], name: row["name"], role: AccountRole(rawValue: row["role"]) ?? .user,
-            createdAt: Date(timeIntervalSince1970: row["created_at"])
-        )
-        return StoredAccount(info: info, passwordHash: row["password_hash"])
+        try storage { try database.read { db in try AccountRecord.fetchOne(db, key: user) } }
     }
 
     /// Replaces the password hash and ends every session of the user but `keeping`.
@@ -87,8 +68,8 @@ public final class AccountStore: Sendable {
         guard let hash = Sodium.hashPassword(password, cost: passwordCost) else { throw .internal("the password could not be hashed") }
         return try storage {
             try database.write { db in
-                try db.execute(sql: "UPDATE account SET password_hash = ? WHERE user = ?", arguments: [hash, user])
-                return try Self.endSessions(db, sql: "SELECT * FROM session WHERE user = ? AND id != ?", arguments: [user, session])
+                try AccountRecord.filter(AccountRecord.Columns.user == user).updateAll(db, AccountRecord.Columns.passwordHash.set(to: hash))
+                return try Self.endSessions(db, SessionRecord.filter(SessionRecord.Columns.user == user && SessionRecord.Columns.id != session))
             }
         }
     }
@@ -98,13 +79,10 @@ public final class AccountStore: Sendable {
     func deleteAccount(user: String, erasingIn services: [SousService], now: Date) throws(ServiceError) -> [RevokedSession] {
         try storage {
             try database.write { db in
-                let ended = try Self.endSessions(db, sql: "SELECT * FROM session WHERE user = ?", arguments: [user])
+                let ended = try Self.endSessions(db, SessionRecord.filter(SessionRecord.Columns.user == user))
                 _ = try SousDatabase.eraseUser(user, in: db)
                 for service in services {
-                    try db.execute(
-                        sql: "INSERT OR IGNORE INTO erasure (deleted_user, service, requested_at) VALUES (?, ?, ?)",
-                        arguments: [user, service.rawValue, now.timeIntervalSince1970]
-                    )
+                    try ErasureRecord(deletedUser: user, service: service, requestedAt: now).insert(db, onConflict: .ignore)
                 }
                 return ended
             }
@@ -120,11 +98,9 @@ public final class AccountStore: Sendable {
         try storage {
             try database.write { db in
                 // Expired sessions are dropped as new ones start: nothing else reads them.
-                try db.execute(sql: "DELETE FROM session WHERE user = ? AND expires_at <= ?", arguments: [user, now.timeIntervalSince1970])
-                try db.execute(
-                    sql: "INSERT INTO session (id, user, device, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [session.id, user, device, now.timeIntervalSince1970, session.expiresAt.timeIntervalSince1970]
-                )
+                try SessionRecord.filter(SessionRecord.Columns.user == user && SessionRecord.Columns.expiresAt <= now.timeIntervalSince1970)
+                    .deleteAll(db)
+                try session.insert(db)
             }
         }
         return session
@@ -133,11 +109,8 @@ public final class AccountStore: Sendable {
     func sessions(user: String, now: Date) throws(ServiceError) -> [StoredSession] {
         try storage {
             try database.read { db in
-                try Row.fetchAll(
-                    db, sql: "SELECT * FROM session WHERE user = ? AND expires_at > ? ORDER BY created_at, id",
-                    arguments: [user, now.timeIntervalSince1970]
-                )
-                .map(Self.session)
+                try SessionRecord.filter(SessionRecord.Columns.user == user && SessionRecord.Columns.expiresAt > now.timeIntervalSince1970)
+                    .order(SessionRecord.Columns.createdAt, SessionRecord.Columns.id).fetchAll(db)
             }
         }
     }
@@ -146,30 +119,22 @@ public final class AccountStore: Sendable {
     func endSession(_ id: String, user: String) throws(ServiceError) -> [RevokedSession]? {
         try storage {
             try database.write { db in
-                let ended = try Self.endSessions(db, sql: "SELECT * FROM session WHERE id = ? AND user = ?", arguments: [id, user])
+                let ended = try Self.endSessions(db, SessionRecord.filter(SessionRecord.Columns.id == id && SessionRecord.Columns.user == user))
                 return ended.isEmpty ? nil : ended
             }
         }
     }
 
     /// Moves the selected sessions to the revocation list.
-    private static func endSessions(_ db: Database, sql: String, arguments: StatementArguments) throws -> [RevokedSession] {
-        let sessions = try Row.fetchAll(db, sql: sql, arguments: arguments).map(session)
+    private static func endSessions(_ db: Database, _ sessions: QueryInterfaceRequest<SessionRecord>) throws -> [RevokedSession] {
         var ended: [RevokedSession] = []
-        for session in sessions {
-            try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [session.id])
-            let expires = Int64(session.expiresAt.timeIntervalSince1970.rounded(.up))
-            try db.execute(sql: "INSERT INTO revocation (session, expires_at) VALUES (?, ?)", arguments: [session.id, expires])
-            ended.append(RevokedSession(session: session.id, expires: expires))
+        for session in try sessions.fetchAll(db) {
+            try session.delete(db)
+            let revoked = RevokedSession(session: session.id, expires: Int64(session.expiresAt.timeIntervalSince1970.rounded(.up)))
+            try RevocationRecord(revoked).insert(db)
+            ended.append(revoked)
         }
         return ended
-    }
-
-    private static func session(_ row: Row) -> StoredSession {
-        StoredSession(
-            id: row["id"], user: row["user"], device: row["device"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            expiresAt: Date(timeIntervalSince1970: row["expires_at"])
-        )
     }
 
     // MARK: Revocations
@@ -179,12 +144,13 @@ public final class AccountStore: Sendable {
         try storage {
             try database.write { db in
                 let cutoff = Int64(now.timeIntervalSince1970)
+                // Expired ones go, but never the newest: its sequence is the one returned.
                 try db.execute(
                     sql: "DELETE FROM revocation WHERE expires_at <= ? AND sequence < (SELECT MAX(sequence) FROM revocation)", arguments: [cutoff])
-                let rows = try Row.fetchAll(
-                    db, sql: "SELECT * FROM revocation WHERE sequence > ? AND expires_at > ? ORDER BY sequence", arguments: [sequence, cutoff])
+                let live = try RevocationRecord.filter(RevocationRecord.Columns.sequence > sequence && RevocationRecord.Columns.expiresAt > cutoff)
+                    .order(RevocationRecord.Columns.sequence).fetchAll(db)
                 let newest = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM revocation") ?? 0
-                return Revocations(revoked: rows.map { RevokedSession(session: $0["session"], expires: $0["expires_at"]) }, sequence: max(newest, 0))
+                return Revocations(revoked: live.map(\.revoked), sequence: max(newest, 0))
             }
         }
     }
@@ -194,8 +160,8 @@ public final class AccountStore: Sendable {
     func pendingErasures() throws(ServiceError) -> [(user: String, service: SousService)] {
         try storage {
             try database.read { db in
-                try Row.fetchAll(db, sql: "SELECT deleted_user, service FROM erasure ORDER BY requested_at").compactMap { row in
-                    SousService(rawValue: row["service"]).map { (user: row["deleted_user"] as String, service: $0) }
+                try ErasureRecord.order(ErasureRecord.Columns.requestedAt).fetchAll(db).compactMap { erasure in
+                    SousService(rawValue: erasure.service).map { (user: erasure.deletedUser, service: $0) }
                 }
             }
         }
@@ -204,7 +170,8 @@ public final class AccountStore: Sendable {
     func erasureDone(user: String, service: SousService) throws(ServiceError) {
         try storage {
             try database.write { db in
-                try db.execute(sql: "DELETE FROM erasure WHERE deleted_user = ? AND service = ?", arguments: [user, service.rawValue])
+                _ = try ErasureRecord.filter(ErasureRecord.Columns.deletedUser == user && ErasureRecord.Columns.service == service.rawValue)
+                    .deleteAll(db)
             }
         }
     }

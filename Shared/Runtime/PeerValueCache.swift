@@ -1,0 +1,129 @@
+public import Foundation
+public import Logging
+public import ServiceLifecycle
+public import SousWire
+import Synchronization
+
+/// A value per user that another service owns (the planner's cooking profile), kept here so a
+/// request that needs it makes no round trip to its owner.
+///
+/// The owner announces each change on its event bus; the cache subscribes to that topic and
+/// replaces the user's value when the change arrives (normally within a millisecond of the
+/// owner's reply). A value is read from the owner when it is missing or older than
+/// `maximumAge` by the service clock: that bounds how long a change lost while the
+/// subscription was down (the owner restarting) can go unseen. When the owner cannot be
+/// reached, ``lastKnown(for:)`` still gives what it last said.
+///
+/// Run it as one of the host's services: it runs its own subscriber.
+public final class PeerValueCache<Target: PeerService, Value: Sendable>: Service, Sendable {
+    private struct Entry {
+        var value: Value
+        var fetchedAt: Date
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        /// Bumped by every change event, so a read that started before a change never stores
+        /// the older value over it.
+        var generations: [String: UInt64] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let fetch: @Sendable (_ user: String, RequestContext?, Peer<Target>.Need) async throws(ServiceError) -> Value
+    private let change: @Sendable (Envelope.Event) throws -> (user: String, value: Value)?
+    private let subscriber: EventSubscriber
+    private let clock: WallClock
+    private let logger: Logger
+    /// How long a value is used without asking the owner again.
+    public let maximumAge: TimeInterval
+    /// Users whose value a change event has just replaced (for tests and tools, like
+    /// ``RevocationList/applied(through:)``).
+    public let changes = Broadcast<String>()
+    /// More users than this and expired values are dropped (then all, if none had expired).
+    static var capacity: Int { 100_000 }
+
+    /// Caches `method`'s answers (a read of the caller's own value) per user, replacing them with
+    /// the body of each `topic` event, from which `change` picks the user and the new value.
+    public init<Body: Decodable & Sendable>(
+        _ method: Method<Target, Empty, Value>,
+        changedBy topic: Topic<Body>,
+        change: @escaping @Sendable (Body) -> (user: String, value: Value),
+        configuration: ServiceConfiguration,
+        maximumAge: TimeInterval = 60,
+        logger: Logger
+    ) {
+        let peer = Peer(Target.self, of: configuration)
+        fetch = { user, context, need throws(ServiceError) in try await peer.call(method, Empty(), user: user, for: context, need: need) }
+        self.change = { event in try event.body(of: topic).map(change) }
+        subscriber = EventSubscriber(
+            sources: [
+                .init(
+                    endpoint: configuration.endpoints(of: Target.service).events, curve: configuration.curveSetup(for: Target.service, events: true))
+            ],
+            prefixes: [topic.name], logger: logger)
+        clock = configuration.clock
+        self.maximumAge = maximumAge
+        self.logger = logger
+    }
+
+    /// The user's value: the cached one while it is fresh, else the owner's answer (which is
+    /// then cached). `need` is how the owner is called (see ``Peer/Need``).
+    public func value(for user: String, context: RequestContext?, need: Peer<Target>.Need = .required) async throws(ServiceError) -> Value {
+        let now = clock.now
+        let (cached, generation) = state.withLock { state in (state.entries[user], state.generations[user] ?? 0) }
+        if let cached, cached.fetchedAt <= now, now.timeIntervalSince(cached.fetchedAt) < maximumAge { return cached.value }
+        let value = try await fetch(user, context, need)
+        state.withLock { state in
+            guard (state.generations[user] ?? 0) == generation else { return }
+            Self.store(value, for: user, at: now, in: &state, maximumAge: maximumAge)
+        }
+        return value
+    }
+
+    /// What the owner last said for `user`, however old: for answering while it is unreachable.
+    public func lastKnown(for user: String) -> Value? {
+        state.withLock { $0.entries[user]?.value }
+    }
+
+    /// Returns once the subscription is made (changes published after that are seen, subject to
+    /// the transport's join delay).
+    public func waitUntilSubscribed() async {
+        await subscriber.waitUntilSubscribed()
+    }
+
+    public func run() async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { try await self.subscriber.run() }
+            defer { changes.finish() }
+            for await event in subscriber.events.cancelOnGracefulShutdown() {
+                apply(event)
+            }
+        }
+    }
+
+    func apply(_ event: Envelope.Event) {
+        let update: (user: String, value: Value)?
+        do {
+            update = try change(event)
+        } catch {
+            logger.error("change not applied", metadata: ["topic": "\(event.header.topic)", "error": "\(error)"])
+            return
+        }
+        guard let update else { return }
+        let now = clock.now
+        state.withLock { state in
+            state.generations[update.user, default: 0] &+= 1
+            Self.store(update.value, for: update.user, at: now, in: &state, maximumAge: maximumAge)
+        }
+        changes.yield(update.user)
+    }
+
+    private static func store(_ value: Value, for user: String, at now: Date, in state: inout State, maximumAge: TimeInterval) {
+        if state.entries[user] == nil, state.entries.count >= capacity {
+            state.entries = state.entries.filter { now.timeIntervalSince($0.value.fetchedAt) < maximumAge }
+            if state.entries.count >= capacity { state.entries = [:] }
+            state.generations = state.generations.filter { state.entries[$0.key] != nil }
+        }
+        state.entries[user] = Entry(value: value, fetchedAt: now)
+    }
+}
