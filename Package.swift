@@ -63,9 +63,11 @@ let package = Package(
             path: "Shared/Runtime",
             swiftSettings: swiftSettings
         ),
+        // Fails a test that leaves a ZeroMQ socket open (a Swift Testing trait).
+        .target(name: "SocketCheck", dependencies: ["ZeroMQ"], path: "Shared/SocketCheck", swiftSettings: swiftSettings),
         .target(
             name: "SousTestSupport",
-            dependencies: ["ZeroMQ", "SousWire", "SousSchema", "SousRuntime", logging],
+            dependencies: ["ZeroMQ", "SousWire", "SousSchema", "SousRuntime", "SocketCheck", logging],
             path: "Shared/TestSupport",
             swiftSettings: swiftSettings
         ),
@@ -196,7 +198,7 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests", swiftSettings: swiftSettings),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "SocketCheck"], path: "Tests/ZeroMQTests", swiftSettings: swiftSettings),
         .testTarget(name: "MessagePackTests", dependencies: ["MessagePack"], path: "Tests/MessagePackTests", swiftSettings: swiftSettings),
         .testTarget(name: "SchemaTests", dependencies: ["SousSchema", "SousUnits"], path: "Tests/SchemaTests", swiftSettings: swiftSettings),
         .testTarget(

@@ -16,7 +16,16 @@ final class ClientLoop: @unchecked Sendable {
 
     struct Call {
         let attempt: ClientAttempt
+        /// Names the call for ``cancel(_:)``.
+        let token: UUID
         let completion: Completion
+    }
+
+    private struct Inbox {
+        var calls: [Call] = []
+        /// Calls whose callers' tasks were cancelled.
+        var cancelled: [UUID] = []
+        var stopping = false
     }
 
     private let service: String
@@ -27,7 +36,7 @@ final class ClientLoop: @unchecked Sendable {
     private let curve: CurveClientSetup?
 
     // Shared with callers.
-    private let inbox = Mutex<(calls: [Call], stopping: Bool)>(([], false))
+    private let inbox = Mutex(Inbox())
     private let wakeSender: Mutex<ZMQSocket?>
     private let wakeEndpoint: String
 
@@ -83,16 +92,27 @@ final class ClientLoop: @unchecked Sendable {
     }
 
     /// Hands a call to the loop; `completion` is resumed exactly once.
-    func submit(_ attempt: ClientAttempt, _ completion: Completion) {
+    func submit(_ attempt: ClientAttempt, token: UUID, _ completion: Completion) {
+        guard !Task.isCancelled else {
+            completion.resume(returning: .failure(.unavailable("the call to \(service) was cancelled before it was sent")))
+            return
+        }
         let accepted = inbox.withLock { inbox -> Bool in
             guard !inbox.stopping else { return false }
-            inbox.calls.append(Call(attempt: attempt, completion: completion))
+            inbox.calls.append(Call(attempt: attempt, token: token, completion: completion))
             return true
         }
         guard accepted else {
             completion.resume(returning: .failure(.unavailable("the \(service) client was closed")))
             return
         }
+        wake()
+    }
+
+    /// Gives up the call `token` names, if it is still waiting: it fails with `unavailable` at
+    /// once, and a reply that comes later is dropped.
+    func cancel(_ token: UUID) {
+        inbox.withLock { $0.cancelled.append(token) }
         wake()
     }
 
@@ -135,11 +155,17 @@ final class ClientLoop: @unchecked Sendable {
             }
             if !ready[0].isEmpty {
                 while (try? wake.receiveMultipart(dontWait: true)) != nil {}
-                let (calls, stopping) = inbox.withLock { inbox in
-                    defer { inbox.calls = [] }
-                    return (inbox.calls, inbox.stopping)
+                let taken = inbox.withLock { inbox in
+                    defer {
+                        inbox.calls = []
+                        inbox.cancelled = []
+                    }
+                    return inbox
                 }
-                for call in calls { start(call, on: dealer) }
+                for call in taken.calls { start(call, on: dealer) }
+                // After starting: a call cancelled right after it was handed over is found.
+                for token in taken.cancelled { abandon(token) }
+                let stopping = taken.stopping
                 if stopping {
                     return
                 }
@@ -237,6 +263,13 @@ final class ClientLoop: @unchecked Sendable {
             launch(expired, configured: configured, on: dealer)
         }
         return suspect
+    }
+
+    /// Fails the waiting call `token` names; a token whose call already ended names nothing.
+    private func abandon(_ token: UUID) {
+        guard let id = pending.first(where: { $0.value.call.token == token })?.key, let entry = pending.removeValue(forKey: id) else { return }
+        entry.call.completion.resume(
+            returning: .failure(.unavailable("the call to \(service) (\(entry.call.attempt.method)) was cancelled before it was answered")))
     }
 
     private func fail(_ entry: Pending) {

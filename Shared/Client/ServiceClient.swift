@@ -149,7 +149,13 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
         } catch {
             return .failure(.unavailable("\(service) at \(endpoint) cannot be reached: \(error)"))
         }
-        return await withCheckedContinuation { continuation in loop.submit(attempt, continuation) }
+        // A cancelled caller stops waiting at once: its call fails and a late reply is dropped.
+        let token = UUID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in loop.submit(attempt, token: token, continuation) }
+        } onCancel: {
+            loop.cancel(token)
+        }
     }
 
     private func encode<Target, Request, Response>(_ request: Request, method: Method<Target, Request, Response>) throws(ServiceError) -> [UInt8] {

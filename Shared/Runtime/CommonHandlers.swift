@@ -8,10 +8,12 @@ struct CommonHandlers: Sendable {
     let startedAt: Date
     let clock: WallClock
     let databaseHealth: @Sendable () -> DatabaseHealth
-    let server: RPCServer
+    /// Weak: the server keeps these handlers, and must not be kept alive by them.
+    weak let server: RPCServer?
 
     /// The route table.
     func register() {
+        guard let server else { return }
         server.register(CommonAPI.health, use: health)
         server.register(CommonAPI.clock, use: readClock)
         server.register(CommonAPI.setClock, use: setClock)
@@ -41,6 +43,7 @@ struct CommonHandlers: Sendable {
     }
 
     func describe(_ request: Empty, context: RequestContext) throws -> ServiceDescription {
+        guard let server else { throw ServiceError.unavailable("\(name) is stopping") }
         do {
             return try server.description(of: name)
         } catch {

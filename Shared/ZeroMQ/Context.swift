@@ -28,10 +28,15 @@ public final class ZMQContext: @unchecked Sendable {
 
     /// Creates a socket of `type` with LINGER bounded by default, so closing never waits forever.
     public func socket(_ type: ZMQSocketType) throws(ZMQError) -> ZMQSocket {
+        try socket(type, ledger: SocketLedger.current)
+    }
+
+    /// A socket recorded in `ledger` until it is closed (see ``SocketLedger``).
+    func socket(_ type: ZMQSocketType, ledger: SocketLedger?) throws(ZMQError) -> ZMQSocket {
         guard let socket = zmq_socket(handle, type.rawValue) else {
             throw ZMQError.last("zmq_socket")
         }
-        let created = ZMQSocket(handle: socket, type: type)
+        let created = ZMQSocket(handle: socket, type: type, ledger: ledger)
         try created.setLinger(milliseconds: ZMQSocket.defaultLingerMilliseconds)
         return created
     }

@@ -16,14 +16,21 @@ public final class ZMQSocket: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
     public let type: ZMQSocketType
     public private(set) var isClosed = false
+    /// Where the tests record this socket until it is closed (nil outside a test's check).
+    private let ledger: SocketLedger?
 
-    init(handle: UnsafeMutableRawPointer, type: ZMQSocketType) {
+    init(handle: UnsafeMutableRawPointer, type: ZMQSocketType, ledger: SocketLedger?) {
         self.handle = handle
         self.type = type
+        self.ledger = ledger
+        ledger?.opened(ObjectIdentifier(self), type: type)
     }
 
     deinit {
-        if !isClosed { zmq_close(handle) }
+        if !isClosed {
+            zmq_close(handle)
+            ledger?.closed(ObjectIdentifier(self))
+        }
     }
 
     /// Closes the socket. Safe to call more than once.
@@ -31,6 +38,7 @@ public final class ZMQSocket: @unchecked Sendable {
         guard !isClosed else { return }
         isClosed = true
         zmq_close(handle)
+        ledger?.closed(ObjectIdentifier(self))
     }
 
     // MARK: Endpoints

@@ -1,7 +1,9 @@
 import Foundation
 import SousCLI
+import SousTestSupport
 import Testing
 
+@Suite(.closesItsSockets)
 struct CLIParsingTests {
     @Test func unknownSubcommandIsAUsageError() async {
         let result = await sous(["recipes", "frobnicate"])

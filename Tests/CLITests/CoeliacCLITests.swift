@@ -7,6 +7,7 @@ import TrackerService
 import TrackerTesting
 
 /// `sous journal` and `sous gluten` against a real tracker over inproc://.
+@Suite(.closesItsSockets)
 struct CoeliacCLITests {
     /// Runs a tracker on a manual clock and passes `sous` arguments that reach it as "ada".
     func withTracker(_ body: (_ run: @Sendable ([String]) async -> CLIResult) async throws -> Void) async throws {

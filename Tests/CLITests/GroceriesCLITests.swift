@@ -10,6 +10,7 @@ import SousSchema
 import SousTestSupport
 import Testing
 
+@Suite(.closesItsSockets)
 struct GroceriesCLITests {
     /// Runs the catalog, planner and groceries in-process and hands `body` the groceries flags.
     func withServices(_ body: ([String]) async throws -> Void) async throws {

@@ -12,6 +12,7 @@ import Testing
 
 /// `sous reminders next|list|watch` against a real planner and notifier on a manual clock (no
 /// tracker: reminders go out without kcal, as documented).
+@Suite(.closesItsSockets)
 struct NotifierCLITests {
     /// 2026-01-15 08:00 UTC, 09:00 in Rome; Rome's 19:00 is 18:00 UTC.
     static let morning = ISO8601DateFormatter().date(from: "2026-01-15T08:00:00Z")!
@@ -119,6 +120,9 @@ struct NotifierCLITests {
             #expect(lines == ["Waiting for your reminders from \(endpoint)…", "2026-01-15  Time to log today's meals"])
             // Ada's reminder has been sent; Bob's feed from before it is still empty.
             bob.cancel()
+            // Cancelling stops Bob's long poll at once (his client's sockets close with it).
+            let stopped = try await withTimeout(.seconds(20), waitingFor: "the cancelled watch to end") { await bob.value }
+            #expect(stopped.code != 0 && stopped.err.contains("cancelled"), "\(stopped.err)")
             let feed = try await services.notifierClient.call(NotifierAPI.wait, ReminderWait(after: Self.morning, waitSeconds: 0), user: "bob")
             #expect(feed.reminders.isEmpty)
             #expect(!bobConsole.standardOutput.contains("Time to log"))

@@ -10,6 +10,7 @@ import Testing
 import TrackerService
 
 /// `sous profile`, `sous plan` and `sous cook` against a real catalog and planner.
+@Suite(.closesItsSockets)
 struct PlannerCLITests {
     /// 2026-03-10 10:00 UTC, a Tuesday.
     static let now = ISO8601DateFormatter().date(from: "2026-03-10T10:00:00Z")!

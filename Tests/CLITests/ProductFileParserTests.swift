@@ -1,8 +1,10 @@
 import SousCLI
 import SousSchema
+import SousTestSupport
 import Testing
 
 /// The Open Food Facts file parser `sous operator import-products` uses.
+@Suite(.closesItsSockets)
 struct ProductFileParserTests {
     static let jsonLines = """
         {"code":"4006381333931","product_name":"Pen Biscuits","brands":"Stabilo Snacks","quantity":"200 g","allergens_tags":["en:gluten","en:milk"],"nutriments":{"energy-kcal_100g":480,"carbohydrates_100g":65.5,"proteins_100g":7,"fat_100g":"21.2"}}

@@ -11,6 +11,7 @@ import Testing
 
 /// `sous` covers the whole protocol: every method a person may call has a command, and the
 /// commands added for the last nine work against the real services.
+@Suite(.closesItsSockets)
 struct ProtocolCoverageCLITests {
     /// Every method the five services serve, except those only services call, is in the CLI's
     /// index, and the command the index names exists.
@@ -148,6 +149,7 @@ struct ProtocolCoverageCLITests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct DescribeCLITests {
     @Test func describeListsAServicesMethodsAndTheFieldsOfAType() async throws {
         let stack = try StackFixture.make()

@@ -4,6 +4,7 @@ import SousServiceTesting
 import SousTestSupport
 import Testing
 
+@Suite(.closesItsSockets)
 struct StatusCLITests {
     /// `sous status --json` against all five services: every one up, and a healthy database's
     /// detail ("N migrations applied") is not reported as an error.

@@ -19,6 +19,7 @@ private func withTrackerCLI(_ body: (_ args: [String]) async throws -> Void) asy
     }
 }
 
+@Suite(.closesItsSockets)
 struct TrackerCLITests {
     @Test func diaryAddListSummaryAndExport() async throws {
         try await withTrackerCLI { args in

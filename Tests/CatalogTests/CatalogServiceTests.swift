@@ -9,6 +9,7 @@ import SousWire
 import Synchronization
 import Testing
 
+@Suite(.closesItsSockets)
 struct IngredientSearchTests {
     @Test func prefixMatchesComeFirstAndAccentsAndCaseAreIgnored() async throws {
         try await withCatalog { _, client in
@@ -73,6 +74,7 @@ struct IngredientSearchTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct RecipeSearchTests {
     @Test func searchByNameUsesFullTextPrefixes() async throws {
         try await withCatalog { _, client in
@@ -284,6 +286,7 @@ struct RecipeSearchTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct RecipeDetailTests {
     @Test func derivedCostNutritionDietsAndAllergensMatchAHandComputation() async throws {
         try await withCatalog { _, client in
@@ -384,6 +387,7 @@ struct RecipeDetailTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct PersonalVersionTests {
     /// Ada edits a built-in: she sees her version under the same id, Bob still sees the original;
     /// deleting her version brings the original back for her.
@@ -482,6 +486,7 @@ struct PersonalVersionTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct CommunityTests {
     @Test func shareListWithFavoriteCountsAndSave() async throws {
         try await withCatalog { _, client in
@@ -513,6 +518,7 @@ struct CommunityTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct SyncTests {
     @Test func changesSinceReportCreatesEditsAndDeletes() async throws {
         try await withCatalog { _, client in

@@ -7,6 +7,7 @@ import SousWire
 import Testing
 
 /// Frying baths and cooking water count only what is eaten; the grocery list still buys them.
+@Suite(.closesItsSockets)
 struct IngredientUseTests {
     /// Fish & chips serves 4; the catalog must agree with the independent sum below (1 008 kcal
     /// and 48 g fat per serving, a tenth of the 2 l of oil included) and be nowhere near the
@@ -86,6 +87,7 @@ struct IngredientUseTests {
 }
 
 /// Ingredients are found by the names cooks use, in free text and by name.
+@Suite(.closesItsSockets)
 struct IngredientNameSearchTests {
     @Test func freeTextFindsRecipesByTheirIngredientsNamesAndSynonyms() async throws {
         try await withCatalog { _, client in
@@ -197,6 +199,7 @@ extension TestSeed {
 }
 
 /// What a grocery list needs of a recipe comes in one call.
+@Suite(.closesItsSockets)
 struct RecipeWithIngredientsTests {
     @Test func aLookupCanBringTheFactsOfEveryIngredientInLineOrder() async throws {
         try await withCatalog { _, client in

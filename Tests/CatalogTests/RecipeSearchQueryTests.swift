@@ -1,10 +1,12 @@
 import SousSchema
+import SousTestSupport
 import SousWire
 import Testing
 
 @testable import CatalogService
 
 /// The SQL a recipe search runs, built without a database.
+@Suite(.closesItsSockets)
 struct RecipeSearchQueryTests {
     let book = IngredientBook(all: [
         "eggplant": Ingredient(

@@ -1,8 +1,10 @@
 import CatalogService
 import SousSchema
+import SousTestSupport
 import Testing
 
 /// The shipped data must be usable as it is: every reference resolves, every filter has results.
+@Suite(.closesItsSockets)
 struct SeedDataTests {
     let seed = TestSeed.shared
 

@@ -26,6 +26,7 @@ import ZeroMQ
 /// can be repeated: `SOUS_FUZZ_SEED` (default 1) and `SOUS_FUZZ_INPUTS` (default 100 000).
 /// A failing input is printed in hex and written to `$TMPDIR/sous-fuzz-failures/`; add it to the
 /// corpus once fixed.
+@Suite(.closesItsSockets)
 struct RequestFuzzTests {
     static let knownCodes: Set<ErrorCode> = [
         .badRequest, .notFound, .conflict, .unauthorized, .unavailable, .timeout, .quotaExceeded, .forbidden, .rateLimited,

@@ -9,6 +9,7 @@ import SousTestSupport
 import SousWire
 import Testing
 
+@Suite(.closesItsSockets)
 struct ScalingTests {
     /// Quantity = recipe quantity × (people ÷ servings) × multiplier.
     @Test func quantitiesScaleByPeopleServingsAndMultiplier() async throws {
@@ -72,6 +73,7 @@ struct ScalingTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct AggregationTests {
     @Test func mixedUnitsAcrossRecipesMakeOneLine() async throws {
         try await withGroceries { env in
@@ -141,6 +143,7 @@ struct AggregationTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct PriceTests {
     @Test func pricesAndTotalMatchAHandComputation() async throws {
         try await withGroceries { env in
@@ -165,6 +168,7 @@ struct PriceTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct ItemsAndCheckOffTests {
     @Test func manualItemsMergeOrGoUnderOther() async throws {
         try await withGroceries { env in
@@ -220,6 +224,7 @@ struct ItemsAndCheckOffTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct CheckoutTests {
     let address = DeliveryAddress(street: "Via Roma 1", postalCode: "00184", city: "Roma")
 
@@ -259,6 +264,7 @@ struct CheckoutTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct GroceriesErrorTests {
     @Test func unknownIdsAndAbsurdNumbersAreRefused() async throws {
         try await withGroceries { env in
@@ -295,6 +301,7 @@ struct GroceriesErrorTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct GroceriesEventTests {
     @Test func changesPublishGroceriesChangedAndActivity() async throws {
         try await withGroceries { env in
@@ -324,6 +331,7 @@ struct GroceriesEventTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct GroceriesQuotaTests {
     /// One user cannot fill the disk: past the quota a write is refused, naming what is full,
     /// and nothing is written; other users are not affected.
@@ -351,6 +359,7 @@ struct GroceriesQuotaTests {
 }
 
 /// What a shopper sees: no tap water, spoonfuls of spices in grams, frying oil bought in full.
+@Suite(.closesItsSockets)
 struct ShoppingUnitsTests {
     @Test func tapWaterIsLeftOffAndSpoonfulsOfSpicesAreShownInGrams() async throws {
         try await withGroceries { env in

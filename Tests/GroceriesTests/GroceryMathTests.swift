@@ -1,6 +1,7 @@
 import Foundation
 import GroceriesService
 import SousSchema
+import SousTestSupport
 import SousUnits
 import SousWire
 import Testing
@@ -32,6 +33,7 @@ func build(_ contributions: [GroceryContribution], items: [NonEdibleItem] = [], 
     GroceryAggregator.build(recipes: [], contributions: contributions, items: items, ingredients: Facts.all, checked: checked)
 }
 
+@Suite(.closesItsSockets)
 struct GroceryUnitsTests {
     @Test func massAddsUpAcrossGramsAndKilogramsAndIsShownInKilograms() {
         let list = build([share("flour", 500, .g, from: "a"), share("flour", 1, .kg, from: "b")])
@@ -85,6 +87,7 @@ struct GroceryUnitsTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct GroceryGroupingTests {
     @Test func categoriesFollowTheShoppingOrderAndItemsGoUnderOther() {
         let list = build(
@@ -119,6 +122,7 @@ struct GroceryGroupingTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct CheckoutValidationTests {
     @Test func phoneNumbersInBothFormsAreNormalized() {
         #expect(CheckoutValidation.normalizedPhone("+39 06 1234 5678") == "+390612345678")
@@ -158,6 +162,7 @@ struct CheckoutValidationTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct GroceryLineIDTests {
     @Test func lineIDsReadAndWriteBothKinds() {
         #expect(GroceryLineID("item:42") == .item(42) && GroceryLineID.item(42).description == "item:42")

@@ -11,6 +11,7 @@ import Testing
 
 /// With the planner and the tracker down: reminders still follow activity (here the catalog's),
 /// on the last known profile, and go out without kcal.
+@Suite(.closesItsSockets)
 struct NotifierDegradedTests {
     @Test func withPlannerAndTrackerDownTheLastKnownProfileIsUsedAndRemindersGoOutWithoutKcal() async throws {
         let morning = NotifierServiceTests.morning

@@ -9,6 +9,7 @@ import Testing
 /// The notifier end to end with a real planner and tracker on inproc sockets and one manual
 /// clock: activity arrives as the planner's and tracker's own events, reminders are read off
 /// the notifier's PUB socket, outcomes from its delivery log.
+@Suite(.closesItsSockets)
 struct NotifierServiceTests {
     // 2026-01-15 is a Thursday; Rome is UTC+1 in winter, so 19:00 there is 18:00 UTC.
     static let morning = instant("2026-01-15T08:00:00Z")
@@ -180,6 +181,7 @@ struct NotifierServiceTests {
 
 /// Restarts on the same database file: pending reminders survive, catch-up within 2 hours, and
 /// a reminder is never sent twice.
+@Suite(.closesItsSockets)
 struct NotifierRestartTests {
     @Test func aPendingReminderSurvivesARestartAndIsSentOnce() async throws {
         try await withTemporaryDirectory { directory in
@@ -233,6 +235,7 @@ struct NotifierRestartTests {
 }
 
 /// 19:00 on the wall clock on the days clocks change, next to a zone without DST.
+@Suite(.closesItsSockets)
 struct NotifierDaylightSavingTests {
     @Test(arguments: [
         // Last Sunday of March: Rome goes from UTC+1 to UTC+2 overnight.

@@ -8,6 +8,7 @@ import SousWire
 import Testing
 
 /// The notifier's subscription outlives a publisher's restart (libzmq reconnects over TCP).
+@Suite(.closesItsSockets)
 struct NotifierSubscriptionTests {
     /// A bare service host standing in for the groceries service, its events on a fixed TCP
     /// endpoint so a second instance can take the first one's place.

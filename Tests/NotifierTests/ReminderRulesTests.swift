@@ -1,11 +1,13 @@
 import Foundation
 import NotifierService
 import SousSchema
+import SousTestSupport
 import SousWire
 import Testing
 
 /// The scheduling rules as plain functions: next due instant per zone and hour, DST days, one
 /// reminder per local day, and the late/missed limit.
+@Suite(.closesItsSockets)
 struct ReminderRulesTests {
     static let rome = TimeZone(identifier: "Europe/Rome")!
     static let tokyo = TimeZone(identifier: "Asia/Tokyo")!

@@ -11,6 +11,7 @@ import Testing
 
 /// Accounts end to end, against all five real services in-process: who may sign in, what a
 /// session can do, how it ends everywhere, and that deleting an account leaves nothing behind.
+@Suite(.closesItsSockets)
 struct AccountTests {
     static let password = "correct horse battery staple"
 

@@ -64,6 +64,7 @@ enum CalendarParser {
     }
 }
 
+@Suite(.closesItsSockets)
 struct CalendarTests {
     @Test func theWeekExportsOneValidEventPerFilledSlot() async throws {
         try await withPlanner { world in

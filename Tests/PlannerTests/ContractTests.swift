@@ -10,6 +10,7 @@ import TrackerService
 
 /// docs/PROTOCOL.md stays true to the code: its method tables and type list are exactly what
 /// the services describe (`swift run sous-protocol-reference` rewrites them).
+@Suite(.closesItsSockets)
 struct ContractTests {
     @Test func theProtocolReferenceIsWhatTheServicesDescribe() throws {
         let stack = try StackFixture.make()
@@ -28,6 +29,7 @@ struct ContractTests {
 }
 
 /// `describe` publishes every method's request and reply shapes from the code that decodes them.
+@Suite(.closesItsSockets)
 struct DescribeTests {
     @Test func everyServiceDescribesEveryMethodAndEveryTypeItNames() throws {
         let stack = try StackFixture.make()

@@ -10,6 +10,7 @@ import Testing
 import TrackerService
 import TrackerTesting
 
+@Suite(.closesItsSockets)
 struct CookedTests {
     @Test func cookingAPlannedMealLogsOneServingInTheRealTrackersDiary() async throws {
         try await withPlanner(tracker: .real) { world in

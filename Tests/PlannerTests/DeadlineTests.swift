@@ -15,6 +15,7 @@ import TrackerTesting
 /// A dependency that does not answer costs a caller at most its own deadline, and the error
 /// names the dependency that failed. The peers here are down but keep their full (10 s)
 /// per-attempt timeouts: only the caller's deadline can cut the wait short.
+@Suite(.closesItsSockets)
 struct DeadlineTests {
     /// An endpoint nobody binds, with no short timeout of its own.
     static func silent(_ service: SousService) -> ServiceEndpoints {

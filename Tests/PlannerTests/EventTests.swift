@@ -8,6 +8,7 @@ import SousWire
 import Testing
 import TrackerService
 
+@Suite(.closesItsSockets)
 struct EventTests {
     @Test func changesPublishProfileAndPlanEventsAndUserActionsPublishActivity() async throws {
         try await withPlanner { world in

@@ -12,6 +12,7 @@ let soup = "tomato-lentil-soup"
 let gazpacho = "chilled-gazpacho"
 let minestrone = "minestrone"
 
+@Suite(.closesItsSockets)
 struct SelectionTests {
     @Test func addingNeedsARecipeTheCatalogKnows() async throws {
         try await withPlanner { world in
@@ -45,6 +46,7 @@ struct SelectionTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct SlotTests {
     @Test func theWeekIsSevenDaysFromTodayWithLunchAndDinner() async throws {
         try await withPlanner { world in
@@ -158,6 +160,7 @@ struct SlotTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct RollingWindowTests {
     @Test func theWeekRollsAtLocalMidnightAndPastDaysStayInHistory() async throws {
         // 22:59 UTC is 23:59 in Rome (CET, UTC+1) on 2026-03-10.

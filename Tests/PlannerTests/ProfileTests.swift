@@ -17,6 +17,7 @@ private struct RawProfileUpdate: Codable, Sendable {
 
 private let rawUpdate = Method<Planner, RawProfileUpdate, CookingProfile>.write("profile.update", .public)
 
+@Suite(.closesItsSockets)
 struct ProfileTests {
     @Test func aUserWhoNeverSetAProfileGetsTheDefaults() async throws {
         try await withPlanner { world in
@@ -123,6 +124,7 @@ struct ProfileTests {
 
 /// Allergens and dislikes are switchable layers of the saved profile, like diets, equipment and
 /// patience: switched off, the default search shows what they hid, and the lists are kept.
+@Suite(.closesItsSockets)
 struct FilterSwitchTests {
     @Test func allergensAndDislikesCanBeSwitchedOffInTheProfile() async throws {
         let stack = try StackFixture.make()

@@ -2,10 +2,12 @@ import Foundation
 import GRDB
 import MessagePack
 import SousRuntime
+import SousTestSupport
 import SousWire
 import Synchronization
 import Testing
 
+@Suite(.closesItsSockets)
 struct IdempotencyTests {
     struct Reply: Codable, Equatable, Sendable { var id: Int64 }
 

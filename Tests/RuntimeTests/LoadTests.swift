@@ -10,6 +10,7 @@ import ZeroMQ
 
 /// One client's flood or a full lane never starves anyone else: each connection and each lane
 /// has a bound on requests in flight, past which the server answers `busy` at once.
+@Suite(.closesItsSockets)
 struct LoadTests {
     static let hold = Method<Notes, Empty, Empty>.read("load.hold", .public)
 

@@ -9,6 +9,7 @@ import ZeroMQ
 
 /// Damaged and hostile requests get a typed error reply (or, where no reply is possible, are
 /// dropped) and the service goes on answering everyone else.
+@Suite(.closesItsSockets)
 struct MalformedFrameTests {
     let protocolFrame = SousProtocol.protocolFrame(.request)
 

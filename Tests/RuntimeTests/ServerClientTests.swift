@@ -7,6 +7,7 @@ import SousWire
 import Testing
 import ZeroMQ
 
+@Suite(.closesItsSockets)
 struct ServerClientTests {
     func client(_ host: ServiceHost, timeout: Duration = .seconds(30), retries: Int = 0) throws -> ServiceClient<Notes> {
         try host.testClient(as: Notes.self, timeout: timeout, retries: retries)

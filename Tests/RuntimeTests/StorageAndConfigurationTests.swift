@@ -4,9 +4,11 @@ import GRDB
 import Logging
 import SousRuntime
 import SousSchema
+import SousTestSupport
 import SousWire
 import Testing
 
+@Suite(.closesItsSockets)
 struct StorageTests {
     func temporaryDirectory() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("sous-test-\(UUID().uuidString)").path
@@ -65,6 +67,7 @@ struct StorageTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct ConfigurationTests {
     @Test func defaultsAreTheLocalRun() throws {
         let configuration = try ServiceConfiguration.fromEnvironment(.planner, environment: [:])

@@ -4,6 +4,7 @@ import Testing
 import TrackerService
 
 /// Hit rate, streaks, badges and the calendar as plain functions over a hand-built history.
+@Suite(.closesItsSockets)
 struct CoeliacScoringTests {
 
     /// A day: `p` the prediction ("gluten"/"none"/nil), `r` the result ("+"/"-"/nil).

@@ -7,6 +7,7 @@ import Testing
 import TrackerService
 
 /// The coeliac food journal over real sockets and a real (in-memory) SQLite database.
+@Suite(.closesItsSockets)
 struct CoeliacJournalTests {
     @Test func entriesAreAddedListedEditedAndDeletedWithTheirPhotos() async throws {
         try await withCoeliacTracker { world in
@@ -196,6 +197,7 @@ struct CoeliacJournalTests {
 }
 
 /// Gluten-test predictions and results, over the wire, for a hand-built history.
+@Suite(.closesItsSockets)
 struct CoeliacGlutenTests {
     /// Records `(date, prediction, result)` days for `user`.
     static func record(_ world: CoeliacWorld, _ days: [(String, Bool?, Bool?)], user: String = "ada") async throws -> [GlutenResultRecorded] {

@@ -8,6 +8,7 @@ import TrackerService
 
 /// What a user records must be dated plausibly: not before 1900, nothing that happened after
 /// their today, no plan more than a year ahead. Each refusal names the field and writes nothing.
+@Suite(.closesItsSockets)
 struct DateWindowTests {
     @Test func implausibleDiaryDrinkAndGoalDatesAreRefusedNamingTheField() async throws {
         try await withTracker { world in
@@ -117,6 +118,7 @@ struct DateWindowTests {
 }
 
 /// "Cooked it" logs what is eaten: a frying bath left in the fryer weighs nothing on the plate.
+@Suite(.closesItsSockets)
 struct FriedRecipeLoggingTests {
     @Test func aFriedRecipeIsLoggedWithTheCatalogsNutritionAndTheEatenWeight() async throws {
         try await withTracker(catalog: true) { world in

@@ -19,6 +19,7 @@ private struct LooseAdd: Codable, Sendable {
 
 private let looseAdd = Method<Tracker, LooseAdd, DiaryEntry>.write("diary.add", .public)
 
+@Suite(.closesItsSockets)
 struct DiaryEntryTests {
     @Test func addListEditDeleteKeepsOneUsersDiaryApart() async throws {
         try await withTracker { world in
@@ -153,6 +154,7 @@ struct DiaryEntryTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct DayBoundaryTests {
     @Test func todayIsTheDateInTheProfilesTimeZone() async throws {
         try await withTracker { world in
@@ -221,6 +223,7 @@ struct DayBoundaryTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct DrinkTests {
     @Test func waterAndCoffeeCountUpAndNeverBelowZero() async throws {
         try await withTracker { world in

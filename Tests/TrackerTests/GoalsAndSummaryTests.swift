@@ -6,6 +6,7 @@ import SousWire
 import Testing
 import TrackerService
 
+@Suite(.closesItsSockets)
 struct GoalsAndSummaryTests {
     @Test func summaryUsesTheGoalInForceThatDayAcrossAChange() async throws {
         try await withTracker { world in
@@ -121,6 +122,7 @@ struct GoalsAndSummaryTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct SavedFoodTests {
     @Test func savedFoodsAreFilteredByMealAndLoggedWithAQuantity() async throws {
         try await withTracker { world in

@@ -8,6 +8,7 @@ import SousWire
 import Testing
 import TrackerService
 
+@Suite(.closesItsSockets)
 struct BarcodeTests {
     @Test func checkDigitsOfEAN13EAN8AndUPCA() {
         // Published examples: an EAN-13, an EAN-8 and a UPC-A code with correct check digits.
@@ -95,6 +96,7 @@ struct BarcodeTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct ProductImportTests {
     static let products = [
         Product(
@@ -123,6 +125,7 @@ struct ProductImportTests {
     }
 }
 
+@Suite(.closesItsSockets)
 struct RecipeLoggingTests {
     @Test func aRecipeServingIsLoggedFromTheRealCatalog() async throws {
         try await withTracker(planner: false, catalog: true) { world in

@@ -1,7 +1,9 @@
 import Foundation
+import SocketCheck
 import Testing
 import ZeroMQ
 
+@Suite(.closesItsSockets)
 struct ZeroMQTests {
     let context = ZMQContext.shared
 

@@ -34,7 +34,7 @@ public struct CatalogService: Sendable {
         self.host = host
         self.store = store
         self.profiles = profiles
-        CatalogHandlers(host: host, store: store, profiles: profiles, seed: seed).register()
+        CatalogHandlers(host: host.parts, store: store, profiles: profiles, seed: seed).register(on: host.server)
     }
 
     /// Opens (creating and migrating as needed) the catalog database in `directory`, or in memory.
@@ -45,14 +45,13 @@ public struct CatalogService: Sendable {
 
 /// The catalog's methods: validate, call the store, publish events (the runtime records activity).
 struct CatalogHandlers: Sendable {
-    let host: ServiceHost
+    let host: HostParts
     let store: CatalogStore
     let profiles: PeerValueCache<Planner, CookingProfile>
     let seed: SeedData
 
     /// The route table: every method the catalog serves and the function that answers it.
-    func register() {
-        let server = host.server
+    func register(on server: RPCServer) {
         server.register(CatalogAPI.searchIngredients, use: searchIngredients)
         server.register(CatalogAPI.getIngredients, use: getIngredients)
         server.register(CatalogAPI.importIngredients, use: importIngredients)

@@ -21,7 +21,7 @@ public struct GroceriesService: Sendable {
         let peers = GroceriesPeers(catalog: Peer<Catalog>(Catalog.self, of: configuration), planner: Peer<Planner>(Planner.self, of: configuration))
         self.host = host
         self.store = store
-        GroceriesHandlers(host: host, store: store, peers: peers).register()
+        GroceriesHandlers(host: host.parts, store: store, peers: peers).register(on: host.server)
     }
 
     /// Opens (creating and migrating as needed) the groceries database in `directory`, or in memory.

@@ -7,7 +7,7 @@ import SousWire
 /// The groceries methods: validate everything, read what is needed from the peers, write in one
 /// transaction, then publish `groceries.changed` (the runtime records activity).
 struct GroceriesHandlers: Sendable {
-    let host: ServiceHost
+    let host: HostParts
     let store: GroceriesStore
     let peers: GroceriesPeers
 
@@ -15,8 +15,7 @@ struct GroceriesHandlers: Sendable {
     static let maximumMultiplier = 100
 
     /// The route table: every method the groceries service serves and the function that answers it.
-    func register() {
-        let server = host.server
+    func register(on server: RPCServer) {
         server.register(GroceriesAPI.list, use: list)
         server.register(GroceriesAPI.addRecipe, use: addRecipe)
         server.register(GroceriesAPI.setRecipe, use: setRecipe)

@@ -76,7 +76,7 @@ public struct NotifierService: Sendable {
         self.consumer = consumer
         self.scheduler = scheduler
         self.subscriber = subscriber
-        NotifierHandlers(host: host, store: store, profiles: profiles, inbox: inbox).register()
+        NotifierHandlers(host: host.parts, store: store, profiles: profiles, inbox: inbox).register(on: host.server)
     }
 
     /// Opens (creating and migrating as needed) the notifier database in `directory`, or in memory.

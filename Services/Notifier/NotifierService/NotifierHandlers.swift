@@ -6,14 +6,13 @@ import Synchronization
 
 /// The notifier's methods: the caller's delivery log and next reminder.
 struct NotifierHandlers: Sendable {
-    let host: ServiceHost
+    let host: HostParts
     let store: NotifierStore
     let profiles: ProfileBook
     let inbox: ReminderInbox
 
     /// The route table: every method the notifier serves and the function that answers it.
-    func register() {
-        let server = host.server
+    func register(on server: RPCServer) {
         server.register(NotifierAPI.list, use: list)
         server.register(NotifierAPI.wait, use: wait)
         server.register(NotifierAPI.next, use: next)

@@ -32,9 +32,10 @@ public struct PlannerService: Sendable {
         self.store = store
         self.accounts = accounts
         PlannerHandlers(
-            host: host, store: store, catalog: Peer<Catalog>(Catalog.self, of: configuration), tracker: Peer<Tracker>(Tracker.self, of: configuration)
-        ).register()
-        AccountHandlers(host: host, store: accounts, signer: signer, eraser: eraser).register()
+            host: host.parts, store: store, catalog: Peer<Catalog>(Catalog.self, of: configuration),
+            tracker: Peer<Tracker>(Tracker.self, of: configuration)
+        ).register(on: host.server)
+        AccountHandlers(host: host.parts, store: accounts, signer: signer, eraser: eraser).register(on: host.server)
     }
 
     /// The key sessions are signed with: the configured one, or `<data>/sessions.key`, whose
@@ -53,7 +54,7 @@ public struct PlannerService: Sendable {
 
 /// The planner's methods: validate, call the store, publish events (the runtime records activity).
 struct PlannerHandlers: Sendable {
-    let host: ServiceHost
+    let host: HostParts
     let store: PlannerStore
     let catalog: Peer<Catalog>
     let tracker: Peer<Tracker>
@@ -61,8 +62,7 @@ struct PlannerHandlers: Sendable {
     var now: Date { host.clock.now }
 
     /// The route table: every method the planner serves and the function that answers it.
-    func register() {
-        let server = host.server
+    func register(on server: RPCServer) {
         // profile.get and plan.multiplier are what other services read for a user, so they are
         // declared without activity (the notifier would otherwise see every reminder check as
         // the user being active).

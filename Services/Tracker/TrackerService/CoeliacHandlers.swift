@@ -7,13 +7,13 @@ import SousWire
 /// The coeliac diary's methods, served by the tracker: validate everything, write in one
 /// transaction, then publish the event (the runtime records activity).
 struct CoeliacHandlers: Sendable {
-    let host: ServiceHost
+    let host: HostParts
     let database: SousDatabase
     private let store: CoeliacStore
     /// Read for the user's time zone when a request leaves its date or time to "now".
     private let zones: UserTimeZones
 
-    init(host: ServiceHost, database: SousDatabase, zones: UserTimeZones) {
+    init(host: HostParts, database: SousDatabase, zones: UserTimeZones) {
         self.host = host
         self.database = database
         store = CoeliacStore(database: database)
@@ -21,8 +21,7 @@ struct CoeliacHandlers: Sendable {
     }
 
     /// The route table: every method of the coeliac diary and the function that answers it.
-    func register() {
-        let server = host.server
+    func register(on server: RPCServer) {
         server.register(CoeliacAPI.addEntry, use: addEntry)
         server.register(CoeliacAPI.listEntries, use: listEntries)
         server.register(CoeliacAPI.getEntry, use: getEntry)

@@ -32,8 +32,9 @@ public struct TrackerService: Sendable {
         self.host = host
         self.store = store
         self.profiles = profiles
-        TrackerHandlers(host: host, store: store, catalog: Peer<Catalog>(Catalog.self, of: configuration), zones: zones).register()
-        CoeliacHandlers(host: host, database: database, zones: zones).register()
+        TrackerHandlers(host: host.parts, store: store, catalog: Peer<Catalog>(Catalog.self, of: configuration), zones: zones).register(
+            on: host.server)
+        CoeliacHandlers(host: host.parts, database: database, zones: zones).register(on: host.server)
     }
 
     /// Opens (creating and migrating as needed) the tracker database in `directory`, or in memory.

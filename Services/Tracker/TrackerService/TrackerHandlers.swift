@@ -6,7 +6,7 @@ import SousWire
 
 /// The tracker's methods: validate, resolve the day, call the store, publish events (the runtime records activity).
 struct TrackerHandlers: Sendable {
-    let host: ServiceHost
+    let host: HostParts
     let store: TrackerStore
     let catalog: Peer<Catalog>
     let zones: UserTimeZones
@@ -15,8 +15,7 @@ struct TrackerHandlers: Sendable {
 
     /// The route table: every method the tracker serves and the function that answers it
     /// (the functions are in TrackerHandlers+Diary, +DrinksAndGoals, +Foods and +Products).
-    func register() {
-        let server = host.server
+    func register(on server: RPCServer) {
         server.register(TrackerAPI.addEntry, use: addEntry)
         server.register(TrackerAPI.logRecipeServing, use: logRecipeServing)
         server.register(TrackerAPI.editEntry, use: editEntry)

@@ -9,7 +9,7 @@ import Synchronization
 
 /// The `account.*` methods: registering, signing in and out, sessions, passwords, deletion.
 struct AccountHandlers: Sendable {
-    let host: ServiceHost
+    let host: HostParts
     let store: AccountStore
     let signer: SessionSigner
     let eraser: AccountEraser
@@ -18,8 +18,7 @@ struct AccountHandlers: Sendable {
     var now: Date { Date() }
 
     /// The route table: every `account.*` method the planner serves and the function that answers it.
-    func register() {
-        let server = host.server
+    func register(on server: RPCServer) {
         server.register(AccountAPI.register, use: registerAccount)
         server.register(AccountAPI.login, use: login)
         server.register(AccountAPI.logout, use: logout)
@@ -33,7 +32,7 @@ struct AccountHandlers: Sendable {
 
     // MARK: Signing up, in and out
 
-    /// `account.register` (named apart from the route table's `register()`).
+    /// `account.register` (named apart from the route table, `register(on:)`).
     func registerAccount(_ request: Registration, context: RequestContext) throws -> AccountInfo {
         let info = try store.createAccount(email: request.email, password: request.password, name: request.name, role: .user, now: now)
         context.logger.notice("account registered", metadata: ["user": "\(info.user)"])
