@@ -106,6 +106,34 @@ public struct DiaryStatus: Codable, Equatable, Sendable {
     }
 }
 
+/// Several users' days asked at once: what the notifier's reminder pass asks for each batch of
+/// due reminders, instead of one `diary.status` round trip per reminder.
+public struct DiaryStatusBatch: Codable, Equatable, Sendable {
+    public struct Day: Codable, Equatable, Sendable {
+        public var user: String
+        public var date: LocalDate
+
+        public init(user: String, date: LocalDate) {
+            self.user = user
+            self.date = date
+        }
+    }
+
+    /// At most ``limit``.
+    public var days: [Day]
+
+    public static let limit = 1_000
+
+    public init(days: [Day]) { self.days = days }
+}
+
+/// The status of each asked day, in the order asked.
+public struct DiaryStatuses: Codable, Equatable, Sendable {
+    public var statuses: [DiaryStatus]
+
+    public init(statuses: [DiaryStatus]) { self.statuses = statuses }
+}
+
 /// Published on every diary change (``TrackerTopics``).
 public struct DiaryEntryEvent: Codable, Equatable, Sendable {
     public var user: String
@@ -132,4 +160,7 @@ public enum TrackerAPI {
     public static let logRecipeServing = Method<Tracker, RecipeServingLog, DiaryEntry>.write("diary.logRecipe", .user)
     /// Which meals of a day are logged and the energy against the goal.
     public static let diaryStatus = Method<Tracker, DiaryStatusRequest, DiaryStatus>.read("diary.status", .user, activity: false)
+    /// `diary.status` of many users' days in one call; for Sous services only (the notifier),
+    /// since each day names its user.
+    public static let diaryStatuses = Method<Tracker, DiaryStatusBatch, DiaryStatuses>.read("diary.statuses", .service)
 }

@@ -104,12 +104,21 @@ struct AccountTests {
     }
 
     @Test func repeatedFailuresAreRefusedForAWhile() async throws {
-        try await withStack { stack in
+        // The lockout is timed on the planner's clock: a manual one, so a slow machine cannot
+        // let the first (1 s) lockout run out between two calls.
+        let clock = WallClock.manual(at: Date())
+        let stack = try StackFixture.make(clock: clock)
+        try await withRunningServices(stack.hosts) { _ in
             try await register("ada@example.org", on: stack)
-            for _ in 0..<5 { _ = try? await login("ada@example.org", on: stack, password: "wrong password!") }
+            for attempt in 1...5 {
+                let wrong = await #expect(throws: ServiceError.self) { try await login("ada@example.org", on: stack, password: "wrong password!") }
+                #expect(wrong?.code == .unauthorized, "attempt \(attempt)")
+            }
             let refused = await #expect(throws: ServiceError.self) { try await login("ada@example.org", on: stack) }
             #expect(refused?.code == .rateLimited, "even the right password waits once the account is locked")
-            #expect(refused?.message.contains("try again in") == true)
+            #expect(refused?.message.contains("try again in 1 s") == true)
+            clock.advance(by: 1.5)
+            #expect(try await login("ada@example.org", on: stack).account.email == "ada@example.org", "the first lockout lasts a second")
         }
     }
 

@@ -43,6 +43,24 @@ struct GoalsAndSummaryTests {
             #expect(status == DiaryStatus(date: tuesday, mealsLogged: [.breakfast, .dinner], kcal: 750, kcalGoal: 1500))
             let empty = try await world.call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: monday), user: "bea")
             #expect(empty == DiaryStatus(date: monday, mealsLogged: [], kcal: 0, kcalGoal: 2000))
+
+            // The notifier asks for a whole batch of users' days in one call, answered in order
+            // with what each user's own `diary.status` says.
+            let days = [("ada", tuesday), ("bea", monday), ("ada", monday), ("ada", tuesday)].map { DiaryStatusBatch.Day(user: $0, date: $1) }
+            let batch = try await world.client.call(TrackerAPI.diaryStatuses, DiaryStatusBatch(days: days))
+            #expect(batch.statuses.count == days.count)
+            for (day, answered) in zip(days, batch.statuses) {
+                #expect(answered == (try await world.call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: day.date), user: day.user)))
+            }
+            #expect(batch.statuses[0] == status && batch.statuses[1] == empty)
+            let tooMany = DiaryStatusBatch(days: Array(repeating: days[0], count: DiaryStatusBatch.limit + 1))
+            let refused = await #expect(throws: ServiceError.self) { try await world.client.call(TrackerAPI.diaryStatuses, tooMany) }
+            #expect(refused?.code == .badRequest && refused?.field == "days")
+            let blank = DiaryStatusBatch(days: [days[0], .init(user: " ", date: monday)])
+            let nobody = await #expect(throws: ServiceError.self) { try await world.client.call(TrackerAPI.diaryStatuses, blank) }
+            #expect(nobody?.code == .badRequest && nobody?.field == "days.1.user")
+            // It names other users' days: a signed-in user may not ask it.
+            #expect(await world.failure(TrackerAPI.diaryStatuses, DiaryStatusBatch(days: days))?.code == .forbidden)
         }
     }
 

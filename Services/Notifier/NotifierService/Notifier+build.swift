@@ -6,10 +6,8 @@ import SousWire
 
 /// Tuning of the notifier; the defaults suit production.
 public struct NotifierOptions: Sendable {
-    /// Due reminders read and recorded per transaction.
+    /// Due reminders read, asked about (one `diary.statuses` call) and recorded per transaction.
     public var batchSize = 1_000
-    /// Diary-status calls to the tracker in flight at once.
-    public var trackerConcurrency = 32
     /// Cached profiles older than this are read again from the planner on activity.
     public var profileMaximumAge: TimeInterval = 6 * 60 * 60
     /// Real time the scheduler waits after start before its first pass, so subscribers have
@@ -17,10 +15,9 @@ public struct NotifierOptions: Sendable {
     public var startupGrace: Duration = .seconds(1)
 
     public init(
-        batchSize: Int = 1_000, trackerConcurrency: Int = 32, profileMaximumAge: TimeInterval = 6 * 60 * 60, startupGrace: Duration = .seconds(1)
+        batchSize: Int = 1_000, profileMaximumAge: TimeInterval = 6 * 60 * 60, startupGrace: Duration = .seconds(1)
     ) {
         self.batchSize = max(batchSize, 1)
-        self.trackerConcurrency = max(trackerConcurrency, 1)
         self.profileMaximumAge = profileMaximumAge
         self.startupGrace = startupGrace
     }

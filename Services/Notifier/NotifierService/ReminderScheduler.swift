@@ -116,57 +116,55 @@ public final class ReminderScheduler: Service, Sendable {
         }
     }
 
-    /// Late ones are missed; the others ask the tracker whether dinner is logged, a bounded
-    /// number at a time. Once the tracker fails to answer (`trackerDown`, shared by the pass's
-    /// batches), the rest of the pass sends without asking (and without kcal) instead of waiting
-    /// out a timeout per reminder.
+    /// Late ones are missed; for the others the tracker says in one `diary.statuses` call per
+    /// batch whether dinner is logged. Once the tracker fails to answer (`trackerDown`, shared by
+    /// the pass's batches), the rest of the pass sends without asking (and without kcal) instead
+    /// of waiting out a timeout per batch.
     private func decide(_ due: [ScheduledReminder], now: Date, trackerDown: Flag) async -> [ReminderDecision] {
-        var decisions = [ReminderDecision?](repeating: nil, count: due.count)
-        await withTaskGroup(of: (Int, ReminderDecision).self) { group in
-            var next = 0
-            func addNext() {
-                guard next < due.count else { return }
-                let index = next
-                let reminder = due[index]
-                next += 1
-                group.addTask {
-                    if ReminderRules.delivery(dueAt: reminder.dueAt, now: now) == .missed {
-                        let hours = Int(now.timeIntervalSince(reminder.dueAt) / 3600)
-                        return (
-                            index,
-                            ReminderDecision(reminder: reminder, outcome: .missed, reason: "\(hours) h late when handled (the notifier was down)")
-                        )
-                    }
-                    guard !trackerDown.isSet else { return (index, ReminderDecision(reminder: reminder, outcome: .sent)) }
-                    do throws(ServiceError) {
-                        let status = try await self.tracker.call(
-                            TrackerAPI.diaryStatus, DiaryStatusRequest(date: reminder.date), user: reminder.user, for: nil)
-                        if status.mealsLogged.contains(.dinner) {
-                            return (
-                                index,
-                                ReminderDecision(
-                                    reminder: reminder, outcome: .skipped, reason: "dinner already logged", kcal: status.kcal,
-                                    kcalGoal: status.kcalGoal)
-                            )
-                        }
-                        return (index, ReminderDecision(reminder: reminder, outcome: .sent, kcal: status.kcal, kcalGoal: status.kcalGoal))
-                    } catch {
-                        if error.code == .unavailable {
-                            trackerDown.set()
-                        }
-                        self.logger.warning(
-                            "diary status not read; sending without it", metadata: ["user": "\(reminder.user)", "error": "\(error.message)"])
-                        return (index, ReminderDecision(reminder: reminder, outcome: .sent))
-                    }
-                }
+        var decisions: [ReminderDecision?] = due.map { reminder in
+            guard ReminderRules.delivery(dueAt: reminder.dueAt, now: now) == .missed else { return nil }
+            let hours = Int(now.timeIntervalSince(reminder.dueAt) / 3600)
+            return ReminderDecision(reminder: reminder, outcome: .missed, reason: "\(hours) h late when handled (the notifier was down)")
+        }
+        let asked = decisions.indices.filter { decisions[$0] == nil }
+        let statuses = await statuses(of: asked.map { due[$0] }, trackerDown: trackerDown)
+        for (position, index) in asked.enumerated() {
+            let reminder = due[index]
+            guard let status = statuses?[position] else {
+                decisions[index] = ReminderDecision(reminder: reminder, outcome: .sent)
+                continue
             }
-            for _ in 0..<options.trackerConcurrency { addNext() }
-            for await (index, decision) in group {
-                decisions[index] = decision
-                addNext()
-            }
+            decisions[index] =
+                status.mealsLogged.contains(.dinner)
+                ? ReminderDecision(
+                    reminder: reminder, outcome: .skipped, reason: "dinner already logged", kcal: status.kcal, kcalGoal: status.kcalGoal)
+                : ReminderDecision(reminder: reminder, outcome: .sent, kcal: status.kcal, kcalGoal: status.kcalGoal)
         }
         return decisions.compactMap { $0 }
+    }
+
+    /// The diary status of each reminder's user and day, in order, in calls of at most
+    /// ``DiaryStatusBatch/limit`` days; nil when the tracker could not say.
+    private func statuses(of reminders: [ScheduledReminder], trackerDown: Flag) async -> [DiaryStatus]? {
+        guard !reminders.isEmpty, !trackerDown.isSet else { return nil }
+        var statuses: [DiaryStatus] = []
+        for start in stride(from: 0, to: reminders.count, by: DiaryStatusBatch.limit) {
+            let chunk = reminders[start..<min(start + DiaryStatusBatch.limit, reminders.count)]
+            do throws(ServiceError) {
+                let batch = DiaryStatusBatch(days: chunk.map { DiaryStatusBatch.Day(user: $0.user, date: $0.date) })
+                let answer = try await tracker.call(TrackerAPI.diaryStatuses, batch, user: nil, for: nil)
+                guard answer.statuses.count == chunk.count else {
+                    throw ServiceError.internal("the tracker answered \(answer.statuses.count) statuses for \(chunk.count) days")
+                }
+                statuses += answer.statuses
+            } catch {
+                if error.code == .unavailable { trackerDown.set() }
+                logger.warning(
+                    "diary statuses not read; sending without them", metadata: ["reminders": "\(reminders.count)", "error": "\(error.message)"])
+                return nil
+            }
+        }
+        return statuses
     }
 }
 

@@ -83,11 +83,17 @@ extension TrackerHandlers {
     func diaryStatus(_ request: DiaryStatusRequest, user: String, context: RequestContext) async throws -> DiaryStatus {
         // Asked by the notifier for a user, not by the user: declared without activity.
         let date = try await day(request.date, user: user, context: context).date
-        let entries = try store.entries(user: user, from: date, to: date)
-        return DiaryStatus(
-            date: date, mealsLogged: Array(Set(entries.map(\.meal))).sorted(), kcal: DiaryMath.totals(entries).kcal,
-            kcalGoal: try store.goalHistory(user: user).inForce(on: date).goals.kcal
-        )
+        return try store.statuses(of: [DiaryStatusBatch.Day(user: user, date: date)])[0]
+    }
+
+    func diaryStatuses(_ request: DiaryStatusBatch, context: RequestContext) throws -> DiaryStatuses {
+        guard request.days.count <= DiaryStatusBatch.limit else {
+            throw ServiceError.badRequest("at most \(DiaryStatusBatch.limit) days per call", field: "days")
+        }
+        for (index, day) in request.days.enumerated() where day.user.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ServiceError.badRequest("a day names its user", field: "days.\(index).user")
+        }
+        return DiaryStatuses(statuses: try store.statuses(of: request.days))
     }
 
     func history(_ request: DateRange, user: String, context: RequestContext) throws -> DiaryHistory {

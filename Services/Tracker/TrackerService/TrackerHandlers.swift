@@ -23,6 +23,7 @@ struct TrackerHandlers: Sendable {
         server.register(TrackerAPI.listEntries, use: listEntries)
         server.register(TrackerAPI.summary, use: summary)
         server.register(TrackerAPI.diaryStatus, use: diaryStatus)
+        server.register(TrackerAPI.diaryStatuses, use: diaryStatuses)
         server.register(TrackerAPI.history, use: history)
         server.register(TrackerAPI.analysis, use: analysis)
         server.register(TrackerAPI.yesterday, use: yesterday)

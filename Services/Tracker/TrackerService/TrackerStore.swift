@@ -82,9 +82,28 @@ public final class TrackerStore: Sendable {
 
     /// Every goal change of the user, oldest first.
     func goalHistory(user: String) throws -> GoalHistory {
+        try writer.read { db in try Self.goalHistory(user: user, db) }
+    }
+
+    private static func goalHistory(user: String, _ db: Database) throws -> GoalHistory {
+        let records = try GoalRecord.filter(GoalRecord.Columns.user == user).order(GoalRecord.Columns.from).fetchAll(db)
+        return GoalHistory(changes: records.map { GoalHistory.Change(from: $0.from, goals: $0.goals) })
+    }
+
+    /// Which meals of each day are logged and its energy against the goal then in force, read in
+    /// one transaction (a reminder pass asks for a thousand days at once).
+    func statuses(of days: [DiaryStatusBatch.Day]) throws -> [DiaryStatus] {
         try writer.read { db in
-            let records = try GoalRecord.filter(GoalRecord.Columns.user == user).order(GoalRecord.Columns.from).fetchAll(db)
-            return GoalHistory(changes: records.map { GoalHistory.Change(from: $0.from, goals: $0.goals) })
+            var goals: [String: GoalHistory] = [:]
+            let select = try db.cachedStatement(sql: "SELECT * FROM diary_entry WHERE user = ? AND date = ?")
+            return try days.map { day in
+                let entries = try DiaryEntryRecord.fetchAll(select, arguments: [day.user, day.date.description]).map(\.entry)
+                let history = try goals[day.user] ?? Self.goalHistory(user: day.user, db)
+                goals[day.user] = history
+                return DiaryStatus(
+                    date: day.date, mealsLogged: Array(Set(entries.map(\.meal))).sorted(), kcal: DiaryMath.totals(entries).kcal,
+                    kcalGoal: history.inForce(on: day.date).goals.kcal)
+            }
         }
     }
 

@@ -125,6 +125,9 @@ struct AccountHandlers: Sendable {
         _ password: String, email: String, context: RequestContext, field: String = "password"
     ) throws(ServiceError) -> AccountInfo {
         let address: String? = if case .client(let address) = context.principal { address } else { nil }
+        // Lockouts run on the service clock (the system's, unless a test sets a manual one);
+        // tokens keep real time, since every service checks their expiry against its own.
+        let now = host.clock.now
         if let refusal = throttle.withLock({ $0.refusal(account: email, address: address, now: now) }) {
             context.logger.notice("sign-in refused: too many failures", metadata: ["address": "\(address ?? "in-process")"])
             throw refusal
