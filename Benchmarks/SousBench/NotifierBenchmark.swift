@@ -75,7 +75,10 @@ struct NotifierBenchmark: AsyncParsableCommand {
             )
         }
 
-        let counter = try ReminderCounter(endpoint: notifier.host.boundEndpoints.events, expected: count)
+        // The event bus lets in only Sous services: the counter subscribes with the tracker's key.
+        let asTracker = CurveClientSetup(
+            serverKey: notifier.host.keyring.own.publicKey, keyPair: try ServiceConfiguration.inProcess(.tracker).keyring().own)
+        let counter = try ReminderCounter(endpoint: notifier.host.boundEndpoints.events, curve: asTracker, expected: count)
         try counter.waitUntilReceiving(from: notifier.host.publisher)
         let passes = notifier.scheduler.passes.subscribe()
         let hosts = [notifier.host] + (trackerHost.map { [$0] } ?? [])
@@ -158,9 +161,10 @@ final class ReminderCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var startNanoseconds: UInt64 = 0
 
-    init(endpoint: String, expected: Int) throws {
+    init(endpoint: String, curve: CurveClientSetup, expected: Int) throws {
         socket = try ZMQContext.shared.socket(.sub)
         try socket.setLinger(milliseconds: 0)
+        try socket.setCurveClient(serverKey: curve.serverKey, keyPair: curve.keyPair)
         try socket.setReceiveHighWaterMark(0)
         try socket.subscribe(NotifierTopics.reminderPrefix)
         try socket.connect(endpoint)

@@ -42,9 +42,13 @@ struct TrackerBenchmark: AsyncParsableCommand {
         for offset in 0..<days {
             let date = first.adding(days: offset)
             for index in 0..<entriesPerDay {
+                // Random macros, and the kcal they make (4/4/9 kcal per gram): the tracker refuses
+                // energy that contradicts the macros.
+                let carbohydrates = Double.random(in: 0...60, using: &random)
+                let protein = Double.random(in: 0...30, using: &random)
+                let fat = Double.random(in: 0...10, using: &random)
                 let per100g = Macros(
-                    kcal: Double.random(in: 30...500, using: &random), carbohydrates: Double.random(in: 0...60, using: &random),
-                    protein: Double.random(in: 0...30, using: &random), fat: Double.random(in: 0...30, using: &random))
+                    kcal: 4 * carbohydrates + 4 * protein + 9 * fat, carbohydrates: carbohydrates, protein: protein, fat: fat)
                 let add = DiaryAdd(
                     date: date, meal: Meal.allCases[index % 4], grams: Double.random(in: 20...400, using: &random), food: "Food \(index)",
                     per100g: per100g)

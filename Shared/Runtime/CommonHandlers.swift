@@ -1,21 +1,24 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 import SousWire
+import Synchronization
 
 /// The methods every service answers: health, its clock, and a description of its methods.
 struct CommonHandlers: Sendable {
     let name: String
     let startedAt: Date
     let clock: WallClock
-    let databaseHealth: @Sendable () -> DatabaseHealth
+    let database: DatabaseHealthProbe
     /// Weak: the server keeps these handlers, and must not be kept alive by them.
     weak let server: RPCServer?
 
     /// The route table.
     func register() {
         guard let server else { return }
-        server.register(CommonAPI.health, use: health)
-        server.register(CommonAPI.clock, use: readClock)
+        // Answered on the I/O thread: both read only what is in memory.
+        server.register(CommonAPI.health, inline: health)
+        server.register(CommonAPI.clock, inline: readClock)
         server.register(CommonAPI.setClock, use: setClock)
         server.register(CommonAPI.describe, use: describe)
     }
@@ -27,7 +30,7 @@ struct CommonHandlers: Sendable {
             protocolVersion: Int(SousProtocol.version),
             startedAt: startedAt,
             uptimeSeconds: Date().timeIntervalSince(startedAt),
-            database: databaseHealth()
+            database: database.latest
         )
     }
 
@@ -49,6 +52,36 @@ struct CommonHandlers: Sendable {
         } catch {
             throw ServiceError.internal("\(name) cannot describe its methods: \(error)")
         }
+    }
+}
+
+/// The database's health, checked when the host starts and then every second off the request
+/// path, so `health` is answered from memory on the I/O thread.
+final class DatabaseHealthProbe: Service, Sendable {
+    private let check: @Sendable () -> DatabaseHealth
+    private let current: Mutex<DatabaseHealth>
+
+    init(check: @escaping @Sendable () -> DatabaseHealth) {
+        self.check = check
+        current = Mutex(Self.checked(check))
+    }
+
+    var latest: DatabaseHealth { current.withLock { $0 } }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                let health = Self.checked(self.check)
+                self.current.withLock { $0 = health }
+            }
+        }
+    }
+
+    private static func checked(_ check: () -> DatabaseHealth) -> DatabaseHealth {
+        var health = check()
+        health.checkedAt = Date()
+        return health
     }
 }
 

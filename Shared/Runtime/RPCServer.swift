@@ -81,8 +81,13 @@ public final class RPCServer: Service, Sendable {
         var started = false
     }
 
+    /// A handler answered on the I/O thread itself (``register(_:inline:)``).
+    typealias InlineHandler = @Sendable ([UInt8], RequestContext) -> RawResult
+
     struct Registration: Sendable {
         let handler: RawHandler
+        /// Set for methods answered on the I/O thread, without a hop to a lane.
+        var inline: InlineHandler? = nil
         let isWrite: Bool
         let access: Access
         let lane: MethodLane
@@ -225,6 +230,38 @@ public final class RPCServer: Service, Sendable {
         use handler: @escaping @Sendable (Request, _ user: String, RequestContext) async throws -> Response
     ) {
         register(method) { request, context in try await handler(request, try context.requireUser(), context) }
+    }
+
+    /// Registers a handler answered on the server's I/O thread, where the request is read:
+    /// no hop to a lane's thread and back, which is most of a cheap call's cost. Only for reads
+    /// that never block and take microseconds (`health`, `clock.get`: values already in memory),
+    /// since every other request waits while one runs. They record no activity and keep no
+    /// idempotency record.
+    public func register<Scope, Request, Response>(
+        _ method: Method<Scope, Request, Response>,
+        inline handler: @escaping @Sendable (Request, RequestContext) throws -> Response
+    ) {
+        precondition(!method.isWrite && !method.recordsActivity, "\(method.name): only reads without activity are answered inline")
+        let inline: InlineHandler = { body, context in
+            let request: Request
+            do {
+                request = try MessagePackDecoder().decode(Request.self, from: body)
+            } catch {
+                return .failure(ServiceError(decoding: error))
+            }
+            do {
+                return .success(try MessagePackEncoder().encode(try handler(request, context)))
+            } catch let error as ServiceError {
+                return .failure(error)
+            } catch {
+                return .failure(.internal("\(method.name) failed: \(error)"))
+            }
+        }
+        let registration = Registration(
+            handler: { _, body, context in inline(body, context) }, inline: inline, isWrite: false, access: method.access, lane: method.lane,
+            describe: { try method.describe(into: &$0) }
+        )
+        handlers.withLock { $0[method.name] = registration }
     }
 
     public var registeredMethods: [String] { handlers.withLock { $0.keys.sorted() } }
@@ -481,6 +518,10 @@ public final class RPCServer: Service, Sendable {
                     send(Envelope.errorReplyFrames(routing: routing, requestID: header.id, error: error))
                     return
                 }
+                if let inline = registration.inline {
+                    answerInline(inline, registration: registration, routing: routing, header: header, body: body, principal: principal)
+                    return
+                }
                 let lane = registration.lane
                 let peer = routing[0]
                 let limits = server.options.limits(of: lane)
@@ -501,6 +542,34 @@ public final class RPCServer: Service, Sendable {
                 // its lane's threads; started straight from this thread: a single hop.
                 let executor = executors[lane]
                 Task(executorPreference: executor) { [server] in await server.handle(job) }
+            }
+        }
+
+        /// Admits the caller and answers at once, on this thread (``RPCServer/register(_:inline:)``).
+        func answerInline(
+            _ inline: InlineHandler, registration: Registration, routing: [Envelope.Frame], header: RequestHeader, body: [UInt8],
+            principal: ConnectionPrincipal
+        ) {
+            let result: RawResult
+            do {
+                let caller = try server.gate.admit(header, from: principal, access: registration.access)
+                let context = RequestContext(
+                    requestID: header.id, method: header.method, caller: caller, principal: principal, deadline: header.deadline,
+                    idempotencyKey: nil, logger: server.logger
+                )
+                result = inline(body, context)
+            } catch {
+                result = .failure(error)
+            }
+            switch result {
+            case .success(let reply):
+                do {
+                    send(try Envelope.replyFrames(routing: routing, header: ReplyHeader(id: header.id, status: .ok), body: reply))
+                } catch {
+                    send(Envelope.errorReplyFrames(routing: routing, requestID: header.id, error: .internal("reply could not be encoded")))
+                }
+            case .failure(let error):
+                send(Envelope.errorReplyFrames(routing: routing, requestID: header.id, error: error))
             }
         }
 

@@ -85,8 +85,9 @@ public final class ServiceHost: Sendable {
         // Every service but the planner (which keeps the list itself) follows its revocations.
         let sync: [any Service] =
             configuration.service == .planner ? [] : [RevocationSync(configuration: configuration, revocations: revocations, logger: logger)]
-        extraServices = services + sync
-        CommonHandlers(name: name, startedAt: startedAt, clock: clock, databaseHealth: databaseHealth, server: server).register()
+        let probe = DatabaseHealthProbe(check: databaseHealth)
+        extraServices = services + sync + [probe]
+        CommonHandlers(name: name, startedAt: startedAt, clock: clock, database: probe, server: server).register()
     }
 
     /// Runs every part until SIGTERM/SIGINT (or, with `signals: false`, until the surrounding

@@ -29,11 +29,15 @@ public struct DatabaseHealth: Codable, Equatable, Sendable {
     public var path: String?
     /// The applied migrations, or the error text.
     public var detail: String?
+    /// When the service last checked its database: every second, off the request path, so
+    /// `health` answers from memory.
+    public var checkedAt: Date?
 
-    public init(status: String, path: String? = nil, detail: String? = nil) {
+    public init(status: String, path: String? = nil, detail: String? = nil, checkedAt: Date? = nil) {
         self.status = status
         self.path = path
         self.detail = detail
+        self.checkedAt = checkedAt
     }
 }
 
