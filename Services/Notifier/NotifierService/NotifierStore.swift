@@ -143,12 +143,13 @@ public final class NotifierStore: Sendable {
             // Only the reminder that was due: activity may have moved it on meanwhile. Cached once
             // for the batch (a burst runs it per reminder).
             let remove = try db.cachedStatement(sql: "DELETE FROM schedule WHERE user = ? AND due_at = ?")
+            // The log's key is the user-day and no other constraint can fail (the outcome is one
+            // the CHECK allows, every NOT NULL column has a value): OR IGNORE skips only a repeat.
+            let log = try DeliveryRecord.preparedInsert(db, onConflict: .ignore)
             var recorded: [ReminderDecision] = []
             recorded.reserveCapacity(decisions.count)
             for decision in decisions {
-                // The log's key is the user-day and no other constraint can fail (the outcome is one
-                // the CHECK allows, every NOT NULL column has a value): OR IGNORE skips only a repeat.
-                try DeliveryRecord(decision, recordedAt: now).insert(db, onConflict: .ignore)
+                try log.execute(arguments: DeliveryRecord(decision, recordedAt: now).arguments)
                 if db.changesCount == 1 { recorded.append(decision) }
                 try remove.execute(arguments: [decision.reminder.user, decision.reminder.dueAt.timeIntervalSince1970])
             }
@@ -160,9 +161,11 @@ public final class NotifierStore: Sendable {
     /// the benchmark and maintenance tools.
     public func bulkSchedule(_ reminders: [ScheduledReminder], profile: ReminderProfile) throws {
         try writer.write { db in
+            let saveProfile = try ProfileRecord.preparedInsert(db, onConflict: .replace)
+            let schedule = try ScheduleRecord.preparedInsert(db, onConflict: .replace)
             for reminder in reminders {
-                try Self.saveProfile(profile, of: reminder.user, db)
-                try ScheduleRecord(reminder).insert(db, onConflict: .replace)
+                try saveProfile.execute(arguments: ProfileRecord(user: reminder.user, profile: profile).arguments)
+                try schedule.execute(arguments: ScheduleRecord(reminder).arguments)
             }
         }
     }
