@@ -29,6 +29,9 @@ let package = Package(
         .executable(name: "sous", targets: ["sous"]),
         .executable(name: "sous-bench", targets: ["sous-bench"]),
         .executable(name: "sous-protocol-reference", targets: ["sous-protocol-reference"]),
+        // For Benchmarks/Peers, a package of its own that serves the same catalog over HTTP and
+        // gRPC next to Sous (so the main build never compiles those stacks).
+        .library(name: "SousCatalogForBenchmarks", targets: ["CatalogService", "CatalogTesting", "SousTestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
