@@ -278,3 +278,18 @@ enum QueryClock {
         }
     }
 }
+
+/// Lists and small structures kept as JSON text in one column (a recipe's steps, an
+/// ingredient's synonyms, a profile's diets).
+public enum JSONColumn {
+    private static let decoder = JSONDecoder()
+    private static let encoder = JSONEncoder()
+
+    public static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
+        try decoder.decode(type, from: Data(text.utf8))
+    }
+
+    public static func encode(_ value: some Encodable) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SousRuntime
 import SousSchema
 
 // The catalog's tables as GRDB records: each names its columns once (`Columns`), reads a row by
@@ -337,20 +338,6 @@ struct IngredientRecord: Sendable, FetchableRecord, PersistableRecord {
         container[Columns.foldedSynonyms] =
             ingredient.synonyms.isEmpty ? "" : "|" + ingredient.synonyms.map(folded).joined(separator: "|") + "|"
         container[Columns.bought] = ingredient.bought
-    }
-}
-
-/// Lists kept as JSON text in one column (steps, synonyms).
-enum JSONColumn {
-    private static let decoder = JSONDecoder()
-    private static let encoder = JSONEncoder()
-
-    static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
-        try decoder.decode(type, from: Data(text.utf8))
-    }
-
-    static func encode(_ value: some Encodable) throws -> String {
-        String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }
 

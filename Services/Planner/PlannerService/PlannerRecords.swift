@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SousRuntime
 import SousSchema
 
 // The planner's tables as GRDB records: each names its columns once and reads and writes itself.
@@ -41,10 +42,10 @@ struct ProfileRecord: Sendable, FetchableRecord, PersistableRecord {
         user = row[Columns.user]
         profile = CookingProfile(
             people: row[Columns.people], patience: row[Columns.patience],
-            diets: try JSONList.decode(row[Columns.diets]).compactMap(Diet.init(rawValue:)),
-            allergens: try JSONList.decode(row[Columns.allergens]).compactMap(Allergen.init(rawValue:)),
-            dislikes: try JSONList.decode(row[Columns.dislikes]),
-            equipment: try JSONList.decode(row[Columns.equipment]).compactMap(Appliance.init(rawValue:)),
+            diets: try JSONColumn.decode([String].self, from: row[Columns.diets]).compactMap(Diet.init(rawValue:)),
+            allergens: try JSONColumn.decode([String].self, from: row[Columns.allergens]).compactMap(Allergen.init(rawValue:)),
+            dislikes: try JSONColumn.decode([String].self, from: row[Columns.dislikes]),
+            equipment: try JSONColumn.decode([String].self, from: row[Columns.equipment]).compactMap(Appliance.init(rawValue:)),
             filterDiets: row[Columns.filterDiets], filterAllergens: row[Columns.filterAllergens], filterDislikes: row[Columns.filterDislikes],
             filterEquipment: row[Columns.filterEquipment], filterPatience: row[Columns.filterPatience],
             timeZone: row[Columns.timeZone], remindersEnabled: row[Columns.remindersEnabled], reminderHour: row[Columns.reminderHour]
@@ -56,10 +57,10 @@ struct ProfileRecord: Sendable, FetchableRecord, PersistableRecord {
         container[Columns.user] = user
         container[Columns.people] = profile.people
         container[Columns.patience] = profile.patience
-        container[Columns.diets] = try JSONList.encode(profile.diets.map(\.rawValue))
-        container[Columns.allergens] = try JSONList.encode(profile.allergens.map(\.rawValue))
-        container[Columns.dislikes] = try JSONList.encode(profile.dislikes)
-        container[Columns.equipment] = try JSONList.encode(profile.equipment.map(\.rawValue))
+        container[Columns.diets] = try JSONColumn.encode(profile.diets.map(\.rawValue))
+        container[Columns.allergens] = try JSONColumn.encode(profile.allergens.map(\.rawValue))
+        container[Columns.dislikes] = try JSONColumn.encode(profile.dislikes)
+        container[Columns.equipment] = try JSONColumn.encode(profile.equipment.map(\.rawValue))
         container[Columns.filterDiets] = profile.filterDiets
         container[Columns.filterAllergens] = profile.filterAllergens
         container[Columns.filterDislikes] = profile.filterDislikes
@@ -171,16 +172,5 @@ struct SlotRecord: Sendable, FetchableRecord, PersistableRecord {
         PlanSlot(
             date: ref.date, slot: ref.slot, meal: PlanSlotKind.meal(of: ref.slot) ?? .dinner, recipe: recipe, recipeName: recipeName,
             cookedAt: cookedAt, diaryEntry: diaryEntry)
-    }
-}
-
-/// Lists of strings kept as JSON text in one column.
-enum JSONList {
-    static func encode(_ values: [String]) throws -> String {
-        String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
-    }
-
-    static func decode(_ text: String) throws -> [String] {
-        try JSONDecoder().decode([String].self, from: Data(text.utf8))
     }
 }
