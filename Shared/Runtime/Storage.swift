@@ -293,3 +293,23 @@ public enum JSONColumn {
         String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }
+
+/// Where each column sits in the rows of one statement, found by name once: reading a row by a
+/// column's name scans the row's names every time, which showed in profiles of a search page
+/// (26 columns × 20 rows). Positions come from the names, never from counting.
+public struct ColumnPositions: Sendable {
+    private let positions: [String: Int]
+
+    /// The positions in `row`'s statement (every row of a statement has the same columns).
+    public init(_ row: Row) {
+        var positions: [String: Int] = [:]
+        for (index, name) in row.columnNames.enumerated() where positions[name] == nil { positions[name] = index }
+        self.positions = positions
+    }
+
+    /// The value of `column` in `row`, which must come from the same statement (an optional `T`
+    /// reads NULL as nil).
+    public func value<T: DatabaseValueConvertible>(_ column: Column, in row: Row) -> T {
+        positions[column.name].map { row[$0] } ?? row[column]
+    }
+}

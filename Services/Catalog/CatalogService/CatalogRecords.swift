@@ -59,7 +59,10 @@ struct RecipeRecord: Sendable, FetchableRecord, PersistableRecord {
     var dishTypes: [DishType]
     var link: String?
     var image: String?
-    var steps: [RecipeStep]
+    /// The steps as stored (JSON), decoded only when a recipe is shown or changed
+    /// (``decodedSteps()``): a search page of summaries never needs them, and decoding them was
+    /// most of a search's time on the shipped catalog.
+    var stepsJSON: String
     var diets: [Diet]
     var allergens: [Allergen]
     var contains: [DietFact]
@@ -87,7 +90,7 @@ struct RecipeRecord: Sendable, FetchableRecord, PersistableRecord {
     init(
         _ recipe: ValidRecipe, facts: DerivedRecipeFacts, key: RecipeKey, id: String, origin: RecipeOrigin, owner: String?, basedOn: String?,
         shared: Bool, version: Int64, createdAt: Date
-    ) {
+    ) throws {
         self.key = key
         self.id = id
         self.origin = origin
@@ -103,7 +106,7 @@ struct RecipeRecord: Sendable, FetchableRecord, PersistableRecord {
         dishTypes = recipe.dishTypes
         link = recipe.link
         image = recipe.image
-        steps = recipe.steps
+        stepsJSON = try JSONColumn.encode(recipe.steps)
         diets = facts.diets
         allergens = facts.allergens
         contains = facts.contains
@@ -117,33 +120,39 @@ struct RecipeRecord: Sendable, FetchableRecord, PersistableRecord {
     }
 
     init(row: Row) throws {
-        rowID = row[Column.rowID]
-        key = RecipeKey(rawValue: row[Columns.key])
-        id = row[Columns.id]
-        origin = RecipeOrigin(rawValue: row[Columns.origin]) ?? .custom
-        owner = row[Columns.owner]
-        basedOn = row[Columns.basedOn]
-        name = row[Columns.name]
-        summary = row[Columns.summary]
-        servings = row[Columns.servings]
-        prepMinutes = row[Columns.prepMinutes]
-        cookMinutes = row[Columns.cookMinutes]
-        energyLevel = row[Columns.energyLevel]
-        equipment = Bitmask.values(row[Columns.equipment], as: Appliance.self)
-        dishTypes = Bitmask.values(row[Columns.dishTypes], as: DishType.self)
-        link = row[Columns.link]
-        image = row[Columns.image]
-        steps = try JSONColumn.decode([RecipeStep].self, from: row[Columns.steps])
-        diets = Bitmask.values(row[Columns.diets], as: Diet.self)
-        allergens = Bitmask.values(row[Columns.allergens], as: Allergen.self)
-        contains = Bitmask.values(row[Columns.contains], as: DietFact.self)
-        cost = row[Columns.cost]
-        costPerServing = row[Columns.costPerServing]
-        kcalPerServing = row[Columns.kcalPerServing]
-        shared = row[Columns.shared]
-        deleted = row[Columns.deleted]
-        version = row[Columns.version]
-        createdAt = Date(timeIntervalSince1970: row[Columns.createdAt])
+        try self.init(row: row, positions: ColumnPositions(row))
+    }
+
+    /// A row of a statement whose column positions were found once (``ColumnPositions``).
+    init(row: Row, positions: ColumnPositions) throws {
+        func value<T: DatabaseValueConvertible>(_ column: Column) -> T { positions.value(column, in: row) }
+        rowID = value(Column.rowID)
+        key = RecipeKey(rawValue: value(Columns.key))
+        id = value(Columns.id)
+        origin = RecipeOrigin(rawValue: value(Columns.origin)) ?? .custom
+        owner = value(Columns.owner)
+        basedOn = value(Columns.basedOn)
+        name = value(Columns.name)
+        summary = value(Columns.summary)
+        servings = value(Columns.servings)
+        prepMinutes = value(Columns.prepMinutes)
+        cookMinutes = value(Columns.cookMinutes)
+        energyLevel = value(Columns.energyLevel)
+        equipment = Bitmask.values(value(Columns.equipment), as: Appliance.self)
+        dishTypes = Bitmask.values(value(Columns.dishTypes), as: DishType.self)
+        link = value(Columns.link)
+        image = value(Columns.image)
+        stepsJSON = value(Columns.steps)
+        diets = Bitmask.values(value(Columns.diets), as: Diet.self)
+        allergens = Bitmask.values(value(Columns.allergens), as: Allergen.self)
+        contains = Bitmask.values(value(Columns.contains), as: DietFact.self)
+        cost = value(Columns.cost)
+        costPerServing = value(Columns.costPerServing)
+        kcalPerServing = value(Columns.kcalPerServing)
+        shared = value(Columns.shared)
+        deleted = value(Columns.deleted)
+        version = value(Columns.version)
+        createdAt = Date(timeIntervalSince1970: value(Columns.createdAt))
     }
 
     func encode(to container: inout PersistenceContainer) throws {
@@ -162,7 +171,7 @@ struct RecipeRecord: Sendable, FetchableRecord, PersistableRecord {
         container[Columns.dishTypes] = Bitmask.of(dishTypes)
         container[Columns.link] = link
         container[Columns.image] = image
-        container[Columns.steps] = try JSONColumn.encode(steps)
+        container[Columns.steps] = stepsJSON
         container[Columns.diets] = Bitmask.of(diets)
         container[Columns.allergens] = Bitmask.of(allergens)
         container[Columns.contains] = Bitmask.of(contains)
@@ -187,10 +196,15 @@ struct RecipeRecord: Sendable, FetchableRecord, PersistableRecord {
         )
     }
 
-    var asValidRecipe: ValidRecipe {
+    func decodedSteps() throws -> [RecipeStep] {
+        try JSONColumn.decode([RecipeStep].self, from: stepsJSON)
+    }
+
+    /// The recipe as validated input, without its ingredient lines (read apart).
+    func validRecipe() throws -> ValidRecipe {
         ValidRecipe(
             name: name, summary: summary, servings: servings, prepMinutes: prepMinutes, cookMinutes: cookMinutes, ingredients: [],
-            steps: steps, equipment: equipment, dishTypes: dishTypes, link: link, image: image
+            steps: try decodedSteps(), equipment: equipment, dishTypes: dishTypes, link: link, image: image
         )
     }
 }

@@ -29,7 +29,8 @@ extension CatalogStore {
         let favorite = try user.map { try Self.isFavorite(row.id, user: $0, db) } ?? false
         return RecipeDetail(
             id: row.id, name: row.name, summary: row.summary, servings: row.servings, prepMinutes: row.prepMinutes, cookMinutes: row.cookMinutes,
-            energyLevel: row.energyLevel, equipment: row.equipment, dishTypes: row.dishTypes, link: row.link, image: row.image, steps: row.steps,
+            energyLevel: row.energyLevel, equipment: row.equipment, dishTypes: row.dishTypes, link: row.link, image: row.image,
+            steps: try row.decodedSteps(),
             ingredients: facts.lines, people: people ?? row.servings, diets: facts.diets, allergens: facts.allergens, contains: facts.contains,
             cost: facts.cost, costPerServing: facts.costPerServing, nutritionPerServing: facts.nutritionPerServing, origin: row.origin,
             owner: row.owner, basedOn: row.basedOn, shared: row.shared, isFavorite: favorite, version: row.version
@@ -78,9 +79,7 @@ extension CatalogStore {
                 let selectSQL =
                     "SELECT \(RecipeRecord.columns(as: "r")), EXISTS (SELECT 1 FROM favorite f WHERE f.user = ? AND f.recipe_id = r.id) AS favorite"
                 func summaries(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> [RecipeSummary] {
-                    try Row.fetchAll(db, sql: sql, arguments: sqlArguments(arguments)).map {
-                        try RecipeRecord(row: $0).summary(isFavorite: $0["favorite"])
-                    }
+                    try Self.summaries(Row.fetchAll(db, sql: sql, arguments: sqlArguments(arguments)))
                 }
                 func count(_ from: String, _ arguments: [any DatabaseValueConvertible]) throws -> Int {
                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 \(from) LIMIT \(limit + 1))", arguments: sqlArguments(arguments)) ?? 0
@@ -171,15 +170,27 @@ extension CatalogStore {
     public func myRecipes(user: String) throws(ServiceError) -> [RecipeSummary] {
         try storage {
             try writer.read { db in
-                try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT \(RecipeRecord.columns(as: "r")), f.user IS NOT NULL AS favorite
-                        FROM recipe r LEFT JOIN favorite f ON f.recipe_id = r.id AND f.user = ?
-                        WHERE r.owner = ? AND r.deleted = 0 ORDER BY r.name COLLATE NOCASE, r.name
-                        """, arguments: [user, user]
-                ).map { try RecipeRecord(row: $0).summary(isFavorite: $0["favorite"]) }
+                try Self.summaries(
+                    Row.fetchAll(
+                        db,
+                        sql: """
+                            SELECT \(RecipeRecord.columns(as: "r")), f.user IS NOT NULL AS favorite
+                            FROM recipe r LEFT JOIN favorite f ON f.recipe_id = r.id AND f.user = ?
+                            WHERE r.owner = ? AND r.deleted = 0 ORDER BY r.name COLLATE NOCASE, r.name
+                            """, arguments: [user, user]
+                    ))
             }
+        }
+    }
+
+    /// Summaries of a page's rows (recipe columns plus `favorite`), the column positions found
+    /// once for the page.
+    static func summaries(_ rows: [Row]) throws -> [RecipeSummary] {
+        guard let first = rows.first else { return [] }
+        let positions = ColumnPositions(first)
+        let favorite = Column("favorite")
+        return try rows.map { row in
+            try RecipeRecord(row: row, positions: positions).summary(isFavorite: positions.value(favorite, in: row))
         }
     }
 }

@@ -31,7 +31,7 @@ extension CatalogStore {
         return try storage {
             try writer.write { db in
                 guard let row = try Self.resolve(id, user: user, db) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
-                var current = row.asValidRecipe
+                var current = try row.validRecipe()
                 current.ingredients = try Self.lines(key: row.key, db)
                 let updated: ValidRecipe
                 do {
@@ -152,7 +152,7 @@ extension CatalogStore {
                 guard let row = try Self.resolve(id, user: user, db), row.shared else {
                     throw ServiceError.notFound("no shared recipe \"\(id)\"", field: "id")
                 }
-                var copy = row.asValidRecipe
+                var copy = try row.validRecipe()
                 copy.ingredients = try Self.lines(key: row.key, db)
                 try Self.checkRecipeQuota(user: user, db)
                 let newID = "r-" + UUID().uuidString.lowercased().prefix(12)
