@@ -194,7 +194,7 @@ let package = Package(
             dependencies: [
                 "ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousRuntime", "CatalogService", "PlannerService", "GroceriesService",
                 "TrackerService", "NotifierService", "CatalogTesting", "PlannerTesting", "GroceriesTesting", "TrackerTesting", "NotifierTesting",
-                "SousServiceTesting", "SousTestSupport", argumentParser, logging, grdb,
+                "SousServiceTesting", "SousTestSupport", "SousCrypto", argumentParser, logging, grdb,
             ],
             path: "Benchmarks/SousBench",
             swiftSettings: swiftSettings

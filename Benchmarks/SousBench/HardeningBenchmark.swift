@@ -7,6 +7,7 @@ import Logging
 import MessagePack
 import PlannerService
 import PlannerTesting
+import SousCrypto
 import SousRuntime
 import SousSchema
 import SousServiceTesting
@@ -69,6 +70,9 @@ struct HardeningBenchmark: AsyncParsableCommand {
         defer { serving.cancel() }
         let socket = try ZMQContext.shared.socket(.dealer)
         defer { socket.close() }
+        // Over TCP every client speaks CURVE: a stranger's key pair, the tracker's public key.
+        let curve = try service.host.clientCurve()
+        try socket.setCurveClient(serverKey: curve.serverKey, keyPair: curve.keyPair)
         try socket.connect(service.host.boundEndpoints.requests)
         let add = try MessagePackEncoder().encode(
             DiaryAdd(
@@ -129,7 +133,7 @@ struct HardeningBenchmark: AsyncParsableCommand {
 
         /// `queries` light calls from their own client: latency and how many got no answer.
         func lightCalls(_ name: String) async -> (Samples, unanswered: Int, busy: Int) {
-            let client = ServiceClient<Catalog>(endpoint: endpoint, options: .init(timeout: .seconds(10), retries: 0))
+            let client = ServiceClient<Catalog>(endpoint: endpoint, options: .init(timeout: .seconds(10), retries: 0), curve: process.curve)
             var samples = Samples(name: name)
             var unanswered = 0
             var busy = 0
@@ -158,7 +162,7 @@ struct HardeningBenchmark: AsyncParsableCommand {
             ), pageSize: 100)
         let heavyTasks = (0..<heavy).map { index in
             Task.detached {
-                let client = ServiceClient<Catalog>(endpoint: endpoint, options: .init(timeout: .seconds(30), retries: 0))
+                let client = ServiceClient<Catalog>(endpoint: endpoint, options: .init(timeout: .seconds(30), retries: 0), curve: process.curve)
                 var page = 1
                 while !stop.isSet {
                     var search = filtered
@@ -182,12 +186,14 @@ struct HardeningBenchmark: AsyncParsableCommand {
         // Flood: one connection sends 5000 searches per round without reading, then drops.
         let flooding = SharedFlag()
         let rounds = SharedCount()
+        let floodCurve = process.setup
         let flooder = Task.detached {
             let request = try Envelope.requestFrames(
                 RequestHeader(method: CatalogAPI.searchRecipes.name, id: "flood"), body: MessagePackEncoder().encode(RecipeSearch(query: "soup")))
             while flooding.isSet {
                 let socket = try ZMQContext.shared.socket(.dealer)
                 try socket.setLinger(milliseconds: 0)
+                try socket.setCurveClient(serverKey: floodCurve.serverKey, keyPair: floodCurve.keyPair)
                 try socket.setSendHighWaterMark(0)
                 try socket.connect(endpoint)
                 for _ in 0..<5_000 { try socket.send(multipart: request) }
@@ -262,16 +268,22 @@ final class SharedCount: Sendable {
     func raise(to candidate: Int) { count.max(candidate, ordering: .relaxed) }
 }
 
-/// A service executable from the same build folder as this benchmark, on a free loopback port.
+/// A service executable from the same build folder as this benchmark, on a free loopback port,
+/// reached over CURVE as deployed: it publishes its key in `<data>/keys`, and trusts the session
+/// tokens of this process (``TestSessions``), whose public key is published there before it starts.
 final class ServiceProcess: Sendable {
     let pid: Int32
     let endpoint: String
+    /// A client's CURVE setup: the service's published key and a stranger's key pair.
+    let setup: CurveClientSetup
+    var curve: CurveSetupProvider { { [setup] in setup } }
     private let process: Process
 
-    private init(process: Process, endpoint: String) {
+    private init(process: Process, endpoint: String, setup: CurveClientSetup) {
         self.process = process
         self.pid = process.processIdentifier
         self.endpoint = endpoint
+        self.setup = setup
     }
 
     static func freePort() throws -> Int {
@@ -286,16 +298,32 @@ final class ServiceProcess: Sendable {
         let process = Process()
         process.executableURL = folder.appendingPathComponent("sous-\(service.rawValue)")
         let requests = "tcp://127.0.0.1:\(try freePort())"
+        let keys = URL(fileURLWithPath: dataDirectory).appendingPathComponent("keys").path
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        try SessionKeyFile.publish(SessionSigner.inProcess.keyPair.publicKey, in: keys)
         var environment = ProcessInfo.processInfo.environment
         environment["SOUS_DATA_DIR"] = dataDirectory
+        environment["SOUS_KEYS_DIR"] = keys
         environment["SOUS_LOG_LEVEL"] = "error"
         environment["\(service.environmentPrefix)_ENDPOINT"] = requests
         environment["\(service.environmentPrefix)_EVENTS"] = "tcp://127.0.0.1:\(try freePort())"
         for peer in SousService.allCases where peer != service { environment["\(peer.environmentPrefix)_ENDPOINT"] = "tcp://127.0.0.1:9" }
         process.environment = environment
         try process.run()
-        let started = ServiceProcess(process: process, endpoint: requests)
-        let client = ServiceClient<AnyService>(endpoint: requests, options: .init(timeout: .seconds(1), retries: 0), name: service.rawValue)
+        // The service writes its key as it starts: wait for it (at most 30 s), then for health.
+        var serverKey: String?
+        for _ in 0..<300 where serverKey == nil {
+            serverKey = PublishedKeys.readLine(PublishedKeys.publicKeyPath(of: service, in: keys))
+            if serverKey == nil { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        guard let serverKey else {
+            process.terminate()
+            throw ServiceError.unavailable("sous-\(service.rawValue) did not publish its key in \(keys)")
+        }
+        let started = ServiceProcess(
+            process: process, endpoint: requests, setup: CurveClientSetup(serverKey: serverKey, keyPair: try CurveKeyPair.generate()))
+        let client = ServiceClient<AnyService>(
+            endpoint: requests, options: .init(timeout: .seconds(1), retries: 0), curve: started.curve, name: service.rawValue)
         for _ in 0..<60 {
             if (try? client.callBlocking(CommonAPI.health, Empty())) != nil { return started }
         }
