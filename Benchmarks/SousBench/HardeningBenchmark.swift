@@ -269,8 +269,9 @@ final class SharedCount: Sendable {
 }
 
 /// A service executable from the same build folder as this benchmark, on a free loopback port,
-/// reached over CURVE as deployed: it publishes its key in `<data>/keys`, and trusts the session
-/// tokens of this process (``TestSessions``), whose public key is published there before it starts.
+/// reached over CURVE as deployed: its key pair is made in its data folder before it starts, and
+/// it trusts the session tokens of this process (``TestSessions``), whose public key is published
+/// in `<data>/keys` beside the service's own.
 final class ServiceProcess: Sendable {
     let pid: Int32
     let endpoint: String
@@ -301,6 +302,9 @@ final class ServiceProcess: Sendable {
         let keys = URL(fileURLWithPath: dataDirectory).appendingPathComponent("keys").path
         try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
         try SessionKeyFile.publish(SessionSigner.inProcess.keyPair.publicKey, in: keys)
+        // The service's key pair, made here in its data folder, where it loads it on start: its
+        // public half is known before the process runs, with nothing to wait for.
+        let serverKey = try Keyring.ownKeyPair(of: service, dataDirectory: dataDirectory).publicKey
         var environment = ProcessInfo.processInfo.environment
         environment["SOUS_DATA_DIR"] = dataDirectory
         environment["SOUS_KEYS_DIR"] = keys
@@ -310,16 +314,6 @@ final class ServiceProcess: Sendable {
         for peer in SousService.allCases where peer != service { environment["\(peer.environmentPrefix)_ENDPOINT"] = "tcp://127.0.0.1:9" }
         process.environment = environment
         try process.run()
-        // The service writes its key as it starts: wait for it (at most 30 s), then for health.
-        var serverKey: String?
-        for _ in 0..<300 where serverKey == nil {
-            serverKey = PublishedKeys.readLine(PublishedKeys.publicKeyPath(of: service, in: keys))
-            if serverKey == nil { Thread.sleep(forTimeInterval: 0.1) }
-        }
-        guard let serverKey else {
-            process.terminate()
-            throw ServiceError.unavailable("sous-\(service.rawValue) did not publish its key in \(keys)")
-        }
         let started = ServiceProcess(
             process: process, endpoint: requests, setup: CurveClientSetup(serverKey: serverKey, keyPair: try CurveKeyPair.generate()))
         let client = ServiceClient<AnyService>(

@@ -133,16 +133,15 @@ final class RefusalLog: Sendable {
     }
 }
 
-/// What a service's handlers use of their host: its publisher, clock, gate and configuration.
+/// What a service's handlers use of their host: its publisher, clock and gate.
 /// Handlers hold this, never the host: the server keeps its handlers, so a handler holding the
 /// host would keep it, and every socket it has, alive after everyone else let go of it.
 public struct HostParts: Sendable {
     public let publisher: EventPublisher
     public let clock: WallClock
     public let gate: Gate
-    public let configuration: ServiceConfiguration
 }
 
 extension ServiceHost {
-    public var parts: HostParts { HostParts(publisher: publisher, clock: clock, gate: gate, configuration: configuration) }
+    public var parts: HostParts { HostParts(publisher: publisher, clock: clock, gate: gate) }
 }

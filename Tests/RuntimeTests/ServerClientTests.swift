@@ -144,10 +144,10 @@ struct ServerClientTests {
             _ = try await pending
             try? await group.waitForAll()
         }
-        // After shutdown the endpoint no longer answers: nobody is there, so a short wait is the
-        // point (a slow machine cannot make this pass or fail by itself).
+        // After shutdown the endpoint no longer answers: nobody is there, so the call runs out
+        // its attempt (seconds, like every wait in these tests) and says so.
         let after = await #expect(throws: ServiceError.self) {
-            try await ServiceClient<Notes>(endpoint: host.boundEndpoints.requests, options: .init(timeout: .milliseconds(100), retries: 0))
+            try await ServiceClient<Notes>(endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(2), retries: 0))
                 .call(CommonAPI.health, Empty())
         }
         #expect(after?.code == .unavailable)
@@ -186,8 +186,8 @@ struct ServerClientTests {
     }
 
     @Test func aServiceThatDoesNotAnswerIsNamedInTheError() async throws {
-        // Nobody is bound there (an absent peer): the short timeout only shortens the test.
-        let client = ServiceClient<Planner>(endpoint: "inproc://nobody-\(UUID().uuidString)", options: .init(timeout: .milliseconds(50), retries: 2))
+        // Nobody is bound there (an absent peer): three attempts of a second each run out.
+        let client = ServiceClient<Planner>(endpoint: "inproc://nobody-\(UUID().uuidString)", options: .init(timeout: .seconds(1), retries: 2))
         let error = await #expect(throws: ServiceError.self) {
             try await client.call(CommonAPI.health, Empty())
         }

@@ -90,9 +90,9 @@ struct CatalogHandlers: Sendable {
 
     // MARK: Recipes
 
-    func searchRecipes(_ request: RecipeSearch, context: RequestContext) async throws -> RecipePage {
-        let filter = try await resolveFilter(request, context: context)
-        return try store.searchRecipes(request, user: context.user, filter: filter)
+    func searchRecipes(_ request: RecipeSearch, user: String, context: RequestContext) async throws -> RecipePage {
+        let filter = try await resolveFilter(request, user: user, context: context)
+        return try store.searchRecipes(request, user: user, filter: filter)
     }
 
     func getRecipe(_ request: RecipeLookup, context: RequestContext) throws -> RecipeDetail {
@@ -171,12 +171,13 @@ struct CatalogHandlers: Sendable {
 
     /// The filter a search asks for: the profile it passes, or the user's saved profile read
     /// (cached from the planner), with the request's switches over the profile's own.
-    func resolveFilter(_ request: RecipeSearch, context: RequestContext) async throws -> (profile: RecipeFilterProfile, switches: FilterSwitches)? {
+    func resolveFilter(
+        _ request: RecipeSearch, user: String, context: RequestContext
+    ) async throws -> (profile: RecipeFilterProfile, switches: FilterSwitches)? {
         if request.useSavedProfile == true {
             if request.profile != nil {
                 throw ServiceError.badRequest("pass a profile or ask for the saved one, not both", field: "useSavedProfile")
             }
-            let user = try context.requireUser()
             let saved = try await profiles.value(for: user, context: context)
             var (profile, switches) = saved.recipeFilter
             if let overrides = request.switches {
