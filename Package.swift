@@ -1,4 +1,5 @@
 // swift-tools-version:6.1
+import CompilerPluginSupport
 import PackageDescription
 
 /// Every target compiles under the same rules: Swift 6 language mode (strict concurrency) plus
@@ -38,6 +39,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
         // MARK: Shared layer
@@ -45,9 +47,18 @@ let package = Package(
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ", swiftSettings: swiftSettings),
         .systemLibrary(name: "CSodium", path: "Shared/CSodium"),
         .target(name: "SousCrypto", dependencies: ["CSodium"], path: "Shared/Crypto", swiftSettings: swiftSettings),
-        .target(name: "MessagePack", path: "Shared/MessagePack", swiftSettings: swiftSettings),
+        // `@MessagePackCodable`: the schema types' direct MessagePack coding, derived from their Codable declarations.
+        .macro(
+            name: "SousMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"), .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ],
+            path: "Shared/Macros",
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "MessagePack", dependencies: ["SousMacros"], path: "Shared/MessagePack", swiftSettings: swiftSettings),
         .target(name: "SousWire", dependencies: ["MessagePack"], path: "Shared/Wire", swiftSettings: swiftSettings),
-        .target(name: "SousSchema", dependencies: ["SousWire"], path: "Shared/Schema", swiftSettings: swiftSettings),
+        .target(name: "SousSchema", dependencies: ["SousWire", "MessagePack"], path: "Shared/Schema", swiftSettings: swiftSettings),
         // Quantities, units, densities, piece weights and prices: the catalog's and the grocery list's arithmetic.
         .target(name: "SousUnits", dependencies: ["SousSchema"], path: "Shared/Units", swiftSettings: swiftSettings),
         // Calling services: the typed client, endpoints, sign-in credentials. What the CLI links

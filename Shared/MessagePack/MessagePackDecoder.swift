@@ -11,10 +11,21 @@ public struct MessagePackDecoder: Sendable {
     /// Deepest nesting of arrays and maps accepted.
     public var maxDepth: Int = 64
     public nonisolated(unsafe) var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    /// Whether ``MessagePackDecodable`` types read themselves directly first (the default) or
+    /// only through `Decodable`. Values that read `userInfo` always go through `Decodable`.
+    public var usesDirectCoding = true
 
     public init() {}
 
     public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        // The direct path first; when it misses, the Decodable path reads it all again and
+        // reports what is wrong.
+        let direct = usesDirectCoding && userInfo.isEmpty && T.self is any MessagePackDecodable.Type
+        if direct {
+            let value = decodeDirectly(T.self, from: bytes)
+            if DirectCodingCheck.isOn { return try DirectCodingCheck.compare(T.self, from: bytes, direct: value) }
+            if let value { return value }
+        }
         let reader = MessagePackReader(bytes: bytes, maxDepth: maxDepth)
         do {
             let end = try reader.skip(at: 0, depth: 0)
@@ -24,7 +35,8 @@ public struct MessagePackDecoder: Sendable {
         } catch let error as MessagePackError {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: error.description, underlyingError: error))
         }
-        let decoder = _MessagePackDecoder(reader: reader, offset: 0, depth: 0, parent: nil, key: nil, userInfo: userInfo)
+        let decoder = _MessagePackDecoder(
+            reader: reader, offset: 0, depth: 0, parent: nil, key: nil, userInfo: userInfo, usesDirectCoding: usesDirectCoding && !direct)
         return try decoder.decodeValue(T.self)
     }
 
@@ -40,11 +52,15 @@ final class _MessagePackDecoder: Decoder {
     let parent: _MessagePackDecoder?
     let key: (any CodingKey)?
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
+    /// False when reading again what the direct path missed: then everything goes through
+    /// `Decodable`, so the error is the one it reports.
+    let usesDirectCoding: Bool
 
     init(
         reader: MessagePackReader, offset: Int, depth: Int, parent: _MessagePackDecoder?, key: (any CodingKey)?,
-        userInfo: [CodingUserInfoKey: any Sendable]
+        userInfo: [CodingUserInfoKey: any Sendable], usesDirectCoding: Bool
     ) {
+        self.usesDirectCoding = usesDirectCoding
         self.reader = reader
         self.offset = offset
         self.depth = depth
@@ -68,7 +84,9 @@ final class _MessagePackDecoder: Decoder {
     func path(appending key: any CodingKey) -> [any CodingKey] { codingPath + [key] }
 
     func child(at offset: Int, key: any CodingKey) -> _MessagePackDecoder {
-        _MessagePackDecoder(reader: reader, offset: offset, depth: depth + 1, parent: self, key: key, userInfo: userInfoStorage)
+        _MessagePackDecoder(
+            reader: reader, offset: offset, depth: depth + 1, parent: self, key: key, userInfo: userInfoStorage,
+            usesDirectCoding: usesDirectCoding)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -202,6 +220,7 @@ final class _MessagePackDecoder: Decoder {
     /// Decodes a value at `offset` that belongs to a container of this decoder.
     func decodeNested<T: Decodable>(_ type: T.Type, at offset: Int, key: any CodingKey) throws -> T {
         if let value = try decodeSpecial(T.self, at: offset, path: path(appending: key)) { return value }
+        if let value = decodeDirectly(T.self, at: offset, depth: depth + 1) { return value }
         return try T(from: child(at: offset, key: key))
     }
 

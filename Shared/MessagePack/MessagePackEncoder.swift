@@ -9,6 +9,10 @@ import Foundation
 public struct MessagePackEncoder: Sendable {
     /// Values the encoded types can read through `Encoder.userInfo`.
     public nonisolated(unsafe) var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    /// Whether ``MessagePackEncodable`` values write themselves directly (the default) or go
+    /// through `Encodable` (what checks of the direct path compare against). Values that read
+    /// `userInfo` always go through `Encodable`.
+    public var usesDirectCoding = true
 
     public init() {}
 
@@ -20,9 +24,23 @@ public struct MessagePackEncoder: Sendable {
 
     /// Appends the encoding of `value` to `writer`, so several values can share one buffer.
     public func encode<T: Encodable>(_ value: T, into writer: inout MessagePackWriter) throws {
+        if usesDirectCoding, userInfo.isEmpty, let direct = value as? any MessagePackEncodable {
+            let start = writer.bytes.count
+            try direct.writeMessagePack(to: &writer)
+            if DirectCodingCheck.isOn { try DirectCodingCheck.compare(value, direct: writer.bytes[start...]) }
+            return
+        }
         let slot = EncodedSlot()
-        let encoder = _MessagePackEncoder(slot: slot, parent: nil, key: nil, userInfo: userInfo)
+        let encoder = _MessagePackEncoder(slot: slot, parent: nil, key: nil, userInfo: userInfo, usesDirectCoding: usesDirectCoding)
         try encoder.encodeValue(value, into: slot)
+        slot.serialize(into: &writer.bytes)
+    }
+
+    /// Through `Encodable` only, for a type whose direct coding defers to its own `encode(to:)`.
+    func encodeWithCodable<T: Encodable>(_ value: T, into writer: inout MessagePackWriter) throws {
+        let slot = EncodedSlot()
+        let encoder = _MessagePackEncoder(slot: slot, parent: nil, key: nil, userInfo: userInfo, usesDirectCoding: usesDirectCoding)
+        try value.encode(to: encoder)
         slot.serialize(into: &writer.bytes)
     }
 }
@@ -97,8 +115,14 @@ final class _MessagePackEncoder: Encoder {
     let parent: _MessagePackEncoder?
     let key: (any CodingKey)?
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
+    /// Whether nested ``MessagePackEncodable`` values write themselves (false only to check them).
+    let usesDirectCoding: Bool
 
-    init(slot: EncodedSlot, parent: _MessagePackEncoder?, key: (any CodingKey)?, userInfo: [CodingUserInfoKey: any Sendable]) {
+    init(
+        slot: EncodedSlot, parent: _MessagePackEncoder?, key: (any CodingKey)?, userInfo: [CodingUserInfoKey: any Sendable],
+        usesDirectCoding: Bool
+    ) {
+        self.usesDirectCoding = usesDirectCoding && userInfo.isEmpty
         self.slot = slot
         self.parent = parent
         self.key = key
@@ -141,13 +165,17 @@ final class _MessagePackEncoder: Encoder {
     }
 
     func child(key: (any CodingKey)?, slot: EncodedSlot = EncodedSlot()) -> _MessagePackEncoder {
-        _MessagePackEncoder(slot: slot, parent: self, key: key, userInfo: userInfoStorage)
+        _MessagePackEncoder(slot: slot, parent: self, key: key, userInfo: userInfoStorage, usesDirectCoding: usesDirectCoding)
     }
 
     /// Encodes a value that may itself be a container: scalars go straight into `writer`,
     /// containers are attached to `node` as a child.
     func encodeNested<T: Encodable>(_ value: T, key: (any CodingKey)?, node: ContainerNode) throws {
         if Self.writeSpecial(value, into: &node.writer) { return }
+        if usesDirectCoding, let direct = value as? any MessagePackEncodable {
+            try direct.writeMessagePack(to: &node.writer)
+            return
+        }
         let childSlot = EncodedSlot()
         let encoder = child(key: key, slot: childSlot)
         try value.encode(to: encoder)
@@ -161,6 +189,11 @@ final class _MessagePackEncoder: Encoder {
     func encodeValue<T: Encodable>(_ value: T, into slot: EncodedSlot) throws {
         var writer = MessagePackWriter(capacity: 16)
         if Self.writeSpecial(value, into: &writer) {
+            slot.storage = .single(writer.bytes)
+            return
+        }
+        if usesDirectCoding, let direct = value as? any MessagePackEncodable {
+            try direct.writeMessagePack(to: &writer)
             slot.storage = .single(writer.bytes)
             return
         }

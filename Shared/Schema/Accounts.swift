@@ -1,9 +1,11 @@
 public import Foundation
+public import MessagePack
 public import SousWire
 
 // Accounts live in the planner (docs/PROTOCOL.md, "Accounts"); `account.erase` is answered by
 // every service.
 
+@MessagePackCodable
 public struct Registration: Codable, Sendable {
     /// Unique regardless of case.
     public var email: String
@@ -19,6 +21,7 @@ public struct Registration: Codable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct AccountInfo: Codable, Sendable, Equatable {
     /// The user id every service keys this account's data by.
     public var user: String
@@ -36,6 +39,7 @@ public struct AccountInfo: Codable, Sendable, Equatable {
     }
 }
 
+@MessagePackCodable
 public struct SignIn: Codable, Sendable {
     public var email: String
     public var password: String
@@ -50,6 +54,7 @@ public struct SignIn: Codable, Sendable {
 }
 
 /// One signed-in device.
+@MessagePackCodable
 public struct SessionInfo: Codable, Sendable, Equatable {
     public var id: String
     public var device: String
@@ -68,6 +73,7 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     }
 }
 
+@MessagePackCodable
 public struct SignedIn: Codable, Sendable {
     /// Put in the `session` field of every request header. Opaque; keep it secret.
     public var token: String
@@ -81,6 +87,7 @@ public struct SignedIn: Codable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct WhoAmI: Codable, Sendable {
     public var account: AccountInfo
     public var session: SessionInfo
@@ -91,6 +98,7 @@ public struct WhoAmI: Codable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct SessionList: Codable, Sendable {
     public var sessions: [SessionInfo]
 
@@ -99,6 +107,7 @@ public struct SessionList: Codable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct SessionRef: Codable, Sendable {
     public var session: String
 
@@ -107,6 +116,7 @@ public struct SessionRef: Codable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct PasswordChange: Codable, Sendable {
     public var current: String
     public var new: String
@@ -117,6 +127,7 @@ public struct PasswordChange: Codable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct PasswordChanged: Codable, Sendable {
     /// How many other sessions were ended; the one that changed the password stays.
     public var endedSessions: Int
@@ -126,6 +137,7 @@ public struct PasswordChanged: Codable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct AccountDeletion: Codable, Sendable {
     /// The current password, so a session left open on a shared machine cannot delete the account.
     public var password: String
@@ -135,6 +147,7 @@ public struct AccountDeletion: Codable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct AccountDeleted: Codable, Sendable, Equatable {
     public var user: String
     /// Services that have erased every row of the user.

@@ -1,9 +1,11 @@
 import Foundation
+public import MessagePack
 public import SousWire
 
 // MARK: - Ingredients
 
 /// Nutrition per 100 g (or per serving where a type says so).
+@MessagePackCodable
 public struct Nutrition: Codable, Equatable, Sendable {
     public var kcal: Double
     public var carbohydrates: Double
@@ -41,6 +43,7 @@ public struct Nutrition: Codable, Equatable, Sendable {
 }
 
 /// An illustrative price: `amount` EUR per `per`.
+@MessagePackCodable
 public struct Price: Codable, Equatable, Sendable {
     public var amount: Double
     public var per: PriceUnit
@@ -51,6 +54,7 @@ public struct Price: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct Ingredient: Codable, Equatable, Sendable {
     /// Stable slug, e.g. "red-lentils".
     public var id: String
@@ -115,6 +119,7 @@ public struct Ingredient: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct IngredientSearch: Codable, Equatable, Sendable {
     /// Typed so far; matched against names and synonyms as a prefix of any word and as a
     /// substring, ignoring case and accents.
@@ -128,11 +133,13 @@ public struct IngredientSearch: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct IngredientList: Codable, Equatable, Sendable {
     public var ingredients: [Ingredient]
     public init(ingredients: [Ingredient]) { self.ingredients = ingredients }
 }
 
+@MessagePackCodable
 public struct IngredientIDs: Codable, Equatable, Sendable {
     public var ids: [String]
     public init(ids: [String]) { self.ids = ids }
@@ -140,6 +147,7 @@ public struct IngredientIDs: Codable, Equatable, Sendable {
 
 // MARK: - Recipes
 
+@MessagePackCodable
 public struct RecipeIngredient: Codable, Equatable, Sendable {
     /// Catalog ingredient id.
     public var ingredient: String
@@ -176,6 +184,7 @@ public struct RecipeIngredient: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct RecipeStep: Codable, Equatable, Sendable {
     public var description: String
     public var minutes: Int?
@@ -205,6 +214,7 @@ public struct RecipeStep: Codable, Equatable, Sendable {
 }
 
 /// Who a recipe belongs to.
+@MessagePackCodable
 public enum RecipeOrigin: String, Codable, Sendable, CaseIterable {
     /// Shipped with Sous.
     case builtIn
@@ -217,6 +227,7 @@ public enum RecipeOrigin: String, Codable, Sendable, CaseIterable {
 }
 
 /// What a user writes when creating a recipe, and (every field optional) when editing one.
+@MessagePackCodable
 public struct RecipeDraft: Codable, Equatable, Sendable {
     public var name: String?
     public var summary: String?
@@ -250,6 +261,7 @@ public struct RecipeDraft: Codable, Equatable, Sendable {
 }
 
 /// One line of a recipe's ingredients with what the catalog derived for it.
+@MessagePackCodable
 public struct RecipeIngredientDetail: Codable, Equatable, Sendable {
     public var ingredient: String
     public var name: String
@@ -285,6 +297,7 @@ public struct RecipeIngredientDetail: Codable, Equatable, Sendable {
 }
 
 /// A recipe as search results list it.
+@MessagePackCodable
 public struct RecipeSummary: Codable, Equatable, Sendable {
     public var id: String
     public var name: String
@@ -326,6 +339,7 @@ public struct RecipeSummary: Codable, Equatable, Sendable {
 }
 
 /// A recipe with everything derived from its ingredients, quantities scaled for ``people``.
+@MessagePackCodable
 public struct RecipeDetail: Codable, Equatable, Sendable {
     public var id: String
     public var name: String
@@ -401,6 +415,7 @@ public struct RecipeDetail: Codable, Equatable, Sendable {
 // MARK: - Search
 
 /// The parts of a cooking profile the catalog filters by.
+@MessagePackCodable
 public struct RecipeFilterProfile: Codable, Equatable, Sendable {
     public var diets: [Diet]
     public var allergens: [Allergen]
@@ -423,6 +438,7 @@ public struct RecipeFilterProfile: Codable, Equatable, Sendable {
 }
 
 /// Which filter layers apply; each is on unless switched off.
+@MessagePackCodable
 public struct FilterSwitches: Codable, Equatable, Sendable {
     public var diets: Bool?
     public var allergens: Bool?
@@ -439,6 +455,7 @@ public struct FilterSwitches: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct RecipeSearch: Codable, Equatable, Sendable {
     /// Full-text search in names, summaries and the names and synonyms of the ingredients used
     /// (prefix match on each word; "aubergine" finds recipes with eggplant). Results come by
@@ -478,6 +495,7 @@ public struct RecipeSearch: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct RecipePage: Codable, Equatable, Sendable {
     public var recipes: [RecipeSummary]
     /// Matches, counted up to 200; see ``totalIsExact``.
@@ -498,6 +516,7 @@ public struct RecipePage: Codable, Equatable, Sendable {
 
 // MARK: - Requests by id
 
+@MessagePackCodable
 public struct RecipeLookup: Codable, Equatable, Sendable {
     public var id: String
     /// Scale quantities for this many people (1–50); default: the recipe's servings.
@@ -512,11 +531,13 @@ public struct RecipeLookup: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct RecipeID: Codable, Equatable, Sendable {
     public var id: String
     public init(id: String) { self.id = id }
 }
 
+@MessagePackCodable
 public struct RecipeEdit: Codable, Equatable, Sendable {
     public var id: String
     public var changes: RecipeDraft
@@ -527,11 +548,13 @@ public struct RecipeEdit: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct RecipeList: Codable, Equatable, Sendable {
     public var recipes: [RecipeSummary]
     public init(recipes: [RecipeSummary]) { self.recipes = recipes }
 }
 
+@MessagePackCodable
 public struct CommunityRecipe: Codable, Equatable, Sendable {
     public var recipe: RecipeSummary
     public var favoriteCount: Int
@@ -544,6 +567,7 @@ public struct CommunityRecipe: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct CommunityPage: Codable, Equatable, Sendable {
     public var recipes: [CommunityRecipe]
     public var total: Int
@@ -556,12 +580,14 @@ public struct CommunityPage: Codable, Equatable, Sendable {
 
 // MARK: - Sync
 
+@MessagePackCodable
 public struct ChangesSince: Codable, Equatable, Sendable {
     /// The catalog version the client has; 0 for everything.
     public var version: Int64
     public init(version: Int64) { self.version = version }
 }
 
+@MessagePackCodable
 public struct CatalogChanges: Codable, Equatable, Sendable {
     /// The catalog's current version; pass it next time.
     public var version: Int64
@@ -579,6 +605,7 @@ public struct CatalogChanges: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct SeedReport: Codable, Equatable, Sendable {
     public var seedVersion: Int
     public var ingredients: Int
@@ -596,6 +623,7 @@ public struct SeedReport: Codable, Equatable, Sendable {
 // MARK: - Events
 
 /// Body of `catalog.recipe.*` events.
+@MessagePackCodable
 public struct RecipeEvent: Codable, Equatable, Sendable {
     public var recipe: String
     public var user: String?
@@ -645,6 +673,7 @@ public enum CatalogTopics {
 // MARK: - Import
 
 /// A batch of ingredients an operator imports (e.g. from USDA SR28); existing ids are updated.
+@MessagePackCodable
 public struct IngredientImport: Codable, Equatable, Sendable {
     /// Where they come from, e.g. "usda-sr28".
     public var source: String
@@ -657,6 +686,7 @@ public struct IngredientImport: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct ImportReport: Codable, Equatable, Sendable {
     public var imported: Int
     public var catalogVersion: Int64

@@ -1,6 +1,9 @@
+public import MessagePack
+
 /// The fixed vocabularies of the catalog. Each is a string on the wire (its raw value), so
 /// clients in other languages send and read plain strings.
 
+@MessagePackCodable
 public enum MeasureUnit: String, Codable, Sendable, CaseIterable {
     case g, kg, ml, l, piece, tsp, tbsp
 
@@ -26,10 +29,12 @@ public enum MeasureUnit: String, Codable, Sendable, CaseIterable {
 }
 
 /// The unit an ingredient is priced in.
+@MessagePackCodable
 public enum PriceUnit: String, Codable, Sendable, CaseIterable {
     case kg, l, piece
 }
 
+@MessagePackCodable
 public enum Diet: String, Codable, Sendable, CaseIterable, Comparable {
     case vegan
     case vegetarian
@@ -39,6 +44,7 @@ public enum Diet: String, Codable, Sendable, CaseIterable, Comparable {
     public static func < (lhs: Diet, rhs: Diet) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
+@MessagePackCodable
 public enum Appliance: String, Codable, Sendable, CaseIterable, Comparable {
     case oven, stove, mixer, microwave, fryer
 
@@ -46,6 +52,7 @@ public enum Appliance: String, Codable, Sendable, CaseIterable, Comparable {
 }
 
 /// The 14 allergens EU Regulation 1169/2011 requires to be declared.
+@MessagePackCodable
 public enum Allergen: String, Codable, Sendable, CaseIterable, Comparable {
     case gluten, crustaceans, eggs, fish, peanuts, soybeans, milk, nuts, celery, mustard, sesame, sulphites, lupin, molluscs
 
@@ -53,6 +60,7 @@ public enum Allergen: String, Codable, Sendable, CaseIterable, Comparable {
 }
 
 /// What an ingredient contains, from which diet compatibility is derived.
+@MessagePackCodable
 public enum DietFact: String, Codable, Sendable, CaseIterable, Comparable {
     case meat, fish, dairy, egg, honey, gluten, pork, alcohol
 
@@ -60,6 +68,7 @@ public enum DietFact: String, Codable, Sendable, CaseIterable, Comparable {
 }
 
 /// Shopping categories in the order a shop is walked through.
+@MessagePackCodable
 public enum ShoppingCategory: String, Codable, Sendable, CaseIterable {
     case produce = "Produce"
     case dairy = "Dairy Products"
@@ -76,6 +85,7 @@ public enum ShoppingCategory: String, Codable, Sendable, CaseIterable {
     public var shoppingOrder: Int { Self.allCases.firstIndex(of: self)! }
 }
 
+@MessagePackCodable
 public enum DishType: String, Codable, Sendable, CaseIterable, Comparable {
     case mainCourse = "main course"
     case sideDish = "side dish"
@@ -86,6 +96,7 @@ public enum DishType: String, Codable, Sendable, CaseIterable, Comparable {
 
 /// What happens to a recipe line's quantity: eaten, or mostly left behind in the pan. The
 /// grocery list always buys the whole quantity; nutrition counts only the share eaten.
+@MessagePackCodable
 public enum IngredientUse: String, Codable, Sendable, CaseIterable {
     /// Ends up on the plate (the default).
     case eaten
@@ -106,6 +117,7 @@ public enum IngredientUse: String, Codable, Sendable, CaseIterable {
     }
 }
 
+@MessagePackCodable
 public enum StepType: String, Codable, Sendable, CaseIterable {
     case preparation, cooking
 }

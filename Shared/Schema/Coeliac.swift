@@ -1,4 +1,5 @@
 public import Foundation
+public import MessagePack
 public import SousWire
 
 // The coeliac diary, served by the tracker: a food journal with photos, and gluten-test
@@ -67,6 +68,7 @@ public enum JournalLimits {
 }
 
 /// A new journal entry. `date` and `time` default to now in the user's time zone.
+@MessagePackCodable
 public struct JournalEntryDraft: Codable, Equatable, Sendable {
     /// Required: 1–200 characters, not only spaces.
     public var title: String
@@ -87,6 +89,7 @@ public struct JournalEntryDraft: Codable, Equatable, Sendable {
 }
 
 /// A journal entry as lists show it: without the photo's bytes (`journal.get` returns them).
+@MessagePackCodable
 public struct JournalEntry: Codable, Equatable, Sendable {
     public var id: Int64
     public var date: LocalDate
@@ -116,6 +119,7 @@ public struct JournalEntry: Codable, Equatable, Sendable {
 }
 
 /// Changes to an entry: nil fields stay as they are.
+@MessagePackCodable
 public struct JournalEdit: Codable, Equatable, Sendable {
     public var id: Int64
     public var title: String?
@@ -142,6 +146,7 @@ public struct JournalEdit: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct JournalEntryID: Codable, Equatable, Sendable {
     public var id: Int64
 
@@ -150,6 +155,7 @@ public struct JournalEntryID: Codable, Equatable, Sendable {
 
 /// Which entries to list: one `date`, or a `from`…`to` range (both included, at most 366 days),
 /// or, with neither, today in the user's time zone.
+@MessagePackCodable
 public struct JournalQuery: Codable, Equatable, Sendable {
     public var date: LocalDate?
     public var from: LocalDate?
@@ -163,6 +169,7 @@ public struct JournalQuery: Codable, Equatable, Sendable {
 }
 
 /// Entries ordered by date, time, then id.
+@MessagePackCodable
 public struct JournalList: Codable, Equatable, Sendable {
     public var from: LocalDate
     public var to: LocalDate
@@ -176,6 +183,7 @@ public struct JournalList: Codable, Equatable, Sendable {
 }
 
 /// One entry with its photo's bytes.
+@MessagePackCodable
 public struct JournalEntryDetail: Codable, Equatable, Sendable {
     public var entry: JournalEntry
     public var photo: Data?
@@ -189,6 +197,7 @@ public struct JournalEntryDetail: Codable, Equatable, Sendable {
 // MARK: Gluten tests
 
 /// "I expect the test of `date` to show gluten": may be changed until the day has a result.
+@MessagePackCodable
 public struct GlutenPredictionRequest: Codable, Equatable, Sendable {
     /// Defaults to today in the user's time zone.
     public var date: LocalDate?
@@ -201,6 +210,7 @@ public struct GlutenPredictionRequest: Codable, Equatable, Sendable {
 }
 
 /// The test result of `date`: recorded once (a second result for the day is a `conflict`).
+@MessagePackCodable
 public struct GlutenResultRequest: Codable, Equatable, Sendable {
     /// Defaults to today in the user's time zone; not after it.
     public var date: LocalDate?
@@ -217,6 +227,7 @@ public struct GlutenResultRequest: Codable, Equatable, Sendable {
 }
 
 /// A day whose recorded result is withdrawn.
+@MessagePackCodable
 public struct GlutenResultRemoval: Codable, Equatable, Sendable {
     public var date: LocalDate
 
@@ -224,6 +235,7 @@ public struct GlutenResultRemoval: Codable, Equatable, Sendable {
 }
 
 /// What a day holds: its prediction and/or result.
+@MessagePackCodable
 public struct GlutenDay: Codable, Equatable, Sendable {
     public var date: LocalDate
     /// The prediction, nil if none was made.
@@ -263,6 +275,7 @@ public struct GlutenDay: Codable, Equatable, Sendable {
 }
 
 /// A badge for a streak of correct predictions (3, 7 or 30), earned once.
+@MessagePackCodable
 public struct GlutenBadge: Codable, Equatable, Sendable {
     /// The streak length: one of ``GlutenBadge/thresholds``.
     public var streak: Int
@@ -278,6 +291,7 @@ public struct GlutenBadge: Codable, Equatable, Sendable {
 }
 
 /// The reply to `gluten.result`: the day, the streak after it, and badges it earned.
+@MessagePackCodable
 public struct GlutenResultRecorded: Codable, Equatable, Sendable {
     public var day: GlutenDay
     public var currentStreak: Int
@@ -296,6 +310,7 @@ public struct GlutenResultRecorded: Codable, Equatable, Sendable {
 /// A streak counts consecutive *scored* days (a result and a prediction) in date order whose
 /// prediction matched; a wrong prediction resets it to 0. Days without a result, and results
 /// without a prediction, neither extend nor break it.
+@MessagePackCodable
 public struct GlutenStats: Codable, Equatable, Sendable {
     /// Days with a result.
     public var results: Int
@@ -327,6 +342,7 @@ public struct GlutenStats: Codable, Equatable, Sendable {
 }
 
 /// A month to show; defaults to the current month in the user's time zone.
+@MessagePackCodable
 public struct GlutenCalendarRequest: Codable, Equatable, Sendable {
     /// 1–9999.
     public var year: Int?
@@ -340,6 +356,7 @@ public struct GlutenCalendarRequest: Codable, Equatable, Sendable {
 }
 
 /// A calendar day's state.
+@MessagePackCodable
 public enum GlutenDayStatus: String, Codable, Sendable, CaseIterable {
     /// Neither a prediction nor a result.
     case nothing
@@ -351,6 +368,7 @@ public enum GlutenDayStatus: String, Codable, Sendable, CaseIterable {
     case positive
 }
 
+@MessagePackCodable
 public struct GlutenCalendarDay: Codable, Equatable, Sendable {
     public var date: LocalDate
     public var status: GlutenDayStatus
@@ -367,6 +385,7 @@ public struct GlutenCalendarDay: Codable, Equatable, Sendable {
 }
 
 /// Every day of a month, first to last.
+@MessagePackCodable
 public struct GlutenCalendar: Codable, Equatable, Sendable {
     public var year: Int
     public var month: Int
@@ -382,11 +401,13 @@ public struct GlutenCalendar: Codable, Equatable, Sendable {
 // MARK: Events and methods
 
 /// What happened to a journal entry.
+@MessagePackCodable
 public enum JournalChange: String, Codable, Sendable, CaseIterable {
     case added, edited, deleted
 }
 
 /// Published under ``CoeliacTopics/journalChanged``.
+@MessagePackCodable
 public struct JournalEvent: Codable, Equatable, Sendable {
     public var user: String
     public var entry: Int64
@@ -403,6 +424,7 @@ public struct JournalEvent: Codable, Equatable, Sendable {
 
 /// Published under ``CoeliacTopics/glutenRecorded`` (a prediction or result was written) and
 /// ``CoeliacTopics/badgeEarned`` (with `badge` set).
+@MessagePackCodable
 public struct GlutenEvent: Codable, Equatable, Sendable {
     public var user: String
     public var day: GlutenDay
@@ -444,4 +466,15 @@ public enum CoeliacAPI {
 extension TimeOfDay: WireShaped {
     public static var wireShape: WireShape { .time }
     public static var wireSample: TimeOfDay { TimeOfDay(hour: 12, minute: 0)! }
+}
+
+/// Its string form, as `encode(to:)` writes it; anything `init(from:)` would refuse misses the
+/// direct path, and `Decodable` reports it.
+extension TimeOfDay: MessagePackEncodable, MessagePackDecodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(description) }
+
+    public init(messagePack reader: inout MessagePackFastReader) throws {
+        guard let value = TimeOfDay(try reader.readString()) else { throw MessagePackFastPathMiss("not a time") }
+        self = value
+    }
 }

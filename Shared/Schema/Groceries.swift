@@ -1,4 +1,5 @@
 public import Foundation
+public import MessagePack
 public import SousWire
 
 // The groceries service: a shopping list built from recipes (scaled for the household and
@@ -7,6 +8,7 @@ public import SousWire
 // MARK: - Requests
 
 /// Puts a recipe on the list. Adding a recipe already on it raises its multiplier.
+@MessagePackCodable
 public struct AddRecipeToList: Codable, Equatable, Sendable {
     /// Catalog recipe id.
     public var recipe: String
@@ -24,6 +26,7 @@ public struct AddRecipeToList: Codable, Equatable, Sendable {
 }
 
 /// Changes a recipe already on the list: its multiplier and/or which of its ingredients are left out.
+@MessagePackCodable
 public struct SetListRecipe: Codable, Equatable, Sendable {
     public var recipe: String
     /// The new multiplier, 1–100.
@@ -43,6 +46,7 @@ public struct SetListRecipe: Codable, Equatable, Sendable {
 
 /// A manual item: either edible (a catalog ingredient with a quantity, merged into that
 /// ingredient's line) or non-edible (free text with an optional count, listed under Other).
+@MessagePackCodable
 public struct AddListItem: Codable, Equatable, Sendable {
     /// Catalog ingredient id (edible item).
     public var ingredient: String?
@@ -65,6 +69,7 @@ public struct AddListItem: Codable, Equatable, Sendable {
 }
 
 /// Checks or unchecks lines by their ``GroceryLine/id``.
+@MessagePackCodable
 public struct CheckLines: Codable, Equatable, Sendable {
     public var lines: [String]
     public var checked: Bool
@@ -76,6 +81,7 @@ public struct CheckLines: Codable, Equatable, Sendable {
 }
 
 /// Empties the list, or only takes the checked lines off it.
+@MessagePackCodable
 public struct ClearList: Codable, Equatable, Sendable {
     /// True: remove only checked lines (their ingredients are left out of every recipe on the
     /// list, their manual items deleted). False: remove everything.
@@ -84,6 +90,7 @@ public struct ClearList: Codable, Equatable, Sendable {
     public init(checkedOnly: Bool) { self.checkedOnly = checkedOnly }
 }
 
+@MessagePackCodable
 public struct DeliveryAddress: Codable, Equatable, Sendable {
     public var street: String?
     public var postalCode: String?
@@ -97,6 +104,7 @@ public struct DeliveryAddress: Codable, Equatable, Sendable {
 }
 
 /// Confirms the list as an order.
+@MessagePackCodable
 public struct Checkout: Codable, Equatable, Sendable {
     /// E.164 (`+` then 8–15 digits) or a national number (leading 0, 6–15 digits); spaces,
     /// dashes, dots and parentheses between digits are ignored.
@@ -112,6 +120,7 @@ public struct Checkout: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct OrderQuery: Codable, Equatable, Sendable {
     /// Newest first, 1–100; default 20.
     public var limit: Int?
@@ -121,6 +130,7 @@ public struct OrderQuery: Codable, Equatable, Sendable {
 // MARK: - Replies
 
 /// A recipe on the list, with the numbers its quantities were scaled by.
+@MessagePackCodable
 public struct ListRecipe: Codable, Equatable, Sendable {
     public var recipe: String
     public var name: String
@@ -172,6 +182,7 @@ public enum GroceryLineID: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Where part of a line comes from: one recipe's share, or a manual item.
+@MessagePackCodable
 public struct GroceryLineSource: Codable, Equatable, Sendable {
     /// The recipe id, or nil for a manual item.
     public var recipe: String?
@@ -198,6 +209,7 @@ public struct GroceryLineSource: Codable, Equatable, Sendable {
 }
 
 /// One line of the list: an ingredient (every source summed) or a non-edible item.
+@MessagePackCodable
 public struct GroceryLine: Codable, Equatable, Sendable {
     /// Stable id to check it by: the ingredient id, or `item:<n>` for a non-edible item.
     public var id: String
@@ -239,6 +251,7 @@ public struct GroceryLine: Codable, Equatable, Sendable {
 }
 
 /// The lines of one shopping category.
+@MessagePackCodable
 public struct GroceryCategoryGroup: Codable, Equatable, Sendable {
     public var category: ShoppingCategory
     public var lines: [GroceryLine]
@@ -253,6 +266,7 @@ public struct GroceryCategoryGroup: Codable, Equatable, Sendable {
 }
 
 /// The caller's grocery list: categories in shopping order (empty ones left out).
+@MessagePackCodable
 public struct GroceryList: Codable, Equatable, Sendable {
     public var recipes: [ListRecipe]
     public var categories: [GroceryCategoryGroup]
@@ -277,6 +291,7 @@ public struct GroceryList: Codable, Equatable, Sendable {
 }
 
 /// One line of a placed order, as it was on the list.
+@MessagePackCodable
 public struct OrderLine: Codable, Equatable, Sendable {
     public var ingredient: String?
     public var name: String
@@ -303,6 +318,7 @@ public struct OrderLine: Codable, Equatable, Sendable {
 }
 
 /// A confirmed order.
+@MessagePackCodable
 public struct GroceryOrder: Codable, Equatable, Sendable {
     public var id: Int64
     public var placedAt: Date
@@ -330,6 +346,7 @@ public struct GroceryOrder: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct OrderHistory: Codable, Equatable, Sendable {
     public var orders: [GroceryOrder]
     public init(orders: [GroceryOrder]) { self.orders = orders }
@@ -338,6 +355,7 @@ public struct OrderHistory: Codable, Equatable, Sendable {
 // MARK: - Events
 
 /// Body of ``GroceriesTopics/changed``.
+@MessagePackCodable
 public struct GroceriesChangedEvent: Codable, Equatable, Sendable {
     public var user: String
     /// The method that changed the list, e.g. "groceries.addRecipe".
@@ -379,6 +397,7 @@ public enum GroceriesAPI {
     public static let orders = Method<Groceries, OrderQuery, OrderHistory>.read("groceries.orders", .user)
 }
 
+@MessagePackCodable
 public struct ListItemID: Codable, Equatable, Sendable {
     public var id: Int64
     public init(id: Int64) { self.id = id }

@@ -1,4 +1,5 @@
 public import Foundation
+public import MessagePack
 public import SousWire
 
 /// A calendar date in a user's own time zone, carried on the wire as the string "YYYY-MM-DD".
@@ -180,4 +181,15 @@ public struct LocalDate: Codable, Hashable, Comparable, Sendable, CustomStringCo
 extension LocalDate: WireShaped {
     public static var wireShape: WireShape { .date }
     public static var wireSample: LocalDate { LocalDate(year: 2026, month: 1, day: 1)! }
+}
+
+/// Its string form, as `encode(to:)` writes it; anything `init(from:)` would refuse misses the
+/// direct path, and `Decodable` reports it.
+extension LocalDate: MessagePackEncodable, MessagePackDecodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(description) }
+
+    public init(messagePack reader: inout MessagePackFastReader) throws {
+        guard let value = LocalDate(try reader.readString()) else { throw MessagePackFastPathMiss("not a date") }
+        self = value
+    }
 }

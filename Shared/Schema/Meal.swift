@@ -1,4 +1,7 @@
+public import MessagePack
+
 /// A meal of the day: diary entries belong to one; plan slots map onto lunch and dinner.
+@MessagePackCodable
 public enum Meal: String, Codable, Sendable, CaseIterable, Comparable {
     case breakfast, lunch, dinner, snack
 

@@ -1,10 +1,12 @@
 public import Foundation
+public import MessagePack
 public import SousWire
 
 // The notifier's schema: the daily reminder it publishes, its delivery log and its schedule.
 
 /// The reminder the notifier publishes under ``NotifierTopics/reminder(for:)`` when a user's
 /// reminder comes due.
+@MessagePackCodable
 public struct Reminder: Codable, Equatable, Sendable {
     public var user: String
     /// The user's local date the reminder is for.
@@ -28,6 +30,7 @@ public struct Reminder: Codable, Equatable, Sendable {
 }
 
 /// What became of one user-day's reminder.
+@MessagePackCodable
 public enum ReminderOutcome: String, Codable, Sendable, CaseIterable {
     /// Recorded, then published.
     case sent
@@ -38,6 +41,7 @@ public enum ReminderOutcome: String, Codable, Sendable, CaseIterable {
 }
 
 /// One row of the delivery log: at most one per user and local date.
+@MessagePackCodable
 public struct ReminderLogEntry: Codable, Equatable, Sendable {
     public var date: LocalDate
     public var outcome: ReminderOutcome
@@ -62,6 +66,7 @@ public struct ReminderLogEntry: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct ReminderLogRequest: Codable, Equatable, Sendable {
     /// Newest entries to return, 1–365 (default 30).
     public var limit: Int?
@@ -70,6 +75,7 @@ public struct ReminderLogRequest: Codable, Equatable, Sendable {
 }
 
 /// The caller's delivery log, newest date first.
+@MessagePackCodable
 public struct ReminderLog: Codable, Equatable, Sendable {
     public var user: String
     public var entries: [ReminderLogEntry]
@@ -81,6 +87,7 @@ public struct ReminderLog: Codable, Equatable, Sendable {
 }
 
 /// Whether a user has a reminder coming, and if not, why.
+@MessagePackCodable
 public enum NextReminderStatus: String, Codable, Sendable, CaseIterable {
     /// A reminder is scheduled at ``NextReminder/dueAt``.
     case scheduled
@@ -94,6 +101,7 @@ public enum NextReminderStatus: String, Codable, Sendable, CaseIterable {
 }
 
 /// The answer of `reminders.next`.
+@MessagePackCodable
 public struct NextReminder: Codable, Equatable, Sendable {
     public var user: String
     public var status: NextReminderStatus
@@ -119,6 +127,7 @@ public struct NextReminder: Codable, Equatable, Sendable {
 }
 
 /// Waits for the caller's reminders: what `sous reminders watch` calls in a loop.
+@MessagePackCodable
 public struct ReminderWait: Codable, Sendable {
     /// The `cursor` of the previous answer; nil to start from now (the answer has no reminders
     /// and a cursor to wait from).
@@ -132,6 +141,7 @@ public struct ReminderWait: Codable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct ReminderFeed: Codable, Sendable {
     /// The caller's reminders sent after `after`, oldest first (none if the wait ran out).
     public var reminders: [Reminder]

@@ -1,10 +1,12 @@
 public import Foundation
+public import MessagePack
 public import SousWire
 
 // The planner's own methods (the profile editing, the selection, the week's slots, cooked-it and
 // the calendar export). The part other services call lives in `PlannerProfile.swift`.
 
 /// A partial profile update: only the fields that are set change.
+@MessagePackCodable
 public struct ProfileUpdate: Codable, Equatable, Sendable {
     public var people: Int?
     public var patience: Int?
@@ -81,6 +83,7 @@ public enum PlanSlotKind {
 }
 
 /// A slot of the plan: a date and 1 (lunch) or 2 (dinner).
+@MessagePackCodable
 public struct SlotRef: Codable, Hashable, Sendable {
     public var date: LocalDate
     /// 1 = lunch, 2 = dinner.
@@ -93,6 +96,7 @@ public struct SlotRef: Codable, Hashable, Sendable {
 }
 
 /// Puts `recipe` into a slot (adding it to the selection if it is not there yet).
+@MessagePackCodable
 public struct SlotAssignment: Codable, Equatable, Sendable {
     public var date: LocalDate
     public var slot: Int
@@ -106,6 +110,7 @@ public struct SlotAssignment: Codable, Equatable, Sendable {
 }
 
 /// Moves a slot's recipe to another slot; an occupied target swaps the two.
+@MessagePackCodable
 public struct SlotMove: Codable, Equatable, Sendable {
     public var from: SlotRef
     public var to: SlotRef
@@ -117,6 +122,7 @@ public struct SlotMove: Codable, Equatable, Sendable {
 }
 
 /// One slot of one day as the plan shows it.
+@MessagePackCodable
 public struct PlanSlot: Codable, Equatable, Sendable {
     public var date: LocalDate
     public var slot: Int
@@ -143,6 +149,7 @@ public struct PlanSlot: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct PlanDay: Codable, Equatable, Sendable {
     public var date: LocalDate
     /// 1 = Monday … 7 = Sunday.
@@ -160,6 +167,7 @@ public struct PlanDay: Codable, Equatable, Sendable {
 }
 
 /// A recipe in the user's selection (the carousel).
+@MessagePackCodable
 public struct SelectedRecipe: Codable, Equatable, Sendable {
     public var id: String
     public var name: String
@@ -175,6 +183,7 @@ public struct SelectedRecipe: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct PlanSelection: Codable, Equatable, Sendable {
     /// In the order they were added.
     public var recipes: [SelectedRecipe]
@@ -183,6 +192,7 @@ public struct PlanSelection: Codable, Equatable, Sendable {
 }
 
 /// The visible week: today and the six days after it in the user's time zone.
+@MessagePackCodable
 public struct WeekPlan: Codable, Equatable, Sendable {
     public var today: LocalDate
     public var timeZone: String
@@ -198,6 +208,7 @@ public struct WeekPlan: Codable, Equatable, Sendable {
 }
 
 /// Inclusive dates, at most 366 days.
+@MessagePackCodable
 public struct PlanDateRange: Codable, Equatable, Sendable {
     public var from: LocalDate
     public var to: LocalDate
@@ -208,12 +219,14 @@ public struct PlanDateRange: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct PlanDays: Codable, Equatable, Sendable {
     public var days: [PlanDay]
     public init(days: [PlanDay]) { self.days = days }
 }
 
 /// What "cooked it" did: the slot as recorded, and whether the tracker logged the serving.
+@MessagePackCodable
 public struct CookedResult: Codable, Equatable, Sendable {
     public var slot: PlanSlot
     /// True when the diary has the serving (now, or from an earlier attempt).
@@ -231,6 +244,7 @@ public struct CookedResult: Codable, Equatable, Sendable {
 }
 
 /// Which dates to export; both nil means the visible week.
+@MessagePackCodable
 public struct CalendarRequest: Codable, Equatable, Sendable {
     public var from: LocalDate?
     public var to: LocalDate?
@@ -242,6 +256,7 @@ public struct CalendarRequest: Codable, Equatable, Sendable {
 }
 
 /// An RFC 5545 calendar (CRLF line endings), one event per filled slot.
+@MessagePackCodable
 public struct CalendarExport: Codable, Equatable, Sendable {
     public var calendar: String
     public var events: Int

@@ -1,6 +1,8 @@
+public import MessagePack
 public import SousWire
 
 /// A user's cooking profile, owned by the planner and read by the other services.
+@MessagePackCodable
 public struct CookingProfile: Codable, Equatable, Sendable {
     /// People to cook for, 1–50.
     public var people: Int
@@ -90,6 +92,7 @@ public enum PlannerAPI {
     public static let suggestedMultiplier = Method<Planner, RecipeID, SuggestedMultiplier>.read("plan.multiplier", .user, activity: false)
 }
 
+@MessagePackCodable
 public struct SuggestedMultiplier: Codable, Equatable, Sendable {
     public var recipe: String
     /// Slots the recipe fills in the visible week, at least 1.
@@ -111,6 +114,7 @@ public enum PlannerTopics {
     public static let planChanged = Topic<PlanChangedEvent>("planner.plan.changed")
 }
 
+@MessagePackCodable
 public struct ProfileChangedEvent: Codable, Equatable, Sendable {
     public var user: String
     public var profile: CookingProfile
@@ -121,6 +125,7 @@ public struct ProfileChangedEvent: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct PlanChangedEvent: Codable, Equatable, Sendable {
     public var user: String
     /// The dates whose slots changed (empty when only the selection did).

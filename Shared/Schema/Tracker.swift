@@ -1,4 +1,5 @@
 import Foundation
+public import MessagePack
 public import SousWire
 
 // The tracker's own requests and replies (the part other services call is in
@@ -10,6 +11,7 @@ public import SousWire
 
 /// Adds one food to the diary. Give exactly one source: `food` with `per100g` (typed in),
 /// `ingredient` (a catalog ingredient id) or `barcode` (a product in the tracker's table).
+@MessagePackCodable
 public struct DiaryAdd: Codable, Equatable, Sendable {
     public var date: LocalDate?
     public var meal: Meal
@@ -36,6 +38,7 @@ public struct DiaryAdd: Codable, Equatable, Sendable {
 }
 
 /// Changes any fields of an entry; fields left out keep their value.
+@MessagePackCodable
 public struct DiaryEdit: Codable, Equatable, Sendable {
     public var id: Int64
     public var date: LocalDate?
@@ -54,6 +57,7 @@ public struct DiaryEdit: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct EntryID: Codable, Equatable, Sendable {
     public var id: Int64
 
@@ -61,6 +65,7 @@ public struct EntryID: Codable, Equatable, Sendable {
 }
 
 /// A day to look at; nil means today in the user's time zone.
+@MessagePackCodable
 public struct DayRequest: Codable, Equatable, Sendable {
     public var date: LocalDate?
 
@@ -68,6 +73,7 @@ public struct DayRequest: Codable, Equatable, Sendable {
 }
 
 /// The day a reply is about and how "today" was worked out.
+@MessagePackCodable
 public struct ResolvedDay: Codable, Equatable, Sendable {
     public var date: LocalDate
     /// The IANA zone "today" was taken in; nil when the request named its date.
@@ -82,6 +88,7 @@ public struct ResolvedDay: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct DiaryDay: Codable, Equatable, Sendable {
     public var day: ResolvedDay
     /// In meal order, then in the order they were logged.
@@ -94,6 +101,7 @@ public struct DiaryDay: Codable, Equatable, Sendable {
 }
 
 /// Daily targets: kcal and grams of each macro.
+@MessagePackCodable
 public struct Goals: Codable, Equatable, Sendable {
     public var kcal: Double
     public var carbohydrates: Double
@@ -111,6 +119,7 @@ public struct Goals: Codable, Equatable, Sendable {
     public static let `default` = Goals(kcal: 2000, carbohydrates: 250, protein: 75, fat: 65)
 }
 
+@MessagePackCodable
 public struct MealGroup: Codable, Equatable, Sendable {
     public var meal: Meal
     public var entries: [DiaryEntry]
@@ -124,6 +133,7 @@ public struct MealGroup: Codable, Equatable, Sendable {
 }
 
 /// A day against the goals in force that day.
+@MessagePackCodable
 public struct DailySummary: Codable, Equatable, Sendable {
     public var day: ResolvedDay
     public var goals: Goals
@@ -156,6 +166,7 @@ public struct DailySummary: Codable, Equatable, Sendable {
 }
 
 /// An inclusive date range of at most 366 days.
+@MessagePackCodable
 public struct DateRange: Codable, Equatable, Sendable {
     public var from: LocalDate
     public var to: LocalDate
@@ -166,6 +177,7 @@ public struct DateRange: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct DayTotals: Codable, Equatable, Sendable {
     public var date: LocalDate
     public var totals: Macros
@@ -181,6 +193,7 @@ public struct DayTotals: Codable, Equatable, Sendable {
 }
 
 /// Every day of the range, empty days included (for charts).
+@MessagePackCodable
 public struct DiaryHistory: Codable, Equatable, Sendable {
     public var days: [DayTotals]
 
@@ -188,6 +201,7 @@ public struct DiaryHistory: Codable, Equatable, Sendable {
 }
 
 /// Averages over the logged days of one ISO week (Monday first) inside the range.
+@MessagePackCodable
 public struct WeekAverage: Codable, Equatable, Sendable {
     public var weekStart: LocalDate
     public var daysLogged: Int
@@ -201,6 +215,7 @@ public struct WeekAverage: Codable, Equatable, Sendable {
 }
 
 /// Share of energy from each macro, in percent (4 kcal/g carbohydrates and protein, 9 kcal/g fat).
+@MessagePackCodable
 public struct MacroSplit: Codable, Equatable, Sendable {
     public var carbohydrates: Double
     public var protein: Double
@@ -214,6 +229,7 @@ public struct MacroSplit: Codable, Equatable, Sendable {
 }
 
 /// Analysis of a range; only days with at least one entry count.
+@MessagePackCodable
 public struct DiaryAnalysis: Codable, Equatable, Sendable {
     public var range: DateRange
     public var daysLogged: Int
@@ -232,6 +248,7 @@ public struct DiaryAnalysis: Codable, Equatable, Sendable {
 }
 
 /// A food logged the day before, ready to add again with ``DiaryAdd``.
+@MessagePackCodable
 public struct RecentFood: Codable, Equatable, Sendable {
     public var food: String
     public var meal: Meal
@@ -248,6 +265,7 @@ public struct RecentFood: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct RecentFoods: Codable, Equatable, Sendable {
     /// The day the foods were logged on (the day before the requested one).
     public var date: LocalDate
@@ -260,6 +278,7 @@ public struct RecentFoods: Codable, Equatable, Sendable {
 }
 
 /// The diary of a range as RFC 4180 CSV (header row, CRLF line ends).
+@MessagePackCodable
 public struct DiaryExport: Codable, Equatable, Sendable {
     public var csv: String
     public var rows: Int
@@ -272,11 +291,13 @@ public struct DiaryExport: Codable, Equatable, Sendable {
 
 // MARK: - Water and coffee
 
+@MessagePackCodable
 public enum Drink: String, Codable, Sendable, CaseIterable {
     case water, coffee
 }
 
 /// Adds (positive) or removes (negative) glasses of water or cups of coffee; counts never go below 0.
+@MessagePackCodable
 public struct DrinkChange: Codable, Equatable, Sendable {
     public var date: LocalDate?
     public var drink: Drink
@@ -290,6 +311,7 @@ public struct DrinkChange: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct DrinkCounts: Codable, Equatable, Sendable {
     public var date: LocalDate
     public var water: Int
@@ -306,6 +328,7 @@ public struct DrinkCounts: Codable, Equatable, Sendable {
 
 /// Sets goals from a date on (default today); earlier days keep the goals they had. Give either
 /// `goals` or a `preset` name (the preset's split of the given or current kcal).
+@MessagePackCodable
 public struct GoalsChange: Codable, Equatable, Sendable {
     public var from: LocalDate?
     public var goals: Goals?
@@ -321,6 +344,7 @@ public struct GoalsChange: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct GoalsInForce: Codable, Equatable, Sendable {
     public var date: LocalDate
     public var goals: Goals
@@ -335,6 +359,7 @@ public struct GoalsInForce: Codable, Equatable, Sendable {
 }
 
 /// A named macro split with a one-line explanation.
+@MessagePackCodable
 public struct GoalPreset: Codable, Equatable, Sendable {
     public var name: String
     public var explanation: String
@@ -351,6 +376,7 @@ public struct GoalPreset: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct GoalPresets: Codable, Equatable, Sendable {
     public var presets: [GoalPreset]
 
@@ -360,6 +386,7 @@ public struct GoalPresets: Codable, Equatable, Sendable {
 // MARK: - Saved foods
 
 /// A food the user keeps for quick logging ("my diet").
+@MessagePackCodable
 public struct SavedFood: Codable, Equatable, Sendable {
     public var id: Int64
     public var name: String
@@ -378,6 +405,7 @@ public struct SavedFood: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct SavedFoodDraft: Codable, Equatable, Sendable {
     public var name: String
     public var meals: [Meal]
@@ -392,6 +420,7 @@ public struct SavedFoodDraft: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct SavedFoodEdit: Codable, Equatable, Sendable {
     public var id: Int64
     public var name: String?
@@ -408,6 +437,7 @@ public struct SavedFoodEdit: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct SavedFoodFilter: Codable, Equatable, Sendable {
     /// Only foods suiting this meal (foods with no meals suit every meal).
     public var meal: Meal?
@@ -415,6 +445,7 @@ public struct SavedFoodFilter: Codable, Equatable, Sendable {
     public init(meal: Meal? = nil) { self.meal = meal }
 }
 
+@MessagePackCodable
 public struct SavedFoodList: Codable, Equatable, Sendable {
     public var foods: [SavedFood]
 
@@ -422,6 +453,7 @@ public struct SavedFoodList: Codable, Equatable, Sendable {
 }
 
 /// Logs `quantity` portions of a saved food (grams = quantity × the food's portion).
+@MessagePackCodable
 public struct SavedFoodLog: Codable, Equatable, Sendable {
     public var id: Int64
     public var date: LocalDate?
@@ -441,6 +473,7 @@ public struct SavedFoodLog: Codable, Equatable, Sendable {
 // MARK: - Products
 
 /// A packaged product known by its barcode.
+@MessagePackCodable
 public struct Product: Codable, Equatable, Sendable {
     /// EAN-13, EAN-8 or UPC-A digits with a valid check digit.
     public var code: String
@@ -465,6 +498,7 @@ public struct Product: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct BarcodeLookup: Codable, Equatable, Sendable {
     public var code: String
 
@@ -472,6 +506,7 @@ public struct BarcodeLookup: Codable, Equatable, Sendable {
 }
 
 /// A batch of parsed products (at most 1000) to add or replace by code.
+@MessagePackCodable
 public struct ProductImport: Codable, Equatable, Sendable {
     public var source: String
     public var products: [Product]
@@ -482,6 +517,7 @@ public struct ProductImport: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct ProductImportResult: Codable, Equatable, Sendable {
     /// New codes.
     public var added: Int

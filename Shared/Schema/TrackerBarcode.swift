@@ -1,5 +1,8 @@
+public import MessagePack
+
 /// Barcode check digits (GS1): EAN-13, EAN-8 and UPC-A.
 public enum Barcode {
+    @MessagePackCodable
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case ean13, ean8, upcA
     }

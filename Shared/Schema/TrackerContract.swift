@@ -1,10 +1,12 @@
 public import Foundation
+public import MessagePack
 public import SousWire
 
 // The part of the tracker's schema other services call: the planner logs cooked meals, the
 // notifier asks whether a day's dinner is already logged.
 
 /// Energy and macros per 100 g of a food.
+@MessagePackCodable
 public struct Macros: Codable, Equatable, Sendable {
     public var kcal: Double
     public var carbohydrates: Double
@@ -22,10 +24,12 @@ public struct Macros: Codable, Equatable, Sendable {
 }
 
 /// Where a diary entry's food came from.
+@MessagePackCodable
 public enum EntrySourceKind: String, Codable, Sendable, CaseIterable {
     case manual, ingredient, product, savedFood, recipe
 }
 
+@MessagePackCodable
 public struct EntrySource: Codable, Equatable, Sendable {
     public var kind: EntrySourceKind
     /// The ingredient id, barcode, saved food id or recipe id; nil for typed-in food.
@@ -38,6 +42,7 @@ public struct EntrySource: Codable, Equatable, Sendable {
 }
 
 /// One food in a user's diary.
+@MessagePackCodable
 public struct DiaryEntry: Codable, Equatable, Sendable {
     public var id: Int64
     public var date: LocalDate
@@ -68,6 +73,7 @@ public struct DiaryEntry: Codable, Equatable, Sendable {
 }
 
 /// Logs servings of a catalog recipe (the planner's "cooked it" sends one serving).
+@MessagePackCodable
 public struct RecipeServingLog: Codable, Equatable, Sendable {
     /// The day; left out, today in the user's time zone (as every day-based tracker request).
     public var date: LocalDate?
@@ -84,6 +90,7 @@ public struct RecipeServingLog: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct DiaryStatusRequest: Codable, Equatable, Sendable {
     /// The day; left out, today in the user's time zone.
     public var date: LocalDate?
@@ -92,6 +99,7 @@ public struct DiaryStatusRequest: Codable, Equatable, Sendable {
 }
 
 /// A cheap look at one day: which meals have entries, energy logged and its goal.
+@MessagePackCodable
 public struct DiaryStatus: Codable, Equatable, Sendable {
     public var date: LocalDate
     public var mealsLogged: [Meal]
@@ -108,7 +116,9 @@ public struct DiaryStatus: Codable, Equatable, Sendable {
 
 /// Several users' days asked at once: what the notifier's reminder pass asks for each batch of
 /// due reminders, instead of one `diary.status` round trip per reminder.
+@MessagePackCodable
 public struct DiaryStatusBatch: Codable, Equatable, Sendable {
+    @MessagePackCodable
     public struct Day: Codable, Equatable, Sendable {
         public var user: String
         public var date: LocalDate
@@ -128,6 +138,7 @@ public struct DiaryStatusBatch: Codable, Equatable, Sendable {
 }
 
 /// The status of each asked day, in the order asked.
+@MessagePackCodable
 public struct DiaryStatuses: Codable, Equatable, Sendable {
     public var statuses: [DiaryStatus]
 
@@ -135,6 +146,7 @@ public struct DiaryStatuses: Codable, Equatable, Sendable {
 }
 
 /// Published on every diary change (``TrackerTopics``).
+@MessagePackCodable
 public struct DiaryEntryEvent: Codable, Equatable, Sendable {
     public var user: String
     public var entry: Int64

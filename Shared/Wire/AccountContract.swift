@@ -1,8 +1,11 @@
+public import MessagePack
+
 // The account contract every service relies on, kept in the wire module so that the runtime
 // (which checks sessions and erases users) does not depend on the whole schema. The planner
 // serves the rest of `AccountAPI` (Shared/Schema/Accounts.swift).
 
 /// What an account may do beyond its own data.
+@MessagePackCodable
 public enum AccountRole: String, Codable, Sendable, CaseIterable {
     case user
     /// May change what every user shares (imports, seed reloads, the clock).
@@ -10,6 +13,7 @@ public enum AccountRole: String, Codable, Sendable, CaseIterable {
 }
 
 /// What one service erased for `account.erase`.
+@MessagePackCodable
 public struct ErasureReport: Codable, Sendable, Equatable {
     public var service: String
     /// Rows deleted, by table (rows deleted through a cascade are not counted).
@@ -21,6 +25,7 @@ public struct ErasureReport: Codable, Sendable, Equatable {
     }
 }
 
+@MessagePackCodable
 public struct RevocationsSince: Codable, Sendable {
     /// The `sequence` of the last answer; 0 for every revocation still in force.
     public var since: Int64
@@ -31,6 +36,7 @@ public struct RevocationsSince: Codable, Sendable {
 }
 
 /// One ended session, as `account.revocations` lists it.
+@MessagePackCodable
 public struct RevokedSession: Codable, Sendable, Equatable {
     public var session: String
     /// Unix seconds when its token expires: the revocation matters until then.
@@ -42,6 +48,7 @@ public struct RevokedSession: Codable, Sendable, Equatable {
     }
 }
 
+@MessagePackCodable
 public struct Revocations: Codable, Sendable {
     public var revoked: [RevokedSession]
     /// Pass it as `since` next time.
@@ -55,6 +62,7 @@ public struct Revocations: Codable, Sendable {
 
 /// Published by the planner on its service bus when sessions end: a hint to fetch
 /// `account.revocations` now rather than at the next poll.
+@MessagePackCodable
 public struct SessionsRevokedEvent: Codable, Sendable {
     public var sequence: Int64
 

@@ -1,7 +1,9 @@
 public import Foundation
+public import MessagePack
 
 /// Published under ``EventTopics/activity`` for every user action on any service; the notifier
 /// uses it to know who is actively using Sous.
+@MessagePackCodable
 public struct ActivityEvent: Codable, Equatable, Sendable {
     public var user: String
     public var time: Date

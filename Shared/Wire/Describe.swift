@@ -1,5 +1,8 @@
+public import MessagePack
+
 /// What `describe` answers: a service's methods with the shapes of their requests and replies,
 /// and every type those shapes name (docs/PROTOCOL.md, "Describing a service").
+@MessagePackCodable
 public struct ServiceDescription: Codable, Equatable, Sendable {
     public var service: String
     /// ``SousProtocol/version``.
@@ -17,6 +20,7 @@ public struct ServiceDescription: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct MethodDescription: Codable, Equatable, Sendable {
     public var name: String
     /// Writes may be sent with an idempotency key; reads are safe to repeat.

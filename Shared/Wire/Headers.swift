@@ -1,6 +1,8 @@
 public import Foundation
+public import MessagePack
 
 /// Frame 2 of a request.
+@MessagePackCodable
 public struct RequestHeader: Codable, Equatable, Sendable {
     /// The method to call, e.g. "recipes.search".
     public var method: String
@@ -29,6 +31,7 @@ public struct RequestHeader: Codable, Equatable, Sendable {
 }
 
 /// Frame 2 of a reply.
+@MessagePackCodable
 public struct ReplyHeader: Codable, Equatable, Sendable {
     /// The request id this answers ("" when the request was too damaged to read one).
     public var id: String
@@ -41,6 +44,7 @@ public struct ReplyHeader: Codable, Equatable, Sendable {
 }
 
 /// Frame 2 of an event.
+@MessagePackCodable
 public struct EventHeader: Codable, Equatable, Sendable {
     /// The same topic as frame 0, e.g. "activity" or "catalog.recipe.created".
     public var topic: String

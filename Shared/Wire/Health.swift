@@ -1,6 +1,8 @@
 public import Foundation
+public import MessagePack
 
 /// What every service answers to `health`.
+@MessagePackCodable
 public struct HealthReport: Codable, Equatable, Sendable {
     /// "catalog", "planner", …
     public var service: String
@@ -22,6 +24,7 @@ public struct HealthReport: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct DatabaseHealth: Codable, Equatable, Sendable {
     /// "ok", "error", or "none" for a service without a database.
     public var status: String
@@ -54,6 +57,7 @@ public enum CommonAPI {
     public static let setClock = Method<AnyService, ClockSetting, ClockReading>.write("clock.set", .operator, lane: .control)
 }
 
+@MessagePackCodable
 public struct ClockReading: Codable, Equatable, Sendable {
     public var now: Date
     /// True when the clock only moves through `clock.set`.
@@ -65,6 +69,7 @@ public struct ClockReading: Codable, Equatable, Sendable {
     }
 }
 
+@MessagePackCodable
 public struct ClockSetting: Codable, Equatable, Sendable {
     public var now: Date
 

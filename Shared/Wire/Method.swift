@@ -1,3 +1,5 @@
+public import MessagePack
+
 /// Whom a method is sent to, as a type: ``Method``'s first parameter. A client of one service
 /// (`ServiceClient<Catalog>`) only compiles calls of that service's methods and of the methods
 /// every service answers (``AnyService``).
@@ -65,6 +67,7 @@ public struct Method<Scope: MethodScope, Request: Codable & Sendable, Response: 
 
 /// Who may call a method. Every method declares one next to its request and reply types; the
 /// server enforces it before the handler runs (docs/PROTOCOL.md, "Access").
+@MessagePackCodable
 public enum Access: String, Sendable, CaseIterable, Codable {
     /// Anyone who completed the CURVE handshake: `health`, registering and signing in.
     case `public`
@@ -79,6 +82,7 @@ public enum Access: String, Sendable, CaseIterable, Codable {
 
 /// The group of threads a server runs a method's handler on, each with its own bound on
 /// requests in flight: work in one lane never holds up another.
+@MessagePackCodable
 public enum MethodLane: String, Sendable, CaseIterable, Codable {
     /// `health` and clock control: answered even while every other lane is full.
     case control
@@ -90,6 +94,7 @@ public enum MethodLane: String, Sendable, CaseIterable, Codable {
 
 /// The body of a method that takes or returns nothing; encoded as an empty map. Decoding
 /// demands a map (extra keys are ignored, as everywhere): `[]`, `5`, `"x"` or nil are refused.
+@MessagePackCodable
 public struct Empty: Codable, Equatable, Sendable {
     public init() {}
 

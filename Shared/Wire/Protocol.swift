@@ -1,3 +1,5 @@
+public import MessagePack
+
 /// Everything that fixes the Sous wire protocol, in one place. `docs/PROTOCOL.md` mirrors it.
 ///
 /// A request, as a DEALER or REQ client sends it (a ROUTER server sees the peer's routing id
@@ -45,6 +47,7 @@ public enum SousProtocol {
 }
 
 /// Reply status values carried in ``ReplyHeader/status``.
+@MessagePackCodable
 public enum ReplyStatus: String, Codable, Sendable, CaseIterable {
     case ok
     case error

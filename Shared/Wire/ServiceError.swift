@@ -1,6 +1,9 @@
+public import MessagePack
+
 /// A stable, machine-readable error class carried on the wire.
 ///
 /// A struct rather than an enum so a client can still read a code added by a newer server.
+@MessagePackCodable
 public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
@@ -42,6 +45,7 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
 }
 
 /// The body of an error reply, and the error every Sous API throws.
+@MessagePackCodable
 public struct ServiceError: Error, Codable, Equatable, Sendable, CustomStringConvertible {
     public var code: ErrorCode
     /// One human-readable sentence.

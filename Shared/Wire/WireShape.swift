@@ -1,3 +1,5 @@
+public import MessagePack
+
 /// The shape of a value on the wire, as `describe` publishes it: enough for a client in another
 /// language to build a request or read a reply without the Swift source.
 ///
@@ -6,7 +8,9 @@
 /// timestamp, ext −1), `date` (a `"YYYY-MM-DD"` string), `time` (a `"HH:MM"` string), `enum`
 /// (a string among `values`), `array` (of `element`), `map` (string keys, values of `element`),
 /// or `object` (a map with the fields of the named `type`, listed in the description's `types`).
+@MessagePackCodable
 public struct WireShape: Codable, Hashable, Sendable, CustomStringConvertible {
+    @MessagePackCodable
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case string, int, float, bool, bytes, timestamp, date, time
         case `enum`, array, map, object
@@ -52,6 +56,7 @@ public struct WireShape: Codable, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A field of an object type.
+@MessagePackCodable
 public struct WireField: Codable, Hashable, Sendable {
     public var name: String
     public var shape: WireShape
@@ -67,6 +72,7 @@ public struct WireField: Codable, Hashable, Sendable {
 }
 
 /// A named type of the schema: an object with fields, or an enumeration with its values.
+@MessagePackCodable
 public struct WireType: Codable, Hashable, Sendable {
     public var name: String
     /// `object` or `enum`.

@@ -1,0 +1,298 @@
+import Foundation
+import SwiftCompilerPlugin
+import SwiftDiagnostics
+public import SwiftSyntax
+import SwiftSyntaxBuilder
+public import SwiftSyntaxMacros
+
+/// `@MessagePackCodable` derives a direct MessagePack encoding and decoding from a type's own
+/// `Codable` declaration, so the schema is declared once and the codec skips the boxing of the
+/// generic `Encoder`/`Decoder` path.
+///
+/// What it reads, in the order `Codable` itself would:
+/// - the stored properties (or the cases of a `CodingKeys` enum and their raw values);
+/// - a hand-written `init(from:)` made only of `decode`, `decodeIfPresent` and
+///   `decodeIfPresent(…) ?? default` lines: it becomes the same decoding with the same defaults;
+/// - any other hand-written `init(from:)` or `encode(to:)`: that direction goes through the type's
+///   `Codable` conformance (correct, not faster).
+///
+/// On an enumeration with `String` raw values it only adds the conformances; their coding is the
+/// raw value.
+public struct MessagePackCodableMacro: ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax, providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        if let enumeration = declaration.as(EnumDeclSyntax.self) {
+            let inherits = enumeration.inheritanceClause?.inheritedTypes.map { $0.type.trimmedDescription } ?? []
+            guard inherits.contains("String") else {
+                throw MacroError("@MessagePackCodable applies to enumerations with String raw values only")
+            }
+            return [try ExtensionDeclSyntax("extension \(type.trimmed): MessagePackEncodable, MessagePackDecodable {}")]
+        }
+        guard declaration.is(StructDeclSyntax.self) else {
+            throw MacroError("@MessagePackCodable applies to structs and String enumerations")
+        }
+        let access = declaration.modifiers.contains { $0.name.tokenKind == .keyword(.public) } ? "public " : ""
+        let model = try TypeModel(declaration)
+
+        var members: [String] = []
+        if model.customEncode {
+            members.append(
+                """
+                \(access)func writeMessagePack(to writer: inout MessagePackWriter) throws {
+                    try writer.writeWithCodable(self)
+                }
+                """)
+        } else {
+            var body = ["writer.writeMapHeader(count: \(model.fields.count))"]
+            for field in model.fields {
+                body.append("writer.writeKey(\(literal(field.key)))")
+                body.append("try writer.writeField(self.\(field.property))")
+            }
+            members.append(
+                """
+                \(access)func writeMessagePack(to writer: inout MessagePackWriter) throws {
+                    \(body.joined(separator: "\n"))
+                }
+                """)
+        }
+
+        if let fields = model.decodedFields {
+            guard fields.count <= 64 else { throw MacroError("@MessagePackCodable handles at most 64 fields") }
+            let keys = fields.map { literal($0.key) }.joined(separator: ", ")
+            members.append("private static let messagePackKeys = MessagePackKeyTable([\(keys)])")
+            var body: [String] = []
+            for (index, field) in fields.enumerated() {
+                body.append("var field\(index): (\(field.type))? = nil")
+            }
+            body.append("var seen: UInt64 = 0")
+            body.append("var hint = 0")
+            body.append("for _ in 0..<(try reader.readMapHeader()) {")
+            body.append("let index = try reader.readKeyIndex(in: Self.messagePackKeys, hint: &hint, seen: &seen)")
+            body.append("switch index {")
+            for (index, field) in fields.enumerated() {
+                switch field.presence {
+                case .required:
+                    body.append("case \(index): field\(index) = try reader.decode((\(field.type)).self)")
+                case .ifPresent, .defaulted:
+                    body.append("case \(index): field\(index) = try reader.decodeIfPresent((\(field.type)).self)")
+                }
+            }
+            body.append("default: try reader.skipValue()")
+            body.append("}")
+            body.append("}")
+            for (index, field) in fields.enumerated() {
+                switch field.presence {
+                case .required:
+                    body.append("guard let field\(index) else { throw MessagePackFastPathMiss.missing(\(literal(field.key))) }")
+                    body.append("self.\(field.property) = field\(index)")
+                case .ifPresent:
+                    body.append("self.\(field.property) = field\(index)")
+                case .defaulted(let fallback):
+                    body.append("self.\(field.property) = field\(index) ?? \(fallback)")
+                }
+            }
+            members.append(
+                """
+                \(access)init(messagePack reader: inout MessagePackFastReader) throws {
+                    \(body.joined(separator: "\n"))
+                }
+                """)
+        } else {
+            members.append(
+                """
+                \(access)init(messagePack reader: inout MessagePackFastReader) throws {
+                    self = try reader.decodeWithCodable(Self.self)
+                }
+                """)
+        }
+
+        let source = "extension \(type.trimmed): MessagePackEncodable, MessagePackDecodable {\n\(members.joined(separator: "\n\n"))\n}"
+        return [try ExtensionDeclSyntax("\(raw: source)")]
+    }
+
+    private static func literal(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
+
+/// What the macro learned of a struct from its declaration.
+struct TypeModel {
+    struct Field {
+        var property: String
+        var key: String
+        /// The type to decode, without the optional of an optional property.
+        var type: String
+        var presence: Presence
+    }
+
+    enum Presence {
+        case required
+        case ifPresent
+        case defaulted(String)
+    }
+
+    /// Encoded fields in `Codable`'s order.
+    var fields: [Field] = []
+    /// The fields to decode, or nil when the hand-written `init(from:)` is not one the macro can read.
+    var decodedFields: [Field]?
+    var customEncode = false
+
+    init(_ declaration: some DeclGroupSyntax) throws {
+        var properties: [(name: String, type: String, optional: Bool)] = []
+        var codingKeys: [(property: String, key: String)]?
+        var customDecode: InitializerDeclSyntax?
+
+        for member in declaration.memberBlock.members {
+            let decl = member.decl
+            if let variable = decl.as(VariableDeclSyntax.self) {
+                if variable.modifiers.contains(where: { ["static", "class", "lazy"].contains($0.name.text) }) { continue }
+                let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
+                var pendingNames: [String] = []
+                for binding in variable.bindings {
+                    guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
+                    if let accessors = binding.accessorBlock {
+                        // A computed property is not stored; observers (willSet/didSet) still are.
+                        guard case .accessors(let list) = accessors.accessors,
+                            list.allSatisfy({ ["willSet", "didSet"].contains($0.accessorSpecifier.text) })
+                        else { continue }
+                    }
+                    // `let x = value` is never decoded (Codable skips it too).
+                    if isLet && binding.initializer != nil { continue }
+                    pendingNames.append(name)
+                    if let annotation = binding.typeAnnotation {
+                        let (type, optional) = Self.unwrapOptional(annotation.type)
+                        for pending in pendingNames { properties.append((pending, type, optional)) }
+                        pendingNames = []
+                    }
+                }
+                if !pendingNames.isEmpty {
+                    throw MacroError("@MessagePackCodable needs a type annotation on \(pendingNames.joined(separator: ", "))")
+                }
+            } else if let enumeration = decl.as(EnumDeclSyntax.self), enumeration.name.text == "CodingKeys" {
+                var keys: [(String, String)] = []
+                for caseMember in enumeration.memberBlock.members {
+                    guard let cases = caseMember.decl.as(EnumCaseDeclSyntax.self) else { continue }
+                    for element in cases.elements {
+                        let name = element.name.text.trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+                        var key = name
+                        if let raw = element.rawValue?.value.as(StringLiteralExprSyntax.self) {
+                            key = raw.segments.map { $0.trimmedDescription }.joined()
+                        }
+                        keys.append((name, key))
+                    }
+                }
+                codingKeys = keys
+            } else if let initializer = decl.as(InitializerDeclSyntax.self), Self.isCodableInit(initializer) {
+                customDecode = initializer
+            } else if let function = decl.as(FunctionDeclSyntax.self), function.name.text == "encode",
+                function.signature.parameterClause.parameters.first?.firstName.text == "to"
+            {
+                customEncode = true
+            }
+        }
+
+        let byName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        if let codingKeys {
+            let resolved = codingKeys.compactMap { entry in
+                byName[entry.property].map {
+                    Field(property: entry.property, key: entry.key, type: $0.type, presence: $0.optional ? .ifPresent : .required)
+                }
+            }
+            guard resolved.count == codingKeys.count else {
+                // A key with no stored property behind it (a computed value written by a
+                // hand-written encode(to:)): both directions go through Codable.
+                customEncode = true
+                decodedFields = nil
+                return
+            }
+            fields = resolved
+        } else {
+            fields = properties.map { Field(property: $0.name, key: $0.name, type: $0.type, presence: $0.optional ? .ifPresent : .required) }
+        }
+
+        if let customDecode {
+            decodedFields = Self.readDecodeLines(customDecode, fields: fields)
+        } else {
+            decodedFields = fields
+        }
+    }
+
+    private static func isCodableInit(_ initializer: InitializerDeclSyntax) -> Bool {
+        let parameters = initializer.signature.parameterClause.parameters
+        return parameters.count == 1 && parameters.first?.firstName.text == "from"
+    }
+
+    /// `T?` and `Optional<T>` as (T, true); anything else as (type, false).
+    static func unwrapOptional(_ type: TypeSyntax) -> (String, Bool) {
+        if let optional = type.as(OptionalTypeSyntax.self) {
+            return (optional.wrappedType.trimmedDescription, true)
+        }
+        if let identifier = type.as(IdentifierTypeSyntax.self), identifier.name.text == "Optional",
+            let argument = identifier.genericArgumentClause?.arguments.first
+        {
+            return (argument.argument.trimmedDescription, true)
+        }
+        return (type.trimmedDescription, false)
+    }
+
+    /// The fields of an `init(from:)` whose every line is `let container = try decoder.container(…)`
+    /// or `x = try container.decode(T.self, forKey: .k)` / `decodeIfPresent(…)` / `decodeIfPresent(…) ?? d`.
+    /// Nil when any line is something else.
+    static func readDecodeLines(_ initializer: InitializerDeclSyntax, fields: [Field]) -> [Field]? {
+        guard let statements = initializer.body?.statements else { return nil }
+        let keyOf = Dictionary(fields.map { ($0.property, $0.key) }, uniquingKeysWith: { first, _ in first })
+        var decoded: [Field] = []
+        for statement in statements {
+            let text = statement.item.trimmedDescription
+            if text.hasPrefix("let container = try decoder.container(keyedBy:") { continue }
+            guard let sequence = Syntax(statement.item).as(SequenceExprSyntax.self) else { return nil }
+            let elements = Array(sequence.elements)
+            guard elements.count >= 3, elements[1].is(AssignmentExprSyntax.self) else { return nil }
+            var target = elements[0].trimmedDescription
+            if target.hasPrefix("self.") { target.removeFirst(5) }
+            var fallback: String?
+            let call: ExprSyntax
+            if elements.count == 3 {
+                call = elements[2]
+            } else if elements.count == 5, elements[3].as(BinaryOperatorExprSyntax.self)?.operator.text == "??" {
+                call = elements[2]
+                fallback = elements[4].trimmedDescription
+            } else {
+                return nil
+            }
+            guard let tryExpr = call.as(TryExprSyntax.self), let function = tryExpr.expression.as(FunctionCallExprSyntax.self),
+                let member = function.calledExpression.as(MemberAccessExprSyntax.self),
+                member.base?.trimmedDescription == "container"
+            else { return nil }
+            let arguments = Array(function.arguments)
+            guard arguments.count == 2, arguments[1].label?.text == "forKey",
+                let typeExpr = arguments[0].expression.as(MemberAccessExprSyntax.self), typeExpr.declName.baseName.text == "self",
+                let typeBase = typeExpr.base,
+                let keyCase = arguments[1].expression.as(MemberAccessExprSyntax.self)?.declName.baseName.text
+            else { return nil }
+            let type = typeBase.trimmedDescription
+            guard let key = keyOf[keyCase.trimmingCharacters(in: CharacterSet(charactersIn: "`"))] else { return nil }
+            let presence: Presence
+            switch (member.declName.baseName.text, fallback) {
+            case ("decode", nil): presence = .required
+            case ("decodeIfPresent", nil): presence = .ifPresent
+            case ("decodeIfPresent", let fallback?): presence = .defaulted(fallback)
+            default: return nil
+            }
+            decoded.append(Field(property: target, key: key, type: type, presence: presence))
+        }
+        return decoded
+    }
+}
+
+struct MacroError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+@main
+struct SousMacrosPlugin: CompilerPlugin {
+    let providingMacros: [any Macro.Type] = [MessagePackCodableMacro.self]
+}

@@ -1,0 +1,578 @@
+public import Foundation
+
+/// Derives a type's direct MessagePack coding from its `Codable` declaration (see
+/// `MessagePackCodableMacro`): the same bytes as ``MessagePackEncoder`` writes through `Encodable`,
+/// the same values and errors as ``MessagePackDecoder`` reads through `Decodable`, without the
+/// generic containers' boxing and per-value allocations.
+@attached(
+    extension, conformances: MessagePackEncodable, MessagePackDecodable,
+    names: named(writeMessagePack), named(init(messagePack:)), named(messagePackKeys)
+)
+public macro MessagePackCodable() = #externalMacro(module: "SousMacros", type: "MessagePackCodableMacro")
+
+/// A type that writes its MessagePack form directly. It must write exactly what its `Encodable`
+/// conformance writes through ``MessagePackEncoder``.
+public protocol MessagePackEncodable: Encodable {
+    func writeMessagePack(to writer: inout MessagePackWriter) throws
+}
+
+/// A type that reads its MessagePack form directly.
+///
+/// The direct path is optimistic: it accepts only what the `Decodable` path accepts, and any
+/// failure (a wrong type, a missing key, damaged bytes, a duplicate key) makes the decoder read
+/// the value again through `Decodable`, which reports the error with its coding path. So errors
+/// are written once, in one place, and bad input costs two passes instead of one.
+public protocol MessagePackDecodable: Decodable {
+    init(messagePack reader: inout MessagePackFastReader) throws
+}
+
+/// Why the direct path gave a value back to the `Decodable` path. Never reaches a caller.
+public struct MessagePackFastPathMiss: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+
+    public static func missing(_ key: String) -> Self { Self("no value for key \"\(key)\"") }
+}
+
+// MARK: - Writing
+
+extension MessagePackWriter {
+    /// A map key the macro knows at compile time.
+    @inline(__always)
+    public mutating func writeKey(_ key: StaticString) {
+        key.withUTF8Buffer { utf8 in
+            writeStringHeader(count: utf8.count)
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    @inline(__always)
+    public mutating func writeField<T: MessagePackEncodable>(_ value: T) throws {
+        try value.writeMessagePack(to: &self)
+    }
+
+    /// A field whose type has no direct coding: through its `Encodable` conformance.
+    public mutating func writeField<T: Encodable>(_ value: T) throws {
+        if let direct = value as? any MessagePackEncodable {
+            try direct.writeMessagePack(to: &self)
+        } else {
+            try MessagePackEncoder().encodeWithCodable(value, into: &self)
+        }
+    }
+
+    /// For a type whose hand-written `encode(to:)` the macro does not derive.
+    public mutating func writeWithCodable<T: Encodable>(_ value: T) throws {
+        try MessagePackEncoder().encodeWithCodable(value, into: &self)
+    }
+}
+
+// MARK: - Reading
+
+/// Reads MessagePack values in order for ``MessagePackDecodable`` types. Like
+/// ``MessagePackReader`` it trusts no length; unlike it, it walks the input once.
+public struct MessagePackFastReader: ~Copyable {
+    let storage: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position: Int
+    var depth: Int
+    let maxDepth: Int
+
+    init(storage: [UInt8], bytes: UnsafeBufferPointer<UInt8>, position: Int, depth: Int, maxDepth: Int) {
+        self.storage = storage
+        self.bytes = bytes
+        self.position = position
+        self.depth = depth
+        self.maxDepth = maxDepth
+    }
+
+    var miss: MessagePackFastPathMiss { MessagePackFastPathMiss("unexpected value at byte \(position)") }
+
+    @inline(__always)
+    mutating func byte() throws(MessagePackFastPathMiss) -> UInt8 {
+        guard position < bytes.count else { throw miss }
+        let value = bytes[position]
+        position += 1
+        return value
+    }
+
+    @inline(__always)
+    mutating func bigEndian<T: FixedWidthInteger & UnsignedInteger>(_ type: T.Type) throws(MessagePackFastPathMiss) -> T {
+        let size = MemoryLayout<T>.size
+        guard bytes.count - position >= size else { throw miss }
+        var value: T = 0
+        for index in position..<(position + size) { value = value << 8 | T(bytes[index]) }
+        position += size
+        return value
+    }
+
+    /// `count` bytes of payload at the current position.
+    @inline(__always)
+    mutating func payload(_ count: Int) throws(MessagePackFastPathMiss) -> Range<Int> {
+        guard count >= 0, bytes.count - position >= count else { throw miss }
+        defer { position += count }
+        return position..<(position + count)
+    }
+
+    public var isAtNil: Bool { position < bytes.count && bytes[position] == Format.nil }
+
+    public mutating func readMapHeader() throws -> Int {
+        guard depth < maxDepth else { throw miss }
+        let format = try byte()
+        let count: Int
+        switch format {
+        case 0x80...0x8f: count = Int(format & 0x0f)
+        case Format.map16: count = Int(try bigEndian(UInt16.self))
+        case Format.map32: count = Int(try bigEndian(UInt32.self))
+        default: throw miss
+        }
+        guard bytes.count - position >= count * 2 else { throw miss }
+        return count
+    }
+
+    public mutating func readArrayHeader() throws -> Int {
+        guard depth < maxDepth else { throw miss }
+        let format = try byte()
+        let count: Int
+        switch format {
+        case 0x90...0x9f: count = Int(format & 0x0f)
+        case Format.array16: count = Int(try bigEndian(UInt16.self))
+        case Format.array32: count = Int(try bigEndian(UInt32.self))
+        default: throw miss
+        }
+        guard bytes.count - position >= count else { throw miss }
+        return count
+    }
+
+    mutating func stringRange() throws(MessagePackFastPathMiss) -> Range<Int> {
+        let format = try byte()
+        switch format {
+        case 0xa0...0xbf: return try payload(Int(format & 0x1f))
+        case Format.str8: return try payload(Int(try bigEndian(UInt8.self)))
+        case Format.str16: return try payload(Int(try bigEndian(UInt16.self)))
+        case Format.str32: return try payload(Int(try bigEndian(UInt32.self)))
+        default: throw miss
+        }
+    }
+
+    public mutating func readString() throws -> String {
+        let range = try stringRange()
+        guard let string = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else { throw miss }
+        return string
+    }
+
+    /// The index of the next map key in `table`, -1 for a key the type does not know. The hint
+    /// (where the previous key was, plus one) makes keys in declaration order one comparison each.
+    public mutating func readKeyIndex(in table: MessagePackKeyTable, hint: inout Int, seen: inout UInt64) throws -> Int {
+        let range = try stringRange()
+        let key = UnsafeBufferPointer(rebasing: bytes[range])
+        var index = -1
+        if hint < table.keys.count, table.keys[hint].elementsEqual(key) {
+            index = hint
+        } else {
+            for (candidate, known) in table.keys.enumerated() where known.count == key.count && known.elementsEqual(key) {
+                index = candidate
+                break
+            }
+        }
+        guard index >= 0 else { return -1 }
+        let bit: UInt64 = 1 << UInt64(index)
+        // The Decodable path decides what a repeated key means.
+        guard seen & bit == 0 else { throw MessagePackFastPathMiss("repeated key") }
+        seen |= bit
+        hint = index + 1
+        return index
+    }
+
+    public mutating func readBool() throws -> Bool {
+        switch try byte() {
+        case Format.true: return true
+        case Format.false: return false
+        default: throw miss
+        }
+    }
+
+    /// Any MessagePack integer, as the widest type of its sign.
+    mutating func readInteger() throws(MessagePackFastPathMiss) -> (unsigned: UInt64?, signed: Int64?) {
+        let format = try byte()
+        switch format {
+        case 0x00...0x7f: return (UInt64(format), nil)
+        case 0xe0...0xff: return (nil, Int64(Int8(bitPattern: format)))
+        case Format.uint8: return (UInt64(try bigEndian(UInt8.self)), nil)
+        case Format.uint16: return (UInt64(try bigEndian(UInt16.self)), nil)
+        case Format.uint32: return (UInt64(try bigEndian(UInt32.self)), nil)
+        case Format.uint64: return (try bigEndian(UInt64.self), nil)
+        case Format.int8: return (nil, Int64(Int8(bitPattern: try bigEndian(UInt8.self))))
+        case Format.int16: return (nil, Int64(Int16(bitPattern: try bigEndian(UInt16.self))))
+        case Format.int32: return (nil, Int64(Int32(bitPattern: try bigEndian(UInt32.self))))
+        case Format.int64: return (nil, Int64(bitPattern: try bigEndian(UInt64.self)))
+        default:
+            position -= 1
+            throw miss
+        }
+    }
+
+    public mutating func readInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+        let (unsigned, signed) = try readInteger()
+        if let unsigned, let value = T(exactly: unsigned) { return value }
+        if let signed, let value = T(exactly: signed) { return value }
+        throw miss
+    }
+
+    public mutating func readDouble() throws -> Double {
+        guard position < bytes.count else { throw miss }
+        switch bytes[position] {
+        case Format.float64:
+            position += 1
+            return Double(bitPattern: try bigEndian(UInt64.self))
+        case Format.float32:
+            position += 1
+            return Double(Float(bitPattern: try bigEndian(UInt32.self)))
+        default:
+            // Clients in other languages often send whole numbers as integers.
+            let (unsigned, signed) = try readInteger()
+            if let unsigned { return Double(unsigned) }
+            return Double(signed!)
+        }
+    }
+
+    public mutating func readFloat() throws -> Float {
+        guard position < bytes.count else { throw miss }
+        switch bytes[position] {
+        case Format.float32:
+            position += 1
+            return Float(bitPattern: try bigEndian(UInt32.self))
+        case Format.float64:
+            position += 1
+            let value = Double(bitPattern: try bigEndian(UInt64.self))
+            let narrowed = Float(value)
+            guard !value.isFinite || narrowed.isFinite else { throw miss }
+            return narrowed
+        default:
+            let (unsigned, signed) = try readInteger()
+            if let unsigned { return Float(unsigned) }
+            return Float(signed!)
+        }
+    }
+
+    public mutating func readBinary() throws -> Data {
+        let format = try byte()
+        let range: Range<Int>
+        switch format {
+        case Format.bin8: range = try payload(Int(try bigEndian(UInt8.self)))
+        case Format.bin16: range = try payload(Int(try bigEndian(UInt16.self)))
+        case Format.bin32: range = try payload(Int(try bigEndian(UInt32.self)))
+        default: throw miss
+        }
+        return Data(UnsafeBufferPointer(rebasing: bytes[range]))
+    }
+
+    public mutating func readDate() throws -> Date {
+        let start = position
+        let end = try endOfValue()
+        let reader = MessagePackReader(bytes: storage, maxDepth: maxDepth)
+        guard case .ext(let type, let payload)? = try? reader.header(at: start).header, type == Format.timestampType,
+            let (seconds, nanoseconds) = try? reader.timestamp(payload)
+        else { throw miss }
+        position = end
+        return Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1_000_000_000)
+    }
+
+    /// Moves past one value (a key the type does not know), checking its structure.
+    public mutating func skipValue() throws {
+        position = try endOfValue()
+    }
+
+    private func endOfValue() throws -> Int {
+        do {
+            return try MessagePackReader(bytes: storage, maxDepth: maxDepth).skip(at: position, depth: depth + 1)
+        } catch {
+            throw miss
+        }
+    }
+
+    /// A nested value: one level deeper, as the `Decodable` path counts.
+    @inline(__always)
+    public mutating func decode<T: MessagePackDecodable>(_ type: T.Type) throws -> T {
+        depth += 1
+        defer { depth -= 1 }
+        return try T(messagePack: &self)
+    }
+
+    /// A nested value of a type with no direct coding: through its `Decodable` conformance.
+    public mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if let direct = T.self as? any MessagePackDecodable.Type {
+            depth += 1
+            defer { depth -= 1 }
+            return try direct.init(messagePack: &self) as! T
+        }
+        return try decodeWithCodable(T.self, nested: true)
+    }
+
+    /// `decodeIfPresent`: nil for an explicit nil.
+    @inline(__always)
+    public mutating func decodeIfPresent<T: MessagePackDecodable>(_ type: T.Type) throws -> T? {
+        if isAtNil {
+            position += 1
+            return nil
+        }
+        return try decode(T.self)
+    }
+
+    public mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
+        if isAtNil {
+            position += 1
+            return nil
+        }
+        return try decode(T.self)
+    }
+
+    /// For a type whose hand-written `init(from:)` the macro does not derive.
+    public mutating func decodeWithCodable<T: Decodable>(_ type: T.Type) throws -> T {
+        try decodeWithCodable(T.self, nested: false)
+    }
+
+    private mutating func decodeWithCodable<T: Decodable>(_ type: T.Type, nested: Bool) throws -> T {
+        let end = try endOfValue()
+        let decoder = _MessagePackDecoder(
+            reader: MessagePackReader(bytes: storage, maxDepth: maxDepth), offset: position, depth: depth + (nested ? 1 : 0),
+            parent: nil, key: nil, userInfo: [:], usesDirectCoding: true)
+        let value = nested ? try decoder.decodeValue(T.self) : try T(from: decoder)
+        position = end
+        return value
+    }
+}
+
+/// The keys of a type's fields, compared as bytes.
+public struct MessagePackKeyTable: Sendable {
+    let keys: [[UInt8]]
+
+    public init(_ keys: [StaticString]) {
+        self.keys = keys.map { key in key.withUTF8Buffer { Array($0) } }
+    }
+}
+
+// MARK: - Entry points from the Codable path
+
+extension _MessagePackDecoder {
+    /// Reads the value at `offset` directly; nil when the direct path missed, and the caller
+    /// reads it through `Decodable`.
+    func decodeDirectly<T: Decodable>(_ type: T.Type, at offset: Int, depth: Int) -> T? {
+        guard usesDirectCoding, let direct = T.self as? any MessagePackDecodable.Type else { return nil }
+        let storage = reader.bytes
+        return storage.withUnsafeBufferPointer { buffer -> T? in
+            var fast = MessagePackFastReader(storage: storage, bytes: buffer, position: offset, depth: depth, maxDepth: reader.maxDepth)
+            return try? direct.init(messagePack: &fast) as? T
+        }
+    }
+}
+
+extension MessagePackDecoder {
+    /// The whole input through the direct path, or nil if it missed anywhere (including bytes
+    /// left over), so the `Decodable` path reports the error.
+    func decodeDirectly<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) -> T? {
+        guard userInfo.isEmpty, let direct = T.self as? any MessagePackDecodable.Type else { return nil }
+        return bytes.withUnsafeBufferPointer { buffer -> T? in
+            var fast = MessagePackFastReader(storage: bytes, bytes: buffer, position: 0, depth: 0, maxDepth: maxDepth)
+            guard let value = try? direct.init(messagePack: &fast), fast.position == bytes.count else { return nil }
+            return value as? T
+        }
+    }
+}
+
+// MARK: - Standard types, written as the Codable path writes them
+
+extension String: MessagePackEncodable, MessagePackDecodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
+    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readString() }
+}
+
+extension Bool: MessagePackEncodable, MessagePackDecodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
+    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readBool() }
+}
+
+extension Double: MessagePackEncodable, MessagePackDecodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
+    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readDouble() }
+}
+
+extension Float: MessagePackEncodable, MessagePackDecodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
+    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readFloat() }
+}
+
+extension Int: MessagePackEncodable, MessagePackDecodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(Int64(self)) }
+    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(Int.self) }
+}
+
+extension Int64: MessagePackEncodable, MessagePackDecodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
+    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(Int64.self) }
+}
+
+extension Int32: MessagePackEncodable, MessagePackDecodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(Int64(self)) }
+    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(Int32.self) }
+}
+
+extension UInt64: MessagePackEncodable, MessagePackDecodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
+    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(UInt64.self) }
+}
+
+extension UInt32: MessagePackEncodable, MessagePackDecodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(UInt64(self)) }
+    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(UInt32.self) }
+}
+
+extension UInt8: MessagePackEncodable, MessagePackDecodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(UInt64(self)) }
+    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(UInt8.self) }
+}
+
+extension Date: MessagePackEncodable, MessagePackDecodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) { _MessagePackEncoder.writeDate(self, into: &writer) }
+    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readDate() }
+}
+
+extension Data: MessagePackEncodable, MessagePackDecodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.writeBinary(self) }
+    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readBinary() }
+}
+
+extension Optional: MessagePackEncodable where Wrapped: MessagePackEncodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) throws {
+        if let self { try self.writeMessagePack(to: &writer) } else { writer.writeNil() }
+    }
+}
+
+extension Optional: MessagePackDecodable where Wrapped: MessagePackDecodable {
+    public init(messagePack reader: inout MessagePackFastReader) throws {
+        if reader.isAtNil {
+            reader.position += 1
+            self = nil
+        } else {
+            self = try Wrapped(messagePack: &reader)
+        }
+    }
+}
+
+extension Array: MessagePackEncodable where Element: MessagePackEncodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) throws {
+        writer.writeArrayHeader(count: count)
+        for element in self { try element.writeMessagePack(to: &writer) }
+    }
+}
+
+extension Array: MessagePackDecodable where Element: MessagePackDecodable {
+    public init(messagePack reader: inout MessagePackFastReader) throws {
+        let count = try reader.readArrayHeader()
+        self = []
+        reserveCapacity(count)
+        for _ in 0..<count { append(try reader.decode(Element.self)) }
+    }
+}
+
+extension Set: MessagePackEncodable where Element: MessagePackEncodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) throws {
+        writer.writeArrayHeader(count: count)
+        for element in self { try element.writeMessagePack(to: &writer) }
+    }
+}
+
+extension Set: MessagePackDecodable where Element: MessagePackDecodable {
+    public init(messagePack reader: inout MessagePackFastReader) throws {
+        let count = try reader.readArrayHeader()
+        self = []
+        reserveCapacity(count)
+        for _ in 0..<count { insert(try reader.decode(Element.self)) }
+    }
+}
+
+extension Dictionary: MessagePackEncodable where Key == String, Value: MessagePackEncodable {
+    public func writeMessagePack(to writer: inout MessagePackWriter) throws {
+        writer.writeMapHeader(count: count)
+        for (key, value) in self {
+            writer.write(key)
+            try value.writeMessagePack(to: &writer)
+        }
+    }
+}
+
+extension Dictionary: MessagePackDecodable where Key == String, Value: MessagePackDecodable {
+    public init(messagePack reader: inout MessagePackFastReader) throws {
+        let count = try reader.readMapHeader()
+        // No reserveCapacity: built as `Decodable` builds it, a dictionary iterates (and is written
+        // again) in the same order.
+        self = [:]
+        for _ in 0..<count {
+            let key = try reader.readString()
+            let value = try reader.decode(Value.self)
+            // The Decodable path decides what a repeated key means.
+            guard updateValue(value, forKey: key) == nil else { throw MessagePackFastPathMiss("repeated key") }
+        }
+    }
+}
+
+// MARK: - Enumerations with String raw values
+
+extension MessagePackEncodable where Self: RawRepresentable, RawValue == String {
+    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(rawValue) }
+}
+
+extension MessagePackDecodable where Self: RawRepresentable, RawValue == String {
+    public init(messagePack reader: inout MessagePackFastReader) throws {
+        guard let value = Self(rawValue: try reader.readString()) else { throw MessagePackFastPathMiss("not a case") }
+        self = value
+    }
+}
+
+// MARK: - Checking the direct path
+
+/// With `SOUS_MESSAGEPACK_CHECK=1` in the environment (the test script sets it), every value
+/// encoded or decoded directly is also encoded or decoded through `Codable`, and any difference
+/// stops the process naming the type: the whole test suite then proves the macro's output
+/// equal to the declarations it was derived from, on every message the tests send.
+enum DirectCodingCheck {
+    static let isOn = ProcessInfo.processInfo.environment["SOUS_MESSAGEPACK_CHECK"] == "1"
+
+    static func compare<T: Encodable>(_ value: T, direct: ArraySlice<UInt8>) throws {
+        var codable = MessagePackEncoder()
+        codable.usesDirectCoding = false
+        let expected = try codable.encode(value)
+        precondition(Array(direct) == expected, "direct MessagePack encoding of \(T.self) differs from its Encodable conformance")
+    }
+
+    static func compare<T: Decodable>(_ type: T.Type, from bytes: [UInt8], direct: T?) throws -> T {
+        var codable = MessagePackDecoder()
+        codable.usesDirectCoding = false
+        let expected: T
+        do {
+            expected = try codable.decode(T.self, from: bytes)
+        } catch {
+            precondition(direct == nil, "direct MessagePack decoding of \(T.self) accepted what its Decodable conformance refuses: \(error)")
+            throw error
+        }
+        if let direct {
+            precondition(
+                sameValue(direct, expected), "direct MessagePack decoding of \(T.self) differs from its Decodable conformance")
+        }
+        return expected
+    }
+
+    /// By `==` where the type has it (a dictionary's order is not part of its value), or by the
+    /// bytes `Encodable` writes.
+    static func sameValue<T>(_ left: T, _ right: T) -> Bool {
+        if let left = left as? any Equatable, equal(left, right) { return true }
+        // Not equal by `==` (NaN never is), or not Equatable: the same bytes then.
+        guard let left = left as? any Encodable, let right = right as? any Encodable else { return true }
+        var encoder = MessagePackEncoder()
+        encoder.usesDirectCoding = false
+        return (try? encoder.encode(left)) == (try? encoder.encode(right))
+    }
+
+    private static func equal<E: Equatable>(_ left: E, _ right: Any) -> Bool {
+        (right as? E) == left
+    }
+}
