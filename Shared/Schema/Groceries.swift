@@ -274,13 +274,20 @@ public struct GroceryList: Codable, Equatable, Sendable {
     public var total: Double
     public var lineCount: Int
     public var checkedCount: Int
+    /// Raised by every change to the caller's list (each write answers the list at its new
+    /// version), so a client can tell whether what it shows is current. Never reused, not even
+    /// after the list is emptied; 0 for a list never written.
+    public var version: Int64
 
-    public init(recipes: [ListRecipe], categories: [GroceryCategoryGroup], total: Double, lineCount: Int, checkedCount: Int) {
+    public init(
+        recipes: [ListRecipe], categories: [GroceryCategoryGroup], total: Double, lineCount: Int, checkedCount: Int, version: Int64 = 0
+    ) {
         self.recipes = recipes
         self.categories = categories
         self.total = total
         self.lineCount = lineCount
         self.checkedCount = checkedCount
+        self.version = version
     }
 
     /// Every line in shopping order.

@@ -98,6 +98,24 @@ enum GroceriesMigrations {
             // Refreshed from the catalog on the next add of a recipe using the ingredient.
             try db.execute(sql: "ALTER TABLE ingredient ADD COLUMN bought INTEGER NOT NULL DEFAULT 1")
         }
+        migrator.registerMigration("v3: list versions") { db in
+            // A list's version is the last value of the 'list' counter its writes drew, so a
+            // version is never reused (not after an erasure either); 'facts' counts changes to the
+            // ingredient facts every list shares.
+            try db.execute(
+                sql: """
+                    CREATE TABLE list_version (
+                        user TEXT PRIMARY KEY,
+                        version INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+
+                    CREATE TABLE list_counter (
+                        name TEXT PRIMARY KEY,
+                        value INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    INSERT INTO list_counter (name, value) VALUES ('list', 0), ('facts', 0);
+                    """)
+        }
         return migrator
     }
 }

@@ -4,12 +4,20 @@ import SousRuntime
 import SousSchema
 import SousWire
 
+/// What a kept list was built at: the user's list version and the generation of the ingredient
+/// facts all lists share (a catalog price refreshed by one user's add changes everyone's total).
+struct ListVersion: Equatable, Sendable {
+    var list: Int64
+    var facts: Int64
+}
+
 /// The SQL the reads and writes share: building the list from its parts, and its checks.
 extension GroceriesStore {
     // MARK: Helpers
 
-    /// Reads every part of the user's list and aggregates it.
-    static func list(user: String, _ db: Database) throws -> GroceryList {
+    /// Reads every part of the user's list and aggregates it; `version` is what the list is
+    /// stamped with (nil inside a change, before its new version is drawn).
+    static func list(user: String, version: ListVersion?, _ db: Database) throws -> GroceryList {
         var recipes: [ListRecipe] = []
         var multipliers: [String: (name: String, multiplier: Double)] = [:]
         for record in try ListRecipeRecord.filter(ListRecipeRecord.Columns.user == user).order(Column.rowID).fetchAll(db) {
@@ -69,13 +77,35 @@ extension GroceriesStore {
             }
         }
         let checked = Set(try String.fetchAll(db, sql: "SELECT line FROM checked_line WHERE user = ?", arguments: [user]))
-        return GroceryAggregator.build(recipes: recipes, contributions: contributions, items: items, ingredients: ingredients, checked: checked)
+        var list = GroceryAggregator.build(recipes: recipes, contributions: contributions, items: items, ingredients: ingredients, checked: checked)
+        list.version = version?.list ?? 0
+        return list
+    }
+
+    /// The user's list version and the shared facts' generation, read together.
+    static func version(user: String, _ db: Database) throws -> ListVersion {
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT (SELECT version FROM list_version WHERE user = ?), (SELECT value FROM list_counter WHERE name = 'facts')"),
+            arguments: [user])
+        return ListVersion(list: row?[0] ?? 0, facts: row?[1] ?? 0)
+    }
+
+    /// Draws the next list version for `user`, inside the transaction of the change.
+    static func nextVersion(user: String, _ db: Database) throws -> ListVersion {
+        let next =
+            try Int64.fetchOne(
+                db.cachedStatement(sql: "UPDATE list_counter SET value = value + 1 WHERE name = 'list' RETURNING value")) ?? 0
+        try db.execute(
+            sql: "INSERT INTO list_version (user, version) VALUES (?, ?) ON CONFLICT (user) DO UPDATE SET version = excluded.version",
+            arguments: [user, next])
+        return try version(user: user, db)
     }
 
     /// The list after a write that may have removed lines; check marks of vanished lines go, so a
     /// line that comes back later starts unchecked.
-    static func listDroppingStaleChecks(user: String, _ db: Database) throws -> GroceryList {
-        let list = try list(user: user, db)
+    static func listDroppingStaleChecks(user: String, version: ListVersion, _ db: Database) throws -> GroceryList {
+        let list = try list(user: user, version: version, db)
         let ids = list.lines.map(\.id)
         try db.execute(
             sql: "DELETE FROM checked_line WHERE user = ? AND line NOT IN (\(databaseQuestionMarks(count: ids.count)))",
@@ -112,8 +142,12 @@ extension GroceriesStore {
         }
     }
 
+    /// Stores what the catalog said of an ingredient; when that changed what was stored, every
+    /// list using it changes, so the facts' generation goes up.
     static func upsert(_ facts: ListIngredientFacts, _ db: Database) throws {
+        guard try IngredientFactsRecord.fetchOne(db, key: facts.id)?.facts != facts else { return }
         try IngredientFactsRecord(facts).upsert(db)
+        try db.execute(sql: "UPDATE list_counter SET value = value + 1 WHERE name = 'facts'")
     }
 
     /// Runs a database operation, passing service errors through and turning anything else into `internal`.

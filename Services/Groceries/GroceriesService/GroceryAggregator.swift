@@ -87,10 +87,10 @@ public enum GroceryAggregator {
         var groups: [GroceryCategoryGroup] = []
         for category in ShoppingCategory.allCases {
             guard let members = byCategory[category], !members.isEmpty else { continue }
-            let sorted = members.sorted { lhs, rhs in
-                let left = lhs.name.lowercased(), right = rhs.name.lowercased()
-                return left != right ? left < right : lhs.id < rhs.id
-            }
+            // Each name lowered once, not at every comparison.
+            let sorted = members.map { (key: $0.name.lowercased(), line: $0) }
+                .sorted { $0.key != $1.key ? $0.key < $1.key : $0.line.id < $1.line.id }
+                .map(\.line)
             groups.append(GroceryCategoryGroup(category: category, lines: sorted, subtotal: sorted.reduce(0) { $0 + ($1.price ?? 0) }))
         }
         return GroceryList(

@@ -1,0 +1,78 @@
+import Foundation
+import GroceriesService
+import SousRuntime
+import SousSchema
+import SousTestSupport
+import Testing
+
+/// Lists are kept in memory at their version; these pin that no change is ever hidden by that:
+/// not one made through another store on the same database (another process), not a refreshed
+/// price another user's add brought, not an erasure.
+@Suite(.closesItsSockets) struct ListVersionTests {
+    static let oats = ListIngredientFacts(
+        id: "oats", name: "Oats", unit: .g, gramsPerPiece: nil, gramsPerMl: nil, price: Price(amount: 2, per: .kg), category: .breads, bought: true)
+
+    /// Two stores on one database file, as two processes would be.
+    func withTwoStores(_ body: (GroceriesStore, GroceriesStore, SousDatabase) throws -> Void) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-list-version-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try GroceriesService.openDatabase(directory: directory)
+        let second = try GroceriesService.openDatabase(directory: directory)
+        try body(GroceriesStore(database: first), GroceriesStore(database: second), first)
+    }
+
+    @Test func everyWriteRaisesTheVersionAndTheReadAnswersWhatTheWriteDid() throws {
+        try withTwoStores { store, _, _ in
+            #expect(try store.list(user: "ada").version == 0)
+            let added = try store.addEdibleItem(Self.oats, quantity: 500, unit: .g, user: "ada", now: Date())
+            let read = try store.list(user: "ada")
+            #expect(read == added && read.version > 0)
+            let checked = try store.check(["oats"], checked: true, user: "ada")
+            #expect(checked.version > added.version && checked.checkedCount == 1)
+            #expect(try store.list(user: "ada") == checked)
+        }
+    }
+
+    @Test func aChangeThroughAnotherStoreOnTheSameDatabaseIsSeen() throws {
+        try withTwoStores { store, other, _ in
+            _ = try store.addEdibleItem(Self.oats, quantity: 500, unit: .g, user: "ada", now: Date())
+            #expect(try store.list(user: "ada").lineCount == 1)  // kept in memory now
+            let elsewhere = try other.addNonEdibleItem("paper towels", count: 2, user: "ada", now: Date())
+            let read = try store.list(user: "ada")
+            #expect(read.lineCount == 2 && read == elsewhere)
+        }
+    }
+
+    @Test func aPriceAnotherUsersAddRefreshedChangesEveryListUsingIt() throws {
+        try withTwoStores { store, _, _ in
+            let before = try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, user: "ada", now: Date())
+            #expect(try store.list(user: "ada").total == before.total)
+            var dearer = Self.oats
+            dearer.price = Price(amount: 3, per: .kg)
+            _ = try store.addEdibleItem(dearer, quantity: 100, unit: .g, user: "grace", now: Date())
+            let after = try store.list(user: "ada")
+            #expect(after.version == before.version, "ada's rows did not change")
+            #expect(after.total > before.total, "but the price her line is built from did")
+        }
+    }
+
+    @Test func aVersionIsNeverReusedAfterAnErasure() throws {
+        try withTwoStores { store, _, database in
+            let first = try store.addNonEdibleItem("candles", count: 1, user: "ada", now: Date())
+            _ = try database.eraseUser("ada")
+            let emptied = try store.list(user: "ada")
+            #expect(emptied.lineCount == 0 && emptied.version == 0)
+            let again = try store.addNonEdibleItem("matches", count: 1, user: "ada", now: Date())
+            #expect(again.version > first.version)
+            #expect(try store.list(user: "ada").lines.map(\.name) == ["matches"])
+        }
+    }
+
+    @Test func theCacheKeepsAtMostItsCapacity() {
+        let cache = VersionedCache<Int, String>(capacity: 8)
+        for user in 0..<100 { cache.store("list", for: "user-\(user)", at: user) }
+        #expect(cache.count <= 8)
+        #expect(cache.value(for: "user-99", at: 99) == "list", "the newest is kept")
+        #expect(cache.value(for: "user-99", at: 98) == nil, "only at its own version")
+    }
+}
