@@ -28,7 +28,7 @@ public struct MessagePackCodableMacro: ExtensionMacro {
             guard inherits.contains("String") else {
                 throw MacroError("@MessagePackCodable applies to enumerations with String raw values only")
             }
-            return [try ExtensionDeclSyntax("extension \(type.trimmed): MessagePackEncodable, MessagePackDecodable {}")]
+            return [try enumerationExtension(enumeration, type: type)]
         }
         guard declaration.is(StructDeclSyntax.self) else {
             throw MacroError("@MessagePackCodable applies to structs and String enumerations")
@@ -110,6 +110,52 @@ public struct MessagePackCodableMacro: ExtensionMacro {
 
         let source = "extension \(type.trimmed): MessagePackEncodable, MessagePackDecodable {\n\(members.joined(separator: "\n\n"))\n}"
         return [try ExtensionDeclSyntax("\(raw: source)")]
+    }
+
+    /// A String enumeration reads its raw value without making a String of it: the bytes are
+    /// compared with each case's raw value, in declaration order.
+    private static func enumerationExtension(_ enumeration: EnumDeclSyntax, type: some TypeSyntaxProtocol) throws -> ExtensionDeclSyntax {
+        let custom = enumeration.memberBlock.members.contains { member in
+            if let initializer = member.decl.as(InitializerDeclSyntax.self) {
+                return initializer.signature.parameterClause.parameters.first?.firstName.text == "from"
+            }
+            if let function = member.decl.as(FunctionDeclSyntax.self) { return function.name.text == "encode" }
+            return false
+        }
+        var cases: [(name: String, raw: String)] = []
+        for member in enumeration.memberBlock.members {
+            guard let declaration = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
+            for element in declaration.elements {
+                guard element.parameterClause == nil else { throw MacroError("@MessagePackCodable: a case with associated values") }
+                let name = element.name.text
+                var raw = name.trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+                if let value = element.rawValue?.value {
+                    guard let literal = value.as(StringLiteralExprSyntax.self) else {
+                        throw MacroError("@MessagePackCodable: raw values must be string literals")
+                    }
+                    raw = literal.segments.map { $0.trimmedDescription }.joined()
+                }
+                cases.append((name, raw))
+            }
+        }
+        // A hand-written Codable conformance keeps the raw-value default (through Self(rawValue:)).
+        guard !custom, !cases.isEmpty, cases.count <= 64 else {
+            return try ExtensionDeclSyntax("extension \(type.trimmed): MessagePackEncodable, MessagePackDecodable {}")
+        }
+        let access = enumeration.modifiers.contains { $0.name.tokenKind == .keyword(.public) } ? "public " : ""
+        let raws = cases.map { literal($0.raw) }.joined(separator: ", ")
+        let names = cases.map { ".\($0.name)" }.joined(separator: ", ")
+        let source = """
+            extension \(type.trimmed): MessagePackEncodable, MessagePackDecodable {
+                private static let messagePackRawValues = MessagePackKeyTable([\(raws)])
+                private static let messagePackCases: [Self] = [\(names)]
+
+                \(access)init(messagePack reader: inout MessagePackFastReader) throws {
+                    self = Self.messagePackCases[try reader.readCaseIndex(in: Self.messagePackRawValues)]
+                }
+            }
+            """
+        return try ExtensionDeclSyntax("\(raw: source)")
     }
 
     private static func literal(_ text: String) -> String {

@@ -6,7 +6,8 @@ public import Foundation
 /// generic containers' boxing and per-value allocations.
 @attached(
     extension, conformances: MessagePackEncodable, MessagePackDecodable,
-    names: named(writeMessagePack), named(init(messagePack:)), named(messagePackKeys)
+    names: named(writeMessagePack), named(init(messagePack:)), named(messagePackKeys), named(messagePackRawValues),
+    named(messagePackCases)
 )
 public macro MessagePackCodable() = #externalMacro(module: "SousMacros", type: "MessagePackCodableMacro")
 
@@ -38,7 +39,7 @@ public struct MessagePackFastPathMiss: Error, CustomStringConvertible {
 
 extension MessagePackWriter {
     /// A map key the macro knows at compile time.
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func writeKey(_ key: StaticString) {
         key.withUTF8Buffer { utf8 in
             writeStringHeader(count: utf8.count)
@@ -46,7 +47,7 @@ extension MessagePackWriter {
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func writeField<T: MessagePackEncodable>(_ value: T) throws {
         try value.writeMessagePack(to: &self)
     }
@@ -71,11 +72,11 @@ extension MessagePackWriter {
 /// Reads MessagePack values in order for ``MessagePackDecodable`` types. Like
 /// ``MessagePackReader`` it trusts no length; unlike it, it walks the input once.
 public struct MessagePackFastReader: ~Copyable {
-    let storage: [UInt8]
-    let bytes: UnsafeBufferPointer<UInt8>
-    var position: Int
-    var depth: Int
-    let maxDepth: Int
+    @usableFromInline let storage: [UInt8]
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline var position: Int
+    @usableFromInline var depth: Int
+    @usableFromInline let maxDepth: Int
 
     init(storage: [UInt8], bytes: UnsafeBufferPointer<UInt8>, position: Int, depth: Int, maxDepth: Int) {
         self.storage = storage
@@ -85,9 +86,9 @@ public struct MessagePackFastReader: ~Copyable {
         self.maxDepth = maxDepth
     }
 
-    var miss: MessagePackFastPathMiss { MessagePackFastPathMiss("unexpected value at byte \(position)") }
+    @usableFromInline var miss: MessagePackFastPathMiss { MessagePackFastPathMiss("unexpected value at byte \(position)") }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func byte() throws(MessagePackFastPathMiss) -> UInt8 {
         guard position < bytes.count else { throw miss }
         let value = bytes[position]
@@ -95,7 +96,7 @@ public struct MessagePackFastReader: ~Copyable {
         return value
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func bigEndian<T: FixedWidthInteger & UnsignedInteger>(_ type: T.Type) throws(MessagePackFastPathMiss) -> T {
         let size = MemoryLayout<T>.size
         guard bytes.count - position >= size else { throw miss }
@@ -106,16 +107,16 @@ public struct MessagePackFastReader: ~Copyable {
     }
 
     /// `count` bytes of payload at the current position.
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func payload(_ count: Int) throws(MessagePackFastPathMiss) -> Range<Int> {
         guard count >= 0, bytes.count - position >= count else { throw miss }
         defer { position += count }
         return position..<(position + count)
     }
 
-    public var isAtNil: Bool { position < bytes.count && bytes[position] == Format.nil }
+    @inlinable public var isAtNil: Bool { position < bytes.count && bytes[position] == Format.nil }
 
-    public mutating func readMapHeader() throws -> Int {
+    @inlinable public mutating func readMapHeader() throws -> Int {
         guard depth < maxDepth else { throw miss }
         let format = try byte()
         let count: Int
@@ -129,7 +130,7 @@ public struct MessagePackFastReader: ~Copyable {
         return count
     }
 
-    public mutating func readArrayHeader() throws -> Int {
+    @inlinable public mutating func readArrayHeader() throws -> Int {
         guard depth < maxDepth else { throw miss }
         let format = try byte()
         let count: Int
@@ -143,7 +144,7 @@ public struct MessagePackFastReader: ~Copyable {
         return count
     }
 
-    mutating func stringRange() throws(MessagePackFastPathMiss) -> Range<Int> {
+    @inlinable mutating func stringRange() throws(MessagePackFastPathMiss) -> Range<Int> {
         let format = try byte()
         switch format {
         case 0xa0...0xbf: return try payload(Int(format & 0x1f))
@@ -154,7 +155,7 @@ public struct MessagePackFastReader: ~Copyable {
         }
     }
 
-    public mutating func readString() throws -> String {
+    @inlinable public mutating func readString() throws -> String {
         let range = try stringRange()
         guard let string = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else { throw miss }
         return string
@@ -162,7 +163,7 @@ public struct MessagePackFastReader: ~Copyable {
 
     /// The index of the next map key in `table`, -1 for a key the type does not know. The hint
     /// (where the previous key was, plus one) makes keys in declaration order one comparison each.
-    public mutating func readKeyIndex(in table: MessagePackKeyTable, hint: inout Int, seen: inout UInt64) throws -> Int {
+    @inlinable public mutating func readKeyIndex(in table: MessagePackKeyTable, hint: inout Int, seen: inout UInt64) throws -> Int {
         let range = try stringRange()
         let key = UnsafeBufferPointer(rebasing: bytes[range])
         var index = -1
@@ -183,7 +184,17 @@ public struct MessagePackFastReader: ~Copyable {
         return index
     }
 
-    public mutating func readBool() throws -> Bool {
+    /// The position in `table` of the string that comes next (an enumeration's raw value).
+    @inlinable public mutating func readCaseIndex(in table: MessagePackKeyTable) throws -> Int {
+        let range = try stringRange()
+        let value = UnsafeBufferPointer(rebasing: bytes[range])
+        for (index, known) in table.keys.enumerated() where known.count == value.count && known.elementsEqual(value) {
+            return index
+        }
+        throw MessagePackFastPathMiss("not a case")
+    }
+
+    @inlinable public mutating func readBool() throws -> Bool {
         switch try byte() {
         case Format.true: return true
         case Format.false: return false
@@ -192,7 +203,7 @@ public struct MessagePackFastReader: ~Copyable {
     }
 
     /// Any MessagePack integer, as the widest type of its sign.
-    mutating func readInteger() throws(MessagePackFastPathMiss) -> (unsigned: UInt64?, signed: Int64?) {
+    @inlinable mutating func readInteger() throws(MessagePackFastPathMiss) -> (unsigned: UInt64?, signed: Int64?) {
         let format = try byte()
         switch format {
         case 0x00...0x7f: return (UInt64(format), nil)
@@ -211,14 +222,14 @@ public struct MessagePackFastReader: ~Copyable {
         }
     }
 
-    public mutating func readInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+    @inlinable public mutating func readInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
         let (unsigned, signed) = try readInteger()
         if let unsigned, let value = T(exactly: unsigned) { return value }
         if let signed, let value = T(exactly: signed) { return value }
         throw miss
     }
 
-    public mutating func readDouble() throws -> Double {
+    @inlinable public mutating func readDouble() throws -> Double {
         guard position < bytes.count else { throw miss }
         switch bytes[position] {
         case Format.float64:
@@ -235,7 +246,7 @@ public struct MessagePackFastReader: ~Copyable {
         }
     }
 
-    public mutating func readFloat() throws -> Float {
+    @inlinable public mutating func readFloat() throws -> Float {
         guard position < bytes.count else { throw miss }
         switch bytes[position] {
         case Format.float32:
@@ -291,7 +302,7 @@ public struct MessagePackFastReader: ~Copyable {
     }
 
     /// A nested value: one level deeper, as the `Decodable` path counts.
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func decode<T: MessagePackDecodable>(_ type: T.Type) throws -> T {
         depth += 1
         defer { depth -= 1 }
@@ -309,7 +320,7 @@ public struct MessagePackFastReader: ~Copyable {
     }
 
     /// `decodeIfPresent`: nil for an explicit nil.
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func decodeIfPresent<T: MessagePackDecodable>(_ type: T.Type) throws -> T? {
         if isAtNil {
             position += 1
@@ -344,7 +355,7 @@ public struct MessagePackFastReader: ~Copyable {
 
 /// The keys of a type's fields, compared as bytes.
 public struct MessagePackKeyTable: Sendable {
-    let keys: [[UInt8]]
+    @usableFromInline let keys: [[UInt8]]
 
     public init(_ keys: [StaticString]) {
         self.keys = keys.map { key in key.withUTF8Buffer { Array($0) } }
@@ -382,53 +393,53 @@ extension MessagePackDecoder {
 // MARK: - Standard types, written as the Codable path writes them
 
 extension String: MessagePackEncodable, MessagePackDecodable {
-    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
-    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readString() }
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readString() }
 }
 
 extension Bool: MessagePackEncodable, MessagePackDecodable {
-    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
-    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readBool() }
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readBool() }
 }
 
 extension Double: MessagePackEncodable, MessagePackDecodable {
-    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
-    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readDouble() }
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readDouble() }
 }
 
 extension Float: MessagePackEncodable, MessagePackDecodable {
-    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
-    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readFloat() }
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readFloat() }
 }
 
 extension Int: MessagePackEncodable, MessagePackDecodable {
-    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(Int64(self)) }
-    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(Int.self) }
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(Int64(self)) }
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(Int.self) }
 }
 
 extension Int64: MessagePackEncodable, MessagePackDecodable {
-    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
-    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(Int64.self) }
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(Int64.self) }
 }
 
 extension Int32: MessagePackEncodable, MessagePackDecodable {
-    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(Int64(self)) }
-    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(Int32.self) }
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(Int64(self)) }
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(Int32.self) }
 }
 
 extension UInt64: MessagePackEncodable, MessagePackDecodable {
-    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
-    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(UInt64.self) }
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(UInt64.self) }
 }
 
 extension UInt32: MessagePackEncodable, MessagePackDecodable {
-    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(UInt64(self)) }
-    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(UInt32.self) }
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(UInt64(self)) }
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(UInt32.self) }
 }
 
 extension UInt8: MessagePackEncodable, MessagePackDecodable {
-    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(UInt64(self)) }
-    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(UInt8.self) }
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(UInt64(self)) }
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(UInt8.self) }
 }
 
 extension Date: MessagePackEncodable, MessagePackDecodable {
@@ -437,18 +448,18 @@ extension Date: MessagePackEncodable, MessagePackDecodable {
 }
 
 extension Data: MessagePackEncodable, MessagePackDecodable {
-    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.writeBinary(self) }
-    public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readBinary() }
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.writeBinary(self) }
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readBinary() }
 }
 
 extension Optional: MessagePackEncodable where Wrapped: MessagePackEncodable {
-    public func writeMessagePack(to writer: inout MessagePackWriter) throws {
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) throws {
         if let self { try self.writeMessagePack(to: &writer) } else { writer.writeNil() }
     }
 }
 
 extension Optional: MessagePackDecodable where Wrapped: MessagePackDecodable {
-    public init(messagePack reader: inout MessagePackFastReader) throws {
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws {
         if reader.isAtNil {
             reader.position += 1
             self = nil
@@ -459,14 +470,14 @@ extension Optional: MessagePackDecodable where Wrapped: MessagePackDecodable {
 }
 
 extension Array: MessagePackEncodable where Element: MessagePackEncodable {
-    public func writeMessagePack(to writer: inout MessagePackWriter) throws {
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) throws {
         writer.writeArrayHeader(count: count)
         for element in self { try element.writeMessagePack(to: &writer) }
     }
 }
 
 extension Array: MessagePackDecodable where Element: MessagePackDecodable {
-    public init(messagePack reader: inout MessagePackFastReader) throws {
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws {
         let count = try reader.readArrayHeader()
         self = []
         reserveCapacity(count)
@@ -475,14 +486,14 @@ extension Array: MessagePackDecodable where Element: MessagePackDecodable {
 }
 
 extension Set: MessagePackEncodable where Element: MessagePackEncodable {
-    public func writeMessagePack(to writer: inout MessagePackWriter) throws {
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) throws {
         writer.writeArrayHeader(count: count)
         for element in self { try element.writeMessagePack(to: &writer) }
     }
 }
 
 extension Set: MessagePackDecodable where Element: MessagePackDecodable {
-    public init(messagePack reader: inout MessagePackFastReader) throws {
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws {
         let count = try reader.readArrayHeader()
         self = []
         reserveCapacity(count)
@@ -491,7 +502,7 @@ extension Set: MessagePackDecodable where Element: MessagePackDecodable {
 }
 
 extension Dictionary: MessagePackEncodable where Key == String, Value: MessagePackEncodable {
-    public func writeMessagePack(to writer: inout MessagePackWriter) throws {
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) throws {
         writer.writeMapHeader(count: count)
         for (key, value) in self {
             writer.write(key)
@@ -501,7 +512,7 @@ extension Dictionary: MessagePackEncodable where Key == String, Value: MessagePa
 }
 
 extension Dictionary: MessagePackDecodable where Key == String, Value: MessagePackDecodable {
-    public init(messagePack reader: inout MessagePackFastReader) throws {
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws {
         let count = try reader.readMapHeader()
         // No reserveCapacity: built as `Decodable` builds it, a dictionary iterates (and is written
         // again) in the same order.
@@ -518,11 +529,11 @@ extension Dictionary: MessagePackDecodable where Key == String, Value: MessagePa
 // MARK: - Enumerations with String raw values
 
 extension MessagePackEncodable where Self: RawRepresentable, RawValue == String {
-    public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(rawValue) }
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(rawValue) }
 }
 
 extension MessagePackDecodable where Self: RawRepresentable, RawValue == String {
-    public init(messagePack reader: inout MessagePackFastReader) throws {
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws {
         guard let value = Self(rawValue: try reader.readString()) else { throw MessagePackFastPathMiss("not a case") }
         self = value
     }

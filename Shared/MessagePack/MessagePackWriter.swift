@@ -3,16 +3,16 @@
 public struct MessagePackWriter: Sendable {
     public var bytes: [UInt8]
 
-    public init(capacity: Int = 256) {
+    @inlinable public init(capacity: Int = 256) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
-    public mutating func writeNil() { bytes.append(Format.nil) }
+    @inlinable public mutating func writeNil() { bytes.append(Format.nil) }
 
-    public mutating func write(_ value: Bool) { bytes.append(value ? Format.true : Format.false) }
+    @inlinable public mutating func write(_ value: Bool) { bytes.append(value ? Format.true : Format.false) }
 
-    public mutating func write(_ value: Int64) {
+    @inlinable public mutating func write(_ value: Int64) {
         if value >= 0 {
             write(UInt64(value))
         } else if value >= -32 {
@@ -32,7 +32,7 @@ public struct MessagePackWriter: Sendable {
         }
     }
 
-    public mutating func write(_ value: UInt64) {
+    @inlinable public mutating func write(_ value: UInt64) {
         if value <= 0x7f {
             bytes.append(UInt8(value))
         } else if value <= UInt64(UInt8.max) {
@@ -50,17 +50,17 @@ public struct MessagePackWriter: Sendable {
         }
     }
 
-    public mutating func write(_ value: Float) {
+    @inlinable public mutating func write(_ value: Float) {
         bytes.append(Format.float32)
         appendBigEndian(value.bitPattern)
     }
 
-    public mutating func write(_ value: Double) {
+    @inlinable public mutating func write(_ value: Double) {
         bytes.append(Format.float64)
         appendBigEndian(value.bitPattern)
     }
 
-    public mutating func write(_ value: String) {
+    @inlinable public mutating func write(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
             writeStringHeader(count: utf8.count)
@@ -68,7 +68,7 @@ public struct MessagePackWriter: Sendable {
         }
     }
 
-    public mutating func writeStringHeader(count: Int) {
+    @inlinable public mutating func writeStringHeader(count: Int) {
         if count <= 31 {
             bytes.append(0xa0 | UInt8(count))
         } else if count <= Int(UInt8.max) {
@@ -83,7 +83,7 @@ public struct MessagePackWriter: Sendable {
         }
     }
 
-    public mutating func writeBinary(_ value: some Collection<UInt8>) {
+    @inlinable public mutating func writeBinary(_ value: some Collection<UInt8>) {
         let count = value.count
         if count <= Int(UInt8.max) {
             bytes.append(Format.bin8)
@@ -98,7 +98,7 @@ public struct MessagePackWriter: Sendable {
         bytes.append(contentsOf: value)
     }
 
-    public mutating func writeArrayHeader(count: Int) {
+    @inlinable public mutating func writeArrayHeader(count: Int) {
         if count <= 15 {
             bytes.append(0x90 | UInt8(count))
         } else if count <= Int(UInt16.max) {
@@ -110,7 +110,7 @@ public struct MessagePackWriter: Sendable {
         }
     }
 
-    public mutating func writeMapHeader(count: Int) {
+    @inlinable public mutating func writeMapHeader(count: Int) {
         if count <= 15 {
             bytes.append(0x80 | UInt8(count))
         } else if count <= Int(UInt16.max) {
@@ -124,7 +124,7 @@ public struct MessagePackWriter: Sendable {
 
     /// The timestamp extension (type -1) in its smallest form: 32-bit seconds, 64-bit
     /// (30-bit nanoseconds + 34-bit seconds) or 96-bit (32-bit nanoseconds + signed 64-bit seconds).
-    public mutating func writeTimestamp(seconds: Int64, nanoseconds: UInt32) {
+    @inlinable public mutating func writeTimestamp(seconds: Int64, nanoseconds: UInt32) {
         if seconds >= 0 && seconds >> 34 == 0 {
             if nanoseconds == 0 && seconds <= Int64(UInt32.max) {
                 bytes.append(Format.fixext4)
@@ -144,7 +144,7 @@ public struct MessagePackWriter: Sendable {
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
         withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }

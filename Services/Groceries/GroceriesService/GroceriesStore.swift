@@ -33,6 +33,12 @@ public final class GroceriesStore: Sendable {
         return list
     }
 
+    /// The list aggregated from the database, whatever is kept: what a read costs when the list
+    /// changed elsewhere (benchmarks compare the two).
+    public func aggregate(user: String) throws(ServiceError) -> GroceryList {
+        try storage { try writer.read { db in try Self.list(user: user, version: Self.version(user: user, db), db) } }
+    }
+
     public func hasRecipe(_ recipe: String, user: String) throws(ServiceError) -> Bool {
         try storage {
             try writer.read { db in
