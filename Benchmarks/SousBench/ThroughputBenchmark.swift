@@ -1,0 +1,172 @@
+import ArgumentParser
+import Foundation
+import SousRuntime
+import SousSchema
+import SousTestSupport
+import SousWire
+import Synchronization
+import ZeroMQ
+
+/// Many clients at once against real service processes: calls per second and latency of 50
+/// concurrent clients searching the shipped catalog (against the same clients calling `health`),
+/// and each service's resident memory once started and idle (against a bare Swift ZeroMQ echo
+/// process, the floor of any Swift server here).
+struct ThroughputBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "throughput",
+        abstract: "Calls/s of many concurrent clients against the catalog process, and the idle memory of every service process."
+    )
+
+    @Option(help: "Concurrent clients.") var clients = 50
+    @Option(help: "Seconds each load runs.") var seconds = 10.0
+
+    func run() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("sous-bench-throughput-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try idleMemory(root: root)
+        try await concurrentSearches(root: root)
+    }
+
+    // MARK: Idle memory
+
+    func idleMemory(root: String) throws {
+        print("\n### Resident memory once started and answering `health` (VmRSS, idle)\n")
+        print("| process | VmRSS MiB | threads |")
+        print("|---|---:|---:|")
+        let echo = try EchoProcess.start()
+        let floor = echo.memory()
+        print("| bare Swift ZeroMQ echo (`sous-bench raw-echo-server`, the floor) | \(floor.rss / 1024) | \(floor.threads) |")
+        echo.stop()
+        for service in SousService.allCases {
+            let process = try ServiceProcess.start(service, dataDirectory: "\(root)/\(service.rawValue)")
+            let memory = ProcessMemory.read(pid: process.pid)
+            print("| sous-\(service.rawValue) | \(memory.rss / 1024) | \(memory.threads) |")
+            process.stop()
+        }
+    }
+
+    // MARK: Concurrent clients
+
+    func concurrentSearches(root: String) async throws {
+        let process = try ServiceProcess.start(.catalog, dataDirectory: "\(root)/load")
+        defer { process.stop() }
+        let endpoint = process.endpoint
+        let clients = (0..<clients).map { _ in
+            ServiceClient<Catalog>(endpoint: endpoint, options: .init(timeout: .seconds(30), retries: 0), curve: process.curve)
+        }
+
+        /// Every client calls `call` back to back for `seconds`; the calls per second of all of
+        /// them and the latency of each call.
+        func load(_ name: String, _ call: @escaping @Sendable (ServiceClient<Catalog>, Int) async throws -> Void) async throws -> (Samples, Double) {
+            let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+            let start = DispatchTime.now().uptimeNanoseconds
+            let all = try await withThrowingTaskGroup(of: [UInt64].self) { group in
+                for (index, client) in clients.enumerated() {
+                    group.addTask {
+                        var times: [UInt64] = []
+                        while DispatchTime.now().uptimeNanoseconds < deadline {
+                            let begin = DispatchTime.now().uptimeNanoseconds
+                            try await call(client, index)
+                            times.append(DispatchTime.now().uptimeNanoseconds - begin)
+                        }
+                        return times
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            var samples = Samples(name: name)
+            samples.nanoseconds = all
+            return (samples, Double(all.count) / elapsed)
+        }
+
+        // Warm-up: every client connected and the catalog's pages cached.
+        for client in clients { _ = try await client.call(CatalogAPI.searchRecipes, RecipeSearch(), user: "warm") }
+        let (health, healthRate) = try await load("`health`, \(clients.count) clients (baseline)") { client, _ in
+            _ = try await client.call(CommonAPI.health, Empty())
+        }
+        let (search, searchRate) = try await load("default `recipes.search`, \(clients.count) clients") { client, index in
+            _ = try await client.call(CatalogAPI.searchRecipes, RecipeSearch(), user: "user\(index)")
+        }
+        let (named, namedRate) = try await load("`recipes.search` for \"soup\", \(clients.count) clients") { client, index in
+            _ = try await client.call(CatalogAPI.searchRecipes, RecipeSearch(query: "soup"), user: "user\(index)")
+        }
+        report(
+            "\(clients.count) concurrent clients for \(Int(seconds)) s each, the catalog process (shipped catalog, CURVE)", [health, search, named],
+            baseline: health)
+        print("\nCalls/s: health \(Int(healthRate)), default search \(Int(searchRate)), \"soup\" \(Int(namedRate)).")
+        print(process.state("after the load"))
+    }
+}
+
+/// VmRSS and threads of a process, from /proc.
+struct ProcessMemory {
+    var rss: Int
+    var threads: Int
+
+    static func read(pid: Int32) -> ProcessMemory {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let rss =
+            status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap {
+                Int($0.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "")
+            } ?? 0
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count) ?? 0
+        return ProcessMemory(rss: rss, threads: threads)
+    }
+}
+
+/// `sous-bench raw-echo-server` as a child process: a ROUTER that sends every message back.
+final class EchoProcess: Sendable {
+    let pid: Int32
+    private let process: Process
+
+    private init(process: Process) {
+        self.process = process
+        pid = process.processIdentifier
+    }
+
+    static func start() throws -> EchoProcess {
+        let endpoint = "tcp://127.0.0.1:\(try ServiceProcess.freePort())"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["raw-echo-server", "--endpoint", endpoint]
+        try process.run()
+        let started = EchoProcess(process: process)
+        // Answered once: the socket is bound and the process past its start.
+        let socket = try ZMQContext.shared.socket(.dealer)
+        defer { socket.close() }
+        try socket.setLinger(milliseconds: 0)
+        try socket.connect(endpoint)
+        try socket.send(multipart: [[1]])
+        guard try socket.receive(timeout: .seconds(30)) != nil else {
+            started.stop()
+            throw ServiceError.unavailable("raw-echo-server did not answer")
+        }
+        return started
+    }
+
+    func memory() -> ProcessMemory { ProcessMemory.read(pid: pid) }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+/// A bare ROUTER echo in its own process: the memory floor of a Swift process serving ZeroMQ.
+struct RawEchoServer: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "raw-echo-server", abstract: "A bare ZeroMQ ROUTER echo (the memory baseline of `throughput`).", shouldDisplay: false)
+
+    @Option(help: "Endpoint to bind.") var endpoint: String
+
+    func run() throws {
+        let socket = try ZMQContext.shared.socket(.router)
+        try socket.bind(endpoint)
+        while true {
+            guard let message = try socket.receive(timeout: .seconds(3600)) else { continue }
+            try socket.send(multipart: message)
+        }
+    }
+}
