@@ -156,8 +156,11 @@ extension CatalogStore {
     /// What a user's search covers: built-ins they have not replaced with a personal version,
     /// and their own recipes (custom, personal, saved).
     static func searchScope(user: String, _ db: Database) throws -> (String, [any DatabaseValueConvertible]) {
+        // INDEXED BY: without statistics SQLite prefers the covering search index and walks
+        // every recipe (9 ms at 100 000, 90 ms at a million: the cost of every search).
         let shadowed = try String.fetchAll(
-            db, sql: "SELECT id FROM recipe WHERE owner = ? AND origin = 'personal' AND deleted = 0", arguments: [user])
+            db.cachedStatement(sql: "SELECT id FROM recipe INDEXED BY recipe_by_owner WHERE owner = ? AND origin = 'personal' AND deleted = 0"),
+            arguments: [user])
         var sql = "(r.origin = 'builtIn' OR r.owner = ?)"
         var arguments: [any DatabaseValueConvertible] = [user]
         if !shadowed.isEmpty {
@@ -175,7 +178,7 @@ extension CatalogStore {
                         db,
                         sql: """
                             SELECT \(RecipeRecord.columns(as: "r")), f.user IS NOT NULL AS favorite
-                            FROM recipe r LEFT JOIN favorite f ON f.recipe_id = r.id AND f.user = ?
+                            FROM recipe r INDEXED BY recipe_by_owner LEFT JOIN favorite f ON f.recipe_id = r.id AND f.user = ?
                             WHERE r.owner = ? AND r.deleted = 0 ORDER BY r.name COLLATE NOCASE, r.name
                             """, arguments: [user, user]
                     ))
