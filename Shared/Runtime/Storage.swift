@@ -298,7 +298,7 @@ public enum JSONColumn {
 /// column's name scans the row's names every time, which showed in profiles of a search page
 /// (26 columns × 20 rows). Positions come from the names, never from counting.
 public struct ColumnPositions: Sendable {
-    private let positions: [String: Int]
+    @usableFromInline let positions: [String: Int]
 
     /// The positions in `row`'s statement (every row of a statement has the same columns).
     public init(_ row: Row) {
@@ -309,7 +309,11 @@ public struct ColumnPositions: Sendable {
 
     /// The value of `column` in `row`, which must come from the same statement (an optional `T`
     /// reads NULL as nil).
+    /// Inlinable: specialised for each `T` where it is used, it reads a page's columns without
+    /// the generic path (which was half of a recipe search).
+    @inlinable
     public func value<T: DatabaseValueConvertible>(_ column: Column, in row: Row) -> T {
-        positions[column.name].map { row[$0] } ?? row[column]
+        if let index = positions[column.name] { return row[index] }
+        return row[column]
     }
 }

@@ -24,7 +24,9 @@ extension CatalogStore {
     static let recipeQuota = Quota("recipes of one's own (created, saved, or personal versions)", limit: 1_000, field: "recipes")
 
     static func checkRecipeQuota(user: String, _ db: Database) throws {
-        try recipeQuota.check(current: Int.fetchOne(db, sql: "SELECT COUNT(*) FROM recipe INDEXED BY recipe_by_owner WHERE owner = ? AND deleted = 0", arguments: [user]) ?? 0)
+        try recipeQuota.check(
+            current: Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM recipe INDEXED BY recipe_by_owner WHERE owner = ? AND deleted = 0", arguments: [user]) ?? 0)
     }
 
     static func meta(_ db: Database, _ key: String) throws -> Int64 {

@@ -68,7 +68,12 @@ extension CatalogStore {
         let built = try RecipeSearchQuery(request, filter: filter, ingredients: book)
         let matchExpression = built.matchExpression
         let conditions = built.conditions
-        let arguments: [any DatabaseValueConvertible] = built.arguments
+        let arguments: [any DatabaseValueConvertible] = built.arguments.map { argument in
+            switch argument {
+            case .text(let text): text
+            case .integer(let integer): integer
+            }
+        }
         let conditionsSQL = conditions.isEmpty ? "" : " AND " + conditions.joined(separator: " AND ")
         let limit = Self.countLimit
         return try storage {
@@ -78,11 +83,14 @@ extension CatalogStore {
                 let filterArguments = scopeArguments + arguments
                 let selectSQL =
                     "SELECT \(RecipeRecord.columns(as: "r")), EXISTS (SELECT 1 FROM favorite f WHERE f.user = ? AND f.recipe_id = r.id) AS favorite"
+                // Kept prepared: a text depends only on which filters apply (values are bound).
                 func summaries(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> [RecipeSummary] {
-                    try Self.summaries(Row.fetchAll(db, sql: sql, arguments: sqlArguments(arguments)))
+                    try Self.summaries(Row.fetchAll(db.cachedStatement(sql: sql), arguments: sqlArguments(arguments)))
                 }
                 func count(_ from: String, _ arguments: [any DatabaseValueConvertible]) throws -> Int {
-                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 \(from) LIMIT \(limit + 1))", arguments: sqlArguments(arguments)) ?? 0
+                    try Int.fetchOne(
+                        db.cachedStatement(sql: "SELECT COUNT(*) FROM (SELECT 1 \(from) LIMIT \(limit + 1))"), arguments: sqlArguments(arguments))
+                        ?? 0
                 }
                 if let matchExpression {
                     let total = try count(
@@ -97,7 +105,8 @@ extension CatalogStore {
                     // and the walk stops at the page, whatever the catalog's size.
                     let matches =
                         try Int.fetchOne(
-                            db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM recipe_fts WHERE recipe_fts MATCH ? LIMIT \(relevanceLimit + 1))",
+                            db.cachedStatement(
+                                sql: "SELECT COUNT(*) FROM (SELECT 1 FROM recipe_fts WHERE recipe_fts MATCH ? LIMIT \(relevanceLimit + 1))"),
                             arguments: [matchExpression]
                         ) ?? 0
                     if matches > relevanceLimit {
@@ -128,23 +137,23 @@ extension CatalogStore {
                     }
                 }
                 // Favorites first (a short list), then everyone else by name along the name index.
-                let favorites = try String.fetchAll(db, sql: "SELECT recipe_id FROM favorite WHERE user = ?", arguments: [user])
-                let favoriteList = favorites.map { _ in "?" }.joined(separator: ",")
-                let favoriteWhere = favorites.isEmpty ? "0" : "r.id IN (\(favoriteList))"
-                let otherWhere = favorites.isEmpty ? "1" : "r.id NOT IN (\(favoriteList))"
+                let favorites = try String.fetchAll(db.cachedStatement(sql: "SELECT recipe_id FROM favorite WHERE user = ?"), arguments: [user])
+                let favoriteWhere = favorites.isEmpty ? "0" : "r.id IN (SELECT value FROM json_each(?))"
+                let otherWhere = favorites.isEmpty ? "1" : "r.id NOT IN (SELECT value FROM json_each(?))"
+                let favoriteArguments: [any DatabaseValueConvertible] = favorites.isEmpty ? [] : [RecipeSearchQuery.jsonArray(favorites)]
                 let favoriteCount =
-                    favorites.isEmpty ? 0 : try count("FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere)", filterArguments + favorites)
+                    favorites.isEmpty ? 0 : try count("FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere)", filterArguments + favoriteArguments)
                 var recipes: [RecipeSummary] = []
                 if offset < favoriteCount {
                     recipes = try summaries(
                         "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere) ORDER BY r.name COLLATE NOCASE, r.name LIMIT ? OFFSET ?",
-                        [user] + filterArguments + favorites + [pageSize, offset]
+                        [user] + filterArguments + favoriteArguments + [pageSize, offset]
                     )
                 }
                 if recipes.count < pageSize {
                     recipes += try summaries(
                         "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(otherWhere) ORDER BY r.name COLLATE NOCASE, r.name LIMIT ? OFFSET ?",
-                        [user] + filterArguments + favorites + [pageSize - recipes.count, max(offset - favoriteCount, 0)]
+                        [user] + filterArguments + favoriteArguments + [pageSize - recipes.count, max(offset - favoriteCount, 0)]
                     )
                 }
                 let total = try count("FROM recipe r WHERE \(whereSQL)", filterArguments)
@@ -164,8 +173,8 @@ extension CatalogStore {
         var sql = "(r.origin = 'builtIn' OR r.owner = ?)"
         var arguments: [any DatabaseValueConvertible] = [user]
         if !shadowed.isEmpty {
-            sql = "(\(sql) AND NOT (r.origin != 'personal' AND r.id IN (\(shadowed.map { _ in "?" }.joined(separator: ",")))))"
-            arguments += shadowed
+            sql = "(\(sql) AND NOT (r.origin != 'personal' AND r.id IN (SELECT value FROM json_each(?))))"
+            arguments.append(RecipeSearchQuery.jsonArray(shadowed))
         }
         return (sql, arguments)
     }

@@ -7,14 +7,22 @@ import SousWire
 /// the store runs it against the FTS5 table and the covering index.
 ///
 /// Every condition is an integer test on the row or a membership test in a set SQLite builds
-/// once per query, so the name-ordered index can be walked and stopped at the page.
+/// once per query, so the name-ordered index can be walked and stopped at the page. Values are
+/// bound, never written into the SQL, so the text depends only on which filters apply and the
+/// store keeps each text's statement prepared (a search used to spend half its time preparing).
 struct RecipeSearchQuery: Equatable {
+    /// A bound value.
+    enum Argument: Equatable {
+        case text(String)
+        case integer(Int64)
+    }
+
     /// The FTS5 expression: each word of the text as a quoted prefix, all required; nil without a text.
     var matchExpression: String?
     /// Conditions on the recipe row `r`, all required.
     var conditions: [String] = []
-    /// The values the conditions' `?` placeholders take, in order (ingredient ids).
-    var arguments: [String] = []
+    /// The values the conditions' `?` placeholders take, in order.
+    var arguments: [Argument] = []
 
     /// Ingredients one search may require; each is a condition of the query.
     static let maxIngredients = 20
@@ -33,25 +41,29 @@ struct RecipeSearchQuery: Equatable {
                 throw .notFound("no ingredient with the id, name or synonym \"\(ingredient)\"", field: "ingredients.\(index)")
             }
             conditions.append("r.key IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id = ?)")
-            arguments.append(id)
+            arguments.append(.text(id))
         }
         if let levels = request.energyLevels, !levels.isEmpty {
             for (index, level) in levels.enumerated() where !(1...5).contains(level) {
                 throw .badRequest("energy levels are 1 to 5, got \(level)", field: "energyLevels.\(index)")
             }
-            // At most five distinct values, whatever the list's length.
-            conditions.append("r.energy_level IN (\(Set(levels).sorted().map(String.init).joined(separator: ",")))")
+            // The levels as bits of one mask, whatever the list's length.
+            conditions.append("((1 << r.energy_level) & ?) != 0")
+            arguments.append(.integer(levels.reduce(0) { $0 | Int64(1) << Int64($1) }))
         }
         if let dishType = request.dishType {
-            conditions.append("(r.dish_types & \(Bitmask.of([dishType]))) != 0")
+            conditions.append("(r.dish_types & ?) != 0")
+            arguments.append(.integer(Bitmask.of([dishType])))
         }
         guard let (profile, switches) = filter else { return }
         if switches.diets ?? true, !profile.diets.isEmpty {
             let mask = Bitmask.of(profile.diets)
-            conditions.append("(r.diets & \(mask)) = \(mask)")
+            conditions.append("(r.diets & ?) = ?")
+            arguments += [.integer(mask), .integer(mask)]
         }
         if switches.allergens ?? true, !profile.allergens.isEmpty {
-            conditions.append("(r.allergens & \(Bitmask.of(profile.allergens))) = 0")
+            conditions.append("(r.allergens & ?) = 0")
+            arguments.append(.integer(Bitmask.of(profile.allergens)))
         }
         if switches.dislikes ?? true, !profile.dislikes.isEmpty {
             guard profile.dislikes.count <= Self.maxDislikes else {
@@ -60,20 +72,29 @@ struct RecipeSearchQuery: Equatable {
             for (index, id) in profile.dislikes.enumerated() where ingredients.byID[id] == nil {
                 throw .notFound("no ingredient \"\(id)\"", field: "profile.dislikes.\(index)")
             }
-            let placeholders = profile.dislikes.map { _ in "?" }.joined(separator: ",")
-            conditions.append("r.key NOT IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id IN (\(placeholders)))")
-            arguments.append(contentsOf: profile.dislikes)
+            // One JSON array, however many: the text stays the same.
+            conditions.append("r.key NOT IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id IN (SELECT value FROM json_each(?)))")
+            arguments.append(.text(Self.jsonArray(profile.dislikes)))
         }
         if switches.equipment ?? true {
             let missing = Bitmask.of(Appliance.allCases.filter { !profile.equipment.contains($0) })
-            if missing != 0 { conditions.append("(r.equipment & \(missing)) = 0") }
+            if missing != 0 {
+                conditions.append("(r.equipment & ?) = 0")
+                arguments.append(.integer(missing))
+            }
         }
         if switches.patience ?? true {
             guard (1...5).contains(profile.patience) else {
                 throw .badRequest("patience must be 1 to 5, got \(profile.patience)", field: "profile.patience")
             }
-            conditions.append("r.energy_level <= \(profile.patience)")
+            conditions.append("r.energy_level <= ?")
+            arguments.append(.integer(Int64(profile.patience)))
         }
+    }
+
+    /// Strings as a JSON array, for `json_each(?)`.
+    static func jsonArray(_ values: [String]) -> String {
+        String(decoding: (try? JSONEncoder().encode(values)) ?? Data("[]".utf8), as: UTF8.self)
     }
 
     /// Each word of `query` (letters and digits, folded) as a quoted FTS5 prefix; nil when the
