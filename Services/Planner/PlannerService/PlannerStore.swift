@@ -30,8 +30,10 @@ public final class PlannerStore: Sendable {
         try storage { try writer.write { _ = try ProfileRecord.deleteOne($0, key: user) } }
     }
 
+    /// Statements of the reads every `plan.get` makes are kept prepared: preparing one (GRDB's
+    /// authorizer and region) cost more than running it.
     static func profile(_ db: Database, user: String) throws -> CookingProfile {
-        try ProfileRecord.fetchOne(db, key: user)?.profile ?? .defaults
+        try ProfileRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM profile WHERE user = ?"), arguments: [user])?.profile ?? .defaults
     }
 
     // MARK: The week and history
@@ -225,20 +227,21 @@ public final class PlannerStore: Sendable {
 
     private static func selection(_ db: Database, user: String, window: PlanWindow) throws -> [SelectedRecipe] {
         try Row.fetchAll(
-            db,
-            sql: """
-                SELECT s.recipe, s.name, s.added_at,
-                    (SELECT COUNT(*) FROM slot WHERE slot.user = s.user AND slot.recipe = s.recipe AND slot.date BETWEEN ? AND ?) AS planned
-                FROM selection s WHERE s.user = ? ORDER BY s.id
-                """, arguments: [window.today.description, window.last.description, user]
+            db.cachedStatement(
+                sql: """
+                    SELECT s.recipe, s.name, s.added_at,
+                        (SELECT COUNT(*) FROM slot WHERE slot.user = s.user AND slot.recipe = s.recipe AND slot.date BETWEEN ? AND ?) AS planned
+                    FROM selection s WHERE s.user = ? ORDER BY s.id
+                    """), arguments: [window.today.description, window.last.description, user]
         ).map { row in
             SelectedRecipe(id: row["recipe"], name: row["name"], addedAt: Date(timeIntervalSince1970: row["added_at"]), plannedSlots: row["planned"])
         }
     }
 
     private static func days(_ db: Database, user: String, from: LocalDate, to: LocalDate, today: LocalDate) throws -> [PlanDay] {
-        let records = try SlotRecord.filter(SlotRecord.Columns.user == user && (from.description...to.description).contains(SlotRecord.Columns.date))
-            .fetchAll(db)
+        let records = try SlotRecord.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM slot WHERE user = ? AND date BETWEEN ? AND ?"),
+            arguments: [user, from.description, to.description])
         let filled = Dictionary(records.map { ($0.ref, $0.planSlot) }, uniquingKeysWith: { first, _ in first })
         let count = from.days(to: to) + 1
         return (0..<max(count, 0)).map { offset in
