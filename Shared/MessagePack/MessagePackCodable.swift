@@ -202,7 +202,7 @@ public struct MessagePackFastReader: ~Copyable {
         }
     }
 
-    /// Any MessagePack integer, as the widest type of its sign.
+    /// Any MessagePack integer, as the widest type of its sign: exactly one of the two is set.
     @inlinable mutating func readInteger() throws(MessagePackFastPathMiss) -> (unsigned: UInt64?, signed: Int64?) {
         let format = try byte()
         switch format {
@@ -242,7 +242,7 @@ public struct MessagePackFastReader: ~Copyable {
             // Clients in other languages often send whole numbers as integers.
             let (unsigned, signed) = try readInteger()
             if let unsigned { return Double(unsigned) }
-            return Double(signed!)
+            return Double(signed ?? 0)
         }
     }
 
@@ -261,7 +261,7 @@ public struct MessagePackFastReader: ~Copyable {
         default:
             let (unsigned, signed) = try readInteger()
             if let unsigned { return Float(unsigned) }
-            return Float(signed!)
+            return Float(signed ?? 0)
         }
     }
 
