@@ -7,8 +7,9 @@ import SousWire
 import Synchronization
 import ZeroMQ
 
-/// Many clients at once against real service processes: calls per second and latency of 50
-/// concurrent clients searching the shipped catalog (against the same clients calling `health`),
+/// Against real service processes: one client's sequential `recipes.get` and search next to its
+/// `health`; calls per second and latency of 50 concurrent clients searching the shipped catalog
+/// (against the same clients calling `health`),
 /// and each service's resident memory once started and idle (against a bare Swift ZeroMQ echo
 /// process, the floor of any Swift server here).
 struct ThroughputBenchmark: AsyncParsableCommand {
@@ -19,6 +20,7 @@ struct ThroughputBenchmark: AsyncParsableCommand {
 
     @Option(help: "Concurrent clients.") var clients = 50
     @Option(help: "Seconds each load runs.") var seconds = 10.0
+    @Option(help: "Timed calls of each kind from one client.") var sequentialCalls = 5_000
 
     func run() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("sous-bench-throughput-\(UUID().uuidString)").path
@@ -94,6 +96,28 @@ struct ThroughputBenchmark: AsyncParsableCommand {
             samples.nanoseconds = all.0
             return (samples, Double(all.0.count) / elapsed, all.1)
         }
+
+        // One client, one call at a time: what a single user's request costs next to `health`.
+        let single = clients[0]
+        var sequential: [Samples] = []
+        for (name, call) in [
+            ("`health` (baseline)", { @Sendable in _ = try await single.call(CommonAPI.health, Empty()) }),
+            (
+                "`recipes.get` tomato-lentil-soup",
+                { @Sendable in _ = try await single.call(CatalogAPI.getRecipe, RecipeLookup(id: "tomato-lentil-soup"), user: "one") }
+            ),
+            ("default `recipes.search`", { @Sendable in _ = try await single.call(CatalogAPI.searchRecipes, RecipeSearch(), user: "one") }),
+        ] as [(String, @Sendable () async throws -> Void)] {
+            for _ in 0..<500 { try await call() }
+            var samples = Samples(name: name)
+            for _ in 0..<sequentialCalls {
+                let begin = DispatchTime.now().uptimeNanoseconds
+                try await call()
+                samples.nanoseconds.append(DispatchTime.now().uptimeNanoseconds - begin)
+            }
+            sequential.append(samples)
+        }
+        report("One client, sequential calls, the catalog process (shipped catalog, CURVE)", sequential, baseline: sequential[0])
 
         // Warm-up: every client connected and the catalog's pages cached.
         for client in clients { _ = try await client.call(CatalogAPI.searchRecipes, RecipeSearch(), user: "warm") }
