@@ -171,6 +171,8 @@ struct TypeModel {
         /// The type to decode, without the optional of an optional property.
         var type: String
         var presence: Presence
+        /// `let x = value`: Codable writes it and never reads it back.
+        var encodeOnly = false
     }
 
     enum Presence {
@@ -186,7 +188,7 @@ struct TypeModel {
     var customEncode = false
 
     init(_ declaration: some DeclGroupSyntax) throws {
-        var properties: [(name: String, type: String, optional: Bool)] = []
+        var properties: [(name: String, type: String, optional: Bool, encodeOnly: Bool)] = []
         var codingKeys: [(property: String, key: String)]?
         var customDecode: InitializerDeclSyntax?
 
@@ -204,12 +206,15 @@ struct TypeModel {
                             list.allSatisfy({ ["willSet", "didSet"].contains($0.accessorSpecifier.text) })
                         else { continue }
                     }
-                    // `let x = value` is never decoded (Codable skips it too).
-                    if isLet && binding.initializer != nil { continue }
+                    // `let x = value` is written but never read back, as Codable does.
+                    if isLet && binding.initializer != nil {
+                        properties.append((name, binding.typeAnnotation?.type.trimmedDescription ?? "", false, true))
+                        continue
+                    }
                     pendingNames.append(name)
                     if let annotation = binding.typeAnnotation {
                         let (type, optional) = Self.unwrapOptional(annotation.type)
-                        for pending in pendingNames { properties.append((pending, type, optional)) }
+                        for pending in pendingNames { properties.append((pending, type, optional, false)) }
                         pendingNames = []
                     }
                 }
@@ -243,7 +248,9 @@ struct TypeModel {
         if let codingKeys {
             let resolved = codingKeys.compactMap { entry in
                 byName[entry.property].map {
-                    Field(property: entry.property, key: entry.key, type: $0.type, presence: $0.optional ? .ifPresent : .required)
+                    Field(
+                        property: entry.property, key: entry.key, type: $0.type, presence: $0.optional ? .ifPresent : .required,
+                        encodeOnly: $0.encodeOnly)
                 }
             }
             guard resolved.count == codingKeys.count else {
@@ -255,13 +262,15 @@ struct TypeModel {
             }
             fields = resolved
         } else {
-            fields = properties.map { Field(property: $0.name, key: $0.name, type: $0.type, presence: $0.optional ? .ifPresent : .required) }
+            fields = properties.map {
+                Field(property: $0.name, key: $0.name, type: $0.type, presence: $0.optional ? .ifPresent : .required, encodeOnly: $0.encodeOnly)
+            }
         }
 
         if let customDecode {
             decodedFields = Self.readDecodeLines(customDecode, fields: fields)
         } else {
-            decodedFields = fields
+            decodedFields = fields.filter { !$0.encodeOnly }
         }
     }
 

@@ -86,6 +86,14 @@ import Testing
         #expect(try MessagePackDecoder().decode(RecipeStep.self, from: writer.bytes) == decodedThroughCodable(RecipeStep.self, writer.bytes))
     }
 
+    @Test func renamedKeysFollowCodingKeys() throws {
+        let value = Renamed(userName: "ada", note: nil)
+        let bytes = try direct.encode(value)
+        #expect(bytes == (try codable.encode(value)))
+        #expect(String(decoding: bytes, as: UTF8.self).contains("user_name"))
+        #expect(MessagePackDecoder().decodeDirectly(Renamed.self, from: bytes) == value)
+    }
+
     private func decodedThroughCodable<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
         var decoder = MessagePackDecoder()
         decoder.usesDirectCoding = false
@@ -137,5 +145,17 @@ import Testing
             people: 4, diets: [.vegan], allergens: [], contains: [], cost: 4.83, costPerServing: 1.2075,
             nutritionPerServing: Nutrition(kcal: 312.4, carbohydrates: 48.1, protein: 17.9, fat: 5.2, fibre: 9.8, sugar: 7.1, salt: 1.3),
             origin: .builtIn, owner: nil, basedOn: nil, shared: false, isFavorite: true, version: -3)
+    }
+}
+
+/// A type with renamed keys, as a client of another language might want them.
+@MessagePackCodable
+struct Renamed: Codable, Equatable {
+    var userName: String
+    var note: String?
+
+    enum CodingKeys: String, CodingKey {
+        case userName = "user_name"
+        case note
     }
 }
