@@ -75,7 +75,7 @@ struct CatalogBenchmark: AsyncParsableCommand {
             _ = try client.callBlocking(CatalogAPI.searchRecipes, filtered, user: "bench")
         }
         report("Catalog search, \(recipes) recipes / \(ingredients) ingredients, page of 20", rows)
-        let memory = memoryKilobytes()
+        let memory = ProcessMemory.read()
         print("\nMemory: VmRSS \(memory.rss / 1024) MiB, VmHWM \(memory.hwm / 1024) MiB")
         serving.cancel()
         _ = try? await serving.value

@@ -99,7 +99,7 @@ struct GroceriesBenchmark: AsyncParsableCommand {
         report(
             "Groceries over tcp loopback, \(ids.count) recipes × \(linesPerRecipe) lines", [health, direct, kept, read, addOne], baseline: health)
         report("Building the whole list (\(runs) builds)", [addAll])
-        let memory = memoryKilobytes()
+        let memory = ProcessMemory.read()
         print("\nMemory: VmRSS \(memory.rss / 1024) MiB, VmHWM \(memory.hwm / 1024) MiB")
         for task in serving { task.cancel() }
         for task in serving { _ = try? await task.value }

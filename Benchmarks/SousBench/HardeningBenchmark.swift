@@ -51,14 +51,9 @@ struct HardeningBenchmark: AsyncParsableCommand {
         return configuration
     }
 
-    static func threads() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
-    }
+    static func threads() -> Int { ProcessMemory.read().threads }
 
-    static func state(_ label: String) -> String {
-        let memory = memoryKilobytes()
-        return "\(label): VmRSS \(memory.rss / 1024) MiB, VmHWM \(memory.hwm / 1024) MiB, \(threads()) threads"
-    }
+    static func state(_ label: String) -> String { ProcessMemory.read().describe(label) }
 
     // MARK: Durable writes
 
@@ -326,14 +321,7 @@ final class ServiceProcess: Sendable {
     }
 
     func state(_ label: String) -> String {
-        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        func value(_ key: String) -> Int {
-            status.split(separator: "\n").first { $0.hasPrefix(key) }.flatMap {
-                Int($0.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "")
-            } ?? 0
-        }
-        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count) ?? 0
-        return "\(label): VmRSS \(value("VmRSS:") / 1024) MiB, VmHWM \(value("VmHWM:") / 1024) MiB, \(threads) threads (the service process)"
+        ProcessMemory.read(pid: pid).describe(label) + " (the service process)"
     }
 
     func stop() {

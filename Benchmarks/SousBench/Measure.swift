@@ -45,12 +45,27 @@ func format(_ microseconds: Double) -> String {
     microseconds >= 100 ? String(format: "%.0f", microseconds) : String(format: "%.1f", microseconds)
 }
 
-/// Resident memory of this process from /proc (kB).
-func memoryKilobytes() -> (rss: Int, hwm: Int) {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
-    func value(_ key: String) -> Int {
-        status.split(separator: "\n").first { $0.hasPrefix(key) }.flatMap { Int($0.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "") }
-            ?? 0
+/// Resident memory (kB) and threads of a process, from /proc: this one, or a child by its pid.
+struct ProcessMemory {
+    var rss: Int
+    var hwm: Int
+    var threads: Int
+
+    static func read(_ process: String = "self") -> ProcessMemory {
+        let status = (try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8)) ?? ""
+        func value(_ key: String) -> Int {
+            status.split(separator: "\n").first { $0.hasPrefix(key) }.flatMap {
+                Int($0.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "")
+            }
+                ?? 0
+        }
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task").count) ?? 0
+        return ProcessMemory(rss: value("VmRSS:"), hwm: value("VmHWM:"), threads: threads)
     }
-    return (value("VmRSS:"), value("VmHWM:"))
+
+    static func read(pid: Int32) -> ProcessMemory { read("\(pid)") }
+
+    func describe(_ label: String) -> String {
+        "\(label): VmRSS \(rss / 1024) MiB, VmHWM \(hwm / 1024) MiB, \(threads) threads"
+    }
 }

@@ -115,7 +115,7 @@ struct NotifierBenchmark: AsyncParsableCommand {
     /// Schedules `count` users in the future and reads the process's memory with the notifier running.
     func memory(_ count: Int, directory: String) async throws {
         let clock = WallClock.manual(at: Self.dueInstant.addingTimeInterval(-3600))
-        let before = memoryKilobytes()
+        let before = ProcessMemory.read()
         var configuration = ServiceConfiguration.inProcess(.notifier, dataDirectory: directory, clock: clock)
         configuration.bind = "tcp://127.0.0.1:*"
         configuration.eventsBind = "tcp://127.0.0.1:*"
@@ -138,7 +138,7 @@ struct NotifierBenchmark: AsyncParsableCommand {
             for await _ in passes { break }
             var samples = Samples(name: "next due lookup (index)")
             for _ in 0..<1_000 { try samples.record { _ = try notifier.store.earliestDue() } }
-            return (memoryKilobytes(), samples, try notifier.store.scheduledCount())
+            return (ProcessMemory.read(), samples, try notifier.store.scheduledCount())
         }
         print("\n### Notifier: memory with \(after.2) scheduled users\n")
         print("| measurement | value |")

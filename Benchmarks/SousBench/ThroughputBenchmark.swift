@@ -141,22 +141,6 @@ struct ThroughputBenchmark: AsyncParsableCommand {
     }
 }
 
-/// VmRSS and threads of a process, from /proc.
-struct ProcessMemory {
-    var rss: Int
-    var threads: Int
-
-    static func read(pid: Int32) -> ProcessMemory {
-        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        let rss =
-            status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap {
-                Int($0.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "")
-            } ?? 0
-        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count) ?? 0
-        return ProcessMemory(rss: rss, threads: threads)
-    }
-}
-
 /// `sous-bench raw-echo-server` as a child process: a ROUTER that sends every message back.
 final class EchoProcess: Sendable {
     let pid: Int32

@@ -37,7 +37,20 @@ public struct MessagePackCodableMacro: ExtensionMacro {
         let model = try TypeModel(declaration)
 
         var members: [String] = []
-        if model.customEncode {
+        if let encoded = model.encodedExpressions {
+            // A hand-written encode(to:) the macro could read: the same keys and values, in order.
+            var body = ["writer.writeMapHeader(count: \(encoded.count))"]
+            for entry in encoded {
+                body.append("writer.writeKey(\(literal(entry.key)))")
+                body.append("try writer.writeField(\(entry.expression))")
+            }
+            members.append(
+                """
+                \(access)func writeMessagePack(to writer: inout MessagePackWriter) throws {
+                    \(body.joined(separator: "\n"))
+                }
+                """)
+        } else if model.customEncode {
             members.append(
                 """
                 \(access)func writeMessagePack(to writer: inout MessagePackWriter) throws {
@@ -186,11 +199,15 @@ struct TypeModel {
     /// The fields to decode, or nil when the hand-written `init(from:)` is not one the macro can read.
     var decodedFields: [Field]?
     var customEncode = false
+    /// What a hand-written `encode(to:)` made only of `container.encode(value, forKey: .k)` lines
+    /// writes, in order; nil when there is no such function or the macro cannot read it.
+    var encodedExpressions: [(key: String, expression: String)]?
 
     init(_ declaration: some DeclGroupSyntax) throws {
         var properties: [(name: String, type: String, optional: Bool, encodeOnly: Bool)] = []
         var codingKeys: [(property: String, key: String)]?
         var customDecode: InitializerDeclSyntax?
+        var customEncodeFunction: FunctionDeclSyntax?
 
         for member in declaration.memberBlock.members {
             let decl = member.decl
@@ -241,10 +258,15 @@ struct TypeModel {
                 function.signature.parameterClause.parameters.first?.firstName.text == "to"
             {
                 customEncode = true
+                customEncodeFunction = function
             }
         }
 
         let byName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        if let customEncodeFunction, let codingKeys {
+            let keys = Dictionary(codingKeys.map { ($0.property, $0.key) }, uniquingKeysWith: { first, _ in first })
+            encodedExpressions = Self.readEncodeLines(customEncodeFunction, keys: keys)
+        }
         if let codingKeys {
             let resolved = codingKeys.compactMap { entry in
                 byName[entry.property].map {
@@ -279,6 +301,31 @@ struct TypeModel {
         return parameters.count == 1 && parameters.first?.firstName.text == "from"
     }
 
+    /// The keys and values of an `encode(to:)` whose every line is the container's creation or
+    /// `try container.encode(value, forKey: .k)` (or `encodeIfPresent`, which the Codable path
+    /// also writes as nil); nil when any line is something else.
+    static func readEncodeLines(_ function: FunctionDeclSyntax, keys: [String: String]) -> [(key: String, expression: String)]? {
+        guard let statements = function.body?.statements else { return nil }
+        var encoded: [(key: String, expression: String)] = []
+        for statement in statements {
+            let text = statement.item.trimmedDescription
+            if text == "var container = encoder.container(keyedBy: CodingKeys.self)" || text == "_ = encoder.container(keyedBy: CodingKeys.self)" {
+                continue
+            }
+            guard let tryExpr = Syntax(statement.item).as(TryExprSyntax.self), let call = tryExpr.expression.as(FunctionCallExprSyntax.self),
+                let member = call.calledExpression.as(MemberAccessExprSyntax.self), member.base?.trimmedDescription == "container",
+                ["encode", "encodeIfPresent"].contains(member.declName.baseName.text)
+            else { return nil }
+            let arguments = Array(call.arguments)
+            guard arguments.count == 2, arguments[0].label == nil, arguments[1].label?.text == "forKey",
+                let keyCase = arguments[1].expression.as(MemberAccessExprSyntax.self)?.declName.baseName.text,
+                let key = keys[keyCase.trimmingCharacters(in: CharacterSet(charactersIn: "`"))]
+            else { return nil }
+            encoded.append((key, arguments[0].expression.trimmedDescription))
+        }
+        return encoded
+    }
+
     /// `T?` and `Optional<T>` as (T, true); anything else as (type, false).
     static func unwrapOptional(_ type: TypeSyntax) -> (String, Bool) {
         if let optional = type.as(OptionalTypeSyntax.self) {
@@ -301,7 +348,7 @@ struct TypeModel {
         var decoded: [Field] = []
         for statement in statements {
             let text = statement.item.trimmedDescription
-            if text.hasPrefix("let container = try decoder.container(keyedBy:") { continue }
+            if text.hasPrefix("let container = try decoder.container(keyedBy:") || text.hasPrefix("_ = try decoder.container(keyedBy:") { continue }
             guard let sequence = Syntax(statement.item).as(SequenceExprSyntax.self) else { return nil }
             let elements = Array(sequence.elements)
             guard elements.count >= 3, elements[1].is(AssignmentExprSyntax.self) else { return nil }

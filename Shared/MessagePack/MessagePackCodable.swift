@@ -382,10 +382,15 @@ extension MessagePackDecoder {
     /// left over), so the `Decodable` path reports the error.
     func decodeDirectly<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) -> T? {
         guard userInfo.isEmpty, let direct = T.self as? any MessagePackDecodable.Type else { return nil }
-        return bytes.withUnsafeBufferPointer { buffer -> T? in
+        return decodeDirectly(direct, from: bytes) as? T
+    }
+
+    /// For a type already known to read itself.
+    func decodeDirectly(_ type: any MessagePackDecodable.Type, from bytes: [UInt8]) -> (any MessagePackDecodable)? {
+        bytes.withUnsafeBufferPointer { buffer in
             var fast = MessagePackFastReader(storage: bytes, bytes: buffer, position: 0, depth: 0, maxDepth: maxDepth)
-            guard let value = try? direct.init(messagePack: &fast), fast.position == bytes.count else { return nil }
-            return value as? T
+            guard let value = try? type.init(messagePack: &fast), fast.position == bytes.count else { return nil }
+            return value
         }
     }
 }
@@ -412,35 +417,26 @@ extension Float: MessagePackEncodable, MessagePackDecodable {
     @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readFloat() }
 }
 
-extension Int: MessagePackEncodable, MessagePackDecodable {
+/// Integers as the Codable path writes them (the smallest format that holds the value, through
+/// the widest type of their sign), read from any integer format that holds the value exactly.
+extension MessagePackEncodable where Self: FixedWidthInteger & SignedInteger {
     @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(Int64(self)) }
-    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(Int.self) }
 }
 
-extension Int64: MessagePackEncodable, MessagePackDecodable {
-    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
-    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(Int64.self) }
-}
-
-extension Int32: MessagePackEncodable, MessagePackDecodable {
-    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(Int64(self)) }
-    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(Int32.self) }
-}
-
-extension UInt64: MessagePackEncodable, MessagePackDecodable {
-    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(self) }
-    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(UInt64.self) }
-}
-
-extension UInt32: MessagePackEncodable, MessagePackDecodable {
+extension MessagePackEncodable where Self: FixedWidthInteger & UnsignedInteger {
     @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(UInt64(self)) }
-    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(UInt32.self) }
 }
 
-extension UInt8: MessagePackEncodable, MessagePackDecodable {
-    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) { writer.write(UInt64(self)) }
-    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(UInt8.self) }
+extension MessagePackDecodable where Self: FixedWidthInteger {
+    @inlinable public init(messagePack reader: inout MessagePackFastReader) throws { self = try reader.readInteger(Self.self) }
 }
+
+extension Int: MessagePackEncodable, MessagePackDecodable {}
+extension Int64: MessagePackEncodable, MessagePackDecodable {}
+extension Int32: MessagePackEncodable, MessagePackDecodable {}
+extension UInt64: MessagePackEncodable, MessagePackDecodable {}
+extension UInt32: MessagePackEncodable, MessagePackDecodable {}
+extension UInt8: MessagePackEncodable, MessagePackDecodable {}
 
 extension Date: MessagePackEncodable, MessagePackDecodable {
     public func writeMessagePack(to writer: inout MessagePackWriter) { _MessagePackEncoder.writeDate(self, into: &writer) }
@@ -469,12 +465,15 @@ extension Optional: MessagePackDecodable where Wrapped: MessagePackDecodable {
     }
 }
 
-extension Array: MessagePackEncodable where Element: MessagePackEncodable {
+/// Arrays and sets as the Codable path writes them: an array of their elements, in iteration order.
+extension MessagePackEncodable where Self: Collection, Element: MessagePackEncodable {
     @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) throws {
         writer.writeArrayHeader(count: count)
         for element in self { try element.writeMessagePack(to: &writer) }
     }
 }
+
+extension Array: MessagePackEncodable where Element: MessagePackEncodable {}
 
 extension Array: MessagePackDecodable where Element: MessagePackDecodable {
     @inlinable public init(messagePack reader: inout MessagePackFastReader) throws {
@@ -485,12 +484,7 @@ extension Array: MessagePackDecodable where Element: MessagePackDecodable {
     }
 }
 
-extension Set: MessagePackEncodable where Element: MessagePackEncodable {
-    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) throws {
-        writer.writeArrayHeader(count: count)
-        for element in self { try element.writeMessagePack(to: &writer) }
-    }
-}
+extension Set: MessagePackEncodable where Element: MessagePackEncodable {}
 
 extension Set: MessagePackDecodable where Element: MessagePackDecodable {
     @inlinable public init(messagePack reader: inout MessagePackFastReader) throws {

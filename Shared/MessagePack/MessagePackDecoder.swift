@@ -20,9 +20,9 @@ public struct MessagePackDecoder: Sendable {
     public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         // The direct path first; when it misses, the Decodable path reads it all again and
         // reports what is wrong.
-        let direct = usesDirectCoding && userInfo.isEmpty && T.self is any MessagePackDecodable.Type
-        if direct {
-            let value = decodeDirectly(T.self, from: bytes)
+        let directType = usesDirectCoding && userInfo.isEmpty ? T.self as? any MessagePackDecodable.Type : nil
+        if let directType {
+            let value = decodeDirectly(directType, from: bytes) as? T
             if DirectCodingCheck.isOn { return try DirectCodingCheck.compare(T.self, from: bytes, direct: value) }
             if let value { return value }
         }
@@ -36,7 +36,7 @@ public struct MessagePackDecoder: Sendable {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: error.description, underlyingError: error))
         }
         let decoder = _MessagePackDecoder(
-            reader: reader, offset: 0, depth: 0, parent: nil, key: nil, userInfo: userInfo, usesDirectCoding: usesDirectCoding && !direct)
+            reader: reader, offset: 0, depth: 0, parent: nil, key: nil, userInfo: userInfo, usesDirectCoding: usesDirectCoding && directType == nil)
         return try decoder.decodeValue(T.self)
     }
 

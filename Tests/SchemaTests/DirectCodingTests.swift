@@ -25,6 +25,16 @@ import Testing
         #expect(try direct.encode(recipe) == codable.encode(recipe))
     }
 
+    @Test func standardTypesAreWrittenAsCodableWritesThem() throws {
+        #expect(try direct.encode(Data([1, 2, 3])) == codable.encode(Data([1, 2, 3])), "bytes stay bin, not an array")
+        #expect(try direct.encode([UInt8(7), 200]) == codable.encode([UInt8(7), 200]))
+        #expect(try direct.encode([Int32(-70_000), 5]) == codable.encode([Int32(-70_000), 5]))
+        #expect(try direct.encode([Int64.min, Int64.max]) == codable.encode([Int64.min, Int64.max]))
+        #expect(try direct.encode(Set([UInt64.max])) == codable.encode(Set([UInt64.max])))
+        #expect(MessagePackDecoder().decodeDirectly([Int32].self, from: try direct.encode([Int32(-70_000)])) == [-70_000])
+        #expect(MessagePackDecoder().decodeDirectly(UInt8.self, from: try direct.encode(300)) == nil, "300 does not fit a byte")
+    }
+
     @Test func theDirectPathReadsWhatItWroteWithoutFallingBack() throws {
         var recipe = Self.recipe()
         recipe.ingredientFacts = [Self.ingredient()]
