@@ -382,11 +382,11 @@ extension MessagePackDecoder {
     /// left over), so the `Decodable` path reports the error.
     func decodeDirectly<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) -> T? {
         guard userInfo.isEmpty, let direct = T.self as? any MessagePackDecodable.Type else { return nil }
-        return decodeDirectly(direct, from: bytes) as? T
+        return decodeDirectly(conformingType: direct, from: bytes) as? T
     }
 
     /// For a type already known to read itself.
-    func decodeDirectly(_ type: any MessagePackDecodable.Type, from bytes: [UInt8]) -> (any MessagePackDecodable)? {
+    func decodeDirectly(conformingType type: any MessagePackDecodable.Type, from bytes: [UInt8]) -> (any MessagePackDecodable)? {
         bytes.withUnsafeBufferPointer { buffer in
             var fast = MessagePackFastReader(storage: bytes, bytes: buffer, position: 0, depth: 0, maxDepth: maxDepth)
             guard let value = try? type.init(messagePack: &fast), fast.position == bytes.count else { return nil }
