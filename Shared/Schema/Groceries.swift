@@ -17,11 +17,15 @@ public struct AddRecipeToList: Codable, Equatable, Sendable {
     public var multiplier: Int?
     /// Ingredient ids of the recipe the user already has; they stay off the list.
     public var exclude: [String]?
+    /// True: the reply carries the whole list at its new version (``GroceryListChange/list``);
+    /// default false, a summary only.
+    public var withList: Bool?
 
-    public init(recipe: String, multiplier: Int? = nil, exclude: [String]? = nil) {
+    public init(recipe: String, multiplier: Int? = nil, exclude: [String]? = nil, withList: Bool? = nil) {
         self.recipe = recipe
         self.multiplier = multiplier
         self.exclude = exclude
+        self.withList = withList
     }
 }
 
@@ -35,12 +39,16 @@ public struct SetListRecipe: Codable, Equatable, Sendable {
     public var exclude: [String]?
     /// Ingredient ids to bring back.
     public var include: [String]?
+    /// True: the reply carries the whole list at its new version (``GroceryListChange/list``);
+    /// default false, a summary only.
+    public var withList: Bool?
 
-    public init(recipe: String, multiplier: Int? = nil, exclude: [String]? = nil, include: [String]? = nil) {
+    public init(recipe: String, multiplier: Int? = nil, exclude: [String]? = nil, include: [String]? = nil, withList: Bool? = nil) {
         self.recipe = recipe
         self.multiplier = multiplier
         self.exclude = exclude
         self.include = include
+        self.withList = withList
     }
 }
 
@@ -58,13 +66,19 @@ public struct AddListItem: Codable, Equatable, Sendable {
     public var text: String?
     /// How many, 1–1000 (non-edible item; optional).
     public var count: Int?
+    /// True: the reply carries the whole list at its new version (``GroceryListChange/list``);
+    /// default false, a summary only.
+    public var withList: Bool?
 
-    public init(ingredient: String? = nil, quantity: Double? = nil, unit: MeasureUnit? = nil, text: String? = nil, count: Int? = nil) {
+    public init(
+        ingredient: String? = nil, quantity: Double? = nil, unit: MeasureUnit? = nil, text: String? = nil, count: Int? = nil, withList: Bool? = nil
+    ) {
         self.ingredient = ingredient
         self.quantity = quantity
         self.unit = unit
         self.text = text
         self.count = count
+        self.withList = withList
     }
 }
 
@@ -73,10 +87,14 @@ public struct AddListItem: Codable, Equatable, Sendable {
 public struct CheckLines: Codable, Equatable, Sendable {
     public var lines: [String]
     public var checked: Bool
+    /// True: the reply carries the whole list at its new version (``GroceryListChange/list``);
+    /// default false, a summary only.
+    public var withList: Bool?
 
-    public init(lines: [String], checked: Bool) {
+    public init(lines: [String], checked: Bool, withList: Bool? = nil) {
         self.lines = lines
         self.checked = checked
+        self.withList = withList
     }
 }
 
@@ -86,8 +104,14 @@ public struct ClearList: Codable, Equatable, Sendable {
     /// True: remove only checked lines (their ingredients are left out of every recipe on the
     /// list, their manual items deleted). False: remove everything.
     public var checkedOnly: Bool
+    /// True: the reply carries the whole list at its new version (``GroceryListChange/list``);
+    /// default false, a summary only.
+    public var withList: Bool?
 
-    public init(checkedOnly: Bool) { self.checkedOnly = checkedOnly }
+    public init(checkedOnly: Bool, withList: Bool? = nil) {
+        self.checkedOnly = checkedOnly
+        self.withList = withList
+    }
 }
 
 @MessagePackCodable
@@ -274,9 +298,9 @@ public struct GroceryList: Codable, Equatable, Sendable {
     public var total: Double
     public var lineCount: Int
     public var checkedCount: Int
-    /// Raised by every change to the caller's list (each write answers the list at its new
-    /// version), so a client can tell whether what it shows is current. Never reused, not even
-    /// after the list is emptied; 0 for a list never written.
+    /// Raised by every change to the caller's list (each write answers with its new version,
+    /// and so does `groceries.changed`), so a client can tell whether what it shows is current.
+    /// Never reused, not even after the list is emptied; 0 for a list never written.
     public var version: Int64
 
     public init(
@@ -295,6 +319,30 @@ public struct GroceryList: Codable, Equatable, Sendable {
 
     /// The line with `id`, if any.
     public func line(_ id: String) -> GroceryLine? { lines.first { $0.id == id } }
+}
+
+/// What a write to the list answers: the list's new version and a few counts, read without
+/// aggregating the list again; the whole list only when the request set `withList`.
+@MessagePackCodable
+public struct GroceryListChange: Codable, Equatable, Sendable {
+    /// The list's version after this change (see ``GroceryList/version``).
+    public var version: Int64
+    /// Recipes on the list.
+    public var recipeCount: Int
+    /// Manual items on the list, edible or not.
+    public var itemCount: Int
+    /// Lines checked off.
+    public var checkedCount: Int
+    /// The list at ``version``, when asked for with `withList: true`.
+    public var list: GroceryList?
+
+    public init(version: Int64, recipeCount: Int, itemCount: Int, checkedCount: Int, list: GroceryList? = nil) {
+        self.version = version
+        self.recipeCount = recipeCount
+        self.itemCount = itemCount
+        self.checkedCount = checkedCount
+        self.list = list
+    }
 }
 
 /// One line of a placed order, as it was on the list.
@@ -367,13 +415,14 @@ public struct GroceriesChangedEvent: Codable, Equatable, Sendable {
     public var user: String
     /// The method that changed the list, e.g. "groceries.addRecipe".
     public var change: String
-    /// Lines on the list afterwards.
-    public var lineCount: Int
+    /// The list's version afterwards (see ``GroceryList/version``): a client showing an older
+    /// one reads the list again.
+    public var version: Int64
 
-    public init(user: String, change: String, lineCount: Int) {
+    public init(user: String, change: String, version: Int64) {
         self.user = user
         self.change = change
-        self.lineCount = lineCount
+        self.version = version
     }
 }
 
@@ -387,25 +436,63 @@ public enum GroceriesTopics {
 public enum GroceriesAPI {
     /// The caller's list, aggregated and grouped by category.
     public static let list = Method<Groceries, Empty, GroceryList>.read("groceries.list", .user)
+    // Every write answers its new version and counts; the whole list only with `withList: true`.
     /// Adds a recipe (scaled to the profile's people); notFound for an unknown recipe or an
     /// excluded id that is not in it.
-    public static let addRecipe = Method<Groceries, AddRecipeToList, GroceryList>.write("groceries.addRecipe", .user)
+    public static let addRecipe = Method<Groceries, AddRecipeToList, GroceryListChange>.write("groceries.addRecipe", .user)
     /// Changes a listed recipe's multiplier or exclusions.
-    public static let setRecipe = Method<Groceries, SetListRecipe, GroceryList>.write("groceries.setRecipe", .user)
+    public static let setRecipe = Method<Groceries, SetListRecipe, GroceryListChange>.write("groceries.setRecipe", .user)
     /// Takes exactly the recipe's share out of every line.
-    public static let removeRecipe = Method<Groceries, RecipeID, GroceryList>.write("groceries.removeRecipe", .user)
-    public static let addItem = Method<Groceries, AddListItem, GroceryList>.write("groceries.addItem", .user)
+    public static let removeRecipe = Method<Groceries, RemoveListRecipe, GroceryListChange>.write("groceries.removeRecipe", .user)
+    public static let addItem = Method<Groceries, AddListItem, GroceryListChange>.write("groceries.addItem", .user)
     /// Deletes a manual item by its id (see ``GroceryLineSource/item``, or `item:<n>` line ids).
-    public static let removeItem = Method<Groceries, ListItemID, GroceryList>.write("groceries.removeItem", .user)
-    public static let check = Method<Groceries, CheckLines, GroceryList>.write("groceries.check", .user)
-    public static let clear = Method<Groceries, ClearList, GroceryList>.write("groceries.clear", .user)
+    public static let removeItem = Method<Groceries, RemoveListItem, GroceryListChange>.write("groceries.removeItem", .user)
+    public static let check = Method<Groceries, CheckLines, GroceryListChange>.write("groceries.check", .user)
+    public static let clear = Method<Groceries, ClearList, GroceryListChange>.write("groceries.clear", .user)
     /// Stores the list as an order and empties it, in one transaction.
     public static let checkout = Method<Groceries, Checkout, GroceryOrder>.write("groceries.checkout", .user)
     public static let orders = Method<Groceries, OrderQuery, OrderHistory>.read("groceries.orders", .user)
 }
 
+/// Takes a recipe, and exactly its share of every line, off the list.
 @MessagePackCodable
-public struct ListItemID: Codable, Equatable, Sendable {
-    public var id: Int64
-    public init(id: Int64) { self.id = id }
+public struct RemoveListRecipe: Codable, Equatable, Sendable {
+    /// The recipe id, as listed in ``GroceryList/recipes``.
+    public var id: String
+    /// True: the reply carries the whole list at its new version (``GroceryListChange/list``);
+    /// default false, a summary only.
+    public var withList: Bool?
+
+    public init(id: String, withList: Bool? = nil) {
+        self.id = id
+        self.withList = withList
+    }
 }
+
+/// Deletes a manual item.
+@MessagePackCodable
+public struct RemoveListItem: Codable, Equatable, Sendable {
+    /// The item's number: ``GroceryLineSource/item``, or the n of an `item:<n>` line id.
+    public var id: Int64
+    /// True: the reply carries the whole list at its new version (``GroceryListChange/list``);
+    /// default false, a summary only.
+    public var withList: Bool?
+
+    public init(id: Int64, withList: Bool? = nil) {
+        self.id = id
+        self.withList = withList
+    }
+}
+
+/// A request that changes the caller's list.
+public protocol GroceryListWrite: Sendable {
+    var withList: Bool? { get set }
+}
+
+extension AddRecipeToList: GroceryListWrite {}
+extension SetListRecipe: GroceryListWrite {}
+extension RemoveListRecipe: GroceryListWrite {}
+extension AddListItem: GroceryListWrite {}
+extension RemoveListItem: GroceryListWrite {}
+extension CheckLines: GroceryListWrite {}
+extension ClearList: GroceryListWrite {}

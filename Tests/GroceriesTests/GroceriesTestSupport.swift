@@ -9,6 +9,7 @@ import SousRuntime
 import SousSchema
 import SousTestSupport
 import SousWire
+import Testing
 
 /// A real catalog, planner and groceries service running in-process over inproc://, and clients.
 struct GroceriesEnvironment: Sendable {
@@ -24,7 +25,22 @@ struct GroceriesEnvironment: Sendable {
     }
 
     func add(_ recipe: String, multiplier: Int? = nil, exclude: [String]? = nil, user: String = "ada") async throws -> GroceryList {
-        try await groceries.call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: recipe, multiplier: multiplier, exclude: exclude), user: user)
+        try await write(GroceriesAPI.addRecipe, AddRecipeToList(recipe: recipe, multiplier: multiplier, exclude: exclude), user: user)
+    }
+
+    /// A write asked to answer with the list; checks that the list is the one at the change's
+    /// version and agrees with its counts.
+    func write<Request: GroceryListWrite>(
+        _ method: Method<Groceries, Request, GroceryListChange>, _ request: Request, user: String = "ada",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> GroceryList {
+        var request = request
+        request.withList = true
+        let change = try await groceries.call(method, request, user: user)
+        let list = try #require(change.list, sourceLocation: sourceLocation)
+        #expect(list.version == change.version && list.recipes.count == change.recipeCount, sourceLocation: sourceLocation)
+        #expect(list.checkedCount == change.checkedCount, sourceLocation: sourceLocation)
+        return list
     }
 
     func list(user: String = "ada") async throws -> GroceryList {

@@ -24,12 +24,30 @@ import Testing
     @Test func everyWriteRaisesTheVersionAndTheReadAnswersWhatTheWriteDid() throws {
         try withTwoStores { store, _, _ in
             #expect(try store.list(user: "ada").version == 0)
-            let added = try store.addEdibleItem(Self.oats, quantity: 500, unit: .g, user: "ada", now: Date())
+            let added = try store.addEdibleItem(Self.oats, quantity: 500, unit: .g, user: "ada", now: Date(), withList: true)
             let read = try store.list(user: "ada")
-            #expect(read == added && read.version > 0)
+            #expect(read == added.list && read.version > 0)
+            let checked = try store.check(["oats"], checked: true, user: "ada", withList: true)
+            #expect(checked.version > added.version && checked.list?.checkedCount == 1)
+            #expect(try store.list(user: "ada") == checked.list)
+        }
+    }
+
+    /// Without `withList`, a write answers counts read in its own transaction, and the list the
+    /// next read builds is the one at the version the write answered.
+    @Test func aWriteWithoutTheListAnswersItsVersionAndCounts() throws {
+        try withTwoStores { store, _, _ in
+            let oats = try store.addEdibleItem(Self.oats, quantity: 500, unit: .g, user: "ada", now: Date())
+            #expect(oats.list == nil && oats.itemCount == 1 && oats.recipeCount == 0 && oats.checkedCount == 0)
+            let towels = try store.addNonEdibleItem("paper towels", count: 2, user: "ada", now: Date())
+            #expect(towels.version > oats.version && towels.itemCount == 2)
             let checked = try store.check(["oats"], checked: true, user: "ada")
-            #expect(checked.version > added.version && checked.checkedCount == 1)
-            #expect(try store.list(user: "ada") == checked)
+            #expect(checked.checkedCount == 1 && checked.list == nil)
+            let read = try store.list(user: "ada")
+            #expect(read.version == checked.version && read.lineCount == 2 && read.checkedCount == 1)
+            let cleared = try store.clear(checkedOnly: true, user: "ada")
+            #expect(cleared.itemCount == 1 && cleared.checkedCount == 0 && cleared.list == nil, "the oats item went with its check")
+            #expect(try store.list(user: "ada").lines.map(\.name) == ["paper towels"])
         }
     }
 
@@ -37,15 +55,15 @@ import Testing
         try withTwoStores { store, other, _ in
             _ = try store.addEdibleItem(Self.oats, quantity: 500, unit: .g, user: "ada", now: Date())
             #expect(try store.list(user: "ada").lineCount == 1)  // kept in memory now
-            let elsewhere = try other.addNonEdibleItem("paper towels", count: 2, user: "ada", now: Date())
+            let elsewhere = try other.addNonEdibleItem("paper towels", count: 2, user: "ada", now: Date(), withList: true)
             let read = try store.list(user: "ada")
-            #expect(read.lineCount == 2 && read == elsewhere)
+            #expect(read.lineCount == 2 && read == elsewhere.list)
         }
     }
 
     @Test func aPriceAnotherUsersAddRefreshedChangesEveryListUsingIt() throws {
         try withTwoStores { store, _, _ in
-            let before = try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, user: "ada", now: Date())
+            let before = try #require(try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, user: "ada", now: Date(), withList: true).list)
             #expect(try store.list(user: "ada").total == before.total)
             var dearer = Self.oats
             dearer.price = Price(amount: 3, per: .kg)

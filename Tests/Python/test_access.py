@@ -125,7 +125,7 @@ def test_no_user_method_returns_or_changes_another_users_data(stack):
         ada["catalog"].call("recipes.edit", {"id": "tomato-lentil-soup", "changes": {"name": marker}}, write=True)
         ada["catalog"].call("recipes.favorite", {"id": recipe["id"]}, write=True)
         ada["planner"].call("plan.add", {"id": recipe["id"]}, write=True)
-        grocery = ada["groceries"].call("groceries.addItem", {"text": marker, "count": 1}, write=True)
+        grocery = ada["groceries"].call("groceries.addItem", {"text": marker, "count": 1, "withList": True}, write=True)["list"]
         ids += [line["id"] for group in grocery["categories"] for line in group["lines"]]
         entry = ada["tracker"].call("diary.add", {"meal": "lunch", "grams": 100, "food": marker,
                                                    "per100g": {"kcal": 100, "carbohydrates": 10, "protein": 5, "fat": 2}}, write=True)

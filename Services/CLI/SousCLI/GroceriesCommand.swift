@@ -51,9 +51,10 @@ struct GroceriesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let request = AddRecipeToList(recipe: recipe, multiplier: multiplier, exclude: exclude.isEmpty ? nil : exclude)
-            let list = try await global.client(Groceries.self).call(GroceriesAPI.addRecipe, request, session: global.token)
-            if global.json { return try printJSON(list) }
+            let request = AddRecipeToList(recipe: recipe, multiplier: multiplier, exclude: exclude.isEmpty ? nil : exclude, withList: true)
+            let change = try await global.client(Groceries.self).call(GroceriesAPI.addRecipe, request, session: global.token)
+            if global.json { return try printJSON(change) }
+            let list = try GroceriesRendering.list(in: change)
             let listed = list.recipes.first { $0.recipe == recipe }
             Console.current.out(
                 "Added \(listed?.name ?? recipe) ×\(listed?.multiplier ?? 1) for \(listed?.people ?? 0) people. \(GroceriesRendering.summary(list))")
@@ -73,10 +74,11 @@ struct GroceriesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let request = SetListRecipe(
-                recipe: recipe, multiplier: multiplier, exclude: exclude.isEmpty ? nil : exclude, include: include.isEmpty ? nil : include)
-            let list = try await global.client(Groceries.self).call(GroceriesAPI.setRecipe, request, session: global.token)
-            if global.json { return try printJSON(list) }
-            Console.current.out("Updated \(recipe). \(GroceriesRendering.summary(list))")
+                recipe: recipe, multiplier: multiplier, exclude: exclude.isEmpty ? nil : exclude, include: include.isEmpty ? nil : include,
+                withList: true)
+            let change = try await global.client(Groceries.self).call(GroceriesAPI.setRecipe, request, session: global.token)
+            if global.json { return try printJSON(change) }
+            Console.current.out("Updated \(recipe). \(GroceriesRendering.summary(try GroceriesRendering.list(in: change)))")
         }
     }
 
@@ -86,9 +88,10 @@ struct GroceriesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(Groceries.self).call(GroceriesAPI.removeRecipe, RecipeID(id: recipe), session: global.token)
-            if global.json { return try printJSON(list) }
-            Console.current.out("Removed \(recipe). \(GroceriesRendering.summary(list))")
+            let change = try await global.client(Groceries.self).call(
+                GroceriesAPI.removeRecipe, RemoveListRecipe(id: recipe, withList: true), session: global.token)
+            if global.json { return try printJSON(change) }
+            Console.current.out("Removed \(recipe). \(GroceriesRendering.summary(try GroceriesRendering.list(in: change)))")
         }
     }
 
@@ -122,11 +125,11 @@ struct GroceriesCommand: AsyncParsableCommand {
             let request = AddListItem(
                 ingredient: ingredient, quantity: quantity, unit: unit.flatMap(MeasureUnit.init(rawValue:)),
                 text: words.isEmpty && ingredient != nil ? nil : words,
-                count: count
+                count: count, withList: true
             )
-            let list = try await global.client(Groceries.self).call(GroceriesAPI.addItem, request, session: global.token)
-            if global.json { return try printJSON(list) }
-            Console.current.out("Added \(ingredient ?? words). \(GroceriesRendering.summary(list))")
+            let change = try await global.client(Groceries.self).call(GroceriesAPI.addItem, request, session: global.token)
+            if global.json { return try printJSON(change) }
+            Console.current.out("Added \(ingredient ?? words). \(GroceriesRendering.summary(try GroceriesRendering.list(in: change)))")
         }
     }
 
@@ -141,9 +144,10 @@ struct GroceriesCommand: AsyncParsableCommand {
             guard let id = number else {
                 throw ValidationError("\"\(item)\" is not an item number; use the n of item:<n> from `sous groceries show`")
             }
-            let list = try await global.client(Groceries.self).call(GroceriesAPI.removeItem, ListItemID(id: id), session: global.token)
-            if global.json { return try printJSON(list) }
-            Console.current.out("Removed \(GroceryLineID.item(id)). \(GroceriesRendering.summary(list))")
+            let change = try await global.client(Groceries.self).call(
+                GroceriesAPI.removeItem, RemoveListItem(id: id, withList: true), session: global.token)
+            if global.json { return try printJSON(change) }
+            Console.current.out("Removed \(GroceryLineID.item(id)). \(GroceriesRendering.summary(try GroceriesRendering.list(in: change)))")
         }
     }
 
@@ -173,9 +177,11 @@ struct GroceriesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(Groceries.self).call(GroceriesAPI.clear, ClearList(checkedOnly: checked), session: global.token)
-            if global.json { return try printJSON(list) }
-            Console.current.out(checked ? "Cleared the checked lines. \(GroceriesRendering.summary(list))" : "The list is empty.")
+            let change = try await global.client(Groceries.self).call(
+                GroceriesAPI.clear, ClearList(checkedOnly: checked, withList: true), session: global.token)
+            if global.json { return try printJSON(change) }
+            Console.current.out(
+                checked ? "Cleared the checked lines. \(GroceriesRendering.summary(try GroceriesRendering.list(in: change)))" : "The list is empty.")
         }
     }
 
@@ -285,9 +291,17 @@ enum GroceriesRendering {
         "The list has \(list.lineCount) lines, \(money(list.total))."
     }
 
+    /// The list a write was asked to answer with (`withList: true`).
+    static func list(in change: GroceryListChange) throws -> GroceryList {
+        guard let list = change.list else { throw ValidationError("the groceries service answered without the list it was asked for") }
+        return list
+    }
+
     static func check(_ lines: [String], checked: Bool, global: GlobalOptions) async throws {
-        let list = try await global.client(Groceries.self).call(GroceriesAPI.check, CheckLines(lines: lines, checked: checked), session: global.token)
-        if global.json { return try printJSON(list) }
+        let change = try await global.client(Groceries.self).call(
+            GroceriesAPI.check, CheckLines(lines: lines, checked: checked, withList: true), session: global.token)
+        if global.json { return try printJSON(change) }
+        let list = try list(in: change)
         Console.current.out(
             "\(checked ? "Checked" : "Unchecked") \(lines.joined(separator: ", ")); \(list.checkedCount) of \(list.lineCount) checked.")
     }

@@ -35,7 +35,7 @@ struct GroceriesHandlers: Sendable {
         return list
     }
 
-    func addRecipe(_ request: AddRecipeToList, user: String, context: RequestContext) async throws -> GroceryList {
+    func addRecipe(_ request: AddRecipeToList, user: String, context: RequestContext) async throws -> GroceryListChange {
         let recipe = try Self.recipeID(request.recipe)
         if let multiplier = request.multiplier { try Self.validate(multiplier: multiplier) }
         let exclude = request.exclude ?? []
@@ -58,13 +58,14 @@ struct GroceriesHandlers: Sendable {
         } else {
             multiplier = try await suggested ?? 1
         }
-        let list = try store.addRecipe(
-            recipe, snapshot: snapshot, multiplier: multiplier, exclude: exclude, ingredients: facts, user: user, now: host.clock.now
+        let change = try store.addRecipe(
+            recipe, snapshot: snapshot, multiplier: multiplier, exclude: exclude, ingredients: facts, user: user, now: host.clock.now,
+            withList: request.withList ?? false
         )
-        return changed(list, user: user, context: context)
+        return changed(change, user: user, context: context)
     }
 
-    func setRecipe(_ request: SetListRecipe, user: String, context: RequestContext) throws -> GroceryList {
+    func setRecipe(_ request: SetListRecipe, user: String, context: RequestContext) throws -> GroceryListChange {
         let recipe = try Self.recipeID(request.recipe)
         if let multiplier = request.multiplier { try Self.validate(multiplier: multiplier) }
         guard request.multiplier != nil || request.exclude?.isEmpty == false || request.include?.isEmpty == false else {
@@ -76,45 +77,44 @@ struct GroceriesHandlers: Sendable {
         }
         var cleaned = request
         cleaned.recipe = recipe
-        let list = try store.setRecipe(cleaned, user: user)
-        return changed(list, user: user, context: context)
+        return changed(try store.setRecipe(cleaned, user: user), user: user, context: context)
     }
 
-    func removeRecipe(_ request: RecipeID, user: String, context: RequestContext) throws -> GroceryList {
-        let list = try store.removeRecipe(try Self.recipeID(request.id, field: "id"), user: user)
-        return changed(list, user: user, context: context)
+    func removeRecipe(_ request: RemoveListRecipe, user: String, context: RequestContext) throws -> GroceryListChange {
+        let change = try store.removeRecipe(try Self.recipeID(request.id, field: "id"), user: user, withList: request.withList ?? false)
+        return changed(change, user: user, context: context)
     }
 
     // MARK: Items and lines
 
-    func addListItem(_ request: AddListItem, user: String, context: RequestContext) async throws -> GroceryList {
-        let list = try await addItem(request, user: user, context: context)
-        return changed(list, user: user, context: context)
+    func addListItem(_ request: AddListItem, user: String, context: RequestContext) async throws -> GroceryListChange {
+        let change = try await addItem(request, user: user, context: context)
+        return changed(change, user: user, context: context)
     }
 
-    func removeItem(_ request: ListItemID, user: String, context: RequestContext) throws -> GroceryList {
-        let list = try store.removeItem(request.id, user: user)
-        return changed(list, user: user, context: context)
+    func removeItem(_ request: RemoveListItem, user: String, context: RequestContext) throws -> GroceryListChange {
+        let change = try store.removeItem(request.id, user: user, withList: request.withList ?? false)
+        return changed(change, user: user, context: context)
     }
 
-    func check(_ request: CheckLines, user: String, context: RequestContext) throws -> GroceryList {
+    func check(_ request: CheckLines, user: String, context: RequestContext) throws -> GroceryListChange {
         guard !request.lines.isEmpty else { throw ServiceError.badRequest("name at least one line", field: "lines") }
         guard request.lines.count <= 1000 else { throw ServiceError.badRequest("at most 1000 lines per call", field: "lines") }
-        let list = try store.check(request.lines, checked: request.checked, user: user)
-        return changed(list, user: user, context: context)
+        let change = try store.check(request.lines, checked: request.checked, user: user, withList: request.withList ?? false)
+        return changed(change, user: user, context: context)
     }
 
-    func clear(_ request: ClearList, user: String, context: RequestContext) throws -> GroceryList {
-        let list = try store.clear(checkedOnly: request.checkedOnly, user: user)
-        return changed(list, user: user, context: context)
+    func clear(_ request: ClearList, user: String, context: RequestContext) throws -> GroceryListChange {
+        let change = try store.clear(checkedOnly: request.checkedOnly, user: user, withList: request.withList ?? false)
+        return changed(change, user: user, context: context)
     }
 
     // MARK: Checkout and orders
 
     func checkout(_ request: Checkout, user: String, context: RequestContext) throws -> GroceryOrder {
         let valid = try CheckoutValidation.validate(request)
-        let order = try store.checkout(valid, user: user, now: host.clock.now)
-        host.publisher.publish(GroceriesTopics.changed, GroceriesChangedEvent(user: user, change: context.method, lineCount: 0))
+        let (order, version) = try store.checkout(valid, user: user, now: host.clock.now)
+        host.publisher.publish(GroceriesTopics.changed, GroceriesChangedEvent(user: user, change: context.method, version: version))
         return order
     }
 
@@ -128,7 +128,7 @@ struct GroceriesHandlers: Sendable {
     // MARK: Helpers
 
     /// An edible item (ingredient + quantity, merged into its line) or a non-edible one (text + count).
-    func addItem(_ request: AddListItem, user: String, context: RequestContext) async throws(ServiceError) -> GroceryList {
+    func addItem(_ request: AddListItem, user: String, context: RequestContext) async throws(ServiceError) -> GroceryListChange {
         let text = request.text?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let ingredient = request.ingredient {
             guard request.text == nil, request.count == nil else {
@@ -150,7 +150,8 @@ struct GroceriesHandlers: Sendable {
                     "\(facts.name) cannot be measured in \(unit.rawValue) (no \(QuantityDimension(unit) == .count ? "piece weight" : "density") known)",
                     field: "unit")
             }
-            return try store.addEdibleItem(facts, quantity: quantity, unit: unit, user: user, now: host.clock.now)
+            return try store.addEdibleItem(
+                facts, quantity: quantity, unit: unit, user: user, now: host.clock.now, withList: request.withList ?? false)
         }
         guard request.quantity == nil, request.unit == nil else {
             throw .badRequest(
@@ -161,13 +162,13 @@ struct GroceriesHandlers: Sendable {
         if let count = request.count, !(1...1000).contains(count) {
             throw .badRequest("count must be 1 to 1000, got \(count)", field: "count")
         }
-        return try store.addNonEdibleItem(text, count: request.count, user: user, now: host.clock.now)
+        return try store.addNonEdibleItem(text, count: request.count, user: user, now: host.clock.now, withList: request.withList ?? false)
     }
 
-    /// Publishes `groceries.changed`, then hands the list back.
-    func changed(_ list: GroceryList, user: String, context: RequestContext) -> GroceryList {
-        host.publisher.publish(GroceriesTopics.changed, GroceriesChangedEvent(user: user, change: context.method, lineCount: list.lineCount))
-        return list
+    /// Publishes `groceries.changed`, then hands the reply back.
+    func changed(_ change: GroceryListChange, user: String, context: RequestContext) -> GroceryListChange {
+        host.publisher.publish(GroceriesTopics.changed, GroceriesChangedEvent(user: user, change: context.method, version: change.version))
+        return change
     }
 
     static func recipeID(_ raw: String, field: String = "recipe") throws(ServiceError) -> String {

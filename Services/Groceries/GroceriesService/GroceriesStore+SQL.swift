@@ -91,6 +91,18 @@ extension GroceriesStore {
         return ListVersion(list: row?[0] ?? 0, facts: row?[1] ?? 0)
     }
 
+    /// The reply of a change at `version`: counts read in one query, nothing aggregated.
+    static func change(user: String, version: Int64, _ db: Database) throws -> GroceryListChange {
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT (SELECT COUNT(*) FROM list_recipe WHERE user = ?1), (SELECT COUNT(*) FROM manual_item WHERE user = ?1),
+                        (SELECT COUNT(*) FROM checked_line WHERE user = ?1)
+                    """),
+            arguments: [user])
+        return GroceryListChange(version: version, recipeCount: row?[0] ?? 0, itemCount: row?[1] ?? 0, checkedCount: row?[2] ?? 0)
+    }
+
     /// Draws the next list version for `user`, inside the transaction of the change.
     static func nextVersion(user: String, _ db: Database) throws -> ListVersion {
         let next =

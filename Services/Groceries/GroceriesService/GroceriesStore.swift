@@ -67,9 +67,10 @@ public final class GroceriesStore: Sendable {
     /// Puts a recipe on the list, or raises the multiplier of one already on it (whose snapshot
     /// is kept; `snapshot` is then ignored). `exclude` joins the recipe's exclusions.
     public func addRecipe(
-        _ recipe: String, snapshot: RecipeSnapshot?, multiplier: Int, exclude: [String], ingredients: [ListIngredientFacts], user: String, now: Date
-    ) throws(ServiceError) -> GroceryList {
-        try changeList(user: user) { db in
+        _ recipe: String, snapshot: RecipeSnapshot?, multiplier: Int, exclude: [String], ingredients: [ListIngredientFacts], user: String, now: Date,
+        withList: Bool = false
+    ) throws(ServiceError) -> GroceryListChange {
+        try changeList(user: user, withList: withList) { db in
             for facts in ingredients { try Self.upsert(facts, db) }
             if let current = try Int.fetchOne(
                 db, sql: "SELECT multiplier FROM list_recipe WHERE user = ? AND recipe = ?", arguments: [user, recipe])
@@ -103,8 +104,8 @@ public final class GroceriesStore: Sendable {
     }
 
     /// Changes a listed recipe's multiplier and exclusions.
-    public func setRecipe(_ request: SetListRecipe, user: String) throws(ServiceError) -> GroceryList {
-        try changeList(user: user, droppingStaleChecks: true) { db in
+    public func setRecipe(_ request: SetListRecipe, user: String) throws(ServiceError) -> GroceryListChange {
+        try changeList(user: user, droppingStaleChecks: true, withList: request.withList ?? false) { db in
             try Self.requireListed(request.recipe, user: user, db)
             try Self.requireInRecipe(request.exclude ?? [], recipe: request.recipe, user: user, field: "exclude", db)
             try Self.requireInRecipe(request.include ?? [], recipe: request.recipe, user: user, field: "include", db)
@@ -117,8 +118,8 @@ public final class GroceriesStore: Sendable {
         }
     }
 
-    public func removeRecipe(_ recipe: String, user: String) throws(ServiceError) -> GroceryList {
-        try changeList(user: user, droppingStaleChecks: true) { db in
+    public func removeRecipe(_ recipe: String, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
+        try changeList(user: user, droppingStaleChecks: true, withList: withList) { db in
             try Self.requireListed(recipe, user: user, db)
             try db.execute(sql: "DELETE FROM list_recipe WHERE user = ? AND recipe = ?", arguments: [user, recipe])
         }
@@ -127,9 +128,9 @@ public final class GroceriesStore: Sendable {
     // MARK: Manual items
 
     public func addEdibleItem(
-        _ facts: ListIngredientFacts, quantity: Double, unit: MeasureUnit, user: String, now: Date
-    ) throws(ServiceError) -> GroceryList {
-        try changeList(user: user) { db in
+        _ facts: ListIngredientFacts, quantity: Double, unit: MeasureUnit, user: String, now: Date, withList: Bool = false
+    ) throws(ServiceError) -> GroceryListChange {
+        try changeList(user: user, withList: withList) { db in
             try GroceriesQuotas.checkManualItems(user: user, db)
             try Self.upsert(facts, db)
             try db.execute(
@@ -138,8 +139,10 @@ public final class GroceriesStore: Sendable {
         }
     }
 
-    public func addNonEdibleItem(_ text: String, count: Int?, user: String, now: Date) throws(ServiceError) -> GroceryList {
-        try changeList(user: user) { db in
+    public func addNonEdibleItem(
+        _ text: String, count: Int?, user: String, now: Date, withList: Bool = false
+    ) throws(ServiceError) -> GroceryListChange {
+        try changeList(user: user, withList: withList) { db in
             try GroceriesQuotas.checkManualItems(user: user, db)
             try db.execute(
                 sql: "INSERT INTO manual_item (user, text, count, added_at) VALUES (?, ?, ?, ?)",
@@ -147,8 +150,8 @@ public final class GroceriesStore: Sendable {
         }
     }
 
-    public func removeItem(_ id: Int64, user: String) throws(ServiceError) -> GroceryList {
-        try changeList(user: user, droppingStaleChecks: true) { db in
+    public func removeItem(_ id: Int64, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
+        try changeList(user: user, droppingStaleChecks: true, withList: withList) { db in
             try db.execute(sql: "DELETE FROM manual_item WHERE user = ? AND id = ?", arguments: [user, id])
             guard db.changesCount > 0 else { throw ServiceError.notFound("no item \(id) on the list", field: "id") }
         }
@@ -156,8 +159,8 @@ public final class GroceriesStore: Sendable {
 
     // MARK: Check-off
 
-    public func check(_ lines: [String], checked: Bool, user: String) throws(ServiceError) -> GroceryList {
-        try changeList(user: user) { db in
+    public func check(_ lines: [String], checked: Bool, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
+        try changeList(user: user, withList: withList) { db in
             let current = Set(try Self.list(user: user, version: nil, db).lines.map(\.id))
             for (index, line) in lines.enumerated() where !current.contains(line) {
                 throw ServiceError.notFound("no line \"\(line)\" on the list", field: "lines.\(index)")
@@ -174,8 +177,8 @@ public final class GroceriesStore: Sendable {
 
     /// Empties the list, or takes the checked lines off it: a checked ingredient is left out of
     /// every recipe on the list and its manual items are deleted; a checked item is deleted.
-    public func clear(checkedOnly: Bool, user: String) throws(ServiceError) -> GroceryList {
-        try changeList(user: user, droppingStaleChecks: true) { db in
+    public func clear(checkedOnly: Bool, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
+        try changeList(user: user, droppingStaleChecks: true, withList: withList) { db in
             if checkedOnly {
                 for line in try Self.list(user: user, version: nil, db).lines where line.checked {
                     if let ingredient = line.ingredient {
@@ -195,7 +198,8 @@ public final class GroceriesStore: Sendable {
     // MARK: Checkout
 
     /// Stores the list as an order and empties it, in one transaction; badRequest on an empty list.
-    public func checkout(_ request: ValidCheckout, user: String, now: Date) throws(ServiceError) -> GroceryOrder {
+    /// Also answers the emptied list's version.
+    public func checkout(_ request: ValidCheckout, user: String, now: Date) throws(ServiceError) -> (order: GroceryOrder, version: Int64) {
         try storage {
             try writer.write { db in
                 let list = try Self.list(user: user, version: nil, db)
@@ -222,31 +226,39 @@ public final class GroceriesStore: Sendable {
                     try OrderLineRecord(order: record.order.id, position: position, line: line).insert(db)
                 }
                 try Self.empty(user: user, db)
-                _ = try Self.nextVersion(user: user, db)
+                let version = try Self.nextVersion(user: user, db)
                 var order = record.order
                 order.lines = lines
-                return order
+                return (order, version.list)
             }
         }
     }
 
     // MARK: Changing the list
 
-    /// Every change to a list goes through here: the change, a new version, and the list as it is
-    /// after it (check marks of vanished lines dropped when the change can remove lines), in one
-    /// transaction; the list is kept at its version once that has committed.
-    func changeList(user: String, droppingStaleChecks: Bool = false, _ change: (Database) throws -> Void) throws(ServiceError) -> GroceryList {
-        let (version, list) = try storage {
+    /// Every change to a list goes through here: the change, a new version and the counts the
+    /// reply carries, in one transaction. The list is aggregated in that transaction only when
+    /// the change can remove lines (their check marks go, so a line that comes back later starts
+    /// unchecked) or the caller asked for it; then it is kept at its version once committed.
+    /// Otherwise the next read aggregates it.
+    func changeList(
+        user: String, droppingStaleChecks: Bool = false, withList: Bool, _ change: (Database) throws -> Void
+    ) throws(ServiceError) -> GroceryListChange {
+        let (version, reply, list) = try storage {
             try writer.write { db in
                 try change(db)
                 let version = try Self.nextVersion(user: user, db)
-                let list =
+                let list: GroceryList? =
                     droppingStaleChecks
-                    ? try Self.listDroppingStaleChecks(user: user, version: version, db) : try Self.list(user: user, version: version, db)
-                return (version, list)
+                    ? try Self.listDroppingStaleChecks(user: user, version: version, db)
+                    : withList ? try Self.list(user: user, version: version, db) : nil
+                return (version, try Self.change(user: user, version: version.list, db), list)
             }
         }
+        guard let list else { return reply }
         lists.store(list, for: user, at: version)
-        return list
+        var withItsList = reply
+        if withList { withItsList.list = list }
+        return withItsList
     }
 }
