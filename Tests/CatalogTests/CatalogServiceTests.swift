@@ -471,6 +471,49 @@ struct PersonalVersionTests {
         #expect(try reopened.recipe(id, user: "home.example", people: nil).name != "Ada's soup")
     }
 
+    /// Version 6 copies the search entries into a table with prefix indexes: a database written
+    /// before it finds and ranks exactly what it found before, and new recipes are indexed.
+    @Test func searchEntriesSurviveTheMoveToPrefixIndexes() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-catalog-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let words = ["to", "pea", "lent", "soup", "chick", "ri"]
+        func results(_ store: CatalogStore) throws -> [[String]] {
+            try words.map { word in try store.searchRecipes(RecipeSearch(query: word, pageSize: 50), user: "ada", filter: nil).recipes.map(\.id) }
+        }
+        let before: [[String]]
+        do {
+            let database = try CatalogService.openDatabase(directory: directory)
+            let store = try CatalogStore(database: database)
+            try store.loadSeedIfNeeded(try CatalogFixture.seed)
+            _ = try store.edit("tomato-lentil-soup", changes: RecipeDraft(name: "Ada's pea soup"), user: "ada")
+            try await database.writer.writeWithoutTransaction { db in
+                // Back to the table of version 5, with the same entries.
+                try db.execute(
+                    sql: """
+                        ALTER TABLE recipe_fts RENAME TO recipe_fts_v6;
+                        CREATE VIRTUAL TABLE recipe_fts USING fts5(name, summary, ingredients, tokenize = "porter unicode61 remove_diacritics 2");
+                        INSERT INTO recipe_fts (recipe_fts, rank) VALUES ('rank', 'bm25(1.0, 1.0, 0.5)');
+                        INSERT INTO recipe_fts (rowid, name, summary, ingredients) SELECT rowid, name, summary, ingredients FROM recipe_fts_v6;
+                        DROP TABLE recipe_fts_v6;
+                        DELETE FROM grdb_migrations WHERE identifier LIKE 'v6:%';
+                        """)
+            }
+            before = try results(store)
+        }
+        #expect(before.allSatisfy { !$0.isEmpty }, "every word finds something")
+        let database = try CatalogService.openDatabase(directory: directory)
+        let reopened = try CatalogStore(database: database)
+        let definition = try await database.writer.read { db in
+            try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'recipe_fts'")
+        }
+        #expect(definition?.contains("prefix = '2 3 4'") == true)
+        #expect(try results(reopened) == before)
+        let created = try reopened.create(
+            RecipeDraft(name: "Peach crumble", summary: "Fruit under crumbs.", servings: 4, prepMinutes: 15, cookMinutes: 30), user: "ada")
+        #expect(
+            try reopened.searchRecipes(RecipeSearch(query: "pe", pageSize: 100), user: "ada", filter: nil).recipes.contains { $0.id == created.id })
+    }
+
     @Test func builtInsAndOthersRecipesCannotBeDeleted() async throws {
         try await withCatalog { _, client in
             let error = await #expect(throws: ServiceError.self) {

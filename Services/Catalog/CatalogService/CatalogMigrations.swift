@@ -149,6 +149,23 @@ enum CatalogMigrations {
                     )
                     """)
         }
+        migrator.registerMigration("v6: prefix indexes for short search words") { db in
+            // Every search word is a prefix query ("pea"*). A short one matches many indexed
+            // words (pea, peas, peanut, pear), and FTS5 merged all their lists before counting
+            // the first thousand matches: 2-3 ms at 100 000 recipes. Indexes of every word's
+            // first 2, 3 and 4 characters answer those from one list (about a quarter more
+            // index). FTS5 cannot add them to a table, so the entries are copied into a new one.
+            try db.execute(
+                sql: """
+                    ALTER TABLE recipe_fts RENAME TO recipe_fts_v5;
+                    CREATE VIRTUAL TABLE recipe_fts USING fts5(
+                        name, summary, ingredients, tokenize = "porter unicode61 remove_diacritics 2", prefix = '2 3 4'
+                    );
+                    INSERT INTO recipe_fts (recipe_fts, rank) VALUES ('rank', 'bm25(1.0, 1.0, 0.5)');
+                    INSERT INTO recipe_fts (rowid, name, summary, ingredients) SELECT rowid, name, summary, ingredients FROM recipe_fts_v5;
+                    DROP TABLE recipe_fts_v5;
+                    """)
+        }
         return migrator
     }
 }
