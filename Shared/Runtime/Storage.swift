@@ -172,7 +172,8 @@ enum IdempotencyLedgerTable {
     static func fetch(user: String, key: String, _ db: Database) throws -> IdempotencyRecord? {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT method, digest, reply, created_at FROM sous_idempotency WHERE user = ? AND key = ?", arguments: [user, key])
+                db.cachedStatement(sql: "SELECT method, digest, reply, created_at FROM sous_idempotency WHERE user = ? AND key = ?"),
+                arguments: [user, key])
         else {
             return nil
         }
@@ -184,19 +185,19 @@ enum IdempotencyLedgerTable {
     }
 
     static func save(_ record: IdempotencyRecord, _ db: Database) throws {
-        try db.execute(
-            sql: """
-                INSERT OR REPLACE INTO sous_idempotency (user, key, method, digest, reply, created_at) VALUES (?, ?, ?, ?, ?, ?)
-                """,
+        try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO sous_idempotency (user, key, method, digest, reply, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+        ).execute(
             arguments: [record.user, record.key, record.method, Data(record.digest), Data(record.reply), record.createdAt.timeIntervalSince1970])
         if saves.add(1, ordering: .relaxed).newValue % pruneEvery == 0 { try prune(db) }
     }
 
     static func prune(_ db: Database, now: Date = Date()) throws {
-        try db.execute(sql: "DELETE FROM sous_idempotency WHERE created_at < ?", arguments: [now.timeIntervalSince1970 - retention])
-        var total = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(length(reply)), 0) FROM sous_idempotency") ?? 0
+        try db.cachedStatement(sql: "DELETE FROM sous_idempotency WHERE created_at < ?").execute(arguments: [now.timeIntervalSince1970 - retention])
+        var total = try Int.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(SUM(length(reply)), 0) FROM sous_idempotency")) ?? 0
         while total > maxReplyBytes {
-            let oldest = try Row.fetchAll(db, sql: "SELECT user, key, length(reply) AS size FROM sous_idempotency ORDER BY created_at LIMIT 100")
+            let oldest = try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT user, key, length(reply) AS size FROM sous_idempotency ORDER BY created_at LIMIT 100"))
             guard !oldest.isEmpty else { break }
             for row in oldest {
                 try db.execute(
@@ -315,5 +316,13 @@ public struct ColumnPositions: Sendable {
     public func value<T: DatabaseValueConvertible>(_ column: Column, in row: Row) -> T {
         if let index = positions[column.name] { return row[index] }
         return row[column]
+    }
+}
+
+extension Sequence<String> {
+    /// The strings as one JSON array, bound to `IN (SELECT value FROM json_each(?))`: the
+    /// statement's text is then the same for any count of values, so it stays prepared.
+    public var sqlJSONArray: String {
+        String(decoding: (try? JSONEncoder().encode(Array(self))) ?? Data("[]".utf8), as: UTF8.self)
     }
 }

@@ -41,12 +41,12 @@ extension CatalogStore {
                     ingredients: ingredients, db)
                 seededIDs.insert(recipe.id)
             }
-            let existing = try String.fetchAll(db, sql: "SELECT key FROM recipe WHERE origin = 'builtIn' AND deleted = 0")
+            let existing = try String.fetchAll(db.cachedStatement(sql: "SELECT key FROM recipe WHERE origin = 'builtIn' AND deleted = 0"))
             for key in existing where !seededIDs.contains(key) {
                 try Self.markDeleted(key: .shared(key), version: version, db)
             }
             try Self.reindexRecipes(using: renamed, ingredients: ingredients, db)
-            try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'seedVersion'", arguments: [seed.version])
+            try db.cachedStatement(sql: "UPDATE meta SET value = ? WHERE key = 'seedVersion'").execute(arguments: [seed.version])
             return SeedReport(seedVersion: seed.version, ingredients: seed.ingredients.count, recipes: seed.recipes.count, catalogVersion: version)
         }
         try refreshIngredientCache()

@@ -30,12 +30,12 @@ extension CatalogStore {
     }
 
     static func meta(_ db: Database, _ key: String) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = ?"), arguments: [key]) ?? 0
     }
 
     /// Bumps and returns the catalog version; every change is stamped with it.
     static func nextVersion(_ db: Database) throws -> Int64 {
-        try db.execute(sql: "UPDATE meta SET value = value + 1 WHERE key = 'version'")
+        try db.cachedStatement(sql: "UPDATE meta SET value = value + 1 WHERE key = 'version'").execute()
         return try meta(db, "version")
     }
 
@@ -74,7 +74,7 @@ extension CatalogStore {
         rowID: Int64, name: String, summary: String, lines: [RecipeIngredient], ingredients: [String: Ingredient], _ db: Database
     ) throws {
         let ingredientText = lines.compactMap { ingredients[$0.ingredient]?.searchText }.joined(separator: " ")
-        try db.execute(sql: "DELETE FROM recipe_fts WHERE rowid = ?", arguments: [rowID])
+        try db.cachedStatement(sql: "DELETE FROM recipe_fts WHERE rowid = ?").execute(arguments: [rowID])
         try db.execute(
             sql: "INSERT INTO recipe_fts (rowid, name, summary, ingredients) VALUES (?, ?, ?, ?)", arguments: [rowID, name, summary, ingredientText]
         )
@@ -102,8 +102,11 @@ extension CatalogStore {
     }
 
     static func markDeleted(key: RecipeKey, version: Int64, _ db: Database) throws {
-        try db.execute(sql: "UPDATE recipe SET deleted = 1, shared = 0, version = ? WHERE key = ?", arguments: [version, key.rawValue])
-        try db.execute(sql: "DELETE FROM recipe_fts WHERE rowid = (SELECT rowid FROM recipe WHERE key = ?)", arguments: [key.rawValue])
+        try db.cachedStatement(sql: "UPDATE recipe SET deleted = 1, shared = 0, version = ? WHERE key = ?").execute(arguments: [
+            version, key.rawValue,
+        ])
+        try db.cachedStatement(sql: "DELETE FROM recipe_fts WHERE rowid = (SELECT rowid FROM recipe WHERE key = ?)").execute(arguments: [key.rawValue]
+        )
     }
 
     /// The row `user` sees under `id`: their personal version, else the original if it is a

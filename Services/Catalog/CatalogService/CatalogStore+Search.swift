@@ -140,7 +140,7 @@ extension CatalogStore {
                 let favorites = try String.fetchAll(db.cachedStatement(sql: "SELECT recipe_id FROM favorite WHERE user = ?"), arguments: [user])
                 let favoriteWhere = favorites.isEmpty ? "0" : "r.id IN (SELECT value FROM json_each(?))"
                 let otherWhere = favorites.isEmpty ? "1" : "r.id NOT IN (SELECT value FROM json_each(?))"
-                let favoriteArguments: [any DatabaseValueConvertible] = favorites.isEmpty ? [] : [RecipeSearchQuery.jsonArray(favorites)]
+                let favoriteArguments: [any DatabaseValueConvertible] = favorites.isEmpty ? [] : [favorites.sqlJSONArray]
                 let favoriteCount =
                     favorites.isEmpty ? 0 : try count("FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere)", filterArguments + favoriteArguments)
                 var recipes: [RecipeSummary] = []
@@ -174,7 +174,7 @@ extension CatalogStore {
         var arguments: [any DatabaseValueConvertible] = [user]
         if !shadowed.isEmpty {
             sql = "(\(sql) AND NOT (r.origin != 'personal' AND r.id IN (SELECT value FROM json_each(?))))"
-            arguments.append(RecipeSearchQuery.jsonArray(shadowed))
+            arguments.append(shadowed.sqlJSONArray)
         }
         return (sql, arguments)
     }

@@ -81,7 +81,7 @@ extension CatalogStore {
                         sql: "INSERT OR IGNORE INTO favorite (user, recipe_id, created_at) VALUES (?, ?, ?)",
                         arguments: [user, id, Date().timeIntervalSince1970])
                 } else {
-                    try db.execute(sql: "DELETE FROM favorite WHERE user = ? AND recipe_id = ?", arguments: [user, id])
+                    try db.cachedStatement(sql: "DELETE FROM favorite WHERE user = ? AND recipe_id = ?").execute(arguments: [user, id])
                 }
             }
         }
@@ -90,7 +90,8 @@ extension CatalogStore {
     public func favorites(user: String) throws(ServiceError) -> [RecipeSummary] {
         try storage {
             try writer.read { db in
-                let ids = try String.fetchAll(db, sql: "SELECT recipe_id FROM favorite WHERE user = ? ORDER BY created_at", arguments: [user])
+                let ids = try String.fetchAll(
+                    db.cachedStatement(sql: "SELECT recipe_id FROM favorite WHERE user = ? ORDER BY created_at"), arguments: [user])
                 return try ids.compactMap { try Self.resolve($0, user: user, db)?.summary(isFavorite: true) }
             }
         }
@@ -104,7 +105,7 @@ extension CatalogStore {
                     throw ServiceError(.unauthorized, "only recipes you wrote can be shared; save a copy first", field: "id")
                 }
                 let version = try Self.nextVersion(db)
-                try db.execute(sql: "UPDATE recipe SET shared = 1, version = ? WHERE key = ?", arguments: [version, row.key.rawValue])
+                try db.cachedStatement(sql: "UPDATE recipe SET shared = 1, version = ? WHERE key = ?").execute(arguments: [version, row.key.rawValue])
                 return try Self.resolve(id, user: user, db)!.summary(isFavorite: Self.isFavorite(id, user: user, db))
             }
         }
@@ -184,7 +185,7 @@ extension CatalogStore {
                 var recipes: [RecipeDetail] = []
                 var deleted: [String] = []
                 // The user's library: built-in recipes, their own, and shared ones they favorited.
-                let favorites = Set(try String.fetchAll(db, sql: "SELECT recipe_id FROM favorite WHERE user = ?", arguments: [user]))
+                let favorites = Set(try String.fetchAll(db.cachedStatement(sql: "SELECT recipe_id FROM favorite WHERE user = ?"), arguments: [user]))
                 for id in changedIDs {
                     if let row = try Self.resolve(id, user: user, db),
                         row.origin == .builtIn || row.owner == user || (row.shared && favorites.contains(id))

@@ -1,4 +1,5 @@
 import Foundation
+import SousRuntime
 import SousSchema
 import SousWire
 
@@ -53,7 +54,7 @@ struct RecipeSearchQuery: Equatable {
             memberships.append(
                 "r.key IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id IN (SELECT value FROM json_each(?)) GROUP BY recipe_key HAVING COUNT(DISTINCT ingredient_id) = ?)"
             )
-            membershipArguments += [.text(Self.jsonArray(required)), .integer(Int64(required.count))]
+            membershipArguments += [.text(required.sqlJSONArray), .integer(Int64(required.count))]
         }
         // The integer tests are always there; a layer that does not apply binds the value that
         // lets every recipe through.
@@ -81,7 +82,7 @@ struct RecipeSearchQuery: Equatable {
                     throw .notFound("no ingredient \"\(id)\"", field: "profile.dislikes.\(index)")
                 }
                 memberships.append("r.key NOT IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id IN (SELECT value FROM json_each(?)))")
-                membershipArguments.append(.text(Self.jsonArray(profile.dislikes)))
+                membershipArguments.append(.text(profile.dislikes.sqlJSONArray))
             }
             if switches.equipment ?? true { missingEquipment = Bitmask.of(Appliance.allCases.filter { !profile.equipment.contains($0) }) }
             if switches.patience ?? true {
@@ -105,11 +106,6 @@ struct RecipeSearchQuery: Equatable {
         "((1 << r.energy_level) & ?) != 0", "(r.dish_types & ?) = ?", "(r.diets & ?) = ?", "(r.allergens & ?) = 0", "(r.equipment & ?) = 0",
         "r.energy_level <= ?",
     ]
-
-    /// Strings as a JSON array, for `json_each(?)`.
-    static func jsonArray(_ values: [String]) -> String {
-        String(decoding: (try? JSONEncoder().encode(values)) ?? Data("[]".utf8), as: UTF8.self)
-    }
 
     /// Each word of `query` (letters and digits, folded) as a quoted FTS5 prefix; nil when the
     /// text has no word. Quoting keeps FTS5 operators in the text from being read as syntax.

@@ -8,6 +8,7 @@ enum GroceriesQuotas {
     static let ordersPerDay = Quota("orders in 24 hours", limit: 50, field: "list")
 
     static func checkManualItems(user: String, _ db: Database) throws {
-        try manualItems.check(current: Int.fetchOne(db, sql: "SELECT COUNT(*) FROM manual_item WHERE user = ?", arguments: [user]) ?? 0)
+        try manualItems.check(
+            current: Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM manual_item WHERE user = ?"), arguments: [user]) ?? 0)
     }
 }

@@ -20,7 +20,9 @@ extension GroceriesStore {
     static func list(user: String, version: ListVersion?, _ db: Database) throws -> GroceryList {
         var recipes: [ListRecipe] = []
         var multipliers: [String: (name: String, multiplier: Double)] = [:]
-        for record in try ListRecipeRecord.filter(ListRecipeRecord.Columns.user == user).order(Column.rowID).fetchAll(db) {
+        for record in try ListRecipeRecord.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM list_recipe WHERE user = ? ORDER BY rowid"), arguments: [user])
+        {
             let recipe = record.recipe
             multipliers[recipe.recipe] = (recipe.name, Double(recipe.multiplier))
             recipes.append(recipe)
@@ -29,12 +31,12 @@ extension GroceriesStore {
         var excluded: [String: [String]] = [:]
         // In the order the recipes were added, so totals are always summed in the same order.
         for row in try Row.fetchAll(
-            db,
-            sql: """
-                SELECT s.recipe, s.ingredient, s.quantity, s.unit, s.excluded
-                FROM recipe_share s JOIN list_recipe r ON r.user = s.user AND r.recipe = s.recipe
-                WHERE s.user = ? ORDER BY r.rowid, s.position
-                """, arguments: [user])
+            db.cachedStatement(
+                sql: """
+                    SELECT s.recipe, s.ingredient, s.quantity, s.unit, s.excluded
+                    FROM recipe_share s JOIN list_recipe r ON r.user = s.user AND r.recipe = s.recipe
+                    WHERE s.user = ? ORDER BY r.rowid, s.position
+                    """), arguments: [user])
         {
             let recipe: String = row["recipe"]
             let ingredient: String = row["ingredient"]
@@ -54,7 +56,8 @@ extension GroceriesStore {
         for index in recipes.indices { recipes[index].excluded = excluded[recipes[index].recipe] ?? [] }
         var items: [NonEdibleItem] = []
         for row in try Row.fetchAll(
-            db, sql: "SELECT id, ingredient, quantity, unit, text, count FROM manual_item WHERE user = ? ORDER BY id", arguments: [user])
+            db.cachedStatement(sql: "SELECT id, ingredient, quantity, unit, text, count FROM manual_item WHERE user = ? ORDER BY id"),
+            arguments: [user])
         {
             let id: Int64 = row["id"]
             if let ingredient = row["ingredient"] as String? {
@@ -72,11 +75,12 @@ extension GroceriesStore {
         let ids = Array(Set(contributions.map(\.ingredient)))
         var ingredients: [String: ListIngredientFacts] = [:]
         if !ids.isEmpty {
-            for record in try IngredientFactsRecord.fetchAll(db, keys: ids) {
+            let statement = try db.cachedStatement(sql: "SELECT * FROM ingredient WHERE id IN (SELECT value FROM json_each(?))")
+            for record in try IngredientFactsRecord.fetchAll(statement, arguments: [ids.sqlJSONArray]) {
                 ingredients[record.facts.id] = record.facts
             }
         }
-        let checked = Set(try String.fetchAll(db, sql: "SELECT line FROM checked_line WHERE user = ?", arguments: [user]))
+        let checked = Set(try String.fetchAll(db.cachedStatement(sql: "SELECT line FROM checked_line WHERE user = ?"), arguments: [user]))
         var list = GroceryAggregator.build(recipes: recipes, contributions: contributions, items: items, ingredients: ingredients, checked: checked)
         list.version = version?.list ?? 0
         return list
@@ -108,9 +112,9 @@ extension GroceriesStore {
         let next =
             try Int64.fetchOne(
                 db.cachedStatement(sql: "UPDATE list_counter SET value = value + 1 WHERE name = 'list' RETURNING value")) ?? 0
-        try db.execute(
-            sql: "INSERT INTO list_version (user, version) VALUES (?, ?) ON CONFLICT (user) DO UPDATE SET version = excluded.version",
-            arguments: [user, next])
+        try db.cachedStatement(
+            sql: "INSERT INTO list_version (user, version) VALUES (?, ?) ON CONFLICT (user) DO UPDATE SET version = excluded.version"
+        ).execute(arguments: [user, next])
         return try version(user: user, db)
     }
 
@@ -127,20 +131,24 @@ extension GroceriesStore {
     }
 
     static func empty(user: String, _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM list_recipe WHERE user = ?", arguments: [user])
-        try db.execute(sql: "DELETE FROM manual_item WHERE user = ?", arguments: [user])
-        try db.execute(sql: "DELETE FROM checked_line WHERE user = ?", arguments: [user])
+        try db.cachedStatement(sql: "DELETE FROM list_recipe WHERE user = ?").execute(arguments: [user])
+        try db.cachedStatement(sql: "DELETE FROM manual_item WHERE user = ?").execute(arguments: [user])
+        try db.cachedStatement(sql: "DELETE FROM checked_line WHERE user = ?").execute(arguments: [user])
     }
 
     static func requireListed(_ recipe: String, user: String, _ db: Database) throws {
-        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM list_recipe WHERE user = ? AND recipe = ?", arguments: [user, recipe]) ?? false else {
+        guard
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM list_recipe WHERE user = ? AND recipe = ?"), arguments: [user, recipe]) ?? false
+        else {
             throw ServiceError.notFound("\(recipe) is not on the list", field: "recipe")
         }
     }
 
     static func requireInRecipe(_ ingredients: [String], recipe: String, user: String, field: String, _ db: Database) throws {
         guard !ingredients.isEmpty else { return }
-        let used = Set(try String.fetchAll(db, sql: "SELECT ingredient FROM recipe_share WHERE user = ? AND recipe = ?", arguments: [user, recipe]))
+        let used = Set(
+            try String.fetchAll(
+                db.cachedStatement(sql: "SELECT ingredient FROM recipe_share WHERE user = ? AND recipe = ?"), arguments: [user, recipe]))
         for (index, id) in ingredients.enumerated() where !used.contains(id) {
             throw ServiceError.notFound("\(recipe) does not use \"\(id)\"", field: "\(field).\(index)")
         }
@@ -157,9 +165,10 @@ extension GroceriesStore {
     /// Stores what the catalog said of an ingredient; when that changed what was stored, every
     /// list using it changes, so the facts' generation goes up.
     static func upsert(_ facts: ListIngredientFacts, _ db: Database) throws {
-        guard try IngredientFactsRecord.fetchOne(db, key: facts.id)?.facts != facts else { return }
+        let stored = try IngredientFactsRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM ingredient WHERE id = ?"), arguments: [facts.id])
+        guard stored?.facts != facts else { return }
         try IngredientFactsRecord(facts).upsert(db)
-        try db.execute(sql: "UPDATE list_counter SET value = value + 1 WHERE name = 'facts'")
+        try db.cachedStatement(sql: "UPDATE list_counter SET value = value + 1 WHERE name = 'facts'").execute()
     }
 
     /// Runs a database operation, passing service errors through and turning anything else into `internal`.

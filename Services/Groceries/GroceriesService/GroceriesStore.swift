@@ -42,7 +42,8 @@ public final class GroceriesStore: Sendable {
     public func hasRecipe(_ recipe: String, user: String) throws(ServiceError) -> Bool {
         try storage {
             try writer.read { db in
-                try Bool.fetchOne(db, sql: "SELECT 1 FROM list_recipe WHERE user = ? AND recipe = ?", arguments: [user, recipe]) ?? false
+                try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM list_recipe WHERE user = ? AND recipe = ?"), arguments: [user, recipe])
+                    ?? false
             }
         }
     }
@@ -80,11 +81,13 @@ public final class GroceriesStore: Sendable {
                     throw ServiceError.badRequest("\(recipe) would be bought \(total) times; at most 100", field: "multiplier")
                 }
                 try Self.requireInRecipe(exclude, recipe: recipe, user: user, field: "exclude", db)
-                try db.execute(sql: "UPDATE list_recipe SET multiplier = ? WHERE user = ? AND recipe = ?", arguments: [total, user, recipe])
+                try db.cachedStatement(sql: "UPDATE list_recipe SET multiplier = ? WHERE user = ? AND recipe = ?").execute(arguments: [
+                    total, user, recipe,
+                ])
             } else {
                 guard let snapshot else { throw ServiceError.notFound("\(recipe) is not on the list", field: "recipe") }
                 try GroceriesQuotas.listRecipes.check(
-                    current: Int.fetchOne(db, sql: "SELECT COUNT(*) FROM list_recipe WHERE user = ?", arguments: [user]) ?? 0)
+                    current: Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM list_recipe WHERE user = ?"), arguments: [user]) ?? 0)
                 let used = Set(snapshot.lines.map(\.ingredient))
                 for (index, id) in exclude.enumerated() where !used.contains(id) {
                     throw ServiceError.notFound("\(snapshot.name) does not use \"\(id)\"", field: "exclude.\(index)")
@@ -121,7 +124,7 @@ public final class GroceriesStore: Sendable {
     public func removeRecipe(_ recipe: String, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
         try changeList(user: user, droppingStaleChecks: true, withList: withList) { db in
             try Self.requireListed(recipe, user: user, db)
-            try db.execute(sql: "DELETE FROM list_recipe WHERE user = ? AND recipe = ?", arguments: [user, recipe])
+            try db.cachedStatement(sql: "DELETE FROM list_recipe WHERE user = ? AND recipe = ?").execute(arguments: [user, recipe])
         }
     }
 
@@ -152,7 +155,7 @@ public final class GroceriesStore: Sendable {
 
     public func removeItem(_ id: Int64, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
         try changeList(user: user, droppingStaleChecks: true, withList: withList) { db in
-            try db.execute(sql: "DELETE FROM manual_item WHERE user = ? AND id = ?", arguments: [user, id])
+            try db.cachedStatement(sql: "DELETE FROM manual_item WHERE user = ? AND id = ?").execute(arguments: [user, id])
             guard db.changesCount > 0 else { throw ServiceError.notFound("no item \(id) on the list", field: "id") }
         }
     }
@@ -167,9 +170,9 @@ public final class GroceriesStore: Sendable {
             }
             for line in lines {
                 if checked {
-                    try db.execute(sql: "INSERT OR IGNORE INTO checked_line (user, line) VALUES (?, ?)", arguments: [user, line])
+                    try db.cachedStatement(sql: "INSERT OR IGNORE INTO checked_line (user, line) VALUES (?, ?)").execute(arguments: [user, line])
                 } else {
-                    try db.execute(sql: "DELETE FROM checked_line WHERE user = ? AND line = ?", arguments: [user, line])
+                    try db.cachedStatement(sql: "DELETE FROM checked_line WHERE user = ? AND line = ?").execute(arguments: [user, line])
                 }
             }
         }
@@ -184,9 +187,11 @@ public final class GroceriesStore: Sendable {
                     if let ingredient = line.ingredient {
                         try db.execute(
                             sql: "UPDATE recipe_share SET excluded = 1 WHERE user = ? AND ingredient = ?", arguments: [user, ingredient])
-                        try db.execute(sql: "DELETE FROM manual_item WHERE user = ? AND ingredient = ?", arguments: [user, ingredient])
+                        try db.cachedStatement(sql: "DELETE FROM manual_item WHERE user = ? AND ingredient = ?").execute(arguments: [
+                            user, ingredient,
+                        ])
                     } else if case .item(let id)? = GroceryLineID(line.id) {
-                        try db.execute(sql: "DELETE FROM manual_item WHERE user = ? AND id = ?", arguments: [user, id])
+                        try db.cachedStatement(sql: "DELETE FROM manual_item WHERE user = ? AND id = ?").execute(arguments: [user, id])
                     }
                 }
             } else {

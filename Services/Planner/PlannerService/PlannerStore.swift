@@ -91,7 +91,7 @@ public final class PlannerStore: Sendable {
             try writer.read { db in
                 let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
                 return try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM slot WHERE user = ? AND recipe = ? AND date BETWEEN ? AND ?",
+                    db.cachedStatement(sql: "SELECT COUNT(*) FROM slot WHERE user = ? AND recipe = ? AND date BETWEEN ? AND ?"),
                     arguments: [user, recipe, window.today.description, window.last.description]) ?? 0
             }
         }

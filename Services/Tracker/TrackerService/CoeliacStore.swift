@@ -38,7 +38,7 @@ final class CoeliacStore: Sendable {
             try record.insert(db)
             let id = record.entry.id
             if let photo = entry.photo {
-                try db.execute(sql: "INSERT INTO coeliac_journal_photo (entry_id, bytes) VALUES (?, ?)", arguments: [id, photo])
+                try db.cachedStatement(sql: "INSERT INTO coeliac_journal_photo (entry_id, bytes) VALUES (?, ?)").execute(arguments: [id, photo])
             }
             return try Self.entry(id, user: user, db)
         }
@@ -57,7 +57,7 @@ final class CoeliacStore: Sendable {
     func entryDetail(_ id: Int64, user: String) throws -> JournalEntryDetail {
         try writer.read { db in
             let entry = try Self.entry(id, user: user, db)
-            let photo = try Data.fetchOne(db, sql: "SELECT bytes FROM coeliac_journal_photo WHERE entry_id = ?", arguments: [id])
+            let photo = try Data.fetchOne(db.cachedStatement(sql: "SELECT bytes FROM coeliac_journal_photo WHERE entry_id = ?"), arguments: [id])
             return JournalEntryDetail(entry: entry, photo: photo)
         }
     }
@@ -75,7 +75,7 @@ final class CoeliacStore: Sendable {
             case .keep:
                 break
             case .remove:
-                try db.execute(sql: "DELETE FROM coeliac_journal_photo WHERE entry_id = ?", arguments: [id])
+                try db.cachedStatement(sql: "DELETE FROM coeliac_journal_photo WHERE entry_id = ?").execute(arguments: [id])
                 after.photoBytes = 0
             case .replace(let bytes):
                 try TrackerQuotas.photoBytes.check(
@@ -84,7 +84,9 @@ final class CoeliacStore: Sendable {
                         - before.photoBytes,
                     adding: bytes.count
                 )
-                try db.execute(sql: "INSERT OR REPLACE INTO coeliac_journal_photo (entry_id, bytes) VALUES (?, ?)", arguments: [id, bytes])
+                try db.cachedStatement(sql: "INSERT OR REPLACE INTO coeliac_journal_photo (entry_id, bytes) VALUES (?, ?)").execute(arguments: [
+                    id, bytes,
+                ])
                 after.photoBytes = bytes.count
             }
             after.hasPhoto = after.photoBytes > 0
@@ -165,7 +167,7 @@ final class CoeliacStore: Sendable {
                 throw ServiceError.notFound("\(date) has no test result", field: "date")
             }
             if existing.expectsGluten == nil {
-                try db.execute(sql: "DELETE FROM coeliac_gluten_day WHERE user = ? AND date = ?", arguments: [user, date.description])
+                try db.cachedStatement(sql: "DELETE FROM coeliac_gluten_day WHERE user = ? AND date = ?").execute(arguments: [user, date.description])
             } else {
                 try db.execute(
                     sql: "UPDATE coeliac_gluten_day SET positive = NULL, result_at = NULL WHERE user = ? AND date = ?",

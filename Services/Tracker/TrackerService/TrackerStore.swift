@@ -136,7 +136,8 @@ public final class TrackerStore: Sendable {
     }
 
     private static func drinks(user: String, date: LocalDate, _ db: Database) throws -> DrinkCounts {
-        let row = try Row.fetchOne(db, sql: "SELECT water, coffee FROM drinks WHERE user = ? AND date = ?", arguments: [user, date.description])
+        let row = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT water, coffee FROM drinks WHERE user = ? AND date = ?"), arguments: [user, date.description])
         return DrinkCounts(date: date, water: row?["water"] ?? 0, coffee: row?["coffee"] ?? 0)
     }
 
@@ -144,7 +145,7 @@ public final class TrackerStore: Sendable {
     func changeDrink(_ drink: Drink, by delta: Int, user: String, date: LocalDate) throws -> DrinkCounts {
         try writer.write { db in
             let column = drink == .water ? "water" : "coffee"
-            try db.execute(sql: "INSERT OR IGNORE INTO drinks (user, date) VALUES (?, ?)", arguments: [user, date.description])
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO drinks (user, date) VALUES (?, ?)").execute(arguments: [user, date.description])
             try db.execute(
                 sql: "UPDATE drinks SET \(column) = MAX(\(column) + ?, 0) WHERE user = ? AND date = ?",
                 arguments: [delta, user, date.description]
@@ -244,10 +245,10 @@ public final class TrackerStore: Sendable {
     @discardableResult
     public func loadProductSeedIfNeeded(_ seed: ProductSeed) throws -> Int? {
         try writer.write { db in
-            let loaded = try Int.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'productSeedVersion'") ?? 0
+            let loaded = try Int.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = 'productSeedVersion'")) ?? 0
             guard loaded < seed.version else { return nil }
             _ = try Self.upsert(seed.products, source: "seed", db)
-            try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'productSeedVersion'", arguments: [seed.version])
+            try db.cachedStatement(sql: "UPDATE meta SET value = ? WHERE key = 'productSeedVersion'").execute(arguments: [seed.version])
             return seed.products.count
         }
     }

@@ -149,7 +149,7 @@ public final class AccountStore: Sendable {
                     sql: "DELETE FROM revocation WHERE expires_at <= ? AND sequence < (SELECT MAX(sequence) FROM revocation)", arguments: [cutoff])
                 let live = try RevocationRecord.filter(RevocationRecord.Columns.sequence > sequence && RevocationRecord.Columns.expiresAt > cutoff)
                     .order(RevocationRecord.Columns.sequence).fetchAll(db)
-                let newest = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM revocation") ?? 0
+                let newest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(sequence) FROM revocation")) ?? 0
                 return Revocations(revoked: live.map(\.revoked), sequence: max(newest, 0))
             }
         }
