@@ -55,6 +55,7 @@ struct GroceriesBenchmark: AsyncParsableCommand {
         let serving = [catalog.host, planner.host, groceries.host].map { host in Task { try await host.run(signals: false) } }
         let catalogClient = try catalog.host.testClient(as: Catalog.self, timeout: .seconds(10))
         let client = try groceries.host.testClient(as: Groceries.self, timeout: .seconds(10))
+        let plannerClient = try planner.host.testClient(as: Planner.self, timeout: .seconds(10))
         let user = "bench"
 
         let ids = try Self.createRecipes(recipes, lines: linesPerRecipe, catalog: catalogClient, user: user)
@@ -97,13 +98,25 @@ struct GroceriesBenchmark: AsyncParsableCommand {
             try health.record { try client.callBlocking(CommonAPI.health, Empty()) }
             try read.record { try client.callBlocking(GroceriesAPI.list, Empty(), user: user) }
         }
+        // The calls an add of a new recipe makes to its peers, timed from outside.
+        var recipeCall = Samples(name: "its catalog call: recipes.get with ingredient facts")
+        var profileCall = Samples(name: "its planner calls: plan.profile")
+        var multiplierCall = Samples(name: "its planner calls: plan.multiplier")
+        for index in 0..<reads {
+            let id = ids[index % ids.count]
+            try recipeCall.record {
+                try catalogClient.callBlocking(CatalogAPI.getRecipe, RecipeLookup(id: id, people: 2, withIngredients: true), user: user)
+            }
+            try profileCall.record { try plannerClient.callBlocking(PlannerAPI.getProfile, Empty(), user: user) }
+            try multiplierCall.record { try plannerClient.callBlocking(PlannerAPI.suggestedMultiplier, RecipeID(id: id), user: user) }
+        }
         var direct = Samples(name: "aggregate on the store, nothing kept (a list changed elsewhere)")
         for _ in 0..<reads { try direct.record { _ = try groceries.store.aggregate(user: user) } }
         var kept = Samples(name: "the store's list, kept at its version (one version query)")
         for _ in 0..<reads { try kept.record { _ = try groceries.store.list(user: user) } }
 
         report(
-            "Groceries over tcp loopback, \(ids.count) recipes × \(linesPerRecipe) lines", [health, direct, kept, read, addOne, addWithList],
+            "Groceries over tcp loopback, \(ids.count) recipes × \(linesPerRecipe) lines", [health, direct, kept, read, addOne, addWithList, recipeCall, profileCall, multiplierCall],
             baseline: health)
         report("Building the whole list (\(addAll.nanoseconds.count) builds)", [addAll])
         let memory = ProcessMemory.read()

@@ -287,7 +287,67 @@ public enum JSONColumn {
     private static let encoder = JSONEncoder()
 
     public static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
-        try decoder.decode(type, from: Data(text.utf8))
+        // Lists of strings (a profile has four) are most of what is stored as JSON, and
+        // JSONDecoder's setup cost more than the rest of a profile read.
+        if T.self == [String].self, let strings = strings(text) as? T { return strings }
+        return try decoder.decode(type, from: Data(text.utf8))
+    }
+
+    /// A JSON array of strings as JSONEncoder writes it, read directly; nil for anything else
+    /// (a `\u` escape, a number, damaged text), which JSONDecoder then reads or rejects.
+    public static func strings(_ text: String) -> [String]? {
+        var text = text
+        return text.withUTF8 { bytes -> [String]? in
+            var position = 0
+            func skipSpace() {
+                while position < bytes.count, bytes[position] == 0x20 || bytes[position] == 0x0A || bytes[position] == 0x09 || bytes[position] == 0x0D {
+                    position += 1
+                }
+            }
+            func take(_ byte: UInt8) -> Bool {
+                skipSpace()
+                guard position < bytes.count, bytes[position] == byte else { return false }
+                position += 1
+                return true
+            }
+            guard take(UInt8(ascii: "[")) else { return nil }
+            var strings: [String] = []
+            if take(UInt8(ascii: "]")) {
+                skipSpace()
+                return position == bytes.count ? strings : nil
+            }
+            repeat {
+                guard take(UInt8(ascii: "\"")) else { return nil }
+                var string: [UInt8] = []
+                while true {
+                    guard position < bytes.count else { return nil }
+                    let byte = bytes[position]
+                    position += 1
+                    if byte == UInt8(ascii: "\"") { break }
+                    guard byte >= 0x20 else { return nil }
+                    guard byte == UInt8(ascii: "\\") else {
+                        string.append(byte)
+                        continue
+                    }
+                    guard position < bytes.count else { return nil }
+                    let escaped = bytes[position]
+                    position += 1
+                    switch escaped {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): string.append(escaped)
+                    case UInt8(ascii: "n"): string.append(0x0A)
+                    case UInt8(ascii: "t"): string.append(0x09)
+                    case UInt8(ascii: "r"): string.append(0x0D)
+                    case UInt8(ascii: "b"): string.append(0x08)
+                    case UInt8(ascii: "f"): string.append(0x0C)
+                    default: return nil
+                    }
+                }
+                strings.append(String(decoding: string, as: UTF8.self))
+            } while take(UInt8(ascii: ","))
+            guard take(UInt8(ascii: "]")) else { return nil }
+            skipSpace()
+            return position == bytes.count ? strings : nil
+        }
     }
 
     public static func encode(_ value: some Encodable) throws -> String {

@@ -116,3 +116,35 @@ struct ConfigurationTests {
         #expect(timeout?.variable == "SOUS_TIMEOUT_MS")
     }
 }
+
+/// Lists of strings stored as JSON are read without JSONDecoder; what they read must be exactly
+/// what JSONDecoder reads, and whatever the direct reader declines goes to JSONDecoder.
+@Suite(.closesItsSockets)
+struct JSONColumnTests {
+    static let lists: [[String]] = [
+        [], [""], ["vegan"], ["peanuts", "tree-nuts", "sesame"], ["Crème brûlée", "日本語", "🍅"],
+        ["quote \" inside", "back\\slash", "a/b", "line\nbreak\ttab\r\u{8}\u{C}"], ["\u{1}\u{1F} control", "  spaced  "],
+    ]
+
+    @Test func encodedListsReadTheSameAsThroughJSONDecoder() throws {
+        for list in Self.lists {
+            let text = try JSONColumn.encode(list)
+            #expect(JSONColumn.strings(text) != nil || text.contains("\\u"), "read directly: \(text)")
+            #expect(try JSONColumn.decode([String].self, from: text) == list)
+            #expect(try JSONColumn.decode([String].self, from: text) == JSONDecoder().decode([String].self, from: Data(text.utf8)))
+        }
+    }
+
+    @Test func handWrittenTextIsReadLikeJSONDecoderOrLeftToIt() throws {
+        let readable = [" [ \"a\" , \"b\" ] ", "[\"\\u00e9t\\u00e9\"]", "[\"\\ud83c\\udf45\"]"]
+        for text in readable {
+            #expect(try JSONColumn.decode([String].self, from: text) == JSONDecoder().decode([String].self, from: Data(text.utf8)), "\(text)")
+        }
+        for damaged in ["", "[", "[\"a\"", "[\"a\",]", "[1]", "[\"a\"] x", "{\"a\": 1}", "[\"\\q\"]", "[\"tab\there\"]", "null"] {
+            #expect(JSONColumn.strings(damaged) == nil, "\(damaged)")
+            // Whatever JSONDecoder makes of it (it forgives a trailing comma), as before.
+            let throughDecoder = try? JSONDecoder().decode([String].self, from: Data(damaged.utf8))
+            #expect((try? JSONColumn.decode([String].self, from: damaged)) == throughDecoder, "\(damaged)")
+        }
+    }
+}
