@@ -116,7 +116,8 @@ struct GroceriesBenchmark: AsyncParsableCommand {
         for _ in 0..<reads { try kept.record { _ = try groceries.store.list(user: user) } }
 
         report(
-            "Groceries over tcp loopback, \(ids.count) recipes × \(linesPerRecipe) lines", [health, direct, kept, read, addOne, addWithList, recipeCall, profileCall, multiplierCall],
+            "Groceries over tcp loopback, \(ids.count) recipes × \(linesPerRecipe) lines",
+            [health, direct, kept, read, addOne, addWithList, recipeCall, profileCall, multiplierCall],
             baseline: health)
         report("Building the whole list (\(addAll.nanoseconds.count) builds)", [addAll])
         let memory = ProcessMemory.read()

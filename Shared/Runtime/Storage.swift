@@ -300,7 +300,8 @@ public enum JSONColumn {
         return text.withUTF8 { bytes -> [String]? in
             var position = 0
             func skipSpace() {
-                while position < bytes.count, bytes[position] == 0x20 || bytes[position] == 0x0A || bytes[position] == 0x09 || bytes[position] == 0x0D {
+                while position < bytes.count, bytes[position] == 0x20 || bytes[position] == 0x0A || bytes[position] == 0x09 || bytes[position] == 0x0D
+                {
                     position += 1
                 }
             }
