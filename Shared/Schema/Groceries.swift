@@ -489,6 +489,11 @@ public protocol GroceryListWrite: Sendable {
     var withList: Bool? { get set }
 }
 
+extension GroceryListWrite {
+    /// Whether the reply carries the whole list (`withList` left out: no).
+    public var wantsList: Bool { withList ?? false }
+}
+
 extension AddRecipeToList: GroceryListWrite {}
 extension SetListRecipe: GroceryListWrite {}
 extension RemoveListRecipe: GroceryListWrite {}

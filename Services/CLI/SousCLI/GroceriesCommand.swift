@@ -293,7 +293,7 @@ enum GroceriesRendering {
 
     /// The list a write was asked to answer with (`withList: true`).
     static func list(in change: GroceryListChange) throws -> GroceryList {
-        guard let list = change.list else { throw ValidationError("the groceries service answered without the list it was asked for") }
+        guard let list = change.list else { throw ServiceError.internal("the groceries service answered without the list it was asked for") }
         return list
     }
 

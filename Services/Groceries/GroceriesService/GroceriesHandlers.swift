@@ -60,7 +60,7 @@ struct GroceriesHandlers: Sendable {
         }
         let change = try store.addRecipe(
             recipe, snapshot: snapshot, multiplier: multiplier, exclude: exclude, ingredients: facts, user: user, now: host.clock.now,
-            withList: request.withList ?? false
+            withList: request.wantsList
         )
         return changed(change, user: user, context: context)
     }
@@ -81,7 +81,7 @@ struct GroceriesHandlers: Sendable {
     }
 
     func removeRecipe(_ request: RemoveListRecipe, user: String, context: RequestContext) throws -> GroceryListChange {
-        let change = try store.removeRecipe(try Self.recipeID(request.id, field: "id"), user: user, withList: request.withList ?? false)
+        let change = try store.removeRecipe(try Self.recipeID(request.id, field: "id"), user: user, withList: request.wantsList)
         return changed(change, user: user, context: context)
     }
 
@@ -93,19 +93,19 @@ struct GroceriesHandlers: Sendable {
     }
 
     func removeItem(_ request: RemoveListItem, user: String, context: RequestContext) throws -> GroceryListChange {
-        let change = try store.removeItem(request.id, user: user, withList: request.withList ?? false)
+        let change = try store.removeItem(request.id, user: user, withList: request.wantsList)
         return changed(change, user: user, context: context)
     }
 
     func check(_ request: CheckLines, user: String, context: RequestContext) throws -> GroceryListChange {
         guard !request.lines.isEmpty else { throw ServiceError.badRequest("name at least one line", field: "lines") }
         guard request.lines.count <= 1000 else { throw ServiceError.badRequest("at most 1000 lines per call", field: "lines") }
-        let change = try store.check(request.lines, checked: request.checked, user: user, withList: request.withList ?? false)
+        let change = try store.check(request.lines, checked: request.checked, user: user, withList: request.wantsList)
         return changed(change, user: user, context: context)
     }
 
     func clear(_ request: ClearList, user: String, context: RequestContext) throws -> GroceryListChange {
-        let change = try store.clear(checkedOnly: request.checkedOnly, user: user, withList: request.withList ?? false)
+        let change = try store.clear(checkedOnly: request.checkedOnly, user: user, withList: request.wantsList)
         return changed(change, user: user, context: context)
     }
 
@@ -151,7 +151,7 @@ struct GroceriesHandlers: Sendable {
                     field: "unit")
             }
             return try store.addEdibleItem(
-                facts, quantity: quantity, unit: unit, user: user, now: host.clock.now, withList: request.withList ?? false)
+                facts, quantity: quantity, unit: unit, user: user, now: host.clock.now, withList: request.wantsList)
         }
         guard request.quantity == nil, request.unit == nil else {
             throw .badRequest(
@@ -162,7 +162,7 @@ struct GroceriesHandlers: Sendable {
         if let count = request.count, !(1...1000).contains(count) {
             throw .badRequest("count must be 1 to 1000, got \(count)", field: "count")
         }
-        return try store.addNonEdibleItem(text, count: request.count, user: user, now: host.clock.now, withList: request.withList ?? false)
+        return try store.addNonEdibleItem(text, count: request.count, user: user, now: host.clock.now, withList: request.wantsList)
     }
 
     /// Publishes `groceries.changed`, then hands the reply back.

@@ -108,7 +108,7 @@ public final class GroceriesStore: Sendable {
 
     /// Changes a listed recipe's multiplier and exclusions.
     public func setRecipe(_ request: SetListRecipe, user: String) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: request.withList ?? false) { db in
+        try changeList(user: user, droppingStaleChecks: true, withList: request.wantsList) { db in
             try Self.requireListed(request.recipe, user: user, db)
             try Self.requireInRecipe(request.exclude ?? [], recipe: request.recipe, user: user, field: "exclude", db)
             try Self.requireInRecipe(request.include ?? [], recipe: request.recipe, user: user, field: "include", db)
@@ -257,13 +257,12 @@ public final class GroceriesStore: Sendable {
                     droppingStaleChecks
                     ? try Self.listDroppingStaleChecks(user: user, version: version, db)
                     : withList ? try Self.list(user: user, version: version, db) : nil
-                return (version, try Self.change(user: user, version: version.list, db), list)
+                var reply = try Self.change(user: user, version: version.list, db)
+                if withList { reply.list = list }
+                return (version, reply, list)
             }
         }
-        guard let list else { return reply }
-        lists.store(list, for: user, at: version)
-        var withItsList = reply
-        if withList { withItsList.list = list }
-        return withItsList
+        if let list { lists.store(list, for: user, at: version) }
+        return reply
     }
 }
