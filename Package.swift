@@ -17,6 +17,7 @@ let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
 let grdbSQLite = Target.Dependency.product(name: "GRDBSQLite", package: "GRDB.swift")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
 
 let package = Package(
     name: "Sous",
@@ -39,6 +40,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
@@ -73,6 +75,7 @@ let package = Package(
             name: "SousRuntime",
             dependencies: [
                 "SousClient", "ZeroMQ", "MessagePack", "SousWire", "SousCrypto", lifecycle, unixSignals, logging, grdb, grdbSQLite, argumentParser,
+                postgres,
             ],
             path: "Shared/Runtime",
             swiftSettings: swiftSettings

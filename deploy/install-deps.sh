@@ -5,7 +5,8 @@
 # (or in /opt/swift/usr/bin); this script says so clearly if it is missing.
 set -euo pipefail
 
-APT_PACKAGES=(libzmq3-dev libsqlite3-dev libsodium-dev tzdata python3 python3-pip)
+# postgresql: the tests run every store on a private PostgreSQL too (deploy/postgres-test-server.sh).
+APT_PACKAGES=(libzmq3-dev libsqlite3-dev libsodium-dev tzdata python3 python3-pip postgresql)
 PIP_PACKAGES=(pyzmq msgpack pytest)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*"; }

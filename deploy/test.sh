@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, checks the formatting, builds, runs the Swift tests (services in-process over
-# inproc:// and loopback TCP), the Python protocol and whole-journey tests against the real
+# inproc:// and loopback TCP) on SQLite and again on a private PostgreSQL, the Python protocol and whole-journey tests against the real
 # executables, then the docker compose deployment test (deploy/compose-test.sh; it needs root or
 # sudo; SOUS_SKIP_COMPOSE=1 leaves it out on a machine that cannot run dockerd).
 set -euo pipefail
@@ -18,8 +18,17 @@ swift build --build-tests
 # from the direct coding @MessagePackCodable derives stops the run (Shared/MessagePack).
 export SOUS_MESSAGEPACK_CHECK=1
 
-echo "==> Swift tests"
+echo "==> Swift tests (SQLite)"
 swift test --skip-build
+
+# The same tests with every service that has a PostgreSQL store keeping its data on a private
+# server, each in a schema of its own; the storage layer's own PostgreSQL tests run only here.
+echo "==> Swift tests (PostgreSQL, a private server from deploy/postgres-test-server.sh)"
+postgres_dir=$(mktemp -d /tmp/sous-pg.XXXXXX)
+trap 'deploy/postgres-test-server.sh stop "$postgres_dir"' EXIT
+SOUS_TEST_DATABASE_URL=$(deploy/postgres-test-server.sh start "$postgres_dir") swift test --skip-build
+deploy/postgres-test-server.sh stop "$postgres_dir"
+trap - EXIT
 
 echo "==> Protocol and whole-journey tests from Python (pyzmq + msgpack only)"
 SOUS_BIN_DIR="$(swift build --show-bin-path)" python3 -m pytest -q Tests/Python

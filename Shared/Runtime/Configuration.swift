@@ -14,8 +14,12 @@ public struct ServiceConfiguration: Sendable {
     public var bind: String
     /// Where the PUB socket binds (`SOUS_<NAME>_EVENTS_BIND`).
     public var eventsBind: String
-    /// Folder of the SQLite file (`SOUS_DATA_DIR`, default `./data`); nil keeps it in memory.
+    /// Folder of the SQLite file and of the service's own key (`SOUS_DATA_DIR`, default `./data`);
+    /// nil keeps the database in memory.
     public var dataDirectory: String?
+    /// The PostgreSQL database that holds the data instead of SQLite (`SOUS_<NAME>_DATABASE_URL`,
+    /// else `SOUS_DATABASE_URL`; the schema defaults to the service's name).
+    public var postgres: PostgresLocation?
     /// `SOUS_LOG_LEVEL`: trace, debug, info, notice, warning, error or critical.
     public var logLevel: Logger.Level
     /// Where the other services are, for the calls and subscriptions this one makes.
@@ -74,7 +78,17 @@ public struct ServiceConfiguration: Sendable {
         }
         let clock = try WallClock.fromSetting(environment["SOUS_CLOCK"] ?? "system")
         let keysDirectory = environment["SOUS_KEYS_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-        return ServiceConfiguration(
+        var postgres: PostgresLocation?
+        for variable in ["\(service.environmentPrefix)_DATABASE_URL", "SOUS_DATABASE_URL"] {
+            guard let url = environment[variable], !url.isEmpty else { continue }
+            do {
+                postgres = try PostgresLocation(url: url, defaultSchema: service.rawValue)
+            } catch {
+                throw ConfigurationError(variable: variable, message: error.description)
+            }
+            break
+        }
+        var configuration = ServiceConfiguration(
             service: service,
             bind: environment["\(service.environmentPrefix)_BIND"] ?? own.requests,
             eventsBind: environment["\(service.environmentPrefix)_EVENTS_BIND"] ?? own.events,
@@ -85,6 +99,13 @@ public struct ServiceConfiguration: Sendable {
             clock: clock,
             keys: KeySettings(directory: keysDirectory)
         )
+        configuration.postgres = postgres
+        return configuration
+    }
+
+    /// Where the service's data is: PostgreSQL when configured, else SQLite in ``dataDirectory``.
+    public var database: DatabaseLocation {
+        postgres.map { .postgres($0) } ?? .sqlite(directory: dataDirectory)
     }
 
     /// A configuration for tests: unique `inproc://` endpoints, an in-memory database, and peer
@@ -93,7 +114,7 @@ public struct ServiceConfiguration: Sendable {
         _ service: SousService, dataDirectory: String? = nil, peers: [SousService: ServiceEndpoints] = [:], clock: WallClock = .system()
     ) -> ServiceConfiguration {
         let unique = UUID().uuidString
-        return ServiceConfiguration(
+        var configuration = ServiceConfiguration(
             service: service,
             bind: "inproc://\(service.rawValue)-\(unique)",
             eventsBind: "inproc://\(service.rawValue)-events-\(unique)",
@@ -104,6 +125,8 @@ public struct ServiceConfiguration: Sendable {
             clock: clock,
             keys: .inProcess(service)
         )
+        configuration.postgres = TestDatabase.location(for: service, dataDirectory: dataDirectory)
+        return configuration
     }
 
     /// Where public keys are shared: `SOUS_KEYS_DIR`, else `<data>/keys`; nil without either.
@@ -225,4 +248,33 @@ enum InProcessKeys {
     }()
 
     static var publicKeys: [SousService: String] { pairs.mapValues(\.publicKey) }
+}
+
+/// Tests on PostgreSQL: `SOUS_TEST_DATABASE_URL` (set by `deploy/test.sh`, which starts a
+/// private server) makes every service configured with
+/// ``ServiceConfiguration/inProcess(_:dataDirectory:peers:clock:)`` keep its data there, each
+/// in a schema of its own. A restart test that reopens one data folder reopens one schema.
+public enum TestDatabase {
+    public static let url: String? = ProcessInfo.processInfo.environment["SOUS_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+
+    /// A schema of its own on the test server, for a test that opens a database itself.
+    public static func freshLocation(_ label: String) -> PostgresLocation? {
+        location(for: label, dataDirectory: nil)
+    }
+
+    static func location(for service: SousService, dataDirectory: String?) -> PostgresLocation? {
+        location(for: service.rawValue, dataDirectory: dataDirectory)
+    }
+
+    private static func location(for label: String, dataDirectory: String?) -> PostgresLocation? {
+        guard let url else { return nil }
+        // FNV-1a of the folder (or of a fresh id): a short, stable, lower-case schema name.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (dataDirectory ?? UUID().uuidString).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        do {
+            return try PostgresLocation(url: url, defaultSchema: "t_\(String(hash, radix: 16))_\(label)")
+        } catch {
+            preconditionFailure("SOUS_TEST_DATABASE_URL: \(error)")
+        }
+    }
 }

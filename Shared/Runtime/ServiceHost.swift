@@ -21,6 +21,7 @@ public final class ServiceHost: Sendable {
     /// The endpoints actually bound (OS-chosen ports resolved).
     public let boundEndpoints: ServiceEndpoints
     private let extraServices: [any Service]
+    private let closeDatabase: @Sendable () -> Void
 
     public var name: String { configuration.service.rawValue }
     /// The service's clock (see ``WallClock``).
@@ -29,7 +30,13 @@ public final class ServiceHost: Sendable {
     /// A host whose `health` reports `database`, whose keyed writes are remembered in it, and
     /// whose `account.erase` deletes a user's rows from it.
     public convenience init(configuration: ServiceConfiguration, logger: Logger, database: SousDatabase, services: [any Service] = []) throws {
-        try self.init(configuration: configuration, logger: logger, databaseHealth: { database.health() }, ledger: database, services: services)
+        if configuration.postgres != nil, database.engine == .sqlite, TestDatabase.url == nil {
+            // Until every service has its PostgreSQL store (tests run such services on SQLite).
+            throw ConfigurationError(variable: "SOUS_DATABASE_URL", message: "the \(configuration.service.rawValue) does not run on PostgreSQL yet")
+        }
+        try self.init(
+            configuration: configuration, logger: logger, databaseHealth: { database.health() }, ledger: database, services: services,
+            closeDatabase: { database.close() })
         server.register(AccountAPI.erase, use: ErasureHandler(service: name, database: database).erase)
     }
 
@@ -40,8 +47,10 @@ public final class ServiceHost: Sendable {
         logger: Logger,
         databaseHealth: @escaping @Sendable () -> DatabaseHealth,
         ledger: any IdempotencyLedger = MemoryIdempotencyLedger(),
-        services: [any Service] = []
+        services: [any Service] = [],
+        closeDatabase: @escaping @Sendable () -> Void = {}
     ) throws {
+        self.closeDatabase = closeDatabase
         self.configuration = configuration
         self.logger = logger
         let startedAt = Date()
@@ -107,6 +116,7 @@ public final class ServiceHost: Sendable {
                 "events": "\(boundEndpoints.events)",
                 "version": "\(SousVersion.current)",
             ])
+        defer { closeDatabase() }
         try await group.run()
         publisher.close()
     }

@@ -1,30 +1,69 @@
 import Foundation
 public import GRDB
 import GRDBSQLite
+public import Logging
 import SousCrypto
 public import SousWire
 import Synchronization
 
-/// Opens a service's SQLite database: `<directory>/<name>.sqlite` in WAL mode through a GRDB
-/// pool, or an in-memory queue when no directory is configured (tests). The service's migrator
-/// runs before the database is handed out.
+/// Where a service keeps its data: a SQLite file (the default: one machine, nothing to run
+/// beside Sous), or a PostgreSQL database shared by several replicas (docs/SCALING.md).
+public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
+    /// `<directory>/<name>.sqlite`; nil keeps it in memory (tests).
+    case sqlite(directory: String?)
+    case postgres(PostgresLocation)
+
+    public var description: String {
+        switch self {
+        case .sqlite(let directory): directory.map { "SQLite in \($0)" } ?? "SQLite in memory"
+        case .postgres(let location): "\(location)"
+        }
+    }
+}
+
+/// A service's schema on both engines: GRDB's migrator for SQLite, and the same tables as
+/// PostgreSQL migrations. Each list is versioned and frozen once shipped; nil until the
+/// service runs on PostgreSQL.
+public struct DatabaseSchema: Sendable {
+    public let sqlite: DatabaseMigrator
+    public let postgres: [PostgresMigration]?
+
+    public init(sqlite: DatabaseMigrator, postgres: [PostgresMigration]? = nil) {
+        self.sqlite = sqlite
+        self.postgres = postgres
+    }
+}
+
+/// A service's database: `<directory>/<name>.sqlite` in WAL mode through a GRDB pool, an
+/// in-memory SQLite queue when no directory is configured (tests), or PostgreSQL
+/// (``PostgresDatabase``). The service's migrations run before the database is handed out.
 ///
-/// Stores read and write through ``read(_:)`` and ``write(_:)``, never the GRDB writer directly:
+/// Stores read and write through ``reading(_:)`` and ``writing(_:)`` (SQL written once for both
+/// engines, see ``SQLSession``), or on SQLite through ``read(_:)`` and ``write(_:)``, never
+/// the engine directly:
 /// - every statement of a request has a time limit (``queryTimeLimit``): a query that runs past
 ///   it is interrupted and the request answered `timeout`, so no reader is held for long;
 /// - a write made for a request that carries an idempotency key stores the key, a digest of
 ///   the request and the reply in the same transaction (see ``IdempotencyScope``), so a retry
-///   after any crash replays that reply instead of writing twice.
+///   after any crash, on any replica, replays that reply instead of writing twice.
 public struct SousDatabase: Sendable {
-    public let writer: any DatabaseWriter
-    /// The file path, or ":memory:".
+    enum Backend: Sendable {
+        case sqlite(any DatabaseWriter)
+        case postgres(PostgresDatabase)
+    }
+
+    let backend: Backend
+    /// The file path, ":memory:", or the PostgreSQL location (without its password).
     public let path: String
-    private let migrator: DatabaseMigrator
+    private let migrationCount: Int
     /// The longest one statement may run before it is interrupted.
     public static let queryTimeLimit = Duration.seconds(2)
     /// Concurrent readers: more than the request threads of all lanes together, so no reader is
     /// ever waited for (see ``RPCServer/Options``).
     public static let readerCount = 12
+    /// Connections to PostgreSQL per replica: each request thread holds one for a transaction at
+    /// most; more would only wait on the server (and 5 services × replicas share its limit).
+    public static let postgresConnections = 8
 
     public init(name: String, directory: String?, migrator: DatabaseMigrator) throws {
         var configuration = Configuration()
@@ -32,6 +71,7 @@ public struct SousDatabase: Sendable {
         configuration.busyMode = .timeout(5)
         configuration.maximumReaderCount = Self.readerCount
         configuration.prepareDatabase { db in QueryClock.install(on: db) }
+        let writer: any DatabaseWriter
         if let directory {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let path = URL(fileURLWithPath: directory).appendingPathComponent("\(name).sqlite").path
@@ -46,49 +86,100 @@ public struct SousDatabase: Sendable {
             writer = try DatabaseQueue(configuration: configuration)
             path = ":memory:"
         }
-        self.migrator = migrator
         try migrator.migrate(writer)
-        try writer.write(IdempotencyLedgerTable.create)
+        try writer.write { db in try IdempotencyLedgerTable.create(SQLiteSession(db: db)) }
+        backend = .sqlite(writer)
+        migrationCount = migrator.migrations.count
     }
 
-    private init(writer: any DatabaseWriter, path: String, migrator: DatabaseMigrator) {
-        self.writer = writer
+    /// Opens the database at `location` and brings its schema up to date. On PostgreSQL a wrong
+    /// URL, password or unreachable server fails here (`unavailable`, naming the database),
+    /// so the service stops at start with one clear line.
+    public init(name: String, location: DatabaseLocation, schema: DatabaseSchema, logger: Logger) throws {
+        switch location {
+        case .sqlite(let directory):
+            try self.init(name: name, directory: directory, migrator: schema.sqlite)
+        case .postgres(let postgresLocation):
+            guard let migrations = schema.postgres else {
+                throw ServiceError.unavailable("the \(name) does not run on PostgreSQL yet; leave SOUS_DATABASE_URL unset for it")
+            }
+            let database = PostgresDatabase(name: name, location: postgresLocation, capacity: Self.postgresConnections, logger: logger)
+            let all = IdempotencyLedgerTable.postgresMigrations + migrations
+            do {
+                _ = try database.migrate(all)
+            } catch {
+                database.close()
+                throw error
+            }
+            self.init(backend: .postgres(database), path: "\(postgresLocation)", migrationCount: all.count)
+        }
+    }
+
+    private init(backend: Backend, path: String, migrationCount: Int) {
+        self.backend = backend
         self.path = path
-        self.migrator = migrator
+        self.migrationCount = migrationCount
     }
 
-    /// An in-memory copy of this database (SQLite's backup API), e.g. a test fixture copied from
-    /// a template that was seeded once.
+    public var engine: SQLEngine {
+        switch backend {
+        case .sqlite: .sqlite
+        case .postgres: .postgres
+        }
+    }
+
+    /// GRDB's writer when the data is in SQLite (tests and tools that look below the stores).
+    public var sqliteWriter: (any DatabaseWriter)? {
+        if case .sqlite(let writer) = backend { writer } else { nil }
+    }
+
+    /// An in-memory copy of this SQLite database (SQLite's backup API), e.g. a test fixture
+    /// copied from a template that was seeded once.
     public func inMemoryCopy() throws -> SousDatabase {
+        guard case .sqlite(let writer) = backend else { throw ServiceError.internal("only a SQLite database can be copied into memory") }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in QueryClock.install(on: db) }
         let copy = try DatabaseQueue(configuration: configuration)
         try writer.backup(to: copy)
-        return SousDatabase(writer: copy, path: ":memory:", migrator: migrator)
+        return SousDatabase(backend: .sqlite(copy), path: ":memory:", migrationCount: migrationCount)
+    }
+
+    /// Closes PostgreSQL's connections (SQLite's close with the last reference).
+    public func close() {
+        if case .postgres(let database) = backend { database.close() }
     }
 
     // MARK: Reads and writes
 
-    /// Runs `body` in a read transaction, each statement within ``queryTimeLimit``.
-    public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try writer.read { db in try QueryClock.timed(db) { try body(db) } }
+    /// Runs `body` in a read transaction (one snapshot), each statement within ``queryTimeLimit``.
+    public func reading<T>(_ body: (any SQLSession) throws -> T) throws -> T {
+        switch backend {
+        case .sqlite(let writer): try writer.read { db in try QueryClock.timed(db) { try body(SQLiteSession(db: db)) } }
+        case .postgres(let database): try database.read { try body($0) }
+        }
     }
 
     /// Runs `body` in a write transaction, each statement within ``queryTimeLimit``. Under a
     /// keyed write (``IdempotencyScope/current``) a result that is the method's reply is stored
-    /// with its key in the same transaction.
-    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+    /// with its key in the same transaction. On PostgreSQL `body` may run more than once (a
+    /// transaction another replica's write conflicted with is run again): it only touches the
+    /// database.
+    @discardableResult
+    public func writing<T>(_ body: (any SQLSession) throws -> T) throws -> T {
         let scope = IdempotencyScope.current
-        let value = try writer.write { db in
-            try QueryClock.timed(db) {
-                let value = try body(db)
-                if let scope, let reply = scope.encodeReply(value) {
-                    try IdempotencyLedgerTable.save(scope.record(reply: reply), db)
-                    scope.recorded(reply)
-                }
-                return value
+        func run(_ session: any SQLSession) throws -> T {
+            let value = try body(session)
+            if let scope, let reply = scope.encodeReply(value) {
+                try IdempotencyLedgerTable.save(scope.record(reply: reply), session)
+                scope.recorded(reply)
             }
+            return value
+        }
+        let value: T
+        switch backend {
+        case .sqlite(let writer): value = try writer.write { db in try QueryClock.timed(db) { try run(SQLiteSession(db: db)) } }
+        case .postgres(let database): value = try database.write(run)
         }
         if let scope, let hook = TestHooks.exitAfterCommit, hook == scope.method {
             // Test hook (SOUS_TEST_EXIT_AFTER_COMMIT): die between the commit and the reply.
@@ -97,8 +188,25 @@ public struct SousDatabase: Sendable {
         return value
     }
 
-    /// A cheap check for `health`: the database answers a query. (Migrations all ran when it was
-    /// opened, or opening failed.)
+    /// Runs `body` in a read transaction on SQLite through GRDB (stores not yet written for both
+    /// engines).
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try reading { session in
+            guard let session = session as? SQLiteSession else { throw Self.sqliteOnly }
+            return try body(session.db)
+        }
+    }
+
+    /// Runs `body` in a write transaction on SQLite through GRDB; see ``writing(_:)``.
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try writing { session in
+            guard let session = session as? SQLiteSession else { throw Self.sqliteOnly }
+            return try body(session.db)
+        }
+    }
+
+    private static var sqliteOnly: ServiceError { .internal("this store reads SQLite only") }
+
     /// The columns that say whose a row is: every table's `user` or `owner` column.
     public static let ownerColumns: Set<String> = ["user", "owner"]
 
@@ -107,32 +215,51 @@ public struct SousDatabase: Sendable {
     /// A table added later is covered as soon as it has such a column. Returns the rows deleted
     /// per table.
     public func eraseUser(_ user: String) throws -> [String: Int] {
-        try write { db in try Self.eraseUser(user, in: db) }
+        try writing { session in try Self.eraseUser(user, in: session) }
     }
 
     /// ``eraseUser(_:)`` inside a transaction the caller already holds.
     public static func eraseUser(_ user: String, in db: Database) throws -> [String: Int] {
+        try eraseUser(user, in: SQLiteSession(db: db))
+    }
+
+    /// ``eraseUser(_:)`` inside a transaction the caller already holds.
+    public static func eraseUser(_ user: String, in session: any SQLSession) throws -> [String: Int] {
         var deleted: [String: Int] = [:]
-        for (table, column) in try ownedTables(db) {
-            try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \(column.quotedDatabaseIdentifier) = ?", arguments: [user])
-            if db.changesCount > 0 { deleted[table, default: 0] += db.changesCount }
+        for (table, column) in try ownedTables(session) {
+            let count = try session.execute("DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \(column.quotedDatabaseIdentifier) = ?", [user])
+            if count > 0 { deleted[table, default: 0] += count }
         }
         return deleted
     }
 
     /// Every (table, owner column) pair of the schema.
-    static func ownedTables(_ db: Database) throws -> [(String, String)] {
-        let tables = try String.fetchAll(
-            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
-        return try tables.flatMap { table in
-            try db.columns(in: table).map(\.name).filter(ownerColumns.contains).map { (table, $0) }
+    static func ownedTables(_ session: any SQLSession) throws -> [(String, String)] {
+        let owners = ownerColumns.sorted()
+        switch session.engine {
+        case .sqlite:
+            let tables = try session.values(
+                String.self,
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
+            return try tables.flatMap { table in
+                try session.values(String.self, "SELECT name FROM pragma_table_info(?)", [table]).filter(ownerColumns.contains).map { (table, $0) }
+            }
+        case .postgres:
+            return try session.rows(
+                """
+                SELECT table_name, column_name FROM information_schema.columns
+                WHERE table_schema = current_schema() AND column_name IN (?, ?) ORDER BY table_name, column_name
+                """, owners
+            ).map { ($0["table_name"], $0["column_name"]) }
         }
     }
 
+    /// A cheap check for `health`: the database answers a query. (Migrations all ran when it was
+    /// opened, or opening failed.)
     public func health() -> DatabaseHealth {
         do {
-            _ = try writer.read { try Int.fetchOne($0.cachedStatement(sql: "SELECT 1")) }
-            return DatabaseHealth(status: "ok", path: path, detail: "\(migrator.migrations.count) migrations applied")
+            _ = try reading { try $0.value(Int.self, "SELECT 1") }
+            return DatabaseHealth(status: "ok", path: path, detail: "\(migrationCount) migrations applied")
         } catch {
             return DatabaseHealth(status: "error", path: path, detail: "\(error)")
         }
@@ -141,11 +268,14 @@ public struct SousDatabase: Sendable {
 
 extension SousDatabase: IdempotencyLedger {
     public func record(user: String, key: String) throws -> IdempotencyRecord? {
-        try writer.read { db in try IdempotencyLedgerTable.fetch(user: user, key: key, db) }
+        try reading { session in try IdempotencyLedgerTable.fetch(user: user, key: key, session) }
     }
 
     public func save(_ record: IdempotencyRecord) throws {
-        try writer.write { db in try IdempotencyLedgerTable.save(record, db) }
+        switch backend {
+        case .sqlite(let writer): try writer.write { db in try IdempotencyLedgerTable.save(record, SQLiteSession(db: db)) }
+        case .postgres(let database): try database.write { try IdempotencyLedgerTable.save(record, $0) }
+        }
     }
 }
 
@@ -158,22 +288,36 @@ enum IdempotencyLedgerTable {
     static let pruneEvery = 256
     private static let saves = Atomic<Int>(0)
 
-    static func create(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                CREATE TABLE IF NOT EXISTS sous_idempotency (
-                    user TEXT NOT NULL, key TEXT NOT NULL, method TEXT NOT NULL, digest BLOB NOT NULL,
-                    reply BLOB NOT NULL, created_at REAL NOT NULL, PRIMARY KEY (user, key)
-                ) WITHOUT ROWID;
-                CREATE INDEX IF NOT EXISTS sous_idempotency_age ON sous_idempotency (created_at);
-                """)
+    static func create(_ session: any SQLSession) throws {
+        try session.execute(
+            """
+            CREATE TABLE IF NOT EXISTS sous_idempotency (
+                "user" TEXT NOT NULL, key TEXT NOT NULL, method TEXT NOT NULL, digest BLOB NOT NULL,
+                reply BLOB NOT NULL, created_at REAL NOT NULL, PRIMARY KEY ("user", key)
+            ) WITHOUT ROWID
+            """)
+        try session.execute("CREATE INDEX IF NOT EXISTS sous_idempotency_age ON sous_idempotency (created_at)")
     }
 
-    static func fetch(user: String, key: String, _ db: Database) throws -> IdempotencyRecord? {
+    /// The same table on PostgreSQL, in each service's schema.
+    static let postgresMigrations = [
+        PostgresMigration(
+            "sous v1: idempotency ledger",
+            [
+                """
+                CREATE TABLE sous_idempotency (
+                    "user" TEXT NOT NULL, key TEXT NOT NULL, method TEXT NOT NULL, digest BYTEA NOT NULL,
+                    reply BYTEA NOT NULL, created_at DOUBLE PRECISION NOT NULL, PRIMARY KEY ("user", key)
+                )
+                """,
+                "CREATE INDEX sous_idempotency_age ON sous_idempotency (created_at)",
+            ])
+    ]
+
+    static func fetch(user: String, key: String, _ session: any SQLSession) throws -> IdempotencyRecord? {
         guard
-            let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT method, digest, reply, created_at FROM sous_idempotency WHERE user = ? AND key = ?"),
-                arguments: [user, key])
+            let row = try session.rows("SELECT method, digest, reply, created_at FROM sous_idempotency WHERE \"user\" = ? AND key = ?", [user, key])
+                .first
         else {
             return nil
         }
@@ -184,24 +328,26 @@ enum IdempotencyLedgerTable {
             createdAt: Date(timeIntervalSince1970: row["created_at"]))
     }
 
-    static func save(_ record: IdempotencyRecord, _ db: Database) throws {
-        try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO sous_idempotency (user, key, method, digest, reply, created_at) VALUES (?, ?, ?, ?, ?, ?)"
-        ).execute(
-            arguments: [record.user, record.key, record.method, Data(record.digest), Data(record.reply), record.createdAt.timeIntervalSince1970])
-        if saves.add(1, ordering: .relaxed).newValue % pruneEvery == 0 { try prune(db) }
+    static func save(_ record: IdempotencyRecord, _ session: any SQLSession) throws {
+        try session.execute(
+            """
+            INSERT INTO sous_idempotency ("user", key, method, digest, reply, created_at) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT ("user", key) DO UPDATE SET method = excluded.method, digest = excluded.digest, reply = excluded.reply,
+            created_at = excluded.created_at
+            """,
+            [record.user, record.key, record.method, Data(record.digest), Data(record.reply), record.createdAt.timeIntervalSince1970])
+        if saves.add(1, ordering: .relaxed).newValue % pruneEvery == 0 { try prune(session) }
     }
 
-    static func prune(_ db: Database, now: Date = Date()) throws {
-        try db.cachedStatement(sql: "DELETE FROM sous_idempotency WHERE created_at < ?").execute(arguments: [now.timeIntervalSince1970 - retention])
-        var total = try Int.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(SUM(length(reply)), 0) FROM sous_idempotency")) ?? 0
+    static func prune(_ session: any SQLSession, now: Date = Date()) throws {
+        try session.execute("DELETE FROM sous_idempotency WHERE created_at < ?", [now.timeIntervalSince1970 - retention])
+        let size = session.engine == .postgres ? "octet_length(reply)" : "length(reply)"
+        var total = try session.value(Int.self, "SELECT COALESCE(SUM(\(size)), 0) FROM sous_idempotency") ?? 0
         while total > maxReplyBytes {
-            let oldest = try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT user, key, length(reply) AS size FROM sous_idempotency ORDER BY created_at LIMIT 100"))
+            let oldest = try session.rows("SELECT \"user\", key, \(size) AS size FROM sous_idempotency ORDER BY created_at LIMIT 100")
             guard !oldest.isEmpty else { break }
             for row in oldest {
-                try db.execute(
-                    sql: "DELETE FROM sous_idempotency WHERE user = ? AND key = ?", arguments: [row["user"] as String, row["key"] as String])
+                try session.execute("DELETE FROM sous_idempotency WHERE \"user\" = ? AND key = ?", [row["user"] as String, row["key"] as String])
                 total -= row["size"] as Int
             }
         }

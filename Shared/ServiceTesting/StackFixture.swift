@@ -55,8 +55,7 @@ public struct StackFixture: Sendable {
             tracker: try TrackerService(
                 configuration: configurations[.tracker]!, logger: quietLogger("tracker"), database: TrackerService.openDatabase(directory: nil)),
             notifier: try NotifierService(
-                configuration: configurations[.notifier]!, logger: quietLogger("notifier"), database: NotifierService.openDatabase(directory: nil),
-                options: NotifierOptions(startupGrace: .zero)
+                configuration: configurations[.notifier]!, logger: quietLogger("notifier"), options: NotifierOptions(startupGrace: .zero)
             )
         )
     }

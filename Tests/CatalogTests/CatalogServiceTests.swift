@@ -114,7 +114,7 @@ struct RecipeSearchTests {
         let store = try CatalogStore(database: CatalogFixture.database(), relevanceLimit: 3)
         let broad = try store.searchRecipes(.init(query: "with", page: 1, pageSize: 100), user: "ada", filter: nil).recipes.map(\.id)
         #expect(broad.count > 3)
-        let rowids = try store.database.writer.read { db in
+        let rowids = try #require(store.database.sqliteWriter).read { db in
             try broad.map { id in try Int64.fetchOne(db, sql: "SELECT rowid FROM recipe WHERE id = ?", arguments: [id])! }
         }
         #expect(rowids == rowids.sorted(by: >), "newest first")
@@ -456,7 +456,7 @@ struct PersonalVersionTests {
             let store = try CatalogStore(database: database)
             try store.loadSeedIfNeeded(try CatalogFixture.seed)
             _ = try store.edit(id, changes: RecipeDraft(name: "Ada's soup"), user: "ada@home.example")
-            try await database.writer.writeWithoutTransaction { db in
+            try await #require(database.sqliteWriter).writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA foreign_keys = OFF")
                 try db.execute(sql: "UPDATE recipe SET key = id || '@' || owner WHERE origin = 'personal'")
                 try db.execute(
@@ -486,7 +486,7 @@ struct PersonalVersionTests {
             let store = try CatalogStore(database: database)
             try store.loadSeedIfNeeded(try CatalogFixture.seed)
             _ = try store.edit("tomato-lentil-soup", changes: RecipeDraft(name: "Ada's pea soup"), user: "ada")
-            try await database.writer.writeWithoutTransaction { db in
+            try await #require(database.sqliteWriter).writeWithoutTransaction { db in
                 // Back to the table of version 5, with the same entries.
                 try db.execute(
                     sql: """
@@ -503,7 +503,7 @@ struct PersonalVersionTests {
         #expect(before.allSatisfy { !$0.isEmpty }, "every word finds something")
         let database = try CatalogService.openDatabase(directory: directory)
         let reopened = try CatalogStore(database: database)
-        let definition = try await database.writer.read { db in
+        let definition = try await #require(database.sqliteWriter).read { db in
             try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'recipe_fts'")
         }
         #expect(definition?.contains("prefix = '2 3 4'") == true)

@@ -236,15 +236,31 @@ struct AccountTests {
     func rowsNaming(_ user: String, in stack: StackFixture) throws -> [String] {
         var found: [String] = []
         for (service, database) in stack.databases.sorted(by: { $0.key < $1.key }) {
-            try database.read { db in
-                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-                for table in tables {
-                    for column in try db.columns(in: table).map(\.name) {
-                        let sql =
-                            "SELECT count(*) FROM \(table.quotedDatabaseIdentifier) WHERE instr(CAST(\(column.quotedDatabaseIdentifier) AS BLOB), CAST(? AS BLOB)) > 0"
-                        let count = try Int.fetchOne(db, sql: sql, arguments: [user]) ?? 0
-                        found += Array(repeating: "\(service).\(table).\(column)", count: count)
+            try database.reading { session in
+                // (table, column, the test that the column's value contains the user's id)
+                let columns: [(String, String, String)]
+                switch session.engine {
+                case .sqlite:
+                    let tables = try session.values(String.self, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                    columns = try tables.flatMap { table in
+                        try session.values(String.self, "SELECT name FROM pragma_table_info(?)", [table]).map { column in
+                            (table, column, "instr(CAST(\(column.quotedDatabaseIdentifier) AS BLOB), CAST(? AS BLOB)) > 0")
+                        }
                     }
+                case .postgres:
+                    columns = try session.rows(
+                        "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema()"
+                    ).map { row in
+                        let column = (row["column_name"] as String).quotedDatabaseIdentifier
+                        let test =
+                            row["data_type"] == "bytea"
+                            ? "position(convert_to(?, 'UTF8') in \(column)) > 0" : "strpos(CAST(\(column) AS TEXT), ?) > 0"
+                        return (row["table_name"], row["column_name"], test)
+                    }
+                }
+                for (table, column, test) in columns {
+                    let count = try session.value(Int.self, "SELECT count(*) FROM \(table.quotedDatabaseIdentifier) WHERE \(test)", [user]) ?? 0
+                    found += Array(repeating: "\(service).\(table).\(column)", count: count)
                 }
             }
         }

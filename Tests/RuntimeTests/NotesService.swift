@@ -79,10 +79,10 @@ func makeNotesService(configuration: ServiceConfiguration, gates: Gates = Gates(
     let database = try SousDatabase(name: "notes", directory: configuration.dataDirectory, migrator: migrator)
     let logger = SousLogging.logger(for: "notes", level: .critical)
     let host = try ServiceHost(configuration: configuration, logger: logger, database: database)
-    host.server.register(NotesAPI.add) { request, context in
+    host.server.register(NotesAPI.add) { request, context async throws in
         let user = try context.requireUser()
         guard !request.text.isEmpty else { throw ServiceError.badRequest("text is empty", field: "text") }
-        let note = try await database.writer.write { db in
+        let note = try database.write { db in
             try db.execute(sql: "INSERT INTO note (text, tags) VALUES (?, ?)", arguments: [request.text, request.tags.joined(separator: ",")])
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note") ?? 0
             return NotesAPI.Note(id: db.lastInsertedRowID, text: request.text, tags: request.tags, total: total)
@@ -91,8 +91,8 @@ func makeNotesService(configuration: ServiceConfiguration, gates: Gates = Gates(
         _ = user
         return note
     }
-    host.server.register(NotesAPI.count) { _, _ in
-        NotesAPI.Count(count: try await database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM note") ?? 0 })
+    host.server.register(NotesAPI.count) { _, _ async throws in
+        NotesAPI.Count(count: try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM note") ?? 0 })
     }
     host.server.register(NotesAPI.echo) { request, _ in request }
     host.server.register(NotesAPI.wait) { request, _ in

@@ -22,7 +22,7 @@ struct StorageTests {
         let database = try SousDatabase(name: "kitchen", directory: directory, migrator: migrator)
         #expect(database.path == directory + "/kitchen.sqlite")
         #expect(FileManager.default.fileExists(atPath: database.path))
-        let mode = try database.writer.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
+        let mode = try #require(database.sqliteWriter).read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
         // FULL (2) on the writer's connection: an acknowledged write survives a power cut.
         #expect(try database.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
@@ -47,10 +47,10 @@ struct StorageTests {
         migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE t (x INTEGER)") }
         do {
             let database = try SousDatabase(name: "kitchen", directory: directory, migrator: migrator)
-            try database.writer.write { try $0.execute(sql: "INSERT INTO t VALUES (42)") }
+            try database.write { try $0.execute(sql: "INSERT INTO t VALUES (42)") }
         }
         let reopened = try SousDatabase(name: "kitchen", directory: directory, migrator: migrator)
-        #expect(try reopened.writer.read { try Int.fetchOne($0, sql: "SELECT x FROM t") } == 42)
+        #expect(try reopened.read { try Int.fetchOne($0, sql: "SELECT x FROM t") } == 42)
     }
 
     @Test func aFailedTransactionLeavesNothingBehind() throws {
@@ -58,12 +58,12 @@ struct StorageTests {
         migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE t (x INTEGER NOT NULL)") }
         let database = try SousDatabase(name: "kitchen", directory: nil, migrator: migrator)
         #expect(throws: DatabaseError.self) {
-            try database.writer.write { db in
+            try database.write { db in
                 try db.execute(sql: "INSERT INTO t VALUES (1)")
                 try db.execute(sql: "INSERT INTO t VALUES (NULL)")
             }
         }
-        #expect(try database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") } == 0)
+        #expect(try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") } == 0)
     }
 }
 

@@ -41,7 +41,7 @@ public struct NotifierService: Sendable {
         configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil, options: NotifierOptions = NotifierOptions()
     ) throws {
         let logger = logger ?? SousLogging.logger(for: "notifier", level: configuration.logLevel)
-        let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
+        let database = try database ?? Self.openDatabase(at: configuration.database, logger: logger)
         let store = NotifierStore(database: database)
         let planner = Peer(Planner.self, of: configuration)
         let tracker = Peer(Tracker.self, of: configuration)
@@ -76,8 +76,8 @@ public struct NotifierService: Sendable {
         NotifierHandlers(host: host.parts, store: store, profiles: profiles, inbox: inbox).register(on: host.server)
     }
 
-    /// Opens (creating and migrating as needed) the notifier database in `directory`, or in memory.
-    public static func openDatabase(directory: String?) throws -> SousDatabase {
-        try SousDatabase(name: "notifier", directory: directory, migrator: NotifierMigrations.migrator)
+    /// Opens (creating and migrating as needed) the notifier database at `location`.
+    public static func openDatabase(at location: DatabaseLocation, logger: Logger) throws -> SousDatabase {
+        try SousDatabase(name: "notifier", location: location, schema: NotifierMigrations.schema, logger: logger)
     }
 }

@@ -1,7 +1,49 @@
 import GRDB
+import SousRuntime
 
-/// The notifier's schema. Migrations are frozen once shipped: add new ones, never edit these.
+/// The notifier's schema on SQLite and on PostgreSQL. Migrations are frozen once shipped: add
+/// new ones, never edit these.
 enum NotifierMigrations {
+    static var schema: DatabaseSchema { DatabaseSchema(sqlite: migrator, postgres: postgres) }
+
+    /// The same tables as SQLite's, as they stand after all of its migrations.
+    static let postgres = [
+        PostgresMigration(
+            "v1: profiles, schedule by due time, delivery log",
+            [
+                """
+                CREATE TABLE profile (
+                    "user" TEXT PRIMARY KEY,
+                    time_zone TEXT NOT NULL,
+                    reminder_hour BIGINT NOT NULL,
+                    enabled BIGINT NOT NULL,
+                    fetched_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE schedule (
+                    "user" TEXT PRIMARY KEY,
+                    local_date TEXT NOT NULL,
+                    due_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX schedule_due ON schedule (due_at, local_date)",
+                """
+                CREATE TABLE delivery (
+                    "user" TEXT NOT NULL,
+                    local_date TEXT NOT NULL,
+                    due_at DOUBLE PRECISION NOT NULL,
+                    outcome TEXT NOT NULL CHECK (outcome IN ('sent', 'skipped', 'missed')),
+                    recorded_at DOUBLE PRECISION NOT NULL,
+                    reason TEXT,
+                    kcal DOUBLE PRECISION,
+                    kcal_goal DOUBLE PRECISION,
+                    PRIMARY KEY ("user", local_date)
+                )
+                """,
+            ])
+    ]
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: profiles, schedule by due time, delivery log") { db in

@@ -1,44 +1,15 @@
 import Foundation
 import GRDB
+import SousRuntime
 import SousSchema
 
-// The notifier's tables as GRDB records: each names its columns once and reads and writes itself.
-//
-// All three tables are WITHOUT ROWID: GRDB 7.10's `upsert` appends `RETURNING rowid` and fails on
-// them, so a user's row is replaced whole with `insert(db, onConflict: .replace)` (one statement;
-// the tables have no triggers, foreign keys or other unique keys for REPLACE to disturb).
-
-/// A record whose columns are listed once, in order, with its values in that order: it encodes
-/// itself from them, and a hot loop (a burst records 100 000 reminders, a bulk load schedules a
-/// million) writes it through one statement prepared for the whole transaction.
-protocol ColumnListRecord: PersistableRecord {
-    static var columnOrder: [Column] { get }
-    var values: [(any DatabaseValueConvertible)?] { get }
-}
-
-extension ColumnListRecord {
-    func encode(to container: inout PersistenceContainer) {
-        for (column, value) in zip(Self.columnOrder, values) { container[column] = value }
-    }
-
-    /// `INSERT OR <conflict>` of every column, prepared once per connection; run it with
-    /// ``arguments``.
-    static func preparedInsert(_ db: Database, onConflict conflict: Database.ConflictResolution) throws -> Statement {
-        let columns = columnOrder.map(\.name)
-        return try db.cachedStatement(
-            sql:
-                "INSERT OR \(conflict.rawValue) INTO \(databaseTableName) (\(columns.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))"
-        )
-    }
-
-    /// Built from existentials: the generic initializer maps through a key path, which
-    /// costs microseconds per row outside GRDB's module (it showed in profiles of bulk writes).
-    var arguments: StatementArguments { StatementArguments(values) }
-}
+// The notifier's tables as records: each names its columns once and reads and writes itself,
+// with the same statements on SQLite and PostgreSQL (``SQLRecord``).
 
 /// The last profile the planner gave (or announced) per user (`profile`).
-struct ProfileRecord: Sendable, FetchableRecord, ColumnListRecord {
-    static let databaseTableName = "profile"
+struct ProfileRecord: Sendable, SQLRecord {
+    static let tableName = "profile"
+    static let primaryKey = ["user"]
 
     enum Columns {
         static let user = Column("user")
@@ -63,9 +34,9 @@ struct ProfileRecord: Sendable, FetchableRecord, ColumnListRecord {
             fetchedAt: Date(timeIntervalSince1970: row[Columns.fetchedAt]))
     }
 
-    static let columnOrder = [Columns.user, Columns.timeZone, Columns.reminderHour, Columns.enabled, Columns.fetchedAt]
+    static let columnNames = [Columns.user, Columns.timeZone, Columns.reminderHour, Columns.enabled, Columns.fetchedAt].map(\.name)
 
-    var values: [(any DatabaseValueConvertible)?] {
+    var values: SQLArguments {
         [
             user, profile.timeZone, profile.reminderHour, profile.enabled,
             profile.fetchedAt.timeIntervalSince1970,
@@ -74,8 +45,9 @@ struct ProfileRecord: Sendable, FetchableRecord, ColumnListRecord {
 }
 
 /// A user's pending reminder (`schedule`): at most one per user, walked in due order.
-struct ScheduleRecord: Sendable, FetchableRecord, ColumnListRecord {
-    static let databaseTableName = "schedule"
+struct ScheduleRecord: Sendable, SQLRecord {
+    static let tableName = "schedule"
+    static let primaryKey = ["user"]
 
     enum Columns {
         static let user = Column("user")
@@ -95,17 +67,18 @@ struct ScheduleRecord: Sendable, FetchableRecord, ColumnListRecord {
         reminder = ScheduledReminder(user: row[Columns.user], date: date, dueAt: Date(timeIntervalSince1970: row[Columns.dueAt]))
     }
 
-    static let columnOrder = [Columns.user, Columns.date, Columns.dueAt]
+    static let columnNames = [Columns.user, Columns.date, Columns.dueAt].map(\.name)
 
-    var values: [(any DatabaseValueConvertible)?] {
+    var values: SQLArguments {
         [reminder.user, reminder.date.description, reminder.dueAt.timeIntervalSince1970]
     }
 }
 
 /// One handled reminder in the delivery log (`delivery`): at most one per user and local date,
 /// written before the reminder is published.
-struct DeliveryRecord: Sendable, FetchableRecord, ColumnListRecord {
-    static let databaseTableName = "delivery"
+struct DeliveryRecord: Sendable, SQLRecord {
+    static let tableName = "delivery"
+    static let primaryKey = ["user", "local_date"]
 
     enum Columns {
         static let user = Column("user")
@@ -151,11 +124,11 @@ struct DeliveryRecord: Sendable, FetchableRecord, ColumnListRecord {
         kcalGoal = row[Columns.kcalGoal]
     }
 
-    static let columnOrder = [
+    static let columnNames = [
         Columns.user, Columns.date, Columns.dueAt, Columns.outcome, Columns.recordedAt, Columns.reason, Columns.kcal, Columns.kcalGoal,
-    ]
+    ].map(\.name)
 
-    var values: [(any DatabaseValueConvertible)?] {
+    var values: SQLArguments {
         [
             user, date.description, dueAt.timeIntervalSince1970, outcome.rawValue,
             recordedAt.timeIntervalSince1970, reason, kcal, kcalGoal,
@@ -173,7 +146,7 @@ struct DeliveryRecord: Sendable, FetchableRecord, ColumnListRecord {
     }
 
     /// The newest local date in `user`'s delivery log.
-    static func lastHandledDate(of user: String, _ db: Database) throws -> LocalDate? {
-        try filter(Columns.user == user).select(max(Columns.date), as: String.self).fetchOne(db).flatMap(LocalDate.init)
+    static func lastHandledDate(of user: String, _ session: any SQLSession) throws -> LocalDate? {
+        try session.value(String.self, #"SELECT MAX(local_date) FROM delivery WHERE "user" = ?"#, [user]).flatMap(LocalDate.init)
     }
 }

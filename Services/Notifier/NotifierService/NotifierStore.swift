@@ -1,5 +1,4 @@
 public import Foundation
-import GRDB
 public import SousRuntime
 public import SousSchema
 import SousWire
@@ -63,7 +62,6 @@ public struct ReminderDecision: Equatable, Sendable {
 /// log. Every write is one transaction.
 public final class NotifierStore: Sendable {
     public let database: SousDatabase
-    private var writer: SousDatabase { database }
 
     public init(database: SousDatabase) {
         self.database = database
@@ -72,11 +70,11 @@ public final class NotifierStore: Sendable {
     // MARK: Profiles
 
     public func profile(of user: String) throws -> ReminderProfile? {
-        try writer.read { db in try Self.profile(of: user, db) }
+        try database.reading { session in try Self.profile(of: user, session) }
     }
 
     public func saveProfile(_ profile: ReminderProfile, of user: String) throws {
-        try writer.write { db in try Self.saveProfile(profile, of: user, db) }
+        try database.writing { session in try Self.saveProfile(profile, of: user, session) }
     }
 
     // MARK: Schedule
@@ -85,15 +83,15 @@ public final class NotifierStore: Sendable {
     /// when the profile opts out. Returns the pending reminder afterwards and whether it changed.
     @discardableResult
     public func reschedule(_ user: String, profile: ReminderProfile, now: Date) throws -> (pending: ScheduledReminder?, changed: Bool) {
-        try writer.write { db in
-            let existing = try Self.schedule(of: user, db)
+        try database.writing { session in
+            let existing = try Self.schedule(of: user, session)
             guard profile.enabled else {
-                _ = try ScheduleRecord.deleteOne(db, key: user)
+                try session.execute(Self.unschedule, [user])
                 return (nil, existing != nil)
             }
-            let pending = try Self.nextReminder(of: user, profile: profile, now: now, db)
+            let pending = try Self.nextReminder(of: user, profile: profile, now: now, session)
             guard pending != existing else { return (pending, false) }
-            try ScheduleRecord(pending).insert(db, onConflict: .replace)
+            try session.insert(ScheduleRecord(pending), onConflict: .replace)
             return (pending, true)
         }
     }
@@ -103,35 +101,37 @@ public final class NotifierStore: Sendable {
     /// pending reminder stays unscheduled: only activity schedules.
     @discardableResult
     public func applyProfileChange(_ user: String, profile: ReminderProfile, now: Date) throws -> Bool {
-        try writer.write { db in
-            try Self.saveProfile(profile, of: user, db)
-            guard try Self.schedule(of: user, db) != nil else { return false }
+        try database.writing { session in
+            try Self.saveProfile(profile, of: user, session)
+            guard try Self.schedule(of: user, session) != nil else { return false }
             if !profile.enabled {
-                _ = try ScheduleRecord.deleteOne(db, key: user)
+                try session.execute(Self.unschedule, [user])
                 return true
             }
-            try ScheduleRecord(try Self.nextReminder(of: user, profile: profile, now: now, db)).update(db)
+            try session.insert(ScheduleRecord(try Self.nextReminder(of: user, profile: profile, now: now, session)), onConflict: .replace)
             return true
         }
     }
 
     public func pending(of user: String) throws -> ScheduledReminder? {
-        try writer.read { db in try Self.schedule(of: user, db) }
+        try database.reading { session in try Self.schedule(of: user, session) }
     }
 
-    /// The earliest due instant of any pending reminder.
+    /// The earliest due instant of any pending reminder (the scheduler asks after every pass;
+    /// the statement stays prepared, docs/BENCHMARKS.md, next-due lookup).
     public func earliestDue() throws -> Date? {
-        try writer.read { db in
-            // A cached statement: the scheduler asks after every pass (docs/BENCHMARKS.md, next-due lookup).
-            try Double.fetchOne(db.cachedStatement(sql: "SELECT due_at FROM schedule ORDER BY due_at LIMIT 1")).map(Date.init(timeIntervalSince1970:))
+        try database.reading { session in
+            try session.value(Double.self, "SELECT due_at FROM schedule ORDER BY due_at LIMIT 1").map(Date.init(timeIntervalSince1970:))
         }
     }
 
     /// Up to `limit` reminders due at or before `now`, earliest first (walks the due index).
     public func due(through now: Date, limit: Int) throws -> [ScheduledReminder] {
-        try writer.read { db in
-            try ScheduleRecord.filter(ScheduleRecord.Columns.dueAt <= now.timeIntervalSince1970).order(ScheduleRecord.Columns.dueAt).limit(limit)
-                .fetchAll(db).map(\.reminder)
+        try database.reading { session in
+            try session.fetchAll(
+                ScheduleRecord.self, "SELECT * FROM schedule WHERE due_at <= ? ORDER BY due_at LIMIT ?", [now.timeIntervalSince1970, limit]
+            )
+            .map(\.reminder)
         }
     }
 
@@ -139,19 +139,16 @@ public final class NotifierStore: Sendable {
     /// Returns the decisions actually recorded: one whose user-day is already in the log (a
     /// reminder handled before) is left out, so it can never be sent twice.
     public func record(_ decisions: [ReminderDecision], at now: Date) throws -> [ReminderDecision] {
-        try writer.write { db in
-            // Only the reminder that was due: activity may have moved it on meanwhile. Cached once
-            // for the batch (a burst runs it per reminder).
-            let remove = try db.cachedStatement(sql: "DELETE FROM schedule WHERE user = ? AND due_at = ?")
-            // The log's key is the user-day and no other constraint can fail (the outcome is one
-            // the CHECK allows, every NOT NULL column has a value): OR IGNORE skips only a repeat.
-            let log = try DeliveryRecord.preparedInsert(db, onConflict: .ignore)
+        try database.writing { session in
             var recorded: [ReminderDecision] = []
             recorded.reserveCapacity(decisions.count)
             for decision in decisions {
-                try log.execute(arguments: DeliveryRecord(decision, recordedAt: now).arguments)
-                if db.changesCount == 1 { recorded.append(decision) }
-                try remove.execute(arguments: [decision.reminder.user, decision.reminder.dueAt.timeIntervalSince1970])
+                // The log's key is the user-day and no other constraint can fail (the outcome is one
+                // the CHECK allows, every NOT NULL column has a value): the insert skips only a repeat.
+                if try session.insert(DeliveryRecord(decision, recordedAt: now), onConflict: .ignore) == 1 { recorded.append(decision) }
+                // Only the reminder that was due: activity may have moved it on meanwhile.
+                try session.execute(
+                    #"DELETE FROM schedule WHERE "user" = ? AND due_at = ?"#, [decision.reminder.user, decision.reminder.dueAt.timeIntervalSince1970])
             }
             return recorded
         }
@@ -160,26 +157,24 @@ public final class NotifierStore: Sendable {
     /// Adds pending reminders (and their profiles) in one transaction, bypassing activity: for
     /// the benchmark and maintenance tools.
     public func bulkSchedule(_ reminders: [ScheduledReminder], profile: ReminderProfile) throws {
-        try writer.write { db in
-            let saveProfile = try ProfileRecord.preparedInsert(db, onConflict: .replace)
-            let schedule = try ScheduleRecord.preparedInsert(db, onConflict: .replace)
+        try database.writing { session in
             for reminder in reminders {
-                try saveProfile.execute(arguments: ProfileRecord(user: reminder.user, profile: profile).arguments)
-                try schedule.execute(arguments: ScheduleRecord(reminder).arguments)
+                try session.insert(ProfileRecord(user: reminder.user, profile: profile), onConflict: .replace)
+                try session.insert(ScheduleRecord(reminder), onConflict: .replace)
             }
         }
     }
 
     public func scheduledCount() throws -> Int {
-        try writer.read { db in try ScheduleRecord.fetchCount(db) }
+        try database.reading { session in try session.value(Int.self, "SELECT COUNT(*) FROM schedule") ?? 0 }
     }
 
     // MARK: Delivery log
 
     /// The newest `limit` entries of `user`'s delivery log, newest date first.
     public func log(of user: String, limit: Int) throws -> [ReminderLogEntry] {
-        try writer.read { db in
-            try DeliveryRecord.filter(DeliveryRecord.Columns.user == user).order(DeliveryRecord.Columns.date.desc).limit(limit).fetchAll(db)
+        try database.reading { session in
+            try session.fetchAll(DeliveryRecord.self, #"SELECT * FROM delivery WHERE "user" = ? ORDER BY local_date DESC LIMIT ?"#, [user, limit])
                 .map(\.logEntry)
         }
     }
@@ -187,39 +182,41 @@ public final class NotifierStore: Sendable {
     /// `user`'s reminders sent after `after` (recording time), oldest first, with the cursor to
     /// continue from.
     public func sentReminders(of user: String, after: Date, limit: Int = 500) throws -> (reminders: [Reminder], cursor: Date) {
-        try writer.read { db in
-            let records = try DeliveryRecord.filter(
-                DeliveryRecord.Columns.user == user && DeliveryRecord.Columns.outcome == ReminderOutcome.sent.rawValue
-                    && DeliveryRecord.Columns.recordedAt > after.timeIntervalSince1970
-            ).order(DeliveryRecord.Columns.recordedAt).limit(limit).fetchAll(db)
+        try database.reading { session in
+            let records = try session.fetchAll(
+                DeliveryRecord.self,
+                #"SELECT * FROM delivery WHERE "user" = ? AND outcome = ? AND recorded_at > ? ORDER BY recorded_at LIMIT ?"#,
+                [user, ReminderOutcome.sent.rawValue, after.timeIntervalSince1970, limit])
             return (records.map(\.reminder), records.last?.recordedAt ?? after)
         }
     }
 
     /// The newest local date with a delivery log entry for `user`.
     public func lastHandledDate(of user: String) throws -> LocalDate? {
-        try writer.read { db in try DeliveryRecord.lastHandledDate(of: user, db) }
+        try database.reading { session in try DeliveryRecord.lastHandledDate(of: user, session) }
     }
 
     // MARK: Rows
 
-    private static func profile(of user: String, _ db: Database) throws -> ReminderProfile? {
-        try ProfileRecord.fetchOne(db, key: user)?.profile
+    private static let unschedule = #"DELETE FROM schedule WHERE "user" = ?"#
+
+    private static func profile(of user: String, _ session: any SQLSession) throws -> ReminderProfile? {
+        try session.fetchOne(ProfileRecord.self, #"SELECT * FROM profile WHERE "user" = ?"#, [user])?.profile
     }
 
-    private static func saveProfile(_ profile: ReminderProfile, of user: String, _ db: Database) throws {
-        try ProfileRecord(user: user, profile: profile).insert(db, onConflict: .replace)
+    private static func saveProfile(_ profile: ReminderProfile, of user: String, _ session: any SQLSession) throws {
+        try session.insert(ProfileRecord(user: user, profile: profile), onConflict: .replace)
     }
 
-    private static func schedule(of user: String, _ db: Database) throws -> ScheduledReminder? {
-        try ScheduleRecord.fetchOne(db, key: user)?.reminder
+    private static func schedule(of user: String, _ session: any SQLSession) throws -> ScheduledReminder? {
+        try session.fetchOne(ScheduleRecord.self, #"SELECT * FROM schedule WHERE "user" = ?"#, [user])?.reminder
     }
 
     /// `user`'s next reminder under `profile` after `now`, past the last day already handled.
-    private static func nextReminder(of user: String, profile: ReminderProfile, now: Date, _ db: Database) throws -> ScheduledReminder {
+    private static func nextReminder(of user: String, profile: ReminderProfile, now: Date, _ session: any SQLSession) throws -> ScheduledReminder {
         let next = ReminderRules.nextDue(
             after: now, timeZone: ReminderRules.timeZone(named: profile.timeZone), hour: profile.reminderHour,
-            lastHandled: try DeliveryRecord.lastHandledDate(of: user, db)
+            lastHandled: try DeliveryRecord.lastHandledDate(of: user, session)
         )
         return ScheduledReminder(user: user, date: next.date, dueAt: next.dueAt)
     }

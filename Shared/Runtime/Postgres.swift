@@ -1,0 +1,437 @@
+import Foundation
+import GRDB
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import SousWire
+import Synchronization
+
+/// Where a service's PostgreSQL database is, read from a URL:
+///
+///     postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?schema=NAME&sslmode=disable|require]
+///     postgres://USER@/DATABASE?host=/run/postgresql        (a Unix socket's folder)
+///
+/// Each service keeps its tables in a schema of its own (default: the service's name), so all
+/// five can share one database.
+public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    /// The folder of the server's Unix socket, instead of host and port.
+    public var socketDirectory: String?
+    public var user: String
+    public var password: String?
+    public var database: String
+    public var schema: String
+    public var requireTLS: Bool
+
+    /// Parses `url`; `defaultSchema` applies when the URL names none. The error says what is
+    /// wrong without repeating the password.
+    public init(url: String, defaultSchema: String) throws(PostgresLocationError) {
+        guard let components = URLComponents(string: url), let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme) else {
+            throw PostgresLocationError("must look like postgres://user:password@host:5432/database")
+        }
+        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
+        for name in query.keys where !["schema", "sslmode", "host"].contains(name) {
+            throw PostgresLocationError("unknown parameter \"\(name)\" (known: schema, sslmode, host)")
+        }
+        socketDirectory = query["host"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
+        port = components.port ?? 5432
+        guard let user = components.user, !user.isEmpty else { throw PostgresLocationError("names no user (postgres://USER@host/database)") }
+        self.user = user
+        password = components.password
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        guard !database.isEmpty, !database.contains("/") else { throw PostgresLocationError("names no database (postgres://user@host/DATABASE)") }
+        self.database = database
+        schema = query["schema"] ?? defaultSchema
+        guard Self.isPlainName(schema) else {
+            throw PostgresLocationError("schema \"\(schema)\" must be lower-case letters, digits and _ (at most 63)")
+        }
+        switch query["sslmode"] ?? "disable" {
+        case "disable": requireTLS = false
+        case "require": requireTLS = true
+        case let other: throw PostgresLocationError("sslmode \"\(other)\" is not one of disable, require")
+        }
+    }
+
+    static func isPlainName(_ name: String) -> Bool {
+        (1...63).contains(name.utf8.count) && name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F }
+            && !(0x30...0x39).contains(name.utf8.first!)
+    }
+
+    /// The location without its password, for logs and errors.
+    public var description: String {
+        let server = socketDirectory.map { "\($0)/.s.PGSQL.\(port)" } ?? "\(host):\(port)"
+        return "postgres://\(user)@\(server)/\(database) (schema \(schema))"
+    }
+}
+
+public struct PostgresLocationError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A schema change on PostgreSQL: an id that is never reused and the statements to run, in one
+/// transaction with the others still to apply.
+public struct PostgresMigration: Sendable {
+    public let id: String
+    public let statements: [String]
+
+    public init(_ id: String, _ statements: [String]) {
+        self.id = id
+        self.statements = statements
+    }
+}
+
+/// A service's PostgreSQL database: a few connections that the request threads take turns
+/// on, each running one transaction at a time.
+///
+/// Stores are synchronous (they run on the service's own request threads, see
+/// ``ThreadPoolExecutor``), so a transaction here blocks its thread while postgres-nio's event
+/// loop does the I/O, as a SQLite transaction blocks it on the disk.
+///
+/// - Writes run at SERIALIZABLE, so replicas writing at once behave as if one wrote after the
+///   other (as SQLite's single writer did); a transaction the server refuses for that reason is
+///   run again, up to ``serializationAttempts`` times.
+/// - Reads run at REPEATABLE READ, READ ONLY: one snapshot for all their statements.
+/// - Every statement has the same time limit as on SQLite (`statement_timeout`).
+/// - A lost connection is dropped and a new one opened on the next request: requests answer
+///   `unavailable` while the server is down, and the service recovers by itself when it returns.
+public final class PostgresDatabase: @unchecked Sendable {
+    public let location: PostgresLocation
+    public let name: String
+    private let capacity: Int
+    private let logger: Logger
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var idle: [PostgresConnection] = []
+    private var open = 0
+    private var closed = false
+    private let nextID = Atomic<Int>(0)
+    /// A write refused for a clash with another transaction runs again this many times at most,
+    /// after a short random pause that grows with each attempt.
+    static let serializationAttempts = 20
+    /// How long a request waits for a connection (all busy) or for the server to accept one.
+    static let connectTimeout = Duration.seconds(5)
+
+    init(name: String, location: PostgresLocation, capacity: Int, logger: Logger) {
+        self.name = name
+        self.location = location
+        self.capacity = capacity
+        self.logger = logger
+    }
+
+    // MARK: Transactions
+
+    func read<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        try withConnection { connection in
+            try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        }
+    }
+
+    func write<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try withConnection { connection in try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", body) }
+            } catch let error as PostgresStatementError where error.mustRetry && attempt < Self.serializationAttempts {
+                // Spread the retries of clashing writers so they stop clashing.
+                usleep(UInt32.random(in: 200...1_000) * UInt32(attempt))
+                attempt += 1
+            }
+        }
+    }
+
+    /// Runs `body` outside any transaction (migrations, which take their own lock).
+    func withSession<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        try withConnection { try body(PostgresSession(connection: $0, logger: logger)) }
+    }
+
+    private func transaction<T>(on connection: PostgresConnection, begin: String, _ body: (PostgresSession) throws -> T) throws -> T {
+        let session = PostgresSession(connection: connection, logger: logger)
+        try session.execute(begin)
+        do {
+            let value = try body(session)
+            try session.execute("COMMIT")
+            return value
+        } catch {
+            // A broken connection is dropped by the caller; on a live one the transaction ends here.
+            if connection.isClosed == false { _ = try? session.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    // MARK: Connections
+
+    private func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let connection = try checkOut()
+        do {
+            let value = try body(connection)
+            checkIn(connection)
+            return value
+        } catch {
+            checkIn(connection)
+            throw Self.serviceError(error, location: location, name: name)
+        }
+    }
+
+    private func checkOut() throws -> PostgresConnection {
+        let deadline = Date().addingTimeInterval(TimeInterval(Self.connectTimeout.components.seconds))
+        condition.lock()
+        while true {
+            guard !closed else {
+                condition.unlock()
+                throw ServiceError.unavailable("the \(name) database is closed (the service is stopping)")
+            }
+            if let connection = idle.popLast() {
+                condition.unlock()
+                if connection.isClosed {
+                    dropped()
+                    condition.lock()
+                    continue
+                }
+                return connection
+            }
+            if open < capacity {
+                open += 1
+                condition.unlock()
+                do {
+                    return try connect()
+                } catch {
+                    dropped()
+                    // Refused at sign-in too (a wrong password, no such database): not a statement's fault.
+                    throw ServiceError.unavailable("the \(name) database at \(location) is unavailable: \(Self.describe(error))")
+                }
+            }
+            guard condition.wait(until: deadline) else {
+                condition.unlock()
+                throw ServiceError.unavailable("the \(name) database at \(location) had no free connection within 5 s")
+            }
+        }
+    }
+
+    private func checkIn(_ connection: PostgresConnection) {
+        if connection.isClosed {
+            dropped()
+            return
+        }
+        condition.lock()
+        if closed {
+            condition.unlock()
+            Self.closeInBackground(connection)
+            return
+        }
+        idle.append(connection)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func dropped() {
+        condition.lock()
+        open -= 1
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Opens one connection (the first request after the server came back opens a new one).
+    func connect() throws -> PostgresConnection {
+        var configuration: PostgresConnection.Configuration
+        if let directory = location.socketDirectory {
+            configuration = .init(
+                unixSocketPath: "\(directory)/.s.PGSQL.\(location.port)", username: location.user, password: location.password,
+                database: location.database)
+        } else {
+            configuration = .init(
+                host: location.host, port: location.port, username: location.user, password: location.password, database: location.database,
+                tls: location.requireTLS ? .require(try .init(configuration: .makeClientConfiguration())) : .disable)
+        }
+        configuration.options.connectTimeout = .seconds(Self.connectTimeout.components.seconds)
+        configuration.options.additionalStartupParameters = [
+            ("search_path", location.schema),
+            ("statement_timeout", "\(SousDatabase.queryTimeLimit.components.seconds * 1000)"),
+            ("application_name", "sous-\(name)"),
+            // The ledger's and the schema's own notices are not worth a log line each.
+            ("client_min_messages", "warning"),
+        ]
+        return try PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: nextID.add(1, ordering: .relaxed).newValue,
+            logger: logger
+        ).wait()
+    }
+
+    /// Closes every connection; requests made afterwards answer `unavailable`.
+    public func close() {
+        condition.lock()
+        closed = true
+        let connections = idle
+        idle = []
+        condition.broadcast()
+        condition.unlock()
+        connections.forEach(Self.closeInBackground)
+    }
+
+    deinit {
+        // A database dropped without close() (a test's service that never ran) still says goodbye.
+        idle.forEach(Self.closeInBackground)
+    }
+
+    /// Closes without waiting; the connection stays referenced until it has closed.
+    private static func closeInBackground(_ connection: PostgresConnection) {
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
+    // MARK: Migrations
+
+    /// Creates the schema and applies the migrations not applied yet, in one transaction under
+    /// an advisory lock: a second replica starting at the same moment waits, then finds them
+    /// applied.
+    func migrate(_ migrations: [PostgresMigration]) throws -> Int {
+        try write { session in
+            // One lock per schema: replicas of one service wait for each other, other services don't.
+            try session.execute("SELECT pg_advisory_xact_lock(hashtext(?))", ["sous-migrations:\(location.schema)"])
+            try session.execute("CREATE SCHEMA IF NOT EXISTS \(location.schema.quotedDatabaseIdentifier)")
+            try session.execute("CREATE TABLE IF NOT EXISTS sous_migration (id TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)")
+            let applied = Set(try session.values(String.self, "SELECT id FROM sous_migration"))
+            for migration in migrations where !applied.contains(migration.id) {
+                for statement in migration.statements { try session.execute(statement) }
+                try session.execute("INSERT INTO sous_migration (id, applied_at) VALUES (?, ?)", [migration.id, Date().timeIntervalSince1970])
+            }
+            return migrations.count
+        }
+    }
+
+    // MARK: Errors
+
+    /// What a request answers for a failure of the database.
+    static func serviceError(_ error: any Error, location: PostgresLocation, name: String) -> any Error {
+        switch error {
+        case is ServiceError, is PostgresStatementError: return error
+        case let error as PSQLError where error.code == .server:
+            return PostgresStatementError(error)
+        default:
+            return ServiceError.unavailable("the \(name) database at \(location) is unavailable: \(Self.describe(error))")
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] { return message }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+}
+
+/// A statement the server refused: its SQLSTATE and message. A time limit becomes `timeout`
+/// when it reaches the handler, like SQLite's.
+public struct PostgresStatementError: Error, CustomStringConvertible {
+    public let sqlState: String
+    public let message: String
+
+    init(_ error: PSQLError) {
+        sqlState = error.serverInfo?[.sqlState] ?? "XX000"
+        message = error.serverInfo?[.message] ?? "\(error.code)"
+    }
+
+    /// A serialization failure or deadlock: the transaction can run again.
+    var mustRetry: Bool { sqlState == "40001" || sqlState == "40P01" }
+    /// `unique_violation`, `foreign_key_violation`, `check_violation`, `not_null_violation`.
+    public var isConstraintViolation: Bool { sqlState.hasPrefix("23") }
+    public var description: String { "PostgreSQL \(sqlState): \(message)" }
+}
+
+/// A transaction on a PostgreSQL connection.
+struct PostgresSession: SQLSession {
+    let connection: PostgresConnection
+    let logger: Logger
+    var engine: SQLEngine { .postgres }
+
+    @discardableResult
+    func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int {
+        try run(sql, arguments).metadata.rows ?? 0
+    }
+
+    func rows(_ sql: String, _ arguments: SQLArguments) throws -> [Row] {
+        try run(sql, arguments).rows.map(Self.row)
+    }
+
+    private func run(_ sql: String, _ arguments: SQLArguments) throws -> PostgresQueryResult {
+        var binds = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            switch (argument?.databaseValue ?? .null).storage {
+            case .null: binds.appendNull()
+            case .int64(let value): binds.append(value)
+            case .double(let value): binds.append(value)
+            case .string(let value): binds.append(value)
+            case .blob(let value): try binds.append(value)
+            }
+        }
+        do {
+            return try connection.query(PostgresQuery(unsafeSQL: PlaceholderNumbering.numbered(sql), binds: binds), logger: logger).wait()
+        } catch let error as PSQLError where error.code == .server {
+            let refused = PostgresStatementError(error)
+            if refused.sqlState == "57014" {
+                throw ServiceError(
+                    .timeout, "a query ran longer than \(SousDatabase.queryTimeLimit.components.seconds) s and was stopped; narrow it down")
+            }
+            throw refused
+        }
+    }
+
+    /// A row as GRDB's, its columns by name. Numbers come back as the engine-neutral integers
+    /// and doubles, booleans as 0 and 1, text as text.
+    static func row(_ row: PostgresRow) throws -> Row {
+        var values: [String: (any DatabaseValueConvertible)?] = [:]
+        for cell in row where values[cell.columnName] == nil {
+            values[cell.columnName] = try value(cell)
+        }
+        return Row(values)
+    }
+
+    private static func value(_ cell: PostgresCell) throws -> DatabaseValue {
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int2, .int4, .int8: return try cell.decode(Int64.self).databaseValue
+        case .float4, .float8: return try cell.decode(Double.self).databaseValue
+        case .numeric: return Double(try cell.decode(Decimal.self).description)?.databaseValue ?? .null
+        case .bool: return (try cell.decode(Bool.self) ? 1 : 0).databaseValue
+        case .bytea: return try cell.decode(Data.self).databaseValue
+        default: return try cell.decode(String.self).databaseValue
+        }
+    }
+}
+
+/// `?` placeholders as PostgreSQL's `$1, $2, …`, skipping quoted text, quoted names and
+/// comments; each text converted once.
+enum PlaceholderNumbering {
+    private static let converted = Mutex<[String: String]>([:])
+
+    static func numbered(_ sql: String) -> String {
+        if let done = converted.withLock({ $0[sql] }) { return done }
+        var result = ""
+        result.reserveCapacity(sql.utf8.count + 8)
+        var number = 0
+        var quote: Character?
+        var lineComment = false
+        var previous: Character = " "
+        for character in sql {
+            defer { previous = character }
+            if lineComment {
+                if character == "\n" { lineComment = false }
+            } else if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                quote = character
+            } else if character == "-" && previous == "-" {
+                lineComment = true
+            } else if character == "?" {
+                number += 1
+                result += "$\(number)"
+                continue
+            }
+            result.append(character)
+        }
+        converted.withLock { $0[sql] = result }
+        return result
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+public import GRDB
+import Synchronization
+
+/// Which engine holds a service's data.
+public enum SQLEngine: String, Sendable {
+    case sqlite
+    case postgres
+}
+
+/// Values bound to a statement's `?` placeholders, in order.
+public typealias SQLArguments = [(any DatabaseValueConvertible)?]
+
+/// One transaction on a service's database, on either engine. A store writes its SQL once:
+///
+/// - `?` placeholders (numbered `$1, $2, …` for PostgreSQL by the session);
+/// - identifiers that are keywords double-quoted (`"user"`);
+/// - only what both engines read alike: `INSERT … ON CONFLICT … DO UPDATE SET c = excluded.c`,
+///   `RETURNING`, `COALESCE`, `LIMIT`. Where they differ (full text, JSON, text comparison
+///   without case) the store asks ``engine``.
+///
+/// The text of each statement should be fixed (lists are bound as one JSON array): both engines
+/// keep a statement prepared per text.
+///
+/// Rows come back as GRDB rows, so a record reads itself (`init(row:)`) whatever the engine.
+/// On PostgreSQL a row's columns are found by name only.
+public protocol SQLSession {
+    var engine: SQLEngine { get }
+    /// Runs one statement and returns how many rows it inserted, changed or deleted.
+    @discardableResult
+    func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int
+    /// Runs one query and returns its rows.
+    func rows(_ sql: String, _ arguments: SQLArguments) throws -> [Row]
+}
+
+extension SQLSession {
+    @discardableResult
+    public func execute(_ sql: String) throws -> Int { try execute(sql, []) }
+
+    public func rows(_ sql: String) throws -> [Row] { try rows(sql, []) }
+
+    public func fetchAll<Record: FetchableRecord>(_ type: Record.Type, _ sql: String, _ arguments: SQLArguments = []) throws -> [Record] {
+        try rows(sql, arguments).map { try Record(row: $0) }
+    }
+
+    public func fetchOne<Record: FetchableRecord>(_ type: Record.Type, _ sql: String, _ arguments: SQLArguments = []) throws -> Record? {
+        try rows(sql, arguments).first.map { try Record(row: $0) }
+    }
+
+    /// The single column of the first row (nil for no row or NULL).
+    public func value<Value: DatabaseValueConvertible>(_ type: Value.Type, _ sql: String, _ arguments: SQLArguments = []) throws -> Value? {
+        guard let row = try rows(sql, arguments).first, row.count == 1 else { return nil }
+        return row[0]
+    }
+
+    /// The single column of every row (NULLs left out).
+    public func values<Value: DatabaseValueConvertible>(_ type: Value.Type, _ sql: String, _ arguments: SQLArguments = []) throws -> [Value] {
+        try rows(sql, arguments).compactMap { $0.count == 1 ? ($0[0] as Value?) : nil }
+    }
+
+    /// `column IN` the strings of a JSON array bound as one argument (``Swift/Sequence/sqlJSONArray``),
+    /// so the statement's text is the same for any count.
+    public func inJSONArray(_ column: String) -> String {
+        switch engine {
+        case .sqlite: "\(column) IN (SELECT value FROM json_each(?))"
+        case .postgres: "\(column) IN (SELECT jsonb_array_elements_text(CAST(? AS jsonb)))"
+        }
+    }
+
+    /// Inserts `record`; on a clash of its primary key, `conflict` says what happens.
+    @discardableResult
+    public func insert<Record: SQLRecord>(_ record: Record, onConflict conflict: SQLConflict = .fail) throws -> Int {
+        try execute(Record.insertSQL(conflict), record.values)
+    }
+}
+
+/// What an insert does when its primary key is taken.
+public enum SQLConflict: Sendable, Hashable {
+    /// The statement fails (a constraint error).
+    case fail
+    /// The row already there stays; nothing is written (0 rows changed).
+    case ignore
+    /// The row already there takes every column of the new one.
+    case replace
+}
+
+/// A record whose columns are listed once, in order, with its values in that order: it writes
+/// itself with one fixed statement per table and conflict rule (``SQLSession/insert(_:onConflict:)``),
+/// the same text on both engines.
+public protocol SQLRecord: FetchableRecord {
+    static var tableName: String { get }
+    /// Every column, in the order of ``values``.
+    static var columnNames: [String] { get }
+    /// The primary key's columns (what an upsert matches on).
+    static var primaryKey: [String] { get }
+    var values: SQLArguments { get }
+}
+
+extension SQLRecord {
+    static func insertSQL(_ conflict: SQLConflict) -> String {
+        SQLRecordStatements.insert(into: tableName, columns: columnNames, key: primaryKey, conflict: conflict)
+    }
+}
+
+/// The insert statements of every record type, built once per table and conflict rule.
+enum SQLRecordStatements {
+    private struct Key: Hashable {
+        var table: String
+        var conflict: SQLConflict
+    }
+
+    private static let built = Mutex<[Key: String]>([:])
+
+    static func insert(into table: String, columns: [String], key: [String], conflict: SQLConflict) -> String {
+        let cacheKey = Key(table: table, conflict: conflict)
+        if let sql = built.withLock({ $0[cacheKey] }) { return sql }
+        let quoted = columns.map(\.quotedDatabaseIdentifier)
+        var sql =
+            "INSERT INTO \(table.quotedDatabaseIdentifier) (\(quoted.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        switch conflict {
+        case .fail: break
+        case .ignore: sql += " ON CONFLICT DO NOTHING"
+        case .replace:
+            let others = columns.filter { !key.contains($0) }.map(\.quotedDatabaseIdentifier)
+            let target = key.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+            sql +=
+                others.isEmpty
+                ? " ON CONFLICT (\(target)) DO NOTHING"
+                : " ON CONFLICT (\(target)) DO UPDATE SET \(others.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))"
+        }
+        built.withLock { $0[cacheKey] = sql }
+        return sql
+    }
+}
+
+/// A transaction on the SQLite database, through GRDB. Every statement stays prepared on its
+/// connection (GRDB's statement cache, keyed by the SQL text).
+struct SQLiteSession: SQLSession {
+    let db: Database
+    var engine: SQLEngine { .sqlite }
+
+    @discardableResult
+    func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int {
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+        return db.changesCount
+    }
+
+    func rows(_ sql: String, _ arguments: SQLArguments) throws -> [Row] {
+        try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
+    }
+}
