@@ -58,6 +58,12 @@ public final class IdempotencyScope: Sendable {
     }
 
     func recorded(_ reply: [UInt8]) { stored.withLock { $0 = reply } }
+
+    /// What a write transaction throws when its key was stored by another attempt meanwhile
+    /// (another replica of the service, on a shared database); the write is rolled back and the
+    /// guard answers with the other attempt's reply.
+    static let takenConcurrently = ServiceError(
+        .conflict, "idempotency key taken by a concurrent attempt of the same request", field: "header.idempotencyKey")
     var storedReply: [UInt8]? { stored.withLock { $0 } }
 }
 
@@ -90,8 +96,10 @@ public final class IdempotencyGuard: Sendable {
         await claim(cacheKey)
         defer { release(cacheKey) }
         let digest = Sodium.digest([Array(method.utf8), body])
-        do {
-            if let record = try ledger.record(user: user, key: key) {
+        /// The stored reply (or the conflict of a reused key), nil when the key is new.
+        func answerFromLedger() -> Outcome? {
+            do {
+                guard let record = try ledger.record(user: user, key: key) else { return nil }
                 guard record.method == method, record.digest == digest else {
                     return .failure(
                         .conflict(
@@ -100,12 +108,18 @@ public final class IdempotencyGuard: Sendable {
                         ))
                 }
                 return .success(record.reply)
+            } catch {
+                return .failure(.internal("the idempotency record could not be read: \(error)"))
             }
-        } catch {
-            return .failure(.internal("the idempotency record could not be read: \(error)"))
         }
+        if let answer = answerFromLedger() { return answer }
         let scope = IdempotencyScope(user: user, key: key, method: method, digest: digest, encodeReply: encodeReply)
         let outcome = await IdempotencyScope.$current.withValue(scope) { await operation() }
+        if case .failure(let error) = outcome, error == IdempotencyScope.takenConcurrently {
+            // Another replica committed a write under this key while this one ran (this one was
+            // rolled back): answer what that one stored.
+            return answerFromLedger() ?? outcome
+        }
         // A reply that no write transaction produced (or that differs from the one stored) is
         // recorded now, after the write: the one case with a window between commit and record.
         if case .success(let reply) = outcome, scope.storedReply != reply {

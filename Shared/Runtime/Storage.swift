@@ -168,11 +168,15 @@ public struct SousDatabase: Sendable {
     @discardableResult
     public func writing<T>(_ body: (any SQLSession) throws -> T) throws -> T {
         let scope = IdempotencyScope.current
+        var storedReply: [UInt8]?
         func run(_ session: any SQLSession) throws -> T {
             let value = try body(session)
+            storedReply = nil
             if let scope, let reply = scope.encodeReply(value) {
-                try IdempotencyLedgerTable.save(scope.record(reply: reply), session)
-                scope.recorded(reply)
+                // Insert, never replace: a key stored meanwhile by another replica's attempt
+                // rolls this one back (the guard then answers with that attempt's reply).
+                guard try IdempotencyLedgerTable.insert(scope.record(reply: reply), session) else { throw IdempotencyScope.takenConcurrently }
+                storedReply = reply
             }
             return value
         }
@@ -181,6 +185,7 @@ public struct SousDatabase: Sendable {
         case .sqlite(let writer): value = try writer.write { db in try QueryClock.timed(db) { try run(SQLiteSession(db: db)) } }
         case .postgres(let database): value = try database.write(run)
         }
+        if let scope, let storedReply { scope.recorded(storedReply) }
         if let scope, let hook = TestHooks.exitAfterCommit, hook == scope.method {
             // Test hook (SOUS_TEST_EXIT_AFTER_COMMIT): die between the commit and the reply.
             exit(86)
@@ -326,6 +331,18 @@ enum IdempotencyLedgerTable {
         return IdempotencyRecord(
             user: user, key: key, method: row["method"], digest: [UInt8](digest), reply: [UInt8](reply),
             createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    }
+
+    /// Stores `record` unless its key is already stored; false then.
+    static func insert(_ record: IdempotencyRecord, _ session: any SQLSession) throws -> Bool {
+        let inserted = try session.execute(
+            """
+            INSERT INTO sous_idempotency ("user", key, method, digest, reply, created_at) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT ("user", key) DO NOTHING
+            """,
+            [record.user, record.key, record.method, Data(record.digest), Data(record.reply), record.createdAt.timeIntervalSince1970])
+        if saves.add(1, ordering: .relaxed).newValue % pruneEvery == 0 { try prune(session) }
+        return inserted == 1
     }
 
     static func save(_ record: IdempotencyRecord, _ session: any SQLSession) throws {

@@ -45,7 +45,7 @@ struct DeadlineTests {
             logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil)
         )
         try await withRunningService(planner.host) { host in
-            // A 10 s deadline: the planner gives the catalog 9 s of it and answers then.
+            // A 10 s deadline: the planner gives the catalog 8 s of it and answers then.
             let (reply, elapsed) = try await Self.call(
                 PlannerAPI.addRecipe.name, RecipeID(id: "tomato-lentil-soup"), at: host.boundEndpoints.requests, deadline: .seconds(10))
             let error = #expect(throws: ServiceError.self) { try reply.decode(PlanSelection.self) }

@@ -4,6 +4,7 @@ import Logging
 import SousRuntime
 import SousTestSupport
 import SousWire
+import Synchronization
 import Testing
 
 @Suite(.closesItsSockets)
@@ -129,6 +130,67 @@ struct PostgresStorageTests {
         try database.writing { try $0.execute(#"INSERT INTO note ("user", text) VALUES ('ada', 'a'), ('ada', 'b'), ('bob', 'c')"#) }
         #expect(try replica.eraseUser("ada") == ["note": 2, "sous_idempotency": 1])
         #expect(try database.reading { try $0.values(String.self, #"SELECT "user" FROM note"#) } == ["bob"])
+    }
+}
+
+/// Two replicas of one service on one database get the same keyed write at the same moment:
+/// it is applied once and both answer the same reply.
+@Suite(.closesItsSockets, .enabled(if: TestDatabase.url != nil, "needs the test PostgreSQL (SOUS_TEST_DATABASE_URL)"))
+struct PostgresReplicaIdempotencyTests {
+    /// Lets each of two threads through only once both have arrived (first attempts only).
+    final class Meeting: Sendable {
+        let arrivals = DispatchSemaphore(value: 0)
+        let leaving = DispatchSemaphore(value: 0)
+        let first = Mutex<Set<Int>>([])
+
+        func meet(_ replica: Int) {
+            guard first.withLock({ $0.insert(replica).inserted }) else { return }
+            arrivals.signal()
+            if replica == 0 {
+                _ = arrivals.wait(timeout: .now() + 30)
+                _ = arrivals.wait(timeout: .now() + 30)
+                leaving.signal()
+                leaving.signal()
+            }
+            _ = leaving.wait(timeout: .now() + 30)
+        }
+    }
+
+    @Test func aKeyedWriteSentToTwoReplicasAtOnceIsAppliedOnce() async throws {
+        let location = try #require(TestDatabase.freshLocation("replicas"))
+        let replicas = try (0..<2).map { _ in
+            try SousDatabase(name: "kitchen", location: .postgres(location), schema: PostgresStorageTests.schema, logger: quietLogger("postgres"))
+        }
+        defer { for replica in replicas { replica.close() } }
+        let meeting = Meeting()
+        let body = Array("add soup".utf8)
+        let outcomes = await withTaskGroup(of: IdempotencyGuard.Outcome.self) { group in
+            for (index, replica) in replicas.enumerated() {
+                group.addTask {
+                    await IdempotencyGuard(ledger: replica).perform(
+                        user: "ada", key: "k-7", method: "notes.add", body: body, encodeReply: { ($0 as? Int).map { [UInt8($0)] } }
+                    ) {
+                        do {
+                            let id = try replica.writing { session -> Int in
+                                try session.execute(#"INSERT INTO note ("user", text) VALUES ('ada', ?)"#, ["soup from replica \(index)"])
+                                // Both transactions are open before either stores its key.
+                                meeting.meet(index)
+                                return index + 1
+                            }
+                            return .success([UInt8(id)])
+                        } catch let error as ServiceError {
+                            return .failure(error)
+                        } catch {
+                            return .failure(.internal("\(error)"))
+                        }
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let replies = try outcomes.map { try $0.get() }
+        #expect(replies.count == 2 && replies[0] == replies[1], "both replicas answer the reply that was stored")
+        #expect(try replicas[0].reading { try $0.value(Int.self, "SELECT COUNT(*) FROM note") } == 1, "the note was written once")
     }
 }
 
