@@ -49,6 +49,10 @@ struct PostgresLocationTests {
 /// The storage layer on the test server (deploy/test.sh starts it and sets SOUS_TEST_DATABASE_URL).
 @Suite(.closesItsSockets, .enabled(if: TestDatabase.url != nil, "needs the test PostgreSQL (SOUS_TEST_DATABASE_URL)"))
 struct PostgresStorageTests {
+    /// Threads of their own for work that blocks on the database (as a service's request
+    /// threads are): blocking Swift's two cooperative threads would stall every other test.
+    static let blockingWork = ThreadPoolExecutor(name: "sous-test-postgres", threads: 4)
+
     static let schema = DatabaseSchema(
         sqlite: DatabaseMigrator(),
         postgres: [
@@ -63,7 +67,7 @@ struct PostgresStorageTests {
     @Test func replicasMigratingAtOnceApplyEachMigrationOnce() async throws {
         let location = try #require(TestDatabase.freshLocation("migrate"))
         let databases = try await withThrowingTaskGroup(of: SousDatabase.self) { group in
-            for _ in 0..<4 { group.addTask { try open(location) } }
+            for _ in 0..<4 { group.addTask(executorPreference: Self.blockingWork) { try open(location) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         defer { for database in databases { database.close() } }
@@ -101,7 +105,7 @@ struct PostgresStorageTests {
         try database.writing { try $0.execute("INSERT INTO counter (name, value) VALUES ('meals', 0)") }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<2 {
-                group.addTask {
+                group.addTask(executorPreference: Self.blockingWork) {
                     for _ in 0..<20 {
                         try database.writing { session in
                             let value = try session.value(Int.self, "SELECT value FROM counter WHERE name = 'meals'") ?? 0
@@ -166,7 +170,7 @@ struct PostgresReplicaIdempotencyTests {
         let body = Array("add soup".utf8)
         let outcomes = await withTaskGroup(of: IdempotencyGuard.Outcome.self) { group in
             for (index, replica) in replicas.enumerated() {
-                group.addTask {
+                group.addTask(executorPreference: PostgresStorageTests.blockingWork) {
                     await IdempotencyGuard(ledger: replica).perform(
                         user: "ada", key: "k-7", method: "notes.add", body: body, encodeReply: { ($0 as? Int).map { [UInt8($0)] } }
                     ) {
