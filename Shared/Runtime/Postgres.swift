@@ -287,17 +287,24 @@ public final class PostgresDatabase: @unchecked Sendable {
     /// an advisory lock: a second replica starting at the same moment waits, then finds them
     /// applied.
     func migrate(_ migrations: [PostgresMigration]) throws -> Int {
-        try write { session in
-            // One lock per schema: replicas of one service wait for each other, other services don't.
-            try session.execute("SELECT pg_advisory_xact_lock(hashtext(?))", ["sous-migrations:\(location.schema)"])
-            try session.execute("CREATE SCHEMA IF NOT EXISTS \(location.schema.quotedDatabaseIdentifier)")
-            try session.execute("CREATE TABLE IF NOT EXISTS sous_migration (id TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)")
-            let applied = Set(try session.values(String.self, "SELECT id FROM sous_migration"))
-            for migration in migrations where !applied.contains(migration.id) {
-                for statement in migration.statements { try session.execute(statement) }
-                try session.execute("INSERT INTO sous_migration (id, applied_at) VALUES (?, ?)", [migration.id, Date().timeIntervalSince1970])
+        let lock = "sous-migrations:\(location.schema)"
+        return try withConnection { connection in
+            // One lock per schema (replicas of one service wait for each other, other services
+            // don't), taken before the transaction: its snapshot must start after the lock, or a
+            // replica that waited would not see the migrations the first one applied.
+            let session = PostgresSession(connection: connection, logger: logger)
+            try session.execute("SELECT pg_advisory_lock(hashtext(?))", [lock])
+            defer { _ = try? session.execute("SELECT pg_advisory_unlock(hashtext(?))", [lock]) }
+            return try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL SERIALIZABLE") { session in
+                try session.execute("CREATE SCHEMA IF NOT EXISTS \(location.schema.quotedDatabaseIdentifier)")
+                try session.execute("CREATE TABLE IF NOT EXISTS sous_migration (id TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)")
+                let applied = Set(try session.values(String.self, "SELECT id FROM sous_migration"))
+                for migration in migrations where !applied.contains(migration.id) {
+                    for statement in migration.statements { try session.execute(statement) }
+                    try session.execute("INSERT INTO sous_migration (id, applied_at) VALUES (?, ?)", [migration.id, Date().timeIntervalSince1970])
+                }
+                return migrations.count
             }
-            return migrations.count
         }
     }
 
