@@ -56,8 +56,8 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     static func isPlainName(_ name: String) -> Bool {
-        (1...63).contains(name.utf8.count) && name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F }
-            && !(0x30...0x39).contains(name.utf8.first!)
+        guard let first = name.utf8.first, !(0x30...0x39).contains(first), name.utf8.count <= 63 else { return false }
+        return name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F }
     }
 
     /// The location without its password, for logs and errors.
@@ -143,11 +143,6 @@ public final class PostgresDatabase: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` outside any transaction (migrations, which take their own lock).
-    func withSession<T>(_ body: (PostgresSession) throws -> T) throws -> T {
-        try withConnection { try body(PostgresSession(connection: $0, logger: logger)) }
-    }
-
     private func transaction<T>(on connection: PostgresConnection, begin: String, _ body: (PostgresSession) throws -> T) throws -> T {
         let session = PostgresSession(connection: connection, logger: logger)
         try session.execute(begin)
@@ -157,7 +152,7 @@ public final class PostgresDatabase: @unchecked Sendable {
             return value
         } catch {
             // A broken connection is dropped by the caller; on a live one the transaction ends here.
-            if connection.isClosed == false { _ = try? session.execute("ROLLBACK") }
+            if !connection.isClosed { _ = try? session.execute("ROLLBACK") }
             throw error
         }
     }
@@ -172,7 +167,7 @@ public final class PostgresDatabase: @unchecked Sendable {
             return value
         } catch {
             checkIn(connection)
-            throw Self.serviceError(error, location: location, name: name)
+            throw serviceError(error)
         }
     }
 
@@ -201,7 +196,7 @@ public final class PostgresDatabase: @unchecked Sendable {
                 } catch {
                     dropped()
                     // Refused at sign-in too (a wrong password, no such database): not a statement's fault.
-                    throw ServiceError.unavailable("the \(name) database at \(location) is unavailable: \(Self.describe(error))")
+                    throw unavailable(error)
                 }
             }
             guard condition.wait(until: deadline) else {
@@ -310,15 +305,18 @@ public final class PostgresDatabase: @unchecked Sendable {
 
     // MARK: Errors
 
-    /// What a request answers for a failure of the database.
-    static func serviceError(_ error: any Error, location: PostgresLocation, name: String) -> any Error {
+    /// What a request answers for a failure of the database: a statement the server refused
+    /// stays that; anything else means the database could not be reached.
+    private func serviceError(_ error: any Error) -> any Error {
         switch error {
-        case is ServiceError, is PostgresStatementError: return error
-        case let error as PSQLError where error.code == .server:
-            return PostgresStatementError(error)
-        default:
-            return ServiceError.unavailable("the \(name) database at \(location) is unavailable: \(Self.describe(error))")
+        case is ServiceError, is PostgresStatementError: error
+        case let error as PSQLError where error.code == .server: PostgresStatementError(error)
+        default: unavailable(error)
         }
+    }
+
+    private func unavailable(_ error: any Error) -> ServiceError {
+        .unavailable("the \(name) database at \(location) is unavailable: \(Self.describe(error))")
     }
 
     static func describe(_ error: any Error) -> String {

@@ -58,15 +58,6 @@ extension SQLSession {
         try rows(sql, arguments).compactMap { $0.count == 1 ? ($0[0] as Value?) : nil }
     }
 
-    /// `column IN` the strings of a JSON array bound as one argument (``Swift/Sequence/sqlJSONArray``),
-    /// so the statement's text is the same for any count.
-    public func inJSONArray(_ column: String) -> String {
-        switch engine {
-        case .sqlite: "\(column) IN (SELECT value FROM json_each(?))"
-        case .postgres: "\(column) IN (SELECT jsonb_array_elements_text(CAST(? AS jsonb)))"
-        }
-    }
-
     /// Inserts `record`; on a clash of its primary key, `conflict` says what happens.
     @discardableResult
     public func insert<Record: SQLRecord>(_ record: Record, onConflict conflict: SQLConflict = .fail) throws -> Int {

@@ -276,11 +276,9 @@ extension SousDatabase: IdempotencyLedger {
         try reading { session in try IdempotencyLedgerTable.fetch(user: user, key: key, session) }
     }
 
+    /// Called by the guard after the write, outside its scope (so `writing` stores nothing else).
     public func save(_ record: IdempotencyRecord) throws {
-        switch backend {
-        case .sqlite(let writer): try writer.write { db in try IdempotencyLedgerTable.save(record, SQLiteSession(db: db)) }
-        case .postgres(let database): try database.write { try IdempotencyLedgerTable.save(record, $0) }
-        }
+        try writing { session in try IdempotencyLedgerTable.save(record, session) }
     }
 }
 
