@@ -13,6 +13,19 @@ struct CLIResult {
 
 /// Runs `sous` with `arguments` in-process, capturing what it prints, signed in as the test
 /// users (``testCredentials``; `--user NAME` picks one) unless `credentials` names another folder.
+/// `arguments` with a 30 s timeout per answer unless they set one: the CLI's default (3 s) is
+/// for people at a terminal, and a busy two-core CI machine running the whole suite can take
+/// longer than that to answer. Only for a subcommand (the root takes no timeout), and before a
+/// `--`, after which everything is a positional argument.
+private func patient(_ arguments: [String]) -> [String] {
+    guard let first = arguments.first, !first.hasPrefix("-"), !arguments.contains(where: { $0.hasPrefix("--timeout-ms") }) else {
+        return arguments
+    }
+    var patient = arguments
+    patient.insert("--timeout-ms=30000", at: arguments.firstIndex(of: "--") ?? arguments.endIndex)
+    return patient
+}
+
 func sous(_ arguments: [String], console: Console = Console(capturing: true), credentials: String? = nil) async -> CLIResult {
     let folder: String
     if let credentials {
@@ -23,6 +36,7 @@ func sous(_ arguments: [String], console: Console = Console(capturing: true), cr
         case .failure(let error): return CLIResult(code: -1, out: "", err: "the test credentials could not be written: \(error)")
         }
     }
+    let arguments = patient(arguments)
     let code = await Credentials.$folder.withValue(folder) {
         await Console.$current.withValue(console) { await SousCommand.run(arguments) }
     }

@@ -15,7 +15,7 @@ struct CoeliacCLITests {
         let tracker = try TrackerFixture.make(clock: .manual(at: Date(timeIntervalSince1970: 1_774_958_400)))
         let endpoint = tracker.host.boundEndpoints.requests
         try await withRunningService(tracker.host) { _ in
-            try await body { arguments in await sous(arguments + ["--tracker", endpoint, "--user", "ada", "--timeout-ms", "30000"]) }
+            try await body { arguments in await sous(arguments + ["--tracker", endpoint, "--user", "ada"]) }
         }
     }
 

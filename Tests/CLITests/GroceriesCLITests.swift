@@ -18,7 +18,7 @@ struct GroceriesCLITests {
         let planner = try PlannerFixture.make(peers: [.catalog: catalog.host.boundEndpoints])
         let groceries = try GroceriesFixture.make(peers: [.catalog: catalog.host.boundEndpoints, .planner: planner.host.boundEndpoints])
         try await withRunningServices([catalog.host, planner.host, groceries.host]) { _ in
-            try await body(["--groceries", groceries.host.boundEndpoints.requests, "--user", "ada", "--timeout-ms", "30000"])
+            try await body(["--groceries", groceries.host.boundEndpoints.requests, "--user", "ada"])
         }
     }
 

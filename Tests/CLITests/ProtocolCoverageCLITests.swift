@@ -46,7 +46,7 @@ struct ProtocolCoverageCLITests {
         let clock = WallClock.manual(at: ISO8601DateFormatter().date(from: "2026-03-10T10:00:00Z")!)
         let stack = try StackFixture.make(clock: clock)
         try await withRunningServices(stack.hosts) { _ in
-            var endpoints: [String] = ["--timeout-ms", "30000"]
+            var endpoints: [String] = []
             for host in stack.hosts { endpoints += ["--\(host.name)", host.boundEndpoints.requests] }
             let ada = endpoints + ["--user", "ada"]
 
@@ -110,7 +110,7 @@ struct ProtocolCoverageCLITests {
         let clock = WallClock.manual(at: ISO8601DateFormatter().date(from: "2026-03-10T10:00:00Z")!)
         let stack = try StackFixture.make(clock: clock)
         try await withRunningServices(stack.hosts) { _ in
-            var ada = ["--timeout-ms", "30000", "--user", "ada"]
+            var ada = ["--user", "ada"]
             for host in stack.hosts { ada += ["--\(host.name)", host.boundEndpoints.requests] }
 
             #expect(await sous(["profile", "set", "--allergen", "gluten"] + ada).code == 0)
@@ -155,7 +155,7 @@ struct DescribeCLITests {
         let stack = try StackFixture.make()
         try await withRunningServices(stack.hosts) { _ in
             let catalog = stack.catalog.host.boundEndpoints.requests
-            let described = await sous(["describe", "catalog", "--type", "RecipeIngredient", "--catalog", catalog, "--timeout-ms", "30000"])
+            let described = await sous(["describe", "catalog", "--type", "RecipeIngredient", "--catalog", catalog])
             #expect(described.code == 0, "\(described.err)")
             #expect(described.out.contains("recipes.create") && described.out.contains("RecipeDraft"))
             #expect(

@@ -11,7 +11,7 @@ struct StatusCLITests {
     @Test func healthyServicesHaveNoError() async throws {
         let stack = try StackFixture.make()
         try await withRunningServices(stack.hosts) { hosts in
-            var flags: [String] = ["--timeout-ms", "30000"]
+            var flags: [String] = []
             for host in hosts { flags += ["--\(host.name)", host.boundEndpoints.requests] }
             let status = await sous(["status", "--json"] + flags)
             #expect(status.code == 0, "\(status.err)")

@@ -15,7 +15,7 @@ private func withTrackerCLI(_ body: (_ args: [String]) async throws -> Void) asy
     let planner = try PlannerFixture.make(clock: clock)
     let tracker = try TrackerFixture.make(peers: [.planner: planner.host.boundEndpoints], clock: clock)
     try await withRunningServices([planner.host, tracker.host]) { _ in
-        try await body(["--tracker", tracker.host.boundEndpoints.requests, "--user", "ada", "--timeout-ms", "30000"])
+        try await body(["--tracker", tracker.host.boundEndpoints.requests, "--user", "ada"])
     }
 }
 
