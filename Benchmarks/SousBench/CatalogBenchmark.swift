@@ -21,7 +21,7 @@ struct CatalogBenchmark: AsyncParsableCommand {
         defer { if dataDir == nil { try? FileManager.default.removeItem(atPath: directory) } }
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
-        let database = try CatalogService.openDatabase(directory: directory)
+        let database = try CatalogService.openDatabase(at: .sqlite(directory: directory), logger: logger)
         let store = try CatalogStore(database: database)
         let seed = SyntheticCatalog.make(recipes: recipes, ingredients: ingredients)
         let loadStart = Date()

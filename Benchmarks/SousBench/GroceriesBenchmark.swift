@@ -42,15 +42,16 @@ struct GroceriesBenchmark: AsyncParsableCommand {
             return configuration
         }
         let catalog = try CatalogService(
-            configuration: tcp(.catalog), seed: try CatalogFixture.seed, logger: logger, database: CatalogService.openDatabase(directory: nil)
+            configuration: tcp(.catalog), seed: try CatalogFixture.seed, logger: logger,
+            database: CatalogService.openDatabase(at: .sqlite(directory: nil), logger: logger)
         )
         let planner = try PlannerService(
             configuration: tcp(.planner, peers: [.catalog: catalog.host.boundEndpoints]), logger: logger,
-            database: PlannerService.openDatabase(directory: nil)
+            database: PlannerService.openDatabase(at: .sqlite(directory: nil), logger: logger)
         )
         let groceries = try GroceriesService(
             configuration: tcp(.groceries, peers: [.catalog: catalog.host.boundEndpoints, .planner: planner.host.boundEndpoints]), logger: logger,
-            database: GroceriesService.openDatabase(directory: directory)
+            database: GroceriesService.openDatabase(at: .sqlite(directory: directory), logger: logger)
         )
         let serving = [catalog.host, planner.host, groceries.host].map { host in Task { try await host.run(signals: false) } }
         let catalogClient = try catalog.host.testClient(as: Catalog.self, timeout: .seconds(10))

@@ -118,7 +118,7 @@ struct HardeningBenchmark: AsyncParsableCommand {
         let synthetic = SyntheticCatalog.make(recipes: recipes, ingredients: 2_000)
         let seed = SeedData(version: 1_000_000, ingredients: synthetic.ingredients, recipes: synthetic.recipes)
         do {
-            let database = try CatalogService.openDatabase(directory: directory)
+            let database = try CatalogService.openDatabase(at: .sqlite(directory: directory), logger: logger)
             _ = try CatalogStore(database: database).reloadSeed(seed)
         }
         let process = try ServiceProcess.start(.catalog, dataDirectory: directory)
@@ -217,7 +217,7 @@ struct HardeningBenchmark: AsyncParsableCommand {
         var configuration = Self.tcp(.groceries)
         configuration.peers[.planner] = planner.host.boundEndpoints
         configuration.peers[.catalog] = ServiceEndpoints(requests: "tcp://127.0.0.1:9", events: "tcp://127.0.0.1:9")
-        let groceries = try GroceriesService(configuration: configuration, logger: logger, database: GroceriesService.openDatabase(directory: nil))
+        let groceries = try GroceriesService(configuration: configuration, logger: logger, database: GroceriesService.openDatabase(at: .sqlite(directory: nil), logger: logger))
         let servingPlanner = Task { try await planner.host.run(signals: false) }
         let servingGroceries = Task { try await groceries.host.run(signals: false) }
         defer {

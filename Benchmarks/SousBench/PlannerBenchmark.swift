@@ -34,7 +34,8 @@ struct PlannerBenchmark: AsyncParsableCommand {
         var configuration = ServiceConfiguration.inProcess(.planner, peers: [.catalog: catalog.host.boundEndpoints])
         configuration.bind = "tcp://127.0.0.1:*"
         configuration.eventsBind = "tcp://127.0.0.1:*"
-        let planner = try PlannerService(configuration: configuration, logger: logger, database: PlannerService.openDatabase(directory: directory))
+        let planner = try PlannerService(
+            configuration: configuration, logger: logger, database: PlannerService.openDatabase(at: .sqlite(directory: directory), logger: logger))
         let servingCatalog = Task { try await catalog.host.run(signals: false) }
         let serving = Task { try await planner.host.run(signals: false) }
         let client = try planner.host.testClient(as: Planner.self, timeout: .seconds(10))

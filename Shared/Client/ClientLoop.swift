@@ -87,7 +87,7 @@ final class ClientLoop: @unchecked Sendable {
         try socket.setMaxMessageSize(Int64(SousProtocol.maxMessageBytes))
         try socket.setReconnectInterval(milliseconds: 100, max: 2_000)
         try socket.setSendHighWaterMark(10_000)
-        try socket.connect(endpoint)
+        try Replicas.connect(socket, to: endpoint)
         return socket
     }
 

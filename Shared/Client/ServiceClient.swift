@@ -245,7 +245,7 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
         // A DEALER with no live peer (an inproc service that went away) blocks in send: bound the
         // send like the receive. A call with its own timeout sets it again on the borrowed socket.
         try socket.setSendTimeout(milliseconds: ClientAttempt.milliseconds(options.timeout))
-        try socket.connect(endpoint)
+        try Replicas.connect(socket, to: endpoint)
         return socket
     }
 

@@ -1,5 +1,6 @@
 public import Foundation
 public import SousWire
+public import ZeroMQ
 
 /// The five Sous services and their local defaults.
 public enum SousService: String, CaseIterable, Sendable, Codable {
@@ -32,11 +33,29 @@ extension Groceries: PeerService { public static var service: SousService { .gro
 extension Tracker: PeerService { public static var service: SousService { .tracker } }
 extension Notifier: PeerService { public static var service: SousService { .notifier } }
 
+/// Several replicas of one service behind one setting: endpoints separated by commas
+/// (`tcp://catalog-0:7101,tcp://catalog-1:7101`).
+public enum Replicas {
+    /// The endpoints of `list`, trimmed, empty ones left out.
+    public static func endpoints(_ list: String) -> [String] {
+        list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Connects a request socket to every replica in `list`. With more than one, requests queue
+    /// only on connections that are up (`ZMQ_IMMEDIATE`): the DEALER's round robin then passes
+    /// over a replica that is down or restarting, and a retried attempt goes to the next one.
+    public static func connect(_ socket: ZMQSocket, to list: String) throws(ZMQError) {
+        let endpoints = endpoints(list)
+        if endpoints.count > 1 { try socket.setImmediate(true) }
+        for endpoint in endpoints { try socket.connect(endpoint) }
+    }
+}
+
 /// Where one service can be reached.
 public struct ServiceEndpoints: Sendable, Equatable, Codable {
-    /// The ROUTER clients connect to.
+    /// The ROUTER clients connect to (or each replica's, separated by commas: ``Replicas``).
     public var requests: String
-    /// The PUB socket subscribers connect to.
+    /// The PUB socket subscribers connect to (or each replica's, separated by commas).
     public var events: String
 
     public init(requests: String, events: String) {

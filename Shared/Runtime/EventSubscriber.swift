@@ -21,8 +21,9 @@ public final class EventSubscriber: Service, Sendable {
     private let ready: AsyncStream<Void>
     private let readyContinuation: AsyncStream<Void>.Continuation
 
-    /// A publisher to connect to, and how (CURVE with the publisher's key, or nothing over
-    /// `inproc`). A source whose key is not known yet is tried again every second.
+    /// A publisher to connect to (or every replica's, separated by commas), and how (CURVE with
+    /// the publisher's key, or nothing over `inproc`). A source whose key is not known yet is
+    /// tried again every second.
     public struct Source: Sendable {
         public var endpoint: String
         public var curve: CurveSetupProvider?
@@ -85,7 +86,10 @@ public final class EventSubscriber: Service, Sendable {
         init(socket: ZMQSocket, subscriber: EventSubscriber) {
             self.socket = socket
             self.subscriber = subscriber
-            waiting = subscriber.sources
+            // One per replica: each is connected once, whichever others are still waiting.
+            waiting = subscriber.sources.flatMap { source in
+                Replicas.endpoints(source.endpoint).map { Source(endpoint: $0, curve: source.curve) }
+            }
         }
 
         /// Connects every source it can; CURVE options apply to the connect that follows them.

@@ -6,6 +6,15 @@ import Synchronization
 public enum SQLEngine: String, Sendable {
     case sqlite
     case postgres
+
+    /// A subquery of the strings of one JSON array bound to its `?` (``Swift/Array/sqlJSONArray``),
+    /// for `x IN (…)` with a fixed statement text however long the list.
+    public var jsonArrayValues: String {
+        switch self {
+        case .sqlite: "SELECT value FROM json_each(?)"
+        case .postgres: "SELECT jsonb_array_elements_text(CAST(? AS jsonb))"
+        }
+    }
 }
 
 /// Values bound to a statement's `?` placeholders, in order.
@@ -89,21 +98,22 @@ public protocol SQLRecord: FetchableRecord {
 
 extension SQLRecord {
     static func insertSQL(_ conflict: SQLConflict) -> String {
-        SQLRecordStatements.insert(into: tableName, columns: columnNames, key: primaryKey, conflict: conflict)
+        SQLRecordStatements.insert(Self.self, into: tableName, columns: columnNames, key: primaryKey, conflict: conflict)
     }
 }
 
-/// The insert statements of every record type, built once per table and conflict rule.
+/// The insert statements of every record type, built once per type and conflict rule (two
+/// services' records may name tables alike: each service has its own database).
 enum SQLRecordStatements {
     private struct Key: Hashable {
-        var table: String
+        var record: ObjectIdentifier
         var conflict: SQLConflict
     }
 
     private static let built = Mutex<[Key: String]>([:])
 
-    static func insert(into table: String, columns: [String], key: [String], conflict: SQLConflict) -> String {
-        let cacheKey = Key(table: table, conflict: conflict)
+    static func insert(_ record: Any.Type, into table: String, columns: [String], key: [String], conflict: SQLConflict) -> String {
+        let cacheKey = Key(record: ObjectIdentifier(record), conflict: conflict)
         if let sql = built.withLock({ $0[cacheKey] }) { return sql }
         let quoted = columns.map(\.quotedDatabaseIdentifier)
         var sql =

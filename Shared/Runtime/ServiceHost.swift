@@ -30,10 +30,6 @@ public final class ServiceHost: Sendable {
     /// A host whose `health` reports `database`, whose keyed writes are remembered in it, and
     /// whose `account.erase` deletes a user's rows from it.
     public convenience init(configuration: ServiceConfiguration, logger: Logger, database: SousDatabase, services: [any Service] = []) throws {
-        if configuration.postgres != nil, database.engine == .sqlite, TestDatabase.url == nil {
-            // Until every service has its PostgreSQL store (tests run such services on SQLite).
-            throw ConfigurationError(variable: "SOUS_DATABASE_URL", message: "the \(configuration.service.rawValue) does not run on PostgreSQL yet")
-        }
         try self.init(
             configuration: configuration, logger: logger, databaseHealth: { database.health() }, ledger: database, services: services,
             closeDatabase: { database.close() })

@@ -128,6 +128,11 @@ public struct SousDatabase: Sendable {
         }
     }
 
+    /// Where the data is when it is in PostgreSQL.
+    public var postgresLocation: PostgresLocation? {
+        if case .postgres(let database) = backend { database.location } else { nil }
+    }
+
     /// GRDB's writer when the data is in SQLite (tests and tools that look below the stores).
     public var sqliteWriter: (any DatabaseWriter)? {
         if case .sqlite(let writer) = backend { writer } else { nil }
@@ -523,7 +528,8 @@ public enum JSONColumn {
 public struct ColumnPositions: Sendable {
     @usableFromInline let positions: [String: Int]
 
-    /// The positions in `row`'s statement (every row of a statement has the same columns).
+    /// The positions in `row`'s statement (every row of a SQLite statement has the same columns
+    /// in the same places; PostgreSQL's rows are found by name, so there each row needs its own).
     public init(_ row: Row) {
         var positions: [String: Int] = [:]
         for (index, name) in row.columnNames.enumerated() where positions[name] == nil { positions[name] = index }
@@ -542,8 +548,9 @@ public struct ColumnPositions: Sendable {
 }
 
 extension Sequence<String> {
-    /// The strings as one JSON array, bound to `IN (SELECT value FROM json_each(?))`: the
-    /// statement's text is then the same for any count of values, so it stays prepared.
+    /// The strings as one JSON array, bound to `IN (\(engine.jsonArrayValues))`
+    /// (``SQLEngine/jsonArrayValues``): the statement's text is then the same for any count of
+    /// values, so it stays prepared.
     public var sqlJSONArray: String {
         String(decoding: (try? JSONEncoder().encode(Array(self))) ?? Data("[]".utf8), as: UTF8.self)
     }

@@ -47,13 +47,12 @@ public struct StackFixture: Sendable {
                 database: CatalogFixture.database()
             ),
             planner: try PlannerService(
-                configuration: configurations[.planner]!, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil),
-                passwordCost: passwordCost
+                configuration: configurations[.planner]!, logger: quietLogger("planner"), passwordCost: passwordCost
             ),
             groceries: try GroceriesService(
-                configuration: configurations[.groceries]!, logger: quietLogger("groceries"), database: GroceriesService.openDatabase(directory: nil)),
+                configuration: configurations[.groceries]!, logger: quietLogger("groceries")),
             tracker: try TrackerService(
-                configuration: configurations[.tracker]!, logger: quietLogger("tracker"), database: TrackerService.openDatabase(directory: nil)),
+                configuration: configurations[.tracker]!, logger: quietLogger("tracker")),
             notifier: try NotifierService(
                 configuration: configurations[.notifier]!, logger: quietLogger("notifier"), options: NotifierOptions(startupGrace: .zero)
             )

@@ -108,8 +108,7 @@ struct PlannerCLITests {
         let catalog = try CatalogFixture.make(clock: clock)
         var configuration = ServiceConfiguration.inProcess(.planner, peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
         configuration.makeAbsent(.tracker)
-        let planner = try PlannerService(
-            configuration: configuration, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil))
+        let planner = try PlannerService(configuration: configuration, logger: quietLogger("planner"))
         try await withRunningServices([catalog.host, planner.host]) { _ in
             let common = ["--planner", planner.host.boundEndpoints.requests, "--user", "ada"]
             #expect(await sous(["plan", "put", "today", "lunch", "tomato-lentil-soup"] + common).code == 0)

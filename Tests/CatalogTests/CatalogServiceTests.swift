@@ -110,8 +110,11 @@ struct RecipeSearchTests {
         }
     }
 
+    /// On SQLite only: PostgreSQL ranks every match (its index finds them without ranking).
     @Test func aTextMatchingMoreThanTheRelevanceLimitListsNewestFirst() throws {
-        let store = try CatalogStore(database: CatalogFixture.database(), relevanceLimit: 3)
+        let store = try CatalogStore(
+            database: CatalogService.openDatabase(at: .sqlite(directory: nil), logger: quietLogger("catalog")), relevanceLimit: 3)
+        try store.loadSeedIfNeeded(CatalogFixture.seed)
         let broad = try store.searchRecipes(.init(query: "with", page: 1, pageSize: 100), user: "ada", filter: nil).recipes.map(\.id)
         #expect(broad.count > 3)
         let rowids = try #require(store.database.sqliteWriter).read { db in
@@ -452,7 +455,7 @@ struct PersonalVersionTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let id = "tomato-lentil-soup"
         do {
-            let database = try CatalogService.openDatabase(directory: directory)
+            let database = try CatalogService.openDatabase(at: .sqlite(directory: directory), logger: quietLogger("catalog"))
             let store = try CatalogStore(database: database)
             try store.loadSeedIfNeeded(try CatalogFixture.seed)
             _ = try store.edit(id, changes: RecipeDraft(name: "Ada's soup"), user: "ada@home.example")
@@ -465,7 +468,7 @@ struct PersonalVersionTests {
                 try db.execute(sql: "PRAGMA foreign_keys = ON")
             }
         }
-        let reopened = try CatalogStore(database: CatalogService.openDatabase(directory: directory))
+        let reopened = try CatalogStore(database: CatalogService.openDatabase(at: .sqlite(directory: directory), logger: quietLogger("catalog")))
         let mine = try reopened.recipe(id, user: "ada@home.example", people: nil)
         #expect(mine.name == "Ada's soup" && !mine.ingredients.isEmpty)
         #expect(try reopened.recipe(id, user: "home.example", people: nil).name != "Ada's soup")
@@ -482,7 +485,7 @@ struct PersonalVersionTests {
         }
         let before: [[String]]
         do {
-            let database = try CatalogService.openDatabase(directory: directory)
+            let database = try CatalogService.openDatabase(at: .sqlite(directory: directory), logger: quietLogger("catalog"))
             let store = try CatalogStore(database: database)
             try store.loadSeedIfNeeded(try CatalogFixture.seed)
             _ = try store.edit("tomato-lentil-soup", changes: RecipeDraft(name: "Ada's pea soup"), user: "ada")
@@ -501,7 +504,7 @@ struct PersonalVersionTests {
             before = try results(store)
         }
         #expect(before.allSatisfy { !$0.isEmpty }, "every word finds something")
-        let database = try CatalogService.openDatabase(directory: directory)
+        let database = try CatalogService.openDatabase(at: .sqlite(directory: directory), logger: quietLogger("catalog"))
         let reopened = try CatalogStore(database: database)
         let definition = try await #require(database.sqliteWriter).read { db in
             try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'recipe_fts'")

@@ -288,8 +288,7 @@ struct GroceriesErrorTests {
         let catalog = try CatalogFixture.make()
         var configuration = ServiceConfiguration.inProcess(.groceries, peers: [.catalog: catalog.host.boundEndpoints])
         configuration.makeAbsent(.planner)
-        let groceries = try GroceriesService(
-            configuration: configuration, logger: quietLogger("groceries"), database: GroceriesService.openDatabase(directory: nil))
+        let groceries = try GroceriesService(configuration: configuration, logger: quietLogger("groceries"))
         try await withRunningServices([catalog.host, groceries.host]) { _ in
             let client = groceries.host.client(Groceries.self)
             let error = await #expect(throws: ServiceError.self) {

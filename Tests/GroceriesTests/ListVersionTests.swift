@@ -12,12 +12,15 @@ import Testing
     static let oats = ListIngredientFacts(
         id: "oats", name: "Oats", unit: .g, gramsPerPiece: nil, gramsPerMl: nil, price: Price(amount: 2, per: .kg), category: .breads, bought: true)
 
-    /// Two stores on one database file, as two processes would be.
+    /// Two stores on one database (one file, or one PostgreSQL schema), as two processes would be.
     func withTwoStores(_ body: (GroceriesStore, GroceriesStore, SousDatabase) throws -> Void) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-list-version-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let first = try GroceriesService.openDatabase(directory: directory)
-        let second = try GroceriesService.openDatabase(directory: directory)
+        let location = DatabaseLocation.testing(.groceries, dataDirectory: directory)
+        let first = try GroceriesService.openDatabase(at: location, logger: quietLogger("groceries"))
+        defer { first.close() }
+        let second = try GroceriesService.openDatabase(at: location, logger: quietLogger("groceries"))
+        defer { second.close() }
         try body(GroceriesStore(database: first), GroceriesStore(database: second), first)
     }
 

@@ -96,8 +96,8 @@ struct AccountTests {
             }
             #expect(forged?.code == .unauthorized && forged?.field == "header.session")
             // None of it created an account or a session.
-            let accounts = try stack.planner.store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM account") ?? -1 }
-            let sessions = try stack.planner.store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM session") ?? -1 }
+            let accounts = try stack.planner.store.database.reading { session in try session.value(Int.self, "SELECT count(*) FROM account") ?? -1 }
+            let sessions = try stack.planner.store.database.reading { session in try session.value(Int.self, "SELECT count(*) FROM session") ?? -1 }
             #expect(accounts == 1)
             #expect(sessions == 0)
         }

@@ -80,7 +80,8 @@ struct CookedTests {
         let clock = WallClock.manual(at: referenceInstant)
         let catalog = try CatalogFixture.make(clock: clock)
         let tracker = try TrackerFixture.make(peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
-        let database = try PlannerService.openDatabase(directory: nil)
+        let database = try PlannerService.openDatabase(at: .testing(.planner), logger: quietLogger("planner"))
+        defer { database.close() }
         // Two planners over one database: the first cannot reach the tracker, the second can.
         func planner(_ tracker: ServiceEndpoints?) throws -> PlannerService {
             var configuration = ServiceConfiguration.inProcess(.planner, peers: [.catalog: catalog.host.boundEndpoints], clock: clock)

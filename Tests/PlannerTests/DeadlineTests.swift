@@ -59,7 +59,7 @@ struct DeadlineTests {
     @Test func aDownCatalogIsNamedBeforeTheCallersDeadline() async throws {
         let planner = try PlannerService(
             configuration: Self.configuration(.planner, peers: [.catalog: Self.silent(.catalog), .tracker: Self.silent(.tracker)]),
-            logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil)
+            logger: quietLogger("planner")
         )
         try await withRunningService(planner.host) { host in
             // The planner gives the catalog 28 s of the 30 and answers then.
@@ -77,13 +77,12 @@ struct DeadlineTests {
         let catalog = try CatalogFixture.make(clock: clock)
         // The tracker's catalog is down; the planner's is up.
         let tracker = try TrackerService(
-            configuration: Self.configuration(.tracker, peers: [.catalog: Self.silent(.catalog)], clock: clock), logger: quietLogger("tracker"),
-            database: TrackerService.openDatabase(directory: nil)
+            configuration: Self.configuration(.tracker, peers: [.catalog: Self.silent(.catalog)], clock: clock), logger: quietLogger("tracker")
         )
         let planner = try PlannerService(
             configuration: Self.configuration(
                 .planner, peers: [.catalog: catalog.host.boundEndpoints, .tracker: tracker.host.boundEndpoints], clock: clock),
-            logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil)
+            logger: quietLogger("planner")
         )
         try await withRunningServices([catalog.host, tracker.host, planner.host]) { _ in
             let client = planner.host.client(Planner.self)

@@ -63,8 +63,7 @@ func withPlanner<T: Sendable>(
     case nil:
         break
     }
-    let planner = try PlannerService(
-        configuration: configuration, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil))
+    let planner = try PlannerService(configuration: configuration, logger: quietLogger("planner"))
     // Generous: a bound on a hang, not a performance check.
     let client = planner.host.client(Planner.self)
     let catalogClient = catalog.host.client(Catalog.self)

@@ -100,7 +100,7 @@ struct ProfileTests {
                 var configuration = ServiceConfiguration.inProcess(.planner)
                 configuration.makeAbsent(.catalog)
                 return configuration
-            }(), logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil)
+            }(), logger: quietLogger("planner")
         )
         try await withRunningService(planner.host) { host in
             let client = host.client(Planner.self)

@@ -191,7 +191,7 @@ struct DayBoundaryTests {
         configuration.bind = "tcp://127.0.0.1:*"
         configuration.eventsBind = "tcp://127.0.0.1:*"
         let planner = try PlannerService(
-            configuration: configuration, logger: quietLogger("planner"), database: PlannerService.openDatabase(directory: nil))
+            configuration: configuration, logger: quietLogger("planner"))
         let tracker = try TrackerFixture.make(peers: [.planner: planner.host.boundEndpoints], clock: clock)
         // 9 s: the time-zone lookup is optional and gets a third of it, ample for a live planner
         // and short enough not to stall the test once the planner has stopped.

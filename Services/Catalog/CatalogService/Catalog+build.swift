@@ -14,10 +14,10 @@ public struct CatalogService: Sendable {
 
     /// Builds the catalog from `configuration`: opens the database, loads the shipped seed data
     /// on first start (or when a newer version ships), binds the sockets and registers methods.
-    /// `database` replaces the file under the data directory (tests pass a copy of a seeded template).
+    /// `database` replaces the one the configuration names (tests pass a seeded one).
     public init(configuration: ServiceConfiguration, seed: SeedData? = nil, logger: Logger? = nil, database: SousDatabase? = nil) throws {
         let logger = logger ?? SousLogging.logger(for: "catalog", level: configuration.logLevel)
-        let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
+        let database = try database ?? Self.openDatabase(at: configuration.database, logger: logger)
         let store = try CatalogStore(database: database)
         let seed = try seed ?? SeedData.bundled()
         if let report = try store.loadSeedIfNeeded(seed) {
@@ -37,9 +37,9 @@ public struct CatalogService: Sendable {
         CatalogHandlers(host: host.parts, store: store, profiles: profiles, seed: seed).register(on: host.server)
     }
 
-    /// Opens (creating and migrating as needed) the catalog database in `directory`, or in memory.
-    public static func openDatabase(directory: String?) throws -> SousDatabase {
-        try SousDatabase(name: "catalog", directory: directory, migrator: CatalogMigrations.migrator)
+    /// Opens (creating and migrating as needed) the catalog database at `location`.
+    public static func openDatabase(at location: DatabaseLocation, logger: Logger) throws -> SousDatabase {
+        try SousDatabase(name: "catalog", location: location, schema: CatalogMigrations.schema, logger: logger)
     }
 }
 

@@ -3,15 +3,13 @@ import GRDB
 import SousRuntime
 import SousSchema
 
-// The catalog's tables as GRDB records: each names its columns once (`Columns`), reads a row by
-// those names and writes itself, so no statement lists two dozen placeholders by hand.
+// The catalog's tables as records: each names its columns once (`Columns`), reads a row by those
+// names and writes itself with the same statements on SQLite and PostgreSQL (``SQLRecord``), so
+// no statement lists two dozen placeholders by hand.
 
 /// One row of the `recipe` table. Originals use their id as key; a personal version uses
 /// "<id>@<owner>" (``RecipeKey``) so it can share the original's public id.
-struct RecipeRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "recipe"
-    /// The rowid is selected too: it is the recipe's key in the search index.
-    static var databaseSelection: [any SQLSelectable] { [Column.rowID, AllColumns()] }
+struct RecipeRecord: Sendable, FetchableRecord {
 
     enum Columns {
         static let key = Column("key")
@@ -74,12 +72,13 @@ struct RecipeRecord: Sendable, FetchableRecord, PersistableRecord {
     var version: Int64
     var createdAt: Date
 
-    /// Every column of the record, qualified with a table alias, for joins written in SQL.
-    static func columns(as alias: String) -> String {
-        (["rowid"] + Self.columnNames).map { "\(alias).\($0)" }.joined(separator: ", ")
+    /// Every column of the record, qualified with a table alias, for joins written in SQL, and
+    /// the row's creation order as `rowid` (SQLite's rowid, PostgreSQL's `rid`).
+    static func columns(as alias: String, _ engine: SQLEngine) -> String {
+        ([engine == .sqlite ? "\(alias).rowid" : "\(alias).rid AS rowid"] + Self.columnNames.map { "\(alias).\($0)" }).joined(separator: ", ")
     }
 
-    private static let columnNames = [
+    static let columnNames = [
         Columns.key, Columns.id, Columns.origin, Columns.owner, Columns.basedOn, Columns.name, Columns.summary, Columns.servings,
         Columns.prepMinutes, Columns.cookMinutes, Columns.energyLevel, Columns.equipment, Columns.dishTypes, Columns.link, Columns.image,
         Columns.steps, Columns.diets, Columns.allergens, Columns.contains, Columns.cost, Columns.costPerServing, Columns.kcalPerServing,
@@ -155,37 +154,13 @@ struct RecipeRecord: Sendable, FetchableRecord, PersistableRecord {
         createdAt = Date(timeIntervalSince1970: value(Columns.createdAt))
     }
 
-    func encode(to container: inout PersistenceContainer) throws {
-        container[Columns.key] = key.rawValue
-        container[Columns.id] = id
-        container[Columns.origin] = origin.rawValue
-        container[Columns.owner] = owner
-        container[Columns.basedOn] = basedOn
-        container[Columns.name] = name
-        container[Columns.summary] = summary
-        container[Columns.servings] = servings
-        container[Columns.prepMinutes] = prepMinutes
-        container[Columns.cookMinutes] = cookMinutes
-        container[Columns.energyLevel] = energyLevel
-        container[Columns.equipment] = Bitmask.of(equipment)
-        container[Columns.dishTypes] = Bitmask.of(dishTypes)
-        container[Columns.link] = link
-        container[Columns.image] = image
-        container[Columns.steps] = stepsJSON
-        container[Columns.diets] = Bitmask.of(diets)
-        container[Columns.allergens] = Bitmask.of(allergens)
-        container[Columns.contains] = Bitmask.of(contains)
-        container[Columns.cost] = cost
-        container[Columns.costPerServing] = costPerServing
-        container[Columns.kcalPerServing] = kcalPerServing
-        container[Columns.shared] = shared
-        container[Columns.deleted] = deleted
-        container[Columns.version] = version
-        container[Columns.createdAt] = createdAt.timeIntervalSince1970
-    }
-
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        rowID = inserted.rowID
+    /// Values in the order of ``columnNames``.
+    var values: SQLArguments {
+        [
+            key.rawValue, id, origin.rawValue, owner, basedOn, name, summary, servings, prepMinutes, cookMinutes, energyLevel, Bitmask.of(equipment),
+            Bitmask.of(dishTypes), link, image, stepsJSON, Bitmask.of(diets), Bitmask.of(allergens), Bitmask.of(contains), cost, costPerServing,
+            kcalPerServing, shared, deleted, version, createdAt.timeIntervalSince1970,
+        ]
     }
 
     func summary(isFavorite: Bool) -> RecipeSummary {
@@ -210,8 +185,12 @@ struct RecipeRecord: Sendable, FetchableRecord, PersistableRecord {
 }
 
 /// One ingredient line of a recipe (`recipe_ingredient`), in the recipe's order.
-struct RecipeLineRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "recipe_ingredient"
+struct RecipeLineRecord: Sendable, SQLRecord {
+    static let tableName = "recipe_ingredient"
+    static let primaryKey = ["recipe_key", "position"]
+    static let columnNames = [
+        Columns.recipeKey, Columns.position, Columns.ingredient, Columns.quantity, Columns.unit, Columns.use, Columns.eatenShare,
+    ].map(\.name)
 
     enum Columns {
         static let recipeKey = Column("recipe_key")
@@ -242,21 +221,21 @@ struct RecipeLineRecord: Sendable, FetchableRecord, PersistableRecord {
         )
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.recipeKey] = recipeKey.rawValue
-        container[Columns.position] = position
-        container[Columns.ingredient] = line.ingredient
-        container[Columns.quantity] = line.quantity
-        container[Columns.unit] = line.unit.rawValue
-        container[Columns.use] = line.use.rawValue
-        container[Columns.eatenShare] = line.eatenShare
+    var values: SQLArguments {
+        [recipeKey.rawValue, position, line.ingredient, line.quantity, line.unit.rawValue, line.use.rawValue, line.eatenShare]
     }
 }
 
 /// One row of the `ingredient` table: the ingredient as served, where it came from, the catalog
 /// version that last changed it, and the folded forms search compares against.
-struct IngredientRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "ingredient"
+struct IngredientRecord: Sendable, SQLRecord {
+    static let tableName = "ingredient"
+    static let primaryKey = ["id"]
+    static let columnNames = [
+        Columns.id, Columns.name, Columns.folded, Columns.usdaNdb, Columns.unit, Columns.gramsPerPiece, Columns.gramsPerMl, Columns.priceAmount,
+        Columns.pricePer, Columns.category, Columns.kcal, Columns.carbohydrates, Columns.protein, Columns.fat, Columns.fibre, Columns.sugar,
+        Columns.salt, Columns.contains, Columns.allergens, Columns.source, Columns.version, Columns.synonyms, Columns.foldedSynonyms, Columns.bought,
+    ].map(\.name)
 
     enum Columns {
         static let id = Column("id")
@@ -324,34 +303,16 @@ struct IngredientRecord: Sendable, FetchableRecord, PersistableRecord {
         Columns.contains, Columns.allergens, Columns.synonyms, Columns.bought,
     ].map(\.name).joined(separator: ", ")
 
-    func encode(to container: inout PersistenceContainer) throws {
+    var values: SQLArguments {
         let n = ingredient.nutrition
-        container[Columns.id] = ingredient.id
-        container[Columns.name] = ingredient.name
-        container[Columns.folded] = folded(ingredient.name)
-        container[Columns.usdaNdb] = ingredient.usdaNdb
-        container[Columns.unit] = ingredient.unit.rawValue
-        container[Columns.gramsPerPiece] = ingredient.gramsPerPiece
-        container[Columns.gramsPerMl] = ingredient.gramsPerMl
-        container[Columns.priceAmount] = ingredient.price.amount
-        container[Columns.pricePer] = ingredient.price.per.rawValue
-        container[Columns.category] = ingredient.category.rawValue
-        container[Columns.kcal] = n.kcal
-        container[Columns.carbohydrates] = n.carbohydrates
-        container[Columns.protein] = n.protein
-        container[Columns.fat] = n.fat
-        container[Columns.fibre] = n.fibre
-        container[Columns.sugar] = n.sugar
-        container[Columns.salt] = n.salt
-        container[Columns.contains] = Bitmask.of(ingredient.contains)
-        container[Columns.allergens] = Bitmask.of(ingredient.allergens)
-        container[Columns.source] = source
-        container[Columns.version] = version
-        container[Columns.synonyms] = try JSONColumn.encode(ingredient.synonyms)
         // "|a|b|" so a LIKE '%|name|%' finds a whole synonym.
-        container[Columns.foldedSynonyms] =
-            ingredient.synonyms.isEmpty ? "" : "|" + ingredient.synonyms.map(folded).joined(separator: "|") + "|"
-        container[Columns.bought] = ingredient.bought
+        let foldedSynonyms = ingredient.synonyms.isEmpty ? "" : "|" + ingredient.synonyms.map(folded).joined(separator: "|") + "|"
+        return [
+            ingredient.id, ingredient.name, folded(ingredient.name), ingredient.usdaNdb, ingredient.unit.rawValue, ingredient.gramsPerPiece,
+            ingredient.gramsPerMl, ingredient.price.amount, ingredient.price.per.rawValue, ingredient.category.rawValue, n.kcal, n.carbohydrates,
+            n.protein, n.fat, n.fibre, n.sugar, n.salt, Bitmask.of(ingredient.contains), Bitmask.of(ingredient.allergens), source, version,
+            (try? JSONColumn.encode(ingredient.synonyms)) ?? "[]", foldedSynonyms, ingredient.bought,
+        ]
     }
 }
 

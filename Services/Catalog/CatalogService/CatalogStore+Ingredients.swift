@@ -12,7 +12,7 @@ extension CatalogStore {
     /// Loads `seed` if the database holds an older version (first start, or a new release).
     @discardableResult
     public func loadSeedIfNeeded(_ seed: SeedData) throws -> SeedReport? {
-        let loaded = try writer.read { try Self.meta($0, "seedVersion") }
+        let loaded = try database.reading { try Self.meta($0, "seedVersion") }
         guard loaded < Int64(seed.version) else { return nil }
         return try reloadSeed(seed)
     }
@@ -20,13 +20,13 @@ extension CatalogStore {
     /// Writes the shipped ingredients and built-in recipes, removing built-ins the seed no longer
     /// has. Users' recipes, personal versions and favorites are kept.
     public func reloadSeed(_ seed: SeedData) throws -> SeedReport {
-        let report = try writer.write { db -> SeedReport in
-            let version = try Self.nextVersion(db)
+        let report = try database.writing { session -> SeedReport in
+            let version = try Self.nextVersion(session)
             var renamed: [String] = []
             for ingredient in seed.ingredients {
-                if try Self.upsert(ingredient, source: "seed", version: version, db) { renamed.append(ingredient.id) }
+                if try Self.upsert(ingredient, source: "seed", version: version, session) { renamed.append(ingredient.id) }
             }
-            let ingredients = try Self.allIngredients(db)
+            let ingredients = try Self.allIngredients(session)
             let known = Set(ingredients.keys)
             var seededIDs: Set<String> = []
             for recipe in seed.recipes {
@@ -36,17 +36,17 @@ extension CatalogStore {
                 } catch {
                     throw ServiceError.internal("seed recipe \(recipe.id) is invalid: \(error)")
                 }
-                try Self.write(
+                try write(
                     valid, key: .shared(recipe.id), id: recipe.id, origin: .builtIn, owner: nil, basedOn: nil, shared: false, version: version,
-                    ingredients: ingredients, db)
+                    ingredients: ingredients, session)
                 seededIDs.insert(recipe.id)
             }
-            let existing = try String.fetchAll(db.cachedStatement(sql: "SELECT key FROM recipe WHERE origin = 'builtIn' AND deleted = 0"))
+            let existing = try session.values(String.self, "SELECT key FROM recipe WHERE origin = 'builtIn' AND deleted = 0")
             for key in existing where !seededIDs.contains(key) {
-                try Self.markDeleted(key: .shared(key), version: version, db)
+                try markDeleted(key: .shared(key), version: version, session)
             }
-            try Self.reindexRecipes(using: renamed, ingredients: ingredients, db)
-            try db.cachedStatement(sql: "UPDATE meta SET value = ? WHERE key = 'seedVersion'").execute(arguments: [seed.version])
+            try reindexRecipes(using: renamed, ingredients: ingredients, session)
+            try session.execute("UPDATE meta SET value = ? WHERE key = 'seedVersion'", [seed.version])
             return SeedReport(seedVersion: seed.version, ingredients: seed.ingredients.count, recipes: seed.recipes.count, catalogVersion: version)
         }
         try refreshIngredientCache()
@@ -55,15 +55,15 @@ extension CatalogStore {
 
     /// Adds or updates ingredients from an external source (the USDA importer), in one transaction.
     public func importIngredients(_ ingredients: [Ingredient], source: String) throws -> Int64 {
-        let version = try writer.write { db -> Int64 in
+        let version = try database.writing { session -> Int64 in
             // Nothing imported, nothing changed: the version (what sync clients follow) stays.
-            guard !ingredients.isEmpty else { return try Self.meta(db, "version") }
-            let version = try Self.nextVersion(db)
+            guard !ingredients.isEmpty else { return try Self.meta(session, "version") }
+            let version = try Self.nextVersion(session)
             var renamed: [String] = []
             for ingredient in ingredients {
-                if try Self.upsert(ingredient, source: source, version: version, db) { renamed.append(ingredient.id) }
+                if try Self.upsert(ingredient, source: source, version: version, session) { renamed.append(ingredient.id) }
             }
-            try Self.reindexRecipes(using: renamed, ingredients: try Self.allIngredients(db), db)
+            try reindexRecipes(using: renamed, ingredients: try Self.allIngredients(session), session)
             return version
         }
         try refreshIngredientCache()
@@ -71,7 +71,7 @@ extension CatalogStore {
     }
 
     func refreshIngredientCache() throws {
-        let book = IngredientBook(all: try writer.read { try Self.allIngredients($0) })
+        let book = IngredientBook(all: try database.reading { try Self.allIngredients($0) })
         ingredientCache.withLock { $0 = book }
     }
 
@@ -97,21 +97,22 @@ extension CatalogStore {
         let pattern = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(
             of: "_", with: "\\_")
         return try storage {
-            try writer.read { db in
-                try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT \(IngredientRecord.servedColumns),
-                            CASE WHEN folded = :text OR folded_synonyms LIKE '%|' || :pattern || '|%' ESCAPE '\\' THEN 0
-                                 WHEN folded LIKE :pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '%|' || :pattern || '%' ESCAPE '\\' THEN 1
-                                 WHEN folded LIKE '% ' || :pattern || '%' ESCAPE '\\' OR folded LIKE '%-' || :pattern || '%' ESCAPE '\\'
-                                      OR folded LIKE '%(' || :pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '% ' || :pattern || '%' ESCAPE '\\' THEN 2
-                                 ELSE 3 END AS rank
-                        FROM ingredient
-                        WHERE folded LIKE '%' || :pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '%' || :pattern || '%' ESCAPE '\\'
-                        ORDER BY rank, length(name), name
-                        LIMIT :limit
-                        """, arguments: ["text": text, "pattern": pattern, "limit": limit]
+            try database.reading { session in
+                // The text and pattern are bound once, as the columns of `q`.
+                try session.rows(
+                    """
+                    WITH q (text, pattern) AS (SELECT CAST(? AS TEXT), CAST(? AS TEXT))
+                    SELECT \(IngredientRecord.servedColumns),
+                        CASE WHEN folded = q.text OR folded_synonyms LIKE '%|' || q.pattern || '|%' ESCAPE '\\' THEN 0
+                             WHEN folded LIKE q.pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '%|' || q.pattern || '%' ESCAPE '\\' THEN 1
+                             WHEN folded LIKE '% ' || q.pattern || '%' ESCAPE '\\' OR folded LIKE '%-' || q.pattern || '%' ESCAPE '\\'
+                                  OR folded LIKE '%(' || q.pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '% ' || q.pattern || '%' ESCAPE '\\' THEN 2
+                             ELSE 3 END AS rank
+                    FROM ingredient, q
+                    WHERE folded LIKE '%' || q.pattern || '%' ESCAPE '\\' OR folded_synonyms LIKE '%' || q.pattern || '%' ESCAPE '\\'
+                    ORDER BY rank, length(name), name, id
+                    LIMIT ?
+                    """, [text, pattern, limit]
                 ).map(IngredientRecord.ingredient)
             }
         }

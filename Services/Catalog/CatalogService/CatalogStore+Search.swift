@@ -14,19 +14,19 @@ extension CatalogStore {
             throw .badRequest("people must be 1 to 50, got \(people)", field: "people")
         }
         return try storage {
-            try writer.read { db in
-                guard let row = try Self.resolve(id, user: user, db) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
-                return try detail(of: row, user: user, people: people, db)
+            try database.reading { session in
+                guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
+                return try detail(of: row, user: user, people: people, session)
             }
         }
     }
 
-    func detail(of row: RecipeRecord, user: String?, people: Int?, _ db: Database) throws -> RecipeDetail {
-        let lines = try Self.lines(key: row.key, db)
+    func detail(of row: RecipeRecord, user: String?, people: Int?, _ session: any SQLSession) throws -> RecipeDetail {
+        let lines = try Self.lines(key: row.key, session)
         let facts = try RecipeDerivation.derive(
             lines: lines, servings: row.servings, prepMinutes: row.prepMinutes, cookMinutes: row.cookMinutes, people: people, ingredients: ingredients
         )
-        let favorite = try user.map { try Self.isFavorite(row.id, user: $0, db) } ?? false
+        let favorite = try user.map { try Self.isFavorite(row.id, user: $0, session) } ?? false
         return RecipeDetail(
             id: row.id, name: row.name, summary: row.summary, servings: row.servings, prepMinutes: row.prepMinutes, cookMinutes: row.cookMinutes,
             energyLevel: row.energyLevel, equipment: row.equipment, dishTypes: row.dishTypes, link: row.link, image: row.image,
@@ -65,10 +65,11 @@ extension CatalogStore {
         let (page, pageSize, offset) = try Self.paging(page: request.page, pageSize: request.pageSize)
         let user = user ?? ""
         let book = ingredientCache.withLock { $0 }
-        let built = try RecipeSearchQuery(request, filter: filter, ingredients: book)
+        let sql = sql
+        let built = try RecipeSearchQuery(request, filter: filter, ingredients: book, engine: sql.engine)
         let matchExpression = built.matchExpression
         let conditions = built.conditions
-        let arguments: [any DatabaseValueConvertible] = built.arguments.map { argument in
+        let arguments: SQLArguments = built.arguments.map { argument in
             switch argument {
             case .text(let text): text
             case .integer(let integer): integer
@@ -77,82 +78,60 @@ extension CatalogStore {
         let conditionsSQL = conditions.isEmpty ? "" : " AND " + conditions.joined(separator: " AND ")
         let limit = Self.countLimit
         return try storage {
-            try writer.read { db in
-                let (scopeSQL, scopeArguments) = try Self.searchScope(user: user, db)
+            try database.reading { session in
+                let (scopeSQL, scopeArguments) = try searchScope(user: user, session)
                 let whereSQL = "r.deleted = 0 AND \(scopeSQL)\(conditionsSQL)"
                 let filterArguments = scopeArguments + arguments
                 let selectSQL =
-                    "SELECT \(RecipeRecord.columns(as: "r")), EXISTS (SELECT 1 FROM favorite f WHERE f.user = ? AND f.recipe_id = r.id) AS favorite"
+                    #"SELECT \#(sql.recipeColumns), EXISTS (SELECT 1 FROM favorite f WHERE f."user" = ? AND f.recipe_id = r.id) AS favorite"#
                 // Kept prepared: a text depends only on which filters apply (values are bound).
-                func summaries(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> [RecipeSummary] {
-                    try Self.summaries(Row.fetchAll(db.cachedStatement(sql: sql), arguments: sqlArguments(arguments)))
+                func summaries(_ text: String, _ arguments: SQLArguments) throws -> [RecipeSummary] {
+                    try Self.summaries(session.rows(text, arguments), session.engine)
                 }
-                func count(_ from: String, _ arguments: [any DatabaseValueConvertible]) throws -> Int {
-                    try Int.fetchOne(
-                        db.cachedStatement(sql: "SELECT COUNT(*) FROM (SELECT 1 \(from) LIMIT \(limit + 1))"), arguments: sqlArguments(arguments))
-                        ?? 0
+                func count(_ from: String, _ arguments: SQLArguments) throws -> Int {
+                    try session.value(Int.self, "SELECT COUNT(*) FROM (SELECT 1 \(from) LIMIT \(limit + 1)) AS counted", arguments) ?? 0
                 }
                 if let matchExpression {
-                    let total = try count(
-                        "FROM recipe_fts CROSS JOIN recipe r ON r.rowid = recipe_fts.rowid WHERE recipe_fts MATCH ? AND \(whereSQL)",
-                        [matchExpression] + filterArguments
-                    )
+                    let total = try count("\(sql.textMatches) AND \(whereSQL)", [matchExpression] + filterArguments)
                     func pageOf(_ recipes: [RecipeSummary]) -> RecipePage {
                         RecipePage(recipes: recipes, total: min(total, limit), page: page, pageSize: pageSize, totalIsExact: total <= limit)
                     }
-                    // bm25 costs time for every match, so a query matching more recipes than
-                    // `relevanceLimit` lists them newest first: FTS5 walks its index in that order
-                    // and the walk stops at the page, whatever the catalog's size.
-                    let matches =
-                        try Int.fetchOne(
-                            db.cachedStatement(
-                                sql: "SELECT COUNT(*) FROM (SELECT 1 FROM recipe_fts WHERE recipe_fts MATCH ? LIMIT \(relevanceLimit + 1))"),
-                            arguments: [matchExpression]
-                        ) ?? 0
-                    if matches > relevanceLimit {
+                    switch sql.engine {
+                    case .sqlite:
+                        return pageOf(
+                            try rankedBySQLite(
+                                matchExpression, selectSQL: selectSQL, whereSQL: whereSQL, user: user, filterArguments: filterArguments,
+                                pageSize: pageSize, offset: offset, session))
+                    case .postgres:
+                        // By relevance (cover density, name and summary weighted above
+                        // ingredients, shorter documents first), then creation order. No window
+                        // is needed: the GIN index finds the matches and the filters apply
+                        // before ranking.
                         return pageOf(
                             try summaries(
-                                "\(selectSQL) FROM recipe_fts CROSS JOIN recipe r ON r.rowid = recipe_fts.rowid WHERE recipe_fts MATCH ? AND \(whereSQL) ORDER BY recipe_fts.rowid DESC LIMIT ? OFFSET ?",
-                                [user, matchExpression] + filterArguments + [pageSize, offset]
-                            ))
-                    }
-                    // By relevance, then rowid (a total order). FTS5 ranks its matches alone and
-                    // only the best `window` are joined and filtered: the page is exact once the
-                    // window yields a full page (anything outside ranks after everything inside);
-                    // otherwise every match is ranked.
-                    var window: Int? = max((offset + pageSize) * 4, 200)
-                    while true {
-                        var rankedSQL = "SELECT rowid AS rid, rank AS rk FROM recipe_fts WHERE recipe_fts MATCH ? ORDER BY rank, rowid"
-                        var arguments: [any DatabaseValueConvertible] = [matchExpression]
-                        if let window {
-                            rankedSQL += " LIMIT ?"
-                            arguments.append(window)
-                        }
-                        let recipes = try summaries(
-                            "\(selectSQL) FROM (\(rankedSQL)) c CROSS JOIN recipe r ON r.rowid = c.rid WHERE \(whereSQL) ORDER BY c.rk, c.rid LIMIT ? OFFSET ?",
-                            [user] + arguments + filterArguments + [pageSize, offset]
-                        )
-                        if recipes.count == pageSize || window == nil { return pageOf(recipes) }
-                        window = nil
+                                """
+                                \(selectSQL) \(sql.textMatches) AND \(whereSQL)
+                                ORDER BY ts_rank_cd('{0.1, 0.2, 0.5, 1.0}', r.search, to_tsquery('sous_english', ?), 1) DESC, r.rid LIMIT ? OFFSET ?
+                                """, [user, matchExpression] + filterArguments + [matchExpression, pageSize, offset]))
                     }
                 }
                 // Favorites first (a short list), then everyone else by name along the name index.
-                let favorites = try String.fetchAll(db.cachedStatement(sql: "SELECT recipe_id FROM favorite WHERE user = ?"), arguments: [user])
-                let favoriteWhere = favorites.isEmpty ? "0" : "r.id IN (SELECT value FROM json_each(?))"
-                let otherWhere = favorites.isEmpty ? "1" : "r.id NOT IN (SELECT value FROM json_each(?))"
-                let favoriteArguments: [any DatabaseValueConvertible] = favorites.isEmpty ? [] : [favorites.sqlJSONArray]
+                let favorites = try session.values(String.self, #"SELECT recipe_id FROM favorite WHERE "user" = ?"#, [user])
+                let favoriteWhere = favorites.isEmpty ? "1 = 0" : "r.id IN (\(sql.engine.jsonArrayValues))"
+                let otherWhere = favorites.isEmpty ? "1 = 1" : "r.id NOT IN (\(sql.engine.jsonArrayValues))"
+                let favoriteArguments: SQLArguments = favorites.isEmpty ? [] : [favorites.sqlJSONArray]
                 let favoriteCount =
                     favorites.isEmpty ? 0 : try count("FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere)", filterArguments + favoriteArguments)
                 var recipes: [RecipeSummary] = []
                 if offset < favoriteCount {
                     recipes = try summaries(
-                        "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere) ORDER BY r.name COLLATE NOCASE, r.name LIMIT ? OFFSET ?",
+                        "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere) ORDER BY \(sql.nameOrder) LIMIT ? OFFSET ?",
                         [user] + filterArguments + favoriteArguments + [pageSize, offset]
                     )
                 }
                 if recipes.count < pageSize {
                     recipes += try summaries(
-                        "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(otherWhere) ORDER BY r.name COLLATE NOCASE, r.name LIMIT ? OFFSET ?",
+                        "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(otherWhere) ORDER BY \(sql.nameOrder) LIMIT ? OFFSET ?",
                         [user] + filterArguments + favoriteArguments + [pageSize - recipes.count, max(offset - favoriteCount, 0)]
                     )
                 }
@@ -162,47 +141,83 @@ extension CatalogStore {
         }
     }
 
+    /// A text search's page on SQLite. bm25 costs time for every match, so a query matching more
+    /// recipes than `relevanceLimit` lists them newest first: FTS5 walks its index in that order
+    /// and the walk stops at the page, whatever the catalog's size. Otherwise by relevance, then
+    /// rowid (a total order): FTS5 ranks its matches alone and only the best `window` are joined
+    /// and filtered; the page is exact once the window yields a full page (anything outside ranks
+    /// after everything inside), otherwise every match is ranked.
+    private func rankedBySQLite(
+        _ matchExpression: String, selectSQL: String, whereSQL: String, user: String, filterArguments: SQLArguments, pageSize: Int, offset: Int,
+        _ session: any SQLSession
+    ) throws -> [RecipeSummary] {
+        let matches =
+            try session.value(
+                Int.self, "SELECT COUNT(*) FROM (SELECT 1 FROM recipe_fts WHERE recipe_fts MATCH ? LIMIT \(relevanceLimit + 1)) AS counted",
+                [matchExpression]) ?? 0
+        if matches > relevanceLimit {
+            return try Self.summaries(
+                session.rows(
+                    "\(selectSQL) FROM recipe_fts CROSS JOIN recipe r ON r.rowid = recipe_fts.rowid WHERE recipe_fts MATCH ? AND \(whereSQL) ORDER BY recipe_fts.rowid DESC LIMIT ? OFFSET ?",
+                    [user, matchExpression] + filterArguments + [pageSize, offset]), .sqlite)
+        }
+        var window: Int? = max((offset + pageSize) * 4, 200)
+        while true {
+            var rankedSQL = "SELECT rowid AS rid, rank AS rk FROM recipe_fts WHERE recipe_fts MATCH ? ORDER BY rank, rowid"
+            var arguments: SQLArguments = [matchExpression]
+            if let window {
+                rankedSQL += " LIMIT ?"
+                arguments.append(window)
+            }
+            let recipes = try Self.summaries(
+                session.rows(
+                    "\(selectSQL) FROM (\(rankedSQL)) c CROSS JOIN recipe r ON r.rowid = c.rid WHERE \(whereSQL) ORDER BY c.rk, c.rid LIMIT ? OFFSET ?",
+                    [user] + arguments + filterArguments + [pageSize, offset]), .sqlite)
+            if recipes.count == pageSize || window == nil { return recipes }
+            window = nil
+        }
+    }
+
     /// What a user's search covers: built-ins they have not replaced with a personal version,
     /// and their own recipes (custom, personal, saved).
-    static func searchScope(user: String, _ db: Database) throws -> (String, [any DatabaseValueConvertible]) {
-        // INDEXED BY: without statistics SQLite prefers the covering search index and walks
-        // every recipe (9 ms at 100 000, 90 ms at a million: the cost of every search).
-        let shadowed = try String.fetchAll(
-            db.cachedStatement(sql: "SELECT id FROM recipe INDEXED BY recipe_by_owner WHERE owner = ? AND origin = 'personal' AND deleted = 0"),
-            arguments: [user])
-        var sql = "(r.origin = 'builtIn' OR r.owner = ?)"
-        var arguments: [any DatabaseValueConvertible] = [user]
+    func searchScope(user: String, _ session: any SQLSession) throws -> (String, SQLArguments) {
+        let shadowed = try session.values(
+            String.self, "SELECT r.id FROM \(sql.recipeByOwner) WHERE r.owner = ? AND r.origin = 'personal' AND r.deleted = 0", [user])
+        var text = "(r.origin = 'builtIn' OR r.owner = ?)"
+        var arguments: SQLArguments = [user]
         if !shadowed.isEmpty {
-            sql = "(\(sql) AND NOT (r.origin != 'personal' AND r.id IN (SELECT value FROM json_each(?))))"
+            text = "(\(text) AND NOT (r.origin != 'personal' AND r.id IN (\(sql.engine.jsonArrayValues))))"
             arguments.append(shadowed.sqlJSONArray)
         }
-        return (sql, arguments)
+        return (text, arguments)
     }
 
     public func myRecipes(user: String) throws(ServiceError) -> [RecipeSummary] {
         try storage {
-            try writer.read { db in
+            try database.reading { session in
                 try Self.summaries(
-                    Row.fetchAll(
-                        db,
-                        sql: """
-                            SELECT \(RecipeRecord.columns(as: "r")), f.user IS NOT NULL AS favorite
-                            FROM recipe r INDEXED BY recipe_by_owner LEFT JOIN favorite f ON f.recipe_id = r.id AND f.user = ?
-                            WHERE r.owner = ? AND r.deleted = 0 ORDER BY r.name COLLATE NOCASE, r.name
-                            """, arguments: [user, user]
-                    ))
+                    session.rows(
+                        """
+                        SELECT \(sql.recipeColumns), f."user" IS NOT NULL AS favorite
+                        FROM \(sql.recipeByOwner) LEFT JOIN favorite f ON f.recipe_id = r.id AND f."user" = ?
+                        WHERE r.owner = ? AND r.deleted = 0 ORDER BY \(sql.nameOrder)
+                        """, [user, user]
+                    ), session.engine)
             }
         }
     }
 
     /// Summaries of a page's rows (recipe columns plus `favorite`), the column positions found
     /// once for the page.
-    static func summaries(_ rows: [Row]) throws -> [RecipeSummary] {
+    /// On PostgreSQL each row's own positions: its rows keep their columns by name only
+    /// (``SQLSession``).
+    static func summaries(_ rows: [Row], _ engine: SQLEngine) throws -> [RecipeSummary] {
         guard let first = rows.first else { return [] }
-        let positions = ColumnPositions(first)
+        let shared = engine == .sqlite ? ColumnPositions(first) : nil
         let favorite = Column("favorite")
         return try rows.map { row in
-            try RecipeRecord(row: row, positions: positions).summary(isFavorite: positions.value(favorite, in: row))
+            let positions = shared ?? ColumnPositions(row)
+            return try RecipeRecord(row: row, positions: positions).summary(isFavorite: positions.value(favorite, in: row))
         }
     }
 }

@@ -13,13 +13,13 @@ extension CatalogStore {
         let valid = try RecipeValidation.validate(new: draft, knownIngredients: Set(ingredients.keys))
         let id = "r-" + UUID().uuidString.lowercased().prefix(12)
         return try storage {
-            try writer.write { db in
-                try Self.checkRecipeQuota(user: user, db)
-                let version = try Self.nextVersion(db)
-                try Self.write(
+            try database.writing { session in
+                try checkRecipeQuota(user: user, session)
+                let version = try Self.nextVersion(session)
+                try write(
                     valid, key: .shared(id), id: id, origin: .custom, owner: user, basedOn: nil, shared: false, version: version,
-                    ingredients: ingredients, db)
-                return try detail(of: Self.resolve(id, user: user, db)!, user: user, people: nil, db)
+                    ingredients: ingredients, session)
+                return try detail(of: resolve(id, user: user, session)!, user: user, people: nil, session)
             }
         }
     }
@@ -29,10 +29,10 @@ extension CatalogStore {
     public func edit(_ id: String, changes: RecipeDraft, user: String) throws(ServiceError) -> RecipeDetail {
         let known = Set(ingredients.keys)
         return try storage {
-            try writer.write { db in
-                guard let row = try Self.resolve(id, user: user, db) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
+            try database.writing { session in
+                guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 var current = try row.validRecipe()
-                current.ingredients = try Self.lines(key: row.key, db)
+                current.ingredients = try Self.lines(key: row.key, session)
                 let updated: ValidRecipe
                 do {
                     updated = try RecipeValidation.apply(changes, to: current, knownIngredients: known)
@@ -40,18 +40,18 @@ extension CatalogStore {
                     // The request's fields are under `changes`.
                     throw error.nested(under: "changes")
                 }
-                let version = try Self.nextVersion(db)
+                let version = try Self.nextVersion(session)
                 if row.owner == user {
-                    try Self.write(
+                    try write(
                         updated, key: row.key, id: row.id, origin: row.origin, owner: user, basedOn: row.basedOn, shared: row.shared,
-                        version: version, ingredients: ingredients, db)
+                        version: version, ingredients: ingredients, session)
                 } else {
-                    try Self.checkRecipeQuota(user: user, db)
-                    try Self.write(
+                    try checkRecipeQuota(user: user, session)
+                    try write(
                         updated, key: .personal(row.id, of: user), id: row.id, origin: .personal, owner: user, basedOn: row.id,
-                        shared: false, version: version, ingredients: ingredients, db)
+                        shared: false, version: version, ingredients: ingredients, session)
                 }
-                return try detail(of: Self.resolve(id, user: user, db)!, user: user, people: nil, db)
+                return try detail(of: resolve(id, user: user, session)!, user: user, people: nil, session)
             }
         }
     }
@@ -59,14 +59,14 @@ extension CatalogStore {
     /// Deletes one of the user's recipes. Deleting a personal version brings the original back.
     public func delete(_ id: String, user: String) throws(ServiceError) -> Int64 {
         try storage {
-            try writer.write { db in
-                guard let row = try Self.resolve(id, user: user, db) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
+            try database.writing { session in
+                guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 guard row.owner == user else {
                     throw ServiceError(
                         .unauthorized, "\(row.origin == .builtIn ? "built-in recipes" : "other people's recipes") cannot be deleted", field: "id")
                 }
-                let version = try Self.nextVersion(db)
-                try Self.markDeleted(key: row.key, version: version, db)
+                let version = try Self.nextVersion(session)
+                try markDeleted(key: row.key, version: version, session)
                 return version
             }
         }
@@ -74,14 +74,14 @@ extension CatalogStore {
 
     public func setFavorite(_ id: String, user: String, favorite: Bool) throws(ServiceError) {
         try storage {
-            try writer.write { db in
-                guard try Self.resolve(id, user: user, db) != nil else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
+            try database.writing { session in
+                guard try resolve(id, user: user, session) != nil else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 if favorite {
-                    try db.execute(
-                        sql: "INSERT OR IGNORE INTO favorite (user, recipe_id, created_at) VALUES (?, ?, ?)",
-                        arguments: [user, id, Date().timeIntervalSince1970])
+                    try session.execute(
+                        #"INSERT INTO favorite ("user", recipe_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"#,
+                        [user, id, Date().timeIntervalSince1970])
                 } else {
-                    try db.cachedStatement(sql: "DELETE FROM favorite WHERE user = ? AND recipe_id = ?").execute(arguments: [user, id])
+                    try session.execute(#"DELETE FROM favorite WHERE "user" = ? AND recipe_id = ?"#, [user, id])
                 }
             }
         }
@@ -89,24 +89,23 @@ extension CatalogStore {
 
     public func favorites(user: String) throws(ServiceError) -> [RecipeSummary] {
         try storage {
-            try writer.read { db in
-                let ids = try String.fetchAll(
-                    db.cachedStatement(sql: "SELECT recipe_id FROM favorite WHERE user = ? ORDER BY created_at"), arguments: [user])
-                return try ids.compactMap { try Self.resolve($0, user: user, db)?.summary(isFavorite: true) }
+            try database.reading { session in
+                let ids = try session.values(String.self, #"SELECT recipe_id FROM favorite WHERE "user" = ? ORDER BY created_at, recipe_id"#, [user])
+                return try ids.compactMap { try resolve($0, user: user, session)?.summary(isFavorite: true) }
             }
         }
     }
 
     public func share(_ id: String, user: String) throws(ServiceError) -> RecipeSummary {
         try storage {
-            try writer.write { db in
-                guard let row = try Self.resolve(id, user: user, db) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
+            try database.writing { session in
+                guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 guard row.owner == user, row.origin == .custom || row.origin == .saved else {
                     throw ServiceError(.unauthorized, "only recipes you wrote can be shared; save a copy first", field: "id")
                 }
-                let version = try Self.nextVersion(db)
-                try db.cachedStatement(sql: "UPDATE recipe SET shared = 1, version = ? WHERE key = ?").execute(arguments: [version, row.key.rawValue])
-                return try Self.resolve(id, user: user, db)!.summary(isFavorite: Self.isFavorite(id, user: user, db))
+                let version = try Self.nextVersion(session)
+                try session.execute("UPDATE recipe SET shared = 1, version = ? WHERE key = ?", [version, row.key.rawValue])
+                return try resolve(id, user: user, session)!.summary(isFavorite: Self.isFavorite(id, user: user, session))
             }
         }
     }
@@ -114,28 +113,24 @@ extension CatalogStore {
     /// Shared recipes, most favorited first, optionally narrowed by a search text.
     public func community(_ request: RecipeSearch, user: String?) throws(ServiceError) -> CommunityPage {
         let (_, pageSize, offset) = try Self.paging(page: request.page, pageSize: request.pageSize)
+        let sql = sql
         var condition = ""
-        var arguments: [any DatabaseValueConvertible] = [user ?? ""]
-        if let match = try RecipeSearchQuery.matchExpression(request.query) {
-            condition = " AND r.rowid IN (SELECT rowid FROM recipe_fts WHERE recipe_fts MATCH ?)"
-            arguments.append(match)
+        var filterArguments: SQLArguments = []
+        if let match = try RecipeSearchQuery.matchExpression(request.query, sql.engine) {
+            condition = " AND \(sql.textCondition)"
+            filterArguments.append(match)
         }
-        let filterArguments = arguments.dropFirst()
         return try storage {
-            try writer.read { db in
-                let total =
-                    try Int.fetchOne(
-                        db, sql: "SELECT COUNT(*) FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)",
-                        arguments: sqlArguments(Array(filterArguments))) ?? 0
-                let rows = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT \(RecipeRecord.columns(as: "r")),
-                            (SELECT COUNT(*) FROM favorite f WHERE f.recipe_id = r.id) AS favorites,
-                            EXISTS (SELECT 1 FROM favorite f WHERE f.recipe_id = r.id AND f.user = ?) AS mine
-                        FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)
-                        ORDER BY favorites DESC, r.name COLLATE NOCASE, r.name LIMIT ? OFFSET ?
-                        """, arguments: sqlArguments(arguments + [pageSize, offset]))
+            try database.reading { session in
+                let total = try session.value(Int.self, "SELECT COUNT(*) FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)", filterArguments) ?? 0
+                let rows = try session.rows(
+                    """
+                    SELECT \(sql.recipeColumns),
+                        (SELECT COUNT(*) FROM favorite f WHERE f.recipe_id = r.id) AS favorites,
+                        EXISTS (SELECT 1 FROM favorite f WHERE f.recipe_id = r.id AND f."user" = ?) AS mine
+                    FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)
+                    ORDER BY favorites DESC, \(sql.nameOrder), r.key LIMIT ? OFFSET ?
+                    """, [user ?? ""] + filterArguments + [pageSize, offset])
                 let recipes = try rows.map { row in
                     let recipe = try RecipeRecord(row: row)
                     return CommunityRecipe(
@@ -149,19 +144,19 @@ extension CatalogStore {
     /// Copies a shared recipe into the user's own recipes.
     public func saveCommunity(_ id: String, user: String) throws(ServiceError) -> RecipeDetail {
         try storage {
-            try writer.write { db in
-                guard let row = try Self.resolve(id, user: user, db), row.shared else {
+            try database.writing { session in
+                guard let row = try resolve(id, user: user, session), row.shared else {
                     throw ServiceError.notFound("no shared recipe \"\(id)\"", field: "id")
                 }
                 var copy = try row.validRecipe()
-                copy.ingredients = try Self.lines(key: row.key, db)
-                try Self.checkRecipeQuota(user: user, db)
+                copy.ingredients = try Self.lines(key: row.key, session)
+                try checkRecipeQuota(user: user, session)
                 let newID = "r-" + UUID().uuidString.lowercased().prefix(12)
-                let version = try Self.nextVersion(db)
-                try Self.write(
+                let version = try Self.nextVersion(session)
+                try write(
                     copy, key: .shared(newID), id: newID, origin: .saved, owner: user, basedOn: row.id, shared: false, version: version,
-                    ingredients: ingredients, db)
-                return try detail(of: Self.resolve(newID, user: user, db)!, user: user, people: nil, db)
+                    ingredients: ingredients, session)
+                return try detail(of: resolve(newID, user: user, session)!, user: user, people: nil, session)
             }
         }
     }
@@ -174,29 +169,29 @@ extension CatalogStore {
         guard version >= 0 else { throw .badRequest("version cannot be negative", field: "version") }
         let user = user ?? ""
         return try storage {
-            try writer.read { db in
-                let current = try Self.meta(db, "version")
-                let changedIDs = try String.fetchAll(
-                    db,
-                    sql: """
-                        SELECT DISTINCT id FROM recipe
-                        WHERE version > ? AND (origin = 'builtIn' OR owner = ? OR shared = 1)
-                        """, arguments: [version, user])
+            try database.reading { session in
+                let current = try Self.meta(session, "version")
+                let changedIDs = try session.values(
+                    String.self,
+                    """
+                    SELECT DISTINCT id FROM recipe
+                    WHERE version > ? AND (origin = 'builtIn' OR owner = ? OR shared = 1)
+                    """, [version, user])
                 var recipes: [RecipeDetail] = []
                 var deleted: [String] = []
                 // The user's library: built-in recipes, their own, and shared ones they favorited.
-                let favorites = Set(try String.fetchAll(db.cachedStatement(sql: "SELECT recipe_id FROM favorite WHERE user = ?"), arguments: [user]))
+                let favorites = Set(try session.values(String.self, #"SELECT recipe_id FROM favorite WHERE "user" = ?"#, [user]))
                 for id in changedIDs {
-                    if let row = try Self.resolve(id, user: user, db),
+                    if let row = try resolve(id, user: user, session),
                         row.origin == .builtIn || row.owner == user || (row.shared && favorites.contains(id))
                     {
-                        recipes.append(try detail(of: row, user: user, people: nil, db))
+                        recipes.append(try detail(of: row, user: user, people: nil, session))
                     } else {
                         deleted.append(id)
                     }
                 }
-                let ingredients = try Row.fetchAll(
-                    db, sql: "SELECT \(IngredientRecord.servedColumns) FROM ingredient WHERE version > ? ORDER BY id", arguments: [version]
+                let ingredients = try session.rows(
+                    "SELECT \(IngredientRecord.servedColumns) FROM ingredient WHERE version > ? ORDER BY id", [version]
                 )
                 .map(IngredientRecord.ingredient)
                 return CatalogChanges(version: current, recipes: recipes, deletedRecipes: deleted.sorted(), ingredients: ingredients)

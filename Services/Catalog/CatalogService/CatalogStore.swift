@@ -8,11 +8,12 @@ import Synchronization
 /// The catalog's data: every read and write, each write one transaction.
 ///
 /// Ingredients are few and change only on seed loads and imports, so they are also kept in
-/// memory for deriving recipe facts; this process is the only one that opens the file.
+/// memory for deriving recipe facts.
 public final class CatalogStore: Sendable {
     public let database: SousDatabase
     let ingredientCache = Mutex(IngredientBook(all: [:]))
-    var writer: SousDatabase { database }
+    /// The statements whose text depends on the engine.
+    let sql: CatalogSQL
 
     /// Text searches matching at most this many recipes are ordered by relevance (bm25);
     /// broader ones newest first (see ``searchRecipes(_:user:filter:)``).
@@ -20,18 +21,14 @@ public final class CatalogStore: Sendable {
 
     public init(database: SousDatabase, relevanceLimit: Int = 1000) throws {
         self.database = database
+        sql = CatalogSQL.of(database.engine)
         self.relevanceLimit = relevanceLimit
         try refreshIngredientCache()
     }
 
     public var catalogVersion: Int64 {
-        get throws { try writer.read { try Self.meta($0, "version") } }
+        get throws { try database.reading { try Self.meta($0, "version") } }
     }
-}
-
-/// Statement arguments from a list built up alongside the SQL.
-func sqlArguments(_ values: [any DatabaseValueConvertible]) -> StatementArguments {
-    StatementArguments(values.map { Optional($0) })
 }
 
 /// The catalog's ingredients in memory, by id and by every name a cook may type.

@@ -5,7 +5,8 @@ import SousWire
 
 /// The full-text match and the WHERE conditions of a recipe search, built from the request and
 /// the filter in force. Pure, so the SQL it writes is tested on its own (RecipeSearchQueryTests);
-/// the store runs it against the FTS5 table and the covering index.
+/// the store runs it against the FTS5 table and the covering index (on PostgreSQL, the recipes'
+/// search documents).
 ///
 /// Every condition is an integer test on the row or a membership test in a set SQLite builds
 /// once per query, so the name-ordered index can be walked and stopped at the page. Values are
@@ -20,7 +21,8 @@ struct RecipeSearchQuery: Equatable {
         case integer(Int64)
     }
 
-    /// The FTS5 expression: each word of the text as a quoted prefix, all required; nil without a text.
+    /// The text search: each word of the text as a prefix, all required (an FTS5 expression on
+    /// SQLite, a `tsquery` on PostgreSQL); nil without a text.
     var matchExpression: String?
     /// Conditions on the recipe row `r`, all required.
     var conditions: [String] = []
@@ -33,9 +35,10 @@ struct RecipeSearchQuery: Equatable {
     static let maxDislikes = 200
 
     init(
-        _ request: RecipeSearch, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?, ingredients: IngredientBook
+        _ request: RecipeSearch, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?, ingredients: IngredientBook,
+        engine: SQLEngine = .sqlite
     ) throws(ServiceError) {
-        matchExpression = try Self.matchExpression(request.query)
+        matchExpression = try Self.matchExpression(request.query, engine)
         if let count = request.ingredients?.count, count > Self.maxIngredients {
             throw .badRequest("at most \(Self.maxIngredients) ingredients per search, got \(count)", field: "ingredients")
         }
@@ -52,7 +55,7 @@ struct RecipeSearchQuery: Equatable {
         if !required.isEmpty {
             // Recipes that use every one of them, as one condition however many there are.
             memberships.append(
-                "r.key IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id IN (SELECT value FROM json_each(?)) GROUP BY recipe_key HAVING COUNT(DISTINCT ingredient_id) = ?)"
+                "r.key IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id IN (\(engine.jsonArrayValues)) GROUP BY recipe_key HAVING COUNT(DISTINCT ingredient_id) = ?)"
             )
             membershipArguments += [.text(required.sqlJSONArray), .integer(Int64(required.count))]
         }
@@ -81,7 +84,7 @@ struct RecipeSearchQuery: Equatable {
                 for (index, id) in profile.dislikes.enumerated() where ingredients.byID[id] == nil {
                     throw .notFound("no ingredient \"\(id)\"", field: "profile.dislikes.\(index)")
                 }
-                memberships.append("r.key NOT IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id IN (SELECT value FROM json_each(?)))")
+                memberships.append("r.key NOT IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id IN (\(engine.jsonArrayValues)))")
                 membershipArguments.append(.text(profile.dislikes.sqlJSONArray))
             }
             if switches.equipment ?? true { missingEquipment = Bitmask.of(Appliance.allCases.filter { !profile.equipment.contains($0) }) }
@@ -101,18 +104,24 @@ struct RecipeSearchQuery: Equatable {
     }
 
     /// Energy levels, dish type, diets, allergens, equipment, patience: tests of the row's
-    /// integers, in the order their values are bound.
+    /// integers, in the order their values are bound (the same text on both engines).
     static let integerTests = [
-        "((1 << r.energy_level) & ?) != 0", "(r.dish_types & ?) = ?", "(r.diets & ?) = ?", "(r.allergens & ?) = 0", "(r.equipment & ?) = 0",
+        "((CAST(1 AS BIGINT) << r.energy_level) & ?) != 0", "(r.dish_types & ?) = ?", "(r.diets & ?) = ?", "(r.allergens & ?) = 0", "(r.equipment & ?) = 0",
         "r.energy_level <= ?",
     ]
 
-    /// Each word of `query` (letters and digits, folded) as a quoted FTS5 prefix; nil when the
-    /// text has no word. Quoting keeps FTS5 operators in the text from being read as syntax.
-    static func matchExpression(_ query: String?) throws(ServiceError) -> String? {
+    /// Each word of `query` (letters and digits, folded) as a prefix, all required; nil when the
+    /// text has no word. On SQLite a quoted FTS5 prefix (quoting keeps FTS5 operators in the text
+    /// from being read as syntax); on PostgreSQL a `tsquery` of `word:*` terms, joined by `&`
+    /// (a word holds no operator character).
+    static func matchExpression(_ query: String?, _ engine: SQLEngine = .sqlite) throws(ServiceError) -> String? {
         guard let query = query?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty else { return nil }
         guard query.count <= 200 else { throw .badRequest("query is longer than 200 characters", field: "query") }
         let words = folded(query).split { !$0.isLetter && !$0.isNumber }.map(String.init)
-        return words.isEmpty ? nil : words.map { "\"\($0)\"*" }.joined(separator: " ")
+        guard !words.isEmpty else { return nil }
+        switch engine {
+        case .sqlite: return words.map { "\"\($0)\"*" }.joined(separator: " ")
+        case .postgres: return words.map { "\($0):*" }.joined(separator: " & ")
+        }
     }
 }

@@ -8,9 +8,10 @@ import SousTestSupport
 public enum CatalogFixture {
     /// The shipped data files, and a database migrated and seeded from them: loaded once, and a
     /// failure to load is thrown to every test that asks instead of crashing the test process.
+    /// On the test PostgreSQL the template is a schema of its own.
     private static let loaded: Result<(seed: SeedData, template: SousDatabase), any Error> = Result {
         let seed = try SeedData.bundled()
-        let database = try CatalogService.openDatabase(directory: nil)
+        let database = try CatalogService.openDatabase(at: .testing(.catalog), logger: quietLogger("catalog"))
         try CatalogStore(database: database).loadSeedIfNeeded(seed)
         return (seed, database)
     }
@@ -20,9 +21,22 @@ public enum CatalogFixture {
         get throws { try loaded.get().seed }
     }
 
-    /// A fresh in-memory copy of the seeded catalog database.
+    /// A seeded catalog database of its own: an in-memory copy of the template (SQLite's backup
+    /// API), or on the test PostgreSQL a fresh schema with the template's rows copied in, a
+    /// statement per table (seeding it from the files took two seconds).
     public static func database() throws -> SousDatabase {
-        try loaded.get().template.inMemoryCopy()
+        let template = try loaded.get().template
+        guard let source = template.postgresLocation else { return try template.inMemoryCopy() }
+        let database = try CatalogService.openDatabase(at: .testing(.catalog), logger: quietLogger("catalog"))
+        try database.writing { session in
+            for table in ["ingredient", "recipe", "recipe_ingredient"] {
+                try session.execute("INSERT INTO \(table) SELECT * FROM \(source.schema).\(table)")
+            }
+            try session.execute("UPDATE meta SET value = t.value FROM \(source.schema).meta t WHERE meta.key = t.key")
+            // Rows copied with their ids: new recipes are numbered after them.
+            try session.execute("SELECT setval(pg_get_serial_sequence('recipe', 'rid'), (SELECT MAX(rid) FROM recipe))")
+        }
+        return database
     }
 
     /// A seeded catalog bound to unique `inproc://` endpoints. Run it with `withRunningServices`.

@@ -11,11 +11,11 @@ public struct GroceriesService: Sendable {
     public let store: GroceriesStore
 
     /// Builds the service from `configuration`: opens the database, binds the sockets and
-    /// registers the methods. `database` replaces the file under the data directory (tests pass
-    /// an in-memory one).
+    /// registers the methods. `database` replaces the one `configuration` names (SQLite under the
+    /// data directory, or PostgreSQL).
     public init(configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil) throws {
         let logger = logger ?? SousLogging.logger(for: "groceries", level: configuration.logLevel)
-        let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
+        let database = try database ?? Self.openDatabase(at: configuration.database, logger: logger)
         let store = GroceriesStore(database: database)
         let host = try ServiceHost(configuration: configuration, logger: logger, database: database)
         let peers = GroceriesPeers(catalog: Peer<Catalog>(Catalog.self, of: configuration), planner: Peer<Planner>(Planner.self, of: configuration))
@@ -24,8 +24,8 @@ public struct GroceriesService: Sendable {
         GroceriesHandlers(host: host.parts, store: store, peers: peers).register(on: host.server)
     }
 
-    /// Opens (creating and migrating as needed) the groceries database in `directory`, or in memory.
-    public static func openDatabase(directory: String?) throws -> SousDatabase {
-        try SousDatabase(name: "groceries", directory: directory, migrator: GroceriesMigrations.migrator)
+    /// Opens (creating and migrating as needed) the groceries database at `location`.
+    public static func openDatabase(at location: DatabaseLocation, logger: Logger) throws -> SousDatabase {
+        try SousDatabase(name: "groceries", location: location, schema: GroceriesMigrations.schema, logger: logger)
     }
 }

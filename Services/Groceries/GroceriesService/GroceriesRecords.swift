@@ -1,9 +1,11 @@
 import Foundation
 import GRDB
+import SousRuntime
 import SousSchema
 import SousWire
 
-// The groceries tables as GRDB records: each names its columns once and reads and writes itself.
+// The groceries tables as records: each names its columns once and reads and writes itself,
+// with the same statements on SQLite and PostgreSQL (``SQLRecord``).
 
 /// Reads a stored enum value; a value this build does not know is a damaged row, not a default.
 func storedValue<T: RawRepresentable>(_ type: T.Type, _ raw: String) throws -> T where T.RawValue == String {
@@ -12,8 +14,9 @@ func storedValue<T: RawRepresentable>(_ type: T.Type, _ raw: String) throws -> T
 }
 
 /// What the list needs of a catalog ingredient (`ingredient`), copied when a recipe or item brings it.
-struct IngredientFactsRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "ingredient"
+struct IngredientFactsRecord: Sendable, SQLRecord {
+    static let tableName = "ingredient"
+    static let primaryKey = ["id"]
 
     enum Columns {
         static let id = Column("id")
@@ -40,22 +43,25 @@ struct IngredientFactsRecord: Sendable, FetchableRecord, PersistableRecord {
         )
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.id] = facts.id
-        container[Columns.name] = facts.name
-        container[Columns.unit] = facts.unit.rawValue
-        container[Columns.gramsPerPiece] = facts.gramsPerPiece
-        container[Columns.gramsPerMl] = facts.gramsPerMl
-        container[Columns.priceAmount] = facts.price.amount
-        container[Columns.pricePer] = facts.price.per.rawValue
-        container[Columns.category] = facts.category.rawValue
-        container[Columns.bought] = facts.bought
+    static let columnNames = [
+        Columns.id, Columns.name, Columns.unit, Columns.gramsPerPiece, Columns.gramsPerMl, Columns.priceAmount, Columns.pricePer, Columns.category,
+        Columns.bought,
+    ].map(\.name)
+
+    var values: SQLArguments {
+        [
+            facts.id, facts.name, facts.unit.rawValue, facts.gramsPerPiece, facts.gramsPerMl, facts.price.amount, facts.price.per.rawValue,
+            facts.category.rawValue, facts.bought,
+        ]
     }
 }
 
-/// A recipe on a user's list (`list_recipe`); the list's order is the rowid (order of first add).
-struct ListRecipeRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "list_recipe"
+/// A recipe on a user's list (`list_recipe`); the list's order is the rowid (order of first add:
+/// SQLite's implicit column, an identity column of that name on PostgreSQL, never written here).
+struct ListRecipeRecord: Sendable, SQLRecord {
+    static let tableName = "list_recipe"
+    /// The table's unique key (it has no primary key of its own besides the rowid).
+    static let primaryKey = ["user", "recipe"]
 
     enum Columns {
         static let user = Column("user")
@@ -82,25 +88,19 @@ struct ListRecipeRecord: Sendable, FetchableRecord, PersistableRecord {
             servings: row[Columns.servings], excluded: [], addedAt: Date(timeIntervalSince1970: row[Columns.addedAt]))
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.user] = user
-        container[Columns.recipe] = recipe.recipe
-        container[Columns.name] = recipe.name
-        container[Columns.multiplier] = recipe.multiplier
-        container[Columns.people] = recipe.people
-        container[Columns.servings] = recipe.servings
-        container[Columns.addedAt] = recipe.addedAt.timeIntervalSince1970
-    }
+    static let columnNames = [Columns.user, Columns.recipe, Columns.name, Columns.multiplier, Columns.people, Columns.servings, Columns.addedAt]
+        .map(\.name)
 
-    static func listed(_ recipe: String, user: String) -> QueryInterfaceRequest<Self> {
-        filter(Columns.user == user && Columns.recipe == recipe)
+    var values: SQLArguments {
+        [user, recipe.recipe, recipe.name, recipe.multiplier, recipe.people, recipe.servings, recipe.addedAt.timeIntervalSince1970]
     }
 }
 
 /// One ingredient line of a listed recipe (`recipe_share`), for one multiplier, as the catalog
 /// gave it when the recipe was first added.
-struct RecipeShareRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "recipe_share"
+struct RecipeShareRecord: Sendable, SQLRecord {
+    static let tableName = "recipe_share"
+    static let primaryKey = ["user", "recipe", "position"]
 
     enum Columns {
         static let user = Column("user")
@@ -140,21 +140,15 @@ struct RecipeShareRecord: Sendable, FetchableRecord, PersistableRecord {
         excluded = row[Columns.excluded]
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.user] = user
-        container[Columns.recipe] = recipe
-        container[Columns.position] = position
-        container[Columns.ingredient] = ingredient
-        container[Columns.quantity] = quantity
-        container[Columns.unit] = unit.rawValue
-        container[Columns.excluded] = excluded
-    }
+    static let columnNames = [Columns.user, Columns.recipe, Columns.position, Columns.ingredient, Columns.quantity, Columns.unit, Columns.excluded]
+        .map(\.name)
+
+    var values: SQLArguments { [user, recipe, position, ingredient, quantity, unit.rawValue, excluded] }
 }
 
-/// A placed order (`grocery_order`); its lines are ``OrderLineRecord``s.
-struct OrderRecord: Sendable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "grocery_order"
-
+/// A placed order (`grocery_order`); its lines are ``OrderLineRecord``s. Its id is the database's
+/// (``insert(_:)`` reads it back).
+struct OrderRecord: Sendable, FetchableRecord {
     enum Columns {
         static let id = Column("id")
         static let user = Column("user")
@@ -187,28 +181,27 @@ struct OrderRecord: Sendable, FetchableRecord, MutablePersistableRecord {
             recipes: recipes.isEmpty ? [] : recipes.split(separator: "\n").map(String.init))
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.id] = order.id == 0 ? nil : order.id
-        container[Columns.user] = user
-        container[Columns.placedAt] = order.placedAt.timeIntervalSince1970
-        container[Columns.phone] = order.phone
-        container[Columns.street] = order.address.street
-        container[Columns.postalCode] = order.address.postalCode
-        container[Columns.city] = order.address.city
-        container[Columns.note] = order.note
-        container[Columns.total] = order.total
+    /// Inserts the order (its id ignored) and sets its id to the one the database gave it.
+    mutating func insert(_ session: any SQLSession) throws {
         // Recipe ids are slugs, so a newline never occurs inside one.
-        container[Columns.recipes] = order.recipes.joined(separator: "\n")
+        let values: SQLArguments = [
+            user, order.placedAt.timeIntervalSince1970, order.phone, order.address.street, order.address.postalCode, order.address.city, order.note,
+            order.total, order.recipes.joined(separator: "\n"),
+        ]
+        guard let id = try session.value(Int64.self, Self.insertSQL, values) else { throw ServiceError.internal("a new order got no id") }
+        order.id = id
     }
 
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        order.id = inserted.rowID
-    }
+    private static let insertSQL = """
+        INSERT INTO grocery_order ("user", placed_at, phone, street, postal_code, city, note, total, recipes)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+        """
 }
 
 /// One line of a placed order (`order_line`), as the list showed it at checkout.
-struct OrderLineRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "order_line"
+struct OrderLineRecord: Sendable, SQLRecord {
+    static let tableName = "order_line"
+    static let primaryKey = ["order_id", "position"]
 
     enum Columns {
         static let order = Column("order_id")
@@ -242,16 +235,15 @@ struct OrderLineRecord: Sendable, FetchableRecord, PersistableRecord {
             count: row[Columns.count], price: row[Columns.price], checked: row[Columns.checked])
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.order] = order
-        container[Columns.position] = position
-        container[Columns.ingredient] = line.ingredient
-        container[Columns.name] = line.name
-        container[Columns.category] = line.category.rawValue
-        container[Columns.quantity] = line.quantity
-        container[Columns.unit] = line.unit?.rawValue
-        container[Columns.count] = line.count
-        container[Columns.price] = line.price
-        container[Columns.checked] = line.checked
+    static let columnNames = [
+        Columns.order, Columns.position, Columns.ingredient, Columns.name, Columns.category, Columns.quantity, Columns.unit, Columns.count,
+        Columns.price, Columns.checked,
+    ].map(\.name)
+
+    var values: SQLArguments {
+        [
+            order, position, line.ingredient, line.name, line.category.rawValue, line.quantity, line.unit?.rawValue, line.count, line.price,
+            line.checked,
+        ]
     }
 }

@@ -11,18 +11,18 @@ struct ListVersion: Equatable, Sendable {
     var facts: Int64
 }
 
-/// The SQL the reads and writes share: building the list from its parts, and its checks.
+/// The SQL the reads and writes share: building the list from its parts, and its checks. The
+/// same statements on SQLite and PostgreSQL: `"user"` quoted (a function in PostgreSQL), result
+/// columns named (PostgreSQL's rows are read by name), lists bound as one JSON array.
 extension GroceriesStore {
     // MARK: Helpers
 
     /// Reads every part of the user's list and aggregates it; `version` is what the list is
     /// stamped with (nil inside a change, before its new version is drawn).
-    static func list(user: String, version: ListVersion?, _ db: Database) throws -> GroceryList {
+    static func list(user: String, version: ListVersion?, _ session: any SQLSession) throws -> GroceryList {
         var recipes: [ListRecipe] = []
         var multipliers: [String: (name: String, multiplier: Double)] = [:]
-        for record in try ListRecipeRecord.fetchAll(
-            db.cachedStatement(sql: "SELECT * FROM list_recipe WHERE user = ? ORDER BY rowid"), arguments: [user])
-        {
+        for record in try session.fetchAll(ListRecipeRecord.self, #"SELECT * FROM list_recipe WHERE "user" = ? ORDER BY rowid"#, [user]) {
             let recipe = record.recipe
             multipliers[recipe.recipe] = (recipe.name, Double(recipe.multiplier))
             recipes.append(recipe)
@@ -30,13 +30,12 @@ extension GroceriesStore {
         var contributions: [GroceryContribution] = []
         var excluded: [String: [String]] = [:]
         // In the order the recipes were added, so totals are always summed in the same order.
-        for row in try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT s.recipe, s.ingredient, s.quantity, s.unit, s.excluded
-                    FROM recipe_share s JOIN list_recipe r ON r.user = s.user AND r.recipe = s.recipe
-                    WHERE s.user = ? ORDER BY r.rowid, s.position
-                    """), arguments: [user])
+        for row in try session.rows(
+            """
+            SELECT s.recipe, s.ingredient, s.quantity, s.unit, s.excluded
+            FROM recipe_share s JOIN list_recipe r ON r."user" = s."user" AND r.recipe = s.recipe
+            WHERE s."user" = ? ORDER BY r.rowid, s.position
+            """, [user])
         {
             let recipe: String = row["recipe"]
             let ingredient: String = row["ingredient"]
@@ -55,10 +54,7 @@ extension GroceriesStore {
         }
         for index in recipes.indices { recipes[index].excluded = excluded[recipes[index].recipe] ?? [] }
         var items: [NonEdibleItem] = []
-        for row in try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT id, ingredient, quantity, unit, text, count FROM manual_item WHERE user = ? ORDER BY id"),
-            arguments: [user])
-        {
+        for row in try session.rows(#"SELECT id, ingredient, quantity, unit, text, count FROM manual_item WHERE "user" = ? ORDER BY id"#, [user]) {
             let id: Int64 = row["id"]
             if let ingredient = row["ingredient"] as String? {
                 let unit = try storedValue(MeasureUnit.self, row["unit"])
@@ -75,101 +71,105 @@ extension GroceriesStore {
         let ids = Array(Set(contributions.map(\.ingredient)))
         var ingredients: [String: ListIngredientFacts] = [:]
         if !ids.isEmpty {
-            let statement = try db.cachedStatement(sql: "SELECT * FROM ingredient WHERE id IN (SELECT value FROM json_each(?))")
-            for record in try IngredientFactsRecord.fetchAll(statement, arguments: [ids.sqlJSONArray]) {
+            for record in try session.fetchAll(IngredientFactsRecord.self, ingredientsIn[session.engine], [ids.sqlJSONArray]) {
                 ingredients[record.facts.id] = record.facts
             }
         }
-        let checked = Set(try String.fetchAll(db.cachedStatement(sql: "SELECT line FROM checked_line WHERE user = ?"), arguments: [user]))
+        let checked = Set(try session.values(String.self, #"SELECT line FROM checked_line WHERE "user" = ?"#, [user]))
         var list = GroceryAggregator.build(recipes: recipes, contributions: contributions, items: items, ingredients: ingredients, checked: checked)
         list.version = version?.list ?? 0
         return list
     }
 
     /// The user's list version and the shared facts' generation, read together.
-    static func version(user: String, _ db: Database) throws -> ListVersion {
-        let row = try Row.fetchOne(
-            db.cachedStatement(
-                sql: "SELECT (SELECT version FROM list_version WHERE user = ?), (SELECT value FROM list_counter WHERE name = 'facts')"),
-            arguments: [user])
-        return ListVersion(list: row?[0] ?? 0, facts: row?[1] ?? 0)
+    static func version(user: String, _ session: any SQLSession) throws -> ListVersion {
+        guard
+            let row = try session.rows(
+                """
+                SELECT (SELECT version FROM list_version WHERE "user" = ?) AS list_version,
+                    (SELECT value FROM list_counter WHERE name = 'facts') AS facts
+                """, [user]
+            ).first
+        else { return ListVersion(list: 0, facts: 0) }
+        // NULL (no version yet) is 0.
+        return ListVersion(list: row["list_version"] as Int64? ?? 0, facts: row["facts"] as Int64? ?? 0)
     }
 
     /// The reply of a change at `version`: counts read in one query, nothing aggregated.
-    static func change(user: String, version: Int64, _ db: Database) throws -> GroceryListChange {
-        let row = try Row.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    SELECT (SELECT COUNT(*) FROM list_recipe WHERE user = ?1), (SELECT COUNT(*) FROM manual_item WHERE user = ?1),
-                        (SELECT COUNT(*) FROM checked_line WHERE user = ?1)
-                    """),
-            arguments: [user])
-        return GroceryListChange(version: version, recipeCount: row?[0] ?? 0, itemCount: row?[1] ?? 0, checkedCount: row?[2] ?? 0)
+    static func change(user: String, version: Int64, _ session: any SQLSession) throws -> GroceryListChange {
+        guard
+            let row = try session.rows(
+                """
+                SELECT (SELECT COUNT(*) FROM list_recipe WHERE "user" = ?) AS recipes, (SELECT COUNT(*) FROM manual_item WHERE "user" = ?) AS items,
+                    (SELECT COUNT(*) FROM checked_line WHERE "user" = ?) AS checked
+                """, [user, user, user]
+            ).first
+        else { return GroceryListChange(version: version, recipeCount: 0, itemCount: 0, checkedCount: 0) }
+        return GroceryListChange(version: version, recipeCount: row["recipes"], itemCount: row["items"], checkedCount: row["checked"])
     }
 
     /// Draws the next list version for `user`, inside the transaction of the change.
-    static func nextVersion(user: String, _ db: Database) throws -> ListVersion {
-        let next =
-            try Int64.fetchOne(
-                db.cachedStatement(sql: "UPDATE list_counter SET value = value + 1 WHERE name = 'list' RETURNING value")) ?? 0
-        try db.cachedStatement(
-            sql: "INSERT INTO list_version (user, version) VALUES (?, ?) ON CONFLICT (user) DO UPDATE SET version = excluded.version"
-        ).execute(arguments: [user, next])
-        return try version(user: user, db)
+    static func nextVersion(user: String, _ session: any SQLSession) throws -> ListVersion {
+        let next = try session.value(Int64.self, "UPDATE list_counter SET value = value + 1 WHERE name = 'list' RETURNING value") ?? 0
+        try session.execute(
+            #"INSERT INTO list_version ("user", version) VALUES (?, ?) ON CONFLICT ("user") DO UPDATE SET version = excluded.version"#, [user, next])
+        return try version(user: user, session)
     }
 
     /// The list after a write that may have removed lines; check marks of vanished lines go, so a
     /// line that comes back later starts unchecked.
-    static func listDroppingStaleChecks(user: String, version: ListVersion, _ db: Database) throws -> GroceryList {
-        let list = try list(user: user, version: version, db)
-        let ids = list.lines.map(\.id)
-        try db.execute(
-            sql: "DELETE FROM checked_line WHERE user = ? AND line NOT IN (\(databaseQuestionMarks(count: ids.count)))",
-            arguments: StatementArguments([user] + ids)
-        )
+    static func listDroppingStaleChecks(user: String, version: ListVersion, _ session: any SQLSession) throws -> GroceryList {
+        let list = try list(user: user, version: version, session)
+        try session.execute(staleChecks[session.engine], [user, list.lines.map(\.id).sqlJSONArray])
         return list
     }
 
-    static func empty(user: String, _ db: Database) throws {
-        try db.cachedStatement(sql: "DELETE FROM list_recipe WHERE user = ?").execute(arguments: [user])
-        try db.cachedStatement(sql: "DELETE FROM manual_item WHERE user = ?").execute(arguments: [user])
-        try db.cachedStatement(sql: "DELETE FROM checked_line WHERE user = ?").execute(arguments: [user])
+    static func empty(user: String, _ session: any SQLSession) throws {
+        try session.execute(#"DELETE FROM list_recipe WHERE "user" = ?"#, [user])
+        try session.execute(#"DELETE FROM manual_item WHERE "user" = ?"#, [user])
+        try session.execute(#"DELETE FROM checked_line WHERE "user" = ?"#, [user])
     }
 
-    static func requireListed(_ recipe: String, user: String, _ db: Database) throws {
-        guard
-            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM list_recipe WHERE user = ? AND recipe = ?"), arguments: [user, recipe]) ?? false
-        else {
-            throw ServiceError.notFound("\(recipe) is not on the list", field: "recipe")
-        }
+    static func isListed(_ recipe: String, user: String, _ session: any SQLSession) throws -> Bool {
+        try session.value(Int.self, #"SELECT 1 FROM list_recipe WHERE "user" = ? AND recipe = ?"#, [user, recipe]) != nil
     }
 
-    static func requireInRecipe(_ ingredients: [String], recipe: String, user: String, field: String, _ db: Database) throws {
+    static func requireListed(_ recipe: String, user: String, _ session: any SQLSession) throws {
+        guard try isListed(recipe, user: user, session) else { throw ServiceError.notFound("\(recipe) is not on the list", field: "recipe") }
+    }
+
+    static func requireInRecipe(_ ingredients: [String], recipe: String, user: String, field: String, _ session: any SQLSession) throws {
         guard !ingredients.isEmpty else { return }
-        let used = Set(
-            try String.fetchAll(
-                db.cachedStatement(sql: "SELECT ingredient FROM recipe_share WHERE user = ? AND recipe = ?"), arguments: [user, recipe]))
+        let used = Set(try session.values(String.self, #"SELECT ingredient FROM recipe_share WHERE "user" = ? AND recipe = ?"#, [user, recipe]))
         for (index, id) in ingredients.enumerated() where !used.contains(id) {
             throw ServiceError.notFound("\(recipe) does not use \"\(id)\"", field: "\(field).\(index)")
         }
     }
 
-    static func setExcluded(_ ingredients: [String], _ excluded: Bool, recipe: String, user: String, _ db: Database) throws {
+    static func setExcluded(_ ingredients: [String], _ excluded: Bool, recipe: String, user: String, _ session: any SQLSession) throws {
         for ingredient in ingredients {
-            try db.execute(
-                sql: "UPDATE recipe_share SET excluded = ? WHERE user = ? AND recipe = ? AND ingredient = ?",
-                arguments: [excluded, user, recipe, ingredient])
+            try session.execute(
+                #"UPDATE recipe_share SET excluded = ? WHERE "user" = ? AND recipe = ? AND ingredient = ?"#,
+                [excluded ? 1 : 0, user, recipe, ingredient])
         }
     }
 
     /// Stores what the catalog said of an ingredient; when that changed what was stored, every
     /// list using it changes, so the facts' generation goes up.
-    static func upsert(_ facts: ListIngredientFacts, _ db: Database) throws {
-        let stored = try IngredientFactsRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM ingredient WHERE id = ?"), arguments: [facts.id])
+    static func upsert(_ facts: ListIngredientFacts, _ session: any SQLSession) throws {
+        let stored = try session.fetchOne(IngredientFactsRecord.self, "SELECT * FROM ingredient WHERE id = ?", [facts.id])
         guard stored?.facts != facts else { return }
-        try IngredientFactsRecord(facts).upsert(db)
-        try db.cachedStatement(sql: "UPDATE list_counter SET value = value + 1 WHERE name = 'facts'").execute()
+        try session.insert(IngredientFactsRecord(facts), onConflict: .replace)
+        try session.execute("UPDATE list_counter SET value = value + 1 WHERE name = 'facts'")
     }
+
+    static let setMultiplier = #"UPDATE list_recipe SET multiplier = ? WHERE "user" = ? AND recipe = ?"#
+    static let deleteItem = #"DELETE FROM manual_item WHERE "user" = ? AND id = ?"#
+
+    /// The facts of the ingredients in one JSON array.
+    private static let ingredientsIn = ListStatement { list in "SELECT * FROM ingredient WHERE id IN (\(list))" }
+    /// Deletes the user's check marks of lines not in one JSON array (all of them for `[]`).
+    private static let staleChecks = ListStatement { list in #"DELETE FROM checked_line WHERE "user" = ? AND line NOT IN (\#(list))"# }
 
     /// Runs a database operation, passing service errors through and turning anything else into `internal`.
     func storage<T>(_ body: () throws -> T) throws(ServiceError) -> T {
@@ -179,6 +179,27 @@ extension GroceriesStore {
             throw error
         } catch {
             throw .internal("groceries database: \(error)")
+        }
+    }
+}
+
+/// A statement with a list of strings bound as one JSON array (`IN (list)`), so its text is the
+/// same for any count of values and stays prepared: its text per engine, built once. SQLite
+/// reads the array with `json_each`, PostgreSQL with `jsonb_array_elements_text`.
+private struct ListStatement: Sendable {
+    let sqlite: String
+    let postgres: String
+
+    /// `text` builds the statement around the subquery of the list's values.
+    init(_ text: (String) -> String) {
+        sqlite = text("SELECT value FROM json_each(?)")
+        postgres = text("SELECT jsonb_array_elements_text(CAST(? AS jsonb))")
+    }
+
+    subscript(engine: SQLEngine) -> String {
+        switch engine {
+        case .sqlite: sqlite
+        case .postgres: postgres
         }
     }
 }

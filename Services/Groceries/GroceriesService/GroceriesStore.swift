@@ -1,5 +1,4 @@
 public import Foundation
-import GRDB
 public import SousRuntime
 public import SousSchema
 public import SousWire
@@ -9,9 +8,12 @@ public import SousWire
 ///
 /// Lists are kept in memory at their version (``ListVersion``): a read asks the database for the
 /// version and aggregates again only if it changed.
+///
+/// The SQL is the same on SQLite and PostgreSQL (``SQLSession``). On PostgreSQL a write's body
+/// may run more than once (see ``SousDatabase/writing(_:)``): it only touches the database and
+/// returns what the caller keeps or publishes afterwards.
 public final class GroceriesStore: Sendable {
     public let database: SousDatabase
-    var writer: SousDatabase { database }
     let lists: VersionedCache<ListVersion, GroceryList>
 
     public init(database: SousDatabase, cachedLists: Int = 2_000) {
@@ -23,10 +25,10 @@ public final class GroceriesStore: Sendable {
 
     public func list(user: String) throws(ServiceError) -> GroceryList {
         let (version, list, built) = try storage {
-            try writer.read { db in
-                let version = try Self.version(user: user, db)
+            try database.reading { session in
+                let version = try Self.version(user: user, session)
                 if let cached = lists.value(for: user, at: version) { return (version, cached, false) }
-                return (version, try Self.list(user: user, version: version, db), true)
+                return (version, try Self.list(user: user, version: version, session), true)
             }
         }
         if built { lists.store(list, for: user, at: version) }
@@ -36,27 +38,24 @@ public final class GroceriesStore: Sendable {
     /// The list aggregated from the database, whatever is kept: what a read costs when the list
     /// changed elsewhere (benchmarks compare the two).
     public func aggregate(user: String) throws(ServiceError) -> GroceryList {
-        try storage { try writer.read { db in try Self.list(user: user, version: Self.version(user: user, db), db) } }
+        try storage { try database.reading { session in try Self.list(user: user, version: Self.version(user: user, session), session) } }
     }
 
     public func hasRecipe(_ recipe: String, user: String) throws(ServiceError) -> Bool {
-        try storage {
-            try writer.read { db in
-                try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM list_recipe WHERE user = ? AND recipe = ?"), arguments: [user, recipe])
-                    ?? false
-            }
-        }
+        try storage { try database.reading { session in try Self.isListed(recipe, user: user, session) } }
     }
 
     /// Newest first.
     public func orders(user: String, limit: Int) throws(ServiceError) -> [GroceryOrder] {
         try storage {
-            try writer.read { db in
-                let orders = try OrderRecord.filter(OrderRecord.Columns.user == user).order(OrderRecord.Columns.id.desc).limit(limit).fetchAll(db)
+            try database.reading { session in
+                let orders = try session.fetchAll(
+                    OrderRecord.self, #"SELECT * FROM grocery_order WHERE "user" = ? ORDER BY id DESC LIMIT ?"#, [user, limit])
                 return try orders.map { record in
                     var order = record.order
-                    order.lines = try OrderLineRecord.filter(OrderLineRecord.Columns.order == order.id).order(OrderLineRecord.Columns.position)
-                        .fetchAll(db).map(\.line)
+                    order.lines = try session.fetchAll(
+                        OrderLineRecord.self, "SELECT * FROM order_line WHERE order_id = ? ORDER BY position", [order.id]
+                    ).map(\.line)
                     return order
                 }
             }
@@ -71,23 +70,18 @@ public final class GroceriesStore: Sendable {
         _ recipe: String, snapshot: RecipeSnapshot?, multiplier: Int, exclude: [String], ingredients: [ListIngredientFacts], user: String, now: Date,
         withList: Bool = false
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList) { db in
-            for facts in ingredients { try Self.upsert(facts, db) }
-            if let current = try Int.fetchOne(
-                db, sql: "SELECT multiplier FROM list_recipe WHERE user = ? AND recipe = ?", arguments: [user, recipe])
-            {
+        try changeList(user: user, withList: withList) { session in
+            for facts in ingredients { try Self.upsert(facts, session) }
+            if let current = try session.value(Int.self, #"SELECT multiplier FROM list_recipe WHERE "user" = ? AND recipe = ?"#, [user, recipe]) {
                 let total = current + multiplier
                 guard total <= 100 else {
                     throw ServiceError.badRequest("\(recipe) would be bought \(total) times; at most 100", field: "multiplier")
                 }
-                try Self.requireInRecipe(exclude, recipe: recipe, user: user, field: "exclude", db)
-                try db.cachedStatement(sql: "UPDATE list_recipe SET multiplier = ? WHERE user = ? AND recipe = ?").execute(arguments: [
-                    total, user, recipe,
-                ])
+                try Self.requireInRecipe(exclude, recipe: recipe, user: user, field: "exclude", session)
+                try session.execute(Self.setMultiplier, [total, user, recipe])
             } else {
                 guard let snapshot else { throw ServiceError.notFound("\(recipe) is not on the list", field: "recipe") }
-                try GroceriesQuotas.listRecipes.check(
-                    current: Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM list_recipe WHERE user = ?"), arguments: [user]) ?? 0)
+                try GroceriesQuotas.checkListRecipes(user: user, session)
                 let used = Set(snapshot.lines.map(\.ingredient))
                 for (index, id) in exclude.enumerated() where !used.contains(id) {
                     throw ServiceError.notFound("\(snapshot.name) does not use \"\(id)\"", field: "exclude.\(index)")
@@ -95,36 +89,33 @@ public final class GroceriesStore: Sendable {
                 let listed = ListRecipe(
                     recipe: recipe, name: snapshot.name, multiplier: multiplier, people: snapshot.people, servings: snapshot.servings,
                     excluded: [], addedAt: now)
-                try ListRecipeRecord(user: user, recipe: listed).insert(db)
+                try session.insert(ListRecipeRecord(user: user, recipe: listed))
                 for (position, line) in snapshot.lines.enumerated() {
-                    try RecipeShareRecord(
-                        user: user, recipe: recipe, position: position, ingredient: line.ingredient, quantity: line.quantity, unit: line.unit
-                    ).insert(db)
+                    try session.insert(
+                        RecipeShareRecord(
+                            user: user, recipe: recipe, position: position, ingredient: line.ingredient, quantity: line.quantity, unit: line.unit))
                 }
             }
-            try Self.setExcluded(exclude, true, recipe: recipe, user: user, db)
+            try Self.setExcluded(exclude, true, recipe: recipe, user: user, session)
         }
     }
 
     /// Changes a listed recipe's multiplier and exclusions.
     public func setRecipe(_ request: SetListRecipe, user: String) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: request.wantsList) { db in
-            try Self.requireListed(request.recipe, user: user, db)
-            try Self.requireInRecipe(request.exclude ?? [], recipe: request.recipe, user: user, field: "exclude", db)
-            try Self.requireInRecipe(request.include ?? [], recipe: request.recipe, user: user, field: "include", db)
-            if let multiplier = request.multiplier {
-                try db.execute(
-                    sql: "UPDATE list_recipe SET multiplier = ? WHERE user = ? AND recipe = ?", arguments: [multiplier, user, request.recipe])
-            }
-            try Self.setExcluded(request.exclude ?? [], true, recipe: request.recipe, user: user, db)
-            try Self.setExcluded(request.include ?? [], false, recipe: request.recipe, user: user, db)
+        try changeList(user: user, droppingStaleChecks: true, withList: request.wantsList) { session in
+            try Self.requireListed(request.recipe, user: user, session)
+            try Self.requireInRecipe(request.exclude ?? [], recipe: request.recipe, user: user, field: "exclude", session)
+            try Self.requireInRecipe(request.include ?? [], recipe: request.recipe, user: user, field: "include", session)
+            if let multiplier = request.multiplier { try session.execute(Self.setMultiplier, [multiplier, user, request.recipe]) }
+            try Self.setExcluded(request.exclude ?? [], true, recipe: request.recipe, user: user, session)
+            try Self.setExcluded(request.include ?? [], false, recipe: request.recipe, user: user, session)
         }
     }
 
     public func removeRecipe(_ recipe: String, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: withList) { db in
-            try Self.requireListed(recipe, user: user, db)
-            try db.cachedStatement(sql: "DELETE FROM list_recipe WHERE user = ? AND recipe = ?").execute(arguments: [user, recipe])
+        try changeList(user: user, droppingStaleChecks: true, withList: withList) { session in
+            try Self.requireListed(recipe, user: user, session)
+            try session.execute(#"DELETE FROM list_recipe WHERE "user" = ? AND recipe = ?"#, [user, recipe])
         }
     }
 
@@ -133,46 +124,44 @@ public final class GroceriesStore: Sendable {
     public func addEdibleItem(
         _ facts: ListIngredientFacts, quantity: Double, unit: MeasureUnit, user: String, now: Date, withList: Bool = false
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList) { db in
-            try GroceriesQuotas.checkManualItems(user: user, db)
-            try Self.upsert(facts, db)
-            try db.execute(
-                sql: "INSERT INTO manual_item (user, ingredient, quantity, unit, added_at) VALUES (?, ?, ?, ?, ?)",
-                arguments: [user, facts.id, quantity, unit.rawValue, now.timeIntervalSince1970])
+        try changeList(user: user, withList: withList) { session in
+            try GroceriesQuotas.checkManualItems(user: user, session)
+            try Self.upsert(facts, session)
+            try session.execute(
+                #"INSERT INTO manual_item ("user", ingredient, quantity, unit, added_at) VALUES (?, ?, ?, ?, ?)"#,
+                [user, facts.id, quantity, unit.rawValue, now.timeIntervalSince1970])
         }
     }
 
     public func addNonEdibleItem(
         _ text: String, count: Int?, user: String, now: Date, withList: Bool = false
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList) { db in
-            try GroceriesQuotas.checkManualItems(user: user, db)
-            try db.execute(
-                sql: "INSERT INTO manual_item (user, text, count, added_at) VALUES (?, ?, ?, ?)",
-                arguments: [user, text, count, now.timeIntervalSince1970])
+        try changeList(user: user, withList: withList) { session in
+            try GroceriesQuotas.checkManualItems(user: user, session)
+            try session.execute(
+                #"INSERT INTO manual_item ("user", text, count, added_at) VALUES (?, ?, ?, ?)"#, [user, text, count, now.timeIntervalSince1970])
         }
     }
 
     public func removeItem(_ id: Int64, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: withList) { db in
-            try db.cachedStatement(sql: "DELETE FROM manual_item WHERE user = ? AND id = ?").execute(arguments: [user, id])
-            guard db.changesCount > 0 else { throw ServiceError.notFound("no item \(id) on the list", field: "id") }
+        try changeList(user: user, droppingStaleChecks: true, withList: withList) { session in
+            guard try session.execute(Self.deleteItem, [user, id]) > 0 else { throw ServiceError.notFound("no item \(id) on the list", field: "id") }
         }
     }
 
     // MARK: Check-off
 
     public func check(_ lines: [String], checked: Bool, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList) { db in
-            let current = Set(try Self.list(user: user, version: nil, db).lines.map(\.id))
+        try changeList(user: user, withList: withList) { session in
+            let current = Set(try Self.list(user: user, version: nil, session).lines.map(\.id))
             for (index, line) in lines.enumerated() where !current.contains(line) {
                 throw ServiceError.notFound("no line \"\(line)\" on the list", field: "lines.\(index)")
             }
             for line in lines {
                 if checked {
-                    try db.cachedStatement(sql: "INSERT OR IGNORE INTO checked_line (user, line) VALUES (?, ?)").execute(arguments: [user, line])
+                    try session.execute(#"INSERT INTO checked_line ("user", line) VALUES (?, ?) ON CONFLICT DO NOTHING"#, [user, line])
                 } else {
-                    try db.cachedStatement(sql: "DELETE FROM checked_line WHERE user = ? AND line = ?").execute(arguments: [user, line])
+                    try session.execute(#"DELETE FROM checked_line WHERE "user" = ? AND line = ?"#, [user, line])
                 }
             }
         }
@@ -181,21 +170,18 @@ public final class GroceriesStore: Sendable {
     /// Empties the list, or takes the checked lines off it: a checked ingredient is left out of
     /// every recipe on the list and its manual items are deleted; a checked item is deleted.
     public func clear(checkedOnly: Bool, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: withList) { db in
+        try changeList(user: user, droppingStaleChecks: true, withList: withList) { session in
             if checkedOnly {
-                for line in try Self.list(user: user, version: nil, db).lines where line.checked {
+                for line in try Self.list(user: user, version: nil, session).lines where line.checked {
                     if let ingredient = line.ingredient {
-                        try db.execute(
-                            sql: "UPDATE recipe_share SET excluded = 1 WHERE user = ? AND ingredient = ?", arguments: [user, ingredient])
-                        try db.cachedStatement(sql: "DELETE FROM manual_item WHERE user = ? AND ingredient = ?").execute(arguments: [
-                            user, ingredient,
-                        ])
+                        try session.execute(#"UPDATE recipe_share SET excluded = 1 WHERE "user" = ? AND ingredient = ?"#, [user, ingredient])
+                        try session.execute(#"DELETE FROM manual_item WHERE "user" = ? AND ingredient = ?"#, [user, ingredient])
                     } else if case .item(let id)? = GroceryLineID(line.id) {
-                        try db.cachedStatement(sql: "DELETE FROM manual_item WHERE user = ? AND id = ?").execute(arguments: [user, id])
+                        try session.execute(Self.deleteItem, [user, id])
                     }
                 }
             } else {
-                try Self.empty(user: user, db)
+                try Self.empty(user: user, session)
             }
         }
     }
@@ -206,14 +192,10 @@ public final class GroceriesStore: Sendable {
     /// Also answers the emptied list's version.
     public func checkout(_ request: ValidCheckout, user: String, now: Date) throws(ServiceError) -> (order: GroceryOrder, version: Int64) {
         try storage {
-            try writer.write { db in
-                let list = try Self.list(user: user, version: nil, db)
+            try database.writing { session in
+                let list = try Self.list(user: user, version: nil, session)
                 guard list.lineCount > 0 else { throw ServiceError.badRequest("the list is empty: add a recipe or an item first", field: "list") }
-                try GroceriesQuotas.ordersPerDay.check(
-                    current: Int.fetchOne(
-                        db, sql: "SELECT COUNT(*) FROM grocery_order WHERE user = ? AND placed_at > ?",
-                        arguments: [user, now.timeIntervalSince1970 - 86_400]
-                    ) ?? 0)
+                try GroceriesQuotas.checkOrdersPerDay(user: user, now: now, session)
                 let lines = list.lines.map { line in
                     OrderLine(
                         ingredient: line.ingredient, name: line.name, category: line.category, quantity: line.quantity, unit: line.unit,
@@ -226,12 +208,12 @@ public final class GroceriesStore: Sendable {
                         id: 0, placedAt: now, phone: request.phone,
                         address: DeliveryAddress(street: request.street, postalCode: request.postalCode, city: request.city), note: request.note,
                         lines: [], total: list.total, recipes: list.recipes.map(\.recipe)))
-                try record.insert(db)
+                try record.insert(session)
                 for (position, line) in lines.enumerated() {
-                    try OrderLineRecord(order: record.order.id, position: position, line: line).insert(db)
+                    try session.insert(OrderLineRecord(order: record.order.id, position: position, line: line))
                 }
-                try Self.empty(user: user, db)
-                let version = try Self.nextVersion(user: user, db)
+                try Self.empty(user: user, session)
+                let version = try Self.nextVersion(user: user, session)
                 var order = record.order
                 order.lines = lines
                 return (order, version.list)
@@ -247,17 +229,17 @@ public final class GroceriesStore: Sendable {
     /// unchecked) or the caller asked for it; then it is kept at its version once committed.
     /// Otherwise the next read aggregates it.
     func changeList(
-        user: String, droppingStaleChecks: Bool = false, withList: Bool, _ change: (Database) throws -> Void
+        user: String, droppingStaleChecks: Bool = false, withList: Bool, _ change: (any SQLSession) throws -> Void
     ) throws(ServiceError) -> GroceryListChange {
         let (version, reply, list) = try storage {
-            try writer.write { db in
-                try change(db)
-                let version = try Self.nextVersion(user: user, db)
+            try database.writing { session in
+                try change(session)
+                let version = try Self.nextVersion(user: user, session)
                 let list: GroceryList? =
                     droppingStaleChecks
-                    ? try Self.listDroppingStaleChecks(user: user, version: version, db)
-                    : withList ? try Self.list(user: user, version: version, db) : nil
-                var reply = try Self.change(user: user, version: version.list, db)
+                    ? try Self.listDroppingStaleChecks(user: user, version: version, session)
+                    : withList ? try Self.list(user: user, version: version, session) : nil
+                var reply = try Self.change(user: user, version: version.list, session)
                 if withList { reply.list = list }
                 return (version, reply, list)
             }

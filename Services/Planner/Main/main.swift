@@ -22,10 +22,11 @@ struct PlannerCommand: AsyncParsableCommand, ServiceExecutable {
     }
 }
 
-/// Machine-local account administration: whoever can run this can read the data folder, so it
-/// writes to the planner's database directly (the service may be running; SQLite serializes).
+/// Machine-local account administration: whoever can run this can read the data folder (or has
+/// the database's URL), so it writes to the planner's database directly, where the service's
+/// configuration says it is (the service may be running: the database serializes writes).
 struct MachineAccountOptions: ParsableArguments {
-    @Option(help: "Folder of the planner's database (env SOUS_DATA_DIR, default ./data).")
+    @Option(help: "Folder of the planner's SQLite database (env SOUS_DATA_DIR, default ./data; SOUS_DATABASE_URL for PostgreSQL).")
     var dataDir: String?
 
     @Option(help: "The account's email.")
@@ -34,9 +35,16 @@ struct MachineAccountOptions: ParsableArguments {
     @Option(help: "How the account is shown.")
     var name: String?
 
-    func store() throws -> AccountStore {
-        let directory = dataDir ?? ProcessInfo.processInfo.environment["SOUS_DATA_DIR"] ?? "./data"
-        return AccountStore(database: try PlannerService.openDatabase(directory: directory))
+    /// Runs `body` with the planner's accounts, at the location the service's configuration
+    /// names (environment, then `--data-dir`), and closes the database afterwards.
+    func withStore<T>(_ body: (AccountStore) throws -> T) throws -> T {
+        var configuration = try ServiceConfiguration.fromEnvironment(.planner)
+        if let dataDir { configuration.dataDirectory = dataDir }
+        SousLogging.bootstrap(level: configuration.logLevel)
+        let database = try PlannerService.openDatabase(
+            at: configuration.database, logger: SousLogging.logger(for: "planner", level: configuration.logLevel))
+        defer { database.close() }
+        return try body(AccountStore(database: database))
     }
 
     /// The password from a prompt (echo off) or one line of standard input, never from argv.
@@ -65,9 +73,9 @@ struct OperatorCommand: ParsableCommand {
 
         func run() throws {
             let password = try options.readPassword()
-            let info = try options.store().createAccount(
-                email: options.email, password: password, name: options.name ?? "Operator", role: .operator, now: Date()
-            )
+            let info = try options.withStore { store in
+                try store.createAccount(email: options.email, password: password, name: options.name ?? "Operator", role: .operator, now: Date())
+            }
             print("Created operator \(info.email) (user \(info.user)). Sign in with: sous login --email \(info.email)")
         }
     }
@@ -95,9 +103,9 @@ struct AccountCommand: ParsableCommand {
 
         func run() throws {
             let password = try options.readPassword()
-            let info = try options.store().createAccount(
-                user: user, email: options.email, password: password, name: options.name ?? user, role: .user, now: Date()
-            )
+            let info = try options.withStore { store in
+                try store.createAccount(user: user, email: options.email, password: password, name: options.name ?? user, role: .user, now: Date())
+            }
             print("User \(info.user) now belongs to \(info.email). Sign in with: sous login --email \(info.email)")
         }
     }

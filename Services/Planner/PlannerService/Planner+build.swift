@@ -13,14 +13,15 @@ public struct PlannerService: Sendable {
     public let accounts: AccountStore
 
     /// Builds the planner from `configuration`: opens the database, binds the sockets and
-    /// registers methods. `database` replaces the file under the data directory (tests).
+    /// registers methods. `database` replaces the one `configuration` names (tests that share
+    /// one database between two planners).
     /// - Parameter passwordCost: the Argon2id cost of new password hashes (tests that register
     ///   many accounts use ``Sodium/PasswordCost/minimal``).
     public init(
         configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil, passwordCost: Sodium.PasswordCost = .standard
     ) throws {
         let logger = logger ?? SousLogging.logger(for: "planner", level: configuration.logLevel)
-        let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
+        let database = try database ?? Self.openDatabase(at: configuration.database, logger: logger)
         let store = PlannerStore(database: database)
         let accounts = AccountStore(database: database, passwordCost: passwordCost)
         let eraser = AccountEraser(store: accounts, configuration: configuration, logger: logger)
@@ -46,9 +47,9 @@ public struct PlannerService: Sendable {
         return SessionSigner(keyPair: keyPair)
     }
 
-    /// Opens (creating and migrating as needed) the planner database in `directory`, or in memory.
-    public static func openDatabase(directory: String?) throws -> SousDatabase {
-        try SousDatabase(name: "planner", directory: directory, migrator: PlannerMigrations.migrator)
+    /// Opens (creating and migrating as needed) the planner database at `location`.
+    public static func openDatabase(at location: DatabaseLocation, logger: Logger) throws -> SousDatabase {
+        try SousDatabase(name: "planner", location: location, schema: PlannerMigrations.schema, logger: logger)
     }
 }
 

@@ -3,11 +3,13 @@ import GRDB
 import SousRuntime
 import SousSchema
 
-// The planner's tables as GRDB records: each names its columns once and reads and writes itself.
+// The planner's tables as records: each names its columns once and reads and writes itself,
+// with the same statements on SQLite and PostgreSQL (``SQLRecord``).
 
 /// A user's saved cooking profile (`profile`); users who never saved one have no row.
-struct ProfileRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "profile"
+struct ProfileRecord: Sendable, SQLRecord {
+    static let tableName = "profile"
+    static let primaryKey = ["user"]
 
     enum Columns {
         static let user = Column("user")
@@ -31,21 +33,33 @@ struct ProfileRecord: Sendable, FetchableRecord, PersistableRecord {
     var user: String
     var profile: CookingProfile
     var updatedAt: Date
+    /// The profile's lists as stored, each a JSON array of strings: diets, allergens, dislikes,
+    /// equipment.
+    private var lists: [String]
 
-    init(user: String, profile: CookingProfile, updatedAt: Date) {
+    init(user: String, profile: CookingProfile, updatedAt: Date) throws {
         self.user = user
         self.profile = profile
         self.updatedAt = updatedAt
+        lists = [
+            try JSONColumn.encode(profile.diets.map(\.rawValue)), try JSONColumn.encode(profile.allergens.map(\.rawValue)),
+            try JSONColumn.encode(profile.dislikes), try JSONColumn.encode(profile.equipment.map(\.rawValue)),
+        ]
     }
 
     init(row: Row) throws {
+        let diets: String = row[Columns.diets]
+        let allergens: String = row[Columns.allergens]
+        let dislikes: String = row[Columns.dislikes]
+        let equipment: String = row[Columns.equipment]
         user = row[Columns.user]
+        lists = [diets, allergens, dislikes, equipment]
         profile = CookingProfile(
             people: row[Columns.people], patience: row[Columns.patience],
-            diets: try JSONColumn.decode([String].self, from: row[Columns.diets]).compactMap(Diet.init(rawValue:)),
-            allergens: try JSONColumn.decode([String].self, from: row[Columns.allergens]).compactMap(Allergen.init(rawValue:)),
-            dislikes: try JSONColumn.decode([String].self, from: row[Columns.dislikes]),
-            equipment: try JSONColumn.decode([String].self, from: row[Columns.equipment]).compactMap(Appliance.init(rawValue:)),
+            diets: try JSONColumn.decode([String].self, from: diets).compactMap(Diet.init(rawValue:)),
+            allergens: try JSONColumn.decode([String].self, from: allergens).compactMap(Allergen.init(rawValue:)),
+            dislikes: try JSONColumn.decode([String].self, from: dislikes),
+            equipment: try JSONColumn.decode([String].self, from: equipment).compactMap(Appliance.init(rawValue:)),
             filterDiets: row[Columns.filterDiets], filterAllergens: row[Columns.filterAllergens], filterDislikes: row[Columns.filterDislikes],
             filterEquipment: row[Columns.filterEquipment], filterPatience: row[Columns.filterPatience],
             timeZone: row[Columns.timeZone], remindersEnabled: row[Columns.remindersEnabled], reminderHour: row[Columns.reminderHour]
@@ -53,29 +67,28 @@ struct ProfileRecord: Sendable, FetchableRecord, PersistableRecord {
         updatedAt = Date(timeIntervalSince1970: row[Columns.updatedAt])
     }
 
-    func encode(to container: inout PersistenceContainer) throws {
-        container[Columns.user] = user
-        container[Columns.people] = profile.people
-        container[Columns.patience] = profile.patience
-        container[Columns.diets] = try JSONColumn.encode(profile.diets.map(\.rawValue))
-        container[Columns.allergens] = try JSONColumn.encode(profile.allergens.map(\.rawValue))
-        container[Columns.dislikes] = try JSONColumn.encode(profile.dislikes)
-        container[Columns.equipment] = try JSONColumn.encode(profile.equipment.map(\.rawValue))
-        container[Columns.filterDiets] = profile.filterDiets
-        container[Columns.filterAllergens] = profile.filterAllergens
-        container[Columns.filterDislikes] = profile.filterDislikes
-        container[Columns.filterEquipment] = profile.filterEquipment
-        container[Columns.filterPatience] = profile.filterPatience
-        container[Columns.timeZone] = profile.timeZone
-        container[Columns.remindersEnabled] = profile.remindersEnabled
-        container[Columns.reminderHour] = profile.reminderHour
-        container[Columns.updatedAt] = updatedAt.timeIntervalSince1970
+    static let columnNames = [
+        Columns.user, Columns.people, Columns.patience, Columns.diets, Columns.allergens, Columns.dislikes, Columns.equipment,
+        Columns.filterDiets, Columns.filterAllergens, Columns.filterDislikes, Columns.filterEquipment, Columns.filterPatience,
+        Columns.timeZone, Columns.remindersEnabled, Columns.reminderHour, Columns.updatedAt,
+    ].map(\.name)
+
+    /// Booleans as 0 and 1 on both engines.
+    var values: SQLArguments {
+        [
+            user, profile.people, profile.patience, lists[0], lists[1], lists[2], lists[3],
+            profile.filterDiets, profile.filterAllergens, profile.filterDislikes, profile.filterEquipment, profile.filterPatience,
+            profile.timeZone, profile.remindersEnabled, profile.reminderHour, updatedAt.timeIntervalSince1970,
+        ]
     }
 }
 
-/// A recipe the user picked for the week (`selection`), in the order they picked them.
-struct SelectionRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "selection"
+/// A recipe the user picked for the week (`selection`), in the order they picked them (its
+/// `id`, numbered by the database: never written here).
+struct SelectionRecord: Sendable, SQLRecord {
+    static let tableName = "selection"
+    /// The key a row is known by (`UNIQUE (user, recipe)`); `id` only orders the rows.
+    static let primaryKey = ["user", "recipe"]
 
     enum Columns {
         static let id = Column("id")
@@ -104,17 +117,15 @@ struct SelectionRecord: Sendable, FetchableRecord, PersistableRecord {
         addedAt = Date(timeIntervalSince1970: row[Columns.addedAt])
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.user] = user
-        container[Columns.recipe] = recipe
-        container[Columns.name] = name
-        container[Columns.addedAt] = addedAt.timeIntervalSince1970
-    }
+    static let columnNames = [Columns.user, Columns.recipe, Columns.name, Columns.addedAt].map(\.name)
+
+    var values: SQLArguments { [user, recipe, name, addedAt.timeIntervalSince1970] }
 }
 
 /// A filled slot of a day (`slot`); an empty slot has no row.
-struct SlotRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "slot"
+struct SlotRecord: Sendable, SQLRecord {
+    static let tableName = "slot"
+    static let primaryKey = ["user", "date", "slot"]
 
     enum Columns {
         static let user = Column("user")
@@ -153,19 +164,17 @@ struct SlotRecord: Sendable, FetchableRecord, PersistableRecord {
         diaryEntry = row[Columns.diaryEntry]
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.user] = user
-        container[Columns.date] = ref.date.description
-        container[Columns.slot] = ref.slot
-        container[Columns.recipe] = recipe
-        container[Columns.recipeName] = recipeName
-        container[Columns.cookedAt] = cookedAt?.timeIntervalSince1970
-        container[Columns.diaryEntry] = diaryEntry
+    static let columnNames = [
+        Columns.user, Columns.date, Columns.slot, Columns.recipe, Columns.recipeName, Columns.cookedAt, Columns.diaryEntry,
+    ].map(\.name)
+
+    var values: SQLArguments {
+        [user, ref.date.description, ref.slot, recipe, recipeName, cookedAt?.timeIntervalSince1970, diaryEntry]
     }
 
-    /// The user's slot at `ref`.
-    static func at(_ ref: SlotRef, user: String) -> QueryInterfaceRequest<SlotRecord> {
-        filter(Columns.user == user && Columns.date == ref.date.description && Columns.slot == ref.slot)
+    /// The primary key of the user's slot at `ref`, for `"user" = ? AND date = ? AND slot = ?`.
+    static func key(_ ref: SlotRef, user: String) -> SQLArguments {
+        [user, ref.date.description, ref.slot]
     }
 
     var planSlot: PlanSlot {

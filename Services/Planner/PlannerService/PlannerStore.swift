@@ -6,9 +6,9 @@ public import SousWire
 
 /// The planner's data: profiles, selections and slots. Every write is one transaction that reads
 /// the user's time zone inside it, so the week a write is checked against is the one it lands in.
+/// The same statements run on SQLite and PostgreSQL.
 public final class PlannerStore: Sendable {
     public let database: SousDatabase
-    private var writer: SousDatabase { database }
 
     public init(database: SousDatabase) {
         self.database = database
@@ -18,22 +18,25 @@ public final class PlannerStore: Sendable {
 
     /// The user's profile, or the defaults if they never saved one.
     public func profile(user: String) throws(ServiceError) -> CookingProfile {
-        try storage { try writer.read { try Self.profile($0, user: user) } }
+        try storage { try database.reading { session in try Self.profile(session, user: user) } }
     }
 
     /// Replaces the user's profile (already validated).
     func save(_ profile: CookingProfile, user: String, now: Date) throws(ServiceError) {
-        try storage { try writer.write { try ProfileRecord(user: user, profile: profile, updatedAt: now).save($0) } }
+        try storage {
+            let record = try ProfileRecord(user: user, profile: profile, updatedAt: now)
+            try database.writing { session in try session.insert(record, onConflict: .replace) }
+        }
     }
 
     func resetProfile(user: String) throws(ServiceError) {
-        try storage { try writer.write { _ = try ProfileRecord.deleteOne($0, key: user) } }
+        try storage { try database.writing { session in _ = try session.execute(#"DELETE FROM profile WHERE "user" = ?"#, [user]) } }
     }
 
-    /// Statements of the reads every `plan.get` makes are kept prepared: preparing one (GRDB's
-    /// authorizer and region) cost more than running it.
-    static func profile(_ db: Database, user: String) throws -> CookingProfile {
-        try ProfileRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM profile WHERE user = ?"), arguments: [user])?.profile ?? .defaults
+    /// The statements of the reads every `plan.get` makes stay prepared (one text each): preparing
+    /// one cost more than running it.
+    static func profile(_ session: any SQLSession, user: String) throws -> CookingProfile {
+        try session.fetchOne(ProfileRecord.self, #"SELECT * FROM profile WHERE "user" = ?"#, [user])?.profile ?? .defaults
     }
 
     // MARK: The week and history
@@ -41,13 +44,13 @@ public final class PlannerStore: Sendable {
     /// The user's current week and selection.
     func week(user: String, now: Date) throws(ServiceError) -> WeekPlan {
         try storage {
-            try writer.read { db in
-                let profile = try Self.profile(db, user: user)
+            try database.reading { session in
+                let profile = try Self.profile(session, user: user)
                 let window = PlanWindow(now: now, profile: profile)
                 return WeekPlan(
                     today: window.today, timeZone: profile.timeZone,
-                    days: try Self.days(db, user: user, from: window.today, to: window.last, today: window.today),
-                    selection: try Self.selection(db, user: user, window: window)
+                    days: try Self.days(session, user: user, from: window.today, to: window.last, today: window.today),
+                    selection: try Self.selection(session, user: user, window: window)
                 )
             }
         }
@@ -56,9 +59,9 @@ public final class PlannerStore: Sendable {
     /// Any dates, marked against the user's today.
     func days(user: String, range: PlanDateRange, now: Date) throws(ServiceError) -> [PlanDay] {
         try storage {
-            try writer.read { db in
-                let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
-                return try Self.days(db, user: user, from: range.from, to: range.to, today: window.today)
+            try database.reading { session in
+                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
+                return try Self.days(session, user: user, from: range.from, to: range.to, today: window.today)
             }
         }
     }
@@ -70,8 +73,8 @@ public final class PlannerStore: Sendable {
 
     func selection(user: String, now: Date) throws(ServiceError) -> [SelectedRecipe] {
         try storage {
-            try writer.read { db in
-                try Self.selection(db, user: user, window: PlanWindow(now: now, profile: try Self.profile(db, user: user)))
+            try database.reading { session in
+                try Self.selection(session, user: user, window: PlanWindow(now: now, profile: try Self.profile(session, user: user)))
             }
         }
     }
@@ -79,8 +82,8 @@ public final class PlannerStore: Sendable {
     /// The selected recipe's stored name, or nil if it is not in the selection.
     func selectedName(user: String, recipe: String) throws(ServiceError) -> String? {
         try storage {
-            try writer.read {
-                try SelectionRecord.fetchOne($0, key: [SelectionRecord.Columns.user.name: user, SelectionRecord.Columns.recipe.name: recipe])?.name
+            try database.reading { session in
+                try session.value(String.self, #"SELECT name FROM selection WHERE "user" = ? AND recipe = ?"#, [user, recipe])
             }
         }
     }
@@ -88,11 +91,11 @@ public final class PlannerStore: Sendable {
     /// Slots `recipe` fills in the visible week.
     func plannedSlots(user: String, recipe: String, now: Date) throws(ServiceError) -> Int {
         try storage {
-            try writer.read { db in
-                let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
-                return try Int.fetchOne(
-                    db.cachedStatement(sql: "SELECT COUNT(*) FROM slot WHERE user = ? AND recipe = ? AND date BETWEEN ? AND ?"),
-                    arguments: [user, recipe, window.today.description, window.last.description]) ?? 0
+            try database.reading { session in
+                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
+                return try session.value(
+                    Int.self, #"SELECT COUNT(*) FROM slot WHERE "user" = ? AND recipe = ? AND date BETWEEN ? AND ?"#,
+                    [user, recipe, window.today.description, window.last.description]) ?? 0
             }
         }
     }
@@ -102,9 +105,8 @@ public final class PlannerStore: Sendable {
     /// Adds a recipe to the selection; false if it was already there.
     func add(user: String, recipe: String, name: String, now: Date) throws(ServiceError) -> Bool {
         try storage {
-            try writer.write { db in
-                try SelectionRecord(user: user, recipe: recipe, name: name, addedAt: now).insert(db, onConflict: .ignore)
-                return db.changesCount > 0
+            try database.writing { session in
+                try session.insert(SelectionRecord(user: user, recipe: recipe, name: name, addedAt: now), onConflict: .ignore) > 0
             }
         }
     }
@@ -113,16 +115,15 @@ public final class PlannerStore: Sendable {
     /// days are history and keep what was planned). Returns the cleared dates.
     func remove(user: String, recipe: String, now: Date) throws(ServiceError) -> [LocalDate] {
         try storage {
-            try writer.write { db in
-                let removed = try SelectionRecord.filter(SelectionRecord.Columns.user == user && SelectionRecord.Columns.recipe == recipe).deleteAll(
-                    db)
+            try database.writing { session in
+                let removed = try session.execute(#"DELETE FROM selection WHERE "user" = ? AND recipe = ?"#, [user, recipe])
                 guard removed > 0 else { throw ServiceError.notFound("\(recipe) is not in your plan", field: "id") }
-                let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
-                let coming = SlotRecord.filter(
-                    SlotRecord.Columns.user == user && SlotRecord.Columns.recipe == recipe && SlotRecord.Columns.date >= window.today.description)
-                let dates = Set(try coming.fetchAll(db).map(\.ref.date)).sorted()
-                try coming.deleteAll(db)
-                return dates
+                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
+                let coming: SQLArguments = [user, recipe, window.today.description]
+                let records = try session.fetchAll(
+                    SlotRecord.self, #"SELECT * FROM slot WHERE "user" = ? AND recipe = ? AND date >= ?"#, coming)
+                try session.execute(#"DELETE FROM slot WHERE "user" = ? AND recipe = ? AND date >= ?"#, coming)
+                return Set(records.map(\.ref.date)).sorted()
             }
         }
     }
@@ -133,13 +134,14 @@ public final class PlannerStore: Sendable {
     /// mark on the slot is dropped: it was about the meal that was there.
     func put(user: String, assignment: SlotAssignment, name: String, now: Date) throws(ServiceError) -> PlanSlot {
         try storage {
-            try writer.write { db in
-                let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
+            try database.writing { session in
+                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
                 try window.check(SlotRef(date: assignment.date, slot: assignment.slot))
-                try SelectionRecord(user: user, recipe: assignment.recipe, name: name, addedAt: now).insert(db, onConflict: .ignore)
+                try session.insert(SelectionRecord(user: user, recipe: assignment.recipe, name: name, addedAt: now), onConflict: .ignore)
                 let ref = SlotRef(date: assignment.date, slot: assignment.slot)
-                try SlotRecord(user: user, ref: ref, recipe: assignment.recipe, recipeName: name).insert(db, onConflict: .replace)
-                return try Self.slot(db, user: user, ref)
+                // The whole row replaced: the cooked mark and diary entry go with the meal.
+                try session.insert(SlotRecord(user: user, ref: ref, recipe: assignment.recipe, recipeName: name), onConflict: .replace)
+                return try Self.slot(session, user: user, ref)
             }
         }
     }
@@ -147,23 +149,23 @@ public final class PlannerStore: Sendable {
     /// Moves a slot's meal (with its cooked mark) to another slot; an occupied target swaps.
     func move(user: String, move: SlotMove, now: Date) throws(ServiceError) -> [PlanSlot] {
         try storage {
-            try writer.write { db in
-                let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
+            try database.writing { session in
+                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
                 try window.check(move.from, field: "from.")
                 try window.check(move.to, field: "to.")
-                guard var source = try SlotRecord.at(move.from, user: user).fetchOne(db) else {
+                guard var source = try Self.slotRecord(session, user: user, move.from) else {
                     throw ServiceError.notFound("nothing is planned for \(Self.label(move.from))", field: "from")
                 }
-                var target = try SlotRecord.at(move.to, user: user).fetchOne(db)
-                try SlotRecord.at(move.from, user: user).deleteAll(db)
-                try SlotRecord.at(move.to, user: user).deleteAll(db)
+                var target = try Self.slotRecord(session, user: user, move.to)
+                try session.execute(Self.deleteSlot, SlotRecord.key(move.from, user: user))
+                try session.execute(Self.deleteSlot, SlotRecord.key(move.to, user: user))
                 source.ref = move.to
-                try source.insert(db)
+                try session.insert(source)
                 if target != nil {
                     target!.ref = move.from
-                    try target!.insert(db)
+                    try session.insert(target!)
                 }
-                return [try Self.slot(db, user: user, move.from), try Self.slot(db, user: user, move.to)]
+                return [try Self.slot(session, user: user, move.from), try Self.slot(session, user: user, move.to)]
             }
         }
     }
@@ -171,11 +173,11 @@ public final class PlannerStore: Sendable {
     /// Empties a slot of the week (an empty slot stays empty).
     func clear(user: String, ref: SlotRef, now: Date) throws(ServiceError) -> PlanSlot {
         try storage {
-            try writer.write { db in
-                let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
+            try database.writing { session in
+                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
                 try window.check(ref)
-                try SlotRecord.at(ref, user: user).deleteAll(db)
-                return try Self.slot(db, user: user, ref)
+                try session.execute(Self.deleteSlot, SlotRecord.key(ref, user: user))
+                return try Self.slot(session, user: user, ref)
             }
         }
     }
@@ -187,8 +189,8 @@ public final class PlannerStore: Sendable {
     /// its serving is already in the diary, so a repeat never logs it twice.
     func markCooked(user: String, ref: SlotRef, now: Date) throws(ServiceError) -> PlanSlot {
         try storage {
-            try writer.write { db in
-                let window = PlanWindow(now: now, profile: try Self.profile(db, user: user))
+            try database.writing { session in
+                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
                 try PlanWindow.check(slot: ref.slot)
                 guard ref.date <= window.today else {
                     throw ServiceError.badRequest(
@@ -197,14 +199,15 @@ public final class PlannerStore: Sendable {
                 guard ref.date >= window.today.adding(days: -Self.cookedDaysBack) else {
                     throw ServiceError.badRequest("\(ref.date) is more than \(Self.cookedDaysBack) days ago", field: "date")
                 }
-                let current = try Self.slot(db, user: user, ref)
+                let current = try Self.slot(session, user: user, ref)
                 guard current.recipe != nil else { throw ServiceError.notFound("nothing is planned for \(Self.label(ref))", field: "slot") }
                 if let entry = current.diaryEntry {
                     throw ServiceError.conflict("\(Self.label(ref)) is already cooked and in your diary (entry \(entry))", field: "slot")
                 }
-                try SlotRecord.at(ref, user: user).filter(SlotRecord.Columns.cookedAt == nil)
-                    .updateAll(db, SlotRecord.Columns.cookedAt.set(to: now.timeIntervalSince1970))
-                return try Self.slot(db, user: user, ref)
+                try session.execute(
+                    #"UPDATE slot SET cooked_at = ? WHERE "user" = ? AND date = ? AND slot = ? AND cooked_at IS NULL"#,
+                    [now.timeIntervalSince1970, user, ref.date.description, ref.slot])
+                return try Self.slot(session, user: user, ref)
             }
         }
     }
@@ -215,33 +218,34 @@ public final class PlannerStore: Sendable {
     func recordDiaryEntry<Reply>(_ entry: Int64, user: String, ref: SlotRef, recipe: String, reply: (PlanSlot) -> Reply) throws(ServiceError) -> Reply
     {
         try storage {
-            try writer.write { db in
-                try SlotRecord.at(ref, user: user).filter(SlotRecord.Columns.recipe == recipe)
-                    .updateAll(db, SlotRecord.Columns.diaryEntry.set(to: entry))
-                return reply(try Self.slot(db, user: user, ref))
+            try database.writing { session in
+                try session.execute(
+                    #"UPDATE slot SET diary_entry = ? WHERE "user" = ? AND date = ? AND slot = ? AND recipe = ?"#,
+                    [entry, user, ref.date.description, ref.slot, recipe])
+                return reply(try Self.slot(session, user: user, ref))
             }
         }
     }
 
     // MARK: Helpers
 
-    private static func selection(_ db: Database, user: String, window: PlanWindow) throws -> [SelectedRecipe] {
-        try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT s.recipe, s.name, s.added_at,
-                        (SELECT COUNT(*) FROM slot WHERE slot.user = s.user AND slot.recipe = s.recipe AND slot.date BETWEEN ? AND ?) AS planned
-                    FROM selection s WHERE s.user = ? ORDER BY s.id
-                    """), arguments: [window.today.description, window.last.description, user]
+    private static let deleteSlot = #"DELETE FROM slot WHERE "user" = ? AND date = ? AND slot = ?"#
+
+    private static func selection(_ session: any SQLSession, user: String, window: PlanWindow) throws -> [SelectedRecipe] {
+        try session.rows(
+            """
+            SELECT s.recipe, s.name, s.added_at,
+                (SELECT COUNT(*) FROM slot WHERE slot."user" = s."user" AND slot.recipe = s.recipe AND slot.date BETWEEN ? AND ?) AS planned
+            FROM selection s WHERE s."user" = ? ORDER BY s.id
+            """, [window.today.description, window.last.description, user]
         ).map { row in
             SelectedRecipe(id: row["recipe"], name: row["name"], addedAt: Date(timeIntervalSince1970: row["added_at"]), plannedSlots: row["planned"])
         }
     }
 
-    private static func days(_ db: Database, user: String, from: LocalDate, to: LocalDate, today: LocalDate) throws -> [PlanDay] {
-        let records = try SlotRecord.fetchAll(
-            db.cachedStatement(sql: "SELECT * FROM slot WHERE user = ? AND date BETWEEN ? AND ?"),
-            arguments: [user, from.description, to.description])
+    private static func days(_ session: any SQLSession, user: String, from: LocalDate, to: LocalDate, today: LocalDate) throws -> [PlanDay] {
+        let records = try session.fetchAll(
+            SlotRecord.self, #"SELECT * FROM slot WHERE "user" = ? AND date BETWEEN ? AND ?"#, [user, from.description, to.description])
         let filled = Dictionary(records.map { ($0.ref, $0.planSlot) }, uniquingKeysWith: { first, _ in first })
         let count = from.days(to: to) + 1
         return (0..<max(count, 0)).map { offset in
@@ -253,8 +257,12 @@ public final class PlannerStore: Sendable {
         }
     }
 
-    private static func slot(_ db: Database, user: String, _ ref: SlotRef) throws -> PlanSlot {
-        try SlotRecord.at(ref, user: user).fetchOne(db)?.planSlot ?? PlanSlot(date: ref.date, slot: ref.slot, meal: PlanSlotKind.meal(of: ref.slot)!)
+    private static func slotRecord(_ session: any SQLSession, user: String, _ ref: SlotRef) throws -> SlotRecord? {
+        try session.fetchOne(SlotRecord.self, #"SELECT * FROM slot WHERE "user" = ? AND date = ? AND slot = ?"#, SlotRecord.key(ref, user: user))
+    }
+
+    private static func slot(_ session: any SQLSession, user: String, _ ref: SlotRef) throws -> PlanSlot {
+        try slotRecord(session, user: user, ref)?.planSlot ?? PlanSlot(date: ref.date, slot: ref.slot, meal: PlanSlotKind.meal(of: ref.slot)!)
     }
 
     static func label(_ ref: SlotRef) -> String {

@@ -3,14 +3,12 @@ import SousSchema
 import SousTestSupport
 public import TrackerService
 
-/// A real tracker with an in-memory database and the shipped sample products, for tests of
+/// A real tracker with a database of its own (in memory, or a fresh PostgreSQL schema) and the shipped sample products, for tests of
 /// services that call it. Pass the catalog (recipes, ingredients) and planner (time zone) in `peers`.
 public enum TrackerFixture {
     /// Bound to unique `inproc://` endpoints. Run it with `withRunningServices`.
     public static func make(peers: [SousService: ServiceEndpoints] = [:], clock: WallClock = .system()) throws -> TrackerService {
         try TrackerService(
-            configuration: .testing(.tracker, peers: peers, clock: clock), logger: quietLogger("tracker"),
-            database: TrackerService.openDatabase(directory: nil)
-        )
+            configuration: .testing(.tracker, peers: peers, clock: clock), logger: quietLogger("tracker"))
     }
 }

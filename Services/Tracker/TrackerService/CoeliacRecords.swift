@@ -1,14 +1,13 @@
 import Foundation
 import GRDB
+import SousRuntime
 import SousSchema
 import SousWire
 
-// The coeliac diary's tables as GRDB records.
+// The coeliac diary's tables as records (see TrackerRecords.swift).
 
 /// A journal entry (`coeliac_journal_entry`); its photo lives apart, in `coeliac_journal_photo`.
-struct JournalEntryRecord: Sendable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "coeliac_journal_entry"
-
+struct JournalEntryRecord: Sendable, FetchableRecord {
     enum Columns {
         static let id = Column("id")
         static let user = Column("user")
@@ -22,13 +21,7 @@ struct JournalEntryRecord: Sendable, FetchableRecord, MutablePersistableRecord {
     }
 
     var user: String
-    /// The entry as served (id 0 until inserted).
     var entry: JournalEntry
-
-    init(user: String, entry: JournalEntry) {
-        self.user = user
-        self.entry = entry
-    }
 
     init(row: Row) throws {
         let id: Int64 = row[Columns.id]
@@ -43,31 +36,37 @@ struct JournalEntryRecord: Sendable, FetchableRecord, MutablePersistableRecord {
             updatedAt: Date(timeIntervalSince1970: row[Columns.updatedAt]))
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.id] = entry.id == 0 ? nil : entry.id
-        container[Columns.user] = user
-        container[Columns.date] = entry.date.description
-        container[Columns.time] = entry.time.description
-        container[Columns.title] = entry.title
-        container[Columns.description] = entry.description
-        container[Columns.photoBytes] = entry.photoBytes
-        container[Columns.createdAt] = entry.createdAt.timeIntervalSince1970
-        container[Columns.updatedAt] = entry.updatedAt.timeIntervalSince1970
+    /// Inserts a new entry (its id ignored) and returns its id.
+    static func insert(_ entry: JournalEntry, user: String, _ session: any SQLSession) throws -> Int64 {
+        let values: SQLArguments = [
+            user, entry.date.description, entry.time.description, entry.title, entry.description, entry.photoBytes,
+            entry.createdAt.timeIntervalSince1970, entry.updatedAt.timeIntervalSince1970,
+        ]
+        guard let id = try session.value(Int64.self, insertSQL, values) else { throw ServiceError.internal("a new journal entry got no id") }
+        return id
     }
 
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        entry.id = inserted.rowID
+    static func update(_ entry: JournalEntry, user: String, _ session: any SQLSession) throws {
+        try session.execute(
+            updateSQL,
+            [
+                entry.date.description, entry.time.description, entry.title, entry.description, entry.photoBytes, entry.updatedAt.timeIntervalSince1970,
+                entry.id, user,
+            ])
     }
 
-    /// The user's entry `id`; another user's entry is not theirs to see.
-    static func owned(_ id: Int64, by user: String) -> QueryInterfaceRequest<Self> {
-        filter(Columns.id == id && Columns.user == user)
-    }
+    private static let insertSQL = """
+        INSERT INTO coeliac_journal_entry ("user", date, time, title, description, photo_bytes, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+        """
+    private static let updateSQL = """
+        UPDATE coeliac_journal_entry SET date = ?, time = ?, title = ?, description = ?, photo_bytes = ?, updated_at = ?
+        WHERE id = ? AND "user" = ?
+        """
 }
 
 /// A day of the gluten-test diary (`coeliac_gluten_day`): a prediction, a result, or both.
-struct GlutenDayRecord: Sendable, FetchableRecord, TableRecord {
-    static let databaseTableName = "coeliac_gluten_day"
+struct GlutenDayRecord: Sendable, FetchableRecord {
 
     enum Columns {
         static let user = Column("user")
@@ -86,8 +85,10 @@ struct GlutenDayRecord: Sendable, FetchableRecord, TableRecord {
 }
 
 /// A badge once earned (`coeliac_gluten_badge`); kept even if a back-dated result changes the history.
-struct GlutenBadgeRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "coeliac_gluten_badge"
+struct GlutenBadgeRecord: Sendable, SQLRecord {
+    static let tableName = "coeliac_gluten_badge"
+    static let primaryKey = ["user", "streak"]
+    static let columnNames = [Columns.user, Columns.streak, Columns.reachedOn, Columns.earnedAt].map(\.name)
 
     enum Columns {
         static let user = Column("user")
@@ -114,10 +115,5 @@ struct GlutenBadgeRecord: Sendable, FetchableRecord, PersistableRecord {
         earnedAt = Date(timeIntervalSince1970: row[Columns.earnedAt])
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.user] = user
-        container[Columns.streak] = badge.streak
-        container[Columns.reachedOn] = badge.reachedOn.description
-        container[Columns.earnedAt] = earnedAt.timeIntervalSince1970
-    }
+    var values: SQLArguments { [user, badge.streak, badge.reachedOn.description, earnedAt.timeIntervalSince1970] }
 }

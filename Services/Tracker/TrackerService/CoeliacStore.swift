@@ -8,7 +8,6 @@ import SousWire
 /// transaction, and every row is scoped by user (another user's entry is simply not found).
 final class CoeliacStore: Sendable {
     let database: SousDatabase
-    private var writer: SousDatabase { database }
 
     init(database: SousDatabase) {
         self.database = database
@@ -18,54 +17,50 @@ final class CoeliacStore: Sendable {
 
     /// Adds a validated entry (with its photo, if any).
     func addEntry(_ entry: ValidJournalEntry, user: String, now: Date) throws -> JournalEntry {
-        try writer.write { db in
+        try database.writing { session in
             try TrackerQuotas.journalEntriesPerDay.check(
-                current: Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM coeliac_journal_entry WHERE user = ? AND date = ?", arguments: [user, entry.date.description]) ?? 0
+                current: session.value(
+                    Int.self, #"SELECT COUNT(*) FROM coeliac_journal_entry WHERE "user" = ? AND date = ?"#, [user, entry.date.description]) ?? 0
             )
             if let photo = entry.photo {
-                try TrackerQuotas.photoBytes.check(
-                    current: Int.fetchOne(
-                        db, sql: "SELECT COALESCE(SUM(photo_bytes), 0) FROM coeliac_journal_entry WHERE user = ?", arguments: [user]) ?? 0,
-                    adding: photo.count
-                )
+                try TrackerQuotas.photoBytes.check(current: Self.photoBytes(of: user, session), adding: photo.count)
             }
-            var record = JournalEntryRecord(
-                user: user,
-                entry: JournalEntry(
+            let id = try JournalEntryRecord.insert(
+                JournalEntry(
                     id: 0, date: entry.date, time: entry.time, title: entry.title, description: entry.description, hasPhoto: entry.photo != nil,
-                    photoBytes: entry.photo?.count ?? 0, createdAt: now, updatedAt: now))
-            try record.insert(db)
-            let id = record.entry.id
+                    photoBytes: entry.photo?.count ?? 0, createdAt: now, updatedAt: now),
+                user: user, session)
             if let photo = entry.photo {
-                try db.cachedStatement(sql: "INSERT INTO coeliac_journal_photo (entry_id, bytes) VALUES (?, ?)").execute(arguments: [id, photo])
+                try session.execute("INSERT INTO coeliac_journal_photo (entry_id, bytes) VALUES (?, ?)", [id, photo])
             }
-            return try Self.entry(id, user: user, db)
+            return try Self.entry(id, user: user, session)
         }
     }
 
     /// Entries from `from` to `to` (both included), by date, time and id.
     func entries(user: String, from: LocalDate, to: LocalDate) throws -> [JournalEntry] {
-        try writer.read { db in
-            typealias Columns = JournalEntryRecord.Columns
-            return try JournalEntryRecord.filter(Columns.user == user && (from.description...to.description).contains(Columns.date))
-                .order(Columns.date, Columns.time, Columns.id).fetchAll(db).map(\.entry)
+        try database.reading { session in
+            try session.fetchAll(
+                JournalEntryRecord.self,
+                #"SELECT * FROM coeliac_journal_entry WHERE "user" = ? AND date BETWEEN ? AND ? ORDER BY date, time, id"#,
+                [user, from.description, to.description]
+            ).map(\.entry)
         }
     }
 
     /// One entry with its photo's bytes.
     func entryDetail(_ id: Int64, user: String) throws -> JournalEntryDetail {
-        try writer.read { db in
-            let entry = try Self.entry(id, user: user, db)
-            let photo = try Data.fetchOne(db.cachedStatement(sql: "SELECT bytes FROM coeliac_journal_photo WHERE entry_id = ?"), arguments: [id])
+        try database.reading { session in
+            let entry = try Self.entry(id, user: user, session)
+            let photo = try session.value(Data.self, "SELECT bytes FROM coeliac_journal_photo WHERE entry_id = ?", [id])
             return JournalEntryDetail(entry: entry, photo: photo)
         }
     }
 
     /// Applies validated changes; returns the entry before and after.
     func edit(_ id: Int64, changes: ValidJournalEdit, user: String, now: Date) throws -> (before: JournalEntry, after: JournalEntry) {
-        try writer.write { db in
-            let before = try Self.entry(id, user: user, db)
+        try database.writing { session in
+            let before = try Self.entry(id, user: user, session)
             var after = before
             if let title = changes.title { after.title = title }
             if let description = changes.description { after.description = description.isEmpty ? nil : description }
@@ -75,57 +70,61 @@ final class CoeliacStore: Sendable {
             case .keep:
                 break
             case .remove:
-                try db.cachedStatement(sql: "DELETE FROM coeliac_journal_photo WHERE entry_id = ?").execute(arguments: [id])
+                try session.execute("DELETE FROM coeliac_journal_photo WHERE entry_id = ?", [id])
                 after.photoBytes = 0
             case .replace(let bytes):
-                try TrackerQuotas.photoBytes.check(
-                    current: (Int.fetchOne(
-                        db, sql: "SELECT COALESCE(SUM(photo_bytes), 0) FROM coeliac_journal_entry WHERE user = ?", arguments: [user]) ?? 0)
-                        - before.photoBytes,
-                    adding: bytes.count
-                )
-                try db.cachedStatement(sql: "INSERT OR REPLACE INTO coeliac_journal_photo (entry_id, bytes) VALUES (?, ?)").execute(arguments: [
-                    id, bytes,
-                ])
+                try TrackerQuotas.photoBytes.check(current: Self.photoBytes(of: user, session) - before.photoBytes, adding: bytes.count)
+                try session.execute(
+                    "INSERT INTO coeliac_journal_photo (entry_id, bytes) VALUES (?, ?) ON CONFLICT (entry_id) DO UPDATE SET bytes = excluded.bytes",
+                    [id, bytes])
                 after.photoBytes = bytes.count
             }
             after.hasPhoto = after.photoBytes > 0
             after.updatedAt = now
-            try JournalEntryRecord(user: user, entry: after).update(db)
-            return (before, try Self.entry(id, user: user, db))
+            try JournalEntryRecord.update(after, user: user, session)
+            return (before, try Self.entry(id, user: user, session))
         }
     }
 
     /// Deletes an entry and its photo; returns what was deleted.
     func deleteEntry(_ id: Int64, user: String) throws -> JournalEntry {
-        try writer.write { db in
-            let entry = try Self.entry(id, user: user, db)
-            try JournalEntryRecord(user: user, entry: entry).delete(db)
+        try database.writing { session in
+            let entry = try Self.entry(id, user: user, session)
+            try session.execute(#"DELETE FROM coeliac_journal_entry WHERE id = ? AND "user" = ?"#, [id, user])
             return entry
         }
     }
 
-    private static func entry(_ id: Int64, user: String, _ db: Database) throws -> JournalEntry {
-        guard let record = try JournalEntryRecord.owned(id, by: user).fetchOne(db) else {
+    private static func entry(_ id: Int64, user: String, _ session: any SQLSession) throws -> JournalEntry {
+        guard
+            let record = try session.fetchOne(
+                JournalEntryRecord.self, #"SELECT * FROM coeliac_journal_entry WHERE id = ? AND "user" = ?"#, [id, user])
+        else {
             throw ServiceError.notFound("no journal entry \(id)", field: "id")
         }
         return record.entry
+    }
+
+    /// The bytes of all of `user`'s photos.
+    private static func photoBytes(of user: String, _ session: any SQLSession) throws -> Int {
+        try session.value(Int.self, #"SELECT CAST(COALESCE(SUM(photo_bytes), 0) AS BIGINT) FROM coeliac_journal_entry WHERE "user" = ?"#, [user])
+            ?? 0
     }
 
     // MARK: Gluten tests
 
     /// Records or changes the prediction of `date`; a day with a result is a conflict.
     func predict(_ date: LocalDate, expectsGluten: Bool, user: String, now: Date) throws -> GlutenDay {
-        try writer.write { db in
-            if let existing = try Self.day(date, user: user, db), existing.positive != nil {
+        try database.writing { session in
+            if let existing = try Self.day(date, user: user, session), existing.positive != nil {
                 throw ServiceError.conflict("\(date) already has a test result; its prediction can no longer change", field: "date")
             }
-            try db.execute(
-                sql: """
-                    INSERT INTO coeliac_gluten_day (user, date, expects_gluten, predicted_at) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (user, date) DO UPDATE SET expects_gluten = excluded.expects_gluten, predicted_at = excluded.predicted_at
-                    """,
-                arguments: [user, date.description, expectsGluten, now.timeIntervalSince1970]
+            try session.execute(
+                """
+                INSERT INTO coeliac_gluten_day ("user", date, expects_gluten, predicted_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT ("user", date) DO UPDATE SET expects_gluten = excluded.expects_gluten, predicted_at = excluded.predicted_at
+                """,
+                [user, date.description, expectsGluten, now.timeIntervalSince1970]
             )
             return GlutenDay(date: date, expectsGluten: expectsGluten, positive: nil)
         }
@@ -134,23 +133,23 @@ final class CoeliacStore: Sendable {
     /// Records the result of `date` (once, unless `replace` corrects it), and in the same
     /// transaction the badges the new history reaches for the first time.
     func recordResult(_ date: LocalDate, positive: Bool, replace: Bool, user: String, now: Date) throws -> GlutenResultRecorded {
-        try writer.write { db in
-            let existing = try Self.day(date, user: user, db)
+        try database.writing { session in
+            let existing = try Self.day(date, user: user, session)
             if existing?.positive != nil, !replace {
                 throw ServiceError.conflict("\(date) already has a test result; send replace: true to correct it", field: "date")
             }
-            try db.execute(
-                sql: """
-                    INSERT INTO coeliac_gluten_day (user, date, positive, result_at) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (user, date) DO UPDATE SET positive = excluded.positive, result_at = excluded.result_at
-                    """,
-                arguments: [user, date.description, positive, now.timeIntervalSince1970]
+            try session.execute(
+                """
+                INSERT INTO coeliac_gluten_day ("user", date, positive, result_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT ("user", date) DO UPDATE SET positive = excluded.positive, result_at = excluded.result_at
+                """,
+                [user, date.description, positive, now.timeIntervalSince1970]
             )
-            let history = try Self.history(user: user, from: nil, to: nil, db)
-            let held = Set(try Self.badges(user: user, db).map(\.streak))
+            let history = try Self.history(user: user, from: nil, to: nil, session)
+            let held = Set(try Self.badges(user: user, session).map(\.streak))
             let newBadges = GlutenScoring.badgesReached(history).filter { !held.contains($0.streak) }
             for badge in newBadges {
-                try GlutenBadgeRecord(user: user, badge: badge, earnedAt: now).insert(db)
+                try session.insert(GlutenBadgeRecord(user: user, badge: badge, earnedAt: now))
             }
             return GlutenResultRecorded(
                 day: GlutenDay(date: date, expectsGluten: existing?.expectsGluten, positive: positive),
@@ -162,17 +161,15 @@ final class CoeliacStore: Sendable {
 
     /// Withdraws the result of `date`; the day stays if it has a prediction. Badges are kept.
     func deleteResult(_ date: LocalDate, user: String) throws -> GlutenDay {
-        try writer.write { db in
-            guard let existing = try Self.day(date, user: user, db), existing.positive != nil else {
+        try database.writing { session in
+            guard let existing = try Self.day(date, user: user, session), existing.positive != nil else {
                 throw ServiceError.notFound("\(date) has no test result", field: "date")
             }
             if existing.expectsGluten == nil {
-                try db.cachedStatement(sql: "DELETE FROM coeliac_gluten_day WHERE user = ? AND date = ?").execute(arguments: [user, date.description])
+                try session.execute(#"DELETE FROM coeliac_gluten_day WHERE "user" = ? AND date = ?"#, [user, date.description])
             } else {
-                try db.execute(
-                    sql: "UPDATE coeliac_gluten_day SET positive = NULL, result_at = NULL WHERE user = ? AND date = ?",
-                    arguments: [user, date.description]
-                )
+                try session.execute(
+                    #"UPDATE coeliac_gluten_day SET positive = NULL, result_at = NULL WHERE "user" = ? AND date = ?"#, [user, date.description])
             }
             return GlutenDay(date: date, expectsGluten: existing.expectsGluten, positive: nil)
         }
@@ -180,27 +177,29 @@ final class CoeliacStore: Sendable {
 
     /// The user's whole history and earned badges, read in one snapshot.
     func statsInputs(user: String) throws -> (history: [GlutenDay], badges: [GlutenBadge]) {
-        try writer.read { db in (try Self.history(user: user, from: nil, to: nil, db), try Self.badges(user: user, db)) }
+        try database.reading { session in (try Self.history(user: user, from: nil, to: nil, session), try Self.badges(user: user, session)) }
     }
 
     /// Days with a prediction or result between `from` and `to` (both included).
     func history(user: String, from: LocalDate, to: LocalDate) throws -> [GlutenDay] {
-        try writer.read { db in try Self.history(user: user, from: from, to: to, db) }
+        try database.reading { session in try Self.history(user: user, from: from, to: to, session) }
     }
 
-    private static func day(_ date: LocalDate, user: String, _ db: Database) throws -> GlutenDay? {
-        try GlutenDayRecord.filter(GlutenDayRecord.Columns.user == user && GlutenDayRecord.Columns.date == date.description).fetchOne(db)?.day
+    private static func day(_ date: LocalDate, user: String, _ session: any SQLSession) throws -> GlutenDay? {
+        try session.fetchOne(GlutenDayRecord.self, #"SELECT * FROM coeliac_gluten_day WHERE "user" = ? AND date = ?"#, [user, date.description])?
+            .day
     }
 
-    private static func history(user: String, from: LocalDate?, to: LocalDate?, _ db: Database) throws -> [GlutenDay] {
-        typealias Columns = GlutenDayRecord.Columns
-        var days = GlutenDayRecord.filter(Columns.user == user)
-        if let from { days = days.filter(Columns.date >= from.description) }
-        if let to { days = days.filter(Columns.date <= to.description) }
-        return try days.order(Columns.date).fetchAll(db).map(\.day)
+    /// Days from `from` to `to` (either open), oldest first: '' and '~' bound what an open end
+    /// leaves (dates are digits and dashes, which sort between them).
+    private static func history(user: String, from: LocalDate?, to: LocalDate?, _ session: any SQLSession) throws -> [GlutenDay] {
+        try session.fetchAll(
+            GlutenDayRecord.self, #"SELECT * FROM coeliac_gluten_day WHERE "user" = ? AND date BETWEEN ? AND ? ORDER BY date"#,
+            [user, from?.description ?? "", to?.description ?? "~"]
+        ).map(\.day)
     }
 
-    private static func badges(user: String, _ db: Database) throws -> [GlutenBadge] {
-        try GlutenBadgeRecord.filter(GlutenBadgeRecord.Columns.user == user).order(GlutenBadgeRecord.Columns.streak).fetchAll(db).map(\.badge)
+    private static func badges(user: String, _ session: any SQLSession) throws -> [GlutenBadge] {
+        try session.fetchAll(GlutenBadgeRecord.self, #"SELECT * FROM coeliac_gluten_badge WHERE "user" = ? ORDER BY streak"#, [user]).map(\.badge)
     }
 }

@@ -14,10 +14,10 @@ public struct TrackerService: Sendable {
 
     /// Builds the tracker from `configuration`: opens the database, loads the shipped products
     /// on first start (or when a newer sample ships), binds the sockets and registers methods.
-    /// `database` replaces the file under the data directory (tests pass an in-memory one).
+    /// `database` replaces the one the configuration names.
     public init(configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil) throws {
         let logger = logger ?? SousLogging.logger(for: "tracker", level: configuration.logLevel)
-        let database = try database ?? Self.openDatabase(directory: configuration.dataDirectory)
+        let database = try database ?? Self.openDatabase(at: configuration.database, logger: logger)
         let store = TrackerStore(database: database)
         if let loaded = try store.loadProductSeedIfNeeded(try ProductSeed.bundled()) {
             logger.info("loaded sample products", metadata: ["products": "\(loaded)"])
@@ -37,8 +37,8 @@ public struct TrackerService: Sendable {
         CoeliacHandlers(host: host.parts, database: database, zones: zones).register(on: host.server)
     }
 
-    /// Opens (creating and migrating as needed) the tracker database in `directory`, or in memory.
-    public static func openDatabase(directory: String?) throws -> SousDatabase {
-        try SousDatabase(name: "tracker", directory: directory, migrator: TrackerMigrations.migrator)
+    /// Opens (creating and migrating as needed) the tracker database at `location`.
+    public static func openDatabase(at location: DatabaseLocation, logger: Logger) throws -> SousDatabase {
+        try SousDatabase(name: "tracker", location: location, schema: TrackerMigrations.schema, logger: logger)
     }
 }

@@ -1,9 +1,12 @@
 import Foundation
 import GRDB
+import SousRuntime
 import SousSchema
 import SousWire
 
-// The tracker's tables as GRDB records: each names its columns once and reads and writes itself.
+// The tracker's tables as records: each names its columns once and reads and writes itself,
+// with the same statements on SQLite and PostgreSQL (``SQLRecord``). Tables whose rows get their
+// id from the database insert without it and read it back (`RETURNING id`).
 
 /// The four macro columns per 100 g that diary entries, goals, saved foods and products share.
 enum MacroColumns {
@@ -11,23 +14,19 @@ enum MacroColumns {
     static let carbohydrates = Column("carbohydrates")
     static let protein = Column("protein")
     static let fat = Column("fat")
+    static let names = [kcal, carbohydrates, protein, fat].map(\.name)
 
     static func macros(_ row: Row) -> Macros {
         Macros(kcal: row[kcal], carbohydrates: row[carbohydrates], protein: row[protein], fat: row[fat])
     }
 
-    static func encode(_ macros: Macros, to container: inout PersistenceContainer) {
-        container[kcal] = macros.kcal
-        container[carbohydrates] = macros.carbohydrates
-        container[protein] = macros.protein
-        container[fat] = macros.fat
+    static func values(_ macros: Macros) -> SQLArguments {
+        [macros.kcal, macros.carbohydrates, macros.protein, macros.fat]
     }
 }
 
 /// One line of a user's food diary (`diary_entry`).
-struct DiaryEntryRecord: Sendable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "diary_entry"
-
+struct DiaryEntryRecord: Sendable, FetchableRecord {
     enum Columns {
         static let id = Column("id")
         static let user = Column("user")
@@ -40,27 +39,9 @@ struct DiaryEntryRecord: Sendable, FetchableRecord, MutablePersistableRecord {
         static let loggedAt = Column("logged_at")
     }
 
-    /// Nil until inserted.
-    var id: Int64?
+    var id: Int64
     var user: String
-    var date: LocalDate
-    var meal: Meal
-    var food: String
-    var grams: Double
-    var per100g: Macros
-    var source: EntrySource
-    var loggedAt: Date
-
-    init(user: String, _ new: TrackerStore.NewEntry, loggedAt: Date) {
-        self.user = user
-        date = new.date
-        meal = new.meal
-        food = new.food
-        grams = new.grams
-        per100g = new.per100g
-        source = new.source
-        self.loggedAt = loggedAt
-    }
+    var entry: DiaryEntry
 
     init(row: Row) throws {
         let id: Int64 = row[Columns.id]
@@ -71,55 +52,47 @@ struct DiaryEntryRecord: Sendable, FetchableRecord, MutablePersistableRecord {
         }
         self.id = id
         user = row[Columns.user]
-        self.date = date
-        self.meal = meal
-        food = row[Columns.food]
-        grams = row[Columns.grams]
-        per100g = MacroColumns.macros(row)
-        source = EntrySource(kind: kind, reference: row[Columns.sourceReference])
-        loggedAt = Date(timeIntervalSince1970: row[Columns.loggedAt])
+        entry = DiaryEntry(
+            id: id, date: date, meal: meal, food: row[Columns.food], grams: row[Columns.grams], per100g: MacroColumns.macros(row),
+            source: EntrySource(kind: kind, reference: row[Columns.sourceReference]),
+            loggedAt: Date(timeIntervalSince1970: row[Columns.loggedAt]))
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.id] = id
-        container[Columns.user] = user
-        container[Columns.date] = date.description
-        container[Columns.meal] = meal.rawValue
-        container[Columns.food] = food
-        container[Columns.grams] = grams
-        MacroColumns.encode(per100g, to: &container)
-        container[Columns.sourceKind] = source.kind.rawValue
-        container[Columns.sourceReference] = source.reference
-        container[Columns.loggedAt] = loggedAt.timeIntervalSince1970
+    /// Inserts a new entry and returns its id.
+    static func insert(_ new: TrackerStore.NewEntry, user: String, loggedAt: Date, _ session: any SQLSession) throws -> Int64 {
+        let values: SQLArguments =
+            [user, new.date.description, new.meal.rawValue, new.food, new.grams] + MacroColumns.values(new.per100g)
+            + [new.source.kind.rawValue, new.source.reference, loggedAt.timeIntervalSince1970]
+        guard let id = try session.value(Int64.self, insertSQL, values) else { throw ServiceError.internal("a new diary entry got no id") }
+        return id
     }
 
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
-
-    /// The entry as served; only inserted or fetched records have one.
-    var entry: DiaryEntry {
-        DiaryEntry(id: id ?? 0, date: date, meal: meal, food: food, grams: grams, per100g: per100g, source: source, loggedAt: loggedAt)
-    }
-
-    /// Copies the served fields a user may edit.
-    mutating func take(_ entry: DiaryEntry) {
-        date = entry.date
-        meal = entry.meal
-        food = entry.food
-        grams = entry.grams
-        per100g = entry.per100g
+    /// Writes the fields a user may edit.
+    static func update(_ entry: DiaryEntry, user: String, _ session: any SQLSession) throws {
+        try session.execute(
+            updateSQL, [entry.date.description, entry.meal.rawValue, entry.food, entry.grams] + MacroColumns.values(entry.per100g) + [entry.id, user])
     }
 
     /// The user's entry `id`; another user's entry is not theirs to see.
-    static func owned(_ id: Int64, by user: String) -> QueryInterfaceRequest<Self> {
-        filter(Columns.id == id && Columns.user == user)
+    static func owned(_ id: Int64, by user: String, _ session: any SQLSession) throws -> DiaryEntryRecord? {
+        try session.fetchOne(Self.self, #"SELECT * FROM diary_entry WHERE id = ? AND "user" = ?"#, [id, user])
     }
+
+    private static let insertSQL = """
+        INSERT INTO diary_entry ("user", date, meal, food, grams, kcal, carbohydrates, protein, fat, source_kind, source_ref, logged_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+        """
+    private static let updateSQL = """
+        UPDATE diary_entry SET date = ?, meal = ?, food = ?, grams = ?, kcal = ?, carbohydrates = ?, protein = ?, fat = ?
+        WHERE id = ? AND "user" = ?
+        """
 }
 
 /// A goal change (`goal`): the goals that hold from `from` until the next change.
-struct GoalRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "goal"
+struct GoalRecord: Sendable, SQLRecord {
+    static let tableName = "goal"
+    static let primaryKey = ["user", "from_date"]
+    static let columnNames = ["user", "from_date"] + MacroColumns.names
 
     enum Columns {
         static let user = Column("user")
@@ -145,17 +118,14 @@ struct GoalRecord: Sendable, FetchableRecord, PersistableRecord {
         goals = Goals(kcal: macros.kcal, carbohydrates: macros.carbohydrates, protein: macros.protein, fat: macros.fat)
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.user] = user
-        container[Columns.from] = from.description
-        MacroColumns.encode(Macros(kcal: goals.kcal, carbohydrates: goals.carbohydrates, protein: goals.protein, fat: goals.fat), to: &container)
+    var values: SQLArguments {
+        [user, from.description]
+            + MacroColumns.values(Macros(kcal: goals.kcal, carbohydrates: goals.carbohydrates, protein: goals.protein, fat: goals.fat))
     }
 }
 
 /// A food the user saved to log again (`saved_food`).
-struct SavedFoodRecord: Sendable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "saved_food"
-
+struct SavedFoodRecord: Sendable, FetchableRecord {
     enum Columns {
         static let id = Column("id")
         static let user = Column("user")
@@ -167,12 +137,6 @@ struct SavedFoodRecord: Sendable, FetchableRecord, MutablePersistableRecord {
     var user: String
     var food: SavedFood
 
-    init(user: String, food: SavedFood) {
-        self.user = user
-        self.food = food
-        self.food.meals = Self.sorted(food.meals)
-    }
-
     init(row: Row) {
         user = row[Columns.user]
         food = SavedFood(
@@ -181,32 +145,44 @@ struct SavedFoodRecord: Sendable, FetchableRecord, MutablePersistableRecord {
             per100g: MacroColumns.macros(row))
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        // 0 is a food not inserted yet: SQLite picks its id.
-        container[Columns.id] = food.id == 0 ? nil : food.id
-        container[Columns.user] = user
-        container[Columns.name] = food.name
-        container[Columns.meals] = Self.sorted(food.meals).map(\.rawValue).joined(separator: ",")
-        container[Columns.grams] = food.grams
-        MacroColumns.encode(food.per100g, to: &container)
-    }
-
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        food.id = inserted.rowID
-    }
-
     static func sorted(_ meals: [Meal]) -> [Meal] { Array(Set(meals)).sorted() }
 
-    /// The user's food `id`; another user's food is not theirs to see.
-    static func owned(_ id: Int64, by user: String) -> QueryInterfaceRequest<Self> {
-        filter(Columns.id == id && Columns.user == user)
+    private static func meals(_ food: SavedFood) -> String { sorted(food.meals).map(\.rawValue).joined(separator: ",") }
+
+    /// Inserts a new food and returns it with its id.
+    static func insert(_ food: SavedFood, user: String, _ session: any SQLSession) throws -> SavedFood {
+        let values: SQLArguments = [user, food.name, meals(food), food.grams] + MacroColumns.values(food.per100g)
+        guard let id = try session.value(Int64.self, insertSQL, values) else { throw ServiceError.internal("a new saved food got no id") }
+        var inserted = food
+        inserted.id = id
+        inserted.meals = sorted(food.meals)
+        return inserted
     }
+
+    static func update(_ food: SavedFood, user: String, _ session: any SQLSession) throws {
+        try session.execute(updateSQL, [food.name, meals(food), food.grams] + MacroColumns.values(food.per100g) + [food.id, user])
+    }
+
+    /// The user's food `id`; another user's food is not theirs to see.
+    static func owned(_ id: Int64, by user: String, _ session: any SQLSession) throws -> SavedFoodRecord? {
+        try session.fetchOne(Self.self, #"SELECT * FROM saved_food WHERE id = ? AND "user" = ?"#, [id, user])
+    }
+
+    private static let insertSQL = """
+        INSERT INTO saved_food ("user", name, meals, grams, kcal, carbohydrates, protein, fat) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+        """
+    private static let updateSQL = """
+        UPDATE saved_food SET name = ?, meals = ?, grams = ?, kcal = ?, carbohydrates = ?, protein = ?, fat = ? WHERE id = ? AND "user" = ?
+        """
 }
 
 /// A product by barcode: shared ones (`product`, with where they came from) and users' own
 /// (`user_product`, with their owner) share every other column.
-struct ProductRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "product"
+struct ProductRecord: Sendable, SQLRecord {
+    static let tableName = "product"
+    static let primaryKey = ["code"]
+    static let columnNames = productColumnNames + ["source"]
+    static let productColumnNames = ["code", "name", "brand", "quantity"] + MacroColumns.names + ["allergens", "usda_ndb"]
 
     enum Columns {
         static let code = Column("code")
@@ -231,10 +207,7 @@ struct ProductRecord: Sendable, FetchableRecord, PersistableRecord {
         source = row[Columns.source]
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        Self.encode(product, to: &container)
-        container[Columns.source] = source
-    }
+    var values: SQLArguments { Self.values(product) + [source] }
 
     static func product(_ row: Row) -> Product {
         Product(
@@ -244,21 +217,18 @@ struct ProductRecord: Sendable, FetchableRecord, PersistableRecord {
         )
     }
 
-    static func encode(_ product: Product, to container: inout PersistenceContainer) {
-        container[Columns.code] = product.code
-        container[Columns.name] = product.name
-        container[Columns.brand] = product.brand
-        container[Columns.quantity] = product.quantity
-        MacroColumns.encode(product.per100g, to: &container)
-        container[Columns.allergens] = product.allergens.joined(separator: ",")
-        container[Columns.usdaNdb] = product.usdaNdb
+    static func values(_ product: Product) -> SQLArguments {
+        [product.code, product.name, product.brand, product.quantity] + MacroColumns.values(product.per100g) + [
+            product.allergens.joined(separator: ","), product.usdaNdb,
+        ]
     }
 }
 
 /// A product a user added for themselves (`user_product`); it only ever shadows the shared one for them.
-struct OwnProductRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "user_product"
-    static let owner = Column("owner")
+struct OwnProductRecord: Sendable, SQLRecord {
+    static let tableName = "user_product"
+    static let primaryKey = ["owner", "code"]
+    static let columnNames = ["owner"] + ProductRecord.productColumnNames
 
     var owner: String
     var product: Product
@@ -269,12 +239,9 @@ struct OwnProductRecord: Sendable, FetchableRecord, PersistableRecord {
     }
 
     init(row: Row) {
-        owner = row[Self.owner]
+        owner = row["owner"]
         product = ProductRecord.product(row)
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Self.owner] = owner
-        ProductRecord.encode(product, to: &container)
-    }
+    var values: SQLArguments { [owner] + ProductRecord.values(product) }
 }

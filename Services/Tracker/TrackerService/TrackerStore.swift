@@ -7,7 +7,6 @@ import SousWire
 /// The tracker's data: every read and write, each write one transaction, always scoped to a user.
 public final class TrackerStore: Sendable {
     public let database: SousDatabase
-    private var writer: SousDatabase { database }
 
     public init(database: SousDatabase) {
         self.database = database
@@ -26,55 +25,59 @@ public final class TrackerStore: Sendable {
     }
 
     func insert(_ new: NewEntry, user: String, at time: Date) throws -> DiaryEntry {
-        try writer.write { db in
+        try database.writing { session in
             try TrackerQuotas.diaryEntriesPerDay.check(
-                current: DiaryEntryRecord.filter(DiaryEntryRecord.Columns.user == user && DiaryEntryRecord.Columns.date == new.date.description)
-                    .fetchCount(db))
-            var record = DiaryEntryRecord(user: user, new, loggedAt: time)
-            try record.insert(db)
-            return record.entry
+                current: session.value(Int.self, #"SELECT COUNT(*) FROM diary_entry WHERE "user" = ? AND date = ?"#, [user, new.date.description])
+                    ?? 0)
+            let id = try DiaryEntryRecord.insert(new, user: user, loggedAt: time, session)
+            return DiaryEntry(
+                id: id, date: new.date, meal: new.meal, food: new.food, grams: new.grams, per100g: new.per100g, source: new.source, loggedAt: time)
         }
     }
 
     /// One of the user's entries; notFound (field `id`) for another user's or an unknown id.
     func entry(_ id: Int64, user: String) throws -> DiaryEntry {
-        try writer.read { db in try Self.entry(id, user: user, db).entry }
+        try database.reading { session in try Self.entry(id, user: user, session) }
     }
 
-    private static func entry(_ id: Int64, user: String, _ db: Database) throws -> DiaryEntryRecord {
-        guard let record = try DiaryEntryRecord.owned(id, by: user).fetchOne(db) else {
+    private static func entry(_ id: Int64, user: String, _ session: any SQLSession) throws -> DiaryEntry {
+        guard let record = try DiaryEntryRecord.owned(id, by: user, session) else {
             throw ServiceError.notFound("no diary entry \(id)", field: "id")
         }
-        return record
+        return record.entry
     }
 
     /// Replaces an entry's fields (validated by the caller) and returns the old and new entry.
     func update(_ id: Int64, user: String, _ change: (inout DiaryEntry) throws -> Void) throws -> (old: DiaryEntry, new: DiaryEntry) {
-        try writer.write { db in
-            var record = try Self.entry(id, user: user, db)
-            let old = record.entry
+        try database.writing { session in
+            let old = try Self.entry(id, user: user, session)
             var new = old
             try change(&new)
-            record.take(new)
-            try record.update(db)
+            // Only what a user may edit; the id, source and logging time stay.
+            new.id = old.id
+            new.source = old.source
+            new.loggedAt = old.loggedAt
+            try DiaryEntryRecord.update(new, user: user, session)
             return (old, new)
         }
     }
 
     func delete(_ id: Int64, user: String) throws -> DiaryEntry {
-        try writer.write { db in
-            let record = try Self.entry(id, user: user, db)
-            try record.delete(db)
-            return record.entry
+        try database.writing { session in
+            let entry = try Self.entry(id, user: user, session)
+            try session.execute(#"DELETE FROM diary_entry WHERE id = ? AND "user" = ?"#, [id, user])
+            return entry
         }
     }
 
     /// Entries from `from` to `to` inclusive, by date, meal, then logging order.
     func entries(user: String, from: LocalDate, to: LocalDate) throws -> [DiaryEntry] {
-        try writer.read { db in
-            try DiaryEntryRecord.filter(
-                DiaryEntryRecord.Columns.user == user && (from.description...to.description).contains(DiaryEntryRecord.Columns.date)
-            ).fetchAll(db).map(\.entry).sorted { ($0.date, $0.meal.order, $0.id) < ($1.date, $1.meal.order, $1.id) }
+        try database.reading { session in
+            try session.fetchAll(
+                DiaryEntryRecord.self, #"SELECT * FROM diary_entry WHERE "user" = ? AND date BETWEEN ? AND ?"#,
+                [user, from.description, to.description]
+            )
+            .map(\.entry).sorted { ($0.date, $0.meal.order, $0.id) < ($1.date, $1.meal.order, $1.id) }
         }
     }
 
@@ -82,28 +85,25 @@ public final class TrackerStore: Sendable {
 
     /// Every goal change of the user, oldest first.
     func goalHistory(user: String) throws -> GoalHistory {
-        try writer.read { db in try Self.goalHistory(user: user, db) }
+        try database.reading { session in try Self.goalHistory(user: user, session) }
     }
 
-    private static func goalHistory(user: String, _ db: Database) throws -> GoalHistory {
-        let records = try GoalRecord.filter(GoalRecord.Columns.user == user).order(GoalRecord.Columns.from).fetchAll(db)
+    private static func goalHistory(user: String, _ session: any SQLSession) throws -> GoalHistory {
+        let records = try session.fetchAll(GoalRecord.self, #"SELECT * FROM goal WHERE "user" = ? ORDER BY from_date"#, [user])
         return GoalHistory(changes: records.map { GoalHistory.Change(from: $0.from, goals: $0.goals) })
     }
 
     /// Which meals of each day are logged and its energy against the goal then in force, read in
-    /// one transaction (a reminder pass asks for a thousand days at once).
+    /// one transaction (a reminder pass asks for a thousand days at once; both statements stay
+    /// prepared for the batch).
     func statuses(of days: [DiaryStatusBatch.Day]) throws -> [DiaryStatus] {
-        try writer.read { db in
+        try database.reading { session in
             var goals: [String: GoalHistory] = [:]
-            // Prepared once for the batch: a thousand users' days are two thousand lookups.
-            let entriesOfDay = try db.cachedStatement(sql: "SELECT * FROM diary_entry WHERE user = ? AND date = ?")
-            let goalChanges = try db.cachedStatement(sql: "SELECT * FROM goal WHERE user = ? ORDER BY from_date")
             return try days.map { day in
-                let entries = try DiaryEntryRecord.fetchAll(entriesOfDay, arguments: [day.user, day.date.description]).map(\.entry)
-                let history =
-                    try goals[day.user]
-                    ?? GoalHistory(
-                        changes: GoalRecord.fetchAll(goalChanges, arguments: [day.user]).map { GoalHistory.Change(from: $0.from, goals: $0.goals) })
+                let entries = try session.fetchAll(
+                    DiaryEntryRecord.self, #"SELECT * FROM diary_entry WHERE "user" = ? AND date = ?"#, [day.user, day.date.description]
+                ).map(\.entry)
+                let history = try goals[day.user] ?? Self.goalHistory(user: day.user, session)
                 goals[day.user] = history
                 return DiaryStatus(
                     date: day.date, mealsLogged: Array(Set(entries.map(\.meal))).sorted(), kcal: DiaryMath.totals(entries).kcal,
@@ -114,19 +114,19 @@ public final class TrackerStore: Sendable {
 
     /// Sets the goals from `from` on; a change on the same date replaces the earlier one.
     func setGoals(_ goals: Goals, from: LocalDate, user: String) throws {
-        try writer.write { try GoalRecord(user: user, from: from, goals: goals).save($0) }
+        try database.writing { session in try session.insert(GoalRecord(user: user, from: from, goals: goals), onConflict: .replace) }
     }
 
     // MARK: Water and coffee
 
     func drinks(user: String, date: LocalDate) throws -> DrinkCounts {
-        try writer.read { db in try Self.drinks(user: user, date: date, db) }
+        try database.reading { session in try Self.drinks(user: user, date: date, session) }
     }
 
     func drinks(user: String, from: LocalDate, to: LocalDate) throws -> [LocalDate: DrinkCounts] {
-        try writer.read { db in
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM drinks WHERE user = ? AND date BETWEEN ? AND ?", arguments: [user, from.description, to.description])
+        try database.reading { session in
+            let rows = try session.rows(
+                #"SELECT date, water, coffee FROM drinks WHERE "user" = ? AND date BETWEEN ? AND ?"#, [user, from.description, to.description])
             var result: [LocalDate: DrinkCounts] = [:]
             for row in rows {
                 if let date = LocalDate(row["date"] as String) { result[date] = DrinkCounts(date: date, water: row["water"], coffee: row["coffee"]) }
@@ -135,68 +135,68 @@ public final class TrackerStore: Sendable {
         }
     }
 
-    private static func drinks(user: String, date: LocalDate, _ db: Database) throws -> DrinkCounts {
-        let row = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT water, coffee FROM drinks WHERE user = ? AND date = ?"), arguments: [user, date.description])
+    private static func drinks(user: String, date: LocalDate, _ session: any SQLSession) throws -> DrinkCounts {
+        let row = try session.rows(#"SELECT water, coffee FROM drinks WHERE "user" = ? AND date = ?"#, [user, date.description]).first
         return DrinkCounts(date: date, water: row?["water"] ?? 0, coffee: row?["coffee"] ?? 0)
     }
 
     /// Adds `delta` to one drink's count, stopping at 0.
     func changeDrink(_ drink: Drink, by delta: Int, user: String, date: LocalDate) throws -> DrinkCounts {
-        try writer.write { db in
-            let column = drink == .water ? "water" : "coffee"
-            try db.cachedStatement(sql: "INSERT OR IGNORE INTO drinks (user, date) VALUES (?, ?)").execute(arguments: [user, date.description])
-            try db.execute(
-                sql: "UPDATE drinks SET \(column) = MAX(\(column) + ?, 0) WHERE user = ? AND date = ?",
-                arguments: [delta, user, date.description]
-            )
-            return try Self.drinks(user: user, date: date, db)
+        try database.writing { session in
+            try session.execute(#"INSERT INTO drinks ("user", date) VALUES (?, ?) ON CONFLICT DO NOTHING"#, [user, date.description])
+            try session.execute(drink == .water ? Self.changeWater : Self.changeCoffee, [delta, delta, user, date.description])
+            return try Self.drinks(user: user, date: date, session)
         }
     }
+
+    private static let changeWater = #"UPDATE drinks SET water = CASE WHEN water + ? < 0 THEN 0 ELSE water + ? END WHERE "user" = ? AND date = ?"#
+    private static let changeCoffee =
+        #"UPDATE drinks SET coffee = CASE WHEN coffee + ? < 0 THEN 0 ELSE coffee + ? END WHERE "user" = ? AND date = ?"#
 
     // MARK: Saved foods
 
     func createFood(_ draft: SavedFoodDraft, user: String) throws -> SavedFood {
-        try writer.write { db in
-            try TrackerQuotas.savedFoods.check(current: SavedFoodRecord.filter(SavedFoodRecord.Columns.user == user).fetchCount(db))
-            var record = SavedFoodRecord(
-                user: user, food: SavedFood(id: 0, name: draft.name, meals: draft.meals, grams: draft.grams, per100g: draft.per100g))
-            try record.insert(db)
-            return record.food
+        try database.writing { session in
+            try TrackerQuotas.savedFoods.check(current: session.value(Int.self, #"SELECT COUNT(*) FROM saved_food WHERE "user" = ?"#, [user]) ?? 0)
+            return try SavedFoodRecord.insert(
+                SavedFood(id: 0, name: draft.name, meals: draft.meals, grams: draft.grams, per100g: draft.per100g), user: user, session)
         }
     }
 
     func food(_ id: Int64, user: String) throws -> SavedFood {
-        try writer.read { db in try Self.food(id, user: user, db).food }
+        try database.reading { session in try Self.food(id, user: user, session) }
     }
 
-    private static func food(_ id: Int64, user: String, _ db: Database) throws -> SavedFoodRecord {
-        guard let record = try SavedFoodRecord.owned(id, by: user).fetchOne(db) else {
+    private static func food(_ id: Int64, user: String, _ session: any SQLSession) throws -> SavedFood {
+        guard let record = try SavedFoodRecord.owned(id, by: user, session) else {
             throw ServiceError.notFound("no saved food \(id)", field: "id")
         }
-        return record
+        return record.food
     }
 
     func editFood(_ id: Int64, user: String, _ change: (inout SavedFood) throws -> Void) throws -> SavedFood {
-        try writer.write { db in
-            var food = try Self.food(id, user: user, db).food
+        try database.writing { session in
+            var food = try Self.food(id, user: user, session)
             try change(&food)
             food.id = id
-            let record = SavedFoodRecord(user: user, food: food)
-            try record.update(db)
-            return record.food
+            food.meals = SavedFoodRecord.sorted(food.meals)
+            try SavedFoodRecord.update(food, user: user, session)
+            return food
         }
     }
 
     func deleteFood(_ id: Int64, user: String) throws {
-        try writer.write { db in _ = try Self.food(id, user: user, db).delete(db) }
+        try database.writing { session in
+            _ = try Self.food(id, user: user, session)
+            try session.execute(#"DELETE FROM saved_food WHERE id = ? AND "user" = ?"#, [id, user])
+        }
     }
 
-    /// The user's saved foods by name; with `meal`, those suiting it (no meals = every meal).
+    /// The user's saved foods by name (ASCII letters without case), then by id; with `meal`,
+    /// those suiting it (no meals = every meal).
     func foods(user: String, meal: Meal?) throws -> [SavedFood] {
-        try writer.read { db in
-            try SavedFoodRecord.filter(SavedFoodRecord.Columns.user == user)
-                .order(SavedFoodRecord.Columns.name.collating(.nocase), SavedFoodRecord.Columns.id).fetchAll(db)
+        try database.reading { session in
+            try session.fetchAll(SavedFoodRecord.self, #"SELECT * FROM saved_food WHERE "user" = ? ORDER BY lower(name), id"#, [user])
                 .map(\.food)
                 .filter { food in meal.map { food.meals.isEmpty || food.meals.contains($0) } ?? true }
         }
@@ -206,37 +206,36 @@ public final class TrackerStore: Sendable {
 
     /// The product `user` sees for `code`: their own if they added one, else the shared one.
     func product(code: String, user: String) throws -> Product? {
-        try writer.read { db in
-            if let own = try OwnProductRecord.fetchOne(db, key: [OwnProductRecord.owner.name: user, ProductRecord.Columns.code.name: code]) {
+        try database.reading { session in
+            if let own = try session.fetchOne(OwnProductRecord.self, "SELECT * FROM user_product WHERE owner = ? AND code = ?", [user, code]) {
                 return own.product
             }
-            return try ProductRecord.fetchOne(db, key: code)?.product
+            return try session.fetchOne(ProductRecord.self, "SELECT * FROM product WHERE code = ?", [code])?.product
         }
     }
 
     /// Adds (or replaces) a product of `user`'s own; shared products and other users' are untouched.
     func addOwnProduct(_ product: Product, user: String) throws {
-        try writer.write { db in
-            let record = OwnProductRecord(owner: user, product: product)
-            if try !record.exists(db) {
-                try TrackerQuotas.ownProducts.check(current: OwnProductRecord.filter(OwnProductRecord.owner == user).fetchCount(db))
+        try database.writing { session in
+            let exists = try session.value(Int.self, "SELECT 1 FROM user_product WHERE owner = ? AND code = ?", [user, product.code]) != nil
+            if !exists {
+                try TrackerQuotas.ownProducts.check(current: session.value(Int.self, "SELECT COUNT(*) FROM user_product WHERE owner = ?", [user]) ?? 0)
             }
-            try record.save(db)
+            try session.insert(OwnProductRecord(owner: user, product: product), onConflict: .replace)
         }
     }
 
     /// Adds or replaces products by code in one transaction.
     func upsert(_ products: [Product], source: String) throws -> ProductImportResult {
-        try writer.write { db in try Self.upsert(products, source: source, db) }
+        try database.writing { session in try Self.upsert(products, source: source, session) }
     }
 
-    private static func upsert(_ products: [Product], source: String, _ db: Database) throws -> ProductImportResult {
+    private static func upsert(_ products: [Product], source: String, _ session: any SQLSession) throws -> ProductImportResult {
         var added = 0
         var replaced = 0
         for product in products {
-            let record = ProductRecord(product, source: source)
-            if try record.exists(db) { replaced += 1 } else { added += 1 }
-            try record.save(db)
+            if try session.value(Int.self, "SELECT 1 FROM product WHERE code = ?", [product.code]) != nil { replaced += 1 } else { added += 1 }
+            try session.insert(ProductRecord(product, source: source), onConflict: .replace)
         }
         return ProductImportResult(added: added, replaced: replaced)
     }
@@ -244,11 +243,11 @@ public final class TrackerStore: Sendable {
     /// Loads the shipped products when the database holds an older seed (first start, new release).
     @discardableResult
     public func loadProductSeedIfNeeded(_ seed: ProductSeed) throws -> Int? {
-        try writer.write { db in
-            let loaded = try Int.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = 'productSeedVersion'")) ?? 0
+        try database.writing { session in
+            let loaded = try session.value(Int.self, "SELECT value FROM meta WHERE key = 'productSeedVersion'") ?? 0
             guard loaded < seed.version else { return nil }
-            _ = try Self.upsert(seed.products, source: "seed", db)
-            try db.cachedStatement(sql: "UPDATE meta SET value = ? WHERE key = 'productSeedVersion'").execute(arguments: [seed.version])
+            _ = try Self.upsert(seed.products, source: "seed", session)
+            try session.execute("UPDATE meta SET value = ? WHERE key = 'productSeedVersion'", [seed.version])
             return seed.products.count
         }
     }

@@ -32,7 +32,7 @@ struct SousPeers: AsyncParsableCommand {
 
         // The shipped catalog in a WAL file database, as the service runs it; one store for all three.
         let seed = try CatalogFixture.seed
-        let database = try CatalogService.openDatabase(directory: directory)
+        let database = try CatalogService.openDatabase(at: .sqlite(directory: directory), logger: logger)
         var configuration = ServiceConfiguration.inProcess(.catalog)
         configuration.bind = "tcp://127.0.0.1:*"
         configuration.eventsBind = "tcp://127.0.0.1:*"

@@ -4,11 +4,13 @@ import SousRuntime
 import SousSchema
 import SousWire
 
-// The account tables as GRDB records: each names its columns once and reads and writes itself.
+// The account tables as records: each names its columns once and reads and writes itself,
+// with the same statements on SQLite and PostgreSQL (``SQLRecord``).
 
 /// A user's account (`account`): what it shows and the password hash it is signed in with.
-struct AccountRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "account"
+struct AccountRecord: Sendable, SQLRecord {
+    static let tableName = "account"
+    static let primaryKey = ["user"]
 
     enum Columns {
         static let user = Column("user")
@@ -35,19 +37,17 @@ struct AccountRecord: Sendable, FetchableRecord, PersistableRecord {
         passwordHash = row[Columns.passwordHash]
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.user] = info.user
-        container[Columns.email] = info.email
-        container[Columns.name] = info.name
-        container[Columns.passwordHash] = passwordHash
-        container[Columns.role] = info.role.rawValue
-        container[Columns.createdAt] = info.createdAt.timeIntervalSince1970
+    static let columnNames = [Columns.user, Columns.email, Columns.name, Columns.passwordHash, Columns.role, Columns.createdAt].map(\.name)
+
+    var values: SQLArguments {
+        [info.user, info.email, info.name, passwordHash, info.role.rawValue, info.createdAt.timeIntervalSince1970]
     }
 }
 
 /// A signed-in device of a user (`session`), until it ends or expires.
-struct SessionRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "session"
+struct SessionRecord: Sendable, SQLRecord {
+    static let tableName = "session"
+    static let primaryKey = ["id"]
 
     enum Columns {
         static let id = Column("id")
@@ -79,19 +79,15 @@ struct SessionRecord: Sendable, FetchableRecord, PersistableRecord {
         expiresAt = Date(timeIntervalSince1970: row[Columns.expiresAt])
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.id] = id
-        container[Columns.user] = user
-        container[Columns.device] = device
-        container[Columns.createdAt] = createdAt.timeIntervalSince1970
-        container[Columns.expiresAt] = expiresAt.timeIntervalSince1970
+    static let columnNames = [Columns.id, Columns.user, Columns.device, Columns.createdAt, Columns.expiresAt].map(\.name)
+
+    var values: SQLArguments {
+        [id, user, device, createdAt.timeIntervalSince1970, expiresAt.timeIntervalSince1970]
     }
 }
 
 /// An ended session whose token has not expired (`revocation`), numbered in the order ended.
-struct RevocationRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "revocation"
-
+struct RevocationRecord: Sendable, FetchableRecord {
     enum Columns {
         static let sequence = Column("sequence")
         static let session = Column("session")
@@ -100,24 +96,28 @@ struct RevocationRecord: Sendable, FetchableRecord, PersistableRecord {
 
     var revoked: RevokedSession
 
-    init(_ revoked: RevokedSession) {
-        self.revoked = revoked
-    }
-
     init(row: Row) {
         revoked = RevokedSession(session: row[Columns.session], expires: row[Columns.expiresAt])
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        // No sequence: SQLite numbers the row.
-        container[Columns.session] = revoked.session
-        container[Columns.expiresAt] = revoked.expires
+    /// Adds `revoked` under the next number: one above the newest (which is never deleted, so no
+    /// number is used twice). The number is read from the table in the writing transaction, not
+    /// drawn from a sequence: two writers that take the same one clash (SQLite has one writer;
+    /// PostgreSQL rolls one back and runs it again), so numbers become visible in order, and a
+    /// service that has read up to n never misses a revocation below n committed later.
+    static func insert(_ revoked: RevokedSession, _ session: any SQLSession) throws {
+        try session.execute(
+            """
+            INSERT INTO revocation (sequence, session, expires_at)
+            VALUES ((SELECT COALESCE(MAX(sequence), 0) + 1 FROM revocation), ?, ?)
+            """, [revoked.session, revoked.expires])
     }
 }
 
 /// A deleted account's rows a service has not confirmed erasing yet (`erasure`).
-struct ErasureRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "erasure"
+struct ErasureRecord: Sendable, SQLRecord {
+    static let tableName = "erasure"
+    static let primaryKey = ["deleted_user", "service"]
 
     enum Columns {
         static let deletedUser = Column("deleted_user")
@@ -142,9 +142,7 @@ struct ErasureRecord: Sendable, FetchableRecord, PersistableRecord {
         requestedAt = Date(timeIntervalSince1970: row[Columns.requestedAt])
     }
 
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.deletedUser] = deletedUser
-        container[Columns.service] = service
-        container[Columns.requestedAt] = requestedAt.timeIntervalSince1970
-    }
+    static let columnNames = [Columns.deletedUser, Columns.service, Columns.requestedAt].map(\.name)
+
+    var values: SQLArguments { [deletedUser, service, requestedAt.timeIntervalSince1970] }
 }

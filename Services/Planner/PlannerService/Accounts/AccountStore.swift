@@ -5,7 +5,8 @@ public import SousRuntime
 public import SousSchema
 public import SousWire
 
-/// Accounts, sessions, revocations and pending erasures, in the planner's database.
+/// Accounts, sessions, revocations and pending erasures, in the planner's database. The same
+/// statements run on SQLite and PostgreSQL.
 public final class AccountStore: Sendable {
     public let database: SousDatabase
     /// The Argon2id cost new hashes are made with (``Sodium/PasswordCost/standard`` in service).
@@ -42,34 +43,42 @@ public final class AccountStore: Sendable {
         guard let hash = Sodium.hashPassword(password, cost: passwordCost) else { throw .internal("the password could not be hashed") }
         let info = AccountInfo(user: user ?? Self.newID(prefix: "u-"), email: email, name: name, role: role, createdAt: now)
         try storage {
-            try database.write { db in
-                if try AccountRecord.exists(db, key: [AccountRecord.Columns.email.name: email]) {
+            try database.writing { transaction in
+                // Emails are stored and looked up normalized (lowercased), so equality is the rule.
+                if try transaction.value(Int.self, "SELECT 1 FROM account WHERE email = ?", [email]) != nil {
                     throw ServiceError.conflict("an account with this email exists; sign in instead", field: "email")
                 }
-                if try AccountRecord.exists(db, key: info.user) {
+                if try transaction.value(Int.self, #"SELECT 1 FROM account WHERE "user" = ?"#, [info.user]) != nil {
                     throw ServiceError.conflict("user \(info.user) already has an account", field: "user")
                 }
-                try AccountRecord(info: info, passwordHash: hash).insert(db)
+                try transaction.insert(AccountRecord(info: info, passwordHash: hash))
             }
         }
         return info
     }
 
     func account(email: String) throws(ServiceError) -> StoredAccount? {
-        try storage { try database.read { db in try AccountRecord.fetchOne(db, key: [AccountRecord.Columns.email.name: email]) } }
+        try storage {
+            try database.reading { transaction in try transaction.fetchOne(AccountRecord.self, "SELECT * FROM account WHERE email = ?", [email]) }
+        }
     }
 
     func account(user: String) throws(ServiceError) -> StoredAccount? {
-        try storage { try database.read { db in try AccountRecord.fetchOne(db, key: user) } }
+        try storage {
+            try database.reading { transaction in
+                try transaction.fetchOne(AccountRecord.self, #"SELECT * FROM account WHERE "user" = ?"#, [user])
+            }
+        }
     }
 
     /// Replaces the password hash and ends every session of the user but `keeping`.
     func changePassword(user: String, to password: String, keeping session: String, now: Date) throws(ServiceError) -> [RevokedSession] {
         guard let hash = Sodium.hashPassword(password, cost: passwordCost) else { throw .internal("the password could not be hashed") }
         return try storage {
-            try database.write { db in
-                try AccountRecord.filter(AccountRecord.Columns.user == user).updateAll(db, AccountRecord.Columns.passwordHash.set(to: hash))
-                return try Self.endSessions(db, SessionRecord.filter(SessionRecord.Columns.user == user && SessionRecord.Columns.id != session))
+            try database.writing { transaction in
+                try transaction.execute(#"UPDATE account SET password_hash = ? WHERE "user" = ?"#, [hash, user])
+                return try Self.endSessions(
+                    transaction, #"SELECT * FROM session WHERE "user" = ? AND id <> ? ORDER BY created_at, id"#, [user, session])
             }
         }
     }
@@ -78,11 +87,11 @@ public final class AccountStore: Sendable {
     /// the erasure of their rows in `services`: one transaction.
     func deleteAccount(user: String, erasingIn services: [SousService], now: Date) throws(ServiceError) -> [RevokedSession] {
         try storage {
-            try database.write { db in
-                let ended = try Self.endSessions(db, SessionRecord.filter(SessionRecord.Columns.user == user))
-                _ = try SousDatabase.eraseUser(user, in: db)
+            try database.writing { transaction in
+                let ended = try Self.endSessions(transaction, #"SELECT * FROM session WHERE "user" = ? ORDER BY created_at, id"#, [user])
+                _ = try SousDatabase.eraseUser(user, in: transaction)
                 for service in services {
-                    try ErasureRecord(deletedUser: user, service: service, requestedAt: now).insert(db, onConflict: .ignore)
+                    try transaction.insert(ErasureRecord(deletedUser: user, service: service, requestedAt: now), onConflict: .ignore)
                 }
                 return ended
             }
@@ -96,11 +105,10 @@ public final class AccountStore: Sendable {
             id: Self.newID(prefix: "s-"), user: user, device: device, createdAt: now, expiresAt: now.addingTimeInterval(AccountRules.sessionLifetime)
         )
         try storage {
-            try database.write { db in
+            try database.writing { transaction in
                 // Expired sessions are dropped as new ones start: nothing else reads them.
-                try SessionRecord.filter(SessionRecord.Columns.user == user && SessionRecord.Columns.expiresAt <= now.timeIntervalSince1970)
-                    .deleteAll(db)
-                try session.insert(db)
+                try transaction.execute(#"DELETE FROM session WHERE "user" = ? AND expires_at <= ?"#, [user, now.timeIntervalSince1970])
+                try transaction.insert(session)
             }
         }
         return session
@@ -108,9 +116,10 @@ public final class AccountStore: Sendable {
 
     func sessions(user: String, now: Date) throws(ServiceError) -> [StoredSession] {
         try storage {
-            try database.read { db in
-                try SessionRecord.filter(SessionRecord.Columns.user == user && SessionRecord.Columns.expiresAt > now.timeIntervalSince1970)
-                    .order(SessionRecord.Columns.createdAt, SessionRecord.Columns.id).fetchAll(db)
+            try database.reading { transaction in
+                try transaction.fetchAll(
+                    SessionRecord.self, #"SELECT * FROM session WHERE "user" = ? AND expires_at > ? ORDER BY created_at, id"#,
+                    [user, now.timeIntervalSince1970])
             }
         }
     }
@@ -118,20 +127,22 @@ public final class AccountStore: Sendable {
     /// Ends one session of `user`; nil if they have no such session.
     func endSession(_ id: String, user: String) throws(ServiceError) -> [RevokedSession]? {
         try storage {
-            try database.write { db in
-                let ended = try Self.endSessions(db, SessionRecord.filter(SessionRecord.Columns.id == id && SessionRecord.Columns.user == user))
+            try database.writing { transaction in
+                let ended = try Self.endSessions(
+                    transaction, #"SELECT * FROM session WHERE id = ? AND "user" = ? ORDER BY created_at, id"#, [id, user])
                 return ended.isEmpty ? nil : ended
             }
         }
     }
 
-    /// Moves the selected sessions to the revocation list.
-    private static func endSessions(_ db: Database, _ sessions: QueryInterfaceRequest<SessionRecord>) throws -> [RevokedSession] {
+    /// Moves the sessions `select` picks (a `SELECT * FROM session` with `arguments`) to the
+    /// revocation list, in the order it gives.
+    private static func endSessions(_ transaction: any SQLSession, _ select: String, _ arguments: SQLArguments) throws -> [RevokedSession] {
         var ended: [RevokedSession] = []
-        for session in try sessions.fetchAll(db) {
-            try session.delete(db)
+        for session in try transaction.fetchAll(SessionRecord.self, select, arguments) {
+            try transaction.execute("DELETE FROM session WHERE id = ?", [session.id])
             let revoked = RevokedSession(session: session.id, expires: Int64(session.expiresAt.timeIntervalSince1970.rounded(.up)))
-            try RevocationRecord(revoked).insert(db)
+            try RevocationRecord.insert(revoked, transaction)
             ended.append(revoked)
         }
         return ended
@@ -142,14 +153,15 @@ public final class AccountStore: Sendable {
     /// Revocations after `sequence` whose tokens have not expired, and the newest sequence.
     public func revocations(since sequence: Int64, now: Date) throws(ServiceError) -> Revocations {
         try storage {
-            try database.write { db in
+            try database.writing { transaction in
                 let cutoff = Int64(now.timeIntervalSince1970)
-                // Expired ones go, but never the newest: its sequence is the one returned.
-                try db.execute(
-                    sql: "DELETE FROM revocation WHERE expires_at <= ? AND sequence < (SELECT MAX(sequence) FROM revocation)", arguments: [cutoff])
-                let live = try RevocationRecord.filter(RevocationRecord.Columns.sequence > sequence && RevocationRecord.Columns.expiresAt > cutoff)
-                    .order(RevocationRecord.Columns.sequence).fetchAll(db)
-                let newest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(sequence) FROM revocation")) ?? 0
+                // Expired ones go, but never the newest: its sequence is the one returned (and the
+                // next one is counted from it).
+                try transaction.execute(
+                    "DELETE FROM revocation WHERE expires_at <= ? AND sequence < (SELECT MAX(sequence) FROM revocation)", [cutoff])
+                let live = try transaction.fetchAll(
+                    RevocationRecord.self, "SELECT * FROM revocation WHERE sequence > ? AND expires_at > ? ORDER BY sequence", [sequence, cutoff])
+                let newest = try transaction.value(Int64.self, "SELECT MAX(sequence) FROM revocation") ?? 0
                 return Revocations(revoked: live.map(\.revoked), sequence: max(newest, 0))
             }
         }
@@ -159,19 +171,21 @@ public final class AccountStore: Sendable {
 
     func pendingErasures() throws(ServiceError) -> [(user: String, service: SousService)] {
         try storage {
-            try database.read { db in
-                try ErasureRecord.order(ErasureRecord.Columns.requestedAt).fetchAll(db).compactMap { erasure in
+            try database.reading { transaction in
+                try transaction.fetchAll(ErasureRecord.self, Self.erasuresInOrder).compactMap { erasure in
                     SousService(rawValue: erasure.service).map { (user: erasure.deletedUser, service: $0) }
                 }
             }
         }
     }
 
+    /// Oldest first; the key breaks ties, so both engines give the same order.
+    private static let erasuresInOrder = "SELECT * FROM erasure ORDER BY requested_at, deleted_user, service"
+
     func erasureDone(user: String, service: SousService) throws(ServiceError) {
         try storage {
-            try database.write { db in
-                _ = try ErasureRecord.filter(ErasureRecord.Columns.deletedUser == user && ErasureRecord.Columns.service == service.rawValue)
-                    .deleteAll(db)
+            try database.writing { transaction in
+                _ = try transaction.execute("DELETE FROM erasure WHERE deleted_user = ? AND service = ?", [user, service.rawValue])
             }
         }
     }
