@@ -21,12 +21,16 @@ export SOUS_MESSAGEPACK_CHECK=1
 echo "==> Swift tests (SQLite)"
 swift test --skip-build
 
-# The same tests with every service that has a PostgreSQL store keeping its data on a private
-# server, each in a schema of its own; the storage layer's own PostgreSQL tests run only here.
+# The same tests with every service keeping its data on a private server, each in a schema of its
+# own; the storage layer's own PostgreSQL tests run only here. At most 16 tests at once: building
+# a service blocks on its migrations, which on PostgreSQL are round trips, and three hundred tests
+# building theirs at once on Swift's two cooperative threads held other tests' replies past their
+# 30 s timeouts.
 echo "==> Swift tests (PostgreSQL, a private server from deploy/postgres-test-server.sh)"
 postgres_dir=$(mktemp -d /tmp/sous-pg.XXXXXX)
 trap 'deploy/postgres-test-server.sh stop "$postgres_dir"' EXIT
-SOUS_TEST_DATABASE_URL=$(deploy/postgres-test-server.sh start "$postgres_dir") swift test --skip-build
+SOUS_TEST_DATABASE_URL=$(deploy/postgres-test-server.sh start "$postgres_dir") SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=16 \
+    swift test --skip-build
 deploy/postgres-test-server.sh stop "$postgres_dir"
 trap - EXIT
 

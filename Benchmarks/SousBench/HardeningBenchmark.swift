@@ -217,7 +217,8 @@ struct HardeningBenchmark: AsyncParsableCommand {
         var configuration = Self.tcp(.groceries)
         configuration.peers[.planner] = planner.host.boundEndpoints
         configuration.peers[.catalog] = ServiceEndpoints(requests: "tcp://127.0.0.1:9", events: "tcp://127.0.0.1:9")
-        let groceries = try GroceriesService(configuration: configuration, logger: logger, database: GroceriesService.openDatabase(at: .sqlite(directory: nil), logger: logger))
+        let groceries = try GroceriesService(
+            configuration: configuration, logger: logger, database: GroceriesService.openDatabase(at: .sqlite(directory: nil), logger: logger))
         let servingPlanner = Task { try await planner.host.run(signals: false) }
         let servingGroceries = Task { try await groceries.host.run(signals: false) }
         defer {

@@ -33,7 +33,8 @@ struct SecurityBenchmark: AsyncParsableCommand {
         var configuration = ServiceConfiguration.inProcess(.planner)
         configuration.bind = "tcp://127.0.0.1:*"
         configuration.eventsBind = "tcp://127.0.0.1:*"
-        let planner = try PlannerService(configuration: configuration, logger: logger, database: PlannerService.openDatabase(at: .sqlite(directory: nil), logger: logger))
+        let planner = try PlannerService(
+            configuration: configuration, logger: logger, database: PlannerService.openDatabase(at: .sqlite(directory: nil), logger: logger))
         let serving = Task { try await planner.host.run(signals: false) }
         let setup = try planner.host.clientCurve()
         let client = ServiceClient<Planner>(

@@ -77,13 +77,15 @@ public struct MessagePackFastReader: ~Copyable {
     @usableFromInline var position: Int
     @usableFromInline var depth: Int
     @usableFromInline let maxDepth: Int
+    @usableFromInline let rejectsNUL: Bool
 
-    init(storage: [UInt8], bytes: UnsafeBufferPointer<UInt8>, position: Int, depth: Int, maxDepth: Int) {
+    init(storage: [UInt8], bytes: UnsafeBufferPointer<UInt8>, position: Int, depth: Int, maxDepth: Int, rejectsNUL: Bool) {
         self.storage = storage
         self.bytes = bytes
         self.position = position
         self.depth = depth
         self.maxDepth = maxDepth
+        self.rejectsNUL = rejectsNUL
     }
 
     @usableFromInline var miss: MessagePackFastPathMiss { MessagePackFastPathMiss("unexpected value at byte \(position)") }
@@ -155,9 +157,12 @@ public struct MessagePackFastReader: ~Copyable {
         }
     }
 
+    /// A string; one holding NUL misses when NUL is refused (the Codable path then names the
+    /// field: ``MessagePackError/nulInString(offset:)``).
     @inlinable public mutating func readString() throws -> String {
         let range = try stringRange()
-        guard let string = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else { throw miss }
+        let text = UnsafeBufferPointer(rebasing: bytes[range])
+        guard let string = String(validating: text, as: UTF8.self), !(rejectsNUL && text.contains(0)) else { throw miss }
         return string
     }
 
@@ -280,7 +285,7 @@ public struct MessagePackFastReader: ~Copyable {
     public mutating func readDate() throws -> Date {
         let start = position
         let end = try endOfValue()
-        let reader = MessagePackReader(bytes: storage, maxDepth: maxDepth)
+        let reader = MessagePackReader(bytes: storage, maxDepth: maxDepth, rejectsNUL: rejectsNUL)
         guard case .ext(let type, let payload)? = try? reader.header(at: start).header, type == Format.timestampType,
             let (seconds, nanoseconds) = try? reader.timestamp(payload)
         else { throw miss }
@@ -295,7 +300,7 @@ public struct MessagePackFastReader: ~Copyable {
 
     private func endOfValue() throws -> Int {
         do {
-            return try MessagePackReader(bytes: storage, maxDepth: maxDepth).skip(at: position, depth: depth + 1)
+            return try MessagePackReader(bytes: storage, maxDepth: maxDepth, rejectsNUL: rejectsNUL).skip(at: position, depth: depth + 1)
         } catch {
             throw miss
         }
@@ -345,7 +350,7 @@ public struct MessagePackFastReader: ~Copyable {
     private mutating func decodeWithCodable<T: Decodable>(_ type: T.Type, nested: Bool) throws -> T {
         let end = try endOfValue()
         let decoder = _MessagePackDecoder(
-            reader: MessagePackReader(bytes: storage, maxDepth: maxDepth), offset: position, depth: depth + (nested ? 1 : 0),
+            reader: MessagePackReader(bytes: storage, maxDepth: maxDepth, rejectsNUL: rejectsNUL), offset: position, depth: depth + (nested ? 1 : 0),
             parent: nil, key: nil, userInfo: [:], usesDirectCoding: true)
         let value = nested ? try decoder.decodeValue(T.self) : try T(from: decoder)
         position = end
@@ -371,7 +376,8 @@ extension _MessagePackDecoder {
         guard usesDirectCoding, let direct = T.self as? any MessagePackDecodable.Type else { return nil }
         let storage = reader.bytes
         return storage.withUnsafeBufferPointer { buffer -> T? in
-            var fast = MessagePackFastReader(storage: storage, bytes: buffer, position: offset, depth: depth, maxDepth: reader.maxDepth)
+            var fast = MessagePackFastReader(
+                storage: storage, bytes: buffer, position: offset, depth: depth, maxDepth: reader.maxDepth, rejectsNUL: reader.rejectsNUL)
             return try? direct.init(messagePack: &fast) as? T
         }
     }
@@ -388,7 +394,7 @@ extension MessagePackDecoder {
     /// For a type already known to read itself.
     func decodeDirectly(conformingType type: any MessagePackDecodable.Type, from bytes: [UInt8]) -> (any MessagePackDecodable)? {
         bytes.withUnsafeBufferPointer { buffer in
-            var fast = MessagePackFastReader(storage: bytes, bytes: buffer, position: 0, depth: 0, maxDepth: maxDepth)
+            var fast = MessagePackFastReader(storage: bytes, bytes: buffer, position: 0, depth: 0, maxDepth: maxDepth, rejectsNUL: rejectsNUL)
             guard let value = try? type.init(messagePack: &fast), fast.position == bytes.count else { return nil }
             return value
         }
@@ -549,9 +555,10 @@ enum DirectCodingCheck {
         precondition(Array(direct) == expected, "direct MessagePack encoding of \(T.self) differs from its Encodable conformance")
     }
 
-    static func compare<T: Decodable>(_ type: T.Type, from bytes: [UInt8], direct: T?) throws -> T {
+    static func compare<T: Decodable>(_ type: T.Type, from bytes: [UInt8], direct: T?, rejectsNUL: Bool) throws -> T {
         var codable = MessagePackDecoder()
         codable.usesDirectCoding = false
+        codable.rejectsNUL = rejectsNUL
         let expected: T
         do {
             expected = try codable.decode(T.self, from: bytes)

@@ -14,6 +14,10 @@ public struct MessagePackDecoder: Sendable {
     /// Whether ``MessagePackDecodable`` types read themselves directly first (the default) or
     /// only through `Decodable`. Values that read `userInfo` always go through `Decodable`.
     public var usesDirectCoding = true
+    /// Whether a string holding the NUL character (U+0000) is refused
+    /// (``MessagePackError/nulInString(offset:)``): what a service stores may not hold one
+    /// (PostgreSQL cannot), while event topics end with one.
+    public var rejectsNUL = false
 
     public init() {}
 
@@ -23,10 +27,10 @@ public struct MessagePackDecoder: Sendable {
         let directType = usesDirectCoding && userInfo.isEmpty ? T.self as? any MessagePackDecodable.Type : nil
         if let directType {
             let value = decodeDirectly(conformingType: directType, from: bytes) as? T
-            if DirectCodingCheck.isOn { return try DirectCodingCheck.compare(T.self, from: bytes, direct: value) }
+            if DirectCodingCheck.isOn { return try DirectCodingCheck.compare(T.self, from: bytes, direct: value, rejectsNUL: rejectsNUL) }
             if let value { return value }
         }
-        let reader = MessagePackReader(bytes: bytes, maxDepth: maxDepth)
+        let reader = MessagePackReader(bytes: bytes, maxDepth: maxDepth, rejectsNUL: rejectsNUL)
         do {
             let end = try reader.skip(at: 0, depth: 0)
             if end != bytes.count {

@@ -11,6 +11,9 @@ public enum MessagePackError: Error, Equatable, Sendable, CustomStringConvertibl
     case trailingBytes(offset: Int, count: Int)
     /// A string that is not valid UTF-8.
     case invalidUTF8(offset: Int)
+    /// A string holding the NUL character (U+0000), which no Sous text may hold: PostgreSQL
+    /// cannot store it, and no field has a use for it.
+    case nulInString(offset: Int)
     /// A map key that is not a string.
     case nonStringKey(offset: Int)
     /// A number that does not fit the requested Swift type.
@@ -30,6 +33,8 @@ public enum MessagePackError: Error, Equatable, Sendable, CustomStringConvertibl
             "\(count) unexpected bytes after the value, from byte \(offset)"
         case let .invalidUTF8(offset):
             "string at byte \(offset) is not valid UTF-8"
+        case let .nulInString(offset):
+            "string at byte \(offset) holds the NUL character (U+0000), which text may not hold"
         case let .nonStringKey(offset):
             "map key at byte \(offset) is not a string"
         case let .numberOutOfRange(offset, type):

@@ -31,6 +31,8 @@ struct MessagePackReader {
 
     let bytes: [UInt8]
     let maxDepth: Int
+    /// Whether a string holding NUL is an error (``MessagePackDecoder/rejectsNUL``).
+    var rejectsNUL = false
 
     @inline(__always)
     func require(_ count: Int, at offset: Int) throws(MessagePackError) {
@@ -159,6 +161,7 @@ struct MessagePackReader {
         guard let string = String(validating: bytes[range], as: UTF8.self) else {
             throw .invalidUTF8(offset: range.lowerBound)
         }
+        if rejectsNUL, bytes[range].contains(0) { throw .nulInString(offset: range.lowerBound) }
         return string
     }
 

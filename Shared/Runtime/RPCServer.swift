@@ -191,7 +191,7 @@ public final class RPCServer: Service, Sendable {
         let raw: RawHandler = { header, body, context in
             let request: Request
             do {
-                request = try MessagePackDecoder().decode(Request.self, from: body)
+                request = try MessagePackDecoder.requests.decode(Request.self, from: body)
             } catch {
                 return .failure(ServiceError(decoding: error))
             }
@@ -245,7 +245,7 @@ public final class RPCServer: Service, Sendable {
         let inline: InlineHandler = { body, context in
             let request: Request
             do {
-                request = try MessagePackDecoder().decode(Request.self, from: body)
+                request = try MessagePackDecoder.requests.decode(Request.self, from: body)
             } catch {
                 return .failure(ServiceError(decoding: error))
             }

@@ -1,4 +1,4 @@
-import MessagePack
+public import MessagePack
 
 /// Builds and parses the frames of requests, replies and events. Client and server code go
 /// through these functions and never touch raw frames.
@@ -53,7 +53,7 @@ public enum Envelope {
         let body = parts[parts.startIndex + 2]
         let header: RequestHeader
         do {
-            header = try MessagePackDecoder().decode(RequestHeader.self, from: headerBytes)
+            header = try MessagePackDecoder.requests.decode(RequestHeader.self, from: headerBytes)
         } catch {
             let salvaged = (try? MessagePackDecoder().decode(PartialHeader.self, from: headerBytes))?.id ?? ""
             return reject("unreadable request header: \(describe(error))", field: "header", id: validToken(salvaged) ? salvaged : "")
@@ -226,4 +226,13 @@ extension ServiceError {
         let field = path.isEmpty ? "body" : path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
         self = .badRequest("invalid \(field): \(describe(decodingError))", field: field)
     }
+}
+
+extension MessagePackDecoder {
+    /// How a service reads requests: no text may hold the NUL character (PROTOCOL.md, "Types").
+    public static let requests: MessagePackDecoder = {
+        var decoder = MessagePackDecoder()
+        decoder.rejectsNUL = true
+        return decoder
+    }()
 }

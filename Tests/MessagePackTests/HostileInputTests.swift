@@ -94,6 +94,18 @@ struct HostileInputTests {
         #expect(underlying([0xa2, 0xc3, 0x28], as: String.self) == .invalidUTF8(offset: 1))
     }
 
+    @Test func nulInTextIsRefusedWhereAsked() throws {
+        // Valid UTF-8: read as it is by default (event topics end with NUL), refused in requests
+        // (no stored text may hold one; PostgreSQL cannot).
+        let text: [UInt8] = [0xa3, 0x61, 0x00, 0x62]
+        #expect(try MessagePackDecoder().decode(String.self, from: text) == "a\u{0}b")
+        var strict = MessagePackDecoder()
+        strict.rejectsNUL = true
+        let refused = #expect(throws: DecodingError.self) { try strict.decode(String.self, from: text) }
+        guard case .dataCorrupted(let context)? = refused else { return }
+        #expect(context.underlyingError as? MessagePackError == .nulInString(offset: 1))
+    }
+
     @Test func nonStringMapKeysAreRejected() {
         #expect(underlying([0x81, 0x01, 0x02]) == .nonStringKey(offset: 1))
     }

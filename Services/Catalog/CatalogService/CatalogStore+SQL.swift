@@ -131,7 +131,8 @@ extension CatalogStore {
         switch sql.engine {
         case .sqlite:
             try session.execute("DELETE FROM recipe_fts WHERE rowid = ?", [rowID])
-            try session.execute("INSERT INTO recipe_fts (rowid, name, summary, ingredients) VALUES (?, ?, ?, ?)", [rowID, name, summary, ingredientText])
+            try session.execute(
+                "INSERT INTO recipe_fts (rowid, name, summary, ingredients) VALUES (?, ?, ?, ?)", [rowID, name, summary, ingredientText])
         case .postgres:
             try session.execute(
                 """

@@ -122,7 +122,9 @@ extension CatalogStore {
         }
         return try storage {
             try database.reading { session in
-                let total = try session.value(Int.self, "SELECT COUNT(*) FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)", filterArguments) ?? 0
+                let total =
+                    try session.value(Int.self, "SELECT COUNT(*) FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)", filterArguments)
+                    ?? 0
                 let rows = try session.rows(
                     """
                     SELECT \(sql.recipeColumns),

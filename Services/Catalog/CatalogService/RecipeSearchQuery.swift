@@ -106,7 +106,8 @@ struct RecipeSearchQuery: Equatable {
     /// Energy levels, dish type, diets, allergens, equipment, patience: tests of the row's
     /// integers, in the order their values are bound (the same text on both engines).
     static let integerTests = [
-        "((CAST(1 AS BIGINT) << r.energy_level) & ?) != 0", "(r.dish_types & ?) = ?", "(r.diets & ?) = ?", "(r.allergens & ?) = 0", "(r.equipment & ?) = 0",
+        "((CAST(1 AS BIGINT) << r.energy_level) & ?) != 0", "(r.dish_types & ?) = ?", "(r.diets & ?) = ?", "(r.allergens & ?) = 0",
+        "(r.equipment & ?) = 0",
         "r.energy_level <= ?",
     ]
 

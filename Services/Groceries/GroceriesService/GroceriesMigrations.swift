@@ -116,7 +116,10 @@ enum GroceriesMigrations {
                     value BIGINT NOT NULL
                 )
                 """,
-                "INSERT INTO list_counter (name, value) VALUES ('list', 0), ('facts', 0)",
+                "INSERT INTO list_counter (name, value) VALUES ('facts', 0)",
+                // List versions come from a sequence: a counter row every write updated made
+                // concurrent writers of different users clash.
+                "CREATE SEQUENCE list_version_number",
             ])
     ]
 

@@ -108,9 +108,15 @@ extension GroceriesStore {
         return GroceryListChange(version: version, recipeCount: row["recipes"], itemCount: row["items"], checkedCount: row["checked"])
     }
 
-    /// Draws the next list version for `user`, inside the transaction of the change.
+    /// Draws the next list version for `user`, inside the transaction of the change: versions
+    /// only grow, and no two changes share one (on PostgreSQL a sequence, whose numbers do not
+    /// make concurrent writers of different users clash; a rolled-back one leaves a gap).
     static func nextVersion(user: String, _ session: any SQLSession) throws -> ListVersion {
-        let next = try session.value(Int64.self, "UPDATE list_counter SET value = value + 1 WHERE name = 'list' RETURNING value") ?? 0
+        let next =
+            try session.value(
+                Int64.self,
+                session.engine == .sqlite
+                    ? "UPDATE list_counter SET value = value + 1 WHERE name = 'list' RETURNING value" : "SELECT nextval('list_version_number')") ?? 0
         try session.execute(
             #"INSERT INTO list_version ("user", version) VALUES (?, ?) ON CONFLICT ("user") DO UPDATE SET version = excluded.version"#, [user, next])
         return try version(user: user, session)

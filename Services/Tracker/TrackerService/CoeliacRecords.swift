@@ -50,7 +50,8 @@ struct JournalEntryRecord: Sendable, FetchableRecord {
         try session.execute(
             updateSQL,
             [
-                entry.date.description, entry.time.description, entry.title, entry.description, entry.photoBytes, entry.updatedAt.timeIntervalSince1970,
+                entry.date.description, entry.time.description, entry.title, entry.description, entry.photoBytes,
+                entry.updatedAt.timeIntervalSince1970,
                 entry.id, user,
             ])
     }

@@ -70,7 +70,8 @@ struct DiaryEntryRecord: Sendable, FetchableRecord {
     /// Writes the fields a user may edit.
     static func update(_ entry: DiaryEntry, user: String, _ session: any SQLSession) throws {
         try session.execute(
-            updateSQL, [entry.date.description, entry.meal.rawValue, entry.food, entry.grams] + MacroColumns.values(entry.per100g) + [entry.id, user])
+            updateSQL,
+            [entry.date.description, entry.meal.rawValue, entry.food, entry.grams] + MacroColumns.values(entry.per100g) + [entry.id, user])
     }
 
     /// The user's entry `id`; another user's entry is not theirs to see.

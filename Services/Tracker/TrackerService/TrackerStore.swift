@@ -219,7 +219,8 @@ public final class TrackerStore: Sendable {
         try database.writing { session in
             let exists = try session.value(Int.self, "SELECT 1 FROM user_product WHERE owner = ? AND code = ?", [user, product.code]) != nil
             if !exists {
-                try TrackerQuotas.ownProducts.check(current: session.value(Int.self, "SELECT COUNT(*) FROM user_product WHERE owner = ?", [user]) ?? 0)
+                try TrackerQuotas.ownProducts.check(
+                    current: session.value(Int.self, "SELECT COUNT(*) FROM user_product WHERE owner = ?", [user]) ?? 0)
             }
             try session.insert(OwnProductRecord(owner: user, product: product), onConflict: .replace)
         }
