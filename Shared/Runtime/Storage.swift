@@ -22,13 +22,12 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A service's schema on both engines: GRDB's migrator for SQLite, and the same tables as
-/// PostgreSQL migrations. Each list is versioned and frozen once shipped; nil until the
-/// service runs on PostgreSQL.
+/// PostgreSQL migrations. Each list is versioned and frozen once shipped.
 public struct DatabaseSchema: Sendable {
     public let sqlite: DatabaseMigrator
-    public let postgres: [PostgresMigration]?
+    public let postgres: [PostgresMigration]
 
-    public init(sqlite: DatabaseMigrator, postgres: [PostgresMigration]? = nil) {
+    public init(sqlite: DatabaseMigrator, postgres: [PostgresMigration]) {
         self.sqlite = sqlite
         self.postgres = postgres
     }
@@ -100,11 +99,8 @@ public struct SousDatabase: Sendable {
         case .sqlite(let directory):
             try self.init(name: name, directory: directory, migrator: schema.sqlite)
         case .postgres(let postgresLocation):
-            guard let migrations = schema.postgres else {
-                throw ServiceError.unavailable("the \(name) does not run on PostgreSQL yet; leave SOUS_DATABASE_URL unset for it")
-            }
             let database = PostgresDatabase(name: name, location: postgresLocation, capacity: Self.postgresConnections, logger: logger)
-            let all = IdempotencyLedgerTable.postgresMigrations + migrations
+            let all = IdempotencyLedgerTable.postgresMigrations + schema.postgres
             do {
                 _ = try database.migrate(all)
             } catch {
@@ -198,8 +194,8 @@ public struct SousDatabase: Sendable {
         return value
     }
 
-    /// Runs `body` in a read transaction on SQLite through GRDB (stores not yet written for both
-    /// engines).
+    /// Runs `body` in a read transaction on SQLite through GRDB: for tests and tools that look
+    /// below the stores at SQLite itself (every store is written for both engines).
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try reading { session in
             guard let session = session as? SQLiteSession else { throw Self.sqliteOnly }

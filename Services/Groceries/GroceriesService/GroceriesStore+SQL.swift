@@ -190,16 +190,16 @@ extension GroceriesStore {
 }
 
 /// A statement with a list of strings bound as one JSON array (`IN (list)`), so its text is the
-/// same for any count of values and stays prepared: its text per engine, built once. SQLite
-/// reads the array with `json_each`, PostgreSQL with `jsonb_array_elements_text`.
+/// same for any count of values and stays prepared: its text per engine
+/// (``SQLEngine/jsonArrayValues``), built once.
 private struct ListStatement: Sendable {
     let sqlite: String
     let postgres: String
 
     /// `text` builds the statement around the subquery of the list's values.
     init(_ text: (String) -> String) {
-        sqlite = text("SELECT value FROM json_each(?)")
-        postgres = text("SELECT jsonb_array_elements_text(CAST(? AS jsonb))")
+        sqlite = text(SQLEngine.sqlite.jsonArrayValues)
+        postgres = text(SQLEngine.postgres.jsonArrayValues)
     }
 
     subscript(engine: SQLEngine) -> String {
