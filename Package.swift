@@ -261,7 +261,7 @@ let package = Package(
             name: "NotifierTests",
             dependencies: [
                 "CatalogService", "PlannerService", "TrackerService", "NotifierService", "CatalogTesting", "PlannerTesting", "TrackerTesting",
-                "NotifierTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb,
+                "NotifierTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "MessagePack", logging, grdb,
             ],
             path: "Tests/NotifierTests",
             swiftSettings: swiftSettings

@@ -1,4 +1,5 @@
 import Foundation
+import MessagePack
 import NotifierService
 import SousRuntime
 import SousSchema
@@ -99,6 +100,30 @@ struct NotifierServiceTests {
             let next = try await world.next("ada")
             #expect(next.status == .notActive)
             #expect(next.dueAt == nil)
+        }
+    }
+
+    /// Subscribers can see an activity late or twice (a slow joiner caught up, a retried call, a
+    /// second replica's copy): the morning's activity applied after the evening's reminder is
+    /// already answered by it and must not schedule tomorrow's.
+    @Test func activityDeliveredAfterTheReminderItPrecededSchedulesNothing() async throws {
+        let world = try NotifierWorld.make(at: Self.morning)
+        try await world.run { listener in
+            try await world.setProfile("ada", ProfileUpdate(timeZone: "Europe/Rome"))
+            try await world.beActive("ada")
+            try await world.advance(to: Self.rome19)
+            _ = try await listener.waitFor("ada")
+
+            let morningActivity = try Envelope.parseEvent(
+                Envelope.eventFrames(
+                    EventHeader(topic: EventTopics.activity.name, source: "planner", time: Self.morning),
+                    body: MessagePackEncoder().encode(ActivityEvent(user: "ada", time: Self.morning, service: "planner", method: "plan.get"))
+                ))
+            #expect(await world.notifier.consumer.apply(morningActivity) == "ada")
+            #expect(try await world.next("ada").status == .handledToday)
+            try await world.advance(to: Self.rome19.addingTimeInterval(86_400))
+            #expect(listener.reminders(for: "ada").count == 1)
+            #expect(try await world.next("ada").status == .notActive)
         }
     }
 

@@ -3,7 +3,7 @@ import Logging
 public import ServiceLifecycle
 public import SousRuntime
 import SousSchema
-import SousWire
+public import SousWire
 
 /// An event the notifier has finished applying (for tests and tools watching its progress).
 public struct AppliedEvent: Equatable, Sendable {
@@ -40,14 +40,16 @@ public final class EventConsumer: Service, Sendable {
         }
     }
 
-    /// Applies one event; returns its user, or nil if it was ignored.
-    func apply(_ event: Envelope.Event) async -> String? {
+    /// Applies one event; returns its user, or nil if it was ignored. Activity counts at the
+    /// time the publishing service saw it, so a copy delivered late changes nothing it should not.
+    public func apply(_ event: Envelope.Event) async -> String? {
         do {
             if let activity = try event.body(of: EventTopics.activity) {
                 guard ReminderRules.isServable(user: activity.user) else { return nil }
                 let now = clock.now
                 let profile = try await profiles.profile(of: activity.user, now: now)
-                if try store.reschedule(activity.user, profile: profile, now: now).changed { wakeup.signal() }
+                let activeAt = min(activity.time, now)
+                if try store.reschedule(activity.user, profile: profile, activeAt: activeAt, now: now).changed { wakeup.signal() }
                 return activity.user
             }
             if let change = try event.body(of: PlannerTopics.profileChanged) {

@@ -145,6 +145,11 @@ struct DeliveryRecord: Sendable, SQLRecord {
             user: user, date: date, message: ReminderRules.message(kcal: kcal, goal: kcalGoal), dueAt: dueAt, kcal: kcal, kcalGoal: kcalGoal)
     }
 
+    /// The due instant of the newest reminder in `user`'s delivery log.
+    static func lastHandledDueAt(of user: String, _ session: any SQLSession) throws -> Date? {
+        try session.value(Double.self, #"SELECT MAX(due_at) FROM delivery WHERE "user" = ?"#, [user]).map(Date.init(timeIntervalSince1970:))
+    }
+
     /// The newest local date in `user`'s delivery log.
     static func lastHandledDate(of user: String, _ session: any SQLSession) throws -> LocalDate? {
         try session.value(String.self, #"SELECT MAX(local_date) FROM delivery WHERE "user" = ?"#, [user]).flatMap(LocalDate.init)

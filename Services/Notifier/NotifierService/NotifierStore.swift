@@ -82,9 +82,19 @@ public final class NotifierStore: Sendable {
     /// Schedules (or moves) `user`'s reminder for activity at `now` under `profile`; cancels it
     /// when the profile opts out. Returns the pending reminder afterwards and whether it changed.
     @discardableResult
-    public func reschedule(_ user: String, profile: ReminderProfile, now: Date) throws -> (pending: ScheduledReminder?, changed: Bool) {
+    public func reschedule(
+        _ user: String, profile: ReminderProfile, activeAt: Date, now: Date
+    ) throws -> (
+        pending: ScheduledReminder?, changed: Bool
+    ) {
         try database.writing { session in
             let existing = try Self.schedule(of: user, session)
+            // Activity older than the reminder last handled was already answered by it: a late
+            // or repeated event (a subscriber catching up, another replica's copy) must not
+            // schedule tomorrow's for a user who has not been back since.
+            if let handled = try DeliveryRecord.lastHandledDueAt(of: user, session), activeAt < handled {
+                return (existing, false)
+            }
             guard profile.enabled else {
                 try session.execute(Self.unschedule, [user])
                 return (nil, existing != nil)
