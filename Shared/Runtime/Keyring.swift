@@ -149,16 +149,22 @@ enum SecretFile {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let text = try make()
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else {
-            // Another process created it first: use theirs.
+        // Written whole under a name of its own, then linked into place: replicas starting at
+        // once on a shared folder all end up with the one key that was linked first, and none
+        // ever reads a half-written file.
+        let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else { throw KeyError("could not create \(temporary): \(String(cString: strerror(errno)))") }
+        defer { unlink(temporary) }
+        let bytes = Array((text + "\n").utf8)
+        let written = write(descriptor, bytes, bytes.count) == bytes.count && fsync(descriptor) == 0
+        let writeError = errno
+        close(descriptor)
+        guard written else { throw KeyError("could not write \(temporary): \(String(cString: strerror(writeError)))") }
+        guard link(temporary, path) == 0 else {
+            // Another replica linked its key first: use theirs.
             if errno == EEXIST, let text = PublishedKeys.readLine(path) { return text }
             throw KeyError("could not create \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        let bytes = Array((text + "\n").utf8)
-        guard write(descriptor, bytes, bytes.count) == bytes.count, fsync(descriptor) == 0 else {
-            throw KeyError("could not write \(path): \(String(cString: strerror(errno)))")
         }
         return text
     }

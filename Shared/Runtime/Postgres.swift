@@ -131,11 +131,11 @@ public final class PostgresDatabase: @unchecked Sendable {
         }
     }
 
-    func write<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+    func write<T>(isolation: String = "SERIALIZABLE", _ body: (PostgresSession) throws -> T) throws -> T {
         var attempt = 1
         while true {
             do {
-                return try withConnection { connection in try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", body) }
+                return try withConnection { connection in try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL \(isolation)", body) }
             } catch let error as PostgresStatementError where error.mustRetry && attempt < Self.serializationAttempts {
                 // Spread the retries of clashing writers so they stop clashing.
                 usleep(UInt32.random(in: 100...(1_000 << min(attempt - 1, 6))))

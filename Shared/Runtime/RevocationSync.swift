@@ -10,21 +10,33 @@ import SousWire
 ///
 /// While the planner cannot be reached, tokens keep being checked against the last list known:
 /// no session can be ended then either, since ending one is a planner write.
+///
+/// The planner's own replicas follow the list the same way, reading it from their shared
+/// database instead of asking (``ServiceHost/init(configuration:logger:database:services:ownRevocations:)``):
+/// a session ended through one replica stops working on the others within the same 2 s.
 final class RevocationSync: Service, Sendable {
     static let pollInterval = Duration.seconds(1)
 
+    /// Where the list comes from: the revocations after a sequence, and the newest sequence.
+    typealias Source = @Sendable (_ since: Int64) async throws -> Revocations
+
     private let configuration: ServiceConfiguration
     private let revocations: RevocationList
+    private let source: Source?
     private let logger: Logger
 
-    init(configuration: ServiceConfiguration, revocations: RevocationList, logger: Logger) {
+    /// Follows the list from `source`, or from the planner's `account.revocations` when nil.
+    init(configuration: ServiceConfiguration, revocations: RevocationList, source: Source? = nil, logger: Logger) {
         self.configuration = configuration
         self.revocations = revocations
+        self.source = source
         self.logger = logger
     }
 
     func run() async throws {
         let planner = Peer(Planner.self, of: configuration)
+        let fetch: Source =
+            source ?? { since in try await planner.call(AccountAPI.revocations, RevocationsSince(since: since), user: nil, for: nil) }
         let subscriber = EventSubscriber(
             sources: [.init(endpoint: configuration.endpoints(of: .planner).events, curve: configuration.curveSetup(for: .planner, events: true))],
             prefixes: [AccountTopics.revoked.name],
@@ -46,8 +58,7 @@ final class RevocationSync: Service, Sendable {
                 var failing = false
                 for await _ in wake {
                     do {
-                        let answer = try await planner.call(
-                            AccountAPI.revocations, RevocationsSince(since: revocations.sequence), user: nil, for: nil)
+                        let answer = try await fetch(revocations.sequence)
                         revocations.apply(answer.revoked, upTo: answer.sequence)
                         if failing { logger.notice("revocations reachable again") }
                         failing = false

@@ -29,10 +29,16 @@ public final class ServiceHost: Sendable {
 
     /// A host whose `health` reports `database`, whose keyed writes are remembered in it, and
     /// whose `account.erase` deletes a user's rows from it.
-    public convenience init(configuration: ServiceConfiguration, logger: Logger, database: SousDatabase, services: [any Service] = []) throws {
+    ///
+    /// The planner passes `ownRevocations`: how its replicas read the revocation list from their
+    /// shared database (every other service asks the planner for it).
+    public convenience init(
+        configuration: ServiceConfiguration, logger: Logger, database: SousDatabase, services: [any Service] = [],
+        ownRevocations: (@Sendable (_ since: Int64) throws -> Revocations)? = nil
+    ) throws {
         try self.init(
             configuration: configuration, logger: logger, databaseHealth: { database.health() }, ledger: database, services: services,
-            closeDatabase: { database.close() })
+            ownRevocations: ownRevocations, closeDatabase: { database.close() })
         server.register(AccountAPI.erase, use: ErasureHandler(service: name, database: database).erase)
     }
 
@@ -44,6 +50,7 @@ public final class ServiceHost: Sendable {
         databaseHealth: @escaping @Sendable () -> DatabaseHealth,
         ledger: any IdempotencyLedger = MemoryIdempotencyLedger(),
         services: [any Service] = [],
+        ownRevocations: (@Sendable (_ since: Int64) throws -> Revocations)? = nil,
         closeDatabase: @escaping @Sendable () -> Void = {}
     ) throws {
         self.closeDatabase = closeDatabase
@@ -87,9 +94,15 @@ public final class ServiceHost: Sendable {
             requests: try server.bind(configuration.bind),
             events: try publisher.bind(configuration.eventsBind)
         )
-        // Every service but the planner (which keeps the list itself) follows its revocations.
-        let sync: [any Service] =
-            configuration.service == .planner ? [] : [RevocationSync(configuration: configuration, revocations: revocations, logger: logger)]
+        // Every service follows the planner's revocations; the planner's replicas read them from
+        // their database (a host of the planner without one keeps the list itself).
+        let sync: [any Service]
+        switch (configuration.service, ownRevocations) {
+        case (.planner, nil): sync = []
+        case (.planner, let read?):
+            sync = [RevocationSync(configuration: configuration, revocations: revocations, source: { try read($0) }, logger: logger)]
+        default: sync = [RevocationSync(configuration: configuration, revocations: revocations, logger: logger)]
+        }
         let probe = DatabaseHealthProbe(check: databaseHealth)
         extraServices = services + sync + [probe]
         CommonHandlers(name: name, startedAt: startedAt, clock: clock, database: probe, server: server).register()

@@ -194,6 +194,17 @@ public struct SousDatabase: Sendable {
         return value
     }
 
+    /// Runs `body` in a write transaction that takes rows off a queue the replicas share
+    /// (`SELECT … FOR UPDATE SKIP LOCKED`): at READ COMMITTED on PostgreSQL, since the rows
+    /// it locks are its own and SERIALIZABLE would make replicas claiming at once clash; on
+    /// SQLite, one process and one writer, a write like any other.
+    public func claiming<T>(_ body: (any SQLSession) throws -> T) throws -> T {
+        switch backend {
+        case .sqlite(let writer): try writer.write { db in try QueryClock.timed(db) { try body(SQLiteSession(db: db)) } }
+        case .postgres(let database): try database.write(isolation: "READ COMMITTED") { try body($0) }
+        }
+    }
+
     /// Runs `body` in a read transaction on SQLite through GRDB: for tests and tools that look
     /// below the stores at SQLite itself (every store is written for both engines).
     public func read<T>(_ body: (Database) throws -> T) throws -> T {

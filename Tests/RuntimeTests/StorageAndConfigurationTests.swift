@@ -7,6 +7,7 @@ import SousSchema
 import SousTestSupport
 import SousWire
 import Testing
+import ZeroMQ
 
 @Suite(.closesItsSockets)
 struct StorageTests {
@@ -145,6 +146,30 @@ struct JSONColumnTests {
             // Whatever JSONDecoder makes of it (it forgives a trailing comma), as before.
             let throughDecoder = try? JSONDecoder().decode([String].self, from: Data(damaged.utf8))
             #expect((try? JSONColumn.decode([String].self, from: damaged)) == throughDecoder, "\(damaged)")
+        }
+    }
+}
+
+/// Replicas of one service share its key files: started at once on an empty folder, they must all
+/// end up with the same key, and none may read a half-written file.
+@Suite(.closesItsSockets)
+struct SharedKeyFileTests {
+    @Test func replicasCreatingTheKeyAtOnceAllGetTheSameOne() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-keys-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for _ in 0..<20 {
+            try? FileManager.default.removeItem(atPath: directory)
+            let keys = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<8 {
+                    group.addTask(executorPreference: PostgresStorageTests.blockingWork) {
+                        try Keyring.ownKeyPair(of: .catalog, dataDirectory: directory).publicKey
+                    }
+                }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(keys.count == 1)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".tmp") }
+            #expect(leftovers.isEmpty)
         }
     }
 }

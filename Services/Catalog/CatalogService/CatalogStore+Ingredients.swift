@@ -71,16 +71,36 @@ extension CatalogStore {
     }
 
     func refreshIngredientCache() throws {
-        let book = IngredientBook(all: try database.reading { try Self.allIngredients($0) })
+        let book = try database.reading { session in
+            IngredientBook(all: try Self.allIngredients(session), version: try Self.newestIngredientVersion(session))
+        }
         ingredientCache.withLock { $0 = book }
     }
 
-    var ingredients: [String: Ingredient] { ingredientCache.withLock { $0.byID } }
+    /// The ingredients in memory, current with the database. On SQLite this process is the only
+    /// writer and reloads them after its own imports. On PostgreSQL another replica may have
+    /// imported meanwhile: one indexed read of the newest ingredient version tells whether to
+    /// load them again (a failed read keeps what is in memory; the request's own transaction
+    /// then reports the database).
+    var ingredientBook: IngredientBook {
+        let cached = ingredientCache.withLock { $0 }
+        guard database.engine == .postgres,
+            let version = try? database.reading({ try Self.newestIngredientVersion($0) }), version != cached.version
+        else { return cached }
+        try? refreshIngredientCache()
+        return ingredientCache.withLock { $0 }
+    }
+
+    var ingredients: [String: Ingredient] { ingredientBook.byID }
+
+    static func newestIngredientVersion(_ session: any SQLSession) throws -> Int64 {
+        try session.value(Int64.self, "SELECT MAX(version) FROM ingredient") ?? 0
+    }
 
     /// The id of the ingredient `text` names: an id, or a name or synonym in any case, with or
     /// without accents and a plural "s".
     public func ingredientID(named text: String) -> String? {
-        ingredientCache.withLock { $0.id(named: text) }
+        ingredientBook.id(named: text)
     }
 
     // MARK: Ingredients

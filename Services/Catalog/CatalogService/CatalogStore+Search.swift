@@ -13,15 +13,20 @@ extension CatalogStore {
         if let people, !(1...50).contains(people) {
             throw .badRequest("people must be 1 to 50, got \(people)", field: "people")
         }
+        let ingredients = self.ingredients
         return try storage {
             try database.reading { session in
                 guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
-                return try detail(of: row, user: user, people: people, session)
+                return try detail(of: row, user: user, people: people, ingredients: ingredients, session)
             }
         }
     }
 
-    func detail(of row: RecipeRecord, user: String?, people: Int?, _ session: any SQLSession) throws -> RecipeDetail {
+    /// `ingredients` are read before the transaction (``ingredientBook``): reading them inside
+    /// it would take a second connection on PostgreSQL.
+    func detail(
+        of row: RecipeRecord, user: String?, people: Int?, ingredients: [String: Ingredient], _ session: any SQLSession
+    ) throws -> RecipeDetail {
         let lines = try Self.lines(key: row.key, session)
         let facts = try RecipeDerivation.derive(
             lines: lines, servings: row.servings, prepMinutes: row.prepMinutes, cookMinutes: row.cookMinutes, people: people, ingredients: ingredients
@@ -64,7 +69,7 @@ extension CatalogStore {
     ) throws(ServiceError) -> RecipePage {
         let (page, pageSize, offset) = try Self.paging(page: request.page, pageSize: request.pageSize)
         let user = user ?? ""
-        let book = ingredientCache.withLock { $0 }
+        let book = ingredientBook
         let sql = sql
         let built = try RecipeSearchQuery(request, filter: filter, ingredients: book, engine: sql.engine)
         let matchExpression = built.matchExpression

@@ -10,6 +10,8 @@ extension CatalogStore {
     // MARK: Recipes: writing
 
     public func create(_ draft: RecipeDraft, user: String) throws(ServiceError) -> RecipeDetail {
+        // Read once, before the transaction: on PostgreSQL checking them is a read of its own.
+        let ingredients = self.ingredients
         let valid = try RecipeValidation.validate(new: draft, knownIngredients: Set(ingredients.keys))
         let id = "r-" + UUID().uuidString.lowercased().prefix(12)
         return try storage {
@@ -19,7 +21,7 @@ extension CatalogStore {
                 try write(
                     valid, key: .shared(id), id: id, origin: .custom, owner: user, basedOn: nil, shared: false, version: version,
                     ingredients: ingredients, session)
-                return try detail(of: resolve(id, user: user, session)!, user: user, people: nil, session)
+                return try detail(of: resolve(id, user: user, session)!, user: user, people: nil, ingredients: ingredients, session)
             }
         }
     }
@@ -27,6 +29,7 @@ extension CatalogStore {
     /// Edits a recipe. The user's own recipes change in place; anyone else's (or a built-in)
     /// becomes the user's personal version, which only that user sees in place of the original.
     public func edit(_ id: String, changes: RecipeDraft, user: String) throws(ServiceError) -> RecipeDetail {
+        let ingredients = self.ingredients
         let known = Set(ingredients.keys)
         return try storage {
             try database.writing { session in
@@ -51,7 +54,7 @@ extension CatalogStore {
                         updated, key: .personal(row.id, of: user), id: row.id, origin: .personal, owner: user, basedOn: row.id,
                         shared: false, version: version, ingredients: ingredients, session)
                 }
-                return try detail(of: resolve(id, user: user, session)!, user: user, people: nil, session)
+                return try detail(of: resolve(id, user: user, session)!, user: user, people: nil, ingredients: ingredients, session)
             }
         }
     }
@@ -145,7 +148,8 @@ extension CatalogStore {
 
     /// Copies a shared recipe into the user's own recipes.
     public func saveCommunity(_ id: String, user: String) throws(ServiceError) -> RecipeDetail {
-        try storage {
+        let ingredients = self.ingredients
+        return try storage {
             try database.writing { session in
                 guard let row = try resolve(id, user: user, session), row.shared else {
                     throw ServiceError.notFound("no shared recipe \"\(id)\"", field: "id")
@@ -158,7 +162,7 @@ extension CatalogStore {
                 try write(
                     copy, key: .shared(newID), id: newID, origin: .saved, owner: user, basedOn: row.id, shared: false, version: version,
                     ingredients: ingredients, session)
-                return try detail(of: resolve(newID, user: user, session)!, user: user, people: nil, session)
+                return try detail(of: resolve(newID, user: user, session)!, user: user, people: nil, ingredients: ingredients, session)
             }
         }
     }
@@ -170,6 +174,7 @@ extension CatalogStore {
     public func changes(since version: Int64, user: String?) throws(ServiceError) -> CatalogChanges {
         guard version >= 0 else { throw .badRequest("version cannot be negative", field: "version") }
         let user = user ?? ""
+        let book = self.ingredients
         return try storage {
             try database.reading { session in
                 let current = try Self.meta(session, "version")
@@ -187,7 +192,7 @@ extension CatalogStore {
                     if let row = try resolve(id, user: user, session),
                         row.origin == .builtIn || row.owner == user || (row.shared && favorites.contains(id))
                     {
-                        recipes.append(try detail(of: row, user: user, people: nil, session))
+                        recipes.append(try detail(of: row, user: user, people: nil, ingredients: book, session))
                     } else {
                         deleted.append(id)
                     }

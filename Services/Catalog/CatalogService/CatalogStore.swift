@@ -11,7 +11,7 @@ import Synchronization
 /// memory for deriving recipe facts.
 public final class CatalogStore: Sendable {
     public let database: SousDatabase
-    let ingredientCache = Mutex(IngredientBook(all: [:]))
+    let ingredientCache = Mutex(IngredientBook(all: [:], version: 0))
     /// The statements whose text depends on the engine.
     let sql: CatalogSQL
 
@@ -37,9 +37,12 @@ struct IngredientBook: Sendable {
     /// Folded name or synonym → id. A name wins over another ingredient's synonym; between
     /// equals, the smaller id (so the answer does not depend on load order).
     let byName: [String: String]
+    /// The newest ingredient version when they were read (another replica's import raises it).
+    let version: Int64
 
-    init(all: [String: Ingredient]) {
+    init(all: [String: Ingredient], version: Int64 = 0) {
         byID = all
+        self.version = version
         var names: [String: String] = [:]
         for ingredient in all.values.sorted(by: { $0.id < $1.id }) {
             for synonym in ingredient.synonyms where names[folded(synonym)] == nil { names[folded(synonym)] = ingredient.id }

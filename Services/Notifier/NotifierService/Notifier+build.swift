@@ -13,13 +13,19 @@ public struct NotifierOptions: Sendable {
     /// Real time the scheduler waits after start before its first pass, so subscribers have
     /// reconnected before missed-while-down reminders are published.
     public var startupGrace: Duration = .seconds(1)
+    /// How long a batch a replica claimed stays its own (on the service clock). Replicas share
+    /// the schedule on PostgreSQL; if one dies mid-batch, another takes the batch over this long
+    /// after the claim. A batch takes well under a second; the margin covers a tracker that
+    /// answers slowly (each `diary.statuses` attempt is bounded by the peer timeout).
+    public var claimLease: TimeInterval = 60
 
     public init(
-        batchSize: Int = 1_000, profileMaximumAge: TimeInterval = 6 * 60 * 60, startupGrace: Duration = .seconds(1)
+        batchSize: Int = 1_000, profileMaximumAge: TimeInterval = 6 * 60 * 60, startupGrace: Duration = .seconds(1), claimLease: TimeInterval = 60
     ) {
         self.batchSize = max(batchSize, 1)
         self.profileMaximumAge = profileMaximumAge
         self.startupGrace = startupGrace
+        self.claimLease = max(claimLease, 1)
     }
 }
 

@@ -41,7 +41,16 @@ enum NotifierMigrations {
                     PRIMARY KEY ("user", local_date)
                 )
                 """,
-            ])
+            ]),
+        PostgresMigration(
+            "v2: the schedule walked by wake time (claims across replicas)",
+            [
+                "ALTER TABLE schedule ADD COLUMN wake_at DOUBLE PRECISION",
+                "UPDATE schedule SET wake_at = due_at",
+                "ALTER TABLE schedule ALTER COLUMN wake_at SET NOT NULL",
+                "DROP INDEX schedule_due",
+                "CREATE INDEX schedule_wake ON schedule (wake_at)",
+            ]),
     ]
 
     static var migrator: DatabaseMigrator {
@@ -81,6 +90,18 @@ enum NotifierMigrations {
                         kcal_goal REAL,
                         PRIMARY KEY (user, local_date)
                     ) WITHOUT ROWID;
+                    """)
+        }
+        // wake_at is when the scheduler next looks at a reminder: its due time, or, while a
+        // replica handles it, the end of that replica's claim (PostgreSQL; on SQLite one process
+        // handles every reminder and wake_at stays the due time).
+        migrator.registerMigration("v2: the schedule walked by wake time (claims across replicas)") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE schedule ADD COLUMN wake_at REAL NOT NULL DEFAULT 0;
+                    UPDATE schedule SET wake_at = due_at;
+                    DROP INDEX schedule_due;
+                    CREATE INDEX schedule_wake ON schedule(wake_at, local_date, due_at);
                     """)
         }
         return migrator

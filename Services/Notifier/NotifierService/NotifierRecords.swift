@@ -53,6 +53,7 @@ struct ScheduleRecord: Sendable, SQLRecord {
         static let user = Column("user")
         static let date = Column("local_date")
         static let dueAt = Column("due_at")
+        static let wakeAt = Column("wake_at")
     }
 
     var reminder: ScheduledReminder
@@ -67,10 +68,11 @@ struct ScheduleRecord: Sendable, SQLRecord {
         reminder = ScheduledReminder(user: row[Columns.user], date: date, dueAt: Date(timeIntervalSince1970: row[Columns.dueAt]))
     }
 
-    static let columnNames = [Columns.user, Columns.date, Columns.dueAt].map(\.name)
+    static let columnNames = [Columns.user, Columns.date, Columns.dueAt, Columns.wakeAt].map(\.name)
 
+    /// Written unclaimed: the scheduler looks at it when it is due.
     var values: SQLArguments {
-        [reminder.user, reminder.date.description, reminder.dueAt.timeIntervalSince1970]
+        [reminder.user, reminder.date.description, reminder.dueAt.timeIntervalSince1970, reminder.dueAt.timeIntervalSince1970]
     }
 }
 

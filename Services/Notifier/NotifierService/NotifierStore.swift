@@ -127,21 +127,47 @@ public final class NotifierStore: Sendable {
         try database.reading { session in try Self.schedule(of: user, session) }
     }
 
-    /// The earliest due instant of any pending reminder (the scheduler asks after every pass;
-    /// the statement stays prepared, docs/BENCHMARKS.md, next-due lookup).
+    /// When the scheduler should look again: the earliest due time of a pending reminder, or the
+    /// end of another replica's claim on one (the scheduler asks after every pass; the
+    /// statement stays prepared, docs/BENCHMARKS.md, next-due lookup).
     public func earliestDue() throws -> Date? {
         try database.reading { session in
-            try session.value(Double.self, "SELECT due_at FROM schedule ORDER BY due_at LIMIT 1").map(Date.init(timeIntervalSince1970:))
+            try session.value(Double.self, "SELECT wake_at FROM schedule ORDER BY wake_at LIMIT 1").map(Date.init(timeIntervalSince1970:))
         }
     }
 
-    /// Up to `limit` reminders due at or before `now`, earliest first (walks the due index).
-    public func due(through now: Date, limit: Int) throws -> [ScheduledReminder] {
-        try database.reading { session in
-            try session.fetchAll(
-                ScheduleRecord.self, "SELECT * FROM schedule WHERE due_at <= ? ORDER BY due_at LIMIT ?", [now.timeIntervalSince1970, limit]
-            )
-            .map(\.reminder)
+    /// Up to `limit` reminders due at or before `now` and claimed by no one (or by a replica
+    /// whose claim ran out), earliest first, claimed for this replica until `until`.
+    ///
+    /// On PostgreSQL replicas share the schedule: the rows are locked as they are taken and
+    /// others skip them (`FOR UPDATE SKIP LOCKED`), so each batch goes to one replica, and a claim
+    /// moves the row's wake time to its end, so a replica that dies mid-batch leaves the batch to
+    /// the others when the claim runs out. The delivery log's key still decides: a reminder whose
+    /// user-day is logged is never sent again, whoever claims it. On SQLite one process handles
+    /// every reminder, so nothing is claimed (the walk stays a read).
+    public func claimDue(through now: Date, limit: Int, until: Date) throws -> [ScheduledReminder] {
+        switch database.engine {
+        case .sqlite:
+            return try database.reading { session in
+                try session.fetchAll(
+                    ScheduleRecord.self, "SELECT * FROM schedule WHERE wake_at <= ? ORDER BY wake_at LIMIT ?", [now.timeIntervalSince1970, limit]
+                )
+                .map(\.reminder)
+            }
+        case .postgres:
+            return try database.claiming { session in
+                try session.fetchAll(
+                    ScheduleRecord.self,
+                    """
+                    UPDATE schedule SET wake_at = ?
+                    WHERE "user" IN (SELECT "user" FROM schedule WHERE wake_at <= ? ORDER BY wake_at LIMIT ? FOR UPDATE SKIP LOCKED)
+                    RETURNING *
+                    """,
+                    [until.timeIntervalSince1970, now.timeIntervalSince1970, limit]
+                )
+                .map(\.reminder)
+                .sorted { ($0.dueAt, $0.user) < ($1.dueAt, $1.user) }
+            }
         }
     }
 

@@ -83,7 +83,7 @@ public final class ReminderScheduler: Service, Sendable {
         let trackerDown = Flag()
         while !Task.isCancelled {
             let started = DispatchTime.now().uptimeNanoseconds
-            let due = try store.due(through: now, limit: options.batchSize)
+            let due = try store.claimDue(through: now, limit: options.batchSize, until: now.addingTimeInterval(options.claimLease))
             guard !due.isEmpty else { return }
             let read = DispatchTime.now().uptimeNanoseconds
             let decisions = await decide(due, now: now, trackerDown: trackerDown)

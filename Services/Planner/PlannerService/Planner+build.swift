@@ -25,7 +25,9 @@ public struct PlannerService: Sendable {
         let store = PlannerStore(database: database)
         let accounts = AccountStore(database: database, passwordCost: passwordCost)
         let eraser = AccountEraser(store: accounts, configuration: configuration, logger: logger)
-        let host = try ServiceHost(configuration: configuration, logger: logger, database: database, services: [eraser])
+        let host = try ServiceHost(
+            configuration: configuration, logger: logger, database: database, services: [eraser],
+            ownRevocations: { since in try accounts.liveRevocations(since: since, now: configuration.clock.now) })
         let signer = try Self.sessionSigner(configuration)
         let known = try accounts.revocations(since: 0, now: Date())
         host.gate.revocations.apply(known.revoked, upTo: known.sequence)

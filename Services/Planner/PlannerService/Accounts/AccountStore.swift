@@ -167,6 +167,20 @@ public final class AccountStore: Sendable {
         }
     }
 
+    /// The same without pruning expired ones, in a read transaction: how the planner's replicas
+    /// follow the list each other write (every second, see RevocationSync).
+    public func liveRevocations(since sequence: Int64, now: Date) throws(ServiceError) -> Revocations {
+        try storage {
+            try database.reading { transaction in
+                let live = try transaction.fetchAll(
+                    RevocationRecord.self, "SELECT * FROM revocation WHERE sequence > ? AND expires_at > ? ORDER BY sequence",
+                    [sequence, Int64(now.timeIntervalSince1970)])
+                let newest = try transaction.value(Int64.self, "SELECT MAX(sequence) FROM revocation") ?? 0
+                return Revocations(revoked: live.map(\.revoked), sequence: max(newest, 0))
+            }
+        }
+    }
+
     // MARK: Erasures
 
     func pendingErasures() throws(ServiceError) -> [(user: String, service: SousService)] {

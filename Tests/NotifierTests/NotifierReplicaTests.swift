@@ -1,0 +1,71 @@
+import Foundation
+import NotifierService
+import NotifierTesting
+import SousRuntime
+import SousSchema
+import SousTestSupport
+import Testing
+
+/// Two notifier replicas on one PostgreSQL schema, as a deployment runs them: each due reminder is
+/// claimed by one replica and sent once, and a batch a dead replica claimed is taken over when its
+/// claim runs out.
+@Suite(.closesItsSockets, .enabled(if: TestDatabase.url != nil, "replicas share a PostgreSQL schema (SOUS_TEST_DATABASE_URL)"))
+struct NotifierReplicaTests {
+    static let morning = instant("2026-01-15T08:00:00Z")
+    static let rome19 = instant("2026-01-15T18:00:00Z")
+
+    @Test func twoReplicasSendEachDueReminderExactlyOnce() async throws {
+        try await withTemporaryDirectory { directory in
+            let world = try NotifierWorld.make(at: Self.morning, dataDirectory: directory)
+            // Small batches, so both replicas take some of the twelve.
+            let second = try NotifierFixture.make(
+                peers: world.peers, clock: world.clock, dataDirectory: directory, options: NotifierOptions(batchSize: 2, startupGrace: .zero))
+            let users = (1...12).map { "user\($0)" }
+            try await world.run { first in
+                try await ReminderListener.listening(to: second) { other in
+                    try await withRunningServices([second.host]) { _ in
+                        for user in users {
+                            try await world.setProfile(user, ProfileUpdate(timeZone: "Europe/Rome"))
+                            try await world.beActive(user)
+                        }
+                        try await advanceClock(world.clock, of: world.notifier, to: Self.rome19)
+                        try await advanceClock(world.clock, of: second, to: Self.rome19)
+                        for user in users {
+                            let log = try await world.log(user)
+                            #expect(log.map(\.outcome) == [.sent], "\(user)")
+                        }
+                        // Published once in all: by one replica or the other, never both.
+                        let published = users.map { first.reminders(for: $0).count + other.reminders(for: $0).count }
+                        #expect(published == Array(repeating: 1, count: users.count))
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aBatchClaimedByAReplicaThatDiedIsSentByAnotherWhenTheClaimRunsOut() async throws {
+        try await withTemporaryDirectory { directory in
+            let world = try NotifierWorld.make(at: Self.morning, dataDirectory: directory)
+            // What a replica that dies mid-batch leaves: its claim on the schedule, nothing logged.
+            let dead = NotifierStore(
+                database: try NotifierService.openDatabase(at: .testing(.notifier, dataDirectory: directory), logger: quietLogger("dead")))
+            let lease = NotifierOptions().claimLease
+            try await world.run { listener in
+                try await world.setProfile("ada", ProfileUpdate(timeZone: "Europe/Rome"))
+                try await world.beActive("ada")
+                let claimed = try dead.claimDue(through: Self.rome19, limit: 10, until: Self.rome19.addingTimeInterval(lease))
+                #expect(claimed.map(\.user) == ["ada"])
+
+                try await world.advance(to: Self.rome19)
+                #expect(listener.reminders(for: "ada").isEmpty, "claimed by the other replica")
+                #expect(try await world.log("ada").isEmpty)
+
+                try await world.advance(to: Self.rome19.addingTimeInterval(lease))
+                let reminders = try await listener.waitFor("ada")
+                #expect(reminders.map(\.dueAt) == [Self.rome19])
+                #expect(try await world.log("ada").map(\.outcome) == [.sent])
+            }
+            dead.database.close()
+        }
+    }
+}
