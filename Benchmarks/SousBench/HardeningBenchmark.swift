@@ -290,7 +290,9 @@ final class ServiceProcess: Sendable {
         return Int(try probe.lastEndpoint.split(separator: ":").last.map(String.init) ?? "") ?? 0
     }
 
-    static func start(_ service: SousService, dataDirectory: String) throws -> ServiceProcess {
+    /// `environment` comes last (e.g. `SOUS_DATABASE_URL`); replicas of one service share
+    /// `dataDirectory`, so they load the same key pair.
+    static func start(_ service: SousService, dataDirectory: String, environment extra: [String: String] = [:]) throws -> ServiceProcess {
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let process = Process()
         process.executableURL = folder.appendingPathComponent("sous-\(service.rawValue)")
@@ -308,6 +310,7 @@ final class ServiceProcess: Sendable {
         environment["\(service.environmentPrefix)_ENDPOINT"] = requests
         environment["\(service.environmentPrefix)_EVENTS"] = "tcp://127.0.0.1:\(try freePort())"
         for peer in SousService.allCases where peer != service { environment["\(peer.environmentPrefix)_ENDPOINT"] = "tcp://127.0.0.1:9" }
+        environment.merge(extra) { _, given in given }
         process.environment = environment
         try process.run()
         let started = ServiceProcess(

@@ -11,6 +11,10 @@ import ZeroMQ
 /// the socket since it was sent means the connection may be dead (a peer gone without closing
 /// TCP): the socket is then replaced and every waiting request sent again on the new one.
 /// However many calls wait, the client uses one thread.
+///
+/// With several replicas (``Replicas``) the socket queues a request only on a connection that
+/// is up, so a request made before any is (the first call, or every replica down for a moment)
+/// is held here and sent as soon as the socket can take it, within its attempt's time.
 final class ClientLoop: @unchecked Sendable {
     typealias Completion = CheckedContinuation<Result<Envelope.Reply, ServiceError>, Never>
 
@@ -54,6 +58,8 @@ final class ClientLoop: @unchecked Sendable {
     }
 
     private var pending: [String: Pending] = [:]
+    /// Ids of pending attempts the socket could not take yet, oldest first.
+    private var unsent: [String] = []
     private var lastReplyAt = ContinuousClock.now
 
     init(
@@ -148,7 +154,8 @@ final class ClientLoop: @unchecked Sendable {
             let timeout = nextDeadline.map { max($0 - now, .zero) } ?? .seconds(1)
             let ready: [ZMQPollEvents]
             do {
-                ready = try ZMQPoller.poll([(wake, .readable), (dealer, .readable)], timeout: min(timeout, .seconds(1)))
+                let dealerEvents: ZMQPollEvents = unsent.isEmpty ? .readable : [.readable, .writable]
+                ready = try ZMQPoller.poll([(wake, .readable), (dealer, dealerEvents)], timeout: min(timeout, .seconds(1)))
             } catch {
                 if error.isTerminated { return }
                 continue
@@ -170,13 +177,15 @@ final class ClientLoop: @unchecked Sendable {
                     return
                 }
             }
-            if !ready[1].isEmpty { readReplies(dealer) }
+            if ready[1].contains(.readable) { readReplies(dealer) }
+            if ready[1].contains(.writable) { sendUnsent(on: dealer) }
             if expireAttempts(on: dealer) {
                 // No reply since the expired attempt was sent: the connection may be dead. A new
                 // socket reconnects, and every waiting request goes out again on it.
                 if let fresh = try? Self.connect(endpoint, curve: curve, context: context) {
                     dealer.close()
                     dealer = fresh
+                    unsent = []
                     for id in pending.keys.sorted() { resend(id, on: dealer) }
                 }
             }
@@ -223,14 +232,27 @@ final class ClientLoop: @unchecked Sendable {
         resend(entry.id, on: dealer)
     }
 
-    private func resend(_ id: String, on dealer: ZMQSocket) {
-        guard let entry = pending[id] else { return }
+    /// Sends the attempt `id`, or keeps it for when the socket can take it; false in that case.
+    @discardableResult
+    private func resend(_ id: String, on dealer: ZMQSocket) -> Bool {
+        guard let entry = pending[id] else { return true }
         do {
-            if try !dealer.send(multipart: entry.frames, dontWait: true) {
-                pending[id]?.lastProblem = "the request could not be queued (the \(service) is not taking requests)"
-            }
+            if try dealer.send(multipart: entry.frames, dontWait: true) { return true }
+            if !unsent.contains(id) { unsent.append(id) }
+            return false
         } catch {
             pending[id]?.lastProblem = "\(error)"
+            return true
+        }
+    }
+
+    /// Sends what the socket could not take before, in order, until it refuses again.
+    private func sendUnsent(on dealer: ZMQSocket) {
+        let waiting = unsent.filter { pending[$0] != nil }
+        unsent = []
+        for (position, id) in waiting.enumerated() where !resend(id, on: dealer) {
+            unsent = Array(waiting[position...])
+            return
         }
     }
 
@@ -257,8 +279,16 @@ final class ClientLoop: @unchecked Sendable {
         for (id, entry) in pending where entry.attemptDeadline <= now {
             pending[id] = nil
             var expired = entry
-            expired.lastProblem = "no reply within \(ClientAttempt.seconds(entry.attemptDeadline - entry.sentAt)) s"
-            if lastReplyAt < entry.sentAt { suspect = true }
+            let seconds = ClientAttempt.seconds(entry.attemptDeadline - entry.sentAt)
+            if let position = unsent.firstIndex(of: id) {
+                // Never sent: no connection to any replica came up in time. A new socket would
+                // not connect sooner.
+                unsent.remove(at: position)
+                expired.lastProblem = "not sent within \(seconds) s: no connection to it was up"
+            } else {
+                expired.lastProblem = "no reply within \(seconds) s"
+                if lastReplyAt < entry.sentAt { suspect = true }
+            }
             let configured = min(max(entry.call.attempt.timeout ?? options.timeout, .milliseconds(1)), ClientAttempt.longestAttempt)
             launch(expired, configured: configured, on: dealer)
         }

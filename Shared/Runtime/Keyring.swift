@@ -108,7 +108,8 @@ public final class Keyring: Sendable {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // Written whole under another name and renamed, so a reader never sees half a key.
-        let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier).tmp"
+        // Replicas in containers are all pid 1: the random part keeps their files apart.
+        let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier).\(UInt32.random(in: 0...UInt32.max)).tmp"
         try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: temporary)
         guard rename(temporary, path) == 0 else { throw KeyError("could not write \(path): \(String(cString: strerror(errno)))") }

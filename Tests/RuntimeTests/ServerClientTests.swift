@@ -209,6 +209,28 @@ struct ServerClientTests {
         }
     }
 
+    /// Replicas over TCP (``Replicas``): the socket takes a request only once a connection is
+    /// up, so the first call of a fresh client, and calls while one replica is gone, must wait
+    /// for a connection instead of being dropped.
+    @Test func aClientOfTwoReplicasIsAnsweredFromItsFirstCallAndWithOneOfThemDown() async throws {
+        var configuration = ServiceConfiguration.inProcess(.tracker)
+        configuration.bind = "tcp://127.0.0.1:*"
+        configuration.eventsBind = "tcp://127.0.0.1:*"
+        let first = try makeNotesService(configuration: configuration)
+        let second = try makeNotesService(configuration: configuration)
+        try await withRunningServices([first, second]) { _ in
+            let curve = try first.clientCurve()
+            let endpoints = [first.boundEndpoints.requests, second.boundEndpoints.requests]
+            let both = ServiceClient<Notes>(
+                endpoint: endpoints.joined(separator: ","), options: .init(timeout: .seconds(30), retries: 0), curve: { curve })
+            for _ in 0..<4 { #expect(try await both.call(CommonAPI.health, Empty()).service == "tracker") }
+            // Nothing listens on the discard port: that replica's connection never comes up.
+            let oneDown = ServiceClient<Notes>(
+                endpoint: "tcp://127.0.0.1:9,\(first.boundEndpoints.requests)", options: .init(timeout: .seconds(30), retries: 0), curve: { curve })
+            for _ in 0..<4 { #expect(try await oneDown.call(CommonAPI.health, Empty()).service == "tracker") }
+        }
+    }
+
     @Test func eventsReachSubscribersByTopicPrefix() async throws {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         let subscriber = EventSubscriber(endpoints: [host.boundEndpoints.events], prefixes: [EventTopics.activity.name], logger: host.logger)
