@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # CI test of the docker compose deployment, on a machine with no image registry:
-#   1. Debian's docker-compose validates deploy/docker-compose.yml (and the host-network override);
+#   1. Debian's docker-compose validates deploy/docker-compose.yml (and its host-network and publish
+#      overrides) and deploy/docker-compose.postgres.yml (and its host-network override);
 #   2. a private dockerd (no iptables, no bridge, everything under a temporary folder) gets a
 #      debootstrap-made base image (deploy/build-base-image.sh), the Sous image is built from the
 #      host's release binaries (Dockerfile target `prebuilt`), the stack comes up on the host's
 #      loopback (deploy/docker-compose.hostnet.yml), every container turns healthy, `sous status`
-#      and a short journey run through the `cli` service, then everything is torn down.
+#      and a short journey run through the `cli` service, then the stack is torn down;
+#   3. the PostgreSQL image is built on the same base (deploy/postgres.Dockerfile), the PostgreSQL
+#      stack (deploy/docker-compose.postgres.yml + its hostnet override: PostgreSQL and two replicas
+#      of each service) comes up healthy, `sous status` and the same journey run, one replica of
+#      the catalog and one of the groceries are killed and the journey's calls to those services
+#      still succeed on the live replicas, the killed ones come back, then it is torn down.
 # Cleanup always runs (trap): compose down -v, dockerd stopped, the temporary folder removed.
 # Only the debootstrap tarball is kept (/var/cache/sous-base) to make the next run faster.
 #
@@ -18,7 +24,7 @@
 #   SOUS_BIN_DIR       use these already-built binaries instead of `swift build -c release`
 #   SOUS_BUILD_LOCK    a lock file to wrap the Swift build in (flock), for shared machines
 #   SOUS_STORAGE_DRIVER  force dockerd's storage driver (default: overlay2, falling back to vfs)
-#   SOUS_KEEP_TMP=1    keep the temporary folder (dockerd log, compose logs) after the run
+#   SOUS_KEEP_TMP=1    keep the temporary folder (dockerd log, build logs, each stack's compose logs) after the run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +33,10 @@ ALL_SERVICES=(catalog planner groceries tracker notifier)
 read -r -a SERVICES <<<"${SOUS_SERVICES:-${ALL_SERVICES[*]}}"
 PROJECT="${SOUS_COMPOSE_PROJECT:-sous-ci-$$}"
 IMAGE="sous:compose-test-$$"
+POSTGRES_IMAGE="sous-postgres:compose-test-$$"
+# The PostgreSQL stack's role password, new for every run (URL-safe: it goes into SOUS_DATABASE_URL).
+SOUS_POSTGRES_PASSWORD="ci-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+export SOUS_POSTGRES_PASSWORD
 started=$SECONDS
 
 log() { printf '\033[1m==> [%3ds] %s\033[0m\n' "$((SECONDS - started))" "$*"; }
@@ -61,7 +71,13 @@ log "Check 1: docker-compose validates the compose files (no engine needed)"
 docker-compose -f deploy/docker-compose.yml config -q
 docker-compose -f deploy/docker-compose.yml -f deploy/docker-compose.hostnet.yml config -q
 docker-compose -f deploy/docker-compose.yml -f deploy/docker-compose.publish.yml config -q
-echo "deploy/docker-compose.yml, its hostnet and publish overrides are valid"
+docker-compose -f deploy/docker-compose.postgres.yml config -q
+docker-compose -f deploy/docker-compose.postgres.yml -f deploy/docker-compose.postgres.hostnet.yml config -q
+# The PostgreSQL stack has no default password: without one, Compose must refuse to start it.
+if SOUS_POSTGRES_PASSWORD="" docker-compose -f deploy/docker-compose.postgres.yml config -q 2>/dev/null; then
+    fail "deploy/docker-compose.postgres.yml accepts an empty SOUS_POSTGRES_PASSWORD"
+fi
+echo "deploy/docker-compose.yml, its hostnet and publish overrides, deploy/docker-compose.postgres.yml and its hostnet override are valid"
 
 # ---------------------------------------------------------------------------------------------
 if [ -n "${SOUS_BIN_DIR:-}" ]; then
@@ -90,20 +106,34 @@ fi
 [ ${#active[@]} -gt 0 ] || fail "no service executable found in $BIN"
 log "Services under test: ${active[*]}"
 
-# Host networking: the stack's ports (27101…27502) must be free on this machine.
+# Host networking: the stacks' ports must be free on this machine: 27101…27502 (replica 1, and the
+# SQLite stack's only one), 27111…27512 (replica 2) and PostgreSQL's 55432.
 if command -v ss >/dev/null; then
-    for port in 27101 27102 27201 27202 27301 27302 27401 27402 27501 27502; do
-        if ss -ltnH "sport = :$port" | grep -q .; then fail "port $port is in use; the host-network stack needs 27101…27502"; fi
+    for port in 27101 27102 27201 27202 27301 27302 27401 27402 27501 27502 \
+        27111 27112 27211 27212 27311 27312 27411 27412 27511 27512 55432; do
+        if ss -ltnH "sport = :$port" | grep -q .; then fail "port $port is in use; the host-network stacks need 27101…27512 and 55432"; fi
     done
 fi
 
 # ---------------------------------------------------------------------------------------------
 WORK="$(mktemp -d /tmp/sous-compose.XXXXXX)"
 export DOCKER_HOST="unix://$WORK/docker.sock"
-export COMPOSE_PROJECT_NAME="$PROJECT" SOUS_IMAGE="$IMAGE" SOUS_HEALTH_INTERVAL=2s
+export COMPOSE_PROJECT_NAME="$PROJECT" SOUS_IMAGE="$IMAGE" SOUS_POSTGRES_IMAGE="$POSTGRES_IMAGE" SOUS_HEALTH_INTERVAL=2s
 DOCKERD_PID=""
 STACK_UP=0
-compose() { docker-compose -f deploy/docker-compose.yml -f deploy/docker-compose.hostnet.yml "$@"; }
+# The compose files of the stack under test (use_stack), which `compose` and the cleanup use.
+COMPOSE_FILES=()
+STACK=""
+use_stack() {
+    STACK="$1"
+    case "$1" in
+        sqlite) COMPOSE_FILES=(-f deploy/docker-compose.yml -f deploy/docker-compose.hostnet.yml) ;;
+        postgres) COMPOSE_FILES=(-f deploy/docker-compose.postgres.yml -f deploy/docker-compose.postgres.hostnet.yml) ;;
+        *) fail "no stack $1" ;;
+    esac
+}
+use_stack sqlite
+compose() { docker-compose "${COMPOSE_FILES[@]}" "$@"; }
 
 stop_dockerd() {
     [ -n "$DOCKERD_PID" ] || return 0
@@ -123,7 +153,8 @@ cleanup() {
     if [ -n "$DOCKERD_PID" ] && kill -0 "$DOCKERD_PID" 2>/dev/null; then
         if [ "$STACK_UP" = 1 ]; then
             if [ "$status" -ne 0 ]; then
-                log "Failed; the stack's last logs:"
+                compose logs --no-color >"$WORK/compose-$STACK.log" 2>&1
+                log "Failed; the stack's last logs (all of them: $WORK/compose-$STACK.log):"
                 compose logs --no-color --tail 40 2>/dev/null
             fi
             log "Tearing down the stack: compose down --volumes"
@@ -208,7 +239,8 @@ wait_healthy() {
             [ "$attempt" -lt 120 ] || { compose logs --no-color --tail 30 "$service"; fail "$service not healthy after 60 s ($state)"; }
             sleep 0.5
         done
-        echo "$service: healthy ($("$DOCKER" inspect -f '{{(index .State.Health.Log 0).Output}}' "$id" | head -n1))"
+        # The latest check's answer (the log keeps the last five, older ones first, across restarts).
+        echo "$service: healthy ($("$DOCKER" inspect -f '{{range .State.Health.Log}}{{.Output}}{{"\n"}}{{end}}' "$id" | awk 'NF { last = $0 } END { print last }'))"
     done
 }
 
@@ -221,42 +253,77 @@ expect_json() {
         || fail "unexpected reply: $2"
 }
 
-log "Check 2: the stack comes up (${active[*]}) with host networking"
-STACK_UP=1
-compose up -d --no-build --no-deps "${active[@]}"
-wait_healthy "${active[@]}"
+# A replica (`catalog-2`) belongs to its service; the SQLite stack's containers are the services.
+service_of() { printf '%s\n' "${1%-[0-9]*}"; }
 
-log "Each container: non-root user, restart policy, its own named volume on /data, its key pair (0600) and published key"
-for service in "${active[@]}"; do
-    id="$(container "$service")"
-    user="$("$DOCKER" exec "$id" id -u)"
-    policy="$("$DOCKER" inspect -f '{{.HostConfig.RestartPolicy.Name}}' "$id")"
-    volume="$("$DOCKER" inspect -f '{{range .Mounts}}{{if eq .Destination "/data"}}{{.Name}}{{end}}{{end}}' "$id")"
-    echo "$service: uid $user, restart $policy, volume $volume"
-    [ "$user" != 0 ] || fail "$service runs as root"
-    [ "$policy" = unless-stopped ] || fail "$service restart policy is $policy"
-    [ "$volume" = "${PROJECT}_$service-data" ] || fail "$service /data is not the named volume ${PROJECT}_$service-data"
-    "$DOCKER" exec "$id" test -f "/data/$service.sqlite" || fail "$service has no /data/$service.sqlite"
-    mode="$("$DOCKER" exec "$id" stat -c %a "/data/$service.curve")" || fail "$service has no key pair in /data/$service.curve"
-    [ "$mode" = 600 ] || fail "$service's secret key /data/$service.curve has mode $mode, not 600"
-    "$DOCKER" exec "$id" test -s "/keys/$service.pub" || fail "$service did not publish /keys/$service.pub"
-done
+# Each container: non-root user, restart policy, its service's named volume on /data (shared by
+# the service's replicas), the service's key pair (0600) there and its published key; on SQLite
+# (first argument `sqlite`) its database file is there too, on PostgreSQL (`postgres`) there is none.
+check_containers() {
+    local engine="$1"; shift
+    local name service id user policy volume mode
+    for name in "$@"; do
+        service="$(service_of "$name")"
+        id="$(container "$name")"
+        user="$("$DOCKER" exec "$id" id -u)"
+        policy="$("$DOCKER" inspect -f '{{.HostConfig.RestartPolicy.Name}}' "$id")"
+        volume="$("$DOCKER" inspect -f '{{range .Mounts}}{{if eq .Destination "/data"}}{{.Name}}{{end}}{{end}}' "$id")"
+        echo "$name: uid $user, restart $policy, volume $volume"
+        [ "$user" != 0 ] || fail "$name runs as root"
+        [ "$policy" = unless-stopped ] || fail "$name restart policy is $policy"
+        [ "$volume" = "${PROJECT}_$service-data" ] || fail "$name /data is not the named volume ${PROJECT}_$service-data"
+        if [ "$engine" = sqlite ]; then
+            "$DOCKER" exec "$id" test -f "/data/$service.sqlite" || fail "$name has no /data/$service.sqlite"
+        elif "$DOCKER" exec "$id" test -e "/data/$service.sqlite"; then
+            fail "$name made /data/$service.sqlite although its data is in PostgreSQL"
+        fi
+        mode="$("$DOCKER" exec "$id" stat -c %a "/data/$service.curve")" || fail "$name has no key pair in /data/$service.curve"
+        [ "$mode" = 600 ] || fail "$name's secret key /data/$service.curve has mode $mode, not 600"
+        "$DOCKER" exec "$id" test -s "/keys/$service.pub" || fail "$name did not publish /keys/$service.pub"
+    done
+}
 
-log "sous status"
-if [ ${#active[@]} -eq ${#ALL_SERVICES[@]} ]; then
-    sous status
-else
-    # Not every service is under test, so `sous status` must fail and report exactly those as down.
-    set +e; sous status; status_exit=$?; set -e
-    [ "$status_exit" -ne 0 ] || fail "sous status exited 0 although only ${active[*]} are running"
-    status_json="$(sous status --json || true)"
-    python3 -c '
+# `sous status` through the cli service: exit 0 when every service is under test, else exactly
+# the services not under test reported down.
+check_status() {
+    if [ ${#active[@]} -eq ${#ALL_SERVICES[@]} ]; then
+        sous status
+    else
+        # Not every service is under test, so `sous status` must fail and report exactly those as down.
+        local status_exit status_json
+        set +e; sous status; status_exit=$?; set -e
+        [ "$status_exit" -ne 0 ] || fail "sous status exited 0 although only ${active[*]} are running"
+        status_json="$(sous status --json || true)"
+        python3 -c '
 import json, sys
 rows = json.load(sys.stdin); active = sys.argv[1].split()
 wrong = [row["service"] for row in rows if row["up"] != (row["service"] in active)]
 sys.exit("sous status disagrees about: " + ", ".join(wrong) if wrong else 0)' "${active[*]}" <<<"$status_json"
-    echo "sous status: ${active[*]} up, the others down, as expected (exit $status_exit)"
-fi
+        echo "sous status: ${active[*]} up, the others down, as expected (exit $status_exit)"
+    fi
+}
+
+# The PostgreSQL container: the server runs as `postgres`, the cluster is in its own volume, role
+# `sous` is no superuser and needs its password, and each service under test made its schema.
+pg_query() { "$DOCKER" exec "$(container postgres)" psql -X -q -At -d sous -c "$1"; }
+check_postgres() {
+    local id owner volume schemas service
+    id="$(container postgres)"
+    owner="$("$DOCKER" exec "$id" stat -c %U /proc/1)"
+    volume="$("$DOCKER" inspect -f '{{range .Mounts}}{{if eq .Destination "/var/lib/postgresql/data"}}{{.Name}}{{end}}{{end}}' "$id")"
+    echo "postgres: $(pg_query 'SHOW server_version'), process 1 runs as $owner, volume $volume"
+    [ "$owner" = postgres ] || fail "PostgreSQL runs as $owner, not postgres"
+    [ "$volume" = "${PROJECT}_postgres-data" ] || fail "PostgreSQL's data is not in the named volume ${PROJECT}_postgres-data"
+    [ "$(pg_query "SELECT rolsuper FROM pg_roles WHERE rolname = 'sous'")" = f ] || fail "role sous is missing or a superuser"
+    if "$DOCKER" exec -e PGPASSWORD=not-the-password "$id" psql -X -h 127.0.0.1 -U sous -d sous -c 'SELECT 1' >/dev/null 2>&1; then
+        fail "PostgreSQL let role sous in with a wrong password"
+    fi
+    schemas="$(pg_query "SELECT string_agg(nspname, ' ' ORDER BY nspname) FROM pg_namespace n JOIN pg_roles r ON r.oid = n.nspowner WHERE r.rolname = 'sous'")"
+    echo "role sous: no superuser, a wrong password refused; its schemas: $schemas"
+    for service in "${active[@]}"; do
+        [[ " $schemas " == *" $service "* ]] || fail "the $service made no schema in database sous"
+    done
+}
 
 # ---------------------------------------------------------------------------------------------
 # The journey, through the CLI container: for each service under test (and only when the services
@@ -361,21 +428,106 @@ verify_notifier() {
     echo "notifier: answers for Ada's reminders"
 }
 
-log "Accounts"
-sign_up
-for service in "${active[@]}"; do
-    log "Journey: $service"
-    "journey_$service"
-    "verify_$service"
-done
+# Signs up, then each service's journey step and its read-back.
+run_journey() {
+    local service
+    log "Accounts"
+    sign_up
+    for service in "${active[@]}"; do
+        log "Journey: $service"
+        "journey_$service"
+        "verify_$service"
+    done
+}
+
+stack_down() {
+    compose logs --no-color >"$WORK/compose-$STACK.log" 2>&1 || true
+    log "Stopping the stack: compose down --volumes (its logs: $WORK/compose-$STACK.log)"
+    compose --profile cli down --volumes --remove-orphans --timeout 20
+    STACK_UP=0
+    [ -z "$("$DOCKER" ps -aq)" ] || fail "containers left after compose down"
+    [ -z "$("$DOCKER" volume ls -q --filter "name=$PROJECT")" ] || fail "volumes left after compose down -v"
+}
+
+# ---------------------------------------------------------------------------------------------
+log "Check 2: the stack comes up (${active[*]}) with host networking"
+STACK_UP=1
+compose up -d --no-build --no-deps "${active[@]}"
+wait_healthy "${active[@]}"
+
+log "Each container: non-root user, restart policy, its own named volume on /data, its SQLite file, its key pair (0600) and published key"
+check_containers sqlite "${active[@]}"
+
+log "sous status"
+check_status
+
+run_journey
 
 log "Recreating every container: the data must stay in the named volumes"
 compose up -d --no-build --no-deps --force-recreate "${active[@]}"
 wait_healthy "${active[@]}"
 for service in "${active[@]}"; do "verify_$service"; done
 
-log "Stopping the stack: compose down --volumes"
-compose --profile cli down --volumes --remove-orphans --timeout 20
-STACK_UP=0
-[ -z "$("$DOCKER" ps -aq)" ] || fail "containers left after compose down"
-[ -z "$("$DOCKER" volume ls -q --filter "name=$PROJECT")" ] || fail "volumes left after compose down -v"
+stack_down
+
+# ---------------------------------------------------------------------------------------------
+# The PostgreSQL stack: PostgreSQL and two replicas of each service under test.
+replicas=()
+for service in "${active[@]}"; do replicas+=("$service-1" "$service-2"); done
+
+log "Building $POSTGRES_IMAGE (deploy/postgres.Dockerfile: Debian's postgresql on the same base image)"
+"$DOCKER" build --network host -f deploy/postgres.Dockerfile -t "$POSTGRES_IMAGE" deploy >"$WORK/postgres-build.log" 2>&1 \
+    || { tail -n 30 "$WORK/postgres-build.log" >&2; fail "docker build of the PostgreSQL image failed"; }
+"$DOCKER" image ls "$POSTGRES_IMAGE"
+
+log "Check 3: the PostgreSQL stack comes up (postgres, ${replicas[*]}) with host networking"
+use_stack postgres
+STACK_UP=1
+# depends_on orders the start: PostgreSQL healthy, then every replica 1, then each replica 2 once
+# its replica 1 is healthy. `up` waits for those conditions, forever if one never turns healthy.
+timeout 300 docker-compose "${COMPOSE_FILES[@]}" up -d --no-build postgres "${replicas[@]}" \
+    || fail "compose up of the PostgreSQL stack failed or did not finish in 300 s"
+wait_healthy postgres "${replicas[@]}"
+
+log "PostgreSQL: runs as postgres in its own volume; role sous; a schema per service"
+check_postgres
+
+log "Each replica: non-root user, restart policy, its service's volume on /data (both replicas the same), no SQLite file, the key pair (0600) and published key"
+check_containers postgres "${replicas[@]}"
+
+log "sous status"
+check_status
+
+run_journey
+
+# One replica of the catalog and one of the groceries die (SIGKILL: no goodbye to their peers).
+# The CLI and the services that call them (planner and groceries call the catalog) must send
+# every request to the live replica; the killed ones stay down until restarted.
+is_down() { [ "$("$DOCKER" inspect -f '{{.State.Status}}' "$(container "$1")")" = exited ]; }
+victims=()
+is_active catalog && victims+=(catalog-1)
+is_active groceries && victims+=(groceries-2)
+if [ ${#victims[@]} -gt 0 ]; then
+    log "Killing ${victims[*]}: the journey's calls must go to the live replicas"
+    for name in "${victims[@]}"; do
+        "$DOCKER" kill "$(container "$name")" >/dev/null
+        for _ in $(seq 1 20); do is_down "$name" && break; sleep 0.5; done
+        is_down "$name" || fail "$name is still running after docker kill"
+        echo "$name: killed"
+    done
+    failover_started=$SECONDS
+    check_status
+    for service in catalog groceries; do
+        if is_active "$service"; then log "Journey again: $service"; "journey_$service"; fi
+    done
+    for service in "${active[@]}"; do "verify_$service"; done
+    for name in "${victims[@]}"; do is_down "$name" || fail "$name came back during the calls (restart policy?)"; done
+    echo "every call answered with ${victims[*]} down ($((SECONDS - failover_started)) s)"
+
+    log "Starting ${victims[*]} again: they rejoin"
+    compose start "${victims[@]}"
+    wait_healthy "${victims[@]}"
+    check_status
+fi
+
+stack_down

@@ -6,7 +6,8 @@
 set -euo pipefail
 
 # postgresql: the tests run every store on a private PostgreSQL too (deploy/postgres-test-server.sh).
-APT_PACKAGES=(libzmq3-dev libsqlite3-dev libsodium-dev tzdata python3 python3-pip postgresql)
+# python3-yaml, python3-cryptography: deploy/kubernetes/check.py reads the manifests and checks the keys make-secrets.py makes.
+APT_PACKAGES=(libzmq3-dev libsqlite3-dev libsodium-dev tzdata python3 python3-pip python3-yaml python3-cryptography postgresql)
 PIP_PACKAGES=(pyzmq msgpack pytest)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*"; }

@@ -34,6 +34,9 @@ SOUS_TEST_DATABASE_URL=$(deploy/postgres-test-server.sh start "$postgres_dir") S
 deploy/postgres-test-server.sh stop "$postgres_dir"
 trap - EXIT
 
+echo "==> Kubernetes manifests (deploy/kubernetes/check.py)"
+python3 deploy/kubernetes/check.py
+
 echo "==> Protocol and whole-journey tests from Python (pyzmq + msgpack only)"
 SOUS_BIN_DIR="$(swift build --show-bin-path)" python3 -m pytest -q Tests/Python
 
