@@ -4,6 +4,7 @@ import NotifierTesting
 import SousRuntime
 import SousSchema
 import SousTestSupport
+import SousWire
 import Testing
 
 /// Two notifier replicas on one PostgreSQL schema, as a deployment runs them: each due reminder is
@@ -66,6 +67,46 @@ struct NotifierReplicaTests {
                 #expect(try await world.log("ada").map(\.outcome) == [.sent])
             }
             dead.database.close()
+        }
+    }
+}
+
+extension NotifierReplicaTests {
+    /// A user waiting on one replica hears of the reminder another replica sent at once (its
+    /// event), not when the wait runs out (25 s here; the bound checked is 20 s).
+    @Test func aWaitOnOneReplicaEndsWhenAnotherSendsTheReminder() async throws {
+        try await withTemporaryDirectory { directory in
+            let world = try NotifierWorld.make(at: Self.morning, dataDirectory: directory)
+            var peers = world.peers
+            peers[.notifier] = world.notifier.host.boundEndpoints
+            // Its scheduler waits an hour before its first pass: only the other replica sends.
+            let answering = try NotifierFixture.make(
+                peers: peers, clock: world.clock, dataDirectory: directory, options: NotifierOptions(startupGrace: .seconds(3600)))
+            try await world.run { _ in
+                try await withRunningServices([answering.host]) { _ in
+                    try await world.setProfile("ada", ProfileUpdate(timeZone: "Europe/Rome"))
+                    try await world.beActive("ada")
+                    let client = ServiceClient<Notifier>(
+                        endpoint: answering.host.boundEndpoints.requests, options: .init(timeout: .seconds(60), retries: 0))
+                    let cursor = try await client.call(NotifierAPI.wait, ReminderWait(), user: "ada").cursor
+                    // Its subscription to the other replica's events is in place once a probe
+                    // reminder published there reaches it.
+                    try await untilNotifier(answering, applies: NotifierTopics.reminder(for: "probe"), of: "probe") {
+                        world.notifier.host.publisher.publish(
+                            NotifierTopics.reminder(for: "probe"),
+                            Reminder(user: "probe", date: LocalDate("2000-01-01")!, message: "probe", dueAt: Date()))
+                    }
+                    let waiting = Task {
+                        let started = ContinuousClock.now
+                        let feed = try await client.call(NotifierAPI.wait, ReminderWait(after: cursor, waitSeconds: 25), user: "ada")
+                        return (feed, ContinuousClock.now - started)
+                    }
+                    try await world.advance(to: Self.rome19)
+                    let (feed, waited) = try await waiting.value
+                    #expect(feed.reminders.map(\.dueAt) == [Self.rome19])
+                    #expect(waited < .seconds(20), "woken by the other replica's reminder, not by the end of the wait")
+                }
+            }
         }
     }
 }

@@ -12,21 +12,27 @@ public struct AppliedEvent: Equatable, Sendable {
 }
 
 /// Applies the events the notifier subscribes to: `activity` (re)schedules the user's next
-/// reminder, `planner.profile.changed` moves or cancels a pending one.
+/// reminder, `planner.profile.changed` moves or cancels a pending one, and a reminder another
+/// replica sent wakes the `reminders.wait` calls of its user here.
 public final class EventConsumer: Service, Sendable {
     private let events: AsyncStream<Envelope.Event>
     private let store: NotifierStore
     private let profiles: ProfileBook
+    private let inbox: ReminderInbox
     private let clock: WallClock
     private let wakeup: Wakeup
     private let logger: Logger
     /// Every event once applied.
     public let applied = Broadcast<AppliedEvent>()
 
-    init(events: AsyncStream<Envelope.Event>, store: NotifierStore, profiles: ProfileBook, clock: WallClock, wakeup: Wakeup, logger: Logger) {
+    init(
+        events: AsyncStream<Envelope.Event>, store: NotifierStore, profiles: ProfileBook, inbox: ReminderInbox, clock: WallClock, wakeup: Wakeup,
+        logger: Logger
+    ) {
         self.events = events
         self.store = store
         self.profiles = profiles
+        self.inbox = inbox
         self.clock = clock
         self.wakeup = wakeup
         self.logger = logger
@@ -44,6 +50,12 @@ public final class EventConsumer: Service, Sendable {
     /// time the publishing service saw it, so a copy delivered late changes nothing it should not.
     public func apply(_ event: Envelope.Event) async -> String? {
         do {
+            if event.header.topic.hasPrefix(NotifierTopics.reminderPrefix) {
+                // A reminder a replica sent (this one's own come back too): wake its user's waits.
+                guard event.header.source == "notifier", let reminder = try? event.decode(Reminder.self) else { return nil }
+                inbox.sent(to: reminder.user)
+                return reminder.user
+            }
             if let activity = try event.body(of: EventTopics.activity) {
                 guard ReminderRules.isServable(user: activity.user) else { return nil }
                 let now = clock.now

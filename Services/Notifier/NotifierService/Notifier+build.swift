@@ -52,20 +52,24 @@ public struct NotifierService: Sendable {
         let planner = Peer(Planner.self, of: configuration)
         let tracker = Peer(Tracker.self, of: configuration)
         let profiles = ProfileBook(store: store, planner: planner, maximumAge: options.profileMaximumAge, logger: logger)
+        // The notifier's own events too, where the configuration names them (every replica's
+        // in a deployment): the reminders its other replicas send wake the `reminders.wait`
+        // calls waiting here (the log they read is shared).
+        let publishers = [SousService.catalog, .planner, .groceries, .tracker] + (configuration.peers[.notifier] == nil ? [] : [.notifier])
         let subscriber = EventSubscriber(
-            sources: [SousService.catalog, .planner, .groceries, .tracker].map {
+            sources: publishers.map {
                 .init(endpoint: configuration.endpoints(of: $0).events, curve: configuration.curveSetup(for: $0, events: true))
             },
-            prefixes: [EventTopics.activity.name, PlannerTopics.profileChanged.name],
+            prefixes: [EventTopics.activity.name, PlannerTopics.profileChanged.name, NotifierTopics.reminderPrefix],
             logger: logger
         )
         let wakeup = Wakeup()
+        let inbox = ReminderInbox()
         let consumer = EventConsumer(
-            events: subscriber.events, store: store, profiles: profiles, clock: configuration.clock, wakeup: wakeup, logger: logger)
+            events: subscriber.events, store: store, profiles: profiles, inbox: inbox, clock: configuration.clock, wakeup: wakeup, logger: logger)
         // The scheduler publishes on the host's socket, and the host runs the scheduler: the
         // publisher is handed over once the host exists.
         let publisher = HostPublisher()
-        let inbox = ReminderInbox()
         let scheduler = ReminderScheduler(
             store: store, tracker: tracker, publisher: publisher, inbox: inbox, clock: configuration.clock, wakeup: wakeup, options: options,
             logger: logger
