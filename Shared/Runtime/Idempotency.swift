@@ -12,8 +12,15 @@ public struct IdempotencyRecord: Sendable, Equatable {
     /// BLAKE2b of the method name and the request body: the same key with another body is a
     /// different request and gets `conflict`.
     public let digest: [UInt8]
+    /// The reply's bytes; empty for a write whose transaction committed before its reply was
+    /// known (``isAppliedWithoutReply``).
     public let reply: [UInt8]
     public let createdAt: Date
+
+    /// The mark a write's own transaction leaves when its value is not the method's reply (the
+    /// handler builds the reply after it): the write is applied, and the reply is stored once
+    /// the handler returns. A MessagePack reply is never empty, so the two cannot be confused.
+    public var isAppliedWithoutReply: Bool { reply.isEmpty }
 
     public init(user: String, key: String, method: String, digest: [UInt8], reply: [UInt8], createdAt: Date) {
         self.user = user
@@ -30,6 +37,9 @@ public struct IdempotencyRecord: Sendable, Equatable {
 public protocol IdempotencyLedger: Sendable {
     func record(user: String, key: String) throws -> IdempotencyRecord?
     func save(_ record: IdempotencyRecord) throws
+    /// Drops the applied mark of a key (``IdempotencyRecord/isAppliedWithoutReply``), if that
+    /// is what is stored: its write answered with an error, and a retry runs again.
+    func forgetMark(user: String, key: String) throws
 }
 
 /// The keyed write a handler is running, visible to ``SousDatabase/write(_:)`` through a task
@@ -58,6 +68,12 @@ public final class IdempotencyScope: Sendable {
     }
 
     func recorded(_ reply: [UInt8]) { stored.withLock { $0 = reply } }
+
+    /// Whether a committed transaction of this write left the applied mark (its value was not
+    /// the method's reply): the key is taken, and the reply replaces the mark.
+    private let marked = Atomic<Bool>(false)
+    func markedApplied() { marked.store(true, ordering: .relaxed) }
+    var isMarkedApplied: Bool { marked.load(ordering: .relaxed) }
 
     /// What a write transaction throws when its key was stored by another attempt meanwhile
     /// (another replica of the service, on a shared database); the write is rolled back and the
@@ -107,6 +123,14 @@ public final class IdempotencyGuard: Sendable {
                             field: "header.idempotencyKey"
                         ))
                 }
+                guard !record.isAppliedWithoutReply else {
+                    // Applied, but its attempt ended before its reply was stored (the process
+                    // died, or another replica is storing it now): never apply it again.
+                    return .failure(
+                        .conflict(
+                            "\(method) with idempotency key \"\(key)\" was already applied, but its first attempt ended before it "
+                                + "answered; read the current state instead of retrying", field: "header.idempotencyKey"))
+                }
                 return .success(record.reply)
             } catch {
                 return .failure(.internal("the idempotency record could not be read: \(error)"))
@@ -117,11 +141,21 @@ public final class IdempotencyGuard: Sendable {
         let outcome = await IdempotencyScope.$current.withValue(scope) { await operation() }
         if case .failure(let error) = outcome, error == IdempotencyScope.takenConcurrently {
             // Another replica committed a write under this key while this one ran (this one was
-            // rolled back): answer what that one stored.
+            // rolled back): answer what that one stored. If it left only the applied mark, its
+            // reply follows within moments: look again a few times first.
+            for _ in 0..<20 {
+                guard let record = try? ledger.record(user: user, key: key), record.isAppliedWithoutReply else { break }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
             return answerFromLedger() ?? outcome
         }
+        // A failed write is not remembered (a retry runs again), its applied mark included.
+        if case .failure = outcome, scope.isMarkedApplied {
+            try? ledger.forgetMark(user: user, key: key)
+        }
         // A reply that no write transaction produced (or that differs from the one stored) is
-        // recorded now, after the write: the one case with a window between commit and record.
+        // recorded now, after the write; a transaction that committed before it left the
+        // applied mark, so a crash in between makes a retry answer `conflict`, never apply twice.
         if case .success(let reply) = outcome, scope.storedReply != reply {
             do {
                 try ledger.save(scope.record(reply: reply))
@@ -170,6 +204,13 @@ public final class MemoryIdempotencyLedger: IdempotencyLedger {
 
     public func record(user: String, key: String) throws -> IdempotencyRecord? {
         records.withLock { $0.byKey["\(user.utf8.count):\(user)\(key)"] }
+    }
+
+    public func forgetMark(user: String, key: String) throws {
+        records.withLock { state in
+            let id = "\(user.utf8.count):\(user)\(key)"
+            if state.byKey[id]?.isAppliedWithoutReply == true { state.byKey[id] = nil }
+        }
     }
 
     public func save(_ record: IdempotencyRecord) throws {

@@ -170,14 +170,30 @@ public struct SousDatabase: Sendable {
     public func writing<T>(_ body: (any SQLSession) throws -> T) throws -> T {
         let scope = IdempotencyScope.current
         var storedReply: [UInt8]?
+        var storedMark = false
         func run(_ session: any SQLSession) throws -> T {
             let value = try body(session)
             storedReply = nil
-            if let scope, let reply = scope.encodeReply(value) {
-                // Insert, never replace: a key stored meanwhile by another replica's attempt
-                // rolls this one back (the guard then answers with that attempt's reply).
-                guard try IdempotencyLedgerTable.insert(scope.record(reply: reply), session) else { throw IdempotencyScope.takenConcurrently }
+            storedMark = false
+            guard let scope else { return value }
+            if let reply = scope.encodeReply(value) {
+                if scope.isMarkedApplied {
+                    // An earlier transaction of this write left the mark: the reply replaces it.
+                    try IdempotencyLedgerTable.save(scope.record(reply: reply), session)
+                } else {
+                    // Insert, never replace: a key stored meanwhile by another replica's attempt
+                    // rolls this one back (the guard then answers with that attempt's reply).
+                    guard try IdempotencyLedgerTable.insert(scope.record(reply: reply), session) else {
+                        throw IdempotencyScope.takenConcurrently
+                    }
+                }
                 storedReply = reply
+            } else if !scope.isMarkedApplied {
+                // The value is not the reply (the handler builds it afterwards): the key is marked
+                // applied in this same transaction, so a retry after a crash before the reply is
+                // stored is refused instead of applied twice.
+                guard try IdempotencyLedgerTable.insert(scope.record(reply: []), session) else { throw IdempotencyScope.takenConcurrently }
+                storedMark = true
             }
             return value
         }
@@ -186,7 +202,10 @@ public struct SousDatabase: Sendable {
         case .sqlite(let writer): value = try writer.write { db in try QueryClock.timed(db) { try run(SQLiteSession(db: db)) } }
         case .postgres(let database): value = try database.write(run)
         }
-        if let scope, let storedReply { scope.recorded(storedReply) }
+        if let scope {
+            if let storedReply { scope.recorded(storedReply) }
+            if storedMark { scope.markedApplied() }
+        }
         if let scope, let hook = TestHooks.exitAfterCommit, hook == scope.method {
             // Test hook (SOUS_TEST_EXIT_AFTER_COMMIT): die between the commit and the reply.
             exit(86)
@@ -291,6 +310,14 @@ extension SousDatabase: IdempotencyLedger {
     /// Called by the guard after the write, outside its scope (so `writing` stores nothing else).
     public func save(_ record: IdempotencyRecord) throws {
         try writing { session in try IdempotencyLedgerTable.save(record, session) }
+    }
+
+    public func forgetMark(user: String, key: String) throws {
+        try writing { session in
+            try session.execute(
+                "DELETE FROM sous_idempotency WHERE \"user\" = ? AND key = ? AND \(engine == .postgres ? "octet_length" : "length")(reply) = 0",
+                [user, key])
+        }
     }
 }
 

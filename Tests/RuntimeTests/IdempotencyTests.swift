@@ -109,4 +109,56 @@ struct IdempotencyTests {
         #expect(try retried.get() == committed.withLock { $0 })
         #expect(try Self.count(restarted) == 1)
     }
+
+    /// The same when the write's transaction is not its reply (the handler builds the reply
+    /// afterwards): the transaction marks the key applied, so a retry that arrives before the
+    /// reply is stored (at another replica, or after the process died) is refused with
+    /// `conflict`, and the write is not applied again. Here the first attempt is held between
+    /// its commit and its reply while a second guard on the same database (another process)
+    /// gets the retry.
+    @Test func aWriteWhoseTransactionIsNotItsReplyIsNeverAppliedTwice() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-idem-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try Self.database(in: directory)
+        let (committed, commit) = AsyncStream.makeStream(of: Void.self)
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let first = Task {
+            await IdempotencyGuard(ledger: database).perform(user: "ada", key: "k", method: "notes.add", body: [9], encodeReply: Self.encodeReply) {
+                // The transaction's value is a row count, not a Reply.
+                _ = try? database.writing { session in try session.execute("INSERT INTO note (text) VALUES ('x')") }
+                commit.yield()
+                for await _ in released { break }
+                return .failure(.unavailable("the peer this write also needed was down"))
+            }
+        }
+        for await _ in committed { break }
+        let other = try Self.database(in: directory)
+        let retried = await IdempotencyGuard(ledger: other).perform(
+            user: "ada", key: "k", method: "notes.add", body: [9], encodeReply: Self.encodeReply
+        ) {
+            Issue.record("the write ran a second time")
+            return Result { try Self.addNote(other) }.mapError { _ in ServiceError.internal("write failed") }
+        }
+        let refused = #expect(throws: ServiceError.self) { try retried.get() }
+        #expect(refused?.code == .conflict && refused?.field == "header.idempotencyKey")
+        #expect(try Self.count(other) == 1)
+        // The first attempt ends in an error: like any failed write it is not remembered.
+        release.yield()
+        #expect((try? await first.value.get()) == nil)
+        #expect(try database.record(user: "ada", key: "k") == nil)
+
+        // When it answers, the reply the handler built replaces the mark, and a retry replays it.
+        let guarded = IdempotencyGuard(ledger: database)
+        let reply = try MessagePackEncoder().encode(Reply(id: 42))
+        let answered = await guarded.perform(user: "ada", key: "k2", method: "notes.add", body: [9], encodeReply: Self.encodeReply) {
+            _ = try? database.writing { session in try session.execute("INSERT INTO note (text) VALUES ('y')") }
+            return .success(reply)
+        }
+        let again = await guarded.perform(user: "ada", key: "k2", method: "notes.add", body: [9], encodeReply: Self.encodeReply) {
+            Issue.record("the write ran a second time")
+            return .success([0])
+        }
+        #expect(try answered.get() == reply && again.get() == reply)
+        #expect(try Self.count(database) == 2)
+    }
 }

@@ -231,8 +231,12 @@ public final class GroceriesStore: Sendable {
     func changeList(
         user: String, droppingStaleChecks: Bool = false, withList: Bool, _ change: (any SQLSession) throws -> Void
     ) throws(ServiceError) -> GroceryListChange {
-        let (version, reply, list) = try storage {
-            try database.writing { session in
+        // The transaction's value is the reply itself, so that a keyed write stores it in the
+        // same transaction (SousDatabase.writing); the list it aggregated is kept aside.
+        var aggregated: (version: ListVersion, list: GroceryList)?
+        let reply = try storage {
+            try database.writing { session -> GroceryListChange in
+                aggregated = nil
                 try change(session)
                 let version = try Self.nextVersion(user: user, session)
                 let list: GroceryList? =
@@ -241,10 +245,11 @@ public final class GroceriesStore: Sendable {
                     : withList ? try Self.list(user: user, version: version, session) : nil
                 var reply = try Self.change(user: user, version: version.list, session)
                 if withList { reply.list = list }
-                return (version, reply, list)
+                aggregated = list.map { (version, $0) }
+                return reply
             }
         }
-        if let list { lists.store(list, for: user, at: version) }
+        if let aggregated { lists.store(aggregated.list, for: user, at: aggregated.version) }
         return reply
     }
 }
