@@ -31,7 +31,7 @@ from __future__ import annotations
 import itertools
 import time
 import uuid
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, Union
 
 import msgpack
 import zmq
@@ -218,7 +218,7 @@ class SousClient:
 
     def __init__(
         self,
-        endpoint: str,
+        endpoint: Union[str, Sequence[str]],
         server_key: Optional[bytes] = None,
         session: Optional[str] = None,
         timeout_ms: int = 3000,
@@ -230,8 +230,20 @@ class SousClient:
         required for every endpoint but ``inproc``. ``session`` is the token calls carry
         unless they give another. ``timeout_ms`` is per attempt; ``retries`` are the attempts
         after the first. With ``send_deadline`` each attempt tells the server its absolute
-        deadline (now + timeout), so a server that gets to it too late answers ``timeout``."""
-        self.endpoint = endpoint
+        deadline (now + timeout), so a server that gets to it too late answers ``timeout``.
+
+        ``endpoint`` is one endpoint, or the replicas of one service: a list, or one string with
+        commas (as ``SOUS_<NAME>_ENDPOINT`` takes them). With several, the socket connects to
+        each with ``ZMQ_IMMEDIATE`` 1, so requests go round robin to the replicas whose
+        connection is up, and an attempt that timed out is retried on a fresh socket that
+        reaches a live one."""
+        endpoints = [part.strip() for part in endpoint.split(",")] if isinstance(endpoint, str) else [str(part).strip() for part in endpoint]
+        endpoints = [part for part in endpoints if part]
+        if not endpoints:
+            raise ValueError("SousClient needs at least one endpoint")
+        #: Every endpoint connected to; ``endpoint`` is them joined with commas (one: itself).
+        self.endpoints = endpoints
+        self.endpoint = ",".join(endpoints)
         self.server_key = server_key
         self.session = session
         # A key pair of the client's own: CURVE needs one; who the user is, the token says.
@@ -253,8 +265,12 @@ class SousClient:
             socket.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
             socket.setsockopt(zmq.RECONNECT_IVL, 100)
             socket.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
+            if len(self.endpoints) > 1:
+                # Round robin only over replicas whose connection is up: a dead one is skipped.
+                socket.setsockopt(zmq.IMMEDIATE, 1)
             self.secure(socket)
-            socket.connect(self.endpoint)
+            for endpoint in self.endpoints:
+                socket.connect(endpoint)
             self._socket = socket
         return self._socket
 
@@ -314,8 +330,22 @@ class SousClient:
                 idempotency_key=idempotency_key, raw_body=body_bytes,
             )
             socket = self._connect()
-            socket.send_multipart(frames)
             give_up_at = time.monotonic() + attempt_timeout / 1000
+            if len(self.endpoints) > 1:
+                # With ZMQ_IMMEDIATE a send blocks until some replica is connected: wait for
+                # that inside the attempt's time, never longer.
+                if not socket.poll(max(int((give_up_at - time.monotonic()) * 1000), 0), zmq.POLLOUT):
+                    last_problem = f"no replica connected within {attempt_timeout} ms"
+                    self._discard_socket()
+                    continue
+                try:
+                    socket.send_multipart(frames, zmq.NOBLOCK)
+                except zmq.Again:  # the replica went away between the poll and the send
+                    last_problem = "the connected replica went away before the request left"
+                    self._discard_socket()
+                    continue
+            else:
+                socket.send_multipart(frames)
             while True:
                 remaining_ms = int((give_up_at - time.monotonic()) * 1000)
                 if remaining_ms <= 0 or not socket.poll(remaining_ms, zmq.POLLIN):
@@ -344,7 +374,7 @@ class SousClient:
         try:
             socket.setsockopt(zmq.LINGER, 0)
             self.secure(socket)
-            socket.connect(self.endpoint)
+            socket.connect(self.endpoints[0])
             socket.send_multipart(list(frames))
             wait = self.timeout_ms if timeout_ms is None else timeout_ms
             if not socket.poll(wait, zmq.POLLIN):

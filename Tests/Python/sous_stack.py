@@ -8,9 +8,11 @@ planner its session key), and clients that sign in the way docs/PROTOCOL.md desc
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Optional
@@ -175,3 +177,210 @@ def running_stack(tmp_path):
     stack.start_all()
     yield stack
     stack.assert_stopped_cleanly()
+
+
+# MARK: Replicas on PostgreSQL
+
+POSTGRES_SERVER_SCRIPT = REPO_ROOT / "deploy" / "postgres-test-server.sh"
+REPLICA_STARTUP_SECONDS = 90
+
+
+def postgres_available() -> bool:
+    """Whether deploy/postgres-test-server.sh can start a server here (it looks for `initdb`
+    under /usr/lib/postgresql/*/bin, Debian's `postgresql` package)."""
+    return any(Path(folder, "initdb").is_file() for folder in Path("/usr/lib/postgresql").glob("*/bin"))
+
+
+class PostgresServer:
+    """A private PostgreSQL from deploy/postgres-test-server.sh, in a folder of its own under
+    /tmp (short, for the Unix socket's path; as root the server runs as `postgres`, which must
+    reach it). `stop` is safe to call more than once."""
+
+    def __init__(self):
+        self.dir: Optional[str] = None
+        self.url: Optional[str] = None
+
+    def start(self) -> str:
+        self.dir = tempfile.mkdtemp(prefix="sous-pg.", dir="/tmp")
+        result = subprocess.run(
+            [str(POSTGRES_SERVER_SCRIPT), "start", self.dir], capture_output=True, text=True, timeout=120
+        )
+        if result.returncode != 0:
+            self.stop()
+            pytest.fail(f"{POSTGRES_SERVER_SCRIPT.name} start failed ({result.returncode}):\n{result.stderr}")
+        self.url = result.stdout.strip().splitlines()[-1]
+        return self.url
+
+    def stop(self) -> None:
+        if self.dir is None:
+            return
+        subprocess.run([str(POSTGRES_SERVER_SCRIPT), "stop", self.dir], capture_output=True, text=True, timeout=120)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.dir = None
+
+    def log_tail(self, lines: int = 30) -> str:
+        return log_tail(Path(self.dir, "server.log"), lines) if self.dir else "(no server)"
+
+
+class ReplicaStack:
+    """`replicas` processes of each of the five services, all on one PostgreSQL database.
+
+    Each replica binds ports of its own; every process and every client is given the
+    comma-separated list of all replicas' endpoints (`SOUS_<NAME>_ENDPOINT`, `SOUS_<NAME>_EVENTS`).
+    The replicas of one service share one data folder (so one `<service>.curve`, and the
+    planner's `sessions.key`); all share the keys folder. A replica is named by its service and
+    a number from 1, e.g. ("tracker", 2); its log is `<service>-<n>.log`.
+    """
+
+    def __init__(self, work: Path, database_url: str, replicas: int = 2, **extra_env: str):
+        self.bin_dir = bin_dir()
+        self.work = work
+        self.keys = work / "keys"
+        self.replicas = replicas
+        ports = free_ports(2 * replicas * len(SERVICES))
+        #: (service, replica) → (requests endpoint, events endpoint)
+        self.endpoints: dict = {}
+        self.env = {key: value for key, value in os.environ.items() if not key.startswith("SOUS_")}
+        for index, service in enumerate(SERVICES):
+            for replica in range(1, replicas + 1):
+                base = 2 * (index * replicas + replica - 1)
+                self.endpoints[(service, replica)] = (f"tcp://127.0.0.1:{ports[base]}", f"tcp://127.0.0.1:{ports[base + 1]}")
+            prefix = f"SOUS_{service.upper()}"
+            self.env[f"{prefix}_ENDPOINT"] = ",".join(self.endpoints[(service, r)][0] for r in self.replica_numbers)
+            self.env[f"{prefix}_EVENTS"] = ",".join(self.endpoints[(service, r)][1] for r in self.replica_numbers)
+        self.env["SOUS_KEYS_DIR"] = str(self.keys)
+        self.env["SOUS_CONFIG_DIR"] = str(work / "config")
+        self.env["SOUS_LOG_LEVEL"] = "info"
+        self.env["SOUS_TIMEOUT_MS"] = "5000"
+        self.env["SOUS_DATABASE_URL"] = database_url
+        self.env.update(extra_env)
+        self.processes: dict = {}
+
+    @property
+    def replica_numbers(self) -> range:
+        return range(1, self.replicas + 1)
+
+    def all_replicas(self, services=SERVICES) -> list:
+        return [(service, replica) for service in services for replica in self.replica_numbers]
+
+    def log(self, service: str, replica: int) -> Path:
+        return self.work / f"{service}-{replica}.log"
+
+    def data_dir(self, service: str) -> Path:
+        return self.work / service
+
+    def start(self, service: str, replica: int, **extra_env: str) -> None:
+        requests, events = self.endpoints[(service, replica)]
+        env = dict(self.env)
+        env["SOUS_DATA_DIR"] = str(self.data_dir(service))
+        env[f"SOUS_{service.upper()}_BIND"] = requests
+        env[f"SOUS_{service.upper()}_EVENTS_BIND"] = events
+        env.update(extra_env)
+        executable = self.bin_dir / f"sous-{service}"
+        if not executable.is_file():
+            pytest.fail(f"{executable} does not exist: build first (swift build) or set SOUS_BIN_DIR")
+        with open(self.log(service, replica), "ab") as log_file:
+            log_file.write(f"---- started at {time.strftime('%H:%M:%S')}\n".encode())
+            log_file.flush()
+            self.processes[(service, replica)] = subprocess.Popen(
+                [str(executable), "serve"], env=env, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT, cwd=self.work
+            )
+
+    def client(self, service: str, session: Optional[str] = None, timeout_ms: int = 10_000, retries: int = 0) -> SousClient:
+        """A client of every replica of `service` (round robin over those that are up)."""
+        return SousClient(
+            self.env[f"SOUS_{service.upper()}_ENDPOINT"], server_key=read_server_key(self.keys, service), session=session,
+            timeout_ms=timeout_ms, retries=retries,
+        )
+
+    def replica_client(self, service: str, replica: int, session: Optional[str] = None, timeout_ms: int = 10_000) -> SousClient:
+        """A client of one replica only (health, its clock)."""
+        return SousClient(
+            self.endpoints[(service, replica)][0], server_key=read_server_key(self.keys, service), session=session,
+            timeout_ms=timeout_ms, retries=0,
+        )
+
+    def wait_healthy(self, service: str, replica: int, seconds: float = REPLICA_STARTUP_SECONDS) -> dict:
+        """Polls `health` on that replica alone until it answers with its database ok."""
+        give_up_at = time.monotonic() + seconds
+        problem = "no attempt"
+        while time.monotonic() < give_up_at:
+            process = self.processes[(service, replica)]
+            if process.poll() is not None:
+                pytest.fail(f"sous-{service} replica {replica} exited with {process.returncode} while starting:\n{log_tail(self.log(service, replica))}")
+            if not (self.keys / f"{service}.pub").exists():
+                problem = "no public key published yet"
+                time.sleep(0.05)  # a poll interval while the process starts, not a synchronization
+                continue
+            with self.replica_client(service, replica, timeout_ms=500) as probe:
+                try:
+                    report = probe.call("health")
+                    assert report["service"] == service, report
+                    if report["database"]["status"] == "ok":
+                        return report
+                    problem = f"database {report['database']}"
+                    time.sleep(0.05)
+                except SousError as error:
+                    problem = str(error)
+        pytest.fail(f"sous-{service} replica {replica} did not become healthy within {seconds} s ({problem}):\n{log_tail(self.log(service, replica))}")
+
+    def start_all(self) -> None:
+        """Replica 1 of every service, then (once it is healthy, so the key files exist) the others."""
+        for service in SERVICES:
+            self.start(service, 1)
+        for service in SERVICES:
+            self.wait_healthy(service, 1)
+        for service, replica in self.all_replicas():
+            if replica != 1:
+                self.start(service, replica)
+        for service, replica in self.all_replicas():
+            if replica != 1:
+                self.wait_healthy(service, replica)
+
+    def kill9(self, service: str, replica: int) -> None:
+        process = self.processes.pop((service, replica))
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+
+    def register(self, email: str, name: str = "Py", password: str = PASSWORD) -> str:
+        with self.client("planner") as planner:
+            return sign_in(planner, email, password, device="pytest", register_as=name)
+
+    def create_operator(self, email: str = "operator@example.org", password: str = PASSWORD) -> str:
+        """`sous-planner operator create` with the planner's data folder and database, then signs in."""
+        env = dict(self.env, SOUS_DATA_DIR=str(self.data_dir("planner")))
+        result = subprocess.run(
+            [str(self.bin_dir / "sous-planner"), "operator", "create", "--email", email],
+            input=password + "\n", env=env, capture_output=True, text=True, timeout=60,
+        )
+        assert result.returncode == 0, f"sous-planner operator create exited {result.returncode}:\n{result.stdout}\n{result.stderr}"
+        with self.client("planner") as planner:
+            return sign_in(planner, email, password, device="pytest")
+
+    def set_clock(self, service: str, replica: int, instant, operator_token: str) -> dict:
+        """`clock.set` on one replica (each process has its own manual clock)."""
+        with self.replica_client(service, replica, session=operator_token) as client:
+            return client.call("clock.set", {"now": instant}, write=True)
+
+    def log_tails(self, replicas=None, lines: int = 20) -> str:
+        chosen = replicas if replicas is not None else self.all_replicas()
+        return "\n".join(f"--- {service}-{replica}\n{log_tail(self.log(service, replica), lines)}" for service, replica in chosen)
+
+    def stop_all(self) -> dict:
+        """SIGTERM to every replica, the planners last (the others ask them for session
+        revocations while they stop); returns each one's exit code."""
+        codes = {}
+        for last in (False, True):
+            group = {name: process for name, process in self.processes.items() if (name[0] == "planner") == last}
+            for process in group.values():
+                if process.poll() is None:
+                    process.send_signal(signal.SIGTERM)
+            for name, process in group.items():
+                try:
+                    codes[name] = process.wait(timeout=STOP_SECONDS)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=10)
+                    codes[name] = f"did not stop within {STOP_SECONDS} s of SIGTERM"
+        self.processes = {}
+        return codes
