@@ -109,6 +109,8 @@ public final class PostgresDatabase: @unchecked Sendable {
     private var open = 0
     private var closed = false
     private let nextID = Atomic<Int>(0)
+    /// Keyed writes of one user through this handle go one at a time (``SousDatabase/writing(_:)``).
+    let userWrites = UserWriteLocks()
     /// A write refused for a clash with another transaction runs again this many times at most,
     /// after a random pause of up to 1, 2, 4 … and at most 64 ms (about a second and a half in
     /// all): ten writers clashing on one row all got through in 20 attempts only this way.

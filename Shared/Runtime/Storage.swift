@@ -200,7 +200,15 @@ public struct SousDatabase: Sendable {
         let value: T
         switch backend {
         case .sqlite(let writer): value = try writer.write { db in try QueryClock.timed(db) { try run(SQLiteSession(db: db)) } }
-        case .postgres(let database): value = try database.write(run)
+        case .postgres(let database):
+            // One user's writes in this process go one at a time (a phone flushing its queue,
+            // ten requests at once): at SERIALIZABLE they would all clash on the user's rows and
+            // retry each other into the ground. Replicas still clash, rarely, and retry.
+            if let scope {
+                value = try database.userWrites.withLock(for: scope.user) { try database.write(run) }
+            } else {
+                value = try database.write(run)
+            }
         }
         if let scope {
             if let storedReply { scope.recorded(storedReply) }
@@ -318,6 +326,17 @@ extension SousDatabase: IdempotencyLedger {
                 "DELETE FROM sous_idempotency WHERE \"user\" = ? AND key = ? AND \(engine == .postgres ? "octet_length" : "length")(reply) = 0",
                 [user, key])
         }
+    }
+}
+
+/// Striped locks by user: the writes of one user through one database handle run one at a time.
+final class UserWriteLocks: Sendable {
+    private let stripes = (0..<64).map { _ in NSLock() }
+
+    func withLock<T>(for user: String, _ body: () throws -> T) throws -> T {
+        var hasher = Hasher()
+        hasher.combine(user)
+        return try stripes[Int(UInt(bitPattern: hasher.finalize()) % UInt(stripes.count))].withLock { try body() }
     }
 }
 
