@@ -1,4 +1,5 @@
 import Foundation
+import SousWire
 
 /// Latency samples of one measured operation.
 struct Samples {
@@ -68,4 +69,42 @@ struct ProcessMemory {
     func describe(_ label: String) -> String {
         "\(label): VmRSS \(rss / 1024) MiB, VmHWM \(hwm / 1024) MiB, \(threads) threads"
     }
+}
+
+/// Calls per second and latency of `clients` each calling `call` back to back for `seconds`.
+/// A `busy` refusal (the server's bound on heavy work in flight) is counted, not timed, and that
+/// client tries again 2 ms later: what the refusal asks; retrying at once would spend the
+/// server's cores on refusals.
+func concurrentLoad<Client: Sendable>(
+    _ name: String, clients: [Client], seconds: Double, _ call: @escaping @Sendable (Client, Int) async throws -> Void
+) async throws -> (samples: Samples, rate: Double, busy: Int) {
+    let start = DispatchTime.now().uptimeNanoseconds
+    let deadline = start + UInt64(seconds * 1e9)
+    let (times, busy) = try await withThrowingTaskGroup(of: ([UInt64], Int).self) { group in
+        for (index, client) in clients.enumerated() {
+            group.addTask {
+                var times: [UInt64] = []
+                var busy = 0
+                while DispatchTime.now().uptimeNanoseconds < deadline {
+                    let begin = DispatchTime.now().uptimeNanoseconds
+                    do {
+                        try await call(client, index)
+                        times.append(DispatchTime.now().uptimeNanoseconds - begin)
+                    } catch let error as ServiceError where error.code == .unavailable && error.message.contains("busy") {
+                        busy += 1
+                        try await Task.sleep(for: .milliseconds(2))
+                    }
+                }
+                return (times, busy)
+            }
+        }
+        return try await group.reduce(into: ([UInt64](), 0)) {
+            $0.0 += $1.0
+            $0.1 += $1.1
+        }
+    }
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    var samples = Samples(name: name)
+    samples.nanoseconds = times
+    return (samples, Double(times.count) / elapsed, busy)
 }

@@ -83,42 +83,12 @@ struct ReplicaBenchmark: AsyncParsableCommand {
         var busy: Int
     }
 
-    /// Every client calls `call` back to back for `seconds`. A `busy` refusal is counted, not
-    /// timed, and that client tries again 2 ms later (what the refusal asks).
     func load<Scope>(
         _ clients: [ServiceClient<Scope>], _ call: @escaping @Sendable (ServiceClient<Scope>, Int) async throws -> Void
     )
         async throws -> Load
     {
-        let seconds = seconds
-        let start = DispatchTime.now().uptimeNanoseconds
-        let deadline = start + UInt64(seconds * 1e9)
-        let (times, busy) = try await withThrowingTaskGroup(of: ([UInt64], Int).self) { group in
-            for (index, client) in clients.enumerated() {
-                group.addTask {
-                    var times: [UInt64] = []
-                    var busy = 0
-                    while DispatchTime.now().uptimeNanoseconds < deadline {
-                        let begin = DispatchTime.now().uptimeNanoseconds
-                        do {
-                            try await call(client, index)
-                            times.append(DispatchTime.now().uptimeNanoseconds - begin)
-                        } catch let error as ServiceError where error.code == .unavailable && error.message.contains("busy") {
-                            busy += 1
-                            try await Task.sleep(for: .milliseconds(2))
-                        }
-                    }
-                    return (times, busy)
-                }
-            }
-            return try await group.reduce(into: ([UInt64](), 0)) {
-                $0.0 += $1.0
-                $0.1 += $1.1
-            }
-        }
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        var samples = Samples(name: "")
-        samples.nanoseconds = times
-        return Load(samples: samples, rate: Double(times.count) / elapsed, busy: busy)
+        let result = try await concurrentLoad("", clients: clients, seconds: seconds, call)
+        return Load(samples: result.samples, rate: result.rate, busy: result.busy)
     }
 }

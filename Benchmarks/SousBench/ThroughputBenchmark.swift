@@ -57,44 +57,11 @@ struct ThroughputBenchmark: AsyncParsableCommand {
             ServiceClient<Catalog>(endpoint: endpoint, options: .init(timeout: .seconds(30), retries: 0), curve: process.curve)
         }
 
-        /// Every client calls `call` back to back for `seconds`; the calls per second of all of
-        /// them and the latency of each call.
-        /// A `busy` refusal (the server's bound on heavy work in flight) is counted, not timed,
-        /// and the client tries again 2 ms later.
         func load(
             _ name: String, _ call: @escaping @Sendable (ServiceClient<Catalog>, Int) async throws -> Void
         ) async throws -> (Samples, rate: Double, busy: Int) {
-            let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
-            let start = DispatchTime.now().uptimeNanoseconds
-            let all = try await withThrowingTaskGroup(of: ([UInt64], Int).self) { group in
-                for (index, client) in clients.enumerated() {
-                    group.addTask {
-                        var times: [UInt64] = []
-                        var busy = 0
-                        while DispatchTime.now().uptimeNanoseconds < deadline {
-                            let begin = DispatchTime.now().uptimeNanoseconds
-                            do {
-                                try await call(client, index)
-                                times.append(DispatchTime.now().uptimeNanoseconds - begin)
-                            } catch let error as ServiceError where error.code == .unavailable && error.message.contains("busy") {
-                                busy += 1
-                                // What the refusal asks ("retry shortly"): a client that retried
-                                // at once would spend the server's cores on refusals.
-                                try await Task.sleep(for: .milliseconds(2))
-                            }
-                        }
-                        return (times, busy)
-                    }
-                }
-                return try await group.reduce(into: ([UInt64](), 0)) {
-                    $0.0 += $1.0
-                    $0.1 += $1.1
-                }
-            }
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            var samples = Samples(name: name)
-            samples.nanoseconds = all.0
-            return (samples, Double(all.0.count) / elapsed, all.1)
+            let result = try await concurrentLoad(name, clients: clients, seconds: seconds, call)
+            return (result.samples, result.rate, result.busy)
         }
 
         // One client, one call at a time: what a single user's request costs next to `health`.

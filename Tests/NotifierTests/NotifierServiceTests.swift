@@ -84,13 +84,18 @@ struct NotifierServiceTests {
         }
     }
 
+    /// Ada in Rome, active in the morning, reminded at 19:00 there.
+    func remindAdaAt19(_ world: NotifierWorld, _ listener: ReminderListener) async throws {
+        try await world.setProfile("ada", ProfileUpdate(timeZone: "Europe/Rome"))
+        try await world.beActive("ada")
+        try await world.advance(to: Self.rome19)
+        _ = try await listener.waitFor("ada")
+    }
+
     @Test func anInactiveUserGetsNothingAfterTheScheduledOne() async throws {
         let world = try NotifierWorld.make(at: Self.morning)
         try await world.run { listener in
-            try await world.setProfile("ada", ProfileUpdate(timeZone: "Europe/Rome"))
-            try await world.beActive("ada")
-            try await world.advance(to: Self.rome19)
-            _ = try await listener.waitFor("ada")
+            try await remindAdaAt19(world, listener)
             #expect(try await world.next("ada").status == .handledToday)
             for day in 1...3 {
                 try await world.advance(to: Self.rome19.addingTimeInterval(Double(day) * 86_400))
@@ -109,10 +114,7 @@ struct NotifierServiceTests {
     @Test func activityDeliveredAfterTheReminderItPrecededSchedulesNothing() async throws {
         let world = try NotifierWorld.make(at: Self.morning)
         try await world.run { listener in
-            try await world.setProfile("ada", ProfileUpdate(timeZone: "Europe/Rome"))
-            try await world.beActive("ada")
-            try await world.advance(to: Self.rome19)
-            _ = try await listener.waitFor("ada")
+            try await remindAdaAt19(world, listener)
 
             let morningActivity = try Envelope.parseEvent(
                 Envelope.eventFrames(

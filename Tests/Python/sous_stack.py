@@ -53,6 +53,28 @@ def bin_dir() -> Path:
     return Path(os.environ.get("SOUS_BIN_DIR") or REPO_ROOT / ".build" / "debug")
 
 
+def serve(
+    bin_dir: Path, service: str, base_env: dict, data_dir: Path, requests: str, events: str, log: Path, cwd: Path, extra_env: dict,
+    banner: str = "",
+) -> subprocess.Popen:
+    """Starts `sous-<service> serve` binding `requests` and `events`, its output appended to `log`."""
+    env = dict(base_env)
+    env["SOUS_DATA_DIR"] = str(data_dir)
+    env[f"SOUS_{service.upper()}_BIND"] = requests
+    env[f"SOUS_{service.upper()}_EVENTS_BIND"] = events
+    env.update(extra_env)
+    executable = bin_dir / f"sous-{service}"
+    if not executable.is_file():
+        pytest.fail(f"{executable} does not exist: build first (swift build) or set SOUS_BIN_DIR")
+    with open(log, "ab") as log_file:
+        if banner:
+            log_file.write(banner.encode())
+            log_file.flush()
+        return subprocess.Popen(
+            [str(executable), "serve"], env=env, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT, cwd=cwd
+        )
+
+
 class Stack:
     """Some or all of the five services as processes; peers not started point at nothing."""
 
@@ -84,18 +106,9 @@ class Stack:
 
     def start(self, service: str, **extra_env: str) -> None:
         requests, events = self.endpoints[service]
-        env = dict(self.env)
-        env["SOUS_DATA_DIR"] = str(self.data_dir(service))
-        env[f"SOUS_{service.upper()}_BIND"] = requests
-        env[f"SOUS_{service.upper()}_EVENTS_BIND"] = events
-        env.update(extra_env)
-        executable = self.bin_dir / f"sous-{service}"
-        if not executable.is_file():
-            pytest.fail(f"{executable} does not exist: build first (swift build) or set SOUS_BIN_DIR")
-        with open(self.log(service), "ab") as log_file:
-            self.processes[service] = subprocess.Popen(
-                [str(executable), "serve"], env=env, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT, cwd=self.work
-            )
+        self.processes[service] = serve(
+            self.bin_dir, service, self.env, self.data_dir(service), requests, events, self.log(service), self.work, extra_env
+        )
 
     def client(self, service: str, session: Optional[str] = None, timeout_ms: int = 10_000, retries: int = 0) -> SousClient:
         return SousClient(
@@ -271,20 +284,10 @@ class ReplicaStack:
 
     def start(self, service: str, replica: int, **extra_env: str) -> None:
         requests, events = self.endpoints[(service, replica)]
-        env = dict(self.env)
-        env["SOUS_DATA_DIR"] = str(self.data_dir(service))
-        env[f"SOUS_{service.upper()}_BIND"] = requests
-        env[f"SOUS_{service.upper()}_EVENTS_BIND"] = events
-        env.update(extra_env)
-        executable = self.bin_dir / f"sous-{service}"
-        if not executable.is_file():
-            pytest.fail(f"{executable} does not exist: build first (swift build) or set SOUS_BIN_DIR")
-        with open(self.log(service, replica), "ab") as log_file:
-            log_file.write(f"---- started at {time.strftime('%H:%M:%S')}\n".encode())
-            log_file.flush()
-            self.processes[(service, replica)] = subprocess.Popen(
-                [str(executable), "serve"], env=env, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT, cwd=self.work
-            )
+        self.processes[(service, replica)] = serve(
+            self.bin_dir, service, self.env, self.data_dir(service), requests, events, self.log(service, replica), self.work, extra_env,
+            banner=f"---- started at {time.strftime('%H:%M:%S')}\n",
+        )
 
     def client(self, service: str, session: Optional[str] = None, timeout_ms: int = 10_000, retries: int = 0) -> SousClient:
         """A client of every replica of `service` (round robin over those that are up)."""
