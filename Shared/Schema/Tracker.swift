@@ -183,12 +183,16 @@ public struct DayTotals: Codable, Equatable, Sendable {
     public var totals: Macros
     public var kcalGoal: Double
     public var entries: Int
+    /// Every goal in force that day (kcal, carbohydrates, protein, fat): what a chart of each
+    /// macro is drawn against. Absent in replies of trackers before it was added.
+    public var goals: Goals?
 
-    public init(date: LocalDate, totals: Macros, kcalGoal: Double, entries: Int) {
+    public init(date: LocalDate, totals: Macros, kcalGoal: Double, entries: Int, goals: Goals? = nil) {
         self.date = date
         self.totals = totals
         self.kcalGoal = kcalGoal
         self.entries = entries
+        self.goals = goals
     }
 }
 

@@ -104,6 +104,19 @@ struct GoalsAndSummaryTests {
         }
     }
 
+    /// Each day of a history carries every goal in force that day, for charts of each macro:
+    /// the defaults before a change, the new goals from the day it takes effect.
+    @Test func historyCarriesEachDaysGoals() async throws {
+        try await withTracker { world in
+            world.clock.advance(by: 7 * 86_400)
+            let cutting = Goals(kcal: 1600, carbohydrates: 150, protein: 120, fat: 50)
+            _ = try await world.call(TrackerAPI.setGoals, GoalsChange(from: localDate("2026-03-05"), goals: cutting))
+            let history = try await world.call(TrackerAPI.history, DateRange(from: localDate("2026-03-03"), to: localDate("2026-03-06")))
+            #expect(history.days.map(\.goals) == [.default, .default, cutting, cutting])
+            #expect(history.days.map(\.kcalGoal) == [2000, 2000, 1600, 1600])
+        }
+    }
+
     @Test func historyAndAnalysisOverAHandBuiltFortnight() async throws {
         try await withTracker { world in
             // Recorded a week later, so every day of the fortnight is in the past.

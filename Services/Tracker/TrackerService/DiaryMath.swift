@@ -56,7 +56,8 @@ enum DiaryMath {
         let days = (0...range.from.days(to: range.to)).map { offset -> DayTotals in
             let date = range.from.adding(days: offset)
             let dayEntries = byDate[date] ?? []
-            return DayTotals(date: date, totals: totals(dayEntries), kcalGoal: goals.inForce(on: date).goals.kcal, entries: dayEntries.count)
+            let inForce = goals.inForce(on: date).goals
+            return DayTotals(date: date, totals: totals(dayEntries), kcalGoal: inForce.kcal, entries: dayEntries.count, goals: inForce)
         }
         return DiaryHistory(days: days)
     }
