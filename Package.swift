@@ -63,6 +63,8 @@ let package = Package(
         .target(name: "SousSchema", dependencies: ["SousWire", "MessagePack"], path: "Shared/Schema", swiftSettings: swiftSettings),
         // Quantities, units, densities, piece weights and prices: the catalog's and the grocery list's arithmetic.
         .target(name: "SousUnits", dependencies: ["SousSchema"], path: "Shared/Units", swiftSettings: swiftSettings),
+        // Charts as SVG text (the diary's bars against goals, a month of gluten tests): pure, no I/O.
+        .target(name: "SousCharts", path: "Shared/Charts", swiftSettings: swiftSettings),
         // Calling services: the typed client, endpoints, sign-in credentials. What the CLI links
         // (no GRDB, no service lifecycle).
         .target(
@@ -196,7 +198,7 @@ let package = Package(
         // MARK: Command-line client
         .target(
             name: "SousCLI",
-            dependencies: ["SousClient", "SousSchema", "SousWire", argumentParser],
+            dependencies: ["SousClient", "SousSchema", "SousWire", "SousCharts", argumentParser],
             path: "Services/CLI/SousCLI",
             swiftSettings: swiftSettings
         ),
@@ -218,6 +220,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "SocketCheck"], path: "Tests/ZeroMQTests", swiftSettings: swiftSettings),
         .testTarget(name: "MessagePackTests", dependencies: ["MessagePack"], path: "Tests/MessagePackTests", swiftSettings: swiftSettings),
         .testTarget(name: "SchemaTests", dependencies: ["SousSchema", "SousUnits"], path: "Tests/SchemaTests", swiftSettings: swiftSettings),
+        .testTarget(name: "ChartTests", dependencies: ["SousCharts"], path: "Tests/ChartTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "RuntimeTests",
             dependencies: ["SousRuntime", "SousTestSupport", "SousWire", "SousSchema", "ZeroMQ", "MessagePack", grdb, logging, argumentParser],

@@ -135,6 +135,19 @@ struct CoeliacCLITests {
             let json = try JSONDecoder.sous.decode(GlutenCalendar.self, from: Data(await run(["gluten", "calendar", "2026-03", "--json"]).out.utf8))
             #expect(json.days.count == 31 && json.days[11].status == .predicted)
             #expect(await run(["gluten", "calendar", "March"]).code == 64)
+
+            // The same month as an SVG: a cell per day, a marker per result, a verdict per scored day.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("gluten-\(UUID().uuidString).svg").path
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let chart = await run(["gluten", "chart", "2026-03", "--output", file])
+            #expect(chart.code == 0 && chart.out == "Wrote \(file): 2026-03, 5 days with a test result.\n", "\(chart.out)\(chart.err)")
+            let svg = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(svg.contains("Gluten tests, 2026-03"))
+            #expect(svg.components(separatedBy: "class=\"cell\"").count - 1 == 31)
+            #expect(svg.components(separatedBy: "class=\"result positive\"").count - 1 == 2)
+            #expect(svg.components(separatedBy: "class=\"result negative\"").count - 1 == 3)
+            #expect(svg.components(separatedBy: "class=\"verdict right\"").count - 1 == 3)
+            #expect(svg.components(separatedBy: "class=\"verdict wrong\"").count - 1 == 1)
         }
     }
 }

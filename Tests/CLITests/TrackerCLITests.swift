@@ -87,6 +87,18 @@ struct TrackerCLITests {
             let analysis = await sous(["diary", "analysis", "--from", "2026-03-09", "--to", "2026-03-10"] + args)
             #expect(analysis.out.contains("2 days logged") && analysis.out.contains("Within ±10 % of the kcal goal on 0 of 2"))
 
+            // The same days as a chart: four panels, one bar per logged day in each, the goal line.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("diary-\(UUID().uuidString).svg").path
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let chart = await sous(["diary", "chart", "--from", "2026-03-08", "--to", "2026-03-10", "--output", file] + args)
+            #expect(chart.code == 0 && chart.out.contains("Wrote \(file): 3 days, 2 with entries."), "\(chart.out)\(chart.err)")
+            let svg = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(svg.contains("Diary 2026-03-08 to 2026-03-10"))
+            #expect(svg.components(separatedBy: "class=\"bar ").count - 1 == 4 * 2)
+            #expect(svg.components(separatedBy: "class=\"goal\"").count - 1 == 4)
+            let unknown = await sous(["diary", "chart", "--from", "2026-03-08", "--to", "2026-03-10", "--only", "sugar"] + args)
+            #expect(unknown.code == 64 && unknown.err.contains("--only"))
+
             #expect(await sous(["diary", "delete", "2"] + args).out.contains("Deleted entry #2."))
             #expect(await sous(["diary", "delete", "2"] + args).code == 3)
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SousCharts
 import SousClient
 import SousSchema
 import SousWire
@@ -16,7 +17,7 @@ struct DiaryCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Add.self, LogRecipe.self, List.self, Edit.self, Delete.self, Summary.self, Status.self, History.self, Analysis.self, Yesterday.self,
-            Export.self,
+            Export.self, Chart.self,
         ]
     )
 
@@ -294,6 +295,37 @@ struct DiaryCommand: AsyncParsableCommand {
         }
     }
 
+    struct Chart: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "kcal and each macro per day over a range (at most 366 days), against the goal in force that day, as an SVG file.",
+            discussion: """
+                Bars are what you logged (a day with nothing logged has none), the line is the goal in force                 that day; days over their goal are drawn in another colour. Open the file in a browser, or                 convert it with rsvg-convert.
+                  sous diary chart --from 2026-03-01 --to 2026-03-31 --output march.svg
+                """)
+
+        @Option(help: "First day, YYYY-MM-DD.") var from: String
+        @Option(help: "Last day, YYYY-MM-DD.") var to: String
+        @Option(help: "The SVG file to write (default: diary-FROM-TO.svg).") var output: String?
+        @Option(help: "Only this one: kcal, carbohydrates, protein or fat (default: all four).") var only: String?
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let range = DateRange(from: try trackerDate(from, option: "--from"), to: try trackerDate(to, option: "--to"))
+            let series = try only.map { name in
+                guard let series = MacroSeries(rawValue: name.lowercased()) else {
+                    throw ValidationError("--only must be one of \(MacroSeries.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(name)\"")
+                }
+                return series
+            }
+            let history = try await global.client(Tracker.self).call(TrackerAPI.history, range, session: global.token)
+            let svg = DiaryChart.svg(history, range: range, only: series)
+            let file = output ?? "diary-\(range.from)-\(range.to).svg"
+            try writeChart(svg, to: file)
+            if global.json { return try printJSON(["file": file, "days": String(history.days.count)]) }
+            Console.current.out("Wrote \(file): \(history.days.count) days, \(history.days.filter { $0.entries > 0 }.count) with entries.")
+        }
+    }
+
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The diary of a range as CSV (RFC 4180), to stdout or --output FILE.")
 
@@ -373,4 +405,32 @@ func entryTable(_ entries: [DiaryEntry]) -> String {
         ])
     }
     return table.render()
+}
+
+/// The diary's history as chart input: a day with nothing logged has no bar.
+enum DiaryChart {
+    static func svg(_ history: DiaryHistory, range: DateRange, only: MacroSeries?) -> String {
+        let title = "Diary \(range.from) to \(range.to)"
+        let days = history.days.compactMap { day -> MacroDay? in
+            guard let chartDay = Day(day.date.description) else { return nil }
+            let goals = day.goals.map { MacroAmounts(kcal: $0.kcal, carbohydrates: $0.carbohydrates, protein: $0.protein, fat: $0.fat) }
+            let totals = MacroAmounts(
+                kcal: day.totals.kcal, carbohydrates: day.totals.carbohydrates, protein: day.totals.protein, fat: day.totals.fat)
+            return MacroDay(
+                day: chartDay, totals: day.entries > 0 ? totals : nil,
+                goals: goals ?? MacroAmounts(kcal: day.kcalGoal, carbohydrates: .nan, protein: .nan, fat: .nan))
+        }
+        guard let only else { return DailyChart.macros(title: title, days: days).render() }
+        let entries = days.map { DailyChart.Entry(day: $0.day, value: $0.totals?[only], goal: $0.goals?[only]) }
+        return DailyChart(title: "\(only.name), \(title)", seriesName: only.name, unit: only.unit, entries: entries).render()
+    }
+}
+
+/// Writes a chart's SVG text to `path`, saying which file could not be written and why.
+func writeChart(_ svg: String, to path: String) throws {
+    do {
+        try Data(svg.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    } catch {
+        throw ValidationError("could not write \(path): \(error.localizedDescription)")
+    }
 }

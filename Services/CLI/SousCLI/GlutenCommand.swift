@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SousCharts
 import SousClient
 import SousSchema
 import SousWire
@@ -18,7 +19,7 @@ struct GlutenCommand: AsyncParsableCommand {
             days without a test or without a prediction do not. Badges at streaks of 3, 7 and 30. \
             Dates are YYYY-MM-DD, default today in the time zone of your cooking profile.
             """,
-        subcommands: [Predict.self, Result.self, Withdraw.self, Stats.self, CalendarView.self]
+        subcommands: [Predict.self, Result.self, Withdraw.self, Stats.self, CalendarView.self, Chart.self]
     )
 
     enum Expectation: String, ExpressibleByArgument, CaseIterable {
@@ -107,23 +108,60 @@ struct GlutenCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            var request = GlutenCalendarRequest()
-            if let month {
-                let parts = month.split(separator: "-")
-                guard month.count == 7, parts.count == 2, let year = Int(parts[0]), let number = Int(parts[1]) else {
-                    throw ValidationError("the month must be in the form YYYY-MM, not \"\(month)\"")
-                }
-                request = GlutenCalendarRequest(year: year, month: number)
-            }
-            let calendar = try await global.client(Tracker.self).call(CoeliacAPI.calendar, request, session: global.token)
+            let calendar = try await global.client(Tracker.self).call(CoeliacAPI.calendar, try GlutenText.request(month), session: global.token)
             if global.json { return try printJSON(calendar) }
             Console.current.out(GlutenText.grid(calendar))
+        }
+    }
+
+    struct Chart: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A month of predictions and test results as an SVG file.",
+            discussion: """
+                Each day's cell is tinted by its prediction (gluten expected or not); a filled dot is a \
+                positive test, a ring a negative one, and a tick or cross says whether the prediction was right.
+                  sous gluten chart 2026-03 --output march-gluten.svg
+                """)
+
+        @Argument(help: "The month, YYYY-MM (default: this month).") var month: String?
+        @Option(help: "The SVG file to write (default: gluten-YYYY-MM.svg).") var output: String?
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let calendar = try await global.client(Tracker.self).call(CoeliacAPI.calendar, try GlutenText.request(month), session: global.token)
+            let entries = calendar.days.compactMap { day -> GlutenMonthChart.Entry? in
+                guard let chartDay = Day(day.date.description) else { return nil }
+                let positive: Bool? =
+                    switch day.status {
+                    case .positive: true
+                    case .negative: false
+                    case .predicted, .nothing: nil
+                    }
+                return GlutenMonthChart.Entry(day: chartDay, expectsGluten: day.expectsGluten, positive: positive)
+            }
+            let name = String(format: "%04d-%02d", calendar.year, calendar.month)
+            let chart = GlutenMonthChart(title: "Gluten tests, \(name)", year: calendar.year, month: calendar.month, entries: entries)
+            let file = output ?? "gluten-\(name).svg"
+            try writeChart(chart.render(), to: file)
+            if global.json { return try printJSON(["file": file, "month": name]) }
+            let tested = calendar.days.filter { $0.status == .positive || $0.status == .negative }.count
+            Console.current.out("Wrote \(file): \(name), \(tested) days with a test result.")
         }
     }
 }
 
 /// Human renderings of gluten replies.
 enum GlutenText {
+    /// The calendar request for `month` (YYYY-MM), or for this month without one.
+    static func request(_ month: String?) throws -> GlutenCalendarRequest {
+        guard let month else { return GlutenCalendarRequest() }
+        let parts = month.split(separator: "-")
+        guard month.count == 7, parts.count == 2, let year = Int(parts[0]), let number = Int(parts[1]) else {
+            throw ValidationError("the month must be in the form YYYY-MM, not \"\(month)\"")
+        }
+        return GlutenCalendarRequest(year: year, month: number)
+    }
+
     static let symbols: [GlutenDayStatus: String] = [.nothing: "·", .predicted: "?", .negative: "-", .positive: "+"]
     static let legend = "+ positive   - negative   ? predicted, no result yet   · nothing"
     private static let monthNames = [
