@@ -63,6 +63,8 @@ let package = Package(
         .target(name: "SousSchema", dependencies: ["SousWire", "MessagePack"], path: "Shared/Schema", swiftSettings: swiftSettings),
         // Quantities, units, densities, piece weights and prices: the catalog's and the grocery list's arithmetic.
         .target(name: "SousUnits", dependencies: ["SousSchema"], path: "Shared/Units", swiftSettings: swiftSettings),
+        // schema.org Recipe JSON-LD in and out, ingredient lines and ISO 8601 durations: pure parsing for recipe import and export.
+        .target(name: "SousInterchange", dependencies: ["SousSchema"], path: "Shared/Interchange", swiftSettings: swiftSettings),
         // Charts as SVG text (the diary's bars against goals, a month of gluten tests): pure, no I/O.
         .target(name: "SousCharts", path: "Shared/Charts", swiftSettings: swiftSettings),
         // Calling services: the typed client, endpoints, sign-in credentials. What the CLI links
@@ -220,6 +222,9 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "SocketCheck"], path: "Tests/ZeroMQTests", swiftSettings: swiftSettings),
         .testTarget(name: "MessagePackTests", dependencies: ["MessagePack"], path: "Tests/MessagePackTests", swiftSettings: swiftSettings),
         .testTarget(name: "SchemaTests", dependencies: ["SousSchema", "SousUnits"], path: "Tests/SchemaTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "InterchangeTests", dependencies: ["SousInterchange", "SousSchema"], path: "Tests/InterchangeTests", swiftSettings: swiftSettings
+        ),
         .testTarget(name: "ChartTests", dependencies: ["SousCharts"], path: "Tests/ChartTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "RuntimeTests",
