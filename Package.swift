@@ -200,7 +200,7 @@ let package = Package(
         // MARK: Command-line client
         .target(
             name: "SousCLI",
-            dependencies: ["SousClient", "SousSchema", "SousWire", "SousCharts", argumentParser],
+            dependencies: ["SousClient", "SousSchema", "SousWire", "SousCharts", "SousInterchange", argumentParser],
             path: "Services/CLI/SousCLI",
             swiftSettings: swiftSettings
         ),
@@ -234,7 +234,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogTests",
-            dependencies: ["CatalogService", "CatalogTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", logging, grdb],
+            dependencies: [
+                "CatalogService", "CatalogTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "SousInterchange", logging, grdb,
+            ],
             path: "Tests/CatalogTests",
             swiftSettings: swiftSettings
         ),
@@ -290,7 +292,7 @@ let package = Package(
             dependencies: [
                 "SousCLI", "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "CatalogTesting",
                 "PlannerTesting", "GroceriesTesting", "TrackerTesting", "NotifierTesting", "SousServiceTesting", "SousRuntime", "SousTestSupport",
-                "SousSchema", "SousWire", logging,
+                "SousSchema", "SousWire", "SousInterchange", logging,
             ],
             path: "Tests/CLITests",
             swiftSettings: swiftSettings

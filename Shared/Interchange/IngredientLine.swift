@@ -3,6 +3,14 @@ import Foundation
 /// One ingredient line taken apart: "1-2 cloves garlic, minced" is 1 to 2 ``ParsedUnit/clove``
 /// of "garlic", note "minced".
 public struct ParsedIngredientLine: Equatable, Sendable {
+    /// The names to look the ingredient up by, best first: the parsed name, then with its
+    /// note put back as catalogs write it ("chickpeas (canned)", "chickpeas, canned"), since
+    /// a parenthesis or a comma in a line can be part of an ingredient's name.
+    public var nameCandidates: [String] {
+        guard let note, !note.isEmpty else { return [name] }
+        return [name, "\(name) (\(note))", "\(name), \(note)"]
+    }
+
     /// The line as given.
     public var original: String
     /// The amount, or its lower end for a range; nil when the line gives none ("salt and pepper

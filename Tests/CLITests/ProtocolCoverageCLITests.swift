@@ -2,6 +2,7 @@ import ArgumentParser
 import CatalogService
 import Foundation
 import SousCLI
+import SousInterchange
 import SousRuntime
 import SousSchema
 import SousServiceTesting
@@ -135,6 +136,15 @@ struct ProtocolCoverageCLITests {
             #expect(byName.code == 0 && !byName.out.contains("No recipes match"), "\(byName.err)")
             let fried = await sous(["recipes", "show", "crispy-homemade-fries"] + ada)
             #expect(fried.out.contains("Sunflower oil (for frying; 10 % eaten)"), "\(fried.out)")
+            // The same recipe as schema.org JSON-LD, read back by the interchange parser.
+            let exported = await sous(["recipes", "export", "crispy-homemade-fries"] + ada)
+            let recipes = try SchemaRecipeDocument.recipes(from: Data(exported.out.utf8))
+            #expect(
+                recipes.map(\.name) == ["Crispy Homemade Fries"] && recipes.first?.ingredients.contains("1.5 l sunflower oil") == true,
+                "\(exported.out)")
+            let neither = await sous(["recipes", "export"] + ada)
+            #expect(neither.code == 64 && neither.err.contains("--mine"))
+            #expect(await sous(["recipes", "export", "no-such-recipe"] + ada).code == 3)
 
             #expect(await sous(["gluten", "predict", "no", "--date", "2026-03-09"] + ada).code == 0)
             #expect(await sous(["gluten", "result", "positive", "--date", "2026-03-09"] + ada).code == 0)

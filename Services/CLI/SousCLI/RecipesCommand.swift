@@ -1,6 +1,7 @@
 public import ArgumentParser
 import Foundation
 import SousClient
+import SousInterchange
 public import SousSchema
 import SousWire
 
@@ -15,7 +16,7 @@ struct RecipesCommand: AsyncParsableCommand {
         abstract: "Find, read, write, favorite and share recipes.",
         subcommands: [
             Search.self, Show.self, Create.self, Edit.self, Delete.self, Mine.self, Favorite.self, Unfavorite.self, Favorites.self,
-            Share.self, Community.self, Save.self,
+            Share.self, Community.self, Save.self, Export.self,
         ]
     )
 
@@ -261,6 +262,42 @@ struct RecipesCommand: AsyncParsableCommand {
             let list = try await global.client(Catalog.self).call(CatalogAPI.myRecipes, Empty(), session: global.token)
             if global.json { return try printJSON(list) }
             Console.current.out(list.recipes.isEmpty ? "You have no recipes of your own yet: sous recipes create --help" : recipeTable(list.recipes))
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Recipes as schema.org JSON-LD (what recipe sites, Mealie and Tandoor read), to stdout or --output FILE.",
+            discussion: """
+                Any recipe you can see, by id, and with --mine all of your own. One recipe is written as one \
+                Recipe object, several as an array. Ingredient lines are written as quantity, unit and name \
+                ("200 g red lentils").
+                  sous recipes export tomato-lentil-soup --output soup.json
+                  sous recipes export --mine --output my-recipes.json
+                """)
+
+        @Argument(help: "Recipe ids.") var ids: [String] = []
+        @Flag(help: "All of your own recipes too.") var mine = false
+        @Option(help: "Write the JSON-LD to this file instead of printing it.") var output: String?
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let catalog = global.client(Catalog.self)
+            var ids = self.ids
+            if mine { ids += try await catalog.call(CatalogAPI.myRecipes, Empty(), session: global.token).recipes.map(\.id) }
+            guard !ids.isEmpty else { throw ValidationError("name the recipes to export (ids), or --mine for all of your own") }
+            var recipes: [SchemaRecipe] = []
+            for id in ids {
+                recipes.append(SchemaRecipe(try await catalog.call(CatalogAPI.getRecipe, .init(id: id), session: global.token)))
+            }
+            let document = recipes.count == 1 ? recipes[0].jsonLD() : SchemaRecipe.jsonLD(recipes)
+            guard let output else { return Console.current.out(String(decoding: document, as: UTF8.self)) }
+            do {
+                try document.write(to: URL(fileURLWithPath: output), options: .atomic)
+            } catch {
+                throw ValidationError("could not write \(output): \(error.localizedDescription)")
+            }
+            Console.current.out("Wrote \(recipes.count) recipe\(recipes.count == 1 ? "" : "s") to \(output).")
         }
     }
 

@@ -1,0 +1,56 @@
+public import SousSchema
+
+extension SchemaRecipe {
+    /// A Sous recipe as schema.org describes it: its ingredient lines written so that
+    /// ``IngredientLine/parse(_:)`` reads them back to the same quantity, unit and name
+    /// ("200 g red lentils", "2 egg" for pieces), its steps in order, its equipment as tools and
+    /// its dish types as categories; the diets Sous derived go out as schema.org diets.
+    public init(_ recipe: RecipeDetail) {
+        self.init(
+            name: recipe.name,
+            description: recipe.summary.isEmpty ? nil : recipe.summary,
+            imageURLs: recipe.image.map { [$0] } ?? [],
+            servings: recipe.servings,
+            prepMinutes: recipe.prepMinutes,
+            cookMinutes: recipe.cookMinutes,
+            totalMinutes: recipe.prepMinutes + recipe.cookMinutes,
+            ingredients: recipe.ingredients.map(Self.line),
+            steps: recipe.steps.map { SchemaStep(text: $0.description) },
+            tools: recipe.equipment.map(\.rawValue),
+            categories: recipe.dishTypes.map(\.rawValue),
+            diets: recipe.diets.map(Self.schemaDiet),
+            url: recipe.link
+        )
+    }
+
+    /// "200 g red lentils"; a count of pieces has no unit word ("2 egg").
+    static func line(_ ingredient: RecipeIngredientDetail) -> String {
+        let amount = quantityText(ingredient.quantity)
+        let name = ingredient.name.lowercased()
+        return ingredient.unit == .piece ? "\(amount) \(name)" : "\(amount) \(ingredient.unit.rawValue) \(name)"
+    }
+
+    /// A whole number without a decimal point, else at most three decimals, no exponent.
+    static func quantityText(_ quantity: Double) -> String {
+        guard quantity.isFinite else { return "0" }
+        let thousandths = (quantity * 1000).rounded()
+        let whole = Int64(thousandths / 1000)
+        let fraction = Int64(abs(thousandths.truncatingRemainder(dividingBy: 1000)))
+        guard fraction != 0 else { return String(whole) }
+        var digits = String(fraction)
+        while digits.count < 3 { digits = "0" + digits }
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(whole).\(digits)"
+    }
+
+    /// The schema.org RestrictedDiet member, as ``diets`` holds it (the writer adds the
+    /// `https://schema.org/` prefix).
+    static func schemaDiet(_ diet: Diet) -> String {
+        switch diet {
+        case .vegan: "VeganDiet"
+        case .vegetarian: "VegetarianDiet"
+        case .glutenFree: "GlutenFreeDiet"
+        case .halal: "HalalDiet"
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import CatalogService
+import CatalogTesting
+import Foundation
+import SousInterchange
+import SousRuntime
+import SousSchema
+import SousTestSupport
+import Testing
+
+/// Every shipped recipe written as schema.org JSON-LD and read back: the document parses, and each
+/// ingredient line parses to the same quantity and unit and names the same catalog ingredient.
+@Suite(.closesItsSockets)
+struct RecipeInterchangeTests {
+    @Test func everyShippedRecipeRoundTripsThroughJSONLD() throws {
+        let store = try CatalogStore(database: CatalogFixture.database())
+        let seed = try CatalogFixture.seed
+        let details = try seed.recipes.map { try store.recipe($0.id, user: nil, people: nil) }
+        #expect(details.count == seed.recipes.count && !details.isEmpty)
+
+        let exported = details.map(SchemaRecipe.init)
+        let read = try SchemaRecipeDocument.recipes(from: SchemaRecipe.jsonLD(exported))
+        #expect(read == exported)
+
+        for (detail, recipe) in zip(details, read) {
+            #expect(recipe.name == detail.name && recipe.servings == detail.servings)
+            #expect(recipe.prepMinutes == detail.prepMinutes && recipe.cookMinutes == detail.cookMinutes)
+            #expect(recipe.steps.map(\.text) == detail.steps.map(\.description))
+            #expect(recipe.ingredients.count == detail.ingredients.count)
+            for (line, ingredient) in zip(recipe.ingredients, detail.ingredients) {
+                let parsed = IngredientLine.parse(line)
+                #expect(parsed.quantity.map { abs($0 - ingredient.quantity) < 0.001 } == true, "\(detail.id): \(line)")
+                let unit = parsed.unit?.measure?.unit ?? .piece
+                #expect(unit == ingredient.unit, "\(detail.id): \(line)")
+                let found = parsed.nameCandidates.lazy.compactMap { store.ingredientID(named: $0) }.first
+                #expect(found == ingredient.ingredient, "\(detail.id): \(line) → \(parsed.nameCandidates)")
+            }
+        }
+    }
+}
