@@ -260,6 +260,75 @@ public struct RecipeDraft: Codable, Equatable, Sendable {
     }
 }
 
+/// schema.org Recipe JSON-LD to add to the caller's own recipes (`recipes.import`).
+@MessagePackCodable
+public struct RecipeImport: Codable, Equatable, Sendable {
+    /// At most this many bytes of JSON-LD per import.
+    public static let maxDocumentBytes = 2 * 1024 * 1024
+    /// At most this many recipes per import.
+    public static let maxRecipes = 100
+
+    /// The JSON-LD: one Recipe, an array of them, or a document with an `@graph` (what recipe
+    /// sites embed and what Mealie and Tandoor export).
+    public var document: String
+    /// What the user said an ingredient line means: the line exactly as written → an
+    /// ingredient line of the catalog's ("salt to taste" → "1 tsp salt"), or just the
+    /// ingredient's name or id, keeping the line's own quantity and unit.
+    public var mappings: [String: String]?
+
+    public init(document: String, mappings: [String: String]? = nil) {
+        self.document = document
+        self.mappings = mappings
+    }
+}
+
+/// What `recipes.import` did: every recipe, or nothing when any line is unmatched.
+@MessagePackCodable
+public struct RecipeImportReport: Codable, Equatable, Sendable {
+    /// The recipes created, in the document's order; empty when `unmatched` is not.
+    public var imported: [ImportedRecipe]
+    /// Lines to map before anything is imported: no catalog ingredient matched, no quantity,
+    /// or a unit the ingredient cannot be measured in. None is ever dropped silently.
+    public var unmatched: [UnmatchedIngredientLine]
+
+    public init(imported: [ImportedRecipe], unmatched: [UnmatchedIngredientLine]) {
+        self.imported = imported
+        self.unmatched = unmatched
+    }
+}
+
+@MessagePackCodable
+public struct ImportedRecipe: Codable, Equatable, Sendable {
+    public var id: String
+    public var name: String
+    /// Ingredient lines read, and what the document held that Sous has no field for (kept
+    /// nowhere yet: personal notes come later).
+    public var lines: Int
+    public var unmappedFields: [String]
+
+    public init(id: String, name: String, lines: Int, unmappedFields: [String]) {
+        self.id = id
+        self.name = name
+        self.lines = lines
+        self.unmappedFields = unmappedFields
+    }
+}
+
+@MessagePackCodable
+public struct UnmatchedIngredientLine: Codable, Equatable, Sendable {
+    /// The recipe's name in the document.
+    public var recipe: String
+    /// The line as written, the key to give in `mappings`.
+    public var line: String
+    public var reason: String
+
+    public init(recipe: String, line: String, reason: String) {
+        self.recipe = recipe
+        self.line = line
+        self.reason = reason
+    }
+}
+
 /// One line of a recipe's ingredients with what the catalog derived for it.
 @MessagePackCodable
 public struct RecipeIngredientDetail: Codable, Equatable, Sendable {
@@ -655,6 +724,8 @@ public enum CatalogAPI {
     public static let favorites = Method<Catalog, Empty, RecipeList>.read("recipes.favorites", .user)
 
     public static let share = Method<Catalog, RecipeID, RecipeSummary>.write("recipes.share", .user)
+    /// schema.org JSON-LD recipes into the caller's own; all of them or none.
+    public static let importRecipes = Method<Catalog, RecipeImport, RecipeImportReport>.write("recipes.import", .user, lane: .heavy)
     public static let community = Method<Catalog, RecipeSearch, CommunityPage>.read("recipes.community", .user, lane: .heavy)
     public static let saveCommunity = Method<Catalog, RecipeID, RecipeDetail>.write("recipes.save", .user)
 

@@ -145,6 +145,19 @@ struct ProtocolCoverageCLITests {
             let neither = await sous(["recipes", "export"] + ada)
             #expect(neither.code == 64 && neither.err.contains("--mine"))
             #expect(await sous(["recipes", "export", "no-such-recipe"] + ada).code == 3)
+            // Exported, then imported back as ada's own recipe: the same lines.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("fries-\(UUID().uuidString).json").path
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            #expect(await sous(["recipes", "export", "crispy-homemade-fries", "--output", file] + ada).code == 0)
+            let imported = await sous(["recipes", "import", file] + ada)
+            #expect(
+                imported.code == 0 && imported.out.hasPrefix("Imported r-") && imported.out.contains("Crispy Homemade Fries, 4 ingredient lines"),
+                "\(imported.out)\(imported.err)")
+            try #"{"@type": "Recipe", "name": "Fruit", "recipeIngredient": ["1 dragonfruit"]}"#.write(toFile: file, atomically: true, encoding: .utf8)
+            let unmatched = await sous(["recipes", "import", file] + ada)
+            #expect(unmatched.code == 4 && unmatched.out.contains("Fruit: \"1 dragonfruit\": no catalog ingredient"), "\(unmatched.out)")
+            #expect(await sous(["recipes", "import", file, "--map", "1 dragonfruit=1 banana"] + ada).code == 0)
+            #expect(await sous(["recipes", "import", file, "--map", "nonsense"] + ada).code == 64)
 
             #expect(await sous(["gluten", "predict", "no", "--date", "2026-03-09"] + ada).code == 0)
             #expect(await sous(["gluten", "result", "positive", "--date", "2026-03-09"] + ada).code == 0)

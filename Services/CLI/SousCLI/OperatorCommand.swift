@@ -145,6 +145,7 @@ public enum CommandIndex {
         "recipes.search": "recipes search", "recipes.get": "recipes show", "recipes.create": "recipes create", "recipes.edit": "recipes edit",
         "recipes.delete": "recipes delete", "recipes.mine": "recipes mine", "recipes.favorite": "recipes favorite",
         "recipes.unfavorite": "recipes unfavorite", "recipes.favorites": "recipes favorites", "recipes.share": "recipes share",
+        "recipes.import": "recipes import",
         "recipes.community": "recipes community", "recipes.save": "recipes save", "catalog.changes": "catalog changes",
         "catalog.reloadSeed": "operator reload-seed",
         "profile.get": "profile show", "profile.update": "profile set", "profile.reset": "profile reset", "plan.get": "plan show",

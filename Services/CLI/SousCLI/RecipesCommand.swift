@@ -16,7 +16,7 @@ struct RecipesCommand: AsyncParsableCommand {
         abstract: "Find, read, write, favorite and share recipes.",
         subcommands: [
             Search.self, Show.self, Create.self, Edit.self, Delete.self, Mine.self, Favorite.self, Unfavorite.self, Favorites.self,
-            Share.self, Community.self, Save.self, Export.self,
+            Share.self, Community.self, Save.self, Export.self, Import.self,
         ]
     )
 
@@ -298,6 +298,54 @@ struct RecipesCommand: AsyncParsableCommand {
                 throw ValidationError("could not write \(output): \(error.localizedDescription)")
             }
             Console.current.out("Wrote \(recipes.count) recipe\(recipes.count == 1 ? "" : "s") to \(output).")
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add schema.org JSON-LD recipes (a recipe site's, a Mealie or Tandoor export) to your own.",
+            discussion: """
+                The file holds one Recipe, an array, or a page's @graph; - reads standard input. Every \
+                ingredient line is matched to a catalog ingredient by name or synonym. Lines that match none \
+                (or lack a quantity) are listed and nothing is imported; map each and run again:
+                  sous recipes import soup.json
+                  sous recipes import soup.json --map "salt to taste=1 tsp salt" --map "2 shallots=onion"
+                A mapping names an ingredient (the line keeps its own amount) or gives a whole line.
+                """)
+
+        @Argument(help: "A JSON-LD file, or - for standard input.") var file: String
+        @Option(help: "LINE=MEANING: what an ingredient line means (repeatable).") var map: [String] = []
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let data: Data
+            do {
+                data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
+            } catch {
+                throw ValidationError("could not read \(file): \(error.localizedDescription)")
+            }
+            var mappings: [String: String] = [:]
+            for pair in map {
+                guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex, pair.index(after: equals) != pair.endIndex else {
+                    throw ValidationError("--map takes LINE=MEANING, e.g. \"salt to taste=1 tsp salt\", not \"\(pair)\"")
+                }
+                mappings[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            }
+            let report = try await global.client(Catalog.self).call(
+                CatalogAPI.importRecipes, RecipeImport(document: String(decoding: data, as: UTF8.self), mappings: mappings), session: global.token)
+            if global.json { try printJSON(report) }
+            guard report.unmatched.isEmpty else {
+                if !global.json {
+                    Console.current.out("Nothing imported: map these lines and run again (--map \"LINE=INGREDIENT\").")
+                    for line in report.unmatched { Console.current.out("  \(line.recipe): \"\(line.line)\": \(line.reason)") }
+                }
+                throw ExitCode(ExitCodes.badRequest)
+            }
+            guard !global.json else { return }
+            for recipe in report.imported {
+                let dropped = recipe.unmappedFields.isEmpty ? "" : " (not kept: \(recipe.unmappedFields.joined(separator: ", ")))"
+                Console.current.out("Imported \(recipe.id): \(recipe.name), \(recipe.lines) ingredient lines\(dropped)")
+            }
         }
     }
 

@@ -58,6 +58,7 @@ struct CatalogHandlers: Sendable {
         server.register(CatalogAPI.searchRecipes, use: searchRecipes)
         server.register(CatalogAPI.getRecipe, use: getRecipe)
         server.register(CatalogAPI.createRecipe, use: createRecipe)
+        server.register(CatalogAPI.importRecipes, use: importRecipes)
         server.register(CatalogAPI.editRecipe, use: editRecipe)
         server.register(CatalogAPI.deleteRecipe, use: deleteRecipe)
         server.register(CatalogAPI.myRecipes, use: myRecipes)
@@ -109,6 +110,15 @@ struct CatalogHandlers: Sendable {
         let recipe = try store.create(request, user: user)
         publish(CatalogTopics.recipeCreated, recipe: recipe.id, user: user, version: recipe.version)
         return recipe
+    }
+
+    func importRecipes(_ request: RecipeImport, user: String, context: RequestContext) throws -> RecipeImportReport {
+        let report = try store.importRecipes(request, user: user)
+        if !report.imported.isEmpty {
+            let version = try store.catalogVersion
+            for recipe in report.imported { publish(CatalogTopics.recipeCreated, recipe: recipe.id, user: user, version: version) }
+        }
+        return report
     }
 
     func editRecipe(_ request: RecipeEdit, user: String, context: RequestContext) throws -> RecipeDetail {

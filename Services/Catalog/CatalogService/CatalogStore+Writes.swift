@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SousInterchange
 import SousRuntime
 public import SousSchema
 public import SousWire
@@ -202,6 +203,70 @@ extension CatalogStore {
                 )
                 .map(IngredientRecord.ingredient)
                 return CatalogChanges(version: current, recipes: recipes, deletedRecipes: deleted.sorted(), ingredients: ingredients)
+            }
+        }
+    }
+}
+
+// MARK: Import
+
+extension CatalogStore {
+    /// schema.org JSON-LD recipes as the user's own, all in one transaction, or none: when any
+    /// ingredient line is unmatched (or measured in a unit its ingredient cannot take) the reply
+    /// lists every such line and nothing is written.
+    public func importRecipes(_ request: RecipeImport, user: String) throws(ServiceError) -> RecipeImportReport {
+        guard request.document.utf8.count <= RecipeImport.maxDocumentBytes else {
+            throw .badRequest("the document is larger than \(RecipeImport.maxDocumentBytes / 1024 / 1024) MiB", field: "document")
+        }
+        let recipes: [SchemaRecipe]
+        do {
+            recipes = try SchemaRecipeDocument.recipes(from: Data(request.document.utf8))
+        } catch {
+            throw .badRequest("\(error.message) at \(error.path)", field: "document")
+        }
+        guard recipes.count <= RecipeImport.maxRecipes else {
+            throw .badRequest("at most \(RecipeImport.maxRecipes) recipes per import, the document has \(recipes.count)", field: "document")
+        }
+        let book = ingredientBook
+        let importer = RecipeImporter(book: book, mappings: request.mappings ?? [:])
+        let (drafts, found) = importer.drafts(recipes)
+        var unmatched = found
+        var valid: [(source: SchemaRecipe, recipe: ValidRecipe)] = []
+        for draft in drafts {
+            do throws(ServiceError) {
+                let recipe = try RecipeValidation.validate(new: draft.draft, knownIngredients: Set(book.byID.keys))
+                _ = try RecipeDerivation.derive(
+                    lines: recipe.ingredients, servings: recipe.servings, prepMinutes: recipe.prepMinutes, cookMinutes: recipe.cookMinutes,
+                    ingredients: book.byID)
+                valid.append((draft.source, recipe))
+            } catch {
+                // A line the catalog refuses (a unit its ingredient cannot be measured in, an
+                // absurd quantity) is reported as that line; anything else names the recipe.
+                let parts = (error.field ?? "").split(separator: ".")
+                if parts.count >= 2, parts[0] == "ingredients", let index = Int(parts[1]), draft.lineTexts.indices.contains(index) {
+                    unmatched.append(UnmatchedIngredientLine(recipe: draft.source.name, line: draft.lineTexts[index], reason: error.message))
+                } else {
+                    throw .badRequest("recipe \"\(draft.source.name)\": \(error.message)", field: "document")
+                }
+            }
+        }
+        guard unmatched.isEmpty else { return RecipeImportReport(imported: [], unmatched: unmatched) }
+        let ingredients = book.byID
+        return try storage {
+            try database.writing { session -> RecipeImportReport in
+                var imported: [ImportedRecipe] = []
+                for (source, recipe) in valid {
+                    try checkRecipeQuota(user: user, session)
+                    let id = "r-" + UUID().uuidString.lowercased().prefix(12)
+                    let version = try Self.nextVersion(session)
+                    try write(
+                        recipe, key: .shared(id), id: id, origin: .custom, owner: user, basedOn: nil, shared: false, version: version,
+                        ingredients: ingredients, session)
+                    imported.append(
+                        ImportedRecipe(
+                            id: id, name: recipe.name, lines: source.ingredients.count, unmappedFields: RecipeImporter.droppedFields(of: source)))
+                }
+                return RecipeImportReport(imported: imported, unmatched: [])
             }
         }
     }
