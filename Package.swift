@@ -228,7 +228,9 @@ let package = Package(
         .testTarget(name: "ChartTests", dependencies: ["SousCharts"], path: "Tests/ChartTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "RuntimeTests",
-            dependencies: ["SousRuntime", "SousTestSupport", "SousWire", "SousSchema", "ZeroMQ", "MessagePack", grdb, logging, argumentParser],
+            dependencies: [
+                "SousRuntime", "SousTestSupport", "SousWire", "SousSchema", "ZeroMQ", "MessagePack", "SousCrypto", grdb, logging, argumentParser,
+            ],
             path: "Tests/RuntimeTests",
             swiftSettings: swiftSettings
         ),

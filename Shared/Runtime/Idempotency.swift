@@ -94,6 +94,11 @@ public final class IdempotencyGuard: Sendable {
         let key: String
     }
 
+    /// How long an applied mark without its reply counts as an attempt still answering: far
+    /// longer than a handler takes from its commit to its reply, so an older mark is an attempt
+    /// that died in between.
+    static let markPatience: TimeInterval = 120
+
     private let ledger: any IdempotencyLedger
     private let running = Mutex<[Key: [CheckedContinuation<Bool, Never>]]>([:])
 
@@ -124,8 +129,16 @@ public final class IdempotencyGuard: Sendable {
                         ))
                 }
                 guard !record.isAppliedWithoutReply else {
-                    // Applied, but its attempt ended before its reply was stored (the process
-                    // died, or another replica is storing it now): never apply it again.
+                    // Applied, its reply not stored (yet): never apply it again. A recent mark is
+                    // an attempt still answering (on another replica): retry and get its reply.
+                    // An old one is an attempt that died between its commit and its reply.
+                    if Date().timeIntervalSince(record.createdAt) < Self.markPatience {
+                        return .failure(
+                            ServiceError(
+                                .unavailable,
+                                "\(method) with idempotency key \"\(key)\" is applied and its first attempt is still answering; retry shortly",
+                                field: "header.idempotencyKey"))
+                    }
                     return .failure(
                         .conflict(
                             "\(method) with idempotency key \"\(key)\" was already applied, but its first attempt ended before it "
@@ -141,12 +154,8 @@ public final class IdempotencyGuard: Sendable {
         let outcome = await IdempotencyScope.$current.withValue(scope) { await operation() }
         if case .failure(let error) = outcome, error == IdempotencyScope.takenConcurrently {
             // Another replica committed a write under this key while this one ran (this one was
-            // rolled back): answer what that one stored. If it left only the applied mark, its
-            // reply follows within moments: look again a few times first.
-            for _ in 0..<20 {
-                guard let record = try? ledger.record(user: user, key: key), record.isAppliedWithoutReply else { break }
-                try? await Task.sleep(for: .milliseconds(100))
-            }
+            // rolled back): answer what that one stored (or, while it is still answering, ask
+            // for a retry).
             return answerFromLedger() ?? outcome
         }
         // A failed write is not remembered (a retry runs again), its applied mark included.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MessagePack
+import SousCrypto
 import SousRuntime
 import SousTestSupport
 import SousWire
@@ -139,13 +140,29 @@ struct IdempotencyTests {
             Issue.record("the write ran a second time")
             return Result { try Self.addNote(other) }.mapError { _ in ServiceError.internal("write failed") }
         }
+        // Refused, not applied: the first attempt is still answering, so a retry is asked for.
         let refused = #expect(throws: ServiceError.self) { try retried.get() }
-        #expect(refused?.code == .conflict && refused?.field == "header.idempotencyKey")
+        #expect(refused?.code == .unavailable && refused?.field == "header.idempotencyKey")
         #expect(try Self.count(other) == 1)
         // The first attempt ends in an error: like any failed write it is not remembered.
         release.yield()
         #expect((try? await first.value.get()) == nil)
         #expect(try database.record(user: "ada", key: "k") == nil)
+
+        // A mark left long ago is an attempt that died between its commit and its reply: the
+        // write stays applied once, and the retry is told so.
+        try database.save(
+            IdempotencyRecord(
+                user: "ada", key: "dead", method: "notes.add", digest: Sodium.digest([Array("notes.add".utf8), [9]]), reply: [],
+                createdAt: Date().addingTimeInterval(-3600)))
+        let afterCrash = await IdempotencyGuard(ledger: other).perform(
+            user: "ada", key: "dead", method: "notes.add", body: [9], encodeReply: Self.encodeReply
+        ) {
+            Issue.record("the write ran a second time")
+            return .success([0])
+        }
+        let told = #expect(throws: ServiceError.self) { try afterCrash.get() }
+        #expect(told?.code == .conflict && told?.message.contains("already applied") == true)
 
         // When it answers, the reply the handler built replaces the mark, and a retry replays it.
         let guarded = IdempotencyGuard(ledger: database)
