@@ -65,8 +65,8 @@ let package = Package(
         .target(name: "SousUnits", dependencies: ["SousSchema"], path: "Shared/Units", swiftSettings: swiftSettings),
         // schema.org Recipe JSON-LD in and out, ingredient lines and ISO 8601 durations: pure parsing for recipe import and export.
         .target(name: "SousInterchange", dependencies: ["SousSchema"], path: "Shared/Interchange", swiftSettings: swiftSettings),
-        // Charts as SVG text (the diary's bars against goals, a month of gluten tests): pure, no I/O.
-        .target(name: "SousCharts", path: "Shared/Charts", swiftSettings: swiftSettings),
+        // Charts as SVG text (the diary's bars against goals, a month of gluten tests): pure, no I/O, on the schema's dates and macros.
+        .target(name: "SousCharts", dependencies: ["SousSchema"], path: "Shared/Charts", swiftSettings: swiftSettings),
         // Calling services: the typed client, endpoints, sign-in credentials. What the CLI links
         // (no GRDB, no service lifecycle).
         .target(
@@ -225,7 +225,7 @@ let package = Package(
         .testTarget(
             name: "InterchangeTests", dependencies: ["SousInterchange", "SousSchema"], path: "Tests/InterchangeTests", swiftSettings: swiftSettings
         ),
-        .testTarget(name: "ChartTests", dependencies: ["SousCharts"], path: "Tests/ChartTests", swiftSettings: swiftSettings),
+        .testTarget(name: "ChartTests", dependencies: ["SousCharts", "SousSchema"], path: "Tests/ChartTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "RuntimeTests",
             dependencies: [

@@ -1,3 +1,5 @@
+public import SousSchema
+
 /// The diary chart: one bar per day for a total (kcal, or grams of a macro), a stepped line for
 /// the goal in force each day, a value axis with round ticks, day labels thinned to fit, a
 /// legend and a title.
@@ -17,13 +19,13 @@
 public struct DailyChart: Sendable, Equatable {
     /// One day of the chart.
     public struct Entry: Sendable, Equatable {
-        public var day: Day
+        public var day: LocalDate
         /// The day's total; nil when nothing was logged.
         public var value: Double?
         /// The goal in force that day; nil when none was.
         public var goal: Double?
 
-        public init(day: Day, value: Double?, goal: Double?) {
+        public init(day: LocalDate, value: Double?, goal: Double?) {
             self.day = day
             self.value = value
             self.goal = goal
@@ -129,40 +131,15 @@ public enum MacroSeries: String, Sendable, CaseIterable {
     public var unit: String { self == .kcal ? "kcal" : "g" }
 }
 
-/// Energy and macros of a day: its totals or its goals (the fields of the schema's `Macros` and
-/// `Goals`).
-public struct MacroAmounts: Sendable, Equatable {
-    public var kcal: Double
-    public var carbohydrates: Double
-    public var protein: Double
-    public var fat: Double
-
-    public init(kcal: Double, carbohydrates: Double, protein: Double, fat: Double) {
-        self.kcal = kcal
-        self.carbohydrates = carbohydrates
-        self.protein = protein
-        self.fat = fat
-    }
-
-    public subscript(series: MacroSeries) -> Double {
-        switch series {
-        case .kcal: kcal
-        case .carbohydrates: carbohydrates
-        case .protein: protein
-        case .fat: fat
-        }
-    }
-}
-
 /// One day of ``DailyChart/macros(title:days:width:panelHeight:)``.
 public struct MacroDay: Sendable, Equatable {
-    public var day: Day
+    public var day: LocalDate
     /// Nil when nothing was logged that day.
-    public var totals: MacroAmounts?
+    public var totals: Macros?
     /// Nil when no goal was in force that day.
-    public var goals: MacroAmounts?
+    public var goals: Macros?
 
-    public init(day: Day, totals: MacroAmounts?, goals: MacroAmounts?) {
+    public init(day: LocalDate, totals: Macros?, goals: Macros?) {
         self.day = day
         self.totals = totals
         self.goals = goals
@@ -172,7 +149,7 @@ public struct MacroDay: Sendable, Equatable {
 /// The plotting area of a daily chart: value axis, bars, goal line and day labels.
 struct DailyPlot {
     struct Sample {
-        let day: Day
+        let day: LocalDate
         let value: Double?
         let goal: Double?
 
@@ -352,7 +329,7 @@ struct DailyPlot {
     /// Which days get a label, at least `spacing` apart: every day, or every 2nd, 3rd, 7th or
     /// 14th; beyond that the first days of months ("Mar", or the year for January), every month
     /// or every few.
-    static func dayLabels(_ days: [Day], slot: Double, spacing: Double) -> [DayLabel] {
+    static func dayLabels(_ days: [LocalDate], slot: Double, spacing: Double) -> [DayLabel] {
         guard !days.isEmpty, slot > 0, spacing > 0 else { return [] }
         let fit = max(1, Int(min(Double(days.count) * slot / spacing, Double(days.count))))
         let needed = (days.count + fit - 1) / fit
@@ -369,7 +346,7 @@ struct DailyPlot {
         }
         return stride(from: 0, to: starts.count, by: every).map { position in
             let day = days[starts[position]]
-            return DayLabel(index: starts[position], text: day.month == 1 ? String(day.year) : Day.monthAbbreviation(day.month))
+            return DayLabel(index: starts[position], text: day.month == 1 ? String(day.year) : LocalDate.monthAbbreviation(day.month))
         }
     }
 }

@@ -1,3 +1,5 @@
+public import SousSchema
+
 /// A month of gluten tests as a calendar (weeks from Monday): each day's cell is tinted by its
 /// prediction, a filled red dot marks a positive test and a green ring a negative one, and a
 /// tick or a cross says whether the prediction matched the result. A legend, and a line
@@ -13,7 +15,7 @@
 public struct GlutenMonthChart: Sendable, Equatable {
     /// What a day holds, as the schema's `GlutenDay`.
     public struct Entry: Sendable, Equatable {
-        public var day: Day
+        public var day: LocalDate
         /// The prediction; nil if none was made.
         public var expectsGluten: Bool?
         /// The test result (true = gluten found); nil until recorded.
@@ -25,7 +27,7 @@ public struct GlutenMonthChart: Sendable, Equatable {
             return expectsGluten == positive
         }
 
-        public init(day: Day, expectsGluten: Bool?, positive: Bool?) {
+        public init(day: LocalDate, expectsGluten: Bool?, positive: Bool?) {
             self.day = day
             self.expectsGluten = expectsGluten
             self.positive = positive
@@ -60,7 +62,8 @@ public struct GlutenMonthChart: Sendable, Equatable {
         let canvasHeight = canvasSide(height, minimum: Self.minimumHeight, maximum: Self.maximumSide, fallback: 480)
         let shownYear = min(max(year, 1), 9999)
         let shownMonth = min(max(month, 1), 12)
-        let dayCount = Day.daysInMonth(year: shownYear, month: shownMonth)
+        let first = LocalDate(year: shownYear, month: shownMonth, day: 1) ?? .earliest
+        let dayCount = first.lastOfMonth.day
         var byDay = [Entry?](repeating: nil, count: dayCount)
         for entry in entries where entry.day.year == shownYear && entry.day.month == shownMonth {
             byDay[entry.day.day - 1] = entry
@@ -72,7 +75,7 @@ public struct GlutenMonthChart: Sendable, Equatable {
         let scored = byDay.compactMap { $0?.correct }
         let right = scored.filter { $0 }.count
         let description =
-            "Gluten tests, \(Day.monthName(shownMonth)) \(shownYear): \(Self.counted(predictions, "prediction")), "
+            "Gluten tests, \(LocalDate.monthName(shownMonth)) \(shownYear): \(Self.counted(predictions, "prediction")), "
             + "\(Self.counted(results.count, "test result")) (\(positives) positive), \(right) of \(scored.count) scored predictions right."
 
         var svg = SVGDocument(width: canvasWidth, height: canvasHeight, title: title, description: description)
@@ -80,7 +83,7 @@ public struct GlutenMonthChart: Sendable, Equatable {
         let legend = Legend.layout(Self.legendItems, x: 16, top: 38, maxX: canvasWidth - 16)
         svg.append(legend.element)
 
-        let offset = Day(validYear: shownYear, month: shownMonth, day: 1).weekday - 1
+        let offset = first.isoWeekday - 1
         let rows = (offset + dayCount + 6) / 7
         let gridLeft = 16.0
         let gridTop = legend.bottom + 24
@@ -103,7 +106,7 @@ public struct GlutenMonthChart: Sendable, Equatable {
         var cells: [SVGElement] = []
         for (index, entry) in byDay.enumerated() {
             let position = offset + index
-            let day = Day(validYear: shownYear, month: shownMonth, day: index + 1)
+            let day = first.adding(days: index)
             cells.append(
                 Self.cell(
                     day: day, entry: entry, x: gridLeft + Double(position % 7) * cellWidth, y: gridTop + Double(position / 7) * cellHeight,
@@ -142,7 +145,7 @@ public struct GlutenMonthChart: Sendable, Equatable {
 
     /// One day's cell at (`x`, `y`): its number top left, the result's marker on the right, the
     /// verdict bottom left, and a tooltip saying all of it.
-    static func cell(day: Day, entry: Entry?, x: Double, y: Double, width: Double, height: Double) -> SVGElement {
+    static func cell(day: LocalDate, entry: Entry?, x: Double, y: Double, width: Double, height: Double) -> SVGElement {
         let expects = entry?.expectsGluten
         let kind = expects == nil ? "no-prediction" : expects == true ? "expects-gluten" : "expects-no-gluten"
         let fill = expects == nil ? Palette.noPrediction : expects == true ? Palette.expectsGluten : Palette.expectsNoGluten

@@ -1,5 +1,6 @@
 import Foundation
 import SousCharts
+import SousSchema
 import Testing
 
 /// Inputs a diary chart must draw without trapping or writing a number SVG cannot read.
@@ -152,7 +153,7 @@ struct DailyChartTests {
     }
 
     @Test func dayLabelsAreThinnedSoTheyDoNotOverlap() throws {
-        let cases: [(days: [Day], width: Double)] = try [
+        let cases: [(days: [LocalDate], width: Double)] = try [
             (consecutiveDays(from: "2024-01-01", count: 366), 800),
             (consecutiveDays(from: "2026-03-01", count: 31), 800),
             (consecutiveDays(from: "2026-03-01", count: 31), 320),
@@ -215,12 +216,12 @@ struct DailyChartTests {
 
     @Test func macrosStackFourPanelsEachAgainstItsOwnGoal() throws {
         let days = try consecutiveDays(from: "2026-02-01", count: 28)
-        let goals = MacroAmounts(kcal: 2_000, carbohydrates: 250, protein: 75, fat: 65)
+        let goals = Macros(kcal: 2_000, carbohydrates: 250, protein: 75, fat: 65)
         let macroDays = days.enumerated().map { index, day in
             MacroDay(
                 day: day,
                 totals: index % 5 == 4
-                    ? nil : MacroAmounts(kcal: 1_800 + Double(index) * 10, carbohydrates: 200, protein: 80 + Double(index), fat: 70),
+                    ? nil : Macros(kcal: 1_800 + Double(index) * 10, carbohydrates: 200, protein: 80 + Double(index), fat: 70),
                 goals: goals
             )
         }

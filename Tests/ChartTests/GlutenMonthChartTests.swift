@@ -1,5 +1,6 @@
 import Foundation
 import SousCharts
+import SousSchema
 import Testing
 
 @Suite(.serialized)
@@ -99,32 +100,33 @@ struct GlutenMonthChartTests {
     }
 }
 
-struct DayTests {
+/// The schema's dates as the charts rely on them.
+struct ChartDateTests {
     @Test func parsesOnlyValidDates() {
-        #expect(Day("2024-02-29")?.description == "2024-02-29")
-        #expect(Day("2023-02-29") == nil)
-        #expect(Day("2024-2-29") == nil)
-        #expect(Day("2024-02-290") == nil)
-        #expect(Day("abcd-ef-gh") == nil)
-        #expect(Day("2024+02-01") == nil)
-        #expect(Day("0000-01-01") == nil)
-        #expect(Day(year: 2026, month: 13, day: 1) == nil)
-        #expect(Day(year: 7, month: 3, day: 9)?.description == "0007-03-09")
+        #expect(LocalDate("2024-02-29")?.description == "2024-02-29")
+        #expect(LocalDate("2023-02-29") == nil)
+        #expect(LocalDate("2024-2-29") == nil)
+        #expect(LocalDate("2024-02-290") == nil)
+        #expect(LocalDate("abcd-ef-gh") == nil)
+        #expect(LocalDate("2024+02-01") == nil)
+        #expect(LocalDate("0000-01-01") == nil)
+        #expect(LocalDate(year: 2026, month: 13, day: 1) == nil)
+        #expect(LocalDate(year: 7, month: 3, day: 9)?.description == "0007-03-09")
     }
 
     @Test func weekdaysAndArithmetic() throws {
-        #expect(try parseDay("2026-03-01").weekday == 7)
-        #expect(try parseDay("2026-03-02").weekday == 1)
-        #expect(try parseDay("1970-01-01").weekday == 4)
-        #expect(try parseDay("0001-01-01").weekday == 1)
+        #expect(try parseDay("2026-03-01").isoWeekday == 7)
+        #expect(try parseDay("2026-03-02").isoWeekday == 1)
+        #expect(try parseDay("1970-01-01").isoWeekday == 4)
+        #expect(try parseDay("0001-01-01").isoWeekday == 1)
         #expect(try parseDay("1970-01-01").dayNumber == 0)
-        #expect(try parseDay("2024-12-31").adding(days: 1)?.description == "2025-01-01")
-        #expect(try parseDay("2024-01-01").adding(days: 366)?.description == "2025-01-01")
-        #expect(try parseDay("2024-03-01").adding(days: -1)?.description == "2024-02-29")
-        #expect(try parseDay("9999-12-31").adding(days: 1) == nil)
-        #expect(try parseDay("0001-01-01").adding(days: -1) == nil)
-        #expect(try parseDay("2024-01-01").adding(days: Int.max) == nil)
-        #expect(try parseDay("2024-01-01").adding(days: Int.min) == nil)
+        #expect(try parseDay("2024-12-31").offset(by: 1)?.description == "2025-01-01")
+        #expect(try parseDay("2024-01-01").offset(by: 366)?.description == "2025-01-01")
+        #expect(try parseDay("2024-03-01").offset(by: -1)?.description == "2024-02-29")
+        #expect(try parseDay("9999-12-31").offset(by: 1) == nil)
+        #expect(try parseDay("0001-01-01").offset(by: -1) == nil)
+        #expect(try parseDay("2024-01-01").offset(by: Int.max) == nil)
+        #expect(try parseDay("2024-01-01").offset(by: Int.min) == nil)
         #expect(try parseDay("2024-01-01") < parseDay("2024-01-02"))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SousCharts
+import SousSchema
 import Testing
 
 /// rsvg-convert (Debian's librsvg2-bin, which deploy/install-deps.sh installs), where present.

@@ -1,5 +1,6 @@
 import Foundation
 import SousCharts
+import SousSchema
 import Testing
 
 #if canImport(FoundationXML)
@@ -118,11 +119,11 @@ func isPlainNumber(_ text: Substring) -> Bool {
 }
 
 /// `count` consecutive days from `start` ("YYYY-MM-DD").
-func consecutiveDays(from start: String, count: Int) throws -> [Day] {
-    let first = try #require(Day(start))
-    return try (0..<count).map { offset in try #require(first.adding(days: offset)) }
+func consecutiveDays(from start: String, count: Int) throws -> [LocalDate] {
+    let first = try #require(LocalDate(start))
+    return try (0..<count).map { offset in try #require(first.offset(by: offset)) }
 }
 
-func parseDay(_ text: String) throws -> Day {
-    try #require(Day(text))
+func parseDay(_ text: String) throws -> LocalDate {
+    try #require(LocalDate(text))
 }

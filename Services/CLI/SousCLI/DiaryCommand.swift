@@ -411,14 +411,11 @@ func entryTable(_ entries: [DiaryEntry]) -> String {
 enum DiaryChart {
     static func svg(_ history: DiaryHistory, range: DateRange, only: MacroSeries?) -> String {
         let title = "Diary \(range.from) to \(range.to)"
-        let days = history.days.compactMap { day -> MacroDay? in
-            guard let chartDay = Day(day.date.description) else { return nil }
-            let goals = day.goals.map { MacroAmounts(kcal: $0.kcal, carbohydrates: $0.carbohydrates, protein: $0.protein, fat: $0.fat) }
-            let totals = MacroAmounts(
-                kcal: day.totals.kcal, carbohydrates: day.totals.carbohydrates, protein: day.totals.protein, fat: day.totals.fat)
-            return MacroDay(
-                day: chartDay, totals: day.entries > 0 ? totals : nil,
-                goals: goals ?? MacroAmounts(kcal: day.kcalGoal, carbohydrates: .nan, protein: .nan, fat: .nan))
+        let days = history.days.map { day in
+            MacroDay(
+                day: day.date, totals: day.entries > 0 ? day.totals : nil,
+                goals: day.goals.map { Macros(kcal: $0.kcal, carbohydrates: $0.carbohydrates, protein: $0.protein, fat: $0.fat) }
+                    ?? Macros(kcal: day.kcalGoal, carbohydrates: .nan, protein: .nan, fat: .nan))
         }
         guard let only else { return DailyChart.macros(title: title, days: days).render() }
         let entries = days.map { DailyChart.Entry(day: $0.day, value: $0.totals?[only], goal: $0.goals?[only]) }
