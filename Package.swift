@@ -220,7 +220,8 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", "SocketCheck"], path: "Tests/ZeroMQTests", swiftSettings: swiftSettings),
-        .testTarget(name: "MessagePackTests", dependencies: ["MessagePack"], path: "Tests/MessagePackTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MessagePackTests", dependencies: ["MessagePack", "SousWire"], path: "Tests/MessagePackTests", swiftSettings: swiftSettings),
         .testTarget(name: "SchemaTests", dependencies: ["SousSchema", "SousUnits"], path: "Tests/SchemaTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "InterchangeTests", dependencies: ["SousInterchange", "SousSchema"], path: "Tests/InterchangeTests", swiftSettings: swiftSettings
@@ -282,7 +283,9 @@ let package = Package(
             name: "FuzzTests",
             dependencies: [
                 "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "CatalogTesting", "PlannerTesting",
-                "GroceriesTesting", "TrackerTesting", "NotifierTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "MessagePack",
+                "GroceriesTesting", "TrackerTesting", "NotifierTesting", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema",
+                "SousWire",
+                "MessagePack",
                 "ZeroMQ",
             ],
             path: "Tests/FuzzTests",

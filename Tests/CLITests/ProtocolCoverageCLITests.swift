@@ -36,7 +36,8 @@ struct ProtocolCoverageCLITests {
     /// The subcommand at `path` under `sous`, by command names.
     func command(at path: [String]) -> (any ParsableCommand.Type)? {
         var current: any ParsableCommand.Type = SousCommand.self
-        for name in path {
+        // Flags after the names (`plan clear --fill`) select a form of the last command.
+        for name in path where !name.hasPrefix("-") {
             guard let next = current.configuration.subcommands.first(where: { $0._commandName == name }) else { return nil }
             current = next
         }
@@ -66,6 +67,22 @@ struct ProtocolCoverageCLITests {
             #expect(await sous(["plan", "put", "today", "dinner", "red-lentil-dal"] + ada).code == 0)
             #expect(await sous(["plan", "multiplier", "red-lentil-dal"] + ada).out == "red-lentil-dal: buy ×1 (planned in 1 slot this week).\n")
             #expect(await sous(["plan", "multiplier", "no-such-recipe"] + ada).code == 3)
+
+            // Suggestions for what is left of the day, and a week filled and undone.
+            let suggested = await sous(["recipes", "suggest", "--dish-type", "main course", "--limit", "3"] + ada)
+            #expect(
+                suggested.code == 0 && suggested.out.contains("Left for 2026-03-10: 2000 kcal") && suggested.out.contains("  - €"),
+                "\(suggested.out)\(suggested.err)")
+            #expect(await sous(["recipes", "suggest", "--meals", "9"] + ada).code == 4)
+            let filled = await sous(["plan", "fill", "--seed", "5", "--budget", "80", "--kcal", "400-2400"] + ada)
+            #expect(
+                filled.code == 0 && filled.out.contains("(seed 5)") && filled.out.contains("Undo: sous plan clear --fill 1")
+                    && filled.out.contains("drawn with seed 5"), "\(filled.out)\(filled.err)")
+            #expect(await sous(["plan", "fill", "--kcal", "lots"] + ada).code == 64)
+            let undone = await sous(["plan", "clear", "--fill"] + ada)
+            #expect(undone.code == 0 && undone.out.hasPrefix("Undid fill 1: cleared "), "\(undone.out)\(undone.err)")
+            #expect(await sous(["plan", "clear", "--fill", "1"] + ada).code == 3, "already undone")
+            #expect(await sous(["plan", "show"] + ada).out.contains("Red Lentil"), "the slot put by hand stays")
 
             let logged = await sous(["diary", "log-recipe", "crispy-homemade-fries", "--meal", "dinner"] + ada)
             #expect(logged.code == 0 && logged.out.contains("Crispy Homemade Fries") && logged.out.contains("503 kcal"), "\(logged.out)\(logged.err)")

@@ -10,6 +10,7 @@ import PlannerService
 import PlannerTesting
 import SousRuntime
 import SousSchema
+import SousServiceTesting
 import SousTestSupport
 import SousWire
 import Testing
@@ -43,13 +44,9 @@ struct RequestFuzzTests {
         let budget = environment["SOUS_FUZZ_INPUTS"].flatMap(Int.init) ?? 100_000
         let corpus = try Corpus.load()
         let clock = WallClock.manual(at: Date(timeIntervalSince1970: 1_773_136_800))
-        let catalog = try CatalogFixture.make(clock: clock)
-        let planner = try PlannerFixture.make(peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
-        let tracker = try TrackerFixture.make(peers: [.catalog: catalog.host.boundEndpoints, .planner: planner.host.boundEndpoints], clock: clock)
-        let groceries = try GroceriesFixture.make(
-            peers: [.catalog: catalog.host.boundEndpoints, .planner: planner.host.boundEndpoints], clock: clock)
-        let notifier = try NotifierFixture.make(peers: [.planner: planner.host.boundEndpoints, .tracker: tracker.host.boundEndpoints], clock: clock)
-        let hosts = [catalog.host, planner.host, tracker.host, groceries.host, notifier.host]
+        // Every service knowing every other, as deployed: a method that calls a peer reaches it.
+        let stack = try StackFixture.make(clock: clock)
+        let hosts = stack.hosts
         let targets = hosts.map { Target(host: $0, methods: $0.server.registeredMethods) }
         for target in targets {
             for method in target.methods where corpus.seeds(for: method).isEmpty {

@@ -1,5 +1,6 @@
 import Foundation
 import MessagePack
+import SousWire
 import Testing
 
 /// Bytes from the network are hostile: every failure must be a typed error, never a crash, and
@@ -117,18 +118,5 @@ struct HostileInputTests {
         #expect(underlying(bytes, as: Date.self) == .invalidTimestamp(offset: 2))
         // an extension of another type where a date was expected
         #expect(throws: DecodingError.self) { try decoder.decode(Date.self, from: [0xd6, 0x01, 0, 0, 0, 1]) }
-    }
-}
-
-/// A tiny deterministic generator so the garbage test is repeatable.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

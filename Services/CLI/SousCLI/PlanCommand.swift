@@ -16,7 +16,9 @@ struct PlanCommand: AsyncParsableCommand {
               sous plan move tomorrow dinner +3 lunch
               sous plan cooked today dinner
             """,
-        subcommands: [Show.self, List.self, Add.self, Remove.self, Put.self, Move.self, Clear.self, Cooked.self, Multiplier.self, ICS.self]
+        subcommands: [
+            Show.self, List.self, Add.self, Remove.self, Put.self, Move.self, Clear.self, Fill.self, Cooked.self, Multiplier.self, ICS.self,
+        ]
     )
 
     struct Show: AsyncParsableCommand {
@@ -139,17 +141,123 @@ struct PlanCommand: AsyncParsableCommand {
     }
 
     struct Clear: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Empty a slot (the recipe stays picked).")
-        @Argument(help: "Date.") var date: String
-        @Argument(help: "Slot.") var slot: String
+        static let configuration = CommandConfiguration(
+            abstract: "Empty a slot (the recipe stays picked), or undo a `sous plan fill` with --fill.",
+            discussion: """
+                  sous plan clear tomorrow dinner
+                  sous plan clear --fill        (the latest fill)
+                  sous plan clear --fill 3
+                Undoing a fill empties the slots it filled that still hold its recipe and are not cooked.
+                """
+        )
+        @Argument(help: "Date (or, with --fill, the fill's number).") var date: String?
+        @Argument(help: "Slot.") var slot: String?
+        @Flag(name: .customLong("fill"), help: "Undo a `sous plan fill` instead: the latest, or the one numbered after --fill.") var undoFill = false
         @OptionGroup var global: GlobalOptions
+
+        /// The fill to undo: the number given, or nil for the latest.
+        func fillNumber() throws -> Int64? {
+            guard let date else { return nil }
+            guard let number = Int64(date), number > 0 else { throw ValidationError("--fill takes a fill's number, got \"\(date)\"") }
+            return number
+        }
+
+        func validate() throws {
+            if undoFill {
+                if slot != nil { throw ValidationError("--fill takes at most a fill's number, not a slot") }
+                _ = try fillNumber()
+            } else if date == nil || slot == nil {
+                throw ValidationError("give a date and a slot (or --fill to undo a fill)")
+            }
+        }
 
         func run() async throws {
             let client = global.client(Planner.self)
+            guard !undoFill, let date, let slot else {
+                let result = try await client.call(PlannerAPI.unfill, PlanFillRef(fill: try fillNumber()), session: global.token)
+                if global.json { return try printJSON(result) }
+                Console.current.out("Undid fill \(result.fill): cleared \(result.cleared.count) slot\(result.cleared.count == 1 ? "" : "s").")
+                if !result.kept.isEmpty {
+                    Console.current.out(
+                        "Kept (cooked, changed since or past): "
+                            + result.kept.map { "\(PlanSlotKind.meal(of: $0.slot)?.rawValue ?? "slot \($0.slot)") on \($0.date)" }.joined(
+                                separator: ", "))
+                }
+                return
+            }
             let ref = try await PlanDate.slot(date, slot, client: client, session: global.token)
             let result = try await client.call(PlannerAPI.clearSlot, ref, session: global.token)
             if global.json { return try printJSON(result) }
             Console.current.out("Cleared \(result.meal.rawValue) on \(result.date).")
+        }
+    }
+
+    struct Fill: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Fill the week's empty slots with recipes that pass your profile, and say why each.",
+            discussion: """
+                Only empty slots are filled. A recipe does not come back within --no-repeat-days days (counting what \
+                is planned and the days before today); --budget caps what the whole week's planned meals cost for your \
+                profile's number of people; --kcal MIN-MAX keeps each day's lunch and dinner together in that range \
+                (per person). The same --seed gives the same week. Undo with `sous plan clear --fill`.
+                  sous plan fill
+                  sous plan fill --budget 60 --kcal 1200-1800 --seed 7
+                  sous plan fill --from tomorrow --slot dinner
+                """
+        )
+        @Option(help: "First day to fill (YYYY-MM-DD, today, tomorrow or +N); default today.") var from: String?
+        @Option(help: "Last day to fill; default the end of the week.") var to: String?
+        @Option(name: .customLong("slot"), help: "Only this slot: 1 / lunch or 2 / dinner (repeatable).") var slots: [String] = []
+        @Option(help: "Dish type to plan; default \"main course\".") var dishType: DishType?
+        @Option(help: "Days within which a recipe does not repeat (0–28; default 7).") var noRepeatDays: Int?
+        @Option(help: "Budget in EUR for the week's planned meals.") var budget: Double?
+        @Option(help: ArgumentHelp("kcal per person for a day's lunch and dinner together.", valueName: "MIN-MAX")) var kcal: String?
+        @Option(help: "Seed for the draw; default a random one (printed).") var seed: UInt64?
+        @OptionGroup var global: GlobalOptions
+
+        func dailyKcal() throws -> KcalRange? {
+            guard let kcal else { return nil }
+            let parts = kcal.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 2, let low = Double(parts[0]), let high = Double(parts[1]) else {
+                throw ValidationError("--kcal \"\(kcal)\" is not a range like 1200-1800")
+            }
+            return KcalRange(min: low, max: high)
+        }
+
+        func validate() throws { _ = try dailyKcal() }
+
+        func run() async throws {
+            let client = global.client(Planner.self)
+            let token = try global.token
+            var request = PlanFill(
+                slots: slots.isEmpty ? nil : try slots.map(PlanDate.slot), dishType: dishType, noRepeatDays: noRepeatDays, weeklyBudget: budget,
+                dailyKcal: try dailyKcal(), seed: seed)
+            if from != nil || to != nil {
+                let today = try await client.call(PlannerAPI.getPlan, Empty(), session: token).today
+                request.from = try from.map { try PlanDate.resolve($0, today: today) }
+                request.to = try to.map { try PlanDate.resolve($0, today: today) }
+            }
+            let result = try await client.call(PlannerAPI.fill, request, session: token)
+            if global.json { return try printJSON(result) }
+            Console.current.out(renderPlanGrid(result.days))
+            Console.current.out("")
+            if result.filled.isEmpty {
+                Console.current.out("Nothing filled (\(result.candidates) recipes pass your profile).")
+            } else {
+                Console.current.out(
+                    "Filled \(result.filled.count) slot\(result.filled.count == 1 ? "" : "s") from \(result.candidates) recipes (seed \(result.seed)); "
+                        + String(format: "the week's meals cost €%.2f. ", result.weekCost) + "Undo: sous plan clear --fill \(result.fill)")
+                for slot in result.filled {
+                    Console.current.out("\n\(PlanSlotKind.meal(of: slot.slot)?.rawValue.capitalized ?? "Slot") \(slot.date): \(slot.recipeName)")
+                    for reason in slot.reasons { Console.current.out("  - \(reason)") }
+                }
+            }
+            if !result.unfilled.isEmpty {
+                Console.current.out("\nLeft empty:")
+                for slot in result.unfilled {
+                    Console.current.out("  \(PlanSlotKind.meal(of: slot.slot)?.rawValue ?? "slot") \(slot.date): \(slot.reason)")
+                }
+            }
         }
     }
 

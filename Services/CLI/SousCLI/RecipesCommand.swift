@@ -15,7 +15,7 @@ struct RecipesCommand: AsyncParsableCommand {
         commandName: "recipes",
         abstract: "Find, read, write, favorite and share recipes.",
         subcommands: [
-            Search.self, Show.self, Create.self, Edit.self, Delete.self, Mine.self, Favorite.self, Unfavorite.self, Favorites.self,
+            Search.self, Suggest.self, Show.self, Create.self, Edit.self, Delete.self, Mine.self, Favorite.self, Unfavorite.self, Favorites.self,
             Share.self, Community.self, Save.self, Export.self, Import.self,
         ]
     )
@@ -39,18 +39,7 @@ struct RecipesCommand: AsyncParsableCommand {
             [String] = []
         @Option(name: .customLong("energy"), help: "Only this energy level, 1–5 (repeatable).") var energyLevels: [Int] = []
         @Option(help: "Only this dish type, e.g. \"main course\".") var dishType: DishType?
-        @Option(name: .customLong("diet"), help: "Must fit this diet (repeatable): \(Diet.allCases.map(\.rawValue).joined(separator: ", ")).")
-        var diets: [Diet] = []
-        @Option(name: .customLong("allergen"), help: "Must be free of this allergen (repeatable).") var allergens: [Allergen] = []
-        @Option(name: .customLong("dislike"), help: "Must not use this ingredient id (repeatable).") var dislikes: [String] = []
-        @Option(name: .customLong("equipment"), help: "An appliance you have (repeatable); recipes needing others are hidden.") var equipment:
-            [Appliance] = []
-        @Option(help: "Highest energy level you will cook, 1–5.") var patience: Int?
-        @Flag(help: "Ignore your profile and show every recipe.") var noFilters = false
-        @Option(
-            name: .customLong("ignore"),
-            help: "Switch off one layer of your profile for this search (repeatable): diets, allergens, dislikes, equipment, patience.")
-        var ignored: [FilterLayer] = []
+        @OptionGroup var filters: FilterOptions
         @Option(help: "Page number, from 1.") var page = 1
         @Option(help: "Recipes per page (1–100).") var pageSize = 20
         @OptionGroup var global: GlobalOptions
@@ -60,35 +49,12 @@ struct RecipesCommand: AsyncParsableCommand {
                 query: text.isEmpty ? nil : text.joined(separator: " "), ingredients: ingredients.isEmpty ? nil : ingredients,
                 energyLevels: energyLevels.isEmpty ? nil : energyLevels, dishType: dishType, page: page, pageSize: pageSize
             )
-            let explicit = !diets.isEmpty || !allergens.isEmpty || !dislikes.isEmpty || !equipment.isEmpty || patience != nil
-            if noFilters {
-                request.profile = nil
-            } else if explicit {
-                request.profile = RecipeFilterProfile(
-                    diets: diets, allergens: allergens, dislikes: dislikes, equipment: equipment.isEmpty ? Appliance.allCases : equipment,
-                    patience: patience ?? 5
-                )
-            } else {
-                request.useSavedProfile = true
+            if !filters.noFilters {
+                request.profile = filters.explicitProfile
+                request.useSavedProfile = request.profile == nil ? true : nil
             }
-            if !ignored.isEmpty {
-                var switches = FilterSwitches()
-                for layer in Set(ignored) {
-                    switch layer {
-                    case .diets: switches.diets = false
-                    case .allergens: switches.allergens = false
-                    case .dislikes: switches.dislikes = false
-                    case .equipment: switches.equipment = false
-                    case .patience: switches.patience = false
-                    }
-                }
-                request.switches = switches
-            }
+            request.switches = filters.ignoredLayers
             return request
-        }
-
-        func validate() throws {
-            if noFilters && !ignored.isEmpty { throw ValidationError("--no-filters already ignores every layer; drop --ignore") }
         }
 
         func run() async throws {
@@ -108,6 +74,63 @@ struct RecipesCommand: AsyncParsableCommand {
             let last = first + result.recipes.count - 1
             let total = result.totalIsExact ? "\(result.total)" : "more than \(result.total)"
             Console.current.out("\n\(first)–\(last) of \(total)\(last < result.total ? " (next: --page \(result.page + 1))" : "")")
+        }
+    }
+
+    // MARK: suggest
+
+    struct Suggest: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Recipes that fit what is left of today's goals, filtered by your profile, and why each was picked.",
+            discussion: """
+                What is left comes from your diary (goals minus what you logged); with --meals N it is shared by the N \
+                meals still to eat. Recipes within 5 points of fit come cheapest first, then those whose ingredients \
+                are already on your grocery list. The filter flags work as in `sous recipes search`.
+                  sous recipes suggest --dish-type "main course"
+                  sous recipes suggest --meals 2 --limit 3
+                """
+        )
+        @Option(help: "The diary day (YYYY-MM-DD); default today.") var date: String?
+        @Option(help: "Meals still to eat that day (1–6).") var meals: Int?
+        @Option(help: "Only this dish type, e.g. \"main course\".") var dishType: DishType?
+        @Option(help: "How many suggestions (1–20).") var limit: Int?
+        @OptionGroup var filters: FilterOptions
+        @OptionGroup var global: GlobalOptions
+
+        var request: RecipeSuggestionRequest {
+            var switches = filters.ignoredLayers
+            if filters.noFilters { switches = FilterSwitches(diets: false, allergens: false, dislikes: false, equipment: false, patience: false) }
+            return RecipeSuggestionRequest(
+                date: date.flatMap(LocalDate.init), meals: meals, dishType: dishType, profile: filters.explicitProfile, switches: switches,
+                limit: limit)
+        }
+
+        func validate() throws {
+            if let date, LocalDate(date) == nil { throw ValidationError("--date \"\(date)\" is not a date (YYYY-MM-DD)") }
+        }
+
+        func run() async throws {
+            let result = try await global.client(Catalog.self).call(CatalogAPI.suggest, request, session: global.token)
+            if global.json { return try printJSON(result) }
+            let left = result.remaining
+            Console.current.out(
+                "Left for \(result.date): "
+                    + String(
+                        format: "%.0f kcal, carbohydrates %.0f g, protein %.0f g, fat %.0f g", left.kcal, left.carbohydrates, left.protein, left.fat))
+            guard !result.suggestions.isEmpty else { return Console.current.out("No recipe passes your filters.") }
+            var table = Table([("FIT", .right), ("RECIPE", .left), ("ID", .left), ("KCAL", .right), ("€/SERVING", .right)])
+            for suggestion in result.suggestions {
+                table.add([
+                    String(format: "%.0f", suggestion.fit), suggestion.recipe.name.truncated(36), suggestion.recipe.id,
+                    String(format: "%.0f", suggestion.perServing.kcal), String(format: "%.2f", suggestion.recipe.costPerServing),
+                ])
+            }
+            Console.current.out("\n" + table.render())
+            for suggestion in result.suggestions {
+                Console.current.out("\n\(suggestion.recipe.name):")
+                for reason in suggestion.reasons { Console.current.out("  - \(reason)") }
+            }
+            if !result.groceryListRead { Console.current.out("\n(The grocery list could not be read: ranked without it.)") }
         }
     }
 
@@ -462,6 +485,52 @@ func render(_ recipe: RecipeDetail) -> String {
 /// One layer of the recipe filter, as `--ignore` names it.
 enum FilterLayer: String, ExpressibleByArgument, CaseIterable {
     case diets, allergens, dislikes, equipment, patience
+}
+
+/// The recipe filter flags `search` and `suggest` share: by default the saved profile; explicit
+/// flags filter by exactly those; `--ignore` switches one layer off; `--no-filters` all of them.
+struct FilterOptions: ParsableArguments {
+    @Option(name: .customLong("diet"), help: "Must fit this diet (repeatable): \(Diet.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var diets: [Diet] = []
+    @Option(name: .customLong("allergen"), help: "Must be free of this allergen (repeatable).") var allergens: [Allergen] = []
+    @Option(name: .customLong("dislike"), help: "Must not use this ingredient id (repeatable).") var dislikes: [String] = []
+    @Option(name: .customLong("equipment"), help: "An appliance you have (repeatable); recipes needing others are hidden.") var equipment:
+        [Appliance] = []
+    @Option(help: "Highest energy level you will cook, 1–5.") var patience: Int?
+    @Flag(help: "Ignore your profile and show every recipe.") var noFilters = false
+    @Option(
+        name: .customLong("ignore"),
+        help: "Switch off one layer of your profile for this command (repeatable): diets, allergens, dislikes, equipment, patience.")
+    var ignored: [FilterLayer] = []
+
+    /// The profile the flags spell out; nil when none is given (the saved one applies).
+    var explicitProfile: RecipeFilterProfile? {
+        guard !diets.isEmpty || !allergens.isEmpty || !dislikes.isEmpty || !equipment.isEmpty || patience != nil else { return nil }
+        return RecipeFilterProfile(
+            diets: diets, allergens: allergens, dislikes: dislikes, equipment: equipment.isEmpty ? Appliance.allCases : equipment,
+            patience: patience ?? 5)
+    }
+
+    /// The layers `--ignore` switches off; nil when none.
+    var ignoredLayers: FilterSwitches? {
+        guard !ignored.isEmpty else { return nil }
+        var switches = FilterSwitches()
+        for layer in Set(ignored) {
+            switch layer {
+            case .diets: switches.diets = false
+            case .allergens: switches.allergens = false
+            case .dislikes: switches.dislikes = false
+            case .equipment: switches.equipment = false
+            case .patience: switches.patience = false
+            }
+        }
+        return switches
+    }
+
+    func validate() throws {
+        if noFilters && !ignored.isEmpty { throw ValidationError("--no-filters already ignores every layer; drop --ignore") }
+        if noFilters && explicitProfile != nil { throw ValidationError("--no-filters shows everything; drop the filter flags") }
+    }
 }
 
 /// "10 %", "0 %", "12.5 %".

@@ -34,7 +34,10 @@ public struct CatalogService: Sendable {
         self.host = host
         self.store = store
         self.profiles = profiles
-        CatalogHandlers(host: host.parts, store: store, profiles: profiles, seed: seed).register(on: host.server)
+        CatalogHandlers(
+            host: host.parts, store: store, profiles: profiles, seed: seed, tracker: Peer(Tracker.self, of: configuration),
+            groceries: Peer(Groceries.self, of: configuration)
+        ).register(on: host.server)
     }
 
     /// Opens (creating and migrating as needed) the catalog database at `location`.
@@ -49,6 +52,10 @@ struct CatalogHandlers: Sendable {
     let store: CatalogStore
     let profiles: PeerValueCache<Planner, CookingProfile>
     let seed: SeedData
+    /// What is left of a user's day, for suggestions.
+    let tracker: Peer<Tracker>
+    /// A user's grocery list, for suggestions (optional: they are ranked without it).
+    let groceries: Peer<Groceries>
 
     /// The route table: every method the catalog serves and the function that answers it.
     func register(on server: RPCServer) {
@@ -57,6 +64,7 @@ struct CatalogHandlers: Sendable {
         server.register(CatalogAPI.importIngredients, use: importIngredients)
         server.register(CatalogAPI.searchRecipes, use: searchRecipes)
         server.register(CatalogAPI.getRecipe, use: getRecipe)
+        server.register(CatalogAPI.suggest, use: suggest)
         server.register(CatalogAPI.createRecipe, use: createRecipe)
         server.register(CatalogAPI.importRecipes, use: importRecipes)
         server.register(CatalogAPI.editRecipe, use: editRecipe)
@@ -104,6 +112,35 @@ struct CatalogHandlers: Sendable {
             detail.ingredientFacts = try store.ingredients(ids)
         }
         return detail
+    }
+
+    /// Reads what is left of the day from the tracker (required) and the grocery list
+    /// (optional), then scores the recipes passing the filter that come closest in kcal.
+    func suggest(_ request: RecipeSuggestionRequest, user: String, context: RequestContext) async throws -> RecipeSuggestions {
+        let meals = request.meals ?? 1
+        guard (1...6).contains(meals) else { throw ServiceError.badRequest("meals must be 1 to 6, got \(meals)", field: "meals") }
+        let limit = request.limit ?? 5
+        guard (1...20).contains(limit) else { throw ServiceError.badRequest("limit must be 1 to 20, got \(limit)", field: "limit") }
+        let search = RecipeSearch(profile: request.profile, useSavedProfile: request.profile == nil, switches: request.switches)
+        let filter = try await resolveFilter(search, user: user, context: context)
+        let day = try await tracker.call(TrackerAPI.summary, DayRequest(date: request.date), user: user, for: context)
+        var onList: [String: String]?
+        do {
+            let list = try await groceries.call(GroceriesAPI.list, Empty(), user: user, for: context, need: .optional)
+            onList = Dictionary(
+                list.lines.compactMap { line in line.checked ? nil : line.ingredient.map { ($0, line.name) } },
+                uniquingKeysWith: { first, _ in first })
+        } catch {
+            context.logger.warning("suggestions ranked without the grocery list", metadata: ["error": "\(error)"])
+        }
+        let suggester = RecipeSuggester(
+            goals: day.goals, remaining: day.remaining, meals: meals, groceryList: onList,
+            filterDescription: filter.flatMap { RecipeSuggester.describe($0, saved: request.profile == nil) })
+        let candidates = try store.suggestionCandidates(
+            user: user, filter: filter, dishType: request.dishType, kcal: suggester.target.kcal, limit: RecipeSuggestions.maxConsidered)
+        return RecipeSuggestions(
+            date: day.day.date, remaining: day.remaining, target: suggester.target, suggestions: suggester.rank(candidates, limit: limit),
+            considered: candidates.count, groceryListRead: onList != nil)
     }
 
     func createRecipe(_ request: RecipeDraft, user: String, context: RequestContext) throws -> RecipeDetail {

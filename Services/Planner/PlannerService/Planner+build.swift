@@ -82,6 +82,8 @@ struct PlannerHandlers: Sendable {
         server.register(PlannerAPI.moveSlot, use: moveSlot)
         server.register(PlannerAPI.clearSlot, use: clearSlot)
         server.register(PlannerAPI.cooked, use: cooked)
+        server.register(PlannerAPI.fill, use: fill)
+        server.register(PlannerAPI.unfill, use: unfill)
         server.register(PlannerAPI.calendar, use: calendar)
     }
 

@@ -89,7 +89,30 @@ enum PlannerMigrations {
                     PRIMARY KEY (deleted_user, service)
                 )
                 """,
-            ])
+            ]),
+        PostgresMigration(
+            "v2: fills",
+            [
+                """
+                CREATE TABLE plan_fill (
+                    "user" TEXT NOT NULL,
+                    id BIGINT NOT NULL,
+                    seed TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY ("user", id)
+                )
+                """,
+                """
+                CREATE TABLE plan_fill_slot (
+                    "user" TEXT NOT NULL,
+                    fill BIGINT NOT NULL,
+                    date TEXT NOT NULL,
+                    slot BIGINT NOT NULL,
+                    recipe TEXT NOT NULL,
+                    PRIMARY KEY ("user", fill, date, slot)
+                )
+                """,
+            ]),
     ]
 
     static var migrator: DatabaseMigrator {
@@ -180,6 +203,28 @@ enum PlannerMigrations {
                 sql: """
                     ALTER TABLE profile ADD COLUMN filter_allergens INTEGER NOT NULL DEFAULT 1;
                     ALTER TABLE profile ADD COLUMN filter_dislikes INTEGER NOT NULL DEFAULT 1;
+                    """)
+        }
+        migrator.registerMigration("v4: fills") { db in
+            // What each plan.fill put where, so plan.unfill empties only slots still holding it.
+            // The seed is text: SQLite integers are signed.
+            try db.execute(
+                sql: """
+                    CREATE TABLE plan_fill (
+                        user TEXT NOT NULL,
+                        id INTEGER NOT NULL,
+                        seed TEXT NOT NULL,
+                        created_at REAL NOT NULL,
+                        PRIMARY KEY (user, id)
+                    );
+                    CREATE TABLE plan_fill_slot (
+                        user TEXT NOT NULL,
+                        fill INTEGER NOT NULL,
+                        date TEXT NOT NULL,
+                        slot INTEGER NOT NULL,
+                        recipe TEXT NOT NULL,
+                        PRIMARY KEY (user, fill, date, slot)
+                    ) WITHOUT ROWID;
                     """)
         }
         return migrator

@@ -243,7 +243,7 @@ public final class PlannerStore: Sendable {
         }
     }
 
-    private static func days(_ session: any SQLSession, user: String, from: LocalDate, to: LocalDate, today: LocalDate) throws -> [PlanDay] {
+    static func days(_ session: any SQLSession, user: String, from: LocalDate, to: LocalDate, today: LocalDate) throws -> [PlanDay] {
         let records = try session.fetchAll(
             SlotRecord.self, #"SELECT * FROM slot WHERE "user" = ? AND date BETWEEN ? AND ?"#, [user, from.description, to.description])
         let filled = Dictionary(records.map { ($0.ref, $0.planSlot) }, uniquingKeysWith: { first, _ in first })
@@ -257,7 +257,7 @@ public final class PlannerStore: Sendable {
         }
     }
 
-    private static func slotRecord(_ session: any SQLSession, user: String, _ ref: SlotRef) throws -> SlotRecord? {
+    static func slotRecord(_ session: any SQLSession, user: String, _ ref: SlotRef) throws -> SlotRecord? {
         try session.fetchOne(SlotRecord.self, #"SELECT * FROM slot WHERE "user" = ? AND date = ? AND slot = ?"#, SlotRecord.key(ref, user: user))
     }
 
@@ -269,7 +269,7 @@ public final class PlannerStore: Sendable {
         "\(PlanSlotKind.meal(of: ref.slot)?.rawValue ?? "slot \(ref.slot)") on \(ref.date)"
     }
 
-    private func storage<T>(_ work: () throws -> T) throws(ServiceError) -> T {
+    func storage<T>(_ work: () throws -> T) throws(ServiceError) -> T {
         do {
             return try work()
         } catch let error as ServiceError {

@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+import SousRuntime
+import SousSchema
+import SousWire
+
+/// Writing a fill's choices, and undoing a fill.
+extension PlannerStore {
+    /// Writes `choices` into the slots that are still empty (one filled meanwhile keeps what it
+    /// has), adding their recipes to the selection, and records them as one fill. `reply` gets
+    /// the fill's number (0 when nothing was written), the slots written and the week after, and
+    /// builds the reply in the same transaction (so a keyed `plan.fill` stores it with the write).
+    func fill<Reply>(
+        user: String, choices: [FilledSlot], seed: UInt64, now: Date, reply: (Int64, Set<SlotRef>, [PlanDay]) -> Reply
+    ) throws(ServiceError) -> Reply {
+        try storage {
+            try database.writing { session in
+                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
+                let fill = (try session.value(Int64.self, #"SELECT MAX(id) FROM plan_fill WHERE "user" = ?"#, [user]) ?? 0) + 1
+                var written: Set<SlotRef> = []
+                for choice in choices {
+                    let ref = SlotRef(date: choice.date, slot: choice.slot)
+                    guard window.contains(ref.date), try Self.slotRecord(session, user: user, ref) == nil else { continue }
+                    try session.insert(SelectionRecord(user: user, recipe: choice.recipe, name: choice.recipeName, addedAt: now), onConflict: .ignore)
+                    try session.insert(SlotRecord(user: user, ref: ref, recipe: choice.recipe, recipeName: choice.recipeName))
+                    try session.execute(
+                        #"INSERT INTO plan_fill_slot ("user", fill, date, slot, recipe) VALUES (?, ?, ?, ?, ?)"#,
+                        [user, fill, ref.date.description, ref.slot, choice.recipe])
+                    written.insert(ref)
+                }
+                if !written.isEmpty {
+                    try session.execute(
+                        #"INSERT INTO plan_fill ("user", id, seed, created_at) VALUES (?, ?, ?, ?)"#,
+                        [user, fill, String(seed), now.timeIntervalSince1970])
+                }
+                let days = try Self.days(session, user: user, from: window.today, to: window.last, today: window.today)
+                return reply(written.isEmpty ? 0 : fill, written, days)
+            }
+        }
+    }
+
+    /// Undoes fill `number` (default the latest): empties the slots from today on that still
+    /// hold the recipe it put there and are not cooked, and forgets the fill.
+    func unfill(user: String, number: Int64?, now: Date) throws(ServiceError) -> PlanUnfillResult {
+        try storage {
+            try database.writing { session in
+                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
+                let fill: Int64
+                if let number {
+                    guard try session.value(Int64.self, #"SELECT id FROM plan_fill WHERE "user" = ? AND id = ?"#, [user, number]) != nil else {
+                        throw ServiceError.notFound("no fill \(number) to undo (it may be undone already)", field: "fill")
+                    }
+                    fill = number
+                } else {
+                    guard let latest = try session.value(Int64.self, #"SELECT MAX(id) FROM plan_fill WHERE "user" = ?"#, [user]) else {
+                        throw ServiceError.notFound("there is no fill to undo", field: "fill")
+                    }
+                    fill = latest
+                }
+                let rows = try session.rows(
+                    #"SELECT date, slot, recipe FROM plan_fill_slot WHERE "user" = ? AND fill = ? ORDER BY date, slot"#, [user, fill])
+                var cleared: [SlotRef] = []
+                var kept: [SlotRef] = []
+                for row in rows {
+                    let text: String = row["date"]
+                    guard let date = LocalDate(text) else { throw ServiceError.internal("fill slot date \(text) is not a date") }
+                    let ref = SlotRef(date: date, slot: row["slot"])
+                    let current = try Self.slotRecord(session, user: user, ref)
+                    if window.contains(date), let current, current.recipe == row["recipe"], current.cookedAt == nil {
+                        try session.execute(#"DELETE FROM slot WHERE "user" = ? AND date = ? AND slot = ?"#, SlotRecord.key(ref, user: user))
+                        cleared.append(ref)
+                    } else {
+                        kept.append(ref)
+                    }
+                }
+                try session.execute(#"DELETE FROM plan_fill_slot WHERE "user" = ? AND fill = ?"#, [user, fill])
+                try session.execute(#"DELETE FROM plan_fill WHERE "user" = ? AND id = ?"#, [user, fill])
+                return PlanUnfillResult(fill: fill, cleared: cleared, kept: kept)
+            }
+        }
+    }
+}
