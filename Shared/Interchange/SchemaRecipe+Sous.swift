@@ -1,15 +1,20 @@
+public import Foundation
 public import SousSchema
 
 extension SchemaRecipe {
     /// A Sous recipe as schema.org describes it: its ingredient lines written so that
     /// ``IngredientLine/parse(_:)`` reads them back to the same quantity, unit and name
     /// ("200 g red lentils", "2 egg" for pieces), its steps in order, its equipment as tools and
-    /// its dish types as categories; the diets Sous derived go out as schema.org diets.
-    public init(_ recipe: RecipeDetail) {
+    /// its dish types as categories, its tags as keywords, its notes and variations as comments,
+    /// and its photo (when given) as a `data:` URL after the image; the diets Sous derived go
+    /// out as schema.org diets.
+    public init(_ recipe: RecipeDetail, photo: RecipePhoto? = nil) {
+        var comments = recipe.notes.map { [SchemaComment(name: Self.notesName, text: $0)] } ?? []
+        comments += recipe.variations.map { SchemaComment(name: Self.variationName, text: $0) }
         self.init(
             name: recipe.name,
             description: recipe.summary.isEmpty ? nil : recipe.summary,
-            imageURLs: recipe.image.map { [$0] } ?? [],
+            imageURLs: (recipe.image.map { [$0] } ?? []) + (photo.map { [Self.dataURL($0)] } ?? []),
             servings: recipe.servings,
             prepMinutes: recipe.prepMinutes,
             cookMinutes: recipe.cookMinutes,
@@ -18,9 +23,26 @@ extension SchemaRecipe {
             steps: recipe.steps.map { SchemaStep(text: $0.description) },
             tools: recipe.equipment.map(\.rawValue),
             categories: recipe.dishTypes.map(\.rawValue),
+            keywords: recipe.tags,
             diets: recipe.diets.map(Self.schemaDiet),
-            url: recipe.link
+            url: recipe.link,
+            comments: comments
         )
+    }
+
+    /// The names Sous gives the comments holding a recipe's notes and its variations.
+    public static let notesName = "Notes"
+    public static let variationName = "Variation"
+
+    /// The photo as a `data:` URL ("data:image/jpeg;base64,…").
+    static func dataURL(_ photo: RecipePhoto) -> String {
+        "data:image/\(photo.type);base64,\(photo.photo.base64EncodedString())"
+    }
+
+    /// The bytes of a `data:image/…;base64,…` URL; nil for any other text.
+    public static func imageData(fromDataURL text: String) -> Data? {
+        guard text.hasPrefix("data:image/"), let comma = text.firstIndex(of: ","), text[..<comma].hasSuffix(";base64") else { return nil }
+        return Data(base64Encoded: String(text[text.index(after: comma)...]), options: .ignoreUnknownCharacters)
     }
 
     /// "200 g red lentils"; a count of pieces has no unit word ("2 egg").

@@ -40,6 +40,9 @@ public struct SchemaRecipe: Equatable, Sendable {
     /// `author` names, joined with ", ".
     public var authorName: String?
     public var url: String?
+    /// `comment`: Comment objects (or plain texts), in document order. Sous writes a recipe's notes
+    /// as one named "Notes" and each variation as one named "Variation".
+    public var comments: [SchemaComment]
     /// Every other top-level key of the Recipe node, and mapped keys whose value gave nothing
     /// ("prepTime": "about an hour"), as compact JSON text with sorted keys (a string keeps its
     /// quotes: `"\"2024-01-01\""`). `@context` and `@type` are not kept.
@@ -49,8 +52,10 @@ public struct SchemaRecipe: Equatable, Sendable {
         name: String, description: String? = nil, imageURLs: [String] = [], servings: Int? = nil, yieldText: String? = nil,
         prepMinutes: Int? = nil, cookMinutes: Int? = nil, totalMinutes: Int? = nil, ingredients: [String] = [], steps: [SchemaStep] = [],
         tools: [String] = [], categories: [String] = [], cuisines: [String] = [], keywords: [String] = [], diets: [String] = [],
-        nutrition: [String: String] = [:], authorName: String? = nil, url: String? = nil, unmapped: [String: String] = [:]
+        nutrition: [String: String] = [:], authorName: String? = nil, url: String? = nil, comments: [SchemaComment] = [],
+        unmapped: [String: String] = [:]
     ) {
+        self.comments = comments
         self.name = name
         self.description = description
         self.imageURLs = imageURLs
@@ -88,6 +93,18 @@ public struct SchemaRecipe: Equatable, Sendable {
             }
         }
         return found.sorted()
+    }
+}
+
+/// A schema.org Comment: its `name` (a title, e.g. "Notes"), if any, and its `text`, line
+/// breaks kept.
+public struct SchemaComment: Equatable, Sendable {
+    public var name: String?
+    public var text: String
+
+    public init(name: String? = nil, text: String) {
+        self.name = name
+        self.text = text
     }
 }
 

@@ -195,6 +195,9 @@ public enum SchemaRecipeDocument {
             case "url":
                 recipe.url = textValue(value)
                 mapped = recipe.url != nil
+            case "comment":
+                recipe.comments = comments(value)
+                mapped = !recipe.comments.isEmpty
             default:
                 mapped = false
             }
@@ -321,6 +324,28 @@ public enum SchemaRecipeDocument {
             texts.append(candidate)
         }
         return texts
+    }
+
+    /// Comments from Comment objects (`name`, and `text` or `description`), plain strings, or a
+    /// list of them; empty ones dropped. A text without HTML keeps its line breaks as written.
+    private static func comments(_ value: Any) -> [SchemaComment] {
+        func commentText(_ value: Any?) -> String? {
+            guard let string = value as? String else { return value.flatMap(textValue) }
+            let text =
+                string.contains("<")
+                ? HTMLText.lines(string).joined(separator: "\n") : HTMLText.decodingEntities(string).trimmingCharacters(in: .whitespacesAndNewlines)
+            return text.isEmpty ? nil : text
+        }
+        var comments: [SchemaComment] = []
+        for element in value as? [Any] ?? [value] {
+            if let object = element as? [String: Any] {
+                guard let text = commentText(object["text"] ?? object["description"]) else { continue }
+                comments.append(SchemaComment(name: object["name"].flatMap(textValue), text: text))
+            } else if let text = commentText(element) {
+                comments.append(SchemaComment(text: text))
+            }
+        }
+        return comments
     }
 
     /// Image URLs from a string, an ImageObject (`url`, else `contentUrl`) or a list of them.

@@ -53,6 +53,14 @@ extension SchemaRecipe {
         }
         if let authorName { members["author"] = .object(["@type": .string("Person"), "name": .string(authorName)]) }
         if let url { members["url"] = .string(url) }
+        if !comments.isEmpty {
+            members["comment"] = .array(
+                comments.map { comment in
+                    var object: [String: JSONLDValue] = ["@type": .string("Comment"), "text": .string(comment.text)]
+                    if let name = comment.name { object["name"] = .string(name) }
+                    return .object(object)
+                })
+        }
         // What was read but not mapped goes back as it was, unless a mapped field took its key.
         for (key, json) in unmapped where members[key] == nil {
             members[key] = Self.isJSON(json) ? .raw(json) : .string(json)

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import MessagePack
 public import SousWire
 
@@ -240,12 +240,29 @@ public struct RecipeDraft: Codable, Equatable, Sendable {
     public var dishTypes: [DishType]?
     public var link: String?
     public var image: String?
+    /// The cook's own notes (at most ``RecipeLimits/maxNotesCharacters``); an empty text removes them.
+    public var notes: String?
+    /// Variations worth trying, one short text each (at most ``RecipeLimits/maxVariations``).
+    public var variations: [String]?
+    /// Words to find the recipe by (at most ``RecipeLimits/maxTags``): letters, digits, spaces
+    /// and hyphens, kept in lower case.
+    public var tags: [String]?
+    /// A JPEG, PNG, HEIC or WebP photo (at most ``RecipeLimits/maxPhotoBytes``), replacing any.
+    public var photo: Data?
+    /// True removes the photo (with `recipes.edit`); cannot be combined with `photo`.
+    public var removePhoto: Bool?
 
     public init(
         name: String? = nil, summary: String? = nil, servings: Int? = nil, prepMinutes: Int? = nil, cookMinutes: Int? = nil,
         ingredients: [RecipeIngredient]? = nil, steps: [RecipeStep]? = nil, equipment: [Appliance]? = nil,
-        dishTypes: [DishType]? = nil, link: String? = nil, image: String? = nil
+        dishTypes: [DishType]? = nil, link: String? = nil, image: String? = nil, notes: String? = nil, variations: [String]? = nil,
+        tags: [String]? = nil, photo: Data? = nil, removePhoto: Bool? = nil
     ) {
+        self.notes = notes
+        self.variations = variations
+        self.tags = tags
+        self.photo = photo
+        self.removePhoto = removePhoto
         self.name = name
         self.summary = summary
         self.servings = servings
@@ -260,11 +277,49 @@ public struct RecipeDraft: Codable, Equatable, Sendable {
     }
 }
 
+/// What a recipe's own texts and photo may hold.
+public enum RecipeLimits {
+    public static let maxNotesCharacters = 10_000
+    public static let maxVariations = 20
+    public static let maxVariationCharacters = 500
+    public static let maxTags = 20
+    public static let maxTagCharacters = 40
+    /// Largest photo stored: 5 MiB, like a journal photo.
+    public static let maxPhotoBytes = 5 * 1024 * 1024
+}
+
+/// A recipe's photo as a recipe shows it: its kind and size (`recipes.photo` returns the bytes).
+@MessagePackCodable
+public struct RecipePhotoInfo: Codable, Equatable, Sendable {
+    /// "jpeg", "png", "heic" or "webp", judged from the bytes.
+    public var type: String
+    public var bytes: Int
+
+    public init(type: String, bytes: Int) {
+        self.type = type
+        self.bytes = bytes
+    }
+}
+
+/// A recipe's photo with its bytes.
+@MessagePackCodable
+public struct RecipePhoto: Codable, Equatable, Sendable {
+    public var id: String
+    public var type: String
+    public var photo: Data
+
+    public init(id: String, type: String, photo: Data) {
+        self.id = id
+        self.type = type
+        self.photo = photo
+    }
+}
+
 /// schema.org Recipe JSON-LD to add to the caller's own recipes (`recipes.import`).
 @MessagePackCodable
 public struct RecipeImport: Codable, Equatable, Sendable {
     /// At most this many bytes of JSON-LD per import.
-    public static let maxDocumentBytes = 2 * 1024 * 1024
+    public static let maxDocumentBytes = 7 * 1024 * 1024
     /// At most this many recipes per import.
     public static let maxRecipes = 100
 
@@ -301,8 +356,8 @@ public struct RecipeImportReport: Codable, Equatable, Sendable {
 public struct ImportedRecipe: Codable, Equatable, Sendable {
     public var id: String
     public var name: String
-    /// Ingredient lines read, and what the document held that Sous has no field for (kept
-    /// nowhere yet: personal notes come later).
+    /// Ingredient lines read, and the schema.org names of what the document held that Sous has
+    /// no field for (kept, with their values, at the end of the recipe's notes).
     public var lines: Int
     public var unmappedFields: [String]
 
@@ -383,12 +438,16 @@ public struct RecipeSummary: Codable, Equatable, Sendable {
     public var origin: RecipeOrigin
     public var owner: String?
     public var isFavorite: Bool
+    public var tags: [String]
+    public var hasPhoto: Bool
 
     public init(
         id: String, name: String, summary: String, servings: Int, totalMinutes: Int, energyLevel: Int, diets: [Diet], allergens: [Allergen],
         equipment: [Appliance], dishTypes: [DishType], kcalPerServing: Double, costPerServing: Double, origin: RecipeOrigin, owner: String?,
-        isFavorite: Bool
+        isFavorite: Bool, tags: [String] = [], hasPhoto: Bool = false
     ) {
+        self.tags = tags
+        self.hasPhoto = hasPhoto
         self.id = id
         self.name = name
         self.summary = summary
@@ -443,14 +502,24 @@ public struct RecipeDetail: Codable, Equatable, Sendable {
     /// The catalog ingredients the lines use, in line order, when the lookup asked for them
     /// (``RecipeLookup/withIngredients``): what a grocery list needs, in the same call.
     public var ingredientFacts: [Ingredient]?
+    public var notes: String?
+    public var variations: [String]
+    public var tags: [String]
+    /// The photo's kind and size; nil without one.
+    public var photo: RecipePhotoInfo?
 
     public init(
         id: String, name: String, summary: String, servings: Int, prepMinutes: Int, cookMinutes: Int, energyLevel: Int,
         equipment: [Appliance], dishTypes: [DishType], link: String?, image: String?, steps: [RecipeStep],
         ingredients: [RecipeIngredientDetail], people: Int, diets: [Diet], allergens: [Allergen], contains: [DietFact], cost: Double,
         costPerServing: Double, nutritionPerServing: Nutrition, origin: RecipeOrigin, owner: String?, basedOn: String?, shared: Bool,
-        isFavorite: Bool, version: Int64, ingredientFacts: [Ingredient]? = nil
+        isFavorite: Bool, version: Int64, ingredientFacts: [Ingredient]? = nil, notes: String? = nil, variations: [String] = [],
+        tags: [String] = [], photo: RecipePhotoInfo? = nil
     ) {
+        self.notes = notes
+        self.variations = variations
+        self.tags = tags
+        self.photo = photo
         self.ingredientFacts = ingredientFacts
         self.id = id
         self.name = name
@@ -538,6 +607,8 @@ public struct RecipeSearch: Codable, Equatable, Sendable {
     /// Only recipes at these energy levels.
     public var energyLevels: [Int]?
     public var dishType: DishType?
+    /// Only recipes carrying every one of these tags (compared in lower case).
+    public var tags: [String]?
     /// Filter by this profile…
     public var profile: RecipeFilterProfile?
     /// …or by the user's saved cooking profile, read from the planner.
@@ -550,8 +621,10 @@ public struct RecipeSearch: Codable, Equatable, Sendable {
 
     public init(
         query: String? = nil, ingredients: [String]? = nil, energyLevels: [Int]? = nil, dishType: DishType? = nil,
-        profile: RecipeFilterProfile? = nil, useSavedProfile: Bool? = nil, switches: FilterSwitches? = nil, page: Int? = nil, pageSize: Int? = nil
+        profile: RecipeFilterProfile? = nil, useSavedProfile: Bool? = nil, switches: FilterSwitches? = nil, page: Int? = nil, pageSize: Int? = nil,
+        tags: [String]? = nil
     ) {
+        self.tags = tags
         self.query = query
         self.ingredients = ingredients
         self.energyLevels = energyLevels
@@ -714,6 +787,8 @@ public enum CatalogAPI {
 
     public static let searchRecipes = Method<Catalog, RecipeSearch, RecipePage>.read("recipes.search", .user, lane: .heavy)
     public static let getRecipe = Method<Catalog, RecipeLookup, RecipeDetail>.read("recipes.get", .user)
+    /// A recipe's photo; notFound (field `id`) for a recipe without one.
+    public static let photo = Method<Catalog, RecipeID, RecipePhoto>.read("recipes.photo", .user)
     public static let createRecipe = Method<Catalog, RecipeDraft, RecipeDetail>.write("recipes.create", .user)
     public static let editRecipe = Method<Catalog, RecipeEdit, RecipeDetail>.write("recipes.edit", .user)
     public static let deleteRecipe = Method<Catalog, RecipeID, Empty>.write("recipes.delete", .user)

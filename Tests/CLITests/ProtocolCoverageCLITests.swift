@@ -173,6 +173,15 @@ struct ProtocolCoverageCLITests {
             try #"{"@type": "Recipe", "name": "Fruit", "recipeIngredient": ["1 dragonfruit"]}"#.write(toFile: file, atomically: true, encoding: .utf8)
             let unmatched = await sous(["recipes", "import", file] + ada)
             #expect(unmatched.code == 4 && unmatched.out.contains("Fruit: \"1 dragonfruit\": no catalog ingredient"), "\(unmatched.out)")
+            // On a terminal the import asks what each line means, and runs again with the answers.
+            let asked = await sous(["recipes", "import", file] + ada, console: Console(capturing: true, input: ["dragon fruit", "1 banana"]))
+            #expect(
+                asked.code == 0 && asked.out.contains("1 line needs a meaning")
+                    && asked.out.contains("no catalog ingredient is called \"dragon fruit\"")
+                    && asked.out.contains("Imported r-") && asked.out.contains(#"--map "1 dragonfruit=1 banana""#), "\(asked.out)\(asked.err)")
+            let stopped = await sous(["recipes", "import", file] + ada, console: Console(capturing: true, input: [""]))
+            #expect(stopped.code == 4 && stopped.out.hasSuffix("Nothing imported.\n"), "\(stopped.out)")
+            #expect(await sous(["recipes", "import", file, "--no-prompt"] + ada, console: Console(capturing: true, input: ["1 banana"])).code == 4)
             #expect(await sous(["recipes", "import", file, "--map", "1 dragonfruit=1 banana"] + ada).code == 0)
             #expect(await sous(["recipes", "import", file, "--map", "nonsense"] + ada).code == 64)
 

@@ -474,8 +474,9 @@ struct PersonalVersionTests {
         #expect(try reopened.recipe(id, user: "home.example", people: nil).name != "Ada's soup")
     }
 
-    /// Version 6 copies the search entries into a table with prefix indexes: a database written
-    /// before it finds and ranks exactly what it found before, and new recipes are indexed.
+    /// Versions 6 and 7 copy the search entries into new tables (prefix indexes, then a column for
+    /// tags): a database written before them finds and ranks exactly what it found before, and new
+    /// recipes are indexed.
     @Test func searchEntriesSurviveTheMoveToPrefixIndexes() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-catalog-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -502,6 +503,19 @@ struct PersonalVersionTests {
                         """)
             }
             before = try results(store)
+            // And without what version 7 added (notes, variations, tags, photos).
+            try await #require(database.sqliteWriter).writeWithoutTransaction { db in
+                try db.execute(
+                    sql: """
+                        DROP TABLE recipe_photo;
+                        ALTER TABLE recipe DROP COLUMN notes;
+                        ALTER TABLE recipe DROP COLUMN variations;
+                        ALTER TABLE recipe DROP COLUMN tags;
+                        ALTER TABLE recipe DROP COLUMN photo_type;
+                        ALTER TABLE recipe DROP COLUMN photo_bytes;
+                        DELETE FROM grdb_migrations WHERE identifier LIKE 'v7:%';
+                        """)
+            }
         }
         #expect(before.allSatisfy { !$0.isEmpty }, "every word finds something")
         let database = try CatalogService.openDatabase(at: .sqlite(directory: directory), logger: quietLogger("catalog"))
@@ -509,7 +523,7 @@ struct PersonalVersionTests {
         let definition = try await #require(database.sqliteWriter).read { db in
             try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'recipe_fts'")
         }
-        #expect(definition?.contains("prefix = '2 3 4'") == true)
+        #expect(definition?.contains("prefix = '2 3 4'") == true && definition?.contains("tags") == true)
         #expect(try results(reopened) == before)
         let created = try reopened.create(
             RecipeDraft(name: "Peach crumble", summary: "Fruit under crumbs.", servings: 4, prepMinutes: 15, cookMinutes: 30), user: "ada")

@@ -50,6 +50,7 @@ struct RecipeImportTests {
                     "vegetable-stock 1.0 l", "salt 1.0 tsp",
                 ])
             #expect(recipe.steps.map(\.type) == [.preparation, .cooking])
+            #expect(recipe.notes == "From the imported recipe:\nrecipeCuisine: Italian", "what no field holds is kept in the notes")
             #expect(try await client.call(CatalogAPI.myRecipes, Empty(), user: "ada").recipes.map(\.id) == [imported.id])
         }
     }

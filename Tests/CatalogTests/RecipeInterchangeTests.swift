@@ -17,7 +17,7 @@ struct RecipeInterchangeTests {
         let details = try seed.recipes.map { try store.recipe($0.id, user: nil, people: nil) }
         #expect(details.count == seed.recipes.count && !details.isEmpty)
 
-        let exported = details.map(SchemaRecipe.init)
+        let exported = details.map { SchemaRecipe($0) }
         let read = try SchemaRecipeDocument.recipes(from: SchemaRecipe.jsonLD(exported))
         #expect(read == exported)
 

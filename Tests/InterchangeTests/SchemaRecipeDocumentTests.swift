@@ -128,6 +128,26 @@ struct SchemaRecipeDocumentTests {
         #expect(try read(string).first?.keywords == ["quick", "vegan dinner"])
     }
 
+    @Test func commentsKeepTheirNamesAndLineBreaks() throws {
+        let document = #"""
+            {"@type": "Recipe", "name": "Noted", "comment": [
+              {"@type": "Comment", "name": "Notes", "text": "First line.\n\nAfter a blank line."},
+              "Plain &amp; simple",
+              {"@type": "Comment", "text": "<p>One</p><p>Two</p>"},
+              {"@type": "Comment", "name": "Variation", "description": "With beans"},
+              {"@type": "Comment", "name": "Empty", "text": "   "}
+            ]}
+            """#
+        let recipe = try #require(try read(document).first)
+        #expect(
+            recipe.comments == [
+                SchemaComment(name: "Notes", text: "First line.\n\nAfter a blank line."), SchemaComment(text: "Plain & simple"),
+                SchemaComment(text: "One\nTwo"), SchemaComment(name: "Variation", text: "With beans"),
+            ])
+        #expect(recipe.unmapped.isEmpty)
+        #expect(try SchemaRecipeDocument.recipes(from: recipe.jsonLD()) == [recipe], "written back and read again: the same")
+    }
+
     @Test func recipeYieldInItsShapes() throws {
         let cases: [(String, Int?, String?)] = [
             (#""4""#, 4, nil),

@@ -62,6 +62,7 @@ struct DescribeTests {
         #expect(
             draft.map(\.name) == [
                 "name", "summary", "servings", "prepMinutes", "cookMinutes", "ingredients", "steps", "equipment", "dishTypes", "link", "image",
+                "notes", "variations", "tags", "photo", "removePhoto",
             ])
         #expect(draft.allSatisfy { !$0.required }, "every field of a draft may be left out")
         #expect(draft.first { $0.name == "ingredients" }?.shape == .array(of: .object("RecipeIngredient")))

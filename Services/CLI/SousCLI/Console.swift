@@ -23,6 +23,17 @@ public final class Console: @unchecked Sendable {
         return Terminal.readSecret(prompt: prompt)
     }
 
+    /// Whether a prompt can be answered: a terminal on standard input, or captured input left.
+    public var canPrompt: Bool { capturing ? lock.withLock { !input.isEmpty } : isatty(STDIN_FILENO) == 1 }
+
+    /// One line typed after `prompt` (written to stderr), or the next captured one; nil at the
+    /// end of the input.
+    public func readLine(prompt: String) -> String? {
+        if capturing { return lock.withLock { input.isEmpty ? nil : input.removeFirst() } }
+        FileHandle.standardError.write(Data(prompt.utf8))
+        return Swift.readLine(strippingNewline: true)
+    }
+
     @TaskLocal public static var current = Console(capturing: false)
 
     public func out(_ text: String = "", terminator: String = "\n") {

@@ -146,9 +146,10 @@ private func parseJournalTime(_ text: String) throws -> TimeOfDay {
     return time
 }
 
-/// The photo file's bytes. A file over the limit is refused here, with the service's own error,
-/// because a much larger one would not even fit in a message.
-private func readPhoto(_ path: String) throws -> Data {
+/// The photo file's bytes (a journal entry's or a recipe's: both keep at most 5 MiB). A file
+/// over the limit is refused here, with the service's own error, because a much larger one would
+/// not even fit in a message.
+func readPhoto(_ path: String) throws -> Data {
     let data: Data
     do {
         data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -161,6 +162,6 @@ private func readPhoto(_ path: String) throws -> Data {
     return data
 }
 
-private func photoSize(_ bytes: Int) -> String {
+func photoSize(_ bytes: Int) -> String {
     bytes >= 1024 * 1024 ? String(format: "%.1f MiB", Double(bytes) / 1_048_576) : bytes >= 1024 ? "\(bytes / 1024) KiB" : "\(bytes) B"
 }

@@ -15,7 +15,8 @@ struct RecipesCommand: AsyncParsableCommand {
         commandName: "recipes",
         abstract: "Find, read, write, favorite and share recipes.",
         subcommands: [
-            Search.self, Suggest.self, Show.self, Create.self, Edit.self, Delete.self, Mine.self, Favorite.self, Unfavorite.self, Favorites.self,
+            Search.self, Suggest.self, Show.self, Photo.self, Create.self, Edit.self, Delete.self, Mine.self, Favorite.self, Unfavorite.self,
+            Favorites.self,
             Share.self, Community.self, Save.self, Export.self, Import.self,
         ]
     )
@@ -39,6 +40,7 @@ struct RecipesCommand: AsyncParsableCommand {
             [String] = []
         @Option(name: .customLong("energy"), help: "Only this energy level, 1–5 (repeatable).") var energyLevels: [Int] = []
         @Option(help: "Only this dish type, e.g. \"main course\".") var dishType: DishType?
+        @Option(name: .customLong("tag"), help: "Only recipes with this tag (repeatable: all of them).") var tags: [String] = []
         @OptionGroup var filters: FilterOptions
         @Option(help: "Page number, from 1.") var page = 1
         @Option(help: "Recipes per page (1–100).") var pageSize = 20
@@ -47,7 +49,8 @@ struct RecipesCommand: AsyncParsableCommand {
         var request: RecipeSearch {
             var request = RecipeSearch(
                 query: text.isEmpty ? nil : text.joined(separator: " "), ingredients: ingredients.isEmpty ? nil : ingredients,
-                energyLevels: energyLevels.isEmpty ? nil : energyLevels, dishType: dishType, page: page, pageSize: pageSize
+                energyLevels: energyLevels.isEmpty ? nil : energyLevels, dishType: dishType, page: page, pageSize: pageSize,
+                tags: tags.isEmpty ? nil : tags
             )
             if !filters.noFilters {
                 request.profile = filters.explicitProfile
@@ -150,12 +153,31 @@ struct RecipesCommand: AsyncParsableCommand {
         }
     }
 
+    struct Photo: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Save a recipe's photo to a file (set it with --photo on create or edit).")
+        @Argument(help: "Recipe id.") var id: String
+        @Option(name: [.short, .long], help: "The file to write; default <id>.<type> in the current folder.") var output: String?
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let photo = try await global.client(Catalog.self).call(CatalogAPI.photo, RecipeID(id: id), session: global.token)
+            if global.json { return try printJSON(photo) }
+            let path = output ?? "\(photo.id).\(photo.type == "jpeg" ? "jpg" : photo.type)"
+            do {
+                try photo.photo.write(to: URL(fileURLWithPath: path))
+            } catch {
+                throw ValidationError("cannot write \(path): \(error.localizedDescription)")
+            }
+            Console.current.out("Saved the \(photo.type) photo of \(photo.id) (\(photoSize(photo.photo.count))) to \(path).")
+        }
+    }
+
     // MARK: create / edit
 
     struct DraftOptions: ParsableArguments {
         @Option(
             help:
-                "A JSON file with the recipe (fields of RecipeDraft: name, summary, servings, prepMinutes, cookMinutes, ingredients, steps, equipment, dishTypes, link, image)."
+                "A JSON file with the recipe (fields of RecipeDraft: name, summary, servings, prepMinutes, cookMinutes, ingredients, steps, equipment, dishTypes, link, image, notes, variations, tags)."
         )
         var file: String?
         @Option(help: "Name.") var name: String?
@@ -166,6 +188,11 @@ struct RecipesCommand: AsyncParsableCommand {
         @Option(name: .customLong("equipment"), help: "Appliance needed (repeatable).") var equipment: [Appliance] = []
         @Option(name: .customLong("dish-type"), help: "Dish type (repeatable).") var dishTypes: [DishType] = []
         @Option(help: "Link to the original recipe.") var link: String?
+        @Option(help: "Your notes on the recipe (\"\" removes them).") var notes: String?
+        @Option(name: .customLong("variation"), help: "A variation worth trying (repeatable; replaces the list).") var variations: [String] = []
+        @Option(name: .customLong("tag"), help: "A tag to find it by (repeatable; replaces the tags).") var tags: [String] = []
+        @Option(help: "A JPEG, PNG, HEIC or WebP photo file (at most 5 MiB).") var photo: String?
+        @Flag(help: "Remove the photo.") var removePhoto = false
 
         /// The JSON file's draft with flags on top.
         func draft() throws -> RecipeDraft {
@@ -193,6 +220,11 @@ struct RecipesCommand: AsyncParsableCommand {
             if !equipment.isEmpty { draft.equipment = equipment }
             if !dishTypes.isEmpty { draft.dishTypes = dishTypes }
             if let link { draft.link = link }
+            if let notes { draft.notes = notes }
+            if !variations.isEmpty { draft.variations = variations }
+            if !tags.isEmpty { draft.tags = tags }
+            if let photo { draft.photo = try readPhoto(photo) }
+            if removePhoto { draft.removePhoto = true }
             return draft
         }
     }
@@ -294,7 +326,8 @@ struct RecipesCommand: AsyncParsableCommand {
             discussion: """
                 Any recipe you can see, by id, and with --mine all of your own. One recipe is written as one \
                 Recipe object, several as an array. Ingredient lines are written as quantity, unit and name \
-                ("200 g red lentils").
+                ("200 g red lentils"); tags as keywords, notes and variations as comments, and a photo as a \
+                data: URL in image (an import takes at most 7 MiB: export recipes with large photos one by one).
                   sous recipes export tomato-lentil-soup --output soup.json
                   sous recipes export --mine --output my-recipes.json
                 """)
@@ -311,7 +344,9 @@ struct RecipesCommand: AsyncParsableCommand {
             guard !ids.isEmpty else { throw ValidationError("name the recipes to export (ids), or --mine for all of your own") }
             var recipes: [SchemaRecipe] = []
             for id in ids {
-                recipes.append(SchemaRecipe(try await catalog.call(CatalogAPI.getRecipe, .init(id: id), session: global.token)))
+                let recipe = try await catalog.call(CatalogAPI.getRecipe, .init(id: id), session: global.token)
+                let photo = recipe.photo == nil ? nil : try await catalog.call(CatalogAPI.photo, RecipeID(id: id), session: global.token)
+                recipes.append(SchemaRecipe(recipe, photo: photo))
             }
             let document = recipes.count == 1 ? recipes[0].jsonLD() : SchemaRecipe.jsonLD(recipes)
             guard let output else { return Console.current.out(String(decoding: document, as: UTF8.self)) }
@@ -330,14 +365,17 @@ struct RecipesCommand: AsyncParsableCommand {
             discussion: """
                 The file holds one Recipe, an array, or a page's @graph; - reads standard input. Every \
                 ingredient line is matched to a catalog ingredient by name or synonym. Lines that match none \
-                (or lack a quantity) are listed and nothing is imported; map each and run again:
+                (or lack a quantity) are listed and nothing is imported. On a terminal you are asked what each \
+                means and the import runs again; otherwise (or with --no-prompt) map each and run again:
                   sous recipes import soup.json
                   sous recipes import soup.json --map "salt to taste=1 tsp salt" --map "2 shallots=onion"
-                A mapping names an ingredient (the line keeps its own amount) or gives a whole line.
+                A mapping names an ingredient (the line keeps its own amount) or gives a whole line. What no \
+                Sous field holds (cuisine, nutrition, author…) is kept at the end of the recipe's notes.
                 """)
 
         @Argument(help: "A JSON-LD file, or - for standard input.") var file: String
         @Option(help: "LINE=MEANING: what an ingredient line means (repeatable).") var map: [String] = []
+        @Flag(help: "Never ask what an unmatched line means: list them and stop.") var noPrompt = false
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
@@ -354,20 +392,46 @@ struct RecipesCommand: AsyncParsableCommand {
                 }
                 mappings[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
             }
-            let report = try await global.client(Catalog.self).call(
-                CatalogAPI.importRecipes, RecipeImport(document: String(decoding: data, as: UTF8.self), mappings: mappings), session: global.token)
-            if global.json { try printJSON(report) }
-            guard report.unmatched.isEmpty else {
-                if !global.json {
-                    Console.current.out("Nothing imported: map these lines and run again (--map \"LINE=INGREDIENT\").")
-                    for line in report.unmatched { Console.current.out("  \(line.recipe): \"\(line.line)\": \(line.reason)") }
+            let document = String(decoding: data, as: UTF8.self)
+            // Standard input holds the document, so only a file's import can ask.
+            let canAsk = !noPrompt && !global.json && file != "-" && Console.current.canPrompt
+            var asked = false
+            while true {
+                let report = try await global.client(Catalog.self).call(
+                    CatalogAPI.importRecipes, RecipeImport(document: document, mappings: mappings), session: global.token)
+                if report.unmatched.isEmpty {
+                    if global.json { return try printJSON(report) }
+                    for recipe in report.imported {
+                        let kept = recipe.unmappedFields.isEmpty ? "" : " (kept in its notes: \(recipe.unmappedFields.joined(separator: ", ")))"
+                        Console.current.out("Imported \(recipe.id): \(recipe.name), \(recipe.lines) ingredient lines\(kept)")
+                    }
+                    if asked {
+                        let flags = mappings.sorted { $0.key < $1.key }.map { "--map \"\($0.key)=\($0.value)\"" }.joined(separator: " ")
+                        Console.current.out("The same import another time: sous recipes import \(file) \(flags)")
+                    }
+                    return
                 }
-                throw ExitCode(ExitCodes.badRequest)
-            }
-            guard !global.json else { return }
-            for recipe in report.imported {
-                let dropped = recipe.unmappedFields.isEmpty ? "" : " (not kept: \(recipe.unmappedFields.joined(separator: ", ")))"
-                Console.current.out("Imported \(recipe.id): \(recipe.name), \(recipe.lines) ingredient lines\(dropped)")
+                guard canAsk else {
+                    if global.json {
+                        try printJSON(report)
+                    } else {
+                        Console.current.out("Nothing imported: map these lines and run again (--map \"LINE=INGREDIENT\").")
+                        for line in report.unmatched { Console.current.out("  \(line.recipe): \"\(line.line)\": \(line.reason)") }
+                    }
+                    throw ExitCode(ExitCodes.badRequest)
+                }
+                Console.current.out(
+                    "\(report.unmatched.count) line\(report.unmatched.count == 1 ? "" : "s") need\(report.unmatched.count == 1 ? "s" : "") a meaning: "
+                        + "type a catalog ingredient (the line keeps its amount) or a whole line such as \"1 tsp salt\"; nothing to stop.")
+                for line in report.unmatched {
+                    Console.current.out("  \(line.recipe): \"\(line.line)\": \(line.reason)")
+                    guard let answer = Console.current.readLine(prompt: "  means: ")?.trimmingCharacters(in: .whitespaces), !answer.isEmpty else {
+                        Console.current.out("Nothing imported.")
+                        throw ExitCode(ExitCodes.badRequest)
+                    }
+                    mappings[line.line] = answer
+                }
+                asked = true
             }
         }
     }
@@ -478,6 +542,15 @@ func render(_ recipe: RecipeDetail) -> String {
             lines.append("  \(index + 1). [\(step.type.rawValue)\(step.minutes.map { ", \($0) min" } ?? "")] \(step.description)")
         }
     }
+    if !recipe.tags.isEmpty { lines.append("\nTags: " + recipe.tags.joined(separator: ", ")) }
+    if let notes = recipe.notes {
+        lines.append("\nNotes:\n" + notes.split(separator: "\n", omittingEmptySubsequences: false).map { "  \($0)" }.joined(separator: "\n"))
+    }
+    if !recipe.variations.isEmpty {
+        lines.append("\nVariations:")
+        for variation in recipe.variations { lines.append("  - \(variation)") }
+    }
+    if let photo = recipe.photo { lines.append("\nPhoto: \(photo.type), \(photoSize(photo.bytes)) (sous recipes photo \(recipe.id))") }
     if let link = recipe.link { lines.append("\nSource: \(link)") }
     return lines.joined(separator: "\n")
 }

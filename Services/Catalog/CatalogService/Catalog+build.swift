@@ -65,6 +65,7 @@ struct CatalogHandlers: Sendable {
         server.register(CatalogAPI.searchRecipes, use: searchRecipes)
         server.register(CatalogAPI.getRecipe, use: getRecipe)
         server.register(CatalogAPI.suggest, use: suggest)
+        server.register(CatalogAPI.photo, use: photo)
         server.register(CatalogAPI.createRecipe, use: createRecipe)
         server.register(CatalogAPI.importRecipes, use: importRecipes)
         server.register(CatalogAPI.editRecipe, use: editRecipe)
@@ -112,6 +113,10 @@ struct CatalogHandlers: Sendable {
             detail.ingredientFacts = try store.ingredients(ids)
         }
         return detail
+    }
+
+    func photo(_ request: RecipeID, context: RequestContext) throws -> RecipePhoto {
+        try store.photo(request.id, user: context.user)
     }
 
     /// Reads what is left of the day from the tracker (required) and the grocery list

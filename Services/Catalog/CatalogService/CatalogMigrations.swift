@@ -113,7 +113,22 @@ enum CatalogMigrations {
                 )
                 """,
                 "CREATE INDEX favorite_by_recipe ON favorite (recipe_id)",
-            ])
+            ]),
+        PostgresMigration(
+            "v2: notes, variations, tags and photos",
+            [
+                "ALTER TABLE recipe ADD COLUMN notes TEXT",
+                "ALTER TABLE recipe ADD COLUMN variations TEXT NOT NULL DEFAULT '[]'",
+                "ALTER TABLE recipe ADD COLUMN tags TEXT NOT NULL DEFAULT ''",
+                "ALTER TABLE recipe ADD COLUMN photo_type TEXT",
+                "ALTER TABLE recipe ADD COLUMN photo_bytes BIGINT NOT NULL DEFAULT 0",
+                """
+                CREATE TABLE recipe_photo (
+                    recipe_key TEXT PRIMARY KEY REFERENCES recipe (key) ON DELETE CASCADE,
+                    bytes BYTEA NOT NULL
+                )
+                """,
+            ]),
     ]
 
     static var migrator: DatabaseMigrator {
@@ -278,6 +293,31 @@ enum CatalogMigrations {
                     INSERT INTO recipe_fts (recipe_fts, rank) VALUES ('rank', 'bm25(1.0, 1.0, 0.5)');
                     INSERT INTO recipe_fts (rowid, name, summary, ingredients) SELECT rowid, name, summary, ingredients FROM recipe_fts_v5;
                     DROP TABLE recipe_fts_v5;
+                    """)
+        }
+        migrator.registerMigration("v7: notes, variations, tags and photos") { db in
+            // Tags are kept as "|a|b|" (a tag holds no "|"), so a summary splits them without a
+            // JSON decoder and a tag filter is one LIKE. They are searched like names: the FTS5
+            // table gets a column for them, copied into a new table as in v6.
+            try db.execute(
+                sql: """
+                    ALTER TABLE recipe ADD COLUMN notes TEXT;
+                    ALTER TABLE recipe ADD COLUMN variations TEXT NOT NULL DEFAULT '[]';
+                    ALTER TABLE recipe ADD COLUMN tags TEXT NOT NULL DEFAULT '';
+                    ALTER TABLE recipe ADD COLUMN photo_type TEXT;
+                    ALTER TABLE recipe ADD COLUMN photo_bytes INTEGER NOT NULL DEFAULT 0;
+                    CREATE TABLE recipe_photo (
+                        recipe_key TEXT PRIMARY KEY REFERENCES recipe(key) ON DELETE CASCADE,
+                        bytes BLOB NOT NULL
+                    );
+                    ALTER TABLE recipe_fts RENAME TO recipe_fts_v6;
+                    CREATE VIRTUAL TABLE recipe_fts USING fts5(
+                        name, summary, ingredients, tags, tokenize = "porter unicode61 remove_diacritics 2", prefix = '2 3 4'
+                    );
+                    INSERT INTO recipe_fts (recipe_fts, rank) VALUES ('rank', 'bm25(1.0, 1.0, 0.5, 1.0)');
+                    INSERT INTO recipe_fts (rowid, name, summary, ingredients, tags)
+                        SELECT rowid, name, summary, ingredients, '' FROM recipe_fts_v6;
+                    DROP TABLE recipe_fts_v6;
                     """)
         }
         return migrator

@@ -38,6 +38,11 @@ struct RecipeRecord: Sendable, FetchableRecord {
         static let deleted = Column("deleted")
         static let version = Column("version")
         static let createdAt = Column("created_at")
+        static let notes = Column("notes")
+        static let variations = Column("variations")
+        static let tags = Column("tags")
+        static let photoType = Column("photo_type")
+        static let photoBytes = Column("photo_bytes")
     }
 
     /// Set once the row is in the database.
@@ -71,6 +76,12 @@ struct RecipeRecord: Sendable, FetchableRecord {
     var deleted: Bool
     var version: Int64
     var createdAt: Date
+    var notes: String?
+    /// JSON, decoded only when a recipe is shown or changed.
+    var variationsJSON: String
+    var tags: [String]
+    /// The photo's kind and size, nil without one (its bytes are in `recipe_photo`).
+    var photo: RecipePhotoInfo?
 
     /// Every column of the record, qualified with a table alias, for joins written in SQL, and
     /// the row's creation order as `rowid` (SQLite's rowid, PostgreSQL's `rid`).
@@ -82,14 +93,19 @@ struct RecipeRecord: Sendable, FetchableRecord {
         Columns.key, Columns.id, Columns.origin, Columns.owner, Columns.basedOn, Columns.name, Columns.summary, Columns.servings,
         Columns.prepMinutes, Columns.cookMinutes, Columns.energyLevel, Columns.equipment, Columns.dishTypes, Columns.link, Columns.image,
         Columns.steps, Columns.diets, Columns.allergens, Columns.contains, Columns.cost, Columns.costPerServing, Columns.kcalPerServing,
-        Columns.shared, Columns.deleted, Columns.version, Columns.createdAt,
+        Columns.shared, Columns.deleted, Columns.version, Columns.createdAt, Columns.notes, Columns.variations, Columns.tags, Columns.photoType,
+        Columns.photoBytes,
     ].map(\.name)
 
     /// A new or replacing row for a validated recipe and the facts derived from its ingredients.
     init(
         _ recipe: ValidRecipe, facts: DerivedRecipeFacts, key: RecipeKey, id: String, origin: RecipeOrigin, owner: String?, basedOn: String?,
-        shared: Bool, version: Int64, createdAt: Date
+        shared: Bool, version: Int64, createdAt: Date, photo: RecipePhotoInfo?
     ) throws {
+        notes = recipe.notes
+        variationsJSON = try JSONColumn.encode(recipe.variations)
+        tags = recipe.tags
+        self.photo = photo
         self.key = key
         self.id = id
         self.origin = origin
@@ -152,14 +168,23 @@ struct RecipeRecord: Sendable, FetchableRecord {
         deleted = value(Columns.deleted)
         version = value(Columns.version)
         createdAt = Date(timeIntervalSince1970: value(Columns.createdAt))
+        notes = value(Columns.notes)
+        variationsJSON = value(Columns.variations)
+        tags = Self.tags(stored: value(Columns.tags))
+        photo = (value(Columns.photoType) as String?).map { RecipePhotoInfo(type: $0, bytes: value(Columns.photoBytes)) }
     }
+
+    /// Tags as stored: "|a|b|", or "" for none.
+    static func storedTags(_ tags: [String]) -> String { tags.isEmpty ? "" : "|" + tags.joined(separator: "|") + "|" }
+    static func tags(stored: String) -> [String] { stored.split(separator: "|").map(String.init) }
 
     /// Values in the order of ``columnNames``.
     var values: SQLArguments {
         [
             key.rawValue, id, origin.rawValue, owner, basedOn, name, summary, servings, prepMinutes, cookMinutes, energyLevel, Bitmask.of(equipment),
             Bitmask.of(dishTypes), link, image, stepsJSON, Bitmask.of(diets), Bitmask.of(allergens), Bitmask.of(contains), cost, costPerServing,
-            kcalPerServing, shared, deleted, version, createdAt.timeIntervalSince1970,
+            kcalPerServing, shared, deleted, version, createdAt.timeIntervalSince1970, notes, variationsJSON, Self.storedTags(tags), photo?.type,
+            photo?.bytes ?? 0,
         ]
     }
 
@@ -167,7 +192,7 @@ struct RecipeRecord: Sendable, FetchableRecord {
         RecipeSummary(
             id: id, name: name, summary: summary, servings: servings, totalMinutes: prepMinutes + cookMinutes, energyLevel: energyLevel,
             diets: diets, allergens: allergens, equipment: equipment, dishTypes: dishTypes, kcalPerServing: kcalPerServing,
-            costPerServing: costPerServing, origin: origin, owner: owner, isFavorite: isFavorite
+            costPerServing: costPerServing, origin: origin, owner: owner, isFavorite: isFavorite, tags: tags, hasPhoto: photo != nil
         )
     }
 
@@ -175,11 +200,16 @@ struct RecipeRecord: Sendable, FetchableRecord {
         try JSONColumn.decode([RecipeStep].self, from: stepsJSON)
     }
 
+    func decodedVariations() throws -> [String] {
+        try JSONColumn.decode([String].self, from: variationsJSON)
+    }
+
     /// The recipe as validated input, without its ingredient lines (read apart).
     func validRecipe() throws -> ValidRecipe {
         ValidRecipe(
             name: name, summary: summary, servings: servings, prepMinutes: prepMinutes, cookMinutes: cookMinutes, ingredients: [],
-            steps: try decodedSteps(), equipment: equipment, dishTypes: dishTypes, link: link, image: image
+            steps: try decodedSteps(), equipment: equipment, dishTypes: dishTypes, link: link, image: image, notes: notes,
+            variations: try decodedVariations(), tags: tags
         )
     }
 }

@@ -75,6 +75,8 @@ extension CatalogStore {
     /// What one user may store in the catalog (docs/PROTOCOL.md, "Quotas").
     static let recipeQuota = Quota("recipes of one's own (created, saved, or personal versions)", limit: 1_000, field: "recipes")
 
+    static let photoQuota = Quota("bytes of recipe photos", limit: 100 << 20, field: "photo")
+
     func checkRecipeQuota(user: String, _ session: any SQLSession) throws {
         try Self.recipeQuota.check(
             current: session.value(Int.self, "SELECT COUNT(*) FROM \(sql.recipeByOwner) WHERE r.owner = ? AND r.deleted = 0", [user]) ?? 0)
@@ -112,34 +114,39 @@ extension CatalogStore {
         guard !ids.isEmpty else { return }
         let rows = try session.rows(
             """
-            SELECT DISTINCT \(sql.engine == .sqlite ? "r.rowid" : "r.rid AS rowid"), r.key, r.name, r.summary
+            SELECT DISTINCT \(sql.engine == .sqlite ? "r.rowid" : "r.rid AS rowid"), r.key, r.name, r.summary, r.tags
             FROM recipe r JOIN recipe_ingredient ri ON ri.recipe_key = r.key
             WHERE r.deleted = 0 AND ri.ingredient_id IN (\(sql.engine.jsonArrayValues))
             """, [ids.sqlJSONArray])
         for row in rows {
             let lines = try Self.lines(key: RecipeKey(rawValue: row["key"]), session)
-            try index(rowID: row["rowid"], name: row["name"], summary: row["summary"], lines: lines, ingredients: ingredients, session)
+            try index(
+                rowID: row["rowid"], name: row["name"], summary: row["summary"], tags: RecipeRecord.tags(stored: row["tags"]), lines: lines,
+                ingredients: ingredients, session)
         }
     }
 
-    /// The recipe's search entry: name, summary, and its ingredients' names and synonyms. On
-    /// PostgreSQL the text is folded here (case and accents) as FTS5's tokenizer folds it.
+    /// The recipe's search entry: name, summary, tags, and its ingredients' names and synonyms.
+    /// On PostgreSQL the text is folded here (case and accents) as FTS5's tokenizer folds it.
     func index(
-        rowID: Int64, name: String, summary: String, lines: [RecipeIngredient], ingredients: [String: Ingredient], _ session: any SQLSession
+        rowID: Int64, name: String, summary: String, tags: [String], lines: [RecipeIngredient], ingredients: [String: Ingredient],
+        _ session: any SQLSession
     ) throws {
         let ingredientText = lines.compactMap { ingredients[$0.ingredient]?.searchText }.joined(separator: " ")
+        let tagText = tags.joined(separator: " ")
         switch sql.engine {
         case .sqlite:
             try session.execute("DELETE FROM recipe_fts WHERE rowid = ?", [rowID])
             try session.execute(
-                "INSERT INTO recipe_fts (rowid, name, summary, ingredients) VALUES (?, ?, ?, ?)", [rowID, name, summary, ingredientText])
+                "INSERT INTO recipe_fts (rowid, name, summary, ingredients, tags) VALUES (?, ?, ?, ?, ?)",
+                [rowID, name, summary, ingredientText, tagText])
         case .postgres:
             try session.execute(
                 """
                 UPDATE recipe SET search = setweight(to_tsvector('sous_english', ?), 'A') || setweight(to_tsvector('sous_english', ?), 'A')
-                    || setweight(to_tsvector('sous_english', ?), 'B')
+                    || setweight(to_tsvector('sous_english', ?), 'B') || setweight(to_tsvector('sous_english', ?), 'A')
                 WHERE rid = ?
-                """, [folded(name), folded(summary), folded(ingredientText), rowID])
+                """, [folded(name), folded(summary), folded(ingredientText), folded(tagText), rowID])
         }
     }
 
@@ -153,21 +160,61 @@ extension CatalogStore {
             lines: recipe.ingredients, servings: recipe.servings, prepMinutes: recipe.prepMinutes, cookMinutes: recipe.cookMinutes,
             ingredients: ingredients
         )
+        let photo: RecipePhotoInfo?
+        switch recipe.photo {
+        case .keep: photo = try Self.photoInfo(key: key, session)
+        case .replace(let bytes, let type): photo = RecipePhotoInfo(type: type.rawValue, bytes: bytes.count)
+        case .remove: photo = nil
+        case .copy(let source): photo = try Self.photoInfo(key: source, session)
+        }
+        if let owner, let photo, recipe.photo != .keep {
+            let others =
+                try session.value(
+                    Int.self, "SELECT COALESCE(SUM(photo_bytes), 0) FROM recipe WHERE owner = ? AND key != ? AND deleted = 0", [owner, key.rawValue])
+                ?? 0
+            try Self.photoQuota.check(current: others, adding: photo.bytes)
+        }
         let record = try RecipeRecord(
             recipe, facts: facts, key: key, id: id, origin: origin, owner: owner, basedOn: basedOn, shared: shared, version: version,
-            createdAt: Date()
+            createdAt: Date(), photo: photo
         )
         guard let rowID = try session.value(Int64.self, sql.upsertRecipe, record.values) else {
             throw ServiceError.internal("recipe \(id) was written without a row id")
         }
-        try index(rowID: rowID, name: recipe.name, summary: recipe.summary, lines: recipe.ingredients, ingredients: ingredients, session)
+        switch recipe.photo {
+        case .keep: break
+        case .replace(let bytes, _):
+            try session.execute("DELETE FROM recipe_photo WHERE recipe_key = ?", [key.rawValue])
+            try session.execute("INSERT INTO recipe_photo (recipe_key, bytes) VALUES (?, ?)", [key.rawValue, bytes])
+        case .remove:
+            try session.execute("DELETE FROM recipe_photo WHERE recipe_key = ?", [key.rawValue])
+        case .copy(let source):
+            try session.execute("DELETE FROM recipe_photo WHERE recipe_key = ?", [key.rawValue])
+            try session.execute(
+                "INSERT INTO recipe_photo (recipe_key, bytes) SELECT ?, bytes FROM recipe_photo WHERE recipe_key = ?",
+                [key.rawValue, source.rawValue])
+        }
+        try index(
+            rowID: rowID, name: recipe.name, summary: recipe.summary, tags: recipe.tags, lines: recipe.ingredients, ingredients: ingredients,
+            session)
         try session.execute("DELETE FROM recipe_ingredient WHERE recipe_key = ?", [key.rawValue])
         for (position, line) in recipe.ingredients.enumerated() {
             try session.insert(RecipeLineRecord(recipeKey: key, position: position, line: line))
         }
     }
 
+    /// The photo the row under `key` has now, if any.
+    static func photoInfo(key: RecipeKey, _ session: any SQLSession) throws -> RecipePhotoInfo? {
+        guard let row = try session.rows("SELECT photo_type, photo_bytes FROM recipe WHERE key = ?", [key.rawValue]).first,
+            let type = row["photo_type"] as String?
+        else { return nil }
+        return RecipePhotoInfo(type: type, bytes: row["photo_bytes"])
+    }
+
     func markDeleted(key: RecipeKey, version: Int64, _ session: any SQLSession) throws {
+        // A deleted recipe keeps its row (for the sync feed), not its photo.
+        try session.execute("DELETE FROM recipe_photo WHERE recipe_key = ?", [key.rawValue])
+        try session.execute("UPDATE recipe SET photo_type = NULL, photo_bytes = 0 WHERE key = ?", [key.rawValue])
         switch sql.engine {
         case .sqlite:
             try session.execute("UPDATE recipe SET deleted = 1, shared = 0, version = ? WHERE key = ?", [version, key.rawValue])

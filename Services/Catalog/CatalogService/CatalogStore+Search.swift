@@ -38,8 +38,22 @@ extension CatalogStore {
             steps: try row.decodedSteps(),
             ingredients: facts.lines, people: people ?? row.servings, diets: facts.diets, allergens: facts.allergens, contains: facts.contains,
             cost: facts.cost, costPerServing: facts.costPerServing, nutritionPerServing: facts.nutritionPerServing, origin: row.origin,
-            owner: row.owner, basedOn: row.basedOn, shared: row.shared, isFavorite: favorite, version: row.version
+            owner: row.owner, basedOn: row.basedOn, shared: row.shared, isFavorite: favorite, version: row.version, notes: row.notes,
+            variations: try row.decodedVariations(), tags: row.tags, photo: row.photo
         )
+    }
+
+    /// The photo of the recipe `user` sees under `id`.
+    public func photo(_ id: String, user: String?) throws(ServiceError) -> RecipePhoto {
+        try storage {
+            try database.reading { session in
+                guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
+                guard let info = row.photo,
+                    let bytes = try session.value(Data.self, "SELECT bytes FROM recipe_photo WHERE recipe_key = ?", [row.key.rawValue])
+                else { throw ServiceError.notFound("recipe \"\(id)\" has no photo", field: "id") }
+                return RecipePhoto(id: row.id, type: info.type, photo: bytes)
+            }
+        }
     }
 
     /// The last page a search or listing serves: 100 000 recipes at the largest page size, and

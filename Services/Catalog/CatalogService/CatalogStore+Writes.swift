@@ -51,6 +51,9 @@ extension CatalogStore {
                         version: version, ingredients: ingredients, session)
                 } else {
                     try checkRecipeQuota(user: user, session)
+                    var updated = updated
+                    // A personal version starts with the original's photo unless the edit sets one.
+                    if updated.photo == .keep { updated.photo = .copy(from: row.key) }
                     try write(
                         updated, key: .personal(row.id, of: user), id: row.id, origin: .personal, owner: user, basedOn: row.id,
                         shared: false, version: version, ingredients: ingredients, session)
@@ -157,6 +160,7 @@ extension CatalogStore {
                 }
                 var copy = try row.validRecipe()
                 copy.ingredients = try Self.lines(key: row.key, session)
+                copy.photo = .copy(from: row.key)
                 try checkRecipeQuota(user: user, session)
                 let newID = "r-" + UUID().uuidString.lowercased().prefix(12)
                 let version = try Self.nextVersion(session)

@@ -54,7 +54,13 @@ struct RecipeImporter {
         }
         let prep = recipe.prepMinutes ?? 0
         let cook = recipe.cookMinutes ?? recipe.totalMinutes.map { max($0 - prep, 0) } ?? 0
-        let words = (recipe.categories + recipe.keywords).map { $0.lowercased().trimmingCharacters(in: .whitespaces) }
+        func dishTypes(_ words: [String]) -> [DishType] {
+            Array(Set(words.compactMap { DishType(rawValue: $0.lowercased().trimmingCharacters(in: .whitespaces)) })).sorted()
+        }
+        // Dish types come from the categories; keywords only stand in when no category names one
+        // (a Sous export writes its tags as keywords).
+        let categoryTypes = dishTypes(recipe.categories)
+        let photo = recipe.imageURLs.lazy.compactMap(SchemaRecipe.imageData(fromDataURL:)).first
         let draft = RecipeDraft(
             name: recipe.name,
             summary: recipe.description.flatMap { $0.isEmpty ? nil : $0 } ?? recipe.name,
@@ -65,9 +71,15 @@ struct RecipeImporter {
                 RecipeStep(description: step.section.map { "\($0): \(step.text)" } ?? step.text, type: Self.stepType(step.text))
             },
             equipment: Array(Set(recipe.tools.compactMap { Appliance(rawValue: $0.lowercased()) })).sorted(),
-            dishTypes: Array(Set(words.compactMap { DishType(rawValue: $0) })).sorted(),
+            dishTypes: categoryTypes.isEmpty ? dishTypes(recipe.keywords) : categoryTypes,
             link: recipe.url.flatMap(Self.webAddress),
-            image: recipe.imageURLs.lazy.compactMap(Self.webAddress).first { $0.count <= 500 }
+            image: recipe.imageURLs.lazy.compactMap(Self.webAddress).first { $0.count <= 500 },
+            notes: Self.notes(of: recipe),
+            variations: recipe.comments.filter { $0.name == SchemaRecipe.variationName }.prefix(RecipeLimits.maxVariations).map {
+                String($0.text.prefix(RecipeLimits.maxVariationCharacters))
+            },
+            tags: Self.tags(of: recipe),
+            photo: photo
         )
         return Draft(source: recipe, draft: draft, lineTexts: texts)
     }
@@ -109,17 +121,50 @@ struct RecipeImporter {
         return .success(RecipeIngredient(ingredient: id, quantity: quantity, unit: .piece))
     }
 
-    /// What the document said that no Sous field holds (until recipes have notes): schema.org
-    /// names, sorted. Diets are not among them: Sous derives its own from the ingredients.
+    /// What the document said that no Sous field holds, as (schema.org name, text) sorted by
+    /// name; kept in the notes. Diets are not among them: Sous derives its own from the
+    /// ingredients.
+    static func unmappedFields(of recipe: SchemaRecipe) -> [(name: String, text: String)] {
+        var fields = recipe.unmapped.map { (name: $0.key, text: $0.value) }
+        if !recipe.cuisines.isEmpty { fields.append(("recipeCuisine", recipe.cuisines.joined(separator: ", "))) }
+        if !recipe.nutrition.isEmpty {
+            fields.append(("nutrition", recipe.nutrition.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+        }
+        if let author = recipe.authorName { fields.append(("author", author)) }
+        if let yieldText = recipe.yieldText { fields.append(("recipeYield", yieldText)) }
+        let otherImages = recipe.imageURLs.filter { webAddress($0) != nil }.dropFirst()
+        if !otherImages.isEmpty { fields.append(("image", otherImages.joined(separator: " "))) }
+        let badTags = recipe.keywords.filter { RecipeValidation.normalizedTag($0) == nil && DishType(rawValue: $0.lowercased()) == nil }
+        if !badTags.isEmpty { fields.append(("keywords", badTags.joined(separator: ", "))) }
+        return fields.sorted { $0.name < $1.name }
+    }
+
+    /// The names of ``unmappedFields(of:)``, for the report.
     static func droppedFields(of recipe: SchemaRecipe) -> [String] {
-        var names = Set(recipe.unmapped.keys)
-        if !recipe.cuisines.isEmpty { names.insert("recipeCuisine") }
-        if !recipe.nutrition.isEmpty { names.insert("nutrition") }
-        if recipe.authorName != nil { names.insert("author") }
-        if recipe.yieldText != nil { names.insert("recipeYield") }
-        if recipe.imageURLs.count > 1 { names.insert("image") }
-        if recipe.keywords.contains(where: { DishType(rawValue: $0.lowercased()) == nil }) { names.insert("keywords") }
-        return names.sorted()
+        unmappedFields(of: recipe).map(\.name)
+    }
+
+    /// The document's own notes (comments other than variations), then what no Sous field holds,
+    /// within the notes' limit.
+    static func notes(of recipe: SchemaRecipe) -> String? {
+        var parts = recipe.comments.filter { $0.name != SchemaRecipe.variationName }.map(\.text)
+        let unmapped = unmappedFields(of: recipe)
+        if !unmapped.isEmpty {
+            parts.append("From the imported recipe:\n" + unmapped.map { "\($0.name): \($0.text)" }.joined(separator: "\n"))
+        }
+        guard !parts.isEmpty else { return nil }
+        let text = parts.joined(separator: "\n\n")
+        return text.count <= RecipeLimits.maxNotesCharacters ? text : String(text.prefix(RecipeLimits.maxNotesCharacters - 1)) + "…"
+    }
+
+    /// The keywords that make tags (each once, at most the limit); those that cannot be a tag
+    /// are kept in the notes.
+    static func tags(of recipe: SchemaRecipe) -> [String] {
+        var tags: [String] = []
+        for keyword in recipe.keywords {
+            if let tag = RecipeValidation.normalizedTag(keyword), !tags.contains(tag), tags.count < RecipeLimits.maxTags { tags.append(tag) }
+        }
+        return tags
     }
 
     private static let cookingWords = ["bake", "boil", "simmer", "fry", "roast", "grill", "cook", "heat", "toast", "steam", "braise", "sauté"]

@@ -74,6 +74,21 @@ struct RecipeSearchQuery: Equatable {
             levels = requested.reduce(0) { $0 | Int64(1) << Int64($1) }
         }
         if let dishType = request.dishType { dishTypes = Bitmask.of([dishType]) }
+        if let tags = request.tags {
+            guard tags.count <= RecipeLimits.maxTags else { throw .badRequest("at most \(RecipeLimits.maxTags) tags per search", field: "tags") }
+            var wanted: [String] = []
+            for (index, tag) in tags.enumerated() {
+                guard let normal = RecipeValidation.normalizedTag(tag) else {
+                    throw .badRequest("a tag is 1 to \(RecipeLimits.maxTagCharacters) letters, digits, spaces or hyphens", field: "tags.\(index)")
+                }
+                if !wanted.contains(normal) { wanted.append(normal) }
+            }
+            // Stored as "|a|b|" and made of letters, digits, spaces and hyphens: no LIKE wildcard.
+            for tag in wanted {
+                memberships.append("r.tags LIKE ?")
+                membershipArguments.append(.text("%|\(tag)|%"))
+            }
+        }
         if let (profile, switches) = filter {
             if switches.diets ?? true { diets = Bitmask.of(profile.diets) }
             if switches.allergens ?? true { allergens = Bitmask.of(profile.allergens) }

@@ -1,4 +1,5 @@
 import Foundation
+import SousRuntime
 import SousSchema
 import SousWire
 
@@ -15,6 +16,22 @@ struct ValidRecipe: Equatable, Sendable {
     var dishTypes: [DishType]
     var link: String?
     var image: String?
+    var notes: String? = nil
+    var variations: [String] = []
+    /// Lower case, each once, in the order given.
+    var tags: [String] = []
+    /// What happens to the stored photo when this is written.
+    var photo: PhotoChange = .keep
+}
+
+/// A write's effect on a recipe's photo.
+enum PhotoChange: Equatable, Sendable {
+    /// The row's own photo stays (none for a new row).
+    case keep
+    case replace(Data, ImageType)
+    case remove
+    /// A new row (a personal version, a saved copy) takes the photo of the row under this key.
+    case copy(from: RecipeKey)
 }
 
 /// Checks what users write. Each error is a badRequest naming the field and why.
@@ -124,7 +141,57 @@ enum RecipeValidation {
             guard image.count <= 500 else { throw .badRequest("image reference is longer than 500 characters", field: "image") }
             result.image = image.isEmpty ? nil : image
         }
+        if let notes = draft.notes {
+            let trimmed = notes.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard trimmed.count <= RecipeLimits.maxNotesCharacters else {
+                throw .badRequest("notes are longer than \(RecipeLimits.maxNotesCharacters) characters", field: "notes")
+            }
+            result.notes = trimmed.isEmpty ? nil : trimmed
+        }
+        if let variations = draft.variations {
+            guard variations.count <= RecipeLimits.maxVariations else {
+                throw .badRequest("at most \(RecipeLimits.maxVariations) variations", field: "variations")
+            }
+            result.variations = try variations.enumerated().map { index, text throws(ServiceError) in
+                let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !trimmed.isEmpty, trimmed.count <= RecipeLimits.maxVariationCharacters else {
+                    throw .badRequest("a variation is 1 to \(RecipeLimits.maxVariationCharacters) characters", field: "variations.\(index)")
+                }
+                return trimmed
+            }
+        }
+        if let tags = draft.tags {
+            guard tags.count <= RecipeLimits.maxTags else { throw .badRequest("at most \(RecipeLimits.maxTags) tags", field: "tags") }
+            var kept: [String] = []
+            for (index, tag) in tags.enumerated() {
+                guard let normal = normalizedTag(tag) else {
+                    throw .badRequest(
+                        "a tag is 1 to \(RecipeLimits.maxTagCharacters) letters, digits, spaces or hyphens, got \"\(tag.prefix(60))\"",
+                        field: "tags.\(index)")
+                }
+                if !kept.contains(normal) { kept.append(normal) }
+            }
+            result.tags = kept
+        }
+        switch (draft.photo, draft.removePhoto) {
+        case (_?, true?): throw .badRequest("give a photo or removePhoto, not both", field: "removePhoto")
+        case (let bytes?, _): result.photo = .replace(bytes, try ImageType.checked(bytes, field: "photo", maxBytes: RecipeLimits.maxPhotoBytes))
+        case (nil, true?): result.photo = .remove
+        default: break
+        }
         return result
+    }
+
+    /// `tag` trimmed, in lower case, with runs of spaces made one; nil unless it is 1 to
+    /// ``RecipeLimits/maxTagCharacters`` letters, digits, spaces and hyphens (a stored tag list
+    /// is "|a|b|", and a search compares with LIKE).
+    static func normalizedTag(_ tag: String) -> String? {
+        let words = tag.lowercased().split(whereSeparator: \.isWhitespace)
+        let normal = words.joined(separator: " ")
+        guard !normal.isEmpty, normal.count <= RecipeLimits.maxTagCharacters,
+            normal.allSatisfy({ $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" })
+        else { return nil }
+        return normal
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SousRuntime
 import SousSchema
 import SousWire
 
@@ -83,13 +84,7 @@ enum CoeliacValidation {
     }
 
     static func photo(_ bytes: Data) throws(ServiceError) -> Data {
-        guard !bytes.isEmpty else { throw .badRequest("the photo is empty", field: "photo") }
-        guard bytes.count <= JournalLimits.maxPhotoBytes else {
-            throw .badRequest("the photo is \(bytes.count) bytes; at most 5 MiB (\(JournalLimits.maxPhotoBytes) bytes) is stored", field: "photo")
-        }
-        guard ImageType(of: bytes) != nil else {
-            throw .badRequest("the photo is not a JPEG, PNG, HEIC or WebP image (judged by its first bytes)", field: "photo")
-        }
+        _ = try ImageType.checked(bytes, field: "photo", maxBytes: JournalLimits.maxPhotoBytes)
         return bytes
     }
 
@@ -130,31 +125,6 @@ enum CoeliacValidation {
             throw .badRequest("a month needs its year", field: "year")
         case (_?, nil):
             throw .badRequest("a year needs its month", field: "month")
-        }
-    }
-}
-
-/// The image formats a journal photo may be, recognised by their signatures.
-enum ImageType: String {
-    case jpeg, png, heic, webp
-
-    init?(of bytes: Data) {
-        let head = [UInt8](bytes.prefix(12))
-        func starts(_ signature: [UInt8], at offset: Int = 0) -> Bool {
-            head.count >= offset + signature.count && Array(head[offset..<offset + signature.count]) == signature
-        }
-        if starts([0xFF, 0xD8, 0xFF]) {
-            self = .jpeg
-        } else if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
-            self = .png
-        } else if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) {
-            self = .webp
-        } else if starts(Array("ftyp".utf8), at: 4), head.count >= 12,
-            ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"].contains(String(decoding: head[8..<12], as: UTF8.self))
-        {
-            self = .heic
-        } else {
-            return nil
         }
     }
 }
