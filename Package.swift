@@ -200,7 +200,7 @@ let package = Package(
         // MARK: Command-line client
         .target(
             name: "SousCLI",
-            dependencies: ["SousClient", "SousSchema", "SousWire", "SousCharts", "SousInterchange", argumentParser],
+            dependencies: ["SousClient", "SousSchema", "SousWire", "SousCharts", "SousInterchange", "SousUnits", argumentParser],
             path: "Services/CLI/SousCLI",
             swiftSettings: swiftSettings
         ),

@@ -24,12 +24,15 @@ public struct ProfileUpdate: Codable, Equatable, Sendable {
     public var timeZone: String?
     public var remindersEnabled: Bool?
     public var reminderHour: Int?
+    public var units: UnitSystem?
 
     public init(
         people: Int? = nil, patience: Int? = nil, diets: [Diet]? = nil, allergens: [Allergen]? = nil, dislikes: [String]? = nil,
         equipment: [Appliance]? = nil, filterDiets: Bool? = nil, filterAllergens: Bool? = nil, filterDislikes: Bool? = nil,
-        filterEquipment: Bool? = nil, filterPatience: Bool? = nil, timeZone: String? = nil, remindersEnabled: Bool? = nil, reminderHour: Int? = nil
+        filterEquipment: Bool? = nil, filterPatience: Bool? = nil, timeZone: String? = nil, remindersEnabled: Bool? = nil, reminderHour: Int? = nil,
+        units: UnitSystem? = nil
     ) {
+        self.units = units
         self.people = people
         self.patience = patience
         self.diets = diets
@@ -63,6 +66,7 @@ public struct ProfileUpdate: Codable, Equatable, Sendable {
         if let timeZone { result.timeZone = timeZone }
         if let remindersEnabled { result.remindersEnabled = remindersEnabled }
         if let reminderHour { result.reminderHour = reminderHour }
+        if let units { result.units = units }
         return result
     }
 }

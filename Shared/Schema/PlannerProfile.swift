@@ -25,12 +25,16 @@ public struct CookingProfile: Codable, Equatable, Sendable {
     public var remindersEnabled: Bool
     /// Local hour of the daily reminder, 0–23.
     public var reminderHour: Int
+    /// How quantities are shown to this user: metric (as stored) or US customary.
+    public var units: UnitSystem
 
     public init(
         people: Int = 2, patience: Int = 5, diets: [Diet] = [], allergens: [Allergen] = [], dislikes: [String] = [],
         equipment: [Appliance] = Appliance.allCases, filterDiets: Bool = true, filterAllergens: Bool = true, filterDislikes: Bool = true,
-        filterEquipment: Bool = true, filterPatience: Bool = true, timeZone: String = "UTC", remindersEnabled: Bool = true, reminderHour: Int = 19
+        filterEquipment: Bool = true, filterPatience: Bool = true, timeZone: String = "UTC", remindersEnabled: Bool = true, reminderHour: Int = 19,
+        units: UnitSystem = .metric
     ) {
+        self.units = units
         self.people = people
         self.patience = patience
         self.diets = diets
@@ -61,10 +65,11 @@ public struct CookingProfile: Codable, Equatable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case people, patience, diets, allergens, dislikes, equipment, filterDiets, filterAllergens, filterDislikes, filterEquipment, filterPatience
-        case timeZone, remindersEnabled, reminderHour
+        case timeZone, remindersEnabled, reminderHour, units
     }
 
-    /// Switches added after the first release read as on when a sender leaves them out.
+    /// Switches added after the first release read as on when a sender leaves them out, and the
+    /// units as metric.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         people = try container.decode(Int.self, forKey: .people)
@@ -81,7 +86,16 @@ public struct CookingProfile: Codable, Equatable, Sendable {
         timeZone = try container.decode(String.self, forKey: .timeZone)
         remindersEnabled = try container.decode(Bool.self, forKey: .remindersEnabled)
         reminderHour = try container.decode(Int.self, forKey: .reminderHour)
+        units = try container.decodeIfPresent(UnitSystem.self, forKey: .units) ?? .metric
     }
+}
+
+/// How quantities are shown: metric (g, kg, ml, l, as Sous stores them) or US customary (oz, lb,
+/// cups, quarts; spoons and pieces as they are).
+@MessagePackCodable
+public enum UnitSystem: String, Codable, Sendable, CaseIterable {
+    case metric
+    case us
 }
 
 public enum PlannerAPI {

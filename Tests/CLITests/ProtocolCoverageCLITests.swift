@@ -149,6 +149,20 @@ struct ProtocolCoverageCLITests {
             #expect(unfiltered.recipes.count == ignoring.recipes.count)
             #expect(await sous(["recipes", "search", "--no-filters", "--ignore", "diets"] + ada).code == 64)
 
+            // The profile's units decide how quantities show; a flag overrides them for one command.
+            let metric = await sous(["recipes", "show", "tomato-lentil-soup"] + ada)
+            #expect(metric.out.contains(" g ") && !metric.out.contains(" oz "), "\(metric.out)")
+            let us = await sous(["profile", "set", "--units", "us"] + ada)
+            #expect(us.code == 0 && us.out.contains("Units      US (oz, lb, cups)"), "\(us.out)\(us.err)")
+            let inUS = await sous(["recipes", "show", "tomato-lentil-soup"] + ada)
+            #expect(inUS.out.contains("7.1  oz     Red lentils") && inUS.out.contains("1.06  qt     Vegetable stock"), "\(inUS.out)")
+            #expect(await sous(["recipes", "show", "tomato-lentil-soup", "--units", "metric"] + ada).out == metric.out)
+            #expect(await sous(["groceries", "add-recipe", "tomato-lentil-soup"] + ada).code == 0)
+            let list = await sous(["groceries", "show"] + ada)
+            #expect(list.out.contains(" oz") && !list.out.contains(" g  "), "\(list.out)")
+            #expect(await sous(["profile", "set", "--units", "imperial"] + ada).code == 64)
+            #expect(await sous(["profile", "set", "--units", "metric"] + ada).code == 0)
+
             let byName = await sous(["recipes", "search", "--ingredient", "aubergine", "--no-filters"] + ada)
             #expect(byName.code == 0 && !byName.out.contains("No recipes match"), "\(byName.err)")
             let fried = await sous(["recipes", "show", "crispy-homemade-fries"] + ada)

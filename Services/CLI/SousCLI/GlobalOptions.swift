@@ -1,6 +1,7 @@
 public import ArgumentParser
 import Foundation
 public import SousClient
+import SousSchema
 public import SousWire
 
 /// Options every command takes: who is asking, how to print, where the services are.
@@ -75,6 +76,16 @@ public struct GlobalOptions: ParsableArguments, Sendable {
     /// The session token requests carry.
     public var token: String {
         get throws { try account.token }
+    }
+
+    /// The units to show quantities in: `override`, else the profile's; metric when the planner
+    /// cannot be asked (showing quantities needs no profile).
+    func displayUnits(_ override: UnitSystem?) async -> UnitSystem {
+        if let override { return override }
+        guard let token = try? token, let profile = try? await client(Planner.self).call(PlannerAPI.getProfile, Empty(), session: token) else {
+            return .metric
+        }
+        return profile.units
     }
 
     public func endpoint(of service: SousService) -> String {

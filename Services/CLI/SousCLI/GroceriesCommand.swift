@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SousClient
 import SousSchema
+import SousUnits
 import SousWire
 
 struct GroceriesCommand: AsyncParsableCommand {
@@ -27,12 +28,13 @@ struct GroceriesCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the list grouped by category, with quantities, prices, check marks and the total.")
+        @Option(help: "Show quantities in metric or us units (default: your profile's).") var units: UnitSystem?
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
             let list = try await global.client(Groceries.self).call(GroceriesAPI.list, Empty(), session: global.token)
             if global.json { return try printJSON(list) }
-            Console.current.out(GroceriesRendering.render(list))
+            Console.current.out(GroceriesRendering.render(list, units: await global.displayUnits(units)))
         }
     }
 
@@ -242,7 +244,7 @@ struct GroceriesCommand: AsyncParsableCommand {
 
 /// How the groceries commands print a list.
 enum GroceriesRendering {
-    static func render(_ list: GroceryList) -> String {
+    static func render(_ list: GroceryList, units: UnitSystem = .metric) -> String {
         guard list.lineCount > 0 else {
             return list.recipes.isEmpty
                 ? "The list is empty. Add a recipe with `sous groceries add-recipe <id>`." : "Nothing left to buy (everything is left out)."
@@ -251,7 +253,10 @@ enum GroceriesRendering {
         for group in list.categories {
             var table = Table([("", .left), ("item", .left), ("quantity", .right), ("price", .right), ("id", .left)])
             for line in group.lines {
-                table.add([line.checked ? "[x]" : "[ ]", line.name.truncated(40), quantity(line), line.price.map(money) ?? "", line.id])
+                table.add([
+                    line.checked ? "[x]" : "[ ]", line.name.truncated(40), quantity(line.quantity, line.unit, count: line.count, units: units),
+                    line.price.map(money) ?? "", line.id,
+                ])
             }
             sections.append("\(group.category.rawValue)  \(money(group.subtotal))\n\(table.render())")
         }
@@ -274,16 +279,13 @@ enum GroceriesRendering {
         return header + "\n" + table.render()
     }
 
-    static func quantity(_ line: GroceryLine) -> String {
-        quantity(line.quantity, line.unit, count: line.count)
-    }
-
-    static func quantity(_ quantity: Double?, _ unit: MeasureUnit?, count: Int?) -> String {
+    static func quantity(_ quantity: Double?, _ unit: MeasureUnit?, count: Int?, units: UnitSystem = .metric) -> String {
         guard let unit, let value = quantity else { return count.map { "×\($0)" } ?? "" }
+        // The list's quantities are already rounded for shopping (see the groceries README).
         let shown = value == value.rounded() ? String(Int(value)) : String(format: "%g", value)
         switch unit {
         case .piece: return value == 1 ? "1 piece" : "\(shown) pieces"
-        default: return "\(shown) \(unit.rawValue)"
+        default: return units == .metric ? "\(shown) \(unit.rawValue)" : DisplayQuantity(value, unit, in: units).description
         }
     }
 

@@ -64,6 +64,7 @@ struct ProfileCommand: AsyncParsableCommand {
         @Option(help: "Your IANA time zone, e.g. Europe/Rome; \"today\" in your plan follows it.") var timeZone: String?
         @Option(help: "Daily reminders: on or off (true/false, yes/no).") var reminders: OnOff?
         @Option(help: "Local hour of the daily reminder, 0–23.") var reminderHour: Int?
+        @Option(help: "Show quantities in metric (g, ml) or us (oz, lb, cups) units.") var units: UnitSystem?
         @OptionGroup var global: GlobalOptions
 
         var update: ProfileUpdate {
@@ -75,7 +76,7 @@ struct ProfileCommand: AsyncParsableCommand {
                 equipment: equipment.isEmpty ? nil : equipment,
                 filterDiets: filterDiets?.isOn, filterAllergens: filterAllergens?.isOn, filterDislikes: filterDislikes?.isOn,
                 filterEquipment: filterEquipment?.isOn, filterPatience: filterPatience?.isOn,
-                timeZone: timeZone, remindersEnabled: reminders?.isOn, reminderHour: reminderHour
+                timeZone: timeZone, remindersEnabled: reminders?.isOn, reminderHour: reminderHour, units: units
             )
         }
 
@@ -124,6 +125,7 @@ func renderProfile(_ profile: CookingProfile) -> String {
         ),
         ("Time zone", profile.timeZone),
         ("Reminders", profile.remindersEnabled ? String(format: "on, at %02d:00", profile.reminderHour) : "off"),
+        ("Units", profile.units == .us ? "US (oz, lb, cups)" : "metric (g, kg, ml, l)"),
     ]
     let width = rows.map(\.0.count).max() ?? 0
     return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")

@@ -3,12 +3,14 @@ import Foundation
 import SousClient
 import SousInterchange
 public import SousSchema
+import SousUnits
 import SousWire
 
 extension Diet: ExpressibleByArgument {}
 extension Allergen: ExpressibleByArgument {}
 extension Appliance: ExpressibleByArgument {}
 extension DishType: ExpressibleByArgument {}
+extension UnitSystem: ExpressibleByArgument {}
 
 struct RecipesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -144,12 +146,13 @@ struct RecipesCommand: AsyncParsableCommand {
 
         @Argument(help: "Recipe id.") var id: String
         @Option(help: "Scale quantities for this many people.") var people: Int?
+        @Option(help: "Show quantities in metric or us units (default: your profile's).") var units: UnitSystem?
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
             let recipe = try await global.client(Catalog.self).call(CatalogAPI.getRecipe, .init(id: id, people: people), session: global.token)
             if global.json { return try printJSON(recipe) }
-            Console.current.out(render(recipe))
+            Console.current.out(render(recipe, units: await global.displayUnits(units)))
         }
     }
 
@@ -501,7 +504,7 @@ func recipeTable(_ recipes: [RecipeSummary]) -> String {
     return table.render()
 }
 
-func render(_ recipe: RecipeDetail) -> String {
+func render(_ recipe: RecipeDetail, units: UnitSystem = .metric) -> String {
     var lines: [String] = []
     lines.append("\(recipe.isFavorite ? "★ " : "")\(recipe.name)  (\(recipe.id), \(recipe.origin.rawValue)\(recipe.owner.map { " by \($0)" } ?? ""))")
     lines.append(recipe.summary)
@@ -530,9 +533,11 @@ func render(_ recipe: RecipeDetail) -> String {
             case .frying: "\(line.name) (for frying; \(percent(line.eatenShare)) eaten)"
             case .discarded: "\(line.name) (poured away; \(percent(line.eatenShare)) eaten)"
             }
-        table.add([
-            number(line.quantity, decimals: line.quantity < 10 ? 2 : 0), line.unit.rawValue, name, number(line.grams, decimals: 0), money(line.cost),
-        ])
+        let shown =
+            units == .metric
+            ? DisplayQuantity(amount: number(line.quantity, decimals: line.quantity < 10 ? 2 : 0), unit: line.unit.rawValue)
+            : DisplayQuantity(line.quantity, line.unit, in: units)
+        table.add([shown.amount, shown.unit.isEmpty ? "piece" : shown.unit, name, number(line.grams, decimals: 0), money(line.cost)])
     }
     lines.append(table.render())
     if !recipe.steps.isEmpty {

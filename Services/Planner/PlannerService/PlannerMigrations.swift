@@ -113,6 +113,7 @@ enum PlannerMigrations {
                 )
                 """,
             ]),
+        PostgresMigration("v3: display units", ["ALTER TABLE profile ADD COLUMN units TEXT NOT NULL DEFAULT 'metric'"]),
     ]
 
     static var migrator: DatabaseMigrator {
@@ -226,6 +227,9 @@ enum PlannerMigrations {
                         PRIMARY KEY (user, fill, date, slot)
                     ) WITHOUT ROWID;
                     """)
+        }
+        migrator.registerMigration("v5: display units") { db in
+            try db.execute(sql: "ALTER TABLE profile ADD COLUMN units TEXT NOT NULL DEFAULT 'metric'")
         }
         return migrator
     }

@@ -28,6 +28,7 @@ struct ProfileRecord: Sendable, SQLRecord {
         static let remindersEnabled = Column("reminders_enabled")
         static let reminderHour = Column("reminder_hour")
         static let updatedAt = Column("updated_at")
+        static let units = Column("units")
     }
 
     var user: String
@@ -62,7 +63,8 @@ struct ProfileRecord: Sendable, SQLRecord {
             equipment: try JSONColumn.decode([String].self, from: equipment).compactMap(Appliance.init(rawValue:)),
             filterDiets: row[Columns.filterDiets], filterAllergens: row[Columns.filterAllergens], filterDislikes: row[Columns.filterDislikes],
             filterEquipment: row[Columns.filterEquipment], filterPatience: row[Columns.filterPatience],
-            timeZone: row[Columns.timeZone], remindersEnabled: row[Columns.remindersEnabled], reminderHour: row[Columns.reminderHour]
+            timeZone: row[Columns.timeZone], remindersEnabled: row[Columns.remindersEnabled], reminderHour: row[Columns.reminderHour],
+            units: UnitSystem(rawValue: row[Columns.units]) ?? .metric
         )
         updatedAt = Date(timeIntervalSince1970: row[Columns.updatedAt])
     }
@@ -70,7 +72,7 @@ struct ProfileRecord: Sendable, SQLRecord {
     static let columnNames = [
         Columns.user, Columns.people, Columns.patience, Columns.diets, Columns.allergens, Columns.dislikes, Columns.equipment,
         Columns.filterDiets, Columns.filterAllergens, Columns.filterDislikes, Columns.filterEquipment, Columns.filterPatience,
-        Columns.timeZone, Columns.remindersEnabled, Columns.reminderHour, Columns.updatedAt,
+        Columns.timeZone, Columns.remindersEnabled, Columns.reminderHour, Columns.updatedAt, Columns.units,
     ].map(\.name)
 
     /// Booleans as 0 and 1 on both engines.
@@ -78,7 +80,7 @@ struct ProfileRecord: Sendable, SQLRecord {
         [
             user, profile.people, profile.patience, lists[0], lists[1], lists[2], lists[3],
             profile.filterDiets, profile.filterAllergens, profile.filterDislikes, profile.filterEquipment, profile.filterPatience,
-            profile.timeZone, profile.remindersEnabled, profile.reminderHour, updatedAt.timeIntervalSince1970,
+            profile.timeZone, profile.remindersEnabled, profile.reminderHour, updatedAt.timeIntervalSince1970, profile.units.rawValue,
         ]
     }
 }
