@@ -167,6 +167,9 @@ public enum CommandIndex {
         "journal.add": "journal add", "journal.list": "journal list", "journal.get": "journal show", "journal.edit": "journal edit",
         "journal.delete": "journal delete", "gluten.predict": "gluten predict", "gluten.result": "gluten result",
         "gluten.deleteResult": "gluten withdraw", "gluten.stats": "gluten stats", "gluten.calendar": "gluten calendar",
+        "catalog.export": "export", "catalog.import": "import", "planner.export": "export", "planner.import": "import",
+        "groceries.export": "export", "groceries.import": "import", "tracker.export": "export", "tracker.import": "import",
+        "notifier.export": "export", "notifier.import": "import",
         "reminders.next": "reminders next", "reminders.list": "reminders list", "reminders.wait": "reminders watch",
     ]
 }

@@ -30,6 +30,7 @@ public struct SousCommand: AsyncParsableCommand {
             FoodsCommand.self, BarcodeCommand.self, ProductsCommand.self,  // tracker
             JournalCommand.self, GlutenCommand.self,  // tracker: coeliac diary
             RemindersCommand.self,  // notifier
+            ExportCommand.self, ImportCommand.self,  // all five
             OperatorCommand.self,  // operators only
         ]
     )

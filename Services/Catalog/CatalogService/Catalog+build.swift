@@ -79,6 +79,8 @@ struct CatalogHandlers: Sendable {
         server.register(CatalogAPI.saveCommunity, use: saveCommunity)
         server.register(CatalogAPI.changes, use: changes)
         server.register(CatalogAPI.reloadSeed, use: reloadSeed)
+        server.register(CatalogAPI.exportArchive, use: exportArchive)
+        server.register(CatalogAPI.importArchive, use: importArchive)
     }
 
     // MARK: Ingredients

@@ -26,6 +26,8 @@ struct GroceriesHandlers: Sendable {
         server.register(GroceriesAPI.clear, use: clear)
         server.register(GroceriesAPI.checkout, use: checkout)
         server.register(GroceriesAPI.orders, use: orders)
+        server.register(GroceriesAPI.exportArchive, use: exportArchive)
+        server.register(GroceriesAPI.importArchive, use: importArchive)
     }
 
     // MARK: The list and its recipes

@@ -16,6 +16,8 @@ struct NotifierHandlers: Sendable {
         server.register(NotifierAPI.list, use: list)
         server.register(NotifierAPI.wait, use: wait)
         server.register(NotifierAPI.next, use: next)
+        server.register(NotifierAPI.exportArchive, use: exportArchive)
+        server.register(NotifierAPI.importArchive, use: importArchive)
     }
 
     // MARK: Sent reminders

@@ -84,6 +84,8 @@ struct PlannerHandlers: Sendable {
         server.register(PlannerAPI.cooked, use: cooked)
         server.register(PlannerAPI.fill, use: fill)
         server.register(PlannerAPI.unfill, use: unfill)
+        server.register(PlannerAPI.exportArchive, use: exportArchive)
+        server.register(PlannerAPI.importArchive, use: importArchive)
         server.register(PlannerAPI.calendar, use: calendar)
     }
 

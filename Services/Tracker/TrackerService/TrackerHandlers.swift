@@ -41,6 +41,8 @@ struct TrackerHandlers: Sendable {
         server.register(TrackerAPI.product, use: product)
         server.register(TrackerAPI.addProduct, use: addProduct)
         server.register(TrackerAPI.importProducts, use: importProducts)
+        server.register(TrackerAPI.exportArchive, use: exportArchive)
+        server.register(TrackerAPI.importArchive, use: importArchive)
     }
 
     // MARK: Shared helpers

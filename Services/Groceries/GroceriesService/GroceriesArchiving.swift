@@ -1,0 +1,204 @@
+import Foundation
+import GRDB
+import SousRuntime
+import SousSchema
+import SousUnits
+import SousWire
+
+/// The groceries' part of a user's archive: the list (recipes with the lines they were listed
+/// with, items added by hand, check marks) and past orders.
+extension GroceriesStore {
+    func archive(user: String) throws(ServiceError) -> GroceriesArchive {
+        try storage {
+            try database.reading { session in
+                let listed = try session.fetchAll(ListRecipeRecord.self, #"SELECT * FROM list_recipe WHERE "user" = ? ORDER BY rowid"#, [user])
+                let recipes = try listed.map { record in
+                    let lines = try session.fetchAll(
+                        RecipeShareRecord.self, #"SELECT * FROM recipe_share WHERE "user" = ? AND recipe = ? ORDER BY position"#,
+                        [user, record.recipe.recipe])
+                    let recipe = record.recipe
+                    return ArchivedListRecipe(
+                        recipe: recipe.recipe, name: recipe.name, multiplier: recipe.multiplier, people: recipe.people, servings: recipe.servings,
+                        addedAt: recipe.addedAt,
+                        lines: lines.map { ArchivedListLine(ingredient: $0.ingredient, quantity: $0.quantity, unit: $0.unit, excluded: $0.excluded) })
+                }
+                let checked = Set(try session.values(String.self, #"SELECT line FROM checked_line WHERE "user" = ?"#, [user]))
+                let items = try session.rows(#"SELECT * FROM manual_item WHERE "user" = ? ORDER BY id"#, [user]).map { row in
+                    let id: Int64 = row["id"]
+                    return ArchivedListItem(
+                        ingredient: row["ingredient"], quantity: row["quantity"], unit: (row["unit"] as String?).flatMap(MeasureUnit.init(rawValue:)),
+                        text: row["text"], count: row["count"], addedAt: Date(timeIntervalSince1970: row["added_at"]),
+                        checked: checked.contains(GroceryLineID.item(id).description))
+                }
+                let orders = try session.fetchAll(OrderRecord.self, #"SELECT * FROM grocery_order WHERE "user" = ? ORDER BY id"#, [user]).map {
+                    record in
+                    var order = record.order
+                    order.lines = try session.fetchAll(
+                        OrderLineRecord.self, "SELECT * FROM order_line WHERE order_id = ? ORDER BY position", [order.id]
+                    ).map(\.line)
+                    return order
+                }
+                return GroceriesArchive(
+                    recipes: recipes, items: items,
+                    checkedIngredients: checked.filter {
+                        if case .ingredient = GroceryLineID($0) { true } else { false }
+                    }.sorted(),
+                    orders: orders)
+            }
+        }
+    }
+
+    /// Writes a checked archive for `user` in one transaction (nothing when `dryRun`), with the
+    /// catalog's facts of the ingredients it uses; conflict when the user has a list or orders.
+    func restore(_ archive: GroceriesArchive, facts: [ListIngredientFacts], user: String, dryRun: Bool) throws(ServiceError) -> ArchiveImported {
+        let counts = ["recipes": archive.recipes.count, "items": archive.items.count, "orders": archive.orders.count]
+        return try storage {
+            try database.writing { session in
+                for table in ["list_recipe", "manual_item", "grocery_order"]
+                where try session.value(Int.self, "SELECT 1 FROM \(table) WHERE \"user\" = ? LIMIT 1", [user]) != nil {
+                    throw ServiceError.conflict("your account already has a grocery list or orders: import into an empty account")
+                }
+                guard !dryRun else { return ArchiveImported(counts: counts) }
+                for fact in facts { try Self.upsert(fact, session) }
+                for listed in archive.recipes {
+                    try session.insert(
+                        ListRecipeRecord(
+                            user: user,
+                            recipe: ListRecipe(
+                                recipe: listed.recipe, name: listed.name, multiplier: listed.multiplier, people: listed.people,
+                                servings: listed.servings, excluded: [], addedAt: listed.addedAt)))
+                    for (position, line) in listed.lines.enumerated() {
+                        try session.insert(
+                            RecipeShareRecord(
+                                user: user, recipe: listed.recipe, position: position, ingredient: line.ingredient, quantity: line.quantity,
+                                unit: line.unit, excluded: line.excluded))
+                    }
+                }
+                var checked = archive.checkedIngredients
+                for item in archive.items {
+                    guard
+                        let id = try session.value(
+                            Int64.self,
+                            #"INSERT INTO manual_item ("user", ingredient, quantity, unit, text, count, added_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id"#,
+                            [user, item.ingredient, item.quantity, item.unit?.rawValue, item.text, item.count, item.addedAt.timeIntervalSince1970])
+                    else { throw ServiceError.internal("an imported item got no id") }
+                    if item.checked, item.ingredient == nil { checked.append(GroceryLineID.item(id).description) }
+                }
+                for line in Set(checked) { try session.execute(#"INSERT INTO checked_line ("user", line) VALUES (?, ?)"#, [user, line]) }
+                for order in archive.orders {
+                    var record = OrderRecord(user: user, order: order)
+                    try record.insert(session)
+                    for (position, line) in order.lines.enumerated() {
+                        try session.insert(OrderLineRecord(order: record.order.id, position: position, line: line))
+                    }
+                }
+                _ = try Self.nextVersion(user: user, session)
+                return ArchiveImported(counts: counts)
+            }
+        }
+    }
+}
+
+extension GroceriesHandlers {
+    func exportArchive(_ request: Empty, user: String, context: RequestContext) throws -> GroceriesArchive {
+        try store.archive(user: user)
+    }
+
+    /// Checks every recipe, item, check mark and order as the list's methods would, reads the
+    /// facts of every ingredient from the catalog (notFound naming the first unknown one), then
+    /// writes it all.
+    func importArchive(_ request: GroceriesArchiveImport, user: String, context: RequestContext) async throws -> ArchiveImported {
+        let archive = request.archive
+        try GroceriesArchiveCheck.check(archive)
+        var ids: [String] = []
+        for id in archive.recipes.flatMap({ $0.lines.map(\.ingredient) }) + archive.items.compactMap(\.ingredient) where !ids.contains(id) {
+            ids.append(id)
+        }
+        let ingredients = try await peers.ingredients(ids, notFoundField: "archive", for: context)
+        let facts = ingredients.map(ListIngredientFacts.init)
+        let measures = Dictionary(uniqueKeysWithValues: ingredients.map { ($0.id, IngredientMeasures($0)) })
+        for (index, listed) in archive.recipes.enumerated() {
+            for (position, line) in listed.lines.enumerated() where measures[line.ingredient]?.accepts(line.unit) != true {
+                throw ServiceError.badRequest(
+                    "\(line.ingredient) cannot be measured in \(line.unit.rawValue)", field: "archive.recipes.\(index).lines.\(position).unit")
+            }
+        }
+        for (index, item) in archive.items.enumerated() {
+            if let ingredient = item.ingredient, let unit = item.unit, measures[ingredient]?.accepts(unit) != true {
+                throw ServiceError.badRequest("\(ingredient) cannot be measured in \(unit.rawValue)", field: "archive.items.\(index).unit")
+            }
+        }
+        return try store.restore(archive, facts: facts, user: user, dryRun: request.dryRun ?? false)
+    }
+}
+
+/// The checks of a groceries archive that need no other service, with the field under `archive.`.
+enum GroceriesArchiveCheck {
+    static func check(_ archive: GroceriesArchive) throws(ServiceError) {
+        try ArchiveFormat.check(archive.version)
+        try GroceriesQuotas.listRecipes.check(current: 0, adding: archive.recipes.count)
+        try GroceriesQuotas.manualItems.check(current: 0, adding: archive.items.count)
+        var listed: Set<String> = []
+        var onList: Set<String> = []
+        for (index, recipe) in archive.recipes.enumerated() {
+            let field = "archive.recipes.\(index)"
+            guard !recipe.recipe.isEmpty, recipe.recipe.count <= 200, listed.insert(recipe.recipe).inserted else {
+                throw .badRequest("a listed recipe has an id of 1 to 200 characters, once", field: "\(field).recipe")
+            }
+            guard !recipe.name.isEmpty, recipe.name.count <= 200 else { throw .badRequest("a name is 1 to 200 characters", field: "\(field).name") }
+            guard (1...GroceriesHandlers.maximumMultiplier).contains(recipe.multiplier) else {
+                throw .badRequest("multiplier must be 1 to \(GroceriesHandlers.maximumMultiplier)", field: "\(field).multiplier")
+            }
+            guard (1...50).contains(recipe.people), (1...50).contains(recipe.servings) else {
+                throw .badRequest("people and servings are 1 to 50", field: "\(field).people")
+            }
+            guard !recipe.lines.isEmpty, recipe.lines.count <= 100 else { throw .badRequest("a recipe has 1 to 100 lines", field: "\(field).lines") }
+            for (position, line) in recipe.lines.enumerated() {
+                try quantity(line.quantity, field: "\(field).lines.\(position).quantity")
+                onList.insert(line.ingredient)
+            }
+        }
+        for (index, item) in archive.items.enumerated() {
+            let field = "archive.items.\(index)"
+            switch (item.ingredient, item.text) {
+            case (let ingredient?, nil):
+                guard let quantity = item.quantity, item.unit != nil, item.count == nil else {
+                    throw .badRequest("an ingredient item has a quantity and a unit, and no count", field: field)
+                }
+                try self.quantity(quantity, field: "\(field).quantity")
+                onList.insert(ingredient)
+            case (nil, let text?):
+                guard !text.trimmingCharacters(in: .whitespaces).isEmpty, text.count <= 200 else {
+                    throw .badRequest("an item's text is 1 to 200 characters", field: "\(field).text")
+                }
+                guard item.quantity == nil, item.unit == nil, item.count.map({ (1...1000).contains($0) }) ?? true else {
+                    throw .badRequest("a text item has at most a count, 1 to 1000", field: "\(field).count")
+                }
+            default:
+                throw .badRequest("an item is an ingredient with a quantity or a text, not both", field: field)
+            }
+        }
+        for (index, ingredient) in archive.checkedIngredients.enumerated() where !onList.contains(ingredient) {
+            throw .badRequest("\(ingredient) is checked off but not on the list", field: "archive.checkedIngredients.\(index)")
+        }
+        for (index, order) in archive.orders.enumerated() {
+            let field = "archive.orders.\(index)"
+            guard !order.lines.isEmpty, order.lines.count <= 1_000 else { throw .badRequest("an order has 1 to 1000 lines", field: "\(field).lines") }
+            guard order.total.isFinite, order.total >= 0 else { throw .badRequest("an order's total is a price", field: "\(field).total") }
+            guard !order.phone.isEmpty, order.phone.count <= 40 else { throw .badRequest("an order has a phone number", field: "\(field).phone") }
+            for (position, line) in order.lines.enumerated() {
+                guard !line.name.isEmpty, line.name.count <= 200 else {
+                    throw .badRequest("a line's name is 1 to 200 characters", field: "\(field).lines.\(position).name")
+                }
+                if let value = line.quantity { try quantity(value, field: "\(field).lines.\(position).quantity") }
+                if let price = line.price, !(price.isFinite && price >= 0) {
+                    throw .badRequest("a price is not negative", field: "\(field).lines.\(position).price")
+                }
+            }
+        }
+    }
+
+    static func quantity(_ value: Double, field: String) throws(ServiceError) {
+        guard value.isFinite, value > 0, value <= 1_000_000 else { throw .badRequest("a quantity is more than 0 and at most 1000000", field: field) }
+    }
+}
