@@ -36,4 +36,29 @@ struct RecipeInterchangeTests {
             }
         }
     }
+
+    /// All shipped recipes in one exported document, imported through `recipes.import`: each
+    /// becomes the user's own recipe with the same lines, steps, times, equipment and dish types.
+    @Test func everyShippedRecipeImportsBackToTheSameContent() async throws {
+        try await withCatalog { service, client in
+            let seed = try CatalogFixture.seed
+            let details = try seed.recipes.map { try service.store.recipe($0.id, user: nil, people: nil) }
+            let document = String(decoding: SchemaRecipe.jsonLD(details.map { SchemaRecipe($0) }), as: UTF8.self)
+            let report = try await client.call(CatalogAPI.importRecipes, RecipeImport(document: document), user: "ada")
+            #expect(report.unmatched.isEmpty, "\(report.unmatched)")
+            #expect(report.imported.count == details.count && report.imported.allSatisfy(\.unmappedFields.isEmpty))
+            for (original, imported) in zip(details, report.imported) {
+                let back = try await client.call(CatalogAPI.getRecipe, RecipeLookup(id: imported.id), user: "ada")
+                #expect(back.name == original.name && back.summary == original.summary && back.servings == original.servings, "\(original.id)")
+                #expect(back.prepMinutes == original.prepMinutes && back.cookMinutes == original.cookMinutes, "\(original.id)")
+                #expect(back.equipment == original.equipment && back.dishTypes == original.dishTypes, "\(original.id)")
+                #expect(back.steps.map(\.description) == original.steps.map(\.description), "\(original.id)")
+                #expect(back.ingredients.map(\.ingredient) == original.ingredients.map(\.ingredient), "\(original.id)")
+                #expect(
+                    zip(back.ingredients, original.ingredients).allSatisfy { abs($0.quantity - $1.quantity) < 0.001 && $0.unit == $1.unit },
+                    "\(original.id)")
+                #expect(back.link == original.link && back.image == original.image, "\(original.id)")
+            }
+        }
+    }
 }

@@ -73,7 +73,9 @@ struct RecipeImporter {
             equipment: Array(Set(recipe.tools.compactMap { Appliance(rawValue: $0.lowercased()) })).sorted(),
             dishTypes: categoryTypes.isEmpty ? dishTypes(recipe.keywords) : categoryTypes,
             link: recipe.url.flatMap(Self.webAddress),
-            image: recipe.imageURLs.lazy.compactMap(Self.webAddress).first { $0.count <= 500 },
+            // The first image reference that is not the photo itself (a web address, or a name
+            // in the exporter's own image store, as Sous and Mealie write them).
+            image: recipe.imageURLs.first { !$0.hasPrefix("data:") && $0.count <= 500 },
             notes: Self.notes(of: recipe),
             variations: recipe.comments.filter { $0.name == SchemaRecipe.variationName }.prefix(RecipeLimits.maxVariations).map {
                 String($0.text.prefix(RecipeLimits.maxVariationCharacters))
@@ -132,7 +134,7 @@ struct RecipeImporter {
         }
         if let author = recipe.authorName { fields.append(("author", author)) }
         if let yieldText = recipe.yieldText { fields.append(("recipeYield", yieldText)) }
-        let otherImages = recipe.imageURLs.filter { webAddress($0) != nil }.dropFirst()
+        let otherImages = recipe.imageURLs.filter { !$0.hasPrefix("data:") }.dropFirst()
         if !otherImages.isEmpty { fields.append(("image", otherImages.joined(separator: " "))) }
         let badTags = recipe.keywords.filter { RecipeValidation.normalizedTag($0) == nil && DishType(rawValue: $0.lowercased()) == nil }
         if !badTags.isEmpty { fields.append(("keywords", badTags.joined(separator: ", "))) }
