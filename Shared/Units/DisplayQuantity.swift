@@ -13,10 +13,12 @@ public struct DisplayQuantity: Equatable, Sendable, CustomStringConvertible {
 
     static let gramsPerOunce = 28.349_523_125
     static let gramsPerPound = 453.592_37
-    static let millilitresPerTeaspoon = 4.928_921_593_75
-    static let millilitresPerTablespoon = 14.786_764_781_25
-    static let millilitresPerCup = 236.588_236_5
-    static let millilitresPerQuart = 946.352_946
+    // Spoons as Sous measures them (MeasureUnit: 5 and 15 ml) and the cup an import reads (the
+    // US legal cup, 240 ml), so "1 cup" read from a recipe shows as 1 cup again.
+    static let millilitresPerTeaspoon = 5.0
+    static let millilitresPerTablespoon = 15.0
+    static let millilitresPerCup = 240.0
+    static let millilitresPerQuart = 4 * millilitresPerCup
 
     /// `quantity` of `unit` in `system`. Metric shows the stored unit. US customary shows mass
     /// in ounces below a pound and in pounds from there; volume in teaspoons below a tablespoon,

@@ -55,6 +55,43 @@ struct RecipeImportTests {
         }
     }
 
+    /// A recipe site's page: entities, fractions such as ½ and ⅓, sections, several images, a
+    /// yield in words, an author; two lines the user maps, then the recipe as the page meant it.
+    @Test func aRecipeSitesPageWithFractionsAndEntitiesImportsAsThePageMeantIt() async throws {
+        let document = #"""
+            {"@context": "https://schema.org", "@graph": [{"@type": "Recipe", "name": "Best &amp; Easiest Banana Bread",
+              "author": {"@type": "Person", "name": "Jo Baker"}, "description": "<p>Moist, <em>easy</em> banana bread.</p>",
+              "image": ["https://cook.example.com/img/bb-1x1.jpg", {"@type": "ImageObject", "url": "https://cook.example.com/img/bb-4x3.jpg"}],
+              "recipeYield": ["10", "1 loaf"], "prepTime": "PT15M", "totalTime": "PT1H15M", "keywords": "baking, Quick & Easy",
+              "recipeIngredient": ["3 ripe bananas, mashed", "1 &frac12; cups flour", "&#189; tsp salt", "⅓ cup melted butter", "1 tsp baking soda"],
+              "recipeInstructions": [{"@type": "HowToSection", "name": "Batter", "itemListElement": [
+                  {"@type": "HowToStep", "text": "Heat the oven to 175&deg;C."}, {"@type": "HowToStep", "text": "Mix &amp; fold."}]},
+                {"@type": "HowToStep", "text": "Bake 60 minutes."}],
+              "aggregateRating": {"@type": "AggregateRating", "ratingValue": 4.8}}]}
+            """#
+        try await withCatalog { _, client in
+            let first = try await client.call(CatalogAPI.importRecipes, RecipeImport(document: document), user: "ada")
+            #expect(first.imported.isEmpty && Set(first.unmatched.map(\.line)) == ["3 ripe bananas, mashed", "⅓ cup melted butter"])
+            #expect(try await client.call(CatalogAPI.myRecipes, Empty(), user: "ada").recipes.isEmpty, "nothing imported yet")
+
+            let mappings = ["3 ripe bananas, mashed": "banana", "⅓ cup melted butter": "butter"]
+            let report = try await client.call(CatalogAPI.importRecipes, RecipeImport(document: document, mappings: mappings), user: "ada")
+            let imported = try #require(report.imported.first, "\(report.unmatched)")
+            #expect(imported.unmappedFields == ["aggregateRating", "author", "image", "keywords", "recipeYield"])
+            let recipe = try await client.call(CatalogAPI.getRecipe, RecipeLookup(id: imported.id), user: "ada")
+            #expect(recipe.name == "Best & Easiest Banana Bread" && recipe.summary == "Moist, easy banana bread.")
+            #expect(recipe.servings == 10 && recipe.prepMinutes == 15 && recipe.cookMinutes == 60)
+            #expect(recipe.image == "https://cook.example.com/img/bb-1x1.jpg" && recipe.tags == ["baking"])
+            #expect(recipe.steps.map(\.description) == ["Batter: Heat the oven to 175°C.", "Batter: Mix & fold.", "Bake 60 minutes."])
+            let lines = recipe.ingredients.map { "\($0.ingredient) \(String(format: "%.2f", $0.quantity)) \($0.unit.rawValue)" }
+            // A cup is the US legal cup, 240 ml (ParsedUnit): 1 ½ cups = 360 ml, ⅓ cup = 80 ml.
+            #expect(lines == ["banana 3.00 piece", "flour 360.00 ml", "salt 0.50 tsp", "butter 80.00 ml", "baking-soda 1.00 tsp"], "\(lines)")
+            let notes = try #require(recipe.notes)
+            #expect(notes.hasPrefix("From the imported recipe:\n") && notes.contains("author: Jo Baker") && notes.contains("recipeYield: 1 loaf"))
+            #expect(notes.contains("image: https://cook.example.com/img/bb-4x3.jpg") && notes.contains("keywords: Quick & Easy"), "\(notes)")
+        }
+    }
+
     /// Unmatched lines are listed with why, and then nothing at all is imported.
     @Test func unmatchedLinesAreListedAndNothingIsImported() async throws {
         try await withCatalog { _, client in

@@ -12,8 +12,8 @@ struct DisplayQuantityTests {
         var testDescription: String { "\(quantity) \(unit.rawValue) → \(us)" }
     }
 
-    /// Worked out by hand: 1 oz = 28.3495 g, 1 lb = 453.592 g, 1 cup = 236.588 ml,
-    /// 1 tbsp = 14.787 ml, 1 tsp = 4.929 ml, 1 qt = 946.353 ml.
+    /// Worked out by hand: 1 oz = 28.3495 g, 1 lb = 453.592 g; spoons as Sous measures them
+    /// (1 tsp = 5 ml, 1 tbsp = 15 ml) and the cup an import reads (240 ml; 1 qt = 960 ml).
     static let rows: [Row] = [
         Row(quantity: 200, unit: .g, us: "7.1 oz"),
         Row(quantity: 28.35, unit: .g, us: "1 oz"),
@@ -27,7 +27,8 @@ struct DisplayQuantityTests {
         Row(quantity: 250, unit: .ml, us: "1 cup"),
         Row(quantity: 355, unit: .ml, us: "1 ½ cups"),
         Row(quantity: 0.5, unit: .l, us: "2 cups"),
-        Row(quantity: 1, unit: .l, us: "1.06 qt"),
+        Row(quantity: 1, unit: .l, us: "1.04 qt"),
+        Row(quantity: 240, unit: .ml, us: "1 cup"),
         Row(quantity: 2, unit: .tbsp, us: "2 tbsp"),
         Row(quantity: 0.5, unit: .tsp, us: "0.5 tsp"),
         Row(quantity: 3, unit: .piece, us: "3"),
