@@ -1,5 +1,6 @@
 import Foundation
 public import GRDB
+import SousWire
 import Synchronization
 
 /// Which engine holds a service's data.
@@ -65,6 +66,14 @@ extension SQLSession {
     /// The single column of every row (NULLs left out).
     public func values<Value: DatabaseValueConvertible>(_ type: Value.Type, _ sql: String, _ arguments: SQLArguments = []) throws -> [Value] {
         try rows(sql, arguments).compactMap { $0.count == 1 ? ($0[0] as Value?) : nil }
+    }
+
+    /// Throws conflict (an archive is imported into an account with nothing in this service)
+    /// when any of `tables` holds a row whose `column` is `user`; `what` names what the user has.
+    public func requireNoRows(of user: String, in tables: [String], column: String = "user", what: String) throws {
+        for table in tables where try value(Int.self, "SELECT 1 FROM \(table) WHERE \"\(column)\" = ? LIMIT 1", [user]) != nil {
+            throw ServiceError.conflict("your account already has \(what): import into an empty account")
+        }
     }
 
     /// Inserts `record`; on a clash of its primary key, `conflict` says what happens.

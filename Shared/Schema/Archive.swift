@@ -326,17 +326,6 @@ public struct ArchivedDrinks: Codable, Equatable, Sendable {
 }
 
 @MessagePackCodable
-public struct ArchivedJournalEntry: Codable, Equatable, Sendable {
-    public var entry: JournalEntry
-    public var photo: Data?
-
-    public init(entry: JournalEntry, photo: Data?) {
-        self.entry = entry
-        self.photo = photo
-    }
-}
-
-@MessagePackCodable
 public struct TrackerArchive: Codable, Equatable, Sendable {
     public var version: Int
     /// The diary, oldest first.
@@ -346,13 +335,14 @@ public struct TrackerArchive: Codable, Equatable, Sendable {
     public var foods: [SavedFood]
     /// Products the caller added.
     public var products: [Product]
-    public var journal: [ArchivedJournalEntry]
+    /// Journal entries with their photos.
+    public var journal: [JournalEntryDetail]
     public var gluten: [GlutenDay]
     public var badges: [GlutenBadge]
 
     public init(
         version: Int = ArchiveFormat.version, entries: [DiaryEntry], goals: [ArchivedGoals], drinks: [ArchivedDrinks], foods: [SavedFood],
-        products: [Product], journal: [ArchivedJournalEntry], gluten: [GlutenDay], badges: [GlutenBadge]
+        products: [Product], journal: [JournalEntryDetail], gluten: [GlutenDay], badges: [GlutenBadge]
     ) {
         self.version = version
         self.entries = entries

@@ -54,10 +54,7 @@ extension GroceriesStore {
         let counts = ["recipes": archive.recipes.count, "items": archive.items.count, "orders": archive.orders.count]
         return try storage {
             try database.writing { session in
-                for table in ["list_recipe", "manual_item", "grocery_order"]
-                where try session.value(Int.self, "SELECT 1 FROM \(table) WHERE \"user\" = ? LIMIT 1", [user]) != nil {
-                    throw ServiceError.conflict("your account already has a grocery list or orders: import into an empty account")
-                }
+                try session.requireNoRows(of: user, in: ["list_recipe", "manual_item", "grocery_order"], what: "a grocery list or orders")
                 guard !dryRun else { return ArchiveImported(counts: counts) }
                 for fact in facts { try Self.upsert(fact, session) }
                 for listed in archive.recipes {

@@ -32,9 +32,7 @@ extension NotifierStore {
             }
         }
         return try database.writing { session in
-            guard try session.value(Int.self, #"SELECT 1 FROM delivery WHERE "user" = ? LIMIT 1"#, [user]) == nil else {
-                throw ServiceError.conflict("your account already has reminders: import into an empty account")
-            }
+            try session.requireNoRows(of: user, in: ["delivery"], what: "reminders")
             if !dryRun {
                 for entry in archive.log {
                     try session.execute(

@@ -27,11 +27,7 @@ extension PlannerStore {
         let counts = ["selection": archive.selection.count, "slots": archive.slots.count]
         return try storage {
             try database.writing { session in
-                for table in ["profile", "selection", "slot"]
-                where try session.value(Int.self, "SELECT 1 FROM \(table) WHERE \"user\" = ? LIMIT 1", [user]) != nil {
-                    throw ServiceError.conflict(
-                        "your account already has a \(table == "slot" ? "plan" : table) in the planner: import into an empty account")
-                }
+                try session.requireNoRows(of: user, in: ["profile", "selection", "slot"], what: "a profile or a plan in the planner")
                 guard !dryRun else { return ArchiveImported(counts: counts) }
                 try session.insert(ProfileRecord(user: user, profile: archive.profile, updatedAt: now))
                 for picked in archive.selection {

@@ -9,10 +9,9 @@ import SousWire
 /// the methods that write them do, then writes all of it in one transaction, into an account
 /// that has nothing in the tracker yet.
 extension TrackerStore {
-    /// Every table an import must find empty for the user, and the column naming them.
+    /// Every table an import must find empty for the user (own products are by `owner`).
     static let archivedTables = [
-        ("diary_entry", "user"), ("goal", "user"), ("drinks", "user"), ("saved_food", "user"), ("user_product", "owner"),
-        ("coeliac_journal_entry", "user"), ("coeliac_gluten_day", "user"), ("coeliac_gluten_badge", "user"),
+        "diary_entry", "goal", "drinks", "saved_food", "coeliac_journal_entry", "coeliac_gluten_day", "coeliac_gluten_badge",
     ]
 
     func archive(user: String) throws -> TrackerArchive {
@@ -31,7 +30,7 @@ extension TrackerStore {
                 JournalEntryRecord.self, #"SELECT * FROM coeliac_journal_entry WHERE "user" = ? ORDER BY date, time, id"#, [user]
             )
             .map { record in
-                ArchivedJournalEntry(
+                JournalEntryDetail(
                     entry: record.entry,
                     photo: try session.value(Data.self, "SELECT bytes FROM coeliac_journal_photo WHERE entry_id = ?", [record.entry.id]))
             }
@@ -50,11 +49,8 @@ extension TrackerStore {
     func restore(_ archive: TrackerArchive, user: String, dryRun: Bool, now: Date) throws -> ArchiveImported {
         try TrackerArchiveCheck.check(archive)
         return try database.writing { session in
-            for (table, column) in Self.archivedTables {
-                if try session.value(Int.self, "SELECT 1 FROM \(table) WHERE \"\(column)\" = ? LIMIT 1", [user]) != nil {
-                    throw ServiceError.conflict("your account already has data in the tracker (\(table)): import into an empty account")
-                }
-            }
+            try session.requireNoRows(of: user, in: Self.archivedTables, what: "a diary, goals, foods or a journal in the tracker")
+            try session.requireNoRows(of: user, in: ["user_product"], column: "owner", what: "products of your own in the tracker")
             guard !dryRun else { return ArchiveImported(counts: archive.counts) }
             var renumbered: [RenumberedEntry] = []
             for entry in archive.entries {
