@@ -48,11 +48,11 @@ def service_of(method: str) -> str:
     area = method.split(".")[0]
     return {
         "ingredients": "catalog", "recipes": "catalog", "catalog": "catalog",
-        "profile": "planner", "plan": "planner", "account": "planner",
+        "profile": "planner", "plan": "planner", "account": "planner", "planner": "planner",
         "groceries": "groceries",
         "diary": "tracker", "drinks": "tracker", "goals": "tracker", "foods": "tracker", "products": "tracker",
-        "journal": "tracker", "gluten": "tracker",
-        "reminders": "notifier",
+        "journal": "tracker", "gluten": "tracker", "tracker": "tracker",
+        "reminders": "notifier", "notifier": "notifier",
     }[area]
 
 
