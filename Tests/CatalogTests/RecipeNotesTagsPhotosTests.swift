@@ -138,6 +138,29 @@ struct RecipeNotesTagsPhotosTests {
     }
 }
 
+extension RecipeNotesTagsPhotosTests {
+    /// An embedded image that is no image, or not base64, is not the photo; it is not dropped
+    /// silently either: the notes say so.
+    @Test func anEmbeddedImageThatIsNotAPhotoIsRefusedOrNoted() async throws {
+        try await withCatalog { _, client in
+            func document(_ image: String) -> String {
+                #"{"@type": "Recipe", "name": "Toast", "recipeIngredient": ["2 slices sandwich bread"], "image": ["\#(image)"]}"#
+            }
+            let unread = try await client.call(CatalogAPI.importRecipes, RecipeImport(document: document("data:image/png;base64,@@@")), user: "ada")
+            let imported = try #require(unread.imported.first, "\(unread.unmatched)")
+            #expect(imported.unmappedFields == ["image"])
+            let recipe = try await client.call(CatalogAPI.getRecipe, RecipeLookup(id: imported.id), user: "ada")
+            #expect(recipe.photo == nil && recipe.notes?.contains("1 embedded image that could not be read") == true, "\(recipe.notes ?? "")")
+            // Base64 of something that is not an image: the photo check refuses the recipe.
+            let text = "data:image/png;base64," + Data("not a picture".utf8).base64EncodedString()
+            let refused = await #expect(throws: ServiceError.self) {
+                try await client.call(CatalogAPI.importRecipes, RecipeImport(document: document(text)), user: "ada")
+            }
+            #expect(refused?.code == .badRequest && refused?.field == "document" && refused?.message.contains("not a JPEG, PNG") == true)
+        }
+    }
+}
+
 extension RecipeDraft {
     /// `lhs` with every field `rhs` sets.
     static func + (lhs: RecipeDraft, rhs: RecipeDraft) -> RecipeDraft {

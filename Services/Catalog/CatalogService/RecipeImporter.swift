@@ -134,7 +134,13 @@ struct RecipeImporter {
         }
         if let author = recipe.authorName { fields.append(("author", author)) }
         if let yieldText = recipe.yieldText { fields.append(("recipeYield", yieldText)) }
-        let otherImages = recipe.imageURLs.filter { !$0.hasPrefix("data:") }.dropFirst()
+        var otherImages = Array(recipe.imageURLs.filter { !$0.hasPrefix("data:") }.dropFirst())
+        // Embedded images after the one that became the photo, or that could not be read.
+        let embedded = recipe.imageURLs.filter { $0.hasPrefix("data:") }
+        let photos = embedded.filter { SchemaRecipe.imageData(fromDataURL: $0) != nil }.count
+        let unread = embedded.count - photos
+        if photos > 1 { otherImages.append("\(photos - 1) more embedded image\(photos == 2 ? "" : "s")") }
+        if unread > 0 { otherImages.append("\(unread) embedded image\(unread == 1 ? "" : "s") that could not be read") }
         if !otherImages.isEmpty { fields.append(("image", otherImages.joined(separator: " "))) }
         let badTags = recipe.keywords.filter { RecipeValidation.normalizedTag($0) == nil && DishType(rawValue: $0.lowercased()) == nil }
         if !badTags.isEmpty { fields.append(("keywords", badTags.joined(separator: ", "))) }

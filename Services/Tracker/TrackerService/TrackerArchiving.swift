@@ -127,8 +127,9 @@ enum TrackerArchiveCheck {
         try unique(archive.goals.map(\.from), field: "archive.goals")
         for (index, change) in archive.goals.enumerated() { try TrackerValidation.goals(change.goals, field: "archive.goals.\(index).goals") }
         try unique(archive.drinks.map(\.date), field: "archive.drinks")
-        for (index, day) in archive.drinks.enumerated() where !(0...100).contains(day.water) || !(0...100).contains(day.coffee) {
-            throw .badRequest("water and coffee are 0 to 100 a day", field: "archive.drinks.\(index)")
+        // drinks.change has no ceiling of its own; this one only keeps the numbers sane.
+        for (index, day) in archive.drinks.enumerated() where !(0...10_000).contains(day.water) || !(0...10_000).contains(day.coffee) {
+            throw .badRequest("water and coffee are 0 to 10000 a day", field: "archive.drinks.\(index)")
         }
         try TrackerQuotas.savedFoods.check(current: 0, adding: archive.foods.count)
         for (index, food) in archive.foods.enumerated() {
