@@ -348,34 +348,26 @@ public enum SchemaRecipeDocument {
         return comments
     }
 
+    /// The text of each element of `value` (one value or a list): a string's own, or an
+    /// object's under the first of `keys` it has; elements without one are left out.
+    private static func elementTexts(_ value: Any, objectKeys keys: [String]) -> [String] {
+        (value as? [Any] ?? [value]).compactMap { element in
+            guard let object = element as? [String: Any] else { return textValue(element) }
+            return keys.lazy.compactMap { object[$0] }.first.flatMap(textValue)
+        }
+    }
+
     /// Image URLs from a string, an ImageObject (`url`, else `contentUrl`) or a list of them.
     private static func imageURLs(_ value: Any) -> [String] {
         var urls: [String] = []
-        let elements = value as? [Any] ?? [value]
-        for element in elements {
-            let url: String?
-            if let object = element as? [String: Any] {
-                url = (object["url"] ?? object["contentUrl"]).flatMap(textValue)
-            } else {
-                url = textValue(element)
-            }
-            if let url, !urls.contains(url) { urls.append(url) }
-        }
+        for url in elementTexts(value, objectKeys: ["url", "contentUrl"]) where !urls.contains(url) { urls.append(url) }
         return urls
     }
 
     /// Diet names without the schema.org prefix, from strings or objects' `@id` or `name`.
     private static func diets(_ value: Any) -> [String] {
         var diets: [String] = []
-        let elements = value as? [Any] ?? [value]
-        for element in elements {
-            let text: String?
-            if let object = element as? [String: Any] {
-                text = (object["@id"] ?? object["name"]).flatMap(textValue)
-            } else {
-                text = textValue(element)
-            }
-            guard let written = text else { continue }
+        for written in elementTexts(value, objectKeys: ["@id", "name"]) {
             for part in written.split(separator: ",") {
                 let trimmed = part.trimmingCharacters(in: .whitespaces)
                 let name = trimmed.split(whereSeparator: { $0 == "/" || $0 == ":" }).last.map(String.init) ?? trimmed

@@ -23,6 +23,16 @@ public struct Macros: Codable, Equatable, Sendable {
     public static let zero = Macros(kcal: 0, carbohydrates: 0, protein: 0, fat: 0)
 }
 
+extension Nutrition {
+    /// Energy and the three macros, without fibre, sugar and salt.
+    public var macros: Macros { Macros(kcal: kcal, carbohydrates: carbohydrates, protein: protein, fat: fat) }
+}
+
+extension Goals {
+    /// The goals as the amounts they set.
+    public var macros: Macros { Macros(kcal: kcal, carbohydrates: carbohydrates, protein: protein, fat: fat) }
+}
+
 /// Where a diary entry's food came from.
 @MessagePackCodable
 public enum EntrySourceKind: String, Codable, Sendable, CaseIterable {

@@ -414,7 +414,7 @@ enum DiaryChart {
         let days = history.days.map { day in
             MacroDay(
                 day: day.date, totals: day.entries > 0 ? day.totals : nil,
-                goals: day.goals.map { Macros(kcal: $0.kcal, carbohydrates: $0.carbohydrates, protein: $0.protein, fat: $0.fat) }
+                goals: day.goals?.macros
                     ?? Macros(kcal: day.kcalGoal, carbohydrates: .nan, protein: .nan, fat: .nan))
         }
         guard let only else { return DailyChart.macros(title: title, days: days).render() }

@@ -88,12 +88,7 @@ extension CatalogStore {
         let built = try RecipeSearchQuery(request, filter: filter, ingredients: book, engine: sql.engine)
         let matchExpression = built.matchExpression
         let conditions = built.conditions
-        let arguments: SQLArguments = built.arguments.map { argument in
-            switch argument {
-            case .text(let text): text
-            case .integer(let integer): integer
-            }
-        }
+        let arguments = built.sqlArguments
         let conditionsSQL = conditions.isEmpty ? "" : " AND " + conditions.joined(separator: " AND ")
         let limit = Self.countLimit
         return try storage {

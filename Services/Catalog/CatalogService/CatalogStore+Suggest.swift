@@ -17,12 +17,7 @@ extension CatalogStore {
         let book = ingredientBook
         let sql = sql
         let built = try RecipeSearchQuery(RecipeSearch(dishType: dishType), filter: filter, ingredients: book, engine: sql.engine)
-        let arguments: SQLArguments = built.arguments.map { argument in
-            switch argument {
-            case .text(let text): text
-            case .integer(let integer): integer
-            }
-        }
+        let arguments = built.sqlArguments
         let conditionsSQL = built.conditions.map { " AND \($0)" }.joined()
         return try storage {
             try database.reading { session in

@@ -29,6 +29,16 @@ struct RecipeSearchQuery: Equatable {
     /// The values the conditions' `?` placeholders take, in order.
     var arguments: [Argument] = []
 
+    /// ``arguments`` as a statement binds them.
+    var sqlArguments: SQLArguments {
+        arguments.map { argument in
+            switch argument {
+            case .text(let text): text
+            case .integer(let integer): integer
+            }
+        }
+    }
+
     /// Ingredients one search may require.
     static let maxIngredients = 20
     /// Disliked ingredients a filter profile may list (the planner keeps saved ones within it).

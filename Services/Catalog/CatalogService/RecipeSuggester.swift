@@ -42,7 +42,7 @@ struct RecipeSuggester {
 
     func rank(_ candidates: [(summary: RecipeSummary, detail: RecipeDetail)], limit: Int) -> [RecipeSuggestion] {
         let scored = candidates.map { candidate -> (suggestion: RecipeSuggestion, bucket: Int) in
-            let perServing = Self.macros(candidate.detail.nutritionPerServing)
+            let perServing = candidate.detail.nutritionPerServing.macros
             let fit = fit(perServing)
             let onList = onGroceryList(candidate.detail)
             let suggestion = RecipeSuggestion(
@@ -92,10 +92,6 @@ struct RecipeSuggester {
         }
         if let filterDescription { reasons.append(filterDescription) }
         return reasons
-    }
-
-    static func macros(_ nutrition: Nutrition) -> Macros {
-        Macros(kcal: nutrition.kcal, carbohydrates: nutrition.carbohydrates, protein: nutrition.protein, fat: nutrition.fat)
     }
 
     static func number(_ value: Double) -> String { String(format: "%.0f", value) }

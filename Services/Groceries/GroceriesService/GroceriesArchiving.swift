@@ -30,14 +30,7 @@ extension GroceriesStore {
                         text: row["text"], count: row["count"], addedAt: Date(timeIntervalSince1970: row["added_at"]),
                         checked: checked.contains(GroceryLineID.item(id).description))
                 }
-                let orders = try session.fetchAll(OrderRecord.self, #"SELECT * FROM grocery_order WHERE "user" = ? ORDER BY id"#, [user]).map {
-                    record in
-                    var order = record.order
-                    order.lines = try session.fetchAll(
-                        OrderLineRecord.self, "SELECT * FROM order_line WHERE order_id = ? ORDER BY position", [order.id]
-                    ).map(\.line)
-                    return order
-                }
+                let orders = try Self.orders(user: user, newestFirst: nil, session)
                 return GroceriesArchive(
                     recipes: recipes, items: items,
                     checkedIngredients: checked.filter {

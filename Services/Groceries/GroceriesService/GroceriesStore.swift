@@ -47,18 +47,20 @@ public final class GroceriesStore: Sendable {
 
     /// Newest first.
     public func orders(user: String, limit: Int) throws(ServiceError) -> [GroceryOrder] {
-        try storage {
-            try database.reading { session in
-                let orders = try session.fetchAll(
-                    OrderRecord.self, #"SELECT * FROM grocery_order WHERE "user" = ? ORDER BY id DESC LIMIT ?"#, [user, limit])
-                return try orders.map { record in
-                    var order = record.order
-                    order.lines = try session.fetchAll(
-                        OrderLineRecord.self, "SELECT * FROM order_line WHERE order_id = ? ORDER BY position", [order.id]
-                    ).map(\.line)
-                    return order
-                }
-            }
+        try storage { try database.reading { session in try Self.orders(user: user, newestFirst: limit, session) } }
+    }
+
+    /// The user's orders with their lines: the newest `limit`, or every one oldest first.
+    static func orders(user: String, newestFirst limit: Int?, _ session: any SQLSession) throws -> [GroceryOrder] {
+        let orders =
+            try limit.map {
+                try session.fetchAll(OrderRecord.self, #"SELECT * FROM grocery_order WHERE "user" = ? ORDER BY id DESC LIMIT ?"#, [user, $0])
+            } ?? session.fetchAll(OrderRecord.self, #"SELECT * FROM grocery_order WHERE "user" = ? ORDER BY id"#, [user])
+        return try orders.map { record in
+            var order = record.order
+            order.lines = try session.fetchAll(OrderLineRecord.self, "SELECT * FROM order_line WHERE order_id = ? ORDER BY position", [order.id])
+                .map(\.line)
+            return order
         }
     }
 

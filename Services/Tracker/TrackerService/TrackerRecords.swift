@@ -121,7 +121,7 @@ struct GoalRecord: Sendable, SQLRecord {
 
     var values: SQLArguments {
         [user, from.description]
-            + MacroColumns.values(Macros(kcal: goals.kcal, carbohydrates: goals.carbohydrates, protein: goals.protein, fat: goals.fat))
+            + MacroColumns.values(goals.macros)
     }
 }
 
