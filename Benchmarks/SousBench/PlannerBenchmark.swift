@@ -3,6 +3,7 @@ import CatalogService
 import CatalogTesting
 import Foundation
 import Logging
+import MessagePack
 import PlannerService
 import SousRuntime
 import SousSchema
@@ -71,7 +72,16 @@ struct PlannerBenchmark: AsyncParsableCommand {
         let week = try measure("plan.get (7 days, 14 slots, selection)") { user in
             _ = try client.callBlocking(PlannerAPI.getPlan, Empty(), user: user)
         }
-        report("Planner reads over tcp loopback, \(users) users", [health, profile, week], baseline: health)
+        // Where a call's time goes: the same reads on the store alone, and the week's reply coded.
+        let store = planner.store
+        let profileRead = try measure("profile read on the store") { user in _ = try store.profile(user: user) }
+        let weekRead = try measure("week read on the store") { user in _ = try store.week(user: user, now: Date()) }
+        let sampleWeek = try store.week(user: who[0], now: Date())
+        let weekCoding = try measure("week reply encoded and decoded") { _ in
+            _ = try MessagePackDecoder().decode(WeekPlan.self, from: MessagePackEncoder().encode(sampleWeek))
+        }
+        report(
+            "Planner reads over tcp loopback, \(users) users", [health, profile, week, profileRead, weekRead, weekCoding], baseline: health)
         for task in [serving, servingCatalog] {
             task.cancel()
             _ = try? await task.value

@@ -166,6 +166,13 @@ public struct MessagePackFastReader: ~Copyable {
         return string
     }
 
+    /// Hands the next string's UTF-8 bytes to `body` without making a `String` (they are valid
+    /// only inside it, and not checked: `body` decides what it accepts).
+    @inlinable public mutating func withStringBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
+        let range = try stringRange()
+        return try body(UnsafeBufferPointer(rebasing: bytes[range]))
+    }
+
     /// The index of the next map key in `table`, -1 for a key the type does not know. The hint
     /// (where the previous key was, plus one) makes keys in declaration order one comparison each.
     @inlinable public mutating func readKeyIndex(in table: MessagePackKeyTable, hint: inout Int, seen: inout UInt64) throws -> Int {

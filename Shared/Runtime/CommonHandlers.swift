@@ -17,8 +17,8 @@ struct CommonHandlers: Sendable {
     func register() {
         guard let server else { return }
         // Answered on the I/O thread: both read only what is in memory.
-        server.register(CommonAPI.health, inline: health)
-        server.register(CommonAPI.clock, inline: readClock)
+        server.registerOnIOThread(CommonAPI.health, health)
+        server.registerOnIOThread(CommonAPI.clock, readClock)
         server.register(CommonAPI.setClock, use: setClock)
         server.register(CommonAPI.describe, use: describe)
     }

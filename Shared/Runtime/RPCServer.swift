@@ -38,6 +38,13 @@ public final class RPCServer: Service, Sendable {
         public var maxMessageBytes = SousProtocol.maxMessageBytes
         /// How often the I/O thread looks at its shutdown flag when idle.
         public var pollInterval: Duration = .milliseconds(50)
+        /// Whether methods of the `quick` lane are answered on the I/O thread (``MethodLane/quick``):
+        /// only when the database is on this machine, since a read that waits on a network would
+        /// hold up every request. The host sets it for SQLite.
+        public var answersQuickReadsInline = false
+        /// How long a quick read may run on the I/O thread before it is answered on the standard
+        /// lane instead (about ten times a week read on this project's 2-core machines).
+        public var quickReadBudget: Duration = .milliseconds(1)
         /// The service's long-term key: every endpoint but `inproc` is a CURVE server with it,
         /// and the server refuses to bind one without it (no plaintext).
         public var curve: CurveKeyPair?
@@ -81,12 +88,13 @@ public final class RPCServer: Service, Sendable {
         var started = false
     }
 
-    /// A handler answered on the I/O thread itself (``register(_:inline:)``).
+    /// A handler answered on the I/O thread itself (``registerOnIOThread(_:_:)``).
     typealias InlineHandler = @Sendable ([UInt8], RequestContext) -> RawResult
 
     struct Registration: Sendable {
         let handler: RawHandler
-        /// Set for methods answered on the I/O thread, without a hop to a lane.
+        /// Set for methods answered on the I/O thread, without a hop to a lane: always for
+        /// ``registerOnIOThread(_:_:)``, within the budget for the `quick` lane.
         var inline: InlineHandler? = nil
         let isWrite: Bool
         let access: Access
@@ -96,6 +104,8 @@ public final class RPCServer: Service, Sendable {
     }
 
     struct Job: Sendable {
+        /// The lane whose threads run it and whose bound it counts against.
+        let lane: MethodLane
         let routing: [Envelope.Frame]
         let header: RequestHeader
         let body: [UInt8]
@@ -182,10 +192,14 @@ public final class RPCServer: Service, Sendable {
     /// The runtime decodes the request, answers badRequest naming the field when it does not
     /// decode, encodes the reply, and turns thrown errors into error replies. A write that
     /// carries an idempotency key runs once per key (see ``IdempotencyGuard``).
+    /// (Disfavoured so that a synchronous handler takes the synchronous overload below, which
+    /// may answer a quick read inline.)
+    @_disfavoredOverload
     public func register<Scope, Request, Response>(
         _ method: Method<Scope, Request, Response>,
         use handler: @escaping @Sendable (Request, RequestContext) async throws -> Response
     ) {
+        precondition(method.lane != .quick, "\(method.name): a quick read's handler is synchronous (it may run on the I/O thread)")
         let idempotency = self.idempotency
         let activity = method.recordsActivity ? self.activity : nil
         let raw: RawHandler = { header, body, context in
@@ -225,6 +239,7 @@ public final class RPCServer: Service, Sendable {
 
     /// Registers a handler of a method that acts for a signed-in user: the runtime hands it the
     /// verified user (the gate has already refused anyone else for a `user` method).
+    @_disfavoredOverload
     public func register<Scope, Request, Response>(
         _ method: Method<Scope, Request, Response>,
         use handler: @escaping @Sendable (Request, _ user: String, RequestContext) async throws -> Response
@@ -232,17 +247,63 @@ public final class RPCServer: Service, Sendable {
         register(method) { request, context in try await handler(request, try context.requireUser(), context) }
     }
 
+    /// Registers a synchronous handler. For a method of the `quick` lane the server may answer it
+    /// on its I/O thread (``MethodLane/quick``); any other runs on its lane like an async one.
+    public func register<Scope, Request, Response>(
+        _ method: Method<Scope, Request, Response>,
+        use handler: @escaping @Sendable (Request, RequestContext) throws -> Response
+    ) {
+        guard method.lane == .quick else {
+            register(method, use: { (request: Request, context: RequestContext) async throws -> Response in try handler(request, context) })
+            return
+        }
+        precondition(!method.isWrite, "\(method.name): only reads are quick")
+        let activity = method.recordsActivity ? self.activity : nil
+        let inline = Self.inlineHandler(method) { request, context in
+            let response = try handler(request, context)
+            activity?(context)
+            return response
+        }
+        let registration = Registration(
+            handler: { _, body, context in inline(body, context) }, inline: inline, isWrite: false, access: method.access, lane: .quick,
+            describe: { try method.describe(into: &$0) }
+        )
+        handlers.withLock { $0[method.name] = registration }
+    }
+
+    /// Registers a synchronous handler of a method that acts for a signed-in user.
+    public func register<Scope, Request, Response>(
+        _ method: Method<Scope, Request, Response>,
+        use handler: @escaping @Sendable (Request, _ user: String, RequestContext) throws -> Response
+    ) {
+        register(
+            method,
+            use: { (request: Request, context: RequestContext) throws -> Response in try handler(request, try context.requireUser(), context) })
+    }
+
     /// Registers a handler answered on the server's I/O thread, where the request is read:
     /// no hop to a lane's thread and back, which is most of a cheap call's cost. Only for reads
     /// that never block and take microseconds (`health`, `clock.get`: values already in memory),
     /// since every other request waits while one runs. They record no activity and keep no
     /// idempotency record.
-    public func register<Scope, Request, Response>(
+    public func registerOnIOThread<Scope, Request, Response>(
         _ method: Method<Scope, Request, Response>,
-        inline handler: @escaping @Sendable (Request, RequestContext) throws -> Response
+        _ handler: @escaping @Sendable (Request, RequestContext) throws -> Response
     ) {
         precondition(!method.isWrite && !method.recordsActivity, "\(method.name): only reads without activity are answered inline")
-        let inline: InlineHandler = { body, context in
+        let inline = Self.inlineHandler(method, handler)
+        let registration = Registration(
+            handler: { _, body, context in inline(body, context) }, inline: inline, isWrite: false, access: method.access, lane: method.lane,
+            describe: { try method.describe(into: &$0) }
+        )
+        handlers.withLock { $0[method.name] = registration }
+    }
+
+    /// Decodes, runs and encodes a synchronous handler, with errors as error replies.
+    private static func inlineHandler<Scope, Request, Response>(
+        _ method: Method<Scope, Request, Response>, _ handler: @escaping @Sendable (Request, RequestContext) throws -> Response
+    ) -> InlineHandler {
+        { body, context in
             let request: Request
             do {
                 request = try MessagePackDecoder.requests.decode(Request.self, from: body)
@@ -257,11 +318,6 @@ public final class RPCServer: Service, Sendable {
                 return .failure(.internal("\(method.name) failed: \(error)"))
             }
         }
-        let registration = Registration(
-            handler: { _, body, context in inline(body, context) }, inline: inline, isWrite: false, access: method.access, lane: method.lane,
-            describe: { try method.describe(into: &$0) }
-        )
-        handlers.withLock { $0[method.name] = registration }
     }
 
     public var registeredMethods: [String] { handlers.withLock { $0.keys.sorted() } }
@@ -298,7 +354,7 @@ public final class RPCServer: Service, Sendable {
         guard let (router, pull, monitor) = sockets else { preconditionFailure("RPCServer.run() called twice") }
         // The lanes' threads exist while the server runs.
         var executors: [MethodLane: ThreadPoolExecutor] = [:]
-        for lane in MethodLane.allCases {
+        for lane in MethodLane.allCases where lane != .quick {
             executors[lane] = ThreadPoolExecutor(name: "sous-\(name)-\(lane.rawValue)", threads: options.limits(of: lane).threads)
         }
         let loop = IOLoop(server: self, router: router, pull: pull, monitor: monitor, executors: executors)
@@ -343,7 +399,7 @@ public final class RPCServer: Service, Sendable {
             if error.code == .internal { logger.error("request failed", metadata: ["error": "\(error.message)"]) }
             frames = Envelope.errorReplyFrames(routing: job.routing, requestID: header.id, error: error)
         }
-        post([IOLoop.laneTag(job.registration.lane)] + frames)
+        post([IOLoop.laneTag(job.lane)] + frames)
     }
 
     private func post(_ frames: [Envelope.Frame]) {
@@ -518,11 +574,24 @@ public final class RPCServer: Service, Sendable {
                     send(Envelope.errorReplyFrames(routing: routing, requestID: header.id, error: error))
                     return
                 }
-                if let inline = registration.inline {
+                var lane = registration.lane
+                if lane == .quick {
+                    // Inline within the budget when the database is local; else, or past the
+                    // budget, a standard read like any other.
+                    lane = .standard
+                    if server.options.answersQuickReadsInline, let inline = registration.inline {
+                        let budget = QuickReadBudget(server.options.quickReadBudget)
+                        let answered = QuickReadBudget.$current.withValue(budget) {
+                            answerInline(inline, registration: registration, routing: routing, header: header, body: body, principal: principal) {
+                                !budget.exceeded
+                            }
+                        }
+                        if answered { return }
+                    }
+                } else if let inline = registration.inline {
                     answerInline(inline, registration: registration, routing: routing, header: header, body: body, principal: principal)
                     return
                 }
-                let lane = registration.lane
                 let peer = routing[0]
                 let limits = server.options.limits(of: lane)
                 let fromPeer = peerInFlight[peer, default: 0]
@@ -537,7 +606,7 @@ public final class RPCServer: Service, Sendable {
                 total += 1
                 laneInFlight[lane, default: 0] += 1
                 peerInFlight[peer] = fromPeer + 1
-                let job = Job(routing: routing, header: header, body: body, principal: principal, registration: registration)
+                let job = Job(lane: lane, routing: routing, header: header, body: body, principal: principal, registration: registration)
                 // One task per request, counted until its reply passes back through here, on
                 // its lane's threads; started straight from this thread: a single hop.
                 let executor = executors[lane]
@@ -545,11 +614,14 @@ public final class RPCServer: Service, Sendable {
             }
         }
 
-        /// Admits the caller and answers at once, on this thread (``RPCServer/register(_:inline:)``).
+        /// Admits the caller and answers at once, on this thread (``RPCServer/registerOnIOThread(_:_:)``,
+        /// quick reads). Returns false, sending nothing, when `keep` says the result is not the
+        /// answer (a quick read past its budget).
+        @discardableResult
         func answerInline(
             _ inline: InlineHandler, registration: Registration, routing: [Envelope.Frame], header: RequestHeader, body: [UInt8],
-            principal: ConnectionPrincipal
-        ) {
+            principal: ConnectionPrincipal, keep: () -> Bool = { true }
+        ) -> Bool {
             let result: RawResult
             do {
                 let caller = try server.gate.admit(header, from: principal, access: registration.access)
@@ -561,6 +633,7 @@ public final class RPCServer: Service, Sendable {
             } catch {
                 result = .failure(error)
             }
+            guard keep() else { return false }
             switch result {
             case .success(let reply):
                 do {
@@ -571,6 +644,7 @@ public final class RPCServer: Service, Sendable {
             case .failure(let error):
                 send(Envelope.errorReplyFrames(routing: routing, requestID: header.id, error: error))
             }
+            return true
         }
 
         func refuse(_ routing: [Envelope.Frame], _ header: RequestHeader, _ why: String) {

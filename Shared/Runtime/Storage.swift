@@ -455,6 +455,8 @@ enum QueryClock {
     final class Box: Sendable {
         let armed = Atomic<Bool>(false)
         let deadline = Atomic<UInt64>(0)
+        /// A deadline for every statement of the transaction (a quick read's budget), or 0.
+        let fixedDeadline = Atomic<UInt64>(0)
     }
 
     private static let boxes = Mutex<[ObjectIdentifier: Box]>([:])
@@ -465,7 +467,8 @@ enum QueryClock {
         boxes.withLock { $0[ObjectIdentifier(db)] = box }
         db.trace(options: .statement) { _ in
             if box.armed.load(ordering: .relaxed) {
-                box.deadline.store(DispatchTime.now().uptimeNanoseconds + limitNanoseconds, ordering: .relaxed)
+                let fixed = box.fixedDeadline.load(ordering: .relaxed)
+                box.deadline.store(fixed != 0 ? fixed : DispatchTime.now().uptimeNanoseconds + limitNanoseconds, ordering: .relaxed)
             }
         }
         let context = Unmanaged.passRetained(box).toOpaque()
@@ -480,19 +483,27 @@ enum QueryClock {
             }, context)
     }
 
-    /// Runs `body` with its statements limited; an interrupted statement becomes `timeout`.
+    /// Runs `body` with its statements limited; an interrupted statement becomes `timeout`, or
+    /// ``QuickReadBudget/Exceeded`` when the limit was the budget of a quick read.
     static func timed<T>(_ db: Database, _ body: () throws -> T) throws -> T {
         guard let box = boxes.withLock({ $0[ObjectIdentifier(db)] }) else { return try body() }
         let outer = box.armed.exchange(true, ordering: .relaxed)
+        let budget = outer ? nil : QuickReadBudget.current
+        if let budget { box.fixedDeadline.store(budget.deadline, ordering: .relaxed) }
         defer {
             if !outer {
                 box.armed.store(false, ordering: .relaxed)
                 box.deadline.store(0, ordering: .relaxed)
+                box.fixedDeadline.store(0, ordering: .relaxed)
             }
         }
         do {
             return try body()
         } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+            if let budget {
+                budget.markExceeded()
+                throw QuickReadBudget.Exceeded()
+            }
             throw ServiceError(
                 .timeout, "a query ran longer than \(SousDatabase.queryTimeLimit.components.seconds) s and was stopped; narrow it down")
         }

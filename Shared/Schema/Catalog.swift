@@ -786,7 +786,7 @@ public enum CatalogAPI {
     public static let getIngredients = Method<Catalog, IngredientIDs, IngredientList>.read("ingredients.get", .user, activity: false)
 
     public static let searchRecipes = Method<Catalog, RecipeSearch, RecipePage>.read("recipes.search", .user, lane: .heavy)
-    public static let getRecipe = Method<Catalog, RecipeLookup, RecipeDetail>.read("recipes.get", .user)
+    public static let getRecipe = Method<Catalog, RecipeLookup, RecipeDetail>.read("recipes.get", .user, lane: .quick)
     /// A recipe's photo; notFound (field `id`) for a recipe without one.
     public static let photo = Method<Catalog, RecipeID, RecipePhoto>.read("recipes.photo", .user)
     public static let createRecipe = Method<Catalog, RecipeDraft, RecipeDetail>.write("recipes.create", .user)

@@ -435,7 +435,7 @@ public enum GroceriesTopics {
 
 public enum GroceriesAPI {
     /// The caller's list, aggregated and grouped by category.
-    public static let list = Method<Groceries, Empty, GroceryList>.read("groceries.list", .user)
+    public static let list = Method<Groceries, Empty, GroceryList>.read("groceries.list", .user, lane: .quick)
     // Every write answers its new version and counts; the whole list only with `withList: true`.
     /// Adds a recipe (scaled to the profile's people); notFound for an unknown recipe or an
     /// excluded id that is not in it.

@@ -100,7 +100,7 @@ public enum UnitSystem: String, Codable, Sendable, CaseIterable {
 
 public enum PlannerAPI {
     /// The caller's profile (the defaults if they never set one).
-    public static let getProfile = Method<Planner, Empty, CookingProfile>.read("profile.get", .user, activity: false)
+    public static let getProfile = Method<Planner, Empty, CookingProfile>.read("profile.get", .user, lane: .quick, activity: false)
     /// How many times the groceries should buy a recipe: the slots it fills in the caller's
     /// visible week, or 1 if none.
     public static let suggestedMultiplier = Method<Planner, RecipeID, SuggestedMultiplier>.read("plan.multiplier", .user, activity: false)

@@ -26,15 +26,15 @@ struct ServerClientTests {
         }
     }
 
-    /// Methods answered on the I/O thread (`register(_:inline:)`) keep every rule of the others:
+    /// Methods answered on the I/O thread (`registerOnIOThread`) keep every rule of the others:
     /// the caller is checked, a bad body is a typed error naming the field, and a thrown error
     /// is the reply.
     @Test func inlineMethodsAreCheckedLikeAnyOther() async throws {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         let whoAmI = Method<Notes, NotesAPI.AddNote, NotesAPI.AddNote>.read("notes.whoami", .user, activity: false)
-        host.server.register(
+        host.server.registerOnIOThread(
             whoAmI,
-            inline: { request, context in
+            { request, context in
                 guard request.text != "fail" else { throw ServiceError.conflict("asked to fail", field: "text") }
                 return NotesAPI.AddNote(text: context.user ?? "", tags: request.tags)
             })

@@ -28,6 +28,8 @@ public final class GroceriesStore: Sendable {
             try database.reading { session in
                 let version = try Self.version(user: user, session)
                 if let cached = lists.value(for: user, at: version) { return (version, cached, false) }
+                // Aggregating takes milliseconds: not on the server's I/O thread.
+                try QuickReadBudget.yieldToLane()
                 return (version, try Self.list(user: user, version: version, session), true)
             }
         }

@@ -166,6 +166,18 @@ struct SlotRecord: Sendable, SQLRecord {
         diaryEntry = row[Columns.diaryEntry]
     }
 
+    /// A row of a statement whose column positions were found once (many rows: the week).
+    init(row: Row, positions: ColumnPositions) throws {
+        let text: String = positions.value(Columns.date, in: row)
+        guard let date = LocalDate(text) else { throw DatabaseError(message: "slot date \(text) is not a date") }
+        user = positions.value(Columns.user, in: row)
+        ref = SlotRef(date: date, slot: positions.value(Columns.slot, in: row))
+        recipe = positions.value(Columns.recipe, in: row)
+        recipeName = positions.value(Columns.recipeName, in: row)
+        cookedAt = (positions.value(Columns.cookedAt, in: row) as Double?).map(Date.init(timeIntervalSince1970:))
+        diaryEntry = positions.value(Columns.diaryEntry, in: row)
+    }
+
     static let columnNames = [
         Columns.user, Columns.date, Columns.slot, Columns.recipe, Columns.recipeName, Columns.cookedAt, Columns.diaryEntry,
     ].map(\.name)

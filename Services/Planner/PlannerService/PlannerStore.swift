@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import GRDB
 public import SousRuntime
 public import SousSchema
@@ -42,7 +42,7 @@ public final class PlannerStore: Sendable {
     // MARK: The week and history
 
     /// The user's current week and selection.
-    func week(user: String, now: Date) throws(ServiceError) -> WeekPlan {
+    public func week(user: String, now: Date) throws(ServiceError) -> WeekPlan {
         try storage {
             try database.reading { session in
                 let profile = try Self.profile(session, user: user)
@@ -232,20 +232,30 @@ public final class PlannerStore: Sendable {
     private static let deleteSlot = #"DELETE FROM slot WHERE "user" = ? AND date = ? AND slot = ?"#
 
     private static func selection(_ session: any SQLSession, user: String, window: PlanWindow) throws -> [SelectedRecipe] {
-        try session.rows(
+        // Ordered here rather than by the statement: a handful of rows, and SQLite would sort
+        // them with a sorter of its own on every week read. Columns read by position.
+        let rows = try session.rows(
             """
-            SELECT s.recipe, s.name, s.added_at,
+            SELECT s.id, s.recipe, s.name, s.added_at,
                 (SELECT COUNT(*) FROM slot WHERE slot."user" = s."user" AND slot.recipe = s.recipe AND slot.date BETWEEN ? AND ?) AS planned
-            FROM selection s WHERE s."user" = ? ORDER BY s.id
-            """, [window.today.description, window.last.description, user]
-        ).map { row in
-            SelectedRecipe(id: row["recipe"], name: row["name"], addedAt: Date(timeIntervalSince1970: row["added_at"]), plannedSlots: row["planned"])
+            FROM selection s WHERE s."user" = ?
+            """, [window.today.description, window.last.description, user])
+        let shared = session.engine == .sqlite ? rows.first.map(ColumnPositions.init) : nil
+        return rows.map { row -> (Int64, SelectedRecipe) in
+            let columns = shared ?? ColumnPositions(row)
+            let recipe = SelectedRecipe(
+                id: columns.value(Column("recipe"), in: row), name: columns.value(Column("name"), in: row),
+                addedAt: Date(timeIntervalSince1970: columns.value(Column("added_at"), in: row)),
+                plannedSlots: columns.value(Column("planned"), in: row))
+            return (columns.value(Column("id"), in: row), recipe)
         }
+        .sorted { $0.0 < $1.0 }.map(\.1)
     }
 
     static func days(_ session: any SQLSession, user: String, from: LocalDate, to: LocalDate, today: LocalDate) throws -> [PlanDay] {
-        let records = try session.fetchAll(
-            SlotRecord.self, #"SELECT * FROM slot WHERE "user" = ? AND date BETWEEN ? AND ?"#, [user, from.description, to.description])
+        let rows = try session.rows(#"SELECT * FROM slot WHERE "user" = ? AND date BETWEEN ? AND ?"#, [user, from.description, to.description])
+        let shared = session.engine == .sqlite ? rows.first.map(ColumnPositions.init) : nil
+        let records = try rows.map { row in try SlotRecord(row: row, positions: shared ?? ColumnPositions(row)) }
         let filled = Dictionary(records.map { ($0.ref, $0.planSlot) }, uniquingKeysWith: { first, _ in first })
         let count = from.days(to: to) + 1
         return (0..<max(count, 0)).map { offset in

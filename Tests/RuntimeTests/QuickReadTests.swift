@@ -1,0 +1,104 @@
+import Foundation
+import GRDB
+import SousRuntime
+import SousSchema
+import SousTestSupport
+import SousWire
+import Testing
+
+/// Reads of the `quick` lane (``MethodLane/quick``): answered on the I/O thread when the
+/// database is SQLite, on the standard lane past the budget, when the handler asks to, and
+/// whenever the database is elsewhere. Each handler reports the thread it ran on.
+@Suite(.closesItsSockets)
+struct QuickReadTests {
+    struct Answer: Codable, Sendable, Equatable {
+        var count: Int
+        var thread: String
+    }
+
+    struct Ask: Codable, Sendable {
+        /// Rows the handler's query counts (a recursive CTE: millions take far past the budget).
+        var rows: Int
+        var yield: Bool = false
+        var fail: Bool = false
+    }
+
+    static let read = Method<Notes, Ask, Answer>.read("notes.quick", .user, lane: .quick, activity: false)
+
+    /// The name of the thread running now, as the server named it.
+    static var threadName: String {
+        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+    }
+
+    static func register(on host: ServiceHost, count: @escaping @Sendable (Int) throws -> Int) {
+        host.server.register(read) { ask, _ in
+            if ask.fail { throw ServiceError.notFound("no such note", field: "rows") }
+            if ask.yield { try QuickReadBudget.yieldToLane() }
+            return Answer(count: try count(ask.rows), thread: threadName)
+        }
+    }
+
+    static func countingQuery(_ database: SousDatabase) -> @Sendable (Int) throws -> Int {
+        { rows in
+            try database.reading { session in
+                try session.value(
+                    Int.self, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?) SELECT COUNT(*) FROM c", [rows]) ?? 0
+            }
+        }
+    }
+
+    func notesHost() throws -> (ServiceHost, SousDatabase) {
+        let database = try SousDatabase(name: "notes", directory: nil, migrator: DatabaseMigrator())
+        let host = try ServiceHost(configuration: .inProcess(.catalog), logger: quietLogger("notes"), database: database)
+        Self.register(on: host, count: Self.countingQuery(database))
+        return (host, database)
+    }
+
+    @Test func aQuickReadOnSQLiteIsAnsweredOnTheIOThread() async throws {
+        let (host, _) = try notesHost()
+        try await withRunningService(host) { host in
+            let client = try host.testClient(as: Notes.self, timeout: .seconds(30))
+            let answer = try await client.call(Self.read, Ask(rows: 10), user: "ada")
+            #expect(answer == Answer(count: 10, thread: "sous-catalog-io"))
+            // Errors are replies as on any lane, typed and naming the field.
+            let error = await #expect(throws: ServiceError.self) { try await client.call(Self.read, Ask(rows: 1, fail: true), user: "ada") }
+            #expect(error?.code == .notFound)
+            #expect(error?.field == "rows")
+            // The gate still runs first.
+            let anonymous = await #expect(throws: ServiceError.self) { try await client.call(Self.read, Ask(rows: 1)) }
+            #expect(anonymous?.code == .unauthorized)
+        }
+    }
+
+    /// Millions of rows take far longer than the 1 ms budget on any machine: the statement is
+    /// interrupted on the I/O thread, and the same request is answered whole by the lane.
+    @Test func aQuickReadPastItsBudgetIsAnsweredWholeOnTheStandardLane() async throws {
+        let (host, _) = try notesHost()
+        try await withRunningService(host) { host in
+            let client = try host.testClient(as: Notes.self, timeout: .seconds(60))
+            let answer = try await client.call(Self.read, Ask(rows: 3_000_000), user: "ada")
+            #expect(answer == Answer(count: 3_000_000, thread: "sous-catalog-st"))
+            // The I/O thread is not marked by it: the next quick read is answered there again.
+            #expect(try await client.call(Self.read, Ask(rows: 5), user: "ada") == Answer(count: 5, thread: "sous-catalog-io"))
+        }
+    }
+
+    @Test func aQuickReadThatYieldsIsAnsweredOnTheStandardLane() async throws {
+        let (host, _) = try notesHost()
+        try await withRunningService(host) { host in
+            let client = try host.testClient(as: Notes.self, timeout: .seconds(30))
+            #expect(try await client.call(Self.read, Ask(rows: 7, yield: true), user: "ada") == Answer(count: 7, thread: "sous-catalog-st"))
+        }
+    }
+
+    /// A host whose database is not on this machine (here: none) never reads on its I/O thread.
+    @Test func withoutALocalDatabaseQuickReadsRunOnTheStandardLane() async throws {
+        let host = try ServiceHost(
+            configuration: .inProcess(.catalog), logger: quietLogger("notes"), databaseHealth: { DatabaseHealth(status: "none") })
+        Self.register(on: host) { rows in rows }
+        try await withRunningService(host) { host in
+            let client = try host.testClient(as: Notes.self, timeout: .seconds(30))
+            #expect(try await client.call(Self.read, Ask(rows: 3), user: "ada") == Answer(count: 3, thread: "sous-catalog-st"))
+        }
+    }
+}
