@@ -8,11 +8,18 @@ struct CodecBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "codec", abstract: "MessagePack vs JSON for a recipe-sized message.")
 
     @Option(help: "Timed encode+decode round trips per codec.") var iterations = 20_000
+    @Flag(help: "Only encode and decode with MessagePack, untimed, \(Self.profilingRounds) times (a loop to run under perf).")
+    var profileMessagePack = false
+    static let profilingRounds = 500_000
 
     func run() throws {
         let recipe = Self.sampleRecipe()
         let messagePack = MessagePackEncoder()
         let messagePackDecoder = MessagePackDecoder()
+        if profileMessagePack {
+            for _ in 0..<Self.profilingRounds { _ = try messagePackDecoder.decode(RecipeDetail.self, from: messagePack.encode(recipe)) }
+            return
+        }
         let json = JSONEncoder()
         let jsonDecoder = JSONDecoder()
         let packed = try messagePack.encode(recipe)

@@ -4,6 +4,7 @@ import CatalogTesting
 import Foundation
 import GroceriesService
 import Logging
+import MessagePack
 import PlannerService
 import SousRuntime
 import SousSchema
@@ -115,10 +116,16 @@ struct GroceriesBenchmark: AsyncParsableCommand {
         for _ in 0..<reads { try direct.record { _ = try groceries.store.aggregate(user: user) } }
         var kept = Samples(name: "the store's list, kept at its version (one version query)")
         for _ in 0..<reads { try kept.record { _ = try groceries.store.list(user: user) } }
+        let sampleList = try groceries.store.list(user: user)
+        let replyBytes = try MessagePackEncoder().encode(sampleList).count
+        var coding = Samples(name: "the list's reply encoded and decoded (\(replyBytes) bytes)")
+        for _ in 0..<reads {
+            try coding.record { _ = try MessagePackDecoder().decode(GroceryList.self, from: MessagePackEncoder().encode(sampleList)) }
+        }
 
         report(
             "Groceries over tcp loopback, \(ids.count) recipes × \(linesPerRecipe) lines",
-            [health, direct, kept, read, addOne, addWithList, recipeCall, profileCall, multiplierCall],
+            [health, direct, kept, coding, read, addOne, addWithList, recipeCall, profileCall, multiplierCall],
             baseline: health)
         report("Building the whole list (\(addAll.nanoseconds.count) builds)", [addAll])
         let memory = ProcessMemory.read()

@@ -18,6 +18,8 @@ public struct MessagePackEncoder: Sendable {
 
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         var writer = MessagePackWriter()
+        // Most messages fit; growing from empty copied a recipe's bytes about eight times.
+        writer.bytes.reserveCapacity(1024)
         try encode(value, into: &writer)
         return writer.bytes
     }
