@@ -76,8 +76,11 @@ struct NotifierWorld: Sendable {
 
     /// Sets the user's profile through the planner (which publishes profile.changed and activity)
     /// and waits until the notifier applied the change.
+    /// Saves a profile and waits until the notifier applied both of its events: the profile,
+    /// and the activity the change itself is (published after it, so a test that moved the clock
+    /// on after the first could find the user's reminder missed, not sent).
     func setProfile(_ user: String, _ update: ProfileUpdate) async throws {
-        try await untilApplied(user, topic: PlannerTopics.profileChanged) {
+        try await untilNotifier(notifier, applies: [PlannerTopics.profileChanged.name, EventTopics.activity.name], of: user) {
             _ = try await plannerClient.call(PlannerAPI.updateProfile, update, user: user)
         }
     }
@@ -173,7 +176,12 @@ final class ReminderListener: Sendable {
     func waitFor(_ user: String, count: Int = 1) async throws -> [Reminder] {
         let stream = received.subscribe()
         if reminders(for: user).count >= count { return reminders(for: user) }
-        _ = try await firstElement(of: stream, within: .seconds(20)) { [self] _ in reminders(for: user).count >= count }
+        do {
+            _ = try await firstElement(of: stream, within: .seconds(20)) { [self] _ in reminders(for: user).count >= count }
+        } catch {
+            throw NotSeen(
+                what: "\(count) reminders for \(user); got \(reminders(for: user).map(\.dueAt)), all: \(all.values.map { "\($0.user)@\($0.dueAt)" })")
+        }
         return reminders(for: user)
     }
 }
@@ -205,12 +213,26 @@ struct NotSeen: Error, CustomStringConvertible {
 func untilNotifier<Body>(
     _ notifier: NotifierService, applies topic: Topic<Body>, of user: String, after action: @escaping @Sendable () async throws -> Void
 ) async throws {
+    try await untilNotifier(notifier, applies: [topic.name], of: user, after: action)
+}
+
+/// The same for an action that publishes several events (a profile change is also activity):
+/// one action whose events of every topic in `topics` were all applied.
+func untilNotifier(
+    _ notifier: NotifierService, applies topics: Set<String>, of user: String, after action: @escaping @Sendable () async throws -> Void
+) async throws {
     for _ in 0..<100 {
         let applied = notifier.consumer.applied.subscribe()
         try await action()
-        if (try? await firstElement(of: applied, within: .seconds(2), where: { $0.user == user && $0.topic == topic.name })) != nil { return }
+        let seen = LockedList<String>()
+        let all = try? await firstElement(of: applied, within: .seconds(2)) { event in
+            guard event.user == user, topics.contains(event.topic) else { return false }
+            seen.append(event.topic)
+            return Set(seen.values) == topics
+        }
+        if all != nil { return }
     }
-    throw NotSeen(what: "the notifier to apply \(topic) of \(user)")
+    throw NotSeen(what: "the notifier to apply \(topics.sorted()) of \(user)")
 }
 
 /// Moves `clock` to `instant` and waits until `notifier`'s scheduler handled everything due by

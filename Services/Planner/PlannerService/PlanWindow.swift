@@ -17,7 +17,11 @@ struct PlanWindow: Sendable, Equatable {
 
     /// The window for `profile` (its zone was validated when saved; UTC if it no longer resolves).
     init(now: Date, profile: CookingProfile) {
-        self.init(now: now, timeZone: TimeZone(identifier: profile.timeZone) ?? TimeZone(identifier: "UTC")!)
+        self.init(now: now, timeZoneIdentifier: profile.timeZone)
+    }
+
+    init(now: Date, timeZoneIdentifier: String) {
+        self.init(now: now, timeZone: TimeZone(identifier: timeZoneIdentifier) ?? TimeZone(identifier: "UTC")!)
     }
 
     var last: LocalDate { today.adding(days: Self.length - 1) }

@@ -114,7 +114,39 @@ enum PlannerMigrations {
                 """,
             ]),
         PostgresMigration("v3: display units", ["ALTER TABLE profile ADD COLUMN units TEXT NOT NULL DEFAULT 'metric'"]),
+        PostgresMigration(
+            "v4: plan versions",
+            [
+                #"CREATE TABLE plan_version ("user" TEXT PRIMARY KEY, version BIGINT NOT NULL)"#,
+                // A sequence, not a counter row: replicas writing for different users at once
+                // would all update that one row and retry each other at SERIALIZABLE.
+                "CREATE SEQUENCE plan_version_number",
+                """
+                INSERT INTO plan_version ("user", version)
+                SELECT "user", 0 FROM (SELECT "user" FROM profile UNION SELECT "user" FROM selection UNION SELECT "user" FROM slot) AS users
+                """,
+                """
+                CREATE FUNCTION plan_version_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP = 'DELETE' THEN
+                        UPDATE plan_version SET version = nextval('plan_version_number') WHERE "user" = OLD."user";
+                        RETURN OLD;
+                    END IF;
+                    INSERT INTO plan_version ("user", version) VALUES (NEW."user", nextval('plan_version_number'))
+                        ON CONFLICT ("user") DO UPDATE SET version = excluded.version;
+                    RETURN NEW;
+                END $$
+                """,
+                "CREATE TRIGGER profile_plan_version AFTER INSERT OR UPDATE OR DELETE ON profile FOR EACH ROW EXECUTE FUNCTION plan_version_bump()",
+                "CREATE TRIGGER selection_plan_version AFTER INSERT OR UPDATE OR DELETE ON selection FOR EACH ROW EXECUTE FUNCTION plan_version_bump()",
+                "CREATE TRIGGER slot_plan_version AFTER INSERT OR UPDATE OR DELETE ON slot FOR EACH ROW EXECUTE FUNCTION plan_version_bump()",
+            ]),
     ]
+
+    /// The tables a user's week is read from: a row of theirs written in any of them, by any
+    /// statement, gives the user a new plan version (triggers), so a week kept at a version
+    /// (``PlannerStore``) is never served after a change.
+    static let weekTables = ["profile", "selection", "slot"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -230,6 +262,38 @@ enum PlannerMigrations {
         }
         migrator.registerMigration("v5: display units") { db in
             try db.execute(sql: "ALTER TABLE profile ADD COLUMN units TEXT NOT NULL DEFAULT 'metric'")
+        }
+        migrator.registerMigration("v6: plan versions") { db in
+            // A version drawn from one counter, so a user's version never repeats, not even
+            // after their rows were erased and written again. Deleting only moves a version a
+            // user has: an erasure removes it and leaves nothing of theirs behind.
+            try db.execute(
+                sql: """
+                    CREATE TABLE plan_version (user TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE plan_counter (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+                    INSERT INTO plan_counter (name, value) VALUES ('plan', 0);
+                    INSERT INTO plan_version (user, version)
+                    SELECT user, 0 FROM (SELECT user FROM profile UNION SELECT user FROM selection UNION SELECT user FROM slot) WHERE true;
+                    """)
+            for table in weekTables {
+                for (event, row) in [("INSERT", "NEW"), ("UPDATE", "NEW")] {
+                    try db.execute(
+                        sql: """
+                            CREATE TRIGGER \(table)_plan_version_\(event.lowercased()) AFTER \(event) ON \(table) BEGIN
+                                UPDATE plan_counter SET value = value + 1 WHERE name = 'plan';
+                                INSERT INTO plan_version (user, version) VALUES (\(row).user, (SELECT value FROM plan_counter WHERE name = 'plan'))
+                                    ON CONFLICT (user) DO UPDATE SET version = excluded.version;
+                            END
+                            """)
+                }
+                try db.execute(
+                    sql: """
+                        CREATE TRIGGER \(table)_plan_version_delete AFTER DELETE ON \(table) BEGIN
+                            UPDATE plan_counter SET value = value + 1 WHERE name = 'plan';
+                            UPDATE plan_version SET version = (SELECT value FROM plan_counter WHERE name = 'plan') WHERE user = OLD.user;
+                        END
+                        """)
+            }
         }
         return migrator
     }

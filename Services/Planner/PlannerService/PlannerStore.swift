@@ -9,9 +9,15 @@ public import SousWire
 /// The same statements run on SQLite and PostgreSQL.
 public final class PlannerStore: Sendable {
     public let database: SousDatabase
+    /// Weeks as last read, at the user's plan version (``PlannerMigrations/weekTables``): a read
+    /// asks the database for the version, and serves the kept week while it and the user's today
+    /// are unchanged. The version is in the database, so a change made through another replica
+    /// is never hidden.
+    let weeks: VersionedCache<Int64, WeekPlan>
 
-    public init(database: SousDatabase) {
+    public init(database: SousDatabase, keptWeeks: Int = 2_000) {
         self.database = database
+        weeks = VersionedCache(capacity: keptWeeks)
     }
 
     // MARK: Profiles
@@ -41,19 +47,38 @@ public final class PlannerStore: Sendable {
 
     // MARK: The week and history
 
-    /// The user's current week and selection.
+    /// The user's current week and selection: the one kept at the user's plan version if their
+    /// today is still its today, else read.
     public func week(user: String, now: Date) throws(ServiceError) -> WeekPlan {
-        try storage {
-            try database.reading { session in
-                let profile = try Self.profile(session, user: user)
-                let window = PlanWindow(now: now, profile: profile)
-                return WeekPlan(
-                    today: window.today, timeZone: profile.timeZone,
-                    days: try Self.days(session, user: user, from: window.today, to: window.last, today: window.today),
-                    selection: try Self.selection(session, user: user, window: window)
-                )
+        let (version, week, read) = try storage { () throws -> (Int64?, WeekPlan, Bool) in
+            try database.reading { session throws -> (Int64?, WeekPlan, Bool) in
+                let version = try session.value(Int64.self, #"SELECT version FROM plan_version WHERE "user" = ?"#, [user])
+                if let version, let kept = weeks.value(for: user, at: version),
+                    PlanWindow(now: now, timeZoneIdentifier: kept.timeZone).today == kept.today
+                {
+                    return (version, kept, false)
+                }
+                return (version, try Self.week(session, user: user, now: now), true)
             }
         }
+        // Kept only after the read's transaction ended (``VersionedCache``).
+        if read, let version { weeks.store(week, for: user, at: version) }
+        return week
+    }
+
+    /// The week as the database has it now, nothing kept (tests compare the two).
+    public func readWeek(user: String, now: Date) throws(ServiceError) -> WeekPlan {
+        try storage { try database.reading { session in try Self.week(session, user: user, now: now) } }
+    }
+
+    static func week(_ session: any SQLSession, user: String, now: Date) throws -> WeekPlan {
+        let profile = try Self.profile(session, user: user)
+        let window = PlanWindow(now: now, profile: profile)
+        return WeekPlan(
+            today: window.today, timeZone: profile.timeZone,
+            days: try Self.days(session, user: user, from: window.today, to: window.last, today: window.today),
+            selection: try Self.selection(session, user: user, window: window)
+        )
     }
 
     /// Any dates, marked against the user's today.

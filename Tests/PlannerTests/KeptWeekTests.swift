@@ -1,0 +1,120 @@
+import Foundation
+import PlannerService
+import SousRuntime
+import SousSchema
+import SousTestSupport
+import SousWire
+import Testing
+
+/// `plan.get` serves the week kept at the user's plan version (triggers raise it on every row
+/// of theirs written in the profile, selection and slot tables). Whatever changes, the week it
+/// answers is the one the database holds now.
+@Suite(.closesItsSockets)
+struct KeptWeekTests {
+    /// The week `plan.get` answers, checked against one read from the database with nothing kept.
+    func currentWeek(_ world: PlannerWorld, user: String = "ada") async throws -> WeekPlan {
+        let answered = try await world.call(PlannerAPI.getPlan, Empty(), user: user)
+        #expect(answered == (try world.planner.store.readWeek(user: user, now: world.clock.now)))
+        return answered
+    }
+
+    func slot(_ week: WeekPlan, _ date: String, _ number: Int) -> PlanSlot? {
+        week.days.first { $0.date == localDate(date) }?.slots.first { $0.slot == number }
+    }
+
+    @Test func everyKindOfChangeIsInTheNextWeekRead() async throws {
+        try await withPlanner { world in
+            var week = try await currentWeek(world)
+            #expect(slot(week, "2026-03-11", 1)?.recipe == nil)
+            // Read twice with nothing between: the kept week.
+            #expect(try await currentWeek(world) == week)
+
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-11"), slot: 1, recipe: soup))
+            week = try await currentWeek(world)
+            #expect(slot(week, "2026-03-11", 1)?.recipe == soup)
+            #expect(week.selection.map(\.id) == [soup])
+
+            _ = try await world.call(
+                PlannerAPI.moveSlot,
+                SlotMove(from: SlotRef(date: localDate("2026-03-11"), slot: 1), to: SlotRef(date: localDate("2026-03-12"), slot: 2)))
+            week = try await currentWeek(world)
+            #expect(slot(week, "2026-03-11", 1)?.recipe == nil)
+            #expect(slot(week, "2026-03-12", 2)?.recipe == soup)
+
+            _ = try await world.call(PlannerAPI.addRecipe, RecipeID(id: gazpacho))
+            week = try await currentWeek(world)
+            #expect(week.selection.map(\.id) == [soup, gazpacho])
+
+            _ = try await world.call(PlannerAPI.clearSlot, SlotRef(date: localDate("2026-03-12"), slot: 2))
+            week = try await currentWeek(world)
+            #expect(slot(week, "2026-03-12", 2)?.recipe == nil)
+            #expect(week.selection.first { $0.id == soup }?.plannedSlots == 0)
+
+            _ = try await world.call(PlannerAPI.removeRecipe, RecipeID(id: gazpacho))
+            #expect(try await currentWeek(world).selection.map(\.id) == [soup])
+
+            // The profile's time zone moves today: Auckland is already on Wednesday.
+            _ = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(timeZone: "Pacific/Auckland"))
+            week = try await currentWeek(world)
+            #expect(week.timeZone == "Pacific/Auckland")
+            #expect(week.today == localDate("2026-03-10"))
+            _ = try await world.call(PlannerAPI.resetProfile, Empty())
+            week = try await currentWeek(world)
+            #expect(week.timeZone == CookingProfile.defaults.timeZone)
+        }
+    }
+
+    /// Today moves at midnight with no write at all: the kept week is not served past its day.
+    @Test func theWeekRollsOverWithoutAWrite() async throws {
+        try await withPlanner { world in
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 2, recipe: soup))
+            let tuesday = try await currentWeek(world)
+            #expect(tuesday.today == localDate("2026-03-10"))
+            _ = world.clock.advance(by: 24 * 3600)
+            let wednesday = try await currentWeek(world)
+            #expect(wednesday.today == localDate("2026-03-11"))
+            #expect(wednesday.days.first?.date == localDate("2026-03-11"))
+            #expect(wednesday.selection.first?.plannedSlots == 0)
+        }
+    }
+
+    /// The version is raised by the database itself: a statement no store method makes, and a
+    /// second store on the same database (another replica), are seen at once.
+    @Test func aChangeMadeAnywhereInTheDatabaseIsSeen() async throws {
+        try await withPlanner { world in
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))
+            let database = world.planner.store.database
+            let replica = PlannerStore(database: database)
+            #expect(try replica.week(user: "ada", now: world.clock.now) == (try await currentWeek(world)))
+
+            try database.writing { session in
+                _ = try session.execute(#"UPDATE slot SET recipe_name = 'Soup of the day' WHERE "user" = ?"#, ["ada"])
+            }
+            #expect(slot(try await currentWeek(world), "2026-03-10", 1)?.recipeName == "Soup of the day")
+
+            _ = try await world.call(PlannerAPI.clearSlot, SlotRef(date: localDate("2026-03-10"), slot: 1))
+            #expect(slot(try replica.week(user: "ada", now: world.clock.now), "2026-03-10", 1)?.recipe == nil)
+        }
+    }
+
+    /// Erasing a user leaves no version of theirs behind, and a version is never given twice to
+    /// the same user (a week kept from before the erasure can never match again).
+    @Test func erasureLeavesNoVersionAndVersionsNeverRepeat() async throws {
+        try await withPlanner { world in
+            let database = world.planner.store.database
+            func version() throws -> Int64? {
+                try database.reading { session in try session.value(Int64.self, #"SELECT version FROM plan_version WHERE "user" = ?"#, ["ada"]) }
+            }
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))
+            let before = try #require(try version())
+            _ = try await currentWeek(world)
+            _ = try database.writing { session in try SousDatabase.eraseUser("ada", in: session) }
+            #expect(try version() == nil)
+            #expect(try await currentWeek(world).selection.isEmpty)
+            _ = try await world.call(PlannerAPI.addRecipe, RecipeID(id: soup))
+            let after = try #require(try version())
+            #expect(after > before)
+            #expect(try await currentWeek(world).selection.map(\.id) == [soup])
+        }
+    }
+}
