@@ -1,5 +1,7 @@
 import ArgumentParser
+import CatalogService
 import Foundation
+import Logging
 import SousRuntime
 import SousSchema
 import SousTestSupport
@@ -84,6 +86,14 @@ struct ThroughputBenchmark: AsyncParsableCommand {
             }
             sequential.append(samples)
         }
+        // The same recipe read on the store alone, in this process, from the service's own file:
+        // what the call costs before sockets, envelopes, CURVE and the codec.
+        let store = try CatalogStore(
+            database: CatalogService.openDatabase(at: .sqlite(directory: "\(root)/load"), logger: Logger(label: "bench")))
+        for _ in 0..<500 { _ = try store.recipe("tomato-lentil-soup", user: "one", people: nil) }
+        var direct = Samples(name: "the same recipe read on the store (this process, the service's file)")
+        for _ in 0..<sequentialCalls { try direct.record { _ = try store.recipe("tomato-lentil-soup", user: "one", people: nil) } }
+        sequential.append(direct)
         report("One client, sequential calls, the catalog process (shipped catalog, CURVE)", sequential, baseline: sequential[0])
 
         // Warm-up: every client connected and the catalog's pages cached.
