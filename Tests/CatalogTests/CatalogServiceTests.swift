@@ -428,6 +428,21 @@ struct PersonalVersionTests {
 
     /// Personal versions used to be keyed "<id>@<user>": user "example.com" asking for
     /// "tomato-lentil-soup@alice" read alice@example.com's private version.
+    /// Steps are kept decoded by their stored text: every edit is in the next read, and the
+    /// original's steps stay what everyone else reads.
+    @Test func editedStepsAreWhatTheNextReadShows() async throws {
+        try await withCatalog { _, client in
+            let id = "tomato-lentil-soup"
+            let original = try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "bob")
+            for text in ["Simmer everything for 30 minutes.", "Simmer everything for 40 minutes."] {
+                let steps = [RecipeStep(description: text, minutes: 30, type: .cooking)]
+                _ = try await client.call(CatalogAPI.editRecipe, .init(id: id, changes: RecipeDraft(steps: steps)), user: "ada")
+                #expect(try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "ada").steps == steps)
+                #expect(try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "bob").steps == original.steps)
+            }
+        }
+    }
+
     @Test func personalVersionsCannotBeReachedThroughUserNamesWithAtSignsAndDots() async throws {
         try await withCatalog { _, client in
             let id = "tomato-lentil-soup"

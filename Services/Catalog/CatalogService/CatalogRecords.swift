@@ -243,11 +243,17 @@ struct RecipeLineRecord: Sendable, SQLRecord {
     }
 
     init(row: Row) {
-        recipeKey = RecipeKey(rawValue: row[Columns.recipeKey])
-        position = row[Columns.position]
+        self.init(row: row, positions: ColumnPositions(row))
+    }
+
+    /// A row of a statement whose column positions were found once (a recipe's lines).
+    init(row: Row, positions: ColumnPositions) {
+        recipeKey = RecipeKey(rawValue: positions.value(Columns.recipeKey, in: row))
+        position = positions.value(Columns.position, in: row)
         line = RecipeIngredient(
-            ingredient: row[Columns.ingredient], quantity: row[Columns.quantity], unit: MeasureUnit(rawValue: row[Columns.unit]) ?? .g,
-            use: IngredientUse(rawValue: row[Columns.use]) ?? .eaten, eatenShare: row[Columns.eatenShare]
+            ingredient: positions.value(Columns.ingredient, in: row), quantity: positions.value(Columns.quantity, in: row),
+            unit: MeasureUnit(rawValue: positions.value(Columns.unit, in: row)) ?? .g,
+            use: IngredientUse(rawValue: positions.value(Columns.use, in: row)) ?? .eaten, eatenShare: positions.value(Columns.eatenShare, in: row)
         )
     }
 

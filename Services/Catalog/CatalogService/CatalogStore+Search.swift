@@ -35,12 +35,20 @@ extension CatalogStore {
         return RecipeDetail(
             id: row.id, name: row.name, summary: row.summary, servings: row.servings, prepMinutes: row.prepMinutes, cookMinutes: row.cookMinutes,
             energyLevel: row.energyLevel, equipment: row.equipment, dishTypes: row.dishTypes, link: row.link, image: row.image,
-            steps: try row.decodedSteps(),
+            steps: try steps(of: row),
             ingredients: facts.lines, people: people ?? row.servings, diets: facts.diets, allergens: facts.allergens, contains: facts.contains,
             cost: facts.cost, costPerServing: facts.costPerServing, nutritionPerServing: facts.nutritionPerServing, origin: row.origin,
             owner: row.owner, basedOn: row.basedOn, shared: row.shared, isFavorite: favorite, version: row.version, notes: row.notes,
             variations: try row.decodedVariations(), tags: row.tags, photo: row.photo
         )
+    }
+
+    /// The recipe's steps, decoded once per text (``decodedSteps``).
+    func steps(of row: RecipeRecord) throws -> [RecipeStep] {
+        if let kept = decodedSteps.value(for: row.key.rawValue, at: row.stepsJSON) { return kept }
+        let steps = try row.decodedSteps()
+        decodedSteps.store(steps, for: row.key.rawValue, at: row.stepsJSON)
+        return steps
     }
 
     /// The photo of the recipe `user` sees under `id`.

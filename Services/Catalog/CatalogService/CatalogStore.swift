@@ -18,6 +18,10 @@ public final class CatalogStore: Sendable {
     /// Text searches matching at most this many recipes are ordered by relevance (bm25);
     /// broader ones newest first (see ``searchRecipes(_:user:filter:)``).
     public let relevanceLimit: Int
+    /// Recipes' steps decoded from their JSON column, kept under the recipe's key at the column's
+    /// text: JSONDecoder took over a third of a `recipes.get`, and the text is its own version
+    /// (a changed recipe has other text), so nothing kept can be stale.
+    let decodedSteps = VersionedCache<String, [RecipeStep]>(capacity: 1_000)
 
     public init(database: SousDatabase, relevanceLimit: Int = 1000) throws {
         self.database = database
