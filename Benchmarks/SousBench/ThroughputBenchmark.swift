@@ -94,6 +94,10 @@ struct ThroughputBenchmark: AsyncParsableCommand {
         var direct = Samples(name: "the same recipe read on the store (this process, the service's file)")
         for _ in 0..<sequentialCalls { try direct.record { _ = try store.recipe("tomato-lentil-soup", user: "one", people: nil) } }
         sequential.append(direct)
+        for _ in 0..<500 { _ = try store.searchRecipes(RecipeSearch(), user: "one", filter: nil) }
+        var directSearch = Samples(name: "the same default search on the store (this process, the service's file)")
+        for _ in 0..<sequentialCalls { try directSearch.record { _ = try store.searchRecipes(RecipeSearch(), user: "one", filter: nil) } }
+        sequential.append(directSearch)
         report("One client, sequential calls, the catalog process (shipped catalog, CURVE)", sequential, baseline: sequential[0])
 
         // Warm-up: every client connected and the catalog's pages cached.
