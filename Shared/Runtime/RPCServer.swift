@@ -634,6 +634,10 @@ public final class RPCServer: Service, Sendable {
                 result = .failure(error)
             }
             guard keep() else { return false }
+            if case .failure(let error) = result, error.code == .internal {
+                server.logger.error(
+                    "request failed", metadata: ["request": "\(header.id)", "method": "\(header.method)", "error": "\(error.message)"])
+            }
             switch result {
             case .success(let reply):
                 do {
