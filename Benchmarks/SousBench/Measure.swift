@@ -51,6 +51,11 @@ struct ProcessMemory {
     var rss: Int
     var hwm: Int
     var threads: Int
+    /// The process's own pages (heap, stacks): what it costs beyond the library code that every
+    /// Swift process on the machine maps from the same files.
+    var anonymous: Int = 0
+    /// Pages mapped from files (the binary and shared libraries), counted in every process's RSS.
+    var fileBacked: Int = 0
 
     static func read(_ process: String = "self") -> ProcessMemory {
         let status = (try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8)) ?? ""
@@ -61,7 +66,8 @@ struct ProcessMemory {
                 ?? 0
         }
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task").count) ?? 0
-        return ProcessMemory(rss: value("VmRSS:"), hwm: value("VmHWM:"), threads: threads)
+        return ProcessMemory(
+            rss: value("VmRSS:"), hwm: value("VmHWM:"), threads: threads, anonymous: value("RssAnon:"), fileBacked: value("RssFile:"))
     }
 
     static func read(pid: Int32) -> ProcessMemory { read("\(pid)") }

@@ -35,16 +35,17 @@ struct ThroughputBenchmark: AsyncParsableCommand {
 
     func idleMemory(root: String) throws {
         print("\n### Resident memory once started and answering `health` (VmRSS, idle)\n")
-        print("| process | VmRSS MiB | threads |")
-        print("|---|---:|---:|")
+        print("| process | VmRSS MiB | of which its own (RssAnon) | of which mapped files (RssFile) | threads |")
+        print("|---|---:|---:|---:|---:|")
+        func row(_ name: String, _ memory: ProcessMemory) {
+            print("| \(name) | \(memory.rss / 1024) | \(memory.anonymous / 1024) | \(memory.fileBacked / 1024) | \(memory.threads) |")
+        }
         let echo = try EchoProcess.start()
-        let floor = echo.memory()
-        print("| bare Swift ZeroMQ echo (`sous-bench raw-echo-server`, the floor) | \(floor.rss / 1024) | \(floor.threads) |")
+        row("bare Swift ZeroMQ echo (`sous-bench raw-echo-server`, the floor)", echo.memory())
         echo.stop()
         for service in SousService.allCases {
             let process = try ServiceProcess.start(service, dataDirectory: "\(root)/\(service.rawValue)")
-            let memory = ProcessMemory.read(pid: process.pid)
-            print("| sous-\(service.rawValue) | \(memory.rss / 1024) | \(memory.threads) |")
+            row("sous-\(service.rawValue)", ProcessMemory.read(pid: process.pid))
             process.stop()
         }
     }
