@@ -443,6 +443,33 @@ struct PersonalVersionTests {
         }
     }
 
+    /// `recipes.get` keeps the details it built: each caller still gets their own favourite
+    /// mark, the people asked for, and prices as the ingredients are now.
+    @Test func keptDetailsStayPerCallerAndFollowTheIngredients() async throws {
+        try await withCatalog { _, client in
+            let id = "tomato-lentil-soup"
+            _ = try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "bob")
+            try await client.call(CatalogAPI.favorite, .init(id: id), user: "ada")
+            #expect(try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "ada").isFavorite)
+            #expect(try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "bob").isFavorite == false)
+            let forTwo = try await client.call(CatalogAPI.getRecipe, .init(id: id, people: 2), user: "bob")
+            let forFour = try await client.call(CatalogAPI.getRecipe, .init(id: id, people: 4), user: "bob")
+            #expect(forFour.people == 4 && forTwo.people == 2)
+            #expect(forFour.ingredients.map(\.quantity) != forTwo.ingredients.map(\.quantity))
+            #expect(try await client.call(CatalogAPI.getRecipe, .init(id: id, people: 2), user: "bob") == forTwo)
+
+            let before = try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "bob")
+            let line = try #require(before.ingredients.first { $0.cost > 0 })
+            var ingredient = try #require(try await client.call(CatalogAPI.getIngredients, .init(ids: [line.ingredient])).ingredients.first)
+            ingredient.price.amount *= 2
+            _ = try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "test", ingredients: [ingredient]), user: "operator")
+            let after = try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "bob")
+            let changed = try #require(after.ingredients.first { $0.ingredient == line.ingredient })
+            #expect(abs(changed.cost - 2 * line.cost) < 0.01)
+            #expect(after.cost > before.cost)
+        }
+    }
+
     @Test func personalVersionsCannotBeReachedThroughUserNamesWithAtSignsAndDots() async throws {
         try await withCatalog { _, client in
             let id = "tomato-lentil-soup"

@@ -9,7 +9,7 @@ import SousSchema
 
 /// One row of the `recipe` table. Originals use their id as key; a personal version uses
 /// "<id>@<owner>" (``RecipeKey``) so it can share the original's public id.
-struct RecipeRecord: Sendable, FetchableRecord {
+struct RecipeRecord: Sendable, Equatable, FetchableRecord {
 
     enum Columns {
         static let key = Column("key")

@@ -13,11 +13,23 @@ extension CatalogStore {
         if let people, !(1...50).contains(people) {
             throw .badRequest("people must be 1 to 50, got \(people)", field: "people")
         }
-        let ingredients = self.ingredients
+        let book = ingredientBook
         return try storage {
             try database.reading { session in
                 guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
-                return try detail(of: row, user: user, people: people, ingredients: ingredients, session)
+                let favorite = try user.map { try Self.isFavorite(row.id, user: $0, session) } ?? false
+                let key = "\(row.key.rawValue)|\(people ?? 0)"
+                let version = KeptDetailVersion(row: row, ingredients: book.version)
+                var detail: RecipeDetail
+                if let kept = keptDetails.value(for: key, at: version) {
+                    detail = kept
+                } else {
+                    // Lines from the same snapshot as the row: what is kept matches its version.
+                    detail = try self.detail(of: row, user: nil, people: people, ingredients: book.byID, session)
+                    keptDetails.store(detail, for: key, at: version)
+                }
+                detail.isFavorite = favorite
+                return detail
             }
         }
     }

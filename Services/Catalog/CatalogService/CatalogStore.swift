@@ -22,6 +22,10 @@ public final class CatalogStore: Sendable {
     /// text: JSONDecoder took over a third of a `recipes.get`, and the text is its own version
     /// (a changed recipe has other text), so nothing kept can be stale.
     let decodedSteps = VersionedCache<String, [RecipeStep]>(capacity: 1_000)
+    /// Recipe details as `recipes.get` built them (without the caller's favourite mark), under
+    /// the recipe's key and the people asked for, at the whole row they were built from and the
+    /// ingredients' version: any change to the recipe changes its row, any import the version.
+    let keptDetails = VersionedCache<KeptDetailVersion, RecipeDetail>(capacity: 1_000)
 
     public init(database: SousDatabase, relevanceLimit: Int = 1000) throws {
         self.database = database
@@ -33,6 +37,12 @@ public final class CatalogStore: Sendable {
     public var catalogVersion: Int64 {
         get throws { try database.reading { try Self.meta($0, "version") } }
     }
+}
+
+/// What a kept recipe detail was built from (``CatalogStore/keptDetails``).
+struct KeptDetailVersion: Equatable, Sendable {
+    let row: RecipeRecord
+    let ingredients: Int64
 }
 
 /// The catalog's ingredients in memory, by id and by every name a cook may type.
