@@ -611,6 +611,16 @@ public struct ColumnPositions: Sendable {
     }
 }
 
+extension [Row] {
+    /// The rows transformed, each with where its columns are: found once for all the rows of a
+    /// SQLite statement (they share their columns' places), per row on PostgreSQL (its rows keep
+    /// their columns by name only).
+    public func mapPositioned<T>(_ engine: SQLEngine, _ transform: (Row, ColumnPositions) throws -> T) rethrows -> [T] {
+        let shared = engine == .sqlite ? first.map(ColumnPositions.init) : nil
+        return try map { row in try transform(row, shared ?? ColumnPositions(row)) }
+    }
+}
+
 extension Sequence<String> {
     /// The strings as one JSON array, bound to `IN (\(engine.jsonArrayValues))`
     /// (``SQLEngine/jsonArrayValues``): the statement's text is then the same for any count of

@@ -428,8 +428,8 @@ struct PersonalVersionTests {
 
     /// Personal versions used to be keyed "<id>@<user>": user "example.com" asking for
     /// "tomato-lentil-soup@alice" read alice@example.com's private version.
-    /// Steps are kept decoded by their stored text: every edit is in the next read, and the
-    /// original's steps stay what everyone else reads.
+    /// Details are kept at the row they came from: every edit of the steps is in the next read,
+    /// and the original's steps stay what everyone else reads.
     @Test func editedStepsAreWhatTheNextReadShows() async throws {
         try await withCatalog { _, client in
             let id = "tomato-lentil-soup"

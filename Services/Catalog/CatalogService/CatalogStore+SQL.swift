@@ -240,9 +240,8 @@ extension CatalogStore {
     /// Columns read by position: by name, every lookup lowercased and scanned the row's names
     /// (a recipe has a dozen lines).
     static func lines(key: RecipeKey, _ session: any SQLSession) throws -> [RecipeIngredient] {
-        let rows = try session.rows("SELECT * FROM recipe_ingredient WHERE recipe_key = ? ORDER BY position", [key.rawValue])
-        let shared = session.engine == .sqlite ? rows.first.map(ColumnPositions.init) : nil
-        return rows.map { row in RecipeLineRecord(row: row, positions: shared ?? ColumnPositions(row)).line }
+        try session.rows("SELECT * FROM recipe_ingredient WHERE recipe_key = ? ORDER BY position", [key.rawValue])
+            .mapPositioned(session.engine) { row, positions in RecipeLineRecord(row: row, positions: positions).line }
     }
 
     static func isFavorite(_ id: String, user: String, _ session: any SQLSession) throws -> Bool {

@@ -47,20 +47,12 @@ extension CatalogStore {
         return RecipeDetail(
             id: row.id, name: row.name, summary: row.summary, servings: row.servings, prepMinutes: row.prepMinutes, cookMinutes: row.cookMinutes,
             energyLevel: row.energyLevel, equipment: row.equipment, dishTypes: row.dishTypes, link: row.link, image: row.image,
-            steps: try steps(of: row),
+            steps: try row.decodedSteps(),
             ingredients: facts.lines, people: people ?? row.servings, diets: facts.diets, allergens: facts.allergens, contains: facts.contains,
             cost: facts.cost, costPerServing: facts.costPerServing, nutritionPerServing: facts.nutritionPerServing, origin: row.origin,
             owner: row.owner, basedOn: row.basedOn, shared: row.shared, isFavorite: favorite, version: row.version, notes: row.notes,
             variations: try row.decodedVariations(), tags: row.tags, photo: row.photo
         )
-    }
-
-    /// The recipe's steps, decoded once per text (``decodedSteps``).
-    func steps(of row: RecipeRecord) throws -> [RecipeStep] {
-        if let kept = decodedSteps.value(for: row.key.rawValue, at: row.stepsJSON) { return kept }
-        let steps = try row.decodedSteps()
-        decodedSteps.store(steps, for: row.key.rawValue, at: row.stepsJSON)
-        return steps
     }
 
     /// The photo of the recipe `user` sees under `id`.
@@ -242,16 +234,11 @@ extension CatalogStore {
     }
 
     /// Summaries of a page's rows (recipe columns plus `favorite`), the column positions found
-    /// once for the page.
-    /// On PostgreSQL each row's own positions: its rows keep their columns by name only
-    /// (``SQLSession``).
+    /// once for the page (``Swift/Array/mapPositioned(_:_:)``).
     static func summaries(_ rows: [Row], _ engine: SQLEngine) throws -> [RecipeSummary] {
-        guard let first = rows.first else { return [] }
-        let shared = engine == .sqlite ? ColumnPositions(first) : nil
         let favorite = Column("favorite")
-        return try rows.map { row in
-            let positions = shared ?? ColumnPositions(row)
-            return try RecipeRecord(row: row, positions: positions).summary(isFavorite: positions.value(favorite, in: row))
+        return try rows.mapPositioned(engine) { row, positions in
+            try RecipeRecord(row: row, positions: positions).summary(isFavorite: positions.value(favorite, in: row))
         }
     }
 }

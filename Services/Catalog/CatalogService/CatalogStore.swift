@@ -18,13 +18,10 @@ public final class CatalogStore: Sendable {
     /// Text searches matching at most this many recipes are ordered by relevance (bm25);
     /// broader ones newest first (see ``searchRecipes(_:user:filter:)``).
     public let relevanceLimit: Int
-    /// Recipes' steps decoded from their JSON column, kept under the recipe's key at the column's
-    /// text: JSONDecoder took over a third of a `recipes.get`, and the text is its own version
-    /// (a changed recipe has other text), so nothing kept can be stale.
-    let decodedSteps = VersionedCache<String, [RecipeStep]>(capacity: 1_000)
     /// Recipe details as `recipes.get` built them (without the caller's favourite mark), under
     /// the recipe's key and the people asked for, at the whole row they were built from and the
     /// ingredients' version: any change to the recipe changes its row, any import the version.
+    /// A kept detail also spares decoding its steps (JSONDecoder: over a third of a read).
     let keptDetails = VersionedCache<KeptDetailVersion, RecipeDetail>(capacity: 1_000)
 
     public init(database: SousDatabase, relevanceLimit: Int = 1000) throws {

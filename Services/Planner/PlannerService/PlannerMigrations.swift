@@ -276,12 +276,12 @@ enum PlannerMigrations {
                     SELECT user, 0 FROM (SELECT user FROM profile UNION SELECT user FROM selection UNION SELECT user FROM slot) WHERE true;
                     """)
             for table in weekTables {
-                for (event, row) in [("INSERT", "NEW"), ("UPDATE", "NEW")] {
+                for event in ["INSERT", "UPDATE"] {
                     try db.execute(
                         sql: """
                             CREATE TRIGGER \(table)_plan_version_\(event.lowercased()) AFTER \(event) ON \(table) BEGIN
                                 UPDATE plan_counter SET value = value + 1 WHERE name = 'plan';
-                                INSERT INTO plan_version (user, version) VALUES (\(row).user, (SELECT value FROM plan_counter WHERE name = 'plan'))
+                                INSERT INTO plan_version (user, version) VALUES (NEW.user, (SELECT value FROM plan_counter WHERE name = 'plan'))
                                     ON CONFLICT (user) DO UPDATE SET version = excluded.version;
                             END
                             """)

@@ -259,28 +259,26 @@ public final class PlannerStore: Sendable {
     private static func selection(_ session: any SQLSession, user: String, window: PlanWindow) throws -> [SelectedRecipe] {
         // Ordered here rather than by the statement: a handful of rows, and SQLite would sort
         // them with a sorter of its own on every week read. Columns read by position.
-        let rows = try session.rows(
+        try session.rows(
             """
             SELECT s.id, s.recipe, s.name, s.added_at,
                 (SELECT COUNT(*) FROM slot WHERE slot."user" = s."user" AND slot.recipe = s.recipe AND slot.date BETWEEN ? AND ?) AS planned
             FROM selection s WHERE s."user" = ?
-            """, [window.today.description, window.last.description, user])
-        let shared = session.engine == .sqlite ? rows.first.map(ColumnPositions.init) : nil
-        return rows.map { row -> (Int64, SelectedRecipe) in
-            let columns = shared ?? ColumnPositions(row)
+            """, [window.today.description, window.last.description, user]
+        )
+        .mapPositioned(session.engine) { row, columns -> (Int64, SelectedRecipe) in
             let recipe = SelectedRecipe(
                 id: columns.value(Column("recipe"), in: row), name: columns.value(Column("name"), in: row),
                 addedAt: Date(timeIntervalSince1970: columns.value(Column("added_at"), in: row)),
                 plannedSlots: columns.value(Column("planned"), in: row))
             return (columns.value(Column("id"), in: row), recipe)
         }
-        .sorted { $0.0 < $1.0 }.map(\.1)
+        .sorted { $0.0 < $1.0 }.map { $0.1 }
     }
 
     static func days(_ session: any SQLSession, user: String, from: LocalDate, to: LocalDate, today: LocalDate) throws -> [PlanDay] {
-        let rows = try session.rows(#"SELECT * FROM slot WHERE "user" = ? AND date BETWEEN ? AND ?"#, [user, from.description, to.description])
-        let shared = session.engine == .sqlite ? rows.first.map(ColumnPositions.init) : nil
-        let records = try rows.map { row in try SlotRecord(row: row, positions: shared ?? ColumnPositions(row)) }
+        let records = try session.rows(#"SELECT * FROM slot WHERE "user" = ? AND date BETWEEN ? AND ?"#, [user, from.description, to.description])
+            .mapPositioned(session.engine) { row, positions in try SlotRecord(row: row, positions: positions) }
         let filled = Dictionary(records.map { ($0.ref, $0.planSlot) }, uniquingKeysWith: { first, _ in first })
         let count = from.days(to: to) + 1
         return (0..<max(count, 0)).map { offset in
