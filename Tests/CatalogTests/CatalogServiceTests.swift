@@ -470,6 +470,61 @@ struct PersonalVersionTests {
         }
     }
 
+    /// An ingredient's new price or facts reach every recipe using it: the summaries a search
+    /// lists (cost, diets) and the sync feed, not only the details read whole.
+    @Test func anIngredientsChangeReachesTheRecipesUsingIt() async throws {
+        try await withCatalog { catalog, client in
+            let id = "tomato-lentil-soup"
+            let soup = {
+                try #require(
+                    try await client.call(CatalogAPI.searchRecipes, RecipeSearch(query: "lentil soup"), user: "ada").recipes.first { $0.id == id })
+            }
+            let before = try await soup()
+            #expect(before.diets.contains(.vegan))
+            let mine = try await client.call(
+                CatalogAPI.createRecipe,
+                RecipeDraft(name: "Ada's lentils", summary: "Lentils.", ingredients: [.init(ingredient: "red-lentils", quantity: 200, unit: .g)]),
+                user: "ada")
+            let version = try catalog.store.catalogVersion
+            var lentils = try #require(try await client.call(CatalogAPI.getIngredients, .init(ids: ["red-lentils"])).ingredients.first)
+            lentils.price.amount *= 2
+            lentils.contains.append(.meat)
+            _ = try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "test", ingredients: [lentils]), user: "operator")
+
+            let after = try await soup()
+            #expect(after.costPerServing > before.costPerServing)
+            #expect(after.diets.contains(.vegan) == false && after.diets.contains(.vegetarian) == false)
+            let detail = try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "ada")
+            #expect(abs(detail.costPerServing - after.costPerServing) < 1e-9, "the summary and the details agree")
+            let changes = try await client.call(CatalogAPI.changes, .init(version: version), user: "ada")
+            #expect(Set([id, mine.id]).isSubset(of: Set(changes.recipes.map(\.id))), "the sync feed lists every recipe whose facts changed")
+            #expect(changes.recipes.first { $0.id == mine.id }?.diets.contains(.vegan) == false)
+        }
+    }
+
+    /// An import that would leave a recipe unmeasurable (onions no longer counted in pieces, and
+    /// recipes asking for "1 onion") is refused naming the ingredient and the recipe, with nothing
+    /// of it written.
+    @Test func anImportLeavingARecipeUnmeasurableIsRefusedWhole() async throws {
+        try await withCatalog { catalog, client in
+            let all = try await client.call(CatalogAPI.getIngredients, .init(ids: ["carrot", "onion"])).ingredients
+            var carrot = try #require(all.first { $0.id == "carrot" })
+            var onion = try #require(all.first { $0.id == "onion" })
+            let version = try catalog.store.catalogVersion
+            carrot.price.amount += 1
+            onion.unit = .g
+            onion.gramsPerPiece = nil
+            let error = await #expect(throws: ServiceError.self) {
+                try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "test", ingredients: [carrot, onion]), user: "operator")
+            }
+            #expect(error?.code == .badRequest && error?.field == "ingredients.1")
+            #expect(error?.message.contains("could no longer be measured") == true)
+            #expect(try catalog.store.catalogVersion == version)
+            let now = try await client.call(CatalogAPI.getIngredients, .init(ids: ["carrot", "onion"])).ingredients
+            #expect(now == all, "nothing of the import was written")
+        }
+    }
+
     @Test func personalVersionsCannotBeReachedThroughUserNamesWithAtSignsAndDots() async throws {
         try await withCatalog { _, client in
             let id = "tomato-lentil-soup"

@@ -22,9 +22,9 @@ extension CatalogStore {
     public func reloadSeed(_ seed: SeedData) throws -> SeedReport {
         let report = try database.writing { session -> SeedReport in
             let version = try Self.nextVersion(session)
-            var renamed: [String] = []
+            var changes: [(id: String, change: IngredientChange)] = []
             for ingredient in seed.ingredients {
-                if try Self.upsert(ingredient, source: "seed", version: version, session) { renamed.append(ingredient.id) }
+                changes.append((ingredient.id, try Self.upsert(ingredient, source: "seed", version: version, session)))
             }
             let ingredients = try Self.allIngredients(session)
             let known = Set(ingredients.keys)
@@ -45,7 +45,8 @@ extension CatalogStore {
             for key in existing where !seededIDs.contains(key) {
                 try markDeleted(key: .shared(key), version: version, session)
             }
-            try reindexRecipes(using: renamed, ingredients: ingredients, session)
+            // Users' recipes follow the seed's new prices and facts (built-ins were written whole).
+            try refreshRecipes(after: changes, ingredients: ingredients, version: version, session)
             try session.execute("UPDATE meta SET value = ? WHERE key = 'seedVersion'", [seed.version])
             return SeedReport(seedVersion: seed.version, ingredients: seed.ingredients.count, recipes: seed.recipes.count, catalogVersion: version)
         }
@@ -59,11 +60,11 @@ extension CatalogStore {
             // Nothing imported, nothing changed: the version (what sync clients follow) stays.
             guard !ingredients.isEmpty else { return try Self.meta(session, "version") }
             let version = try Self.nextVersion(session)
-            var renamed: [String] = []
+            var changes: [(id: String, change: IngredientChange)] = []
             for ingredient in ingredients {
-                if try Self.upsert(ingredient, source: source, version: version, session) { renamed.append(ingredient.id) }
+                changes.append((ingredient.id, try Self.upsert(ingredient, source: source, version: version, session)))
             }
-            try reindexRecipes(using: renamed, ingredients: try Self.allIngredients(session), session)
+            try refreshRecipes(after: changes, ingredients: try Self.allIngredients(session), version: version, session)
             return version
         }
         try refreshIngredientCache()

@@ -99,30 +99,84 @@ extension CatalogStore {
         return Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
     }
 
-    /// Inserts or updates `ingredient`; true when what recipe search indexes for it (name or
-    /// synonyms) changed, so the recipes using it must be indexed again.
-    static func upsert(_ ingredient: Ingredient, source: String, version: Int64, _ session: any SQLSession) throws -> Bool {
+    /// Inserts or updates `ingredient`, saying what changed in it for the recipes using it
+    /// (``refreshRecipes(after:ingredients:version:_:)``).
+    static func upsert(_ ingredient: Ingredient, source: String, version: Int64, _ session: any SQLSession) throws -> IngredientChange {
         let previous = try session.fetchOne(IngredientRecord.self, "SELECT * FROM ingredient WHERE id = ?", [ingredient.id])?.ingredient
         try session.insert(IngredientRecord(ingredient, source: source, version: version), onConflict: .replace)
-        guard let previous else { return false }
-        return previous.name != ingredient.name || previous.synonyms != ingredient.synonyms
+        // A new ingredient: no recipe uses it yet.
+        guard let previous else { return IngredientChange(renamed: false, otherwise: false) }
+        var renamedOnly = previous
+        renamedOnly.name = ingredient.name
+        renamedOnly.synonyms = ingredient.synonyms
+        return IngredientChange(
+            renamed: previous.name != ingredient.name || previous.synonyms != ingredient.synonyms, otherwise: renamedOnly != ingredient)
     }
 
-    /// Indexes again, for search, every recipe that uses one of `ids` (their names or synonyms
-    /// changed).
-    func reindexRecipes(using ids: [String], ingredients: [String: Ingredient], _ session: any SQLSession) throws {
+    /// What an ingredient's upsert changed in it, for the recipes that use it.
+    struct IngredientChange {
+        /// Its name or synonyms: the recipes' search entries name them.
+        var renamed: Bool
+        /// Anything else (price, nutrition, units, what it contains): the recipes' facts.
+        var otherwise: Bool
+    }
+
+    /// Brings every recipe using an ingredient just written (`changes`, by id) up to date with
+    /// it: its facts (diets, allergens, cost, kcal) derived again and written with `version`
+    /// where they differ, so searches and the sync feed show the new prices and diets; its
+    /// search entry written again where an ingredient was renamed.
+    ///
+    /// An ingredient whose change would leave a recipe unmeasurable (a unit it no longer takes)
+    /// is refused as `ingredients.<its position in written>`, naming the recipe.
+    func refreshRecipes(
+        after written: [(id: String, change: IngredientChange)], ingredients: [String: Ingredient], version: Int64, _ session: any SQLSession
+    ) throws {
+        let changes = Dictionary(
+            written.map { ($0.id, $0.change) },
+            uniquingKeysWith: { first, second in
+                IngredientChange(renamed: first.renamed || second.renamed, otherwise: first.otherwise || second.otherwise)
+            })
+        let ids = changes.filter { $0.value.renamed || $0.value.otherwise }.keys.sorted()
         guard !ids.isEmpty else { return }
         let rows = try session.rows(
             """
-            SELECT DISTINCT \(sql.engine == .sqlite ? "r.rowid" : "r.rid AS rowid"), r.key, r.name, r.summary, r.tags
-            FROM recipe r JOIN recipe_ingredient ri ON ri.recipe_key = r.key
-            WHERE r.deleted = 0 AND ri.ingredient_id IN (\(sql.engine.jsonArrayValues))
+            SELECT \(RecipeRecord.columns(as: "r", sql.engine)) FROM recipe r
+            WHERE r.deleted = 0 AND r.key IN (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id IN (\(sql.engine.jsonArrayValues)))
             """, [ids.sqlJSONArray])
         for row in rows {
-            let lines = try Self.lines(key: RecipeKey(rawValue: row["key"]), session)
-            try index(
-                rowID: row["rowid"], name: row["name"], summary: row["summary"], tags: RecipeRecord.tags(stored: row["tags"]), lines: lines,
-                ingredients: ingredients, session)
+            let record = try RecipeRecord(row: row)
+            let lines = try Self.lines(key: record.key, session)
+            let facts: DerivedRecipeFacts
+            do throws(ServiceError) {
+                facts = try RecipeDerivation.derive(
+                    lines: lines, servings: record.servings, prepMinutes: record.prepMinutes, cookMinutes: record.cookMinutes,
+                    ingredients: ingredients)
+            } catch {
+                // The line's field (ingredients.<line>.unit) names the ingredient at fault.
+                let parts = (error.field ?? "").split(separator: ".")
+                let line = parts.count > 1 ? Int(parts[1]).flatMap { lines.indices.contains($0) ? lines[$0] : nil } : nil
+                let position = line.flatMap { line in written.lastIndex { $0.id == line.ingredient } }
+                throw ServiceError.badRequest(
+                    "recipe \"\(record.id)\" could no longer be measured: \(error.message)",
+                    field: position.map { "ingredients.\($0)" } ?? "ingredients")
+            }
+            if facts.diets != record.diets || facts.allergens != record.allergens || facts.contains != record.contains || facts.cost != record.cost
+                || facts.costPerServing != record.costPerServing || facts.nutritionPerServing.kcal != record.kcalPerServing
+            {
+                try session.execute(
+                    """
+                    UPDATE recipe SET diets = ?, allergens = ?, contains = ?, cost = ?, cost_per_serving = ?, kcal_per_serving = ?, version = ?
+                    WHERE key = ?
+                    """,
+                    [
+                        Bitmask.of(facts.diets), Bitmask.of(facts.allergens), Bitmask.of(facts.contains), facts.cost, facts.costPerServing,
+                        facts.nutritionPerServing.kcal, version, record.key.rawValue,
+                    ])
+            }
+            if let rowID = record.rowID, lines.contains(where: { changes[$0.ingredient]?.renamed == true }) {
+                try index(
+                    rowID: rowID, name: record.name, summary: record.summary, tags: record.tags, lines: lines, ingredients: ingredients, session)
+            }
         }
     }
 
