@@ -136,7 +136,7 @@ let package = Package(
         // MARK: Services
         .target(
             name: "CatalogService",
-            dependencies: ["SousRuntime", "SousSchema", "SousUnits", "SousWire", "SousInterchange", grdb, logging],
+            dependencies: ["SousRuntime", "SousSchema", "SousUnits", "SousWire", "SousInterchange", "MessagePack", grdb, logging],
             path: "Services/Catalog/CatalogService",
             resources: [.copy("Seed")],
             swiftSettings: swiftSettings

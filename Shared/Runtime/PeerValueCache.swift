@@ -71,13 +71,26 @@ public final class PeerValueCache<Target: PeerService, Value: Sendable>: Service
     public func value(for user: String, context: RequestContext?, need: Peer<Target>.Need = .required) async throws(ServiceError) -> Value {
         let now = clock.now
         let (cached, generation) = state.withLock { state in (state.entries[user], state.generations[user] ?? 0) }
-        if let cached, cached.fetchedAt <= now, now.timeIntervalSince(cached.fetchedAt) < maximumAge { return cached.value }
+        if let cached, isFresh(cached, at: now) { return cached.value }
         let value = try await fetch(user, context, need)
         state.withLock { state in
             guard (state.generations[user] ?? 0) == generation else { return }
             Self.store(value, for: user, at: now, in: &state, maximumAge: maximumAge)
         }
         return value
+    }
+
+    /// The cached value while it is fresh, as ``value(for:context:need:)`` would return it, or
+    /// nil where that would ask the owner: for a read that may not wait (an attempt on the I/O
+    /// thread).
+    public func fresh(for user: String) -> Value? {
+        let now = clock.now
+        guard let cached = state.withLock({ $0.entries[user] }), isFresh(cached, at: now) else { return nil }
+        return cached.value
+    }
+
+    private func isFresh(_ entry: Entry, at now: Date) -> Bool {
+        entry.fetchedAt <= now && now.timeIntervalSince(entry.fetchedAt) < maximumAge
     }
 
     /// What the owner last said for `user`, however old: for answering while it is unreachable.

@@ -1,12 +1,14 @@
 import Dispatch
 import Synchronization
 
-/// The time a read of the `quick` lane may take on the server's I/O thread (``MethodLane/quick``).
+/// The time a read of the `quick` lane, or an attempt at a kept answer
+/// (``RPCServer/register(_:keptAnswer:use:)``), may take on the server's I/O thread
+/// (``MethodLane/quick``).
 ///
 /// While one is current, every statement the read runs on SQLite is interrupted at the budget's
 /// deadline instead of the usual ``SousDatabase/queryTimeLimit``, and the budget remembers that
-/// it ran out: the server then drops what the attempt produced and answers the request on the
-/// standard lane, where the full limit applies. So a read declared quick that turns out slow
+/// it ran out: the server then drops what the attempt produced and answers the request on its
+/// lane (standard for a quick read), where the full limit applies. So a read declared quick that turns out slow
 /// (a cold page cache, a very large week) costs the other requests at most the budget.
 public final class QuickReadBudget: Sendable {
     /// The monotonic time (`DispatchTime` nanoseconds) at which statements are interrupted.
@@ -28,7 +30,7 @@ public final class QuickReadBudget: Sendable {
 
     /// Called by a quick read about to do work that is not quick (building what it keeps, when
     /// nothing is kept yet): on the I/O thread this ends the attempt, and the request is answered
-    /// on the standard lane; anywhere else it does nothing.
+    /// on its lane; anywhere else it does nothing.
     public static func yieldToLane() throws {
         guard let budget = current else { return }
         budget.markExceeded()
@@ -37,6 +39,6 @@ public final class QuickReadBudget: Sendable {
 
     /// Thrown instead of `timeout` when a statement is interrupted for a budget.
     struct Exceeded: Error, CustomStringConvertible {
-        var description: String { "a quick read ran past its budget on the I/O thread; it is answered on the standard lane" }
+        var description: String { "a quick read ran past its budget on the I/O thread; it is answered on its lane" }
     }
 }

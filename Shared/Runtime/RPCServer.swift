@@ -94,8 +94,12 @@ public final class RPCServer: Service, Sendable {
     struct Registration: Sendable {
         let handler: RawHandler
         /// Set for methods answered on the I/O thread, without a hop to a lane: always for
-        /// ``registerOnIOThread(_:_:)``, within the budget for the `quick` lane.
+        /// ``registerOnIOThread(_:_:)``, within the budget for the `quick` lane and for a read
+        /// with a kept answer (``register(_:keptAnswer:use:)``).
         var inline: InlineHandler? = nil
+        /// Whether `inline` is an attempt within the quick reads' budget, on SQLite only, with
+        /// the method's lane (standard for `quick`) answering when it does not finish.
+        var inlineIsAttempt = false
         let isWrite: Bool
         let access: Access
         let lane: MethodLane
@@ -265,8 +269,8 @@ public final class RPCServer: Service, Sendable {
             return response
         }
         let registration = Registration(
-            handler: { _, body, context in inline(body, context) }, inline: inline, isWrite: false, access: method.access, lane: .quick,
-            describe: { try method.describe(into: &$0) }
+            handler: { _, body, context in inline(body, context) }, inline: inline, inlineIsAttempt: true, isWrite: false, access: method.access,
+            lane: .quick, describe: { try method.describe(into: &$0) }
         )
         handlers.withLock { $0[method.name] = registration }
     }
@@ -279,6 +283,45 @@ public final class RPCServer: Service, Sendable {
         register(
             method,
             use: { (request: Request, context: RequestContext) throws -> Response in try handler(request, try context.requireUser(), context) })
+    }
+
+    /// Registers a read answered on its lane, which the I/O thread first tries to answer from
+    /// what the service keeps, as it answers a quick read (``MethodLane/quick``: SQLite only,
+    /// within the same budget): `keptAnswer` returns the reply when it is kept and nil when it is
+    /// not, and only then does the request go to the lane, where `handler` reads it whole. For
+    /// reads that are often asked again and too long to run on the I/O thread (a search).
+    public func register<Scope, Request, Response>(
+        _ method: Method<Scope, Request, Response>,
+        keptAnswer: @escaping @Sendable (Request, RequestContext) throws -> Response?,
+        use handler: @escaping @Sendable (Request, RequestContext) async throws -> Response
+    ) {
+        precondition(!method.isWrite && method.lane != .quick, "\(method.name): a kept answer is for reads of the standard or heavy lane")
+        register(method, use: handler)
+        let activity = method.recordsActivity ? self.activity : nil
+        let attempt = Self.inlineHandler(method) { request, context in
+            guard let response = try keptAnswer(request, context) else {
+                // Not kept: the attempt ends, and the lane answers.
+                QuickReadBudget.current?.markExceeded()
+                throw QuickReadBudget.Exceeded()
+            }
+            activity?(context)
+            return response
+        }
+        handlers.withLock { handlers in
+            handlers[method.name]?.inline = attempt
+            handlers[method.name]?.inlineIsAttempt = true
+        }
+    }
+
+    /// ``register(_:keptAnswer:use:)`` for a method that acts for a signed-in user.
+    public func register<Scope, Request, Response>(
+        _ method: Method<Scope, Request, Response>,
+        keptAnswer: @escaping @Sendable (Request, _ user: String, RequestContext) throws -> Response?,
+        use handler: @escaping @Sendable (Request, _ user: String, RequestContext) async throws -> Response
+    ) {
+        register(
+            method, keptAnswer: { request, context in try keptAnswer(request, try context.requireUser(), context) },
+            use: { request, context in try await handler(request, try context.requireUser(), context) })
     }
 
     /// Registers a handler answered on the server's I/O thread, where the request is read:
@@ -575,10 +618,10 @@ public final class RPCServer: Service, Sendable {
                     return
                 }
                 var lane = registration.lane
-                if lane == .quick {
+                if registration.inlineIsAttempt {
                     // Inline within the budget when the database is local; else, or past the
-                    // budget, a standard read like any other.
-                    lane = .standard
+                    // budget, a read of its lane (standard for a quick read) like any other.
+                    if lane == .quick { lane = .standard }
                     if server.options.answersQuickReadsInline, let inline = registration.inline {
                         let budget = QuickReadBudget(server.options.quickReadBudget)
                         let answered = QuickReadBudget.$current.withValue(budget) {

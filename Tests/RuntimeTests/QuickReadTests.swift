@@ -30,12 +30,22 @@ struct QuickReadTests {
         (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
     }
 
+    /// A heavy read with a kept answer: kept unless the request says `yield`.
+    static let search = Method<Notes, Ask, Answer>.read("notes.search", .user, lane: .heavy, activity: false)
+
     static func register(on host: ServiceHost, count: @escaping @Sendable (Int) throws -> Int) {
         host.server.register(read) { ask, _ in
             if ask.fail { throw ServiceError.notFound("no such note", field: "rows") }
             if ask.yield { try QuickReadBudget.yieldToLane() }
             return Answer(count: try count(ask.rows), thread: threadName)
         }
+        host.server.register(
+            search,
+            keptAnswer: { ask, _, _ in
+                if ask.fail { throw ServiceError.notFound("no such note", field: "rows") }
+                return ask.yield ? nil : Answer(count: try count(ask.rows), thread: threadName)
+            },
+            use: { ask, _, _ in Answer(count: try count(ask.rows), thread: threadName) })
     }
 
     static func countingQuery(_ database: SousDatabase) -> @Sendable (Int) throws -> Int {
@@ -95,6 +105,26 @@ struct QuickReadTests {
         }
     }
 
+    /// A read with a kept answer: given on the I/O thread when kept (errors too, as replies),
+    /// on its own lane (heavy, not standard) when not kept or past the budget.
+    @Test func aKeptAnswerIsGivenOnTheIOThreadAndAnythingElseOnTheMethodsLane() async throws {
+        let (host, _) = try notesHost()
+        try await withRunningService(host) { host in
+            let client = try host.testClient(as: Notes.self, timeout: .seconds(30))
+            #expect(try await client.call(Self.search, Ask(rows: 4), user: "ada") == Answer(count: 4, thread: "sous-catalog-io"))
+            #expect(try await client.call(Self.search, Ask(rows: 5, yield: true), user: "ada") == Answer(count: 5, thread: "sous-catalog-he"))
+            let error = await #expect(throws: ServiceError.self) { try await client.call(Self.search, Ask(rows: 1, fail: true), user: "ada") }
+            #expect(error?.code == .notFound && error?.field == "rows")
+            let anonymous = await #expect(throws: ServiceError.self) { try await client.call(Self.search, Ask(rows: 1)) }
+            #expect(anonymous?.code == .unauthorized)
+        }
+        let (slow, _) = try notesHost(budget: .nanoseconds(1))
+        try await withRunningService(slow) { host in
+            let client = try host.testClient(as: Notes.self, timeout: .seconds(60))
+            #expect(try await client.call(Self.search, Ask(rows: 100_000), user: "ada") == Answer(count: 100_000, thread: "sous-catalog-he"))
+        }
+    }
+
     /// A host whose database is not on this machine (here: none) never reads on its I/O thread.
     @Test func withoutALocalDatabaseQuickReadsRunOnTheStandardLane() async throws {
         let host = try ServiceHost(
@@ -103,6 +133,7 @@ struct QuickReadTests {
         try await withRunningService(host) { host in
             let client = try host.testClient(as: Notes.self, timeout: .seconds(30))
             #expect(try await client.call(Self.read, Ask(rows: 3), user: "ada") == Answer(count: 3, thread: "sous-catalog-st"))
+            #expect(try await client.call(Self.search, Ask(rows: 3), user: "ada") == Answer(count: 3, thread: "sous-catalog-he"))
         }
     }
 }

@@ -62,7 +62,7 @@ struct CatalogHandlers: Sendable {
         server.register(CatalogAPI.searchIngredients, use: searchIngredients)
         server.register(CatalogAPI.getIngredients, use: getIngredients)
         server.register(CatalogAPI.importIngredients, use: importIngredients)
-        server.register(CatalogAPI.searchRecipes, use: searchRecipes)
+        server.register(CatalogAPI.searchRecipes, keptAnswer: keptSearch, use: searchRecipes)
         server.register(CatalogAPI.getRecipe, use: getRecipe)
         server.register(CatalogAPI.suggest, use: suggest)
         server.register(CatalogAPI.photo, use: photo)
@@ -105,6 +105,17 @@ struct CatalogHandlers: Sendable {
     func searchRecipes(_ request: RecipeSearch, user: String, context: RequestContext) async throws -> RecipePage {
         let filter = try await resolveFilter(request, user: user, context: context)
         return try store.searchRecipes(request, user: user, filter: filter)
+    }
+
+    /// The page, when it is kept and the saved profile it may need is at hand (nil otherwise):
+    /// the I/O thread's attempt before the heavy lane.
+    func keptSearch(_ request: RecipeSearch, user: String, context: RequestContext) throws -> RecipePage? {
+        var saved: CookingProfile?
+        if request.useSavedProfile == true && request.profile == nil {
+            guard let fresh = profiles.fresh(for: user) else { return nil }
+            saved = fresh
+        }
+        return try store.keptSearchPage(request, user: user, filter: try filter(of: request, saved: saved))
     }
 
     func getRecipe(_ request: RecipeLookup, context: RequestContext) throws -> RecipeDetail {
@@ -228,11 +239,18 @@ struct CatalogHandlers: Sendable {
     func resolveFilter(
         _ request: RecipeSearch, user: String, context: RequestContext
     ) async throws -> (profile: RecipeFilterProfile, switches: FilterSwitches)? {
+        let saved = request.useSavedProfile == true && request.profile == nil ? try await profiles.value(for: user, context: context) : nil
+        return try filter(of: request, saved: saved)
+    }
+
+    /// The filter `request` asks for: its own profile, or `saved` (the user's saved profile,
+    /// given when the request asks for it) with the request's switches over the saved ones.
+    func filter(of request: RecipeSearch, saved: CookingProfile?) throws -> (profile: RecipeFilterProfile, switches: FilterSwitches)? {
         if request.useSavedProfile == true {
             if request.profile != nil {
                 throw ServiceError.badRequest("pass a profile or ask for the saved one, not both", field: "useSavedProfile")
             }
-            let saved = try await profiles.value(for: user, context: context)
+            guard let saved else { throw ServiceError.internal("the saved profile was not read") }
             var (profile, switches) = saved.recipeFilter
             if let overrides = request.switches {
                 switches.diets = overrides.diets ?? switches.diets

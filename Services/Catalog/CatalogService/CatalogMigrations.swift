@@ -129,7 +129,68 @@ enum CatalogMigrations {
                 )
                 """,
             ]),
+        PostgresMigration(
+            "v3: search versions",
+            [
+                #"CREATE TABLE search_version ("user" TEXT PRIMARY KEY, version BIGINT NOT NULL)"#,
+                "CREATE TABLE search_catalog_version (one BOOLEAN PRIMARY KEY CHECK (one), version BIGINT NOT NULL)",
+                "INSERT INTO search_catalog_version (one, version) VALUES (true, 0)",
+                // A sequence, not a counter row: replicas writing for different users at once
+                // would all update that one row and retry each other at SERIALIZABLE. Only
+                // built-in recipes and ingredients (seed loads, imports) raise the shared row.
+                "CREATE SEQUENCE search_version_number",
+                #"INSERT INTO search_version ("user", version) SELECT owner, 0 FROM recipe WHERE owner IS NOT NULL UNION SELECT "user", 0 FROM favorite"#,
+                """
+                CREATE FUNCTION search_version_raise(who TEXT, create_row BOOLEAN) RETURNS void LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF who IS NULL THEN
+                        UPDATE search_catalog_version SET version = nextval('search_version_number');
+                    ELSIF create_row THEN
+                        INSERT INTO search_version ("user", version) VALUES (who, nextval('search_version_number'))
+                            ON CONFLICT ("user") DO UPDATE SET version = excluded.version;
+                    ELSE
+                        UPDATE search_version SET version = nextval('search_version_number') WHERE "user" = who;
+                    END IF;
+                END $$
+                """,
+                """
+                CREATE FUNCTION recipe_search_version() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP <> 'INSERT' THEN PERFORM search_version_raise(OLD.owner, false); END IF;
+                    IF TG_OP <> 'DELETE' THEN PERFORM search_version_raise(NEW.owner, true); END IF;
+                    RETURN NULL;
+                END $$
+                """,
+                """
+                CREATE FUNCTION favorite_search_version() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP <> 'INSERT' THEN PERFORM search_version_raise(OLD."user", false); END IF;
+                    IF TG_OP <> 'DELETE' THEN PERFORM search_version_raise(NEW."user", true); END IF;
+                    RETURN NULL;
+                END $$
+                """,
+                """
+                CREATE FUNCTION ingredient_search_version() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM search_version_raise(NULL, false);
+                    RETURN NULL;
+                END $$
+                """,
+                "CREATE TRIGGER recipe_search_version AFTER INSERT OR UPDATE OR DELETE ON recipe FOR EACH ROW EXECUTE FUNCTION recipe_search_version()",
+                "CREATE TRIGGER favorite_search_version AFTER INSERT OR UPDATE OR DELETE ON favorite FOR EACH ROW EXECUTE FUNCTION favorite_search_version()",
+                """
+                CREATE TRIGGER ingredient_search_version AFTER INSERT OR UPDATE OR DELETE ON ingredient
+                    FOR EACH STATEMENT EXECUTE FUNCTION ingredient_search_version()
+                """,
+            ]),
     ]
+
+    /// The tables a search reads from, each with the column naming whose row it is (none: the
+    /// built-in catalog everyone searches). A row written in any of them, by any statement,
+    /// raises its owner's search version, or the built-in catalog's (triggers), so a page kept
+    /// at those versions (``CatalogStore/searchRecipes(_:user:filter:)``) is never served after
+    /// a change. A recipe's lines, steps and photo are written with its row.
+    static let searchTables: [(table: String, owner: String?)] = [("recipe", "owner"), ("favorite", "user"), ("ingredient", nil)]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -319,6 +380,46 @@ enum CatalogMigrations {
                         SELECT rowid, name, summary, ingredients, '' FROM recipe_fts_v6;
                     DROP TABLE recipe_fts_v6;
                     """)
+        }
+        migrator.registerMigration("v8: search versions") { db in
+            // Versions drawn from one counter ('next'), so a user's never repeats, not even after
+            // their rows were erased and written again; 'catalog' is the built-in recipes' and the
+            // ingredients'. Deleting only moves a version a user has: an erasure removes it and
+            // leaves nothing of theirs behind.
+            try db.execute(
+                sql: """
+                    CREATE TABLE search_version (user TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE search_counter (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+                    INSERT INTO search_counter (name, value) VALUES ('next', 0), ('catalog', 0);
+                    INSERT INTO search_version (user, version)
+                    SELECT owner, 0 FROM recipe WHERE owner IS NOT NULL UNION SELECT user, 0 FROM favorite;
+                    """)
+            let next = "UPDATE search_counter SET value = value + 1 WHERE name = 'next';"
+            let current = "(SELECT value FROM search_counter WHERE name = 'next')"
+            for (table, owner) in searchTables {
+                for event in ["INSERT", "UPDATE", "DELETE"] {
+                    var body = next
+                    if let owner {
+                        let column = owner.quotedDatabaseIdentifier
+                        if event != "INSERT" {
+                            body += """
+                                UPDATE search_counter SET value = \(current) WHERE name = 'catalog' AND OLD.\(column) IS NULL;
+                                UPDATE search_version SET version = \(current) WHERE user = OLD.\(column);
+                                """
+                        }
+                        if event != "DELETE" {
+                            body += """
+                                UPDATE search_counter SET value = \(current) WHERE name = 'catalog' AND NEW.\(column) IS NULL;
+                                INSERT INTO search_version (user, version) SELECT NEW.\(column), \(current) WHERE NEW.\(column) IS NOT NULL
+                                    ON CONFLICT (user) DO UPDATE SET version = excluded.version;
+                                """
+                        }
+                    } else {
+                        body += "UPDATE search_counter SET value = \(current) WHERE name = 'catalog';"
+                    }
+                    try db.execute(sql: "CREATE TRIGGER \(table)_search_version_\(event.lowercased()) AFTER \(event) ON \(table) BEGIN \(body) END")
+                }
+            }
         }
         return migrator
     }

@@ -88,14 +88,63 @@ extension CatalogStore {
     /// Recipes matching `request` for `user`, filtered by `filter` (already resolved from the
     /// request or the saved profile). Favorites come first unless a search text is given.
     ///
-    /// Every condition is an integer test on the row or a membership test in a set SQLite
-    /// builds once per query, so the name-ordered index can be walked and stopped at the page.
+    /// The page is kept (``keptPages``) and served again while nothing it was read from has
+    /// changed: the built-in catalog, the user's own recipes and favorites (their versions, raised
+    /// by triggers on every write, ``CatalogMigrations/searchTables``) and the ingredients the
+    /// query was built with.
     public func searchRecipes(
         _ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?
     ) throws(ServiceError) -> RecipePage {
-        let (page, pageSize, offset) = try Self.paging(page: request.page, pageSize: request.pageSize)
+        try search(request, user: user, filter: filter, keptOnly: false)!
+    }
+
+    /// The page ``searchRecipes(_:user:filter:)`` would serve if it is kept, else nil (nothing is
+    /// searched): for an answer on the I/O thread.
+    public func keptSearchPage(
+        _ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?
+    ) throws(ServiceError) -> RecipePage? {
+        try search(request, user: user, filter: filter, keptOnly: true)
+    }
+
+    private func search(
+        _ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?, keptOnly: Bool
+    ) throws(ServiceError) -> RecipePage? {
+        _ = try Self.paging(page: request.page, pageSize: request.pageSize)
         let user = user ?? ""
         let book = ingredientBook
+        let key = try KeptPageKey(user: user, request: request, profile: filter?.profile, switches: filter?.switches).text
+        return try storage {
+            try database.reading { session in
+                // Read before the page: a write committed in between gives a newer version, so
+                // the page is at worst kept under a version that is already past.
+                let version = try KeptPageVersion(searchOf: user, ingredients: book.version, session)
+                if let kept = keptPages.value(for: key, at: version) { return kept }
+                if keptOnly { return nil }
+                let page = try readSearch(request, user: user, filter: filter, book: book, session)
+                keptPages.store(page, for: key, at: version)
+                return page
+            }
+        }
+    }
+
+    /// The page ``searchRecipes(_:user:filter:)`` serves, read whole with nothing kept or used:
+    /// for checking what is kept against it, and for measuring the search itself.
+    public func readSearch(
+        _ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?
+    ) throws(ServiceError) -> RecipePage {
+        let book = ingredientBook
+        return try storage { try database.reading { session in try readSearch(request, user: user ?? "", filter: filter, book: book, session) } }
+    }
+
+    /// The search itself, read whole in `session` (nothing kept).
+    ///
+    /// Every condition is an integer test on the row or a membership test in a set SQLite
+    /// builds once per query, so the name-ordered index can be walked and stopped at the page.
+    func readSearch(
+        _ request: RecipeSearch, user: String, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?, book: IngredientBook,
+        _ session: any SQLSession
+    ) throws -> RecipePage {
+        let (page, pageSize, offset) = try Self.paging(page: request.page, pageSize: request.pageSize)
         let sql = sql
         let built = try RecipeSearchQuery(request, filter: filter, ingredients: book, engine: sql.engine)
         let matchExpression = built.matchExpression
@@ -103,68 +152,64 @@ extension CatalogStore {
         let arguments = built.sqlArguments
         let conditionsSQL = conditions.isEmpty ? "" : " AND " + conditions.joined(separator: " AND ")
         let limit = Self.countLimit
-        return try storage {
-            try database.reading { session in
-                let (scopeSQL, scopeArguments) = try searchScope(user: user, session)
-                let whereSQL = "r.deleted = 0 AND \(scopeSQL)\(conditionsSQL)"
-                let filterArguments = scopeArguments + arguments
-                let selectSQL =
-                    #"SELECT \#(sql.recipeColumns), EXISTS (SELECT 1 FROM favorite f WHERE f."user" = ? AND f.recipe_id = r.id) AS favorite"#
-                // Kept prepared: a text depends only on which filters apply (values are bound).
-                func summaries(_ text: String, _ arguments: SQLArguments) throws -> [RecipeSummary] {
-                    try Self.summaries(session.rows(text, arguments), session.engine)
-                }
-                func count(_ from: String, _ arguments: SQLArguments) throws -> Int {
-                    try session.value(Int.self, "SELECT COUNT(*) FROM (SELECT 1 \(from) LIMIT \(limit + 1)) AS counted", arguments) ?? 0
-                }
-                if let matchExpression {
-                    let total = try count("\(sql.textMatches) AND \(whereSQL)", [matchExpression] + filterArguments)
-                    func pageOf(_ recipes: [RecipeSummary]) -> RecipePage {
-                        RecipePage(recipes: recipes, total: min(total, limit), page: page, pageSize: pageSize, totalIsExact: total <= limit)
-                    }
-                    switch sql.engine {
-                    case .sqlite:
-                        return pageOf(
-                            try rankedBySQLite(
-                                matchExpression, selectSQL: selectSQL, whereSQL: whereSQL, user: user, filterArguments: filterArguments,
-                                pageSize: pageSize, offset: offset, session))
-                    case .postgres:
-                        // By relevance (cover density, name and summary weighted above
-                        // ingredients, shorter documents first), then creation order. No window
-                        // is needed: the GIN index finds the matches and the filters apply
-                        // before ranking.
-                        return pageOf(
-                            try summaries(
-                                """
-                                \(selectSQL) \(sql.textMatches) AND \(whereSQL)
-                                ORDER BY ts_rank_cd('{0.1, 0.2, 0.5, 1.0}', r.search, to_tsquery('sous_english', ?), 1) DESC, r.rid LIMIT ? OFFSET ?
-                                """, [user, matchExpression] + filterArguments + [matchExpression, pageSize, offset]))
-                    }
-                }
-                // Favorites first (a short list), then everyone else by name along the name index.
-                let favorites = try session.values(String.self, #"SELECT recipe_id FROM favorite WHERE "user" = ?"#, [user])
-                let favoriteWhere = favorites.isEmpty ? "1 = 0" : "r.id IN (\(sql.engine.jsonArrayValues))"
-                let otherWhere = favorites.isEmpty ? "1 = 1" : "r.id NOT IN (\(sql.engine.jsonArrayValues))"
-                let favoriteArguments: SQLArguments = favorites.isEmpty ? [] : [favorites.sqlJSONArray]
-                let favoriteCount =
-                    favorites.isEmpty ? 0 : try count("FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere)", filterArguments + favoriteArguments)
-                var recipes: [RecipeSummary] = []
-                if offset < favoriteCount {
-                    recipes = try summaries(
-                        "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere) ORDER BY \(sql.nameOrder) LIMIT ? OFFSET ?",
-                        [user] + filterArguments + favoriteArguments + [pageSize, offset]
-                    )
-                }
-                if recipes.count < pageSize {
-                    recipes += try summaries(
-                        "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(otherWhere) ORDER BY \(sql.nameOrder) LIMIT ? OFFSET ?",
-                        [user] + filterArguments + favoriteArguments + [pageSize - recipes.count, max(offset - favoriteCount, 0)]
-                    )
-                }
-                let total = try count("FROM recipe r WHERE \(whereSQL)", filterArguments)
-                return RecipePage(recipes: recipes, total: min(total, limit), page: page, pageSize: pageSize, totalIsExact: total <= limit)
+        let (scopeSQL, scopeArguments) = try searchScope(user: user, session)
+        let whereSQL = "r.deleted = 0 AND \(scopeSQL)\(conditionsSQL)"
+        let filterArguments = scopeArguments + arguments
+        let selectSQL =
+            #"SELECT \#(sql.recipeColumns), EXISTS (SELECT 1 FROM favorite f WHERE f."user" = ? AND f.recipe_id = r.id) AS favorite"#
+        // Kept prepared: a text depends only on which filters apply (values are bound).
+        func summaries(_ text: String, _ arguments: SQLArguments) throws -> [RecipeSummary] {
+            try Self.summaries(session.rows(text, arguments), session.engine)
+        }
+        func count(_ from: String, _ arguments: SQLArguments) throws -> Int {
+            try session.value(Int.self, "SELECT COUNT(*) FROM (SELECT 1 \(from) LIMIT \(limit + 1)) AS counted", arguments) ?? 0
+        }
+        if let matchExpression {
+            let total = try count("\(sql.textMatches) AND \(whereSQL)", [matchExpression] + filterArguments)
+            func pageOf(_ recipes: [RecipeSummary]) -> RecipePage {
+                RecipePage(recipes: recipes, total: min(total, limit), page: page, pageSize: pageSize, totalIsExact: total <= limit)
+            }
+            switch sql.engine {
+            case .sqlite:
+                return pageOf(
+                    try rankedBySQLite(
+                        matchExpression, selectSQL: selectSQL, whereSQL: whereSQL, user: user, filterArguments: filterArguments,
+                        pageSize: pageSize, offset: offset, session))
+            case .postgres:
+                // By relevance (cover density, name and summary weighted above
+                // ingredients, shorter documents first), then creation order. No window
+                // is needed: the GIN index finds the matches and the filters apply
+                // before ranking.
+                return pageOf(
+                    try summaries(
+                        """
+                        \(selectSQL) \(sql.textMatches) AND \(whereSQL)
+                        ORDER BY ts_rank_cd('{0.1, 0.2, 0.5, 1.0}', r.search, to_tsquery('sous_english', ?), 1) DESC, r.rid LIMIT ? OFFSET ?
+                        """, [user, matchExpression] + filterArguments + [matchExpression, pageSize, offset]))
             }
         }
+        // Favorites first (a short list), then everyone else by name along the name index.
+        let favorites = try session.values(String.self, #"SELECT recipe_id FROM favorite WHERE "user" = ?"#, [user])
+        let favoriteWhere = favorites.isEmpty ? "1 = 0" : "r.id IN (\(sql.engine.jsonArrayValues))"
+        let otherWhere = favorites.isEmpty ? "1 = 1" : "r.id NOT IN (\(sql.engine.jsonArrayValues))"
+        let favoriteArguments: SQLArguments = favorites.isEmpty ? [] : [favorites.sqlJSONArray]
+        let favoriteCount =
+            favorites.isEmpty ? 0 : try count("FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere)", filterArguments + favoriteArguments)
+        var recipes: [RecipeSummary] = []
+        if offset < favoriteCount {
+            recipes = try summaries(
+                "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(favoriteWhere) ORDER BY \(sql.nameOrder) LIMIT ? OFFSET ?",
+                [user] + filterArguments + favoriteArguments + [pageSize, offset]
+            )
+        }
+        if recipes.count < pageSize {
+            recipes += try summaries(
+                "\(selectSQL) FROM recipe r WHERE \(whereSQL) AND \(otherWhere) ORDER BY \(sql.nameOrder) LIMIT ? OFFSET ?",
+                [user] + filterArguments + favoriteArguments + [pageSize - recipes.count, max(offset - favoriteCount, 0)]
+            )
+        }
+        let total = try count("FROM recipe r WHERE \(whereSQL)", filterArguments)
+        return RecipePage(recipes: recipes, total: min(total, limit), page: page, pageSize: pageSize, totalIsExact: total <= limit)
     }
 
     /// A text search's page on SQLite. bm25 costs time for every match, so a query matching more

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MessagePack
 public import SousRuntime
 import SousSchema
 import SousWire
@@ -23,6 +24,9 @@ public final class CatalogStore: Sendable {
     /// ingredients' version: any change to the recipe changes its row, any import the version.
     /// A kept detail also spares decoding its steps (JSONDecoder: over a third of a read).
     let keptDetails = VersionedCache<KeptDetailVersion, RecipeDetail>(capacity: 1_000)
+    /// Search pages as ``searchRecipes(_:user:filter:)`` read them, under the user and the whole
+    /// request with its resolved filter, at the versions of what they were read from.
+    let keptPages = VersionedCache<KeptPageVersion, RecipePage>(capacity: 2_000)
 
     public init(database: SousDatabase, relevanceLimit: Int = 1000) throws {
         self.database = database
@@ -40,6 +44,52 @@ public final class CatalogStore: Sendable {
 struct KeptDetailVersion: Equatable, Sendable {
     let row: RecipeRecord
     let ingredients: Int64
+}
+
+/// What a kept search page was read from (``CatalogStore/keptPages``): the built-in catalog's
+/// search version, the user's (nil while they have no recipe or favorite), and the ingredients'
+/// version the query was built with.
+struct KeptPageVersion: Equatable, Sendable {
+    let catalog: Int64
+    let own: Int64?
+    let ingredients: Int64
+
+    init(searchOf user: String, ingredients: Int64, _ session: any SQLSession) throws {
+        let row = try session.rows(
+            #"SELECT (SELECT \#(session.engine == .sqlite ? "value FROM search_counter WHERE name = 'catalog'" : "version FROM search_catalog_version")) AS catalog, (SELECT version FROM search_version WHERE "user" = ?) AS own"#,
+            [user])
+        guard let row = row.first, let catalog = row["catalog"] as Int64? else { throw ServiceError.internal("the catalog has no search version") }
+        self.catalog = catalog
+        own = row["own"]
+        self.ingredients = ingredients
+    }
+}
+
+/// A kept search page's key: the user, the request and the filter it resolved to, as their
+/// MessagePack bytes (one value, one key; a key never names two requests).
+struct KeptPageKey: Encodable {
+    let user: String
+    let request: RecipeSearch
+    let profile: RecipeFilterProfile?
+    let switches: FilterSwitches?
+
+    var text: String {
+        get throws(ServiceError) {
+            do {
+                let bytes = try MessagePackEncoder().encode(self)
+                return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+                    let digits = Array("0123456789abcdef".utf8)
+                    for (index, byte) in bytes.enumerated() {
+                        buffer[index * 2] = digits[Int(byte >> 4)]
+                        buffer[index * 2 + 1] = digits[Int(byte & 0x0f)]
+                    }
+                    return bytes.count * 2
+                }
+            } catch {
+                throw .internal("a search could not be keyed: \(error)")
+            }
+        }
+    }
 }
 
 /// The catalog's ingredients in memory, by id and by every name a cook may type.

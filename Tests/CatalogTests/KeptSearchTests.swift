@@ -1,0 +1,136 @@
+import CatalogService
+import CatalogTesting
+import Foundation
+import SousRuntime
+import SousSchema
+import SousTestSupport
+import SousWire
+import Testing
+
+/// `recipes.search` serves a page kept at the versions of what it was read from: the built-in
+/// catalog's and the user's own (triggers raise them on every recipe, favorite and ingredient
+/// row written). Whatever changes, the page it answers is the one the database gives now.
+@Suite(.closesItsSockets)
+struct KeptSearchTests {
+    static let searches = [RecipeSearch(), RecipeSearch(query: "soup"), RecipeSearch(page: 2, pageSize: 5)]
+
+    /// Each search as `recipes.search` answers it, checked against the same search read from the
+    /// database with nothing kept.
+    func currentPages(_ catalog: CatalogService, _ client: ServiceClient<Catalog>, user: String = "ada") async throws -> [RecipePage] {
+        var pages: [RecipePage] = []
+        for search in Self.searches {
+            let answered = try await client.call(CatalogAPI.searchRecipes, search, user: user)
+            #expect(answered == (try catalog.store.readSearch(search, user: user, filter: nil)), "\(search) for \(user)")
+            pages.append(answered)
+        }
+        return pages
+    }
+
+    @Test func everyKindOfChangeIsInTheNextSearch() async throws {
+        try await withCatalog { catalog, client in
+            var pages = try await currentPages(catalog, client)
+            // Asked again with nothing between: the kept pages.
+            #expect(try await currentPages(catalog, client) == pages)
+            let soup = "tomato-lentil-soup"
+
+            try await client.call(CatalogAPI.favorite, .init(id: soup), user: "ada")
+            pages = try await currentPages(catalog, client)
+            #expect(pages[0].recipes.first?.id == soup && pages[0].recipes.first?.isFavorite == true)
+
+            let mine = try await client.call(
+                CatalogAPI.createRecipe, RecipeDraft(name: "Aaa quick soup", summary: "A soup of one's own."), user: "ada")
+            pages = try await currentPages(catalog, client)
+            #expect(pages[1].recipes.contains { $0.id == mine.id })
+
+            // A built-in edited becomes her personal version, in place of the original.
+            _ = try await client.call(CatalogAPI.editRecipe, .init(id: soup, changes: RecipeDraft(name: "Ada's lentil soup")), user: "ada")
+            pages = try await currentPages(catalog, client)
+            #expect(pages[0].recipes.first { $0.id == soup }?.name == "Ada's lentil soup")
+
+            try await client.call(CatalogAPI.deleteRecipe, .init(id: mine.id), user: "ada")
+            pages = try await currentPages(catalog, client)
+            #expect(!pages[1].recipes.contains { $0.id == mine.id })
+
+            try await client.call(CatalogAPI.unfavorite, .init(id: soup), user: "ada")
+            pages = try await currentPages(catalog, client)
+            #expect(pages[0].recipes.first { $0.id == soup }?.isFavorite != true)
+
+            // Someone else's favourite is theirs alone; her pages are as they were.
+            try await client.call(CatalogAPI.favorite, .init(id: "chilled-gazpacho"), user: "bob")
+            #expect(try await currentPages(catalog, client) == pages)
+            _ = try await currentPages(catalog, client, user: "bob")
+
+            // An ingredient's new price is in the built-in recipes' cost per serving.
+            let before = try #require(pages[0].recipes.first { $0.origin == .builtIn && $0.costPerServing > 0 })
+            let detail = try await client.call(CatalogAPI.getRecipe, .init(id: before.id), user: "ada")
+            let line = try #require(detail.ingredients.first { $0.cost > 0 })
+            var ingredient = try #require(try await client.call(CatalogAPI.getIngredients, .init(ids: [line.ingredient])).ingredients.first)
+            ingredient.price.amount *= 3
+            _ = try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "test", ingredients: [ingredient]), user: "operator")
+            pages = try await currentPages(catalog, client)
+            #expect(try #require(pages[0].recipes.first { $0.id == before.id }).costPerServing > before.costPerServing)
+        }
+    }
+
+    /// Writes that bypass the store, and another store on the same database (another process
+    /// on the same file, a replica on the same server), are seen as well: the versions come from
+    /// the database on every search.
+    @Test func rawStatementsAndASecondStoreAreSeen() async throws {
+        try await withCatalog { catalog, client in
+            let first = try await currentPages(catalog, client)
+            let renamed = try #require(first[0].recipes.first { $0.origin == .builtIn })
+            try catalog.store.database.writing { session in
+                _ = try session.execute("UPDATE recipe SET name = ? WHERE id = ? AND origin = 'builtIn'", ["Zzz renamed by hand", renamed.id])
+            }
+            var pages = try await currentPages(catalog, client)
+            #expect(!pages[0].recipes.contains { $0.id == renamed.id }, "now listed last by name")
+
+            let other = try CatalogStore(database: catalog.store.database)
+            try other.setFavorite("chilled-gazpacho", user: "ada", favorite: true)
+            pages = try await currentPages(catalog, client)
+            #expect(pages[0].recipes.first?.id == "chilled-gazpacho")
+        }
+    }
+
+    /// Erasing a user leaves no version of theirs behind, and what they search afterwards has
+    /// nothing of what they had; versions never repeat, so nothing kept before comes back.
+    @Test func erasureLeavesNoVersionAndNothingKeptComesBack() async throws {
+        try await withCatalog { catalog, client in
+            try await client.call(CatalogAPI.favorite, .init(id: "chilled-gazpacho"), user: "eve")
+            _ = try await client.call(CatalogAPI.createRecipe, RecipeDraft(name: "Eve's soup", summary: "Hers."), user: "eve")
+            let before = try await currentPages(catalog, client, user: "eve")
+            #expect(before[0].recipes.first?.id == "chilled-gazpacho")
+            func versions() throws -> Int {
+                try catalog.store.database.reading { session in
+                    try session.value(Int.self, #"SELECT COUNT(*) FROM search_version WHERE "user" = ?"#, ["eve"]) ?? 0
+                }
+            }
+            #expect(try versions() == 1)
+            _ = try catalog.store.database.eraseUser("eve")
+            #expect(try versions() == 0)
+            let after = try await currentPages(catalog, client, user: "eve")
+            #expect(after[0].recipes.first?.isFavorite != true)
+            #expect(!after[1].recipes.contains { $0.owner == "eve" })
+
+            // Written again after the erasure: a version she never had before.
+            try await client.call(CatalogAPI.favorite, .init(id: "chilled-gazpacho"), user: "eve")
+            #expect(try await currentPages(catalog, client, user: "eve")[0].recipes.first?.id == "chilled-gazpacho")
+        }
+    }
+
+    /// A bad request is refused naming the field, the same whether a page is kept or not.
+    @Test func badRequestsAreRefusedWhetherOrNotAPageIsKept() async throws {
+        try await withCatalog { _, client in
+            _ = try await client.call(CatalogAPI.searchRecipes, RecipeSearch(), user: "ada")
+            for (search, field) in [(RecipeSearch(page: 0), "page"), (RecipeSearch(pageSize: 101), "pageSize")] {
+                let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.searchRecipes, search, user: "ada") }
+                #expect(error?.code == .badRequest && error?.field == field)
+            }
+            let both = await #expect(throws: ServiceError.self) {
+                try await client.call(
+                    CatalogAPI.searchRecipes, RecipeSearch(profile: RecipeFilterProfile(), useSavedProfile: true), user: "ada")
+            }
+            #expect(both?.field == "useSavedProfile")
+        }
+    }
+}
