@@ -104,6 +104,25 @@ public enum PlannerAPI {
     /// How many times the groceries should buy a recipe: the slots it fills in the caller's
     /// visible week, or 1 if none.
     public static let suggestedMultiplier = Method<Planner, RecipeID, SuggestedMultiplier>.read("plan.multiplier", .user, activity: false)
+    /// The caller's household size and the slots a recipe fills in their visible week, in one
+    /// read: what a service adding the recipe to a list needs. The recipe is not looked up (the
+    /// caller reads it itself): an id nobody knows fills no slot.
+    public static let household = Method<Planner, RecipeID, RecipeHousehold>.read("plan.household", .user, lane: .quick, activity: false)
+}
+
+@MessagePackCodable
+public struct RecipeHousehold: Codable, Equatable, Sendable {
+    public var recipe: String
+    /// People the caller cooks for (their profile's `people`).
+    public var people: Int
+    /// Slots the recipe fills in the visible week (0 when it is not planned).
+    public var plannedSlots: Int
+
+    public init(recipe: String, people: Int, plannedSlots: Int) {
+        self.recipe = recipe
+        self.people = people
+        self.plannedSlots = plannedSlots
+    }
 }
 
 @MessagePackCodable

@@ -88,6 +88,24 @@ struct SlotTests {
         }
     }
 
+    /// What groceries asks before it reads a recipe itself: the household and the planned slots
+    /// in one read, the catalog not asked (an unknown id fills no slot instead of notFound).
+    @Test func theHouseholdIsThePeopleAndThePlannedSlotsWithoutTheCatalog() async throws {
+        try await withPlanner { world in
+            #expect(try await world.call(PlannerAPI.household, RecipeID(id: soup)) == RecipeHousehold(recipe: soup, people: 2, plannedSlots: 0))
+            _ = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(people: 5))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-16"), slot: 2, recipe: soup))
+            #expect(try await world.call(PlannerAPI.household, RecipeID(id: soup)) == RecipeHousehold(recipe: soup, people: 5, plannedSlots: 2))
+            #expect(
+                try await world.call(PlannerAPI.household, RecipeID(id: "anything")) == RecipeHousehold(recipe: "anything", people: 5, plannedSlots: 0))
+            for id in ["", String(repeating: "x", count: 201)] {
+                let error = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.household, RecipeID(id: id)) }
+                #expect(error?.code == .badRequest && error?.field == "id")
+            }
+        }
+    }
+
     @Test func movingToAnOccupiedSlotSwapsAndToAnEmptyOneMoves() async throws {
         try await withPlanner { world in
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))

@@ -44,24 +44,22 @@ struct GroceriesHandlers: Sendable {
         // A recipe already on the list keeps its snapshot; only its multiplier goes up.
         var snapshot: RecipeSnapshot?
         var facts: [ListIngredientFacts] = []
+        var multiplier = request.multiplier
         let isNew = try !store.hasRecipe(recipe, user: user)
-        // The planner is asked for the household and the multiplier at once; then one catalog
-        // call brings the recipe scaled for the household with its ingredients' facts.
-        async let suggested: Int? = request.multiplier == nil ? peers.suggestedMultiplier(recipe, user: user, for: context) : nil
-        if isNew {
-            let profile = try await peers.profile(user: user, for: context)
-            let detail = try await peers.recipeWithIngredients(recipe, people: profile.people, user: user, for: context)
-            facts = (detail.ingredientFacts ?? []).map(ListIngredientFacts.init)
-            snapshot = RecipeSnapshot(detail)
-        }
-        let multiplier: Int
-        if let given = request.multiplier {
-            multiplier = given
-        } else {
-            multiplier = try await suggested ?? 1
+        if isNew || multiplier == nil {
+            // One planner read gives the household and the planned slots; then one catalog read
+            // the recipe scaled for the household with its ingredients' facts (notFound for an
+            // id nobody knows).
+            let household = try await peers.household(recipe, user: user, for: context)
+            if isNew {
+                let detail = try await peers.recipeWithIngredients(recipe, people: household.people, user: user, for: context)
+                facts = (detail.ingredientFacts ?? []).map(ListIngredientFacts.init)
+                snapshot = RecipeSnapshot(detail)
+            }
+            multiplier = multiplier ?? min(max(household.plannedSlots, 1), Self.maximumMultiplier)
         }
         let change = try store.addRecipe(
-            recipe, snapshot: snapshot, multiplier: multiplier, exclude: exclude, ingredients: facts, user: user, now: host.clock.now,
+            recipe, snapshot: snapshot, multiplier: multiplier ?? 1, exclude: exclude, ingredients: facts, user: user, now: host.clock.now,
             withList: request.wantsList
         )
         return changed(change, user: user, context: context)

@@ -8,15 +8,10 @@ struct GroceriesPeers: Sendable {
     let catalog: Peer<Catalog>
     let planner: Peer<Planner>
 
-    func profile(user: String, for context: RequestContext) async throws(ServiceError) -> CookingProfile {
-        try await planner.call(PlannerAPI.getProfile, Empty(), user: user, for: context)
-    }
-
-    /// The planner's suggestion, kept within 1–100.
-    func suggestedMultiplier(_ recipe: String, user: String, for context: RequestContext) async throws(ServiceError) -> Int {
-        let suggestion = try await planner.call(
-            PlannerAPI.suggestedMultiplier, RecipeID(id: recipe), user: user, for: context, notFoundField: "recipe")
-        return min(max(suggestion.multiplier, 1), 100)
+    /// The caller's household size and the slots the recipe fills in their visible week: one
+    /// planner read (it does not look the recipe up; ``recipeWithIngredients(_:people:user:for:)`` does).
+    func household(_ recipe: String, user: String, for context: RequestContext) async throws(ServiceError) -> RecipeHousehold {
+        try await planner.call(PlannerAPI.household, RecipeID(id: recipe), user: user, for: context, notFoundField: "recipe")
     }
 
     /// The recipe scaled for `people`, with the facts of every ingredient it uses: one call.

@@ -66,11 +66,12 @@ struct PlannerHandlers: Sendable {
 
     /// The route table: every method the planner serves and the function that answers it.
     func register(on server: RPCServer) {
-        // profile.get and plan.multiplier are what other services read for a user, so they are
+        // profile.get, plan.multiplier and plan.household are what other services read for a user, so they are
         // declared without activity (the notifier would otherwise see every reminder check as
         // the user being active).
         server.register(PlannerAPI.getProfile, use: getProfile)
         server.register(PlannerAPI.suggestedMultiplier, use: suggestedMultiplier)
+        server.register(PlannerAPI.household, use: household)
         server.register(PlannerAPI.updateProfile, use: updateProfile)
         server.register(PlannerAPI.resetProfile, use: resetProfile)
         server.register(PlannerAPI.getPlan, use: getPlan)
@@ -100,6 +101,13 @@ struct PlannerHandlers: Sendable {
         // An id in no slot may be one nobody knows: notFound, like every other planner method.
         if planned == 0 { _ = try await recipeName(request.id, user: user, field: "id", context: context) }
         return SuggestedMultiplier(recipe: request.id, multiplier: max(planned, 1), plannedSlots: planned)
+    }
+
+    /// For the groceries service, which reads the recipe from the catalog itself: no catalog call.
+    func household(_ request: RecipeID, user: String, context: RequestContext) throws -> RecipeHousehold {
+        guard !request.id.isEmpty else { throw ServiceError.badRequest("recipe id is empty", field: "id") }
+        guard request.id.utf8.count <= 200 else { throw ServiceError.badRequest("recipe id is longer than 200 bytes", field: "id") }
+        return try store.household(user: user, recipe: request.id, now: now)
     }
 
     // MARK: Profile

@@ -115,12 +115,20 @@ public final class PlannerStore: Sendable {
 
     /// Slots `recipe` fills in the visible week.
     func plannedSlots(user: String, recipe: String, now: Date) throws(ServiceError) -> Int {
+        try household(user: user, recipe: recipe, now: now).plannedSlots
+    }
+
+    /// The user's household size and the slots `recipe` fills in their visible week, in one read.
+    func household(user: String, recipe: String, now: Date) throws(ServiceError) -> RecipeHousehold {
         try storage {
             try database.reading { session in
-                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
-                return try session.value(
-                    Int.self, #"SELECT COUNT(*) FROM slot WHERE "user" = ? AND recipe = ? AND date BETWEEN ? AND ?"#,
-                    [user, recipe, window.today.description, window.last.description]) ?? 0
+                let profile = try Self.profile(session, user: user)
+                let window = PlanWindow(now: now, profile: profile)
+                let planned =
+                    try session.value(
+                        Int.self, #"SELECT COUNT(*) FROM slot WHERE "user" = ? AND recipe = ? AND date BETWEEN ? AND ?"#,
+                        [user, recipe, window.today.description, window.last.description]) ?? 0
+                return RecipeHousehold(recipe: recipe, people: profile.people, plannedSlots: planned)
             }
         }
     }
