@@ -102,15 +102,13 @@ struct GroceriesBenchmark: AsyncParsableCommand {
         }
         // The calls an add of a new recipe makes to its peers, timed from outside.
         var recipeCall = Samples(name: "its catalog call: recipes.get with ingredient facts")
-        var profileCall = Samples(name: "its planner calls: plan.profile")
-        var multiplierCall = Samples(name: "its planner calls: plan.multiplier")
+        var householdCall = Samples(name: "its planner call: plan.household")
         for index in 0..<reads {
             let id = ids[index % ids.count]
             try recipeCall.record {
                 try catalogClient.callBlocking(CatalogAPI.getRecipe, RecipeLookup(id: id, people: 2, withIngredients: true), user: user)
             }
-            try profileCall.record { try plannerClient.callBlocking(PlannerAPI.getProfile, Empty(), user: user) }
-            try multiplierCall.record { try plannerClient.callBlocking(PlannerAPI.suggestedMultiplier, RecipeID(id: id), user: user) }
+            try householdCall.record { try plannerClient.callBlocking(PlannerAPI.household, RecipeID(id: id), user: user) }
         }
         var direct = Samples(name: "aggregate on the store, nothing kept (a list changed elsewhere)")
         for _ in 0..<reads { try direct.record { _ = try groceries.store.aggregate(user: user) } }
@@ -125,7 +123,7 @@ struct GroceriesBenchmark: AsyncParsableCommand {
 
         report(
             "Groceries over tcp loopback, \(ids.count) recipes × \(linesPerRecipe) lines",
-            [health, direct, kept, coding, read, addOne, addWithList, recipeCall, profileCall, multiplierCall],
+            [health, direct, kept, coding, read, addOne, addWithList, recipeCall, householdCall],
             baseline: health)
         report("Building the whole list (\(addAll.nanoseconds.count) builds)", [addAll])
         let memory = ProcessMemory.read()
