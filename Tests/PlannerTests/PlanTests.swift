@@ -98,7 +98,8 @@ struct SlotTests {
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-16"), slot: 2, recipe: soup))
             #expect(try await world.call(PlannerAPI.household, RecipeID(id: soup)) == RecipeHousehold(recipe: soup, people: 5, plannedSlots: 2))
             #expect(
-                try await world.call(PlannerAPI.household, RecipeID(id: "anything")) == RecipeHousehold(recipe: "anything", people: 5, plannedSlots: 0))
+                try await world.call(PlannerAPI.household, RecipeID(id: "anything"))
+                    == RecipeHousehold(recipe: "anything", people: 5, plannedSlots: 0))
             for id in ["", String(repeating: "x", count: 201)] {
                 let error = await #expect(throws: ServiceError.self) { try await world.call(PlannerAPI.household, RecipeID(id: id)) }
                 #expect(error?.code == .badRequest && error?.field == "id")
