@@ -134,3 +134,53 @@ struct KeptSearchTests {
         }
     }
 }
+
+/// `recipes.get` serves details kept at the search version of the rows they came from (the
+/// owner's, or the built-in catalog's) and the ingredients' version: whatever changes, the
+/// details it answers are the ones the database gives now.
+@Suite(.closesItsSockets)
+struct KeptDetailTests {
+    /// `id` as `recipes.get` answers it to `user`, checked against the same read with nothing kept.
+    func current(_ id: String, _ catalog: CatalogService, _ client: ServiceClient<Catalog>, user: String) async throws -> RecipeDetail {
+        let answered = try await client.call(CatalogAPI.getRecipe, .init(id: id), user: user)
+        #expect(answered == (try catalog.store.readRecipe(id, user: user, people: nil)), "\(id) for \(user)")
+        return answered
+    }
+
+    @Test func everyWriteToARecipeIsInTheNextRead() async throws {
+        try await withCatalog { catalog, client in
+            let soup = "tomato-lentil-soup"
+            _ = try await current(soup, catalog, client, user: "ada")
+            _ = try await current(soup, catalog, client, user: "bob")
+
+            // A raw statement on a built-in row, then a second store on the same file.
+            try catalog.store.database.writing { session in
+                _ = try session.execute("UPDATE recipe SET summary = ? WHERE id = ? AND origin = 'builtIn'", ["Changed by hand.", soup])
+            }
+            #expect(try await current(soup, catalog, client, user: "bob").summary == "Changed by hand.")
+            let other = try CatalogStore(database: catalog.store.database)
+            try other.setFavorite(soup, user: "bob", favorite: true)
+            #expect(try await current(soup, catalog, client, user: "bob").isFavorite)
+            #expect(try await current(soup, catalog, client, user: "ada").isFavorite == false)
+
+            // Ada's edit is her personal version; Bob still reads the original.
+            _ = try await client.call(CatalogAPI.editRecipe, .init(id: soup, changes: RecipeDraft(name: "Ada's lentil soup")), user: "ada")
+            #expect(try await current(soup, catalog, client, user: "ada").name == "Ada's lentil soup")
+            #expect(try await current(soup, catalog, client, user: "bob").name != "Ada's lentil soup")
+
+            // A shared recipe edited by its owner: the edit reaches every reader.
+            let mine = try await client.call(CatalogAPI.createRecipe, RecipeDraft(name: "Ada's stew", summary: "Hers."), user: "ada")
+            _ = try await client.call(CatalogAPI.share, .init(id: mine.id), user: "ada")
+            #expect(try await current(mine.id, catalog, client, user: "bob").summary == "Hers.")
+            _ = try await client.call(CatalogAPI.editRecipe, .init(id: mine.id, changes: RecipeDraft(summary: "Still hers.")), user: "ada")
+            #expect(try await current(mine.id, catalog, client, user: "bob").summary == "Still hers.")
+
+            // Deleted: gone for everyone, kept or not.
+            try await client.call(CatalogAPI.deleteRecipe, .init(id: mine.id), user: "ada")
+            for user in ["ada", "bob"] {
+                let error = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.getRecipe, .init(id: mine.id), user: user) }
+                #expect(error?.code == .notFound && error?.field == "id")
+            }
+        }
+    }
+}

@@ -19,6 +19,10 @@ struct CatalogSQL: Sendable {
     let recipeByOwner: String
     let resolvePersonal: String
     let resolveOriginal: String
+    /// What ``CatalogStore/resolveVersion(_:user:_:)`` reads: the user, the personal key, the id,
+    /// the user and the personal key again.
+    let resolveVersion: String
+    let recipeByKey: String
     let upsertRecipe: String
     /// Recipes a text matches, as `r`, the match bound to the first `?`: a condition, and a
     /// FROM … WHERE clause to extend (on SQLite, driven by the FTS5 table).
@@ -41,6 +45,17 @@ struct CatalogSQL: Sendable {
             SELECT \(recipeColumns) FROM recipe r
             WHERE r.key = ? AND r.deleted = 0 AND r.origin != 'personal' AND (r.origin = 'builtIn' OR r.owner = ? OR r.shared = 1)
             """
+        let catalogVersion =
+            engine == .sqlite ? "SELECT value FROM search_counter WHERE name = 'catalog'" : "SELECT version FROM search_catalog_version"
+        resolveVersion = """
+            SELECT r.key,
+                CASE WHEN r.owner IS NULL THEN (\(catalogVersion)) ELSE (SELECT v.version FROM search_version v WHERE v."user" = r.owner) END AS version,
+                EXISTS (SELECT 1 FROM favorite f WHERE f."user" = ? AND f.recipe_id = r.id) AS favorite
+            FROM recipe r
+            WHERE r.deleted = 0 AND (r.key = ? OR (r.key = ? AND r.origin != 'personal' AND (r.origin = 'builtIn' OR r.owner = ? OR r.shared = 1)))
+            ORDER BY r.key = ? DESC LIMIT 1
+            """
+        recipeByKey = "SELECT \(recipeColumns) FROM recipe r WHERE r.key = ? AND r.deleted = 0"
         let columns = RecipeRecord.columnNames
         // A replaced row keeps when it was first created (and its rowid: its place in search).
         let updates = columns.filter { $0 != "key" && $0 != "created_at" }.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
@@ -282,6 +297,18 @@ extension CatalogStore {
     /// built-in, theirs, or shared.
     /// The reads of every `recipes.get` keep their statements prepared (fixed texts): preparing
     /// them cost more than running them.
+    /// The key of the row ``resolve(_:user:_:)`` finds, the search version its rows are at (its
+    /// owner's, or the built-in catalog's: raised by triggers on every write to them, so a row
+    /// changed by any statement has a new one), and whether `user` marked it a favourite.
+    func resolveVersion(_ id: String, user: String?, _ session: any SQLSession) throws -> (key: String, version: Int64?, favorite: Bool)? {
+        let user = user ?? ""
+        // No user has an empty name: an empty one has no personal version to find.
+        let personal: String? = user.isEmpty ? nil : RecipeKey.personal(id, of: user).rawValue
+        guard let row = try session.rows(sql.resolveVersion, [user, personal, id, user, personal]).first else { return nil }
+        let favorite: Bool = row["favorite"]
+        return (row["key"], row["version"], favorite)
+    }
+
     func resolve(_ id: String, user: String?, _ session: any SQLSession) throws -> RecipeRecord? {
         if let user, !user.isEmpty,
             let personal = try session.fetchOne(RecipeRecord.self, sql.resolvePersonal, [RecipeKey.personal(id, of: user).rawValue])

@@ -16,20 +16,36 @@ extension CatalogStore {
         let book = ingredientBook
         return try storage {
             try database.reading { session in
-                guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
-                let favorite = try user.map { try Self.isFavorite(row.id, user: $0, session) } ?? false
-                let key = "\(row.key.rawValue)|\(people ?? 0)"
-                let version = KeptDetailVersion(row: row, ingredients: book.version)
+                // Which row the caller sees, at which version, and their mark, in one query; the
+                // row itself only when its details are not kept at that version.
+                guard let found = try resolveVersion(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
+                let key = "\(found.key)|\(people ?? 0)"
+                let version = found.version.map { KeptDetailVersion(rows: $0, ingredients: book.version) }
                 var detail: RecipeDetail
-                if let kept = keptDetails.value(for: key, at: version) {
+                if let version, let kept = keptDetails.value(for: key, at: version) {
                     detail = kept
                 } else {
-                    // Lines from the same snapshot as the row: what is kept matches its version.
+                    guard let row = try session.fetchOne(RecipeRecord.self, sql.recipeByKey, [found.key]) else {
+                        throw ServiceError.notFound("no recipe \"\(id)\"", field: "id")
+                    }
+                    // Lines from the same snapshot as the version: what is kept matches it.
                     detail = try self.detail(of: row, user: nil, people: people, ingredients: book.byID, session)
-                    keptDetails.store(detail, for: key, at: version)
+                    if let version { keptDetails.store(detail, for: key, at: version) }
                 }
-                detail.isFavorite = favorite
+                detail.isFavorite = found.favorite
                 return detail
+            }
+        }
+    }
+
+    /// The details ``recipe(_:user:people:)`` serves, read whole with nothing kept or used: for
+    /// checking what is kept against it.
+    public func readRecipe(_ id: String, user: String?, people: Int?) throws(ServiceError) -> RecipeDetail {
+        let book = ingredientBook
+        return try storage {
+            try database.reading { session in
+                guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
+                return try self.detail(of: row, user: user, people: people, ingredients: book.byID, session)
             }
         }
     }

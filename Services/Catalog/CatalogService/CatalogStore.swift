@@ -20,9 +20,9 @@ public final class CatalogStore: Sendable {
     /// broader ones newest first (see ``searchRecipes(_:user:filter:)``).
     public let relevanceLimit: Int
     /// Recipe details as `recipes.get` built them (without the caller's favourite mark), under
-    /// the recipe's key and the people asked for, at the whole row they were built from and the
-    /// ingredients' version: any change to the recipe changes its row, any import the version.
-    /// A kept detail also spares decoding its steps (JSONDecoder: over a third of a read).
+    /// the recipe's key and the people asked for, at the search version of the rows they were
+    /// built from (their owner's or the built-in catalog's, ``KeptPageVersion``) and the
+    /// ingredients' version. A kept detail spares reading the row and decoding its steps.
     let keptDetails = VersionedCache<KeptDetailVersion, RecipeDetail>(capacity: 1_000)
     /// Search pages as ``searchRecipes(_:user:filter:)`` read them, under the user and the whole
     /// request with its resolved filter, at the versions of what they were read from.
@@ -42,7 +42,7 @@ public final class CatalogStore: Sendable {
 
 /// What a kept recipe detail was built from (``CatalogStore/keptDetails``).
 struct KeptDetailVersion: Equatable, Sendable {
-    let row: RecipeRecord
+    let rows: Int64
     let ingredients: Int64
 }
 
