@@ -67,6 +67,8 @@ struct ProtocolCoverageCLITests {
             #expect(await sous(["plan", "put", "today", "dinner", "red-lentil-dal"] + ada).code == 0)
             #expect(await sous(["plan", "multiplier", "red-lentil-dal"] + ada).out == "red-lentil-dal: buy ×1 (planned in 1 slot this week).\n")
             #expect(await sous(["plan", "multiplier", "no-such-recipe"] + ada).code == 3)
+            #expect(
+                await sous(["plan", "household", "red-lentil-dal"] + ada).out == "Cooking for 2 people; red-lentil-dal fills 1 slot this week.\n")
 
             // Suggestions for what is left of the day, and a week filled and undone.
             let suggested = await sous(["recipes", "suggest", "--dish-type", "main course", "--limit", "3"] + ada)

@@ -17,7 +17,8 @@ struct PlanCommand: AsyncParsableCommand {
               sous plan cooked today dinner
             """,
         subcommands: [
-            Show.self, List.self, Add.self, Remove.self, Put.self, Move.self, Clear.self, Fill.self, Cooked.self, Multiplier.self, ICS.self,
+            Show.self, List.self, Add.self, Remove.self, Put.self, Move.self, Clear.self, Fill.self, Cooked.self, Multiplier.self, Household.self,
+            ICS.self,
         ]
     )
 
@@ -101,6 +102,22 @@ struct PlanCommand: AsyncParsableCommand {
             if global.json { return try printJSON(result) }
             let slots = result.plannedSlots == 1 ? "1 slot" : "\(result.plannedSlots) slots"
             Console.current.out("\(result.recipe): buy ×\(result.multiplier) (planned in \(slots) this week).")
+        }
+    }
+
+    struct Household: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "How many people you cook for and the slots a recipe fills in your week: what the grocery list reads when you add it."
+        )
+        @Argument(help: "Recipe id (not looked up: an unknown one fills no slot).") var recipe: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let result = try await global.client(Planner.self).call(PlannerAPI.household, RecipeID(id: recipe), session: global.token)
+            if global.json { return try printJSON(result) }
+            let people = result.people == 1 ? "1 person" : "\(result.people) people"
+            let slots = result.plannedSlots == 1 ? "1 slot" : "\(result.plannedSlots) slots"
+            Console.current.out("Cooking for \(people); \(result.recipe) fills \(slots) this week.")
         }
     }
 

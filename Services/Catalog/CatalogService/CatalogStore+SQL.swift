@@ -293,10 +293,6 @@ extension CatalogStore {
         }
     }
 
-    /// The row `user` sees under `id`: their personal version, else the original if it is a
-    /// built-in, theirs, or shared.
-    /// The reads of every `recipes.get` keep their statements prepared (fixed texts): preparing
-    /// them cost more than running them.
     /// The key of the row ``resolve(_:user:_:)`` finds, the search version its rows are at (its
     /// owner's, or the built-in catalog's: raised by triggers on every write to them, so a row
     /// changed by any statement has a new one), and whether `user` marked it a favourite.
@@ -309,6 +305,10 @@ extension CatalogStore {
         return (row["key"], row["version"], favorite)
     }
 
+    /// The row `user` sees under `id`: their personal version, else the original if it is a
+    /// built-in, theirs, or shared.
+    /// Both reads keep their statements prepared (fixed texts): preparing them cost more than
+    /// running them.
     func resolve(_ id: String, user: String?, _ session: any SQLSession) throws -> RecipeRecord? {
         if let user, !user.isEmpty,
             let personal = try session.fetchOne(RecipeRecord.self, sql.resolvePersonal, [RecipeKey.personal(id, of: user).rawValue])
