@@ -25,7 +25,8 @@ public enum Envelope {
     /// Parses a message as a ROUTER received it: routing id frame(s), empty delimiter, then the
     /// request frames.
     public static func parseRequest(_ frames: [Frame]) -> Incoming {
-        guard let delimiter = frames.firstIndex(where: \.isEmpty), delimiter > 0 else {
+        // A closure, not the key path `\.isEmpty`: that one was instantiated at run time on every request.
+        guard let delimiter = frames.firstIndex(where: { $0.isEmpty }), delimiter > 0 else {
             return .dropped(reason: "no routing envelope (missing empty delimiter frame)")
         }
         guard delimiter <= SousProtocol.maxRoutingFrames, frames[..<delimiter].allSatisfy({ $0.count <= SousProtocol.maxRoutingFrameBytes }) else {

@@ -43,6 +43,23 @@ struct ProfileTests {
         }
     }
 
+    /// Every field away from its default comes back as saved: the profile is read by column
+    /// position, so a column in the wrong place would swap two values.
+    @Test func everyFieldIsReadBackAsSaved() async throws {
+        try await withPlanner { world in
+            let saved = try await world.call(
+                PlannerAPI.updateProfile,
+                ProfileUpdate(
+                    people: 3, patience: 4, diets: [.vegetarian], allergens: [.sesame, .nuts], dislikes: ["egg"], equipment: [.oven, .mixer],
+                    filterDiets: false, filterAllergens: true, filterDislikes: false, filterEquipment: true, filterPatience: false,
+                    timeZone: "Asia/Tokyo", remindersEnabled: false, reminderHour: 7, units: .us))
+            #expect(saved.people == 3 && saved.patience == 4 && saved.timeZone == "Asia/Tokyo" && saved.reminderHour == 7 && saved.units == .us)
+            #expect(!saved.filterDiets && saved.filterAllergens && !saved.filterDislikes && saved.filterEquipment && !saved.filterPatience)
+            #expect(!saved.remindersEnabled)
+            #expect(try await world.call(PlannerAPI.getProfile, Empty()) == saved)
+        }
+    }
+
     @Test func resetGoesBackToTheDefaults() async throws {
         try await withPlanner { world in
             _ = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(people: 7, remindersEnabled: false))

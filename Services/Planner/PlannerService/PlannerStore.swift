@@ -42,7 +42,7 @@ public final class PlannerStore: Sendable {
     /// The statements of the reads every `plan.get` makes stay prepared (one text each): preparing
     /// one cost more than running it.
     static func profile(_ session: any SQLSession, user: String) throws -> CookingProfile {
-        try session.fetchOne(ProfileRecord.self, #"SELECT * FROM profile WHERE "user" = ?"#, [user])?.profile ?? .defaults
+        try session.rows(ProfileRecord.selectByUser, [user]).first.map { try ProfileRecord(positional: $0).profile } ?? .defaults
     }
 
     // MARK: The week and history
