@@ -53,8 +53,9 @@ struct ProfileRecord: Sendable, SQLRecord {
         try self.init { position in row[Self.columnNames[position.rawValue]] }
     }
 
-    /// A row of ``selectByUser``, read by position: looking seventeen columns up by name cost
-    /// more than the rest of the read (GRDB lowercases each name and scans the row's names).
+    /// A row of ``selectByUser`` on SQLite, read by position: looking seventeen columns up by
+    /// name cost more than the rest of the read (GRDB lowercases each name and scans the row's
+    /// names). PostgreSQL's rows are read by name.
     init(positional row: Row) throws {
         try self.init { position in row[position.rawValue] }
     }

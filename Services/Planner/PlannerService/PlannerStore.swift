@@ -42,7 +42,10 @@ public final class PlannerStore: Sendable {
     /// The statements of the reads every `plan.get` makes stay prepared (one text each): preparing
     /// one cost more than running it.
     static func profile(_ session: any SQLSession, user: String) throws -> CookingProfile {
-        try session.rows(ProfileRecord.selectByUser, [user]).first.map { try ProfileRecord(positional: $0).profile } ?? .defaults
+        // PostgreSQL's rows keep their columns by name only (``ColumnPositions``).
+        try session.rows(ProfileRecord.selectByUser, [user]).first.map { row in
+            try (session.engine == .sqlite ? ProfileRecord(positional: row) : ProfileRecord(row: row)).profile
+        } ?? .defaults
     }
 
     // MARK: The week and history
