@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Store a value only after the transaction that read or wrote its version has committed, so a
 /// rolled-back version never names a cached value.
-public final class VersionedCache<Version: Equatable & Sendable, Value: Sendable>: Sendable {
+public final class VersionedCache<Key: Hashable & Sendable, Version: Equatable & Sendable, Value: Sendable>: Sendable {
     private struct Entry {
         var version: Version
         var value: Value
@@ -16,7 +16,7 @@ public final class VersionedCache<Version: Equatable & Sendable, Value: Sendable
     }
 
     private struct State {
-        var entries: [String: Entry] = [:]
+        var entries: [Key: Entry] = [:]
         var clock: UInt64 = 0
     }
 
@@ -30,7 +30,7 @@ public final class VersionedCache<Version: Equatable & Sendable, Value: Sendable
     }
 
     /// The value built at `version`, if it is the one kept for `key`.
-    public func value(for key: String, at version: Version) -> Value? {
+    public func value(for key: Key, at version: Version) -> Value? {
         state.withLock { state in
             guard var entry = state.entries[key], entry.version == version else { return nil }
             state.clock += 1
@@ -41,7 +41,7 @@ public final class VersionedCache<Version: Equatable & Sendable, Value: Sendable
     }
 
     /// Keeps `value` as built at `version`, replacing what `key` had.
-    public func store(_ value: Value, for key: String, at version: Version) {
+    public func store(_ value: Value, for key: Key, at version: Version) {
         state.withLock { state in
             state.clock += 1
             state.entries[key] = Entry(version: version, value: value, lastUse: state.clock)

@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func theCacheKeepsAtMostItsCapacity() {
-        let cache = VersionedCache<Int, String>(capacity: 8)
+        let cache = VersionedCache<String, Int, String>(capacity: 8)
         for user in 0..<100 { cache.store("list", for: "user-\(user)", at: user) }
         #expect(cache.count <= 8)
         #expect(cache.value(for: "user-99", at: 99) == "list", "the newest is kept")

@@ -17,11 +17,12 @@ struct CatalogSQL: Sendable {
     let nameOrder: String
     /// `recipe r` read along the owner index.
     let recipeByOwner: String
-    let resolvePersonal: String
-    let resolveOriginal: String
-    /// What ``CatalogStore/resolveVersion(_:user:_:)`` reads: the user, the personal key, the id,
-    /// the user and the personal key again.
+    /// The row ``CatalogStore/resolve(_:user:_:)`` finds; its arguments are ``visibleArguments``.
+    let resolve: String
+    /// What ``CatalogStore/resolveVersion(_:user:_:)`` reads: the user, then ``visibleArguments``.
     let resolveVersion: String
+    /// The built-in catalog's search version and `user`'s (the one argument).
+    let searchVersions: String
     let recipeByKey: String
     let upsertRecipe: String
     /// Recipes a text matches, as `r`, the match bound to the first `?`: a condition, and a
@@ -40,21 +41,23 @@ struct CatalogSQL: Sendable {
         // INDEXED BY: without statistics SQLite prefers the covering search index and walks
         // every recipe (9 ms at 100 000, 90 ms at a million: the cost of every search).
         recipeByOwner = engine == .sqlite ? "recipe r INDEXED BY recipe_by_owner" : "recipe r"
-        resolvePersonal = "SELECT \(recipeColumns) FROM recipe r WHERE r.key = ? AND r.deleted = 0"
-        resolveOriginal = """
-            SELECT \(recipeColumns) FROM recipe r
-            WHERE r.key = ? AND r.deleted = 0 AND r.origin != 'personal' AND (r.origin = 'builtIn' OR r.owner = ? OR r.shared = 1)
+        // The one rule of which row a user sees under an id: their personal version, else the
+        // original if it is a built-in, theirs, or shared.
+        let visible = """
+            FROM recipe r
+            WHERE r.deleted = 0 AND (r.key = ? OR (r.key = ? AND r.origin != 'personal' AND (r.origin = 'builtIn' OR r.owner = ? OR r.shared = 1)))
+            ORDER BY r.key = ? DESC LIMIT 1
             """
+        resolve = "SELECT \(recipeColumns) \(visible)"
         let catalogVersion =
             engine == .sqlite ? "SELECT value FROM search_counter WHERE name = 'catalog'" : "SELECT version FROM search_catalog_version"
         resolveVersion = """
             SELECT r.key,
                 CASE WHEN r.owner IS NULL THEN (\(catalogVersion)) ELSE (SELECT v.version FROM search_version v WHERE v."user" = r.owner) END AS version,
                 EXISTS (SELECT 1 FROM favorite f WHERE f."user" = ? AND f.recipe_id = r.id) AS favorite
-            FROM recipe r
-            WHERE r.deleted = 0 AND (r.key = ? OR (r.key = ? AND r.origin != 'personal' AND (r.origin = 'builtIn' OR r.owner = ? OR r.shared = 1)))
-            ORDER BY r.key = ? DESC LIMIT 1
+            \(visible)
             """
+        searchVersions = #"SELECT (\#(catalogVersion)) AS catalog, (SELECT version FROM search_version WHERE "user" = ?) AS own"#
         recipeByKey = "SELECT \(recipeColumns) FROM recipe r WHERE r.key = ? AND r.deleted = 0"
         let columns = RecipeRecord.columnNames
         // A replaced row keeps when it was first created (and its rowid: its place in search).
@@ -297,25 +300,25 @@ extension CatalogStore {
     /// owner's, or the built-in catalog's: raised by triggers on every write to them, so a row
     /// changed by any statement has a new one), and whether `user` marked it a favourite.
     func resolveVersion(_ id: String, user: String?, _ session: any SQLSession) throws -> (key: String, version: Int64?, favorite: Bool)? {
-        let user = user ?? ""
-        // No user has an empty name: an empty one has no personal version to find.
-        let personal: String? = user.isEmpty ? nil : RecipeKey.personal(id, of: user).rawValue
-        guard let row = try session.rows(sql.resolveVersion, [user, personal, id, user, personal]).first else { return nil }
+        guard let row = try session.rows(sql.resolveVersion, [user ?? ""] + Self.visibleArguments(id, user: user)).first else { return nil }
         let favorite: Bool = row["favorite"]
         return (row["key"], row["version"], favorite)
     }
 
     /// The row `user` sees under `id`: their personal version, else the original if it is a
-    /// built-in, theirs, or shared.
-    /// Both reads keep their statements prepared (fixed texts): preparing them cost more than
-    /// running them.
+    /// built-in, theirs, or shared. One statement, kept prepared (a fixed text): preparing it
+    /// cost more than running it.
     func resolve(_ id: String, user: String?, _ session: any SQLSession) throws -> RecipeRecord? {
-        if let user, !user.isEmpty,
-            let personal = try session.fetchOne(RecipeRecord.self, sql.resolvePersonal, [RecipeKey.personal(id, of: user).rawValue])
-        {
-            return personal
-        }
-        return try session.fetchOne(RecipeRecord.self, sql.resolveOriginal, [id, user ?? ""])
+        try session.fetchOne(RecipeRecord.self, sql.resolve, Self.visibleArguments(id, user: user))
+    }
+
+    /// The arguments of the rule ``CatalogSQL`` writes once for ``resolve(_:user:_:)`` and
+    /// ``resolveVersion(_:user:_:)``: the personal key, the id, the user, the personal key again.
+    static func visibleArguments(_ id: String, user: String?) -> SQLArguments {
+        let user = user ?? ""
+        // No user has an empty name: an empty one has no personal version to find.
+        let personal: String? = user.isEmpty ? nil : RecipeKey.personal(id, of: user).rawValue
+        return [personal, id, user, personal]
     }
 
     /// Columns read by position: by name, every lookup lowercased and scanned the row's names

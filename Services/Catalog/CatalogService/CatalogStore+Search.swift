@@ -128,12 +128,12 @@ extension CatalogStore {
         _ = try Self.paging(page: request.page, pageSize: request.pageSize)
         let user = user ?? ""
         let book = ingredientBook
-        let key = try KeptPageKey(user: user, request: request, profile: filter?.profile, switches: filter?.switches).text
+        let key = try KeptPageKey(user: user, request: request, profile: filter?.profile, switches: filter?.switches).bytes
         return try storage {
             try database.reading { session in
                 // Read before the page: a write committed in between gives a newer version, so
                 // the page is at worst kept under a version that is already past.
-                let version = try KeptPageVersion(searchOf: user, ingredients: book.version, session)
+                let version = try KeptPageVersion(searchOf: user, ingredients: book.version, sql, session)
                 if let kept = keptPages.value(for: key, at: version) { return kept }
                 if keptOnly { return nil }
                 let page = try readSearch(request, user: user, filter: filter, book: book, session)

@@ -23,10 +23,11 @@ public final class CatalogStore: Sendable {
     /// the recipe's key and the people asked for, at the search version of the rows they were
     /// built from (their owner's or the built-in catalog's, ``KeptPageVersion``) and the
     /// ingredients' version. A kept detail spares reading the row and decoding its steps.
-    let keptDetails = VersionedCache<KeptDetailVersion, RecipeDetail>(capacity: 1_000)
+    let keptDetails = VersionedCache<String, KeptDetailVersion, RecipeDetail>(capacity: 1_000)
     /// Search pages as ``searchRecipes(_:user:filter:)`` read them, under the user and the whole
-    /// request with its resolved filter, at the versions of what they were read from.
-    let keptPages = VersionedCache<KeptPageVersion, RecipePage>(capacity: 2_000)
+    /// request with its resolved filter (``KeptPageKey``), at the versions of what they were read
+    /// from.
+    let keptPages = VersionedCache<[UInt8], KeptPageVersion, RecipePage>(capacity: 2_000)
 
     public init(database: SousDatabase, relevanceLimit: Int = 1000) throws {
         self.database = database
@@ -54,10 +55,8 @@ struct KeptPageVersion: Equatable, Sendable {
     let own: Int64?
     let ingredients: Int64
 
-    init(searchOf user: String, ingredients: Int64, _ session: any SQLSession) throws {
-        let row = try session.rows(
-            #"SELECT (SELECT \#(session.engine == .sqlite ? "value FROM search_counter WHERE name = 'catalog'" : "version FROM search_catalog_version")) AS catalog, (SELECT version FROM search_version WHERE "user" = ?) AS own"#,
-            [user])
+    init(searchOf user: String, ingredients: Int64, _ sql: CatalogSQL, _ session: any SQLSession) throws {
+        let row = try session.rows(sql.searchVersions, [user])
         guard let row = row.first, let catalog = row["catalog"] as Int64? else { throw ServiceError.internal("the catalog has no search version") }
         self.catalog = catalog
         own = row["own"]
@@ -73,18 +72,10 @@ struct KeptPageKey: Encodable {
     let profile: RecipeFilterProfile?
     let switches: FilterSwitches?
 
-    var text: String {
+    var bytes: [UInt8] {
         get throws(ServiceError) {
             do {
-                let bytes = try MessagePackEncoder().encode(self)
-                return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-                    let digits = Array("0123456789abcdef".utf8)
-                    for (index, byte) in bytes.enumerated() {
-                        buffer[index * 2] = digits[Int(byte >> 4)]
-                        buffer[index * 2 + 1] = digits[Int(byte & 0x0f)]
-                    }
-                    return bytes.count * 2
-                }
+                return try MessagePackEncoder().encode(self)
             } catch {
                 throw .internal("a search could not be keyed: \(error)")
             }

@@ -14,7 +14,7 @@ public import SousWire
 /// returns what the caller keeps or publishes afterwards.
 public final class GroceriesStore: Sendable {
     public let database: SousDatabase
-    let lists: VersionedCache<ListVersion, GroceryList>
+    let lists: VersionedCache<String, ListVersion, GroceryList>
 
     public init(database: SousDatabase, cachedLists: Int = 2_000) {
         self.database = database

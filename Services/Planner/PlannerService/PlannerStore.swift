@@ -13,7 +13,7 @@ public final class PlannerStore: Sendable {
     /// asks the database for the version, and serves the kept week while it and the user's today
     /// are unchanged. The version is in the database, so a change made through another replica
     /// is never hidden.
-    let weeks: VersionedCache<Int64, WeekPlan>
+    let weeks: VersionedCache<String, Int64, WeekPlan>
 
     public init(database: SousDatabase, keptWeeks: Int = 2_000) {
         self.database = database
