@@ -300,9 +300,9 @@ public final class RPCServer: Service, Sendable {
         let activity = method.recordsActivity ? self.activity : nil
         let attempt = Self.inlineHandler(method) { request, context in
             guard let response = try keptAnswer(request, context) else {
-                // Not kept: the attempt ends, and the lane answers.
-                QuickReadBudget.current?.markExceeded()
-                throw QuickReadBudget.Exceeded()
+                // Not kept: the attempt ends, and the lane answers (an attempt always has a budget).
+                try QuickReadBudget.yieldToLane()
+                throw ServiceError.internal("\(method.name): a kept answer was attempted without a quick read's budget")
             }
             activity?(context)
             return response

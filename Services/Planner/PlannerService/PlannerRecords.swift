@@ -12,26 +12,6 @@ struct ProfileRecord: Sendable, SQLRecord {
     static let tableName = "profile"
     static let primaryKey = ["user"]
 
-    enum Columns {
-        static let user = Column("user")
-        static let people = Column("people")
-        static let patience = Column("patience")
-        static let diets = Column("diets")
-        static let allergens = Column("allergens")
-        static let dislikes = Column("dislikes")
-        static let equipment = Column("equipment")
-        static let filterDiets = Column("filter_diets")
-        static let filterAllergens = Column("filter_allergens")
-        static let filterDislikes = Column("filter_dislikes")
-        static let filterEquipment = Column("filter_equipment")
-        static let filterPatience = Column("filter_patience")
-        static let timeZone = Column("time_zone")
-        static let remindersEnabled = Column("reminders_enabled")
-        static let reminderHour = Column("reminder_hour")
-        static let updatedAt = Column("updated_at")
-        static let units = Column("units")
-    }
-
     var user: String
     var profile: CookingProfile
     var updatedAt: Date
@@ -50,7 +30,7 @@ struct ProfileRecord: Sendable, SQLRecord {
     }
 
     init(row: Row) throws {
-        try self.init { position in row[Self.columnNames[position.rawValue]] }
+        try self.init { position in row[position.column] }
     }
 
     /// A row of ``selectByUser`` on SQLite, read by position: looking seventeen columns up by
@@ -60,17 +40,33 @@ struct ProfileRecord: Sendable, SQLRecord {
         try self.init { position in row[position.rawValue] }
     }
 
-    /// The columns' places in ``columnNames`` (and in ``selectByUser``).
-    enum Position: Int {
+    /// The table's columns, in the order of ``columnNames``, ``values`` and ``selectByUser``
+    /// (their raw values are their places in a row of it).
+    enum Position: Int, CaseIterable {
         case user, people, patience, diets, allergens, dislikes, equipment, filterDiets, filterAllergens, filterDislikes, filterEquipment
         case filterPatience, timeZone, remindersEnabled, reminderHour, updatedAt, units
+
+        var column: String {
+            switch self {
+            case .filterDiets: "filter_diets"
+            case .filterAllergens: "filter_allergens"
+            case .filterDislikes: "filter_dislikes"
+            case .filterEquipment: "filter_equipment"
+            case .filterPatience: "filter_patience"
+            case .timeZone: "time_zone"
+            case .remindersEnabled: "reminders_enabled"
+            case .reminderHour: "reminder_hour"
+            case .updatedAt: "updated_at"
+            default: "\(self)"
+            }
+        }
     }
 
     private init(_ value: (Position) -> DatabaseValue) throws {
         func read<T: DatabaseValueConvertible>(_ position: Position) throws -> T {
             let stored = value(position)
             guard let read = T.fromDatabaseValue(stored) else {
-                throw ServiceError.internal("profile column \(ProfileRecord.columnNames[position.rawValue]) holds \(stored)")
+                throw ServiceError.internal("profile column \(position.column) holds \(stored)")
             }
             return read
         }
@@ -94,11 +90,7 @@ struct ProfileRecord: Sendable, SQLRecord {
         updatedAt = Date(timeIntervalSince1970: try read(.updatedAt))
     }
 
-    static let columnNames = [
-        Columns.user, Columns.people, Columns.patience, Columns.diets, Columns.allergens, Columns.dislikes, Columns.equipment,
-        Columns.filterDiets, Columns.filterAllergens, Columns.filterDislikes, Columns.filterEquipment, Columns.filterPatience,
-        Columns.timeZone, Columns.remindersEnabled, Columns.reminderHour, Columns.updatedAt, Columns.units,
-    ].map(\.name)
+    static let columnNames = Position.allCases.map(\.column)
 
     /// One user's row, its columns in the order of ``columnNames`` (for ``init(positional:)``).
     static let selectByUser = "SELECT \(columnNames.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) FROM profile WHERE \"user\" = ?"
