@@ -78,6 +78,12 @@ struct PlannerBenchmark: AsyncParsableCommand {
         let weekRead = try measure("week read on the store (kept at its version: one version query)") { user in
             _ = try store.week(user: user, now: Date())
         }
+        let profileQuickRead = try measure("profile read on the store as the I/O thread reads it") { user in
+            _ = try QuickReadBudget.running(within: .seconds(1)) { try store.profile(user: user) }
+        }
+        let weekQuickRead = try measure("week read on the store as the I/O thread reads it (kept)") { user in
+            _ = try QuickReadBudget.running(within: .seconds(1)) { try store.week(user: user, now: Date()) }
+        }
         let weekReadFresh = try measure("week read on the store, nothing kept (the first read after a change)") { user in
             _ = try store.readWeek(user: user, now: Date())
         }
@@ -86,7 +92,8 @@ struct PlannerBenchmark: AsyncParsableCommand {
             _ = try MessagePackDecoder().decode(WeekPlan.self, from: MessagePackEncoder().encode(sampleWeek))
         }
         report(
-            "Planner reads over tcp loopback, \(users) users", [health, profile, week, profileRead, weekRead, weekReadFresh, weekCoding],
+            "Planner reads over tcp loopback, \(users) users",
+            [health, profile, week, profileRead, profileQuickRead, weekRead, weekQuickRead, weekReadFresh, weekCoding],
             baseline: health)
         for task in [serving, servingCatalog] {
             task.cancel()

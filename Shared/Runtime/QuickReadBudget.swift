@@ -37,6 +37,12 @@ public final class QuickReadBudget: Sendable {
         throw Exceeded()
     }
 
+    /// Runs `body` as the I/O thread runs a quick read: its statements within `budget`, on the
+    /// I/O thread's reader (the floor of a quick read, for benchmarks and tests).
+    public static func running<T>(within budget: Duration, _ body: () throws -> T) throws -> T {
+        try $current.withValue(QuickReadBudget(budget), operation: body)
+    }
+
     /// Thrown instead of `timeout` when a statement is interrupted for a budget.
     struct Exceeded: Error, CustomStringConvertible {
         var description: String { "a quick read ran past its budget on the I/O thread; it is answered on its lane" }

@@ -52,6 +52,8 @@ public struct SousDatabase: Sendable {
     }
 
     let backend: Backend
+    /// The I/O thread's own reader of a SQLite file (see ``reading(_:)``).
+    private let ioThreadReader: DatabaseQueue?
     /// The file path, ":memory:", or the PostgreSQL location (without its password).
     public let path: String
     private let migrationCount: Int
@@ -71,6 +73,7 @@ public struct SousDatabase: Sendable {
         configuration.maximumReaderCount = Self.readerCount
         configuration.prepareDatabase { db in QueryClock.install(on: db) }
         let writer: any DatabaseWriter
+        var ioThreadReader: DatabaseQueue?
         if let directory {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let path = URL(fileURLWithPath: directory).appendingPathComponent("\(name).sqlite").path
@@ -87,6 +90,13 @@ public struct SousDatabase: Sendable {
         }
         try migrator.migrate(writer)
         try writer.write { db in try IdempotencyLedgerTable.create(SQLiteSession(db: db)) }
+        if writer is DatabasePool {
+            // Opened after the migrations: a queue keeps the schema it first reads.
+            var readerConfiguration = configuration
+            readerConfiguration.readonly = true
+            ioThreadReader = try DatabaseQueue(path: self.path, configuration: readerConfiguration)
+        }
+        self.ioThreadReader = ioThreadReader
         backend = .sqlite(writer)
         migrationCount = migrator.migrations.count
     }
@@ -113,6 +123,7 @@ public struct SousDatabase: Sendable {
 
     private init(backend: Backend, path: String, migrationCount: Int) {
         self.backend = backend
+        ioThreadReader = nil
         self.path = path
         self.migrationCount = migrationCount
     }
@@ -154,10 +165,20 @@ public struct SousDatabase: Sendable {
     // MARK: Reads and writes
 
     /// Runs `body` in a read transaction (one snapshot), each statement within ``queryTimeLimit``.
+    ///
+    /// A quick read on the server's I/O thread (one with a ``QuickReadBudget``) reads a SQLite
+    /// file through a connection of its own: a pool read first takes a reader (a semaphore, a
+    /// barrier queue, a scan of the readers) and checks the schema, which cost a cached read
+    /// more than its statement (docs/BENCHMARKS.md, 2026-11-26); the I/O thread is one thread,
+    /// so one connection serves it without waiting, and its page cache stays warm.
     public func reading<T>(_ body: (any SQLSession) throws -> T) throws -> T {
         switch backend {
-        case .sqlite(let writer): try writer.read { db in try QueryClock.timed(db) { try body(SQLiteSession(db: db)) } }
-        case .postgres(let database): try database.read { try body($0) }
+        case .sqlite(let writer):
+            if let ioThreadReader, QuickReadBudget.current != nil {
+                return try ioThreadReader.read { db in try QueryClock.timed(db) { try body(SQLiteSession(db: db)) } }
+            }
+            return try writer.read { db in try QueryClock.timed(db) { try body(SQLiteSession(db: db)) } }
+        case .postgres(let database): return try database.read { try body($0) }
         }
     }
 

@@ -57,9 +57,13 @@ struct QuickReadTests {
         }
     }
 
-    /// - Parameter budget: the quick reads' budget (the default unless given).
-    func notesHost(budget: Duration? = nil) throws -> (ServiceHost, SousDatabase) {
-        let database = try SousDatabase(name: "notes", directory: nil, migrator: DatabaseMigrator())
+    /// - Parameters:
+    ///   - budget: the quick reads' budget (the default unless given).
+    ///   - directory: where the database file is (in memory unless given).
+    func notesHost(budget: Duration? = nil, directory: String? = nil) throws -> (ServiceHost, SousDatabase) {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE note (text TEXT NOT NULL)") }
+        let database = try SousDatabase(name: "notes", directory: directory, migrator: migrator)
         var configuration = ServiceConfiguration.inProcess(.catalog)
         if let budget { configuration.serverOptions.quickReadBudget = budget }
         let host = try ServiceHost(configuration: configuration, logger: quietLogger("notes"), database: database)
@@ -83,11 +87,43 @@ struct QuickReadTests {
         }
     }
 
+    /// A SQLite file is read on the I/O thread through a connection of its own, not the pool's:
+    /// each quick read sees every write committed before it (here made through the pool's
+    /// writer, as a lane's write is), and a statement that writes is refused.
+    @Test func aQuickReadOnAFileSeesEveryWriteCommittedBeforeIt() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-test-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (host, database) = try notesHost(directory: directory)
+        let notes = Method<Notes, Ask, Answer>.read("notes.count", .user, lane: .quick, activity: false)
+        host.server.register(notes) { ask, _ in
+            let count = try database.reading { session in
+                if ask.fail { try session.execute("INSERT INTO note (text) VALUES ('from a read')") }
+                return try session.value(Int.self, "SELECT COUNT(*) FROM note") ?? -1
+            }
+            return Answer(count: count, thread: Self.threadName)
+        }
+        try await withRunningService(host) { host in
+            let client = try host.testClient(as: Notes.self, timeout: .seconds(30))
+            for written in 1...20 {
+                try database.writing { try $0.execute("INSERT INTO note (text) VALUES (?)", ["note \(written)"]) }
+                #expect(try await client.call(notes, Ask(rows: 0), user: "ada") == Answer(count: written, thread: "sous-catalog-io"))
+            }
+            // A read that tries to write fails on the I/O thread's connection and again on the
+            // lane's: nothing is written.
+            await #expect(throws: ServiceError.self) { try await client.call(notes, Ask(rows: 0, fail: true), user: "ada") }
+            #expect(try database.reading { try $0.value(Int.self, "SELECT COUNT(*) FROM note") } == 20)
+        }
+    }
+
     /// With a budget of a nanosecond, a statement of many rows is always past it (SQLite looks
     /// at the clock every 1000 steps), on any machine: it is interrupted on the I/O thread, and
-    /// the same request is answered whole by the lane, within the usual 2 s limit.
-    @Test func aQuickReadPastItsBudgetIsAnsweredWholeOnTheStandardLane() async throws {
-        let (host, _) = try notesHost(budget: .nanoseconds(1))
+    /// the same request is answered whole by the lane, within the usual 2 s limit. The same on
+    /// a file, read on the I/O thread through its own connection.
+    @Test(arguments: [false, true])
+    func aQuickReadPastItsBudgetIsAnsweredWholeOnTheStandardLane(onAFile: Bool) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-test-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (host, _) = try notesHost(budget: .nanoseconds(1), directory: onAFile ? directory : nil)
         try await withRunningService(host) { host in
             let client = try host.testClient(as: Notes.self, timeout: .seconds(60))
             let answer = try await client.call(Self.read, Ask(rows: 100_000), user: "ada")
