@@ -108,7 +108,7 @@ struct ThroughputBenchmark: AsyncParsableCommand {
         for _ in 0..<sequentialCalls { try directSearch.record { _ = try store.readSearch(RecipeSearch(), user: "one", filter: nil) } }
         sequential.append(directSearch)
         var keptSearch = Samples(name: "the same default search on the store, its page kept")
-        for _ in 0..<sequentialCalls { try keptSearch.record { _ = try store.searchRecipes(RecipeSearch(), user: "one", filter: nil) } }
+        for _ in 0..<sequentialCalls { try keptSearch.record { _ = try store.searchReply(RecipeSearch(), user: "one", filter: nil) } }
         sequential.append(keptSearch)
         report("One client, sequential calls, the catalog process (shipped catalog, CURVE)", sequential, baseline: sequential[0])
 

@@ -203,6 +203,14 @@ public final class RPCServer: Service, Sendable {
         _ method: Method<Scope, Request, Response>,
         use handler: @escaping @Sendable (Request, RequestContext) async throws -> Response
     ) {
+        register(method, encode: { try MessagePackEncoder().encode($0) }, use: handler)
+    }
+
+    /// Registers an async handler whose result `encode` turns into the reply's bytes.
+    private func register<Scope, Request, Response, Reply>(
+        _ method: Method<Scope, Request, Response>, encode: @escaping @Sendable (Reply) throws -> [UInt8],
+        use handler: @escaping @Sendable (Request, RequestContext) async throws -> Reply
+    ) {
         precondition(method.lane != .quick, "\(method.name): a quick read's handler is synchronous (it may run on the I/O thread)")
         let idempotency = self.idempotency
         let activity = method.recordsActivity ? self.activity : nil
@@ -215,8 +223,7 @@ public final class RPCServer: Service, Sendable {
             }
             let run: () async -> RawResult = {
                 do {
-                    let response = try await handler(request, context)
-                    let encoded = try MessagePackEncoder().encode(response)
+                    let encoded = try encode(try await handler(request, context))
                     activity?(context)
                     return .success(encoded)
                 } catch let error as ServiceError {
@@ -257,13 +264,32 @@ public final class RPCServer: Service, Sendable {
         _ method: Method<Scope, Request, Response>,
         use handler: @escaping @Sendable (Request, RequestContext) throws -> Response
     ) {
+        register(method, encode: { try MessagePackEncoder().encode($0) }, use: handler)
+    }
+
+    /// Registers a synchronous read of the `quick` lane that answers with its reply encoded
+    /// (``EncodedReply``, kept by the service): sent as it is, wherever it runs.
+    public func register<Scope, Request, Response>(
+        _ method: Method<Scope, Request, Response>,
+        useEncoded handler: @escaping @Sendable (Request, _ user: String, RequestContext) throws -> EncodedReply<Response>
+    ) {
+        precondition(method.lane == .quick, "\(method.name): an encoded reply is for quick reads")
+        register(method, encode: { $0.bytes }) { request, context in try handler(request, try context.requireUser(), context) }
+    }
+
+    /// Registers a synchronous handler whose result `encode` turns into the reply's bytes.
+    private func register<Scope, Request, Response, Reply>(
+        _ method: Method<Scope, Request, Response>, encode: @escaping @Sendable (Reply) throws -> [UInt8],
+        use handler: @escaping @Sendable (Request, RequestContext) throws -> Reply
+    ) {
         guard method.lane == .quick else {
-            register(method, use: { (request: Request, context: RequestContext) async throws -> Response in try handler(request, context) })
+            register(
+                method, encode: encode, use: { (request: Request, context: RequestContext) async throws -> Reply in try handler(request, context) })
             return
         }
         precondition(!method.isWrite, "\(method.name): only reads are quick")
         let activity = method.recordsActivity ? self.activity : nil
-        let inline = Self.inlineHandler(method) { request, context in
+        let inline = Self.inlineHandler(method, encode: encode) { request, context in
             let response = try handler(request, context)
             activity?(context)
             return response
@@ -295,10 +321,30 @@ public final class RPCServer: Service, Sendable {
         keptAnswer: @escaping @Sendable (Request, RequestContext) throws -> Response?,
         use handler: @escaping @Sendable (Request, RequestContext) async throws -> Response
     ) {
+        register(method, encode: { try MessagePackEncoder().encode($0) }, keptAnswer: keptAnswer, use: handler)
+    }
+
+    /// ``register(_:keptAnswer:use:)`` for answers kept encoded (``EncodedReply``), for a
+    /// method that acts for a signed-in user.
+    public func register<Scope, Request, Response>(
+        _ method: Method<Scope, Request, Response>,
+        keptEncoded: @escaping @Sendable (Request, _ user: String, RequestContext) throws -> EncodedReply<Response>?,
+        useEncoded handler: @escaping @Sendable (Request, _ user: String, RequestContext) async throws -> EncodedReply<Response>
+    ) {
+        register(
+            method, encode: { $0.bytes }, keptAnswer: { request, context in try keptEncoded(request, try context.requireUser(), context) },
+            use: { request, context in try await handler(request, try context.requireUser(), context) })
+    }
+
+    private func register<Scope, Request, Response, Reply>(
+        _ method: Method<Scope, Request, Response>, encode: @escaping @Sendable (Reply) throws -> [UInt8],
+        keptAnswer: @escaping @Sendable (Request, RequestContext) throws -> Reply?,
+        use handler: @escaping @Sendable (Request, RequestContext) async throws -> Reply
+    ) {
         precondition(!method.isWrite && method.lane != .quick, "\(method.name): a kept answer is for reads of the standard or heavy lane")
-        register(method, use: handler)
+        register(method, encode: encode, use: handler)
         let activity = method.recordsActivity ? self.activity : nil
-        let attempt = Self.inlineHandler(method) { request, context in
+        let attempt = Self.inlineHandler(method, encode: encode) { request, context in
             guard let response = try keptAnswer(request, context) else {
                 // Not kept: the attempt ends, and the lane answers (an attempt always has a budget).
                 try QuickReadBudget.yieldToLane()
@@ -334,7 +380,7 @@ public final class RPCServer: Service, Sendable {
         _ handler: @escaping @Sendable (Request, RequestContext) throws -> Response
     ) {
         precondition(!method.isWrite && !method.recordsActivity, "\(method.name): only reads without activity are answered inline")
-        let inline = Self.inlineHandler(method, handler)
+        let inline = Self.inlineHandler(method, encode: { try MessagePackEncoder().encode($0) }, handler)
         let registration = Registration(
             handler: { _, body, context in inline(body, context) }, inline: inline, isWrite: false, access: method.access, lane: method.lane,
             describe: { try method.describe(into: &$0) }
@@ -343,8 +389,9 @@ public final class RPCServer: Service, Sendable {
     }
 
     /// Decodes, runs and encodes a synchronous handler, with errors as error replies.
-    private static func inlineHandler<Scope, Request, Response>(
-        _ method: Method<Scope, Request, Response>, _ handler: @escaping @Sendable (Request, RequestContext) throws -> Response
+    private static func inlineHandler<Scope, Request, Response, Reply>(
+        _ method: Method<Scope, Request, Response>, encode: @escaping @Sendable (Reply) throws -> [UInt8],
+        _ handler: @escaping @Sendable (Request, RequestContext) throws -> Reply
     ) -> InlineHandler {
         { body, context in
             let request: Request
@@ -354,7 +401,7 @@ public final class RPCServer: Service, Sendable {
                 return .failure(ServiceError(decoding: error))
             }
             do {
-                return .success(try MessagePackEncoder().encode(try handler(request, context)))
+                return .success(try encode(try handler(request, context)))
             } catch let error as ServiceError {
                 return .failure(error)
             } catch {

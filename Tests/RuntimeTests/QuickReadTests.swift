@@ -161,6 +161,32 @@ struct QuickReadTests {
         }
     }
 
+    /// Replies kept encoded (``EncodedReply``) are sent as they are, on the I/O thread and on
+    /// the lanes alike, and read as the method's reply type.
+    @Test func encodedRepliesAreAnsweredAsTheirValues() async throws {
+        let (host, _) = try notesHost()
+        let read = Method<Notes, Ask, Answer>.read("notes.encoded", .user, lane: .quick, activity: false)
+        let search = Method<Notes, Ask, Answer>.read("notes.encodedSearch", .user, lane: .heavy, activity: false)
+        host.server.register(read) { (ask: Ask, _: String, _: RequestContext) throws -> EncodedReply<Answer> in
+            if ask.yield { try QuickReadBudget.yieldToLane() }
+            return try EncodedReply(Answer(count: ask.rows, thread: Self.threadName))
+        }
+        host.server.register(
+            search,
+            keptEncoded: { ask, _, _ in ask.yield ? nil : try EncodedReply(Answer(count: ask.rows, thread: Self.threadName)) },
+            useEncoded: { ask, _, _ in try EncodedReply(Answer(count: ask.rows, thread: Self.threadName)) })
+        #expect(try EncodedReply(Answer(count: 3, thread: "x")).decoded() == Answer(count: 3, thread: "x"))
+        try await withRunningService(host) { host in
+            let client = try host.testClient(as: Notes.self, timeout: .seconds(30))
+            #expect(try await client.call(read, Ask(rows: 1), user: "ada") == Answer(count: 1, thread: "sous-catalog-io"))
+            #expect(try await client.call(read, Ask(rows: 2, yield: true), user: "ada") == Answer(count: 2, thread: "sous-catalog-st"))
+            #expect(try await client.call(search, Ask(rows: 3), user: "ada") == Answer(count: 3, thread: "sous-catalog-io"))
+            #expect(try await client.call(search, Ask(rows: 4, yield: true), user: "ada") == Answer(count: 4, thread: "sous-catalog-he"))
+            let anonymous = await #expect(throws: ServiceError.self) { try await client.call(read, Ask(rows: 1)) }
+            #expect(anonymous?.code == .unauthorized)
+        }
+    }
+
     /// A host whose database is not on this machine (here: none) never reads on its I/O thread.
     @Test func withoutALocalDatabaseQuickReadsRunOnTheStandardLane() async throws {
         let host = try ServiceHost(

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import SousRuntime
+public import SousRuntime
 public import SousSchema
 public import SousWire
 import Synchronization
@@ -111,20 +111,27 @@ extension CatalogStore {
     public func searchRecipes(
         _ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?
     ) throws(ServiceError) -> RecipePage {
-        try search(request, user: user, filter: filter, keptOnly: false)!
+        try search(request, user: user, filter: filter, keptOnly: false)!.page
     }
 
-    /// The page ``searchRecipes(_:user:filter:)`` would serve if it is kept, else nil (nothing is
-    /// searched): for an answer on the I/O thread.
-    public func keptSearchPage(
+    /// ``searchRecipes(_:user:filter:)`` encoded, as `recipes.search` answers it.
+    public func searchReply(
         _ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?
-    ) throws(ServiceError) -> RecipePage? {
-        try search(request, user: user, filter: filter, keptOnly: true)
+    ) throws(ServiceError) -> EncodedReply<RecipePage> {
+        try search(request, user: user, filter: filter, keptOnly: false)!.reply
+    }
+
+    /// The reply ``searchReply(_:user:filter:)`` would give if its page is kept, else nil (nothing
+    /// is searched): for an answer on the I/O thread.
+    public func keptSearchReply(
+        _ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?
+    ) throws(ServiceError) -> EncodedReply<RecipePage>? {
+        try search(request, user: user, filter: filter, keptOnly: true)?.reply
     }
 
     private func search(
         _ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?, keptOnly: Bool
-    ) throws(ServiceError) -> RecipePage? {
+    ) throws(ServiceError) -> KeptPage? {
         _ = try Self.paging(page: request.page, pageSize: request.pageSize)
         let user = user ?? ""
         let book = ingredientBook
@@ -136,7 +143,7 @@ extension CatalogStore {
                 let version = try KeptPageVersion(searchOf: user, ingredients: book.version, sql, session)
                 if let kept = keptPages.value(for: key, at: version) { return kept }
                 if keptOnly { return nil }
-                let page = try readSearch(request, user: user, filter: filter, book: book, session)
+                let page = try KeptPage(readSearch(request, user: user, filter: filter, book: book, session))
                 keptPages.store(page, for: key, at: version)
                 return page
             }

@@ -26,8 +26,20 @@ public final class CatalogStore: Sendable {
     let keptDetails = VersionedCache<String, KeptDetailVersion, RecipeDetail>(capacity: 1_000)
     /// Search pages as ``searchRecipes(_:user:filter:)`` read them, under the user and the whole
     /// request with its resolved filter (``KeptPageKey``), at the versions of what they were read
-    /// from.
-    let keptPages = VersionedCache<[UInt8], KeptPageVersion, RecipePage>(capacity: 2_000)
+    /// from; with the page encoded as `recipes.search` sends it.
+    let keptPages = VersionedCache<[UInt8], KeptPageVersion, KeptPage>(capacity: 2_000)
+
+    /// A search page and its reply's bytes: the value for callers that use it (the peers of the
+    /// benchmarks), the bytes for the socket.
+    struct KeptPage: Sendable {
+        let page: RecipePage
+        let reply: EncodedReply<RecipePage>
+
+        init(_ page: RecipePage) throws {
+            self.page = page
+            reply = try EncodedReply(page)
+        }
+    }
 
     public init(database: SousDatabase, relevanceLimit: Int = 1000) throws {
         self.database = database

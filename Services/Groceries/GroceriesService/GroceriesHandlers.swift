@@ -16,7 +16,7 @@ struct GroceriesHandlers: Sendable {
 
     /// The route table: every method the groceries service serves and the function that answers it.
     func register(on server: RPCServer) {
-        server.register(GroceriesAPI.list, use: list)
+        server.register(GroceriesAPI.list, useEncoded: list)
         server.register(GroceriesAPI.addRecipe, use: addRecipe)
         server.register(GroceriesAPI.setRecipe, use: setRecipe)
         server.register(GroceriesAPI.removeRecipe, use: removeRecipe)
@@ -32,9 +32,8 @@ struct GroceriesHandlers: Sendable {
 
     // MARK: The list and its recipes
 
-    func list(_ request: Empty, user: String, context: RequestContext) throws -> GroceryList {
-        let list = try store.list(user: user)
-        return list
+    func list(_ request: Empty, user: String, context: RequestContext) throws -> EncodedReply<GroceryList> {
+        try store.listReply(user: user)
     }
 
     func addRecipe(_ request: AddRecipeToList, user: String, context: RequestContext) async throws -> GroceryListChange {

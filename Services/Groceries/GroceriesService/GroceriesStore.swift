@@ -14,7 +14,8 @@ public import SousWire
 /// returns what the caller keeps or publishes afterwards.
 public final class GroceriesStore: Sendable {
     public let database: SousDatabase
-    let lists: VersionedCache<String, ListVersion, GroceryList>
+    /// Kept encoded: the reply of `groceries.list` as it is sent, and smaller than the value.
+    let lists: VersionedCache<String, ListVersion, EncodedReply<GroceryList>>
 
     public init(database: SousDatabase, cachedLists: Int = 2_000) {
         self.database = database
@@ -23,18 +24,25 @@ public final class GroceriesStore: Sendable {
 
     // MARK: Reads
 
-    public func list(user: String) throws(ServiceError) -> GroceryList {
-        let (version, list, built) = try storage {
+    /// The user's list as `groceries.list` answers it: kept at its version, aggregated again
+    /// only when that changed.
+    public func listReply(user: String) throws(ServiceError) -> EncodedReply<GroceryList> {
+        let (version, reply, built) = try storage {
             try database.reading { session in
                 let version = try Self.version(user: user, session)
-                if let cached = lists.value(for: user, at: version) { return (version, cached, false) }
+                if let kept = lists.value(for: user, at: version) { return (version, kept, false) }
                 // Aggregating takes milliseconds: not on the server's I/O thread.
                 try QuickReadBudget.yieldToLane()
-                return (version, try Self.list(user: user, version: version, session), true)
+                return (version, try EncodedReply(Self.list(user: user, version: version, session)), true)
             }
         }
-        if built { lists.store(list, for: user, at: version) }
-        return list
+        if built { lists.store(reply, for: user, at: version) }
+        return reply
+    }
+
+    public func list(user: String) throws(ServiceError) -> GroceryList {
+        let reply = try listReply(user: user)
+        return try storage { try reply.decoded() }
     }
 
     /// The list aggregated from the database, whatever is kept: what a read costs when the list
@@ -237,7 +245,7 @@ public final class GroceriesStore: Sendable {
     ) throws(ServiceError) -> GroceryListChange {
         // The transaction's value is the reply itself, so that a keyed write stores it in the
         // same transaction (SousDatabase.writing); the list it aggregated is kept aside.
-        var aggregated: (version: ListVersion, list: GroceryList)?
+        var aggregated: (version: ListVersion, list: EncodedReply<GroceryList>)?
         let reply = try storage {
             try database.writing { session -> GroceryListChange in
                 aggregated = nil
@@ -249,7 +257,7 @@ public final class GroceriesStore: Sendable {
                     : withList ? try Self.list(user: user, version: version, session) : nil
                 var reply = try Self.change(user: user, version: version.list, session)
                 if withList { reply.list = list }
-                aggregated = list.map { (version, $0) }
+                aggregated = try list.map { (version, try EncodedReply($0)) }
                 return reply
             }
         }

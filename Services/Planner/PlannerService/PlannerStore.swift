@@ -12,8 +12,21 @@ public final class PlannerStore: Sendable {
     /// Weeks as last read, at the user's plan version (``PlannerMigrations/weekTables``): a read
     /// asks the database for the version, and serves the kept week while it and the user's today
     /// are unchanged. The version is in the database, so a change made through another replica
-    /// is never hidden.
-    let weeks: VersionedCache<String, Int64, WeekPlan>
+    /// is never hidden. Kept encoded, as `plan.get` sends them.
+    let weeks: VersionedCache<String, Int64, KeptWeek>
+
+    /// A week as `plan.get` answers it, with the day and time zone it was read for.
+    struct KeptWeek: Sendable {
+        let today: LocalDate
+        let timeZone: String
+        let reply: EncodedReply<WeekPlan>
+
+        init(_ week: WeekPlan) throws {
+            today = week.today
+            timeZone = week.timeZone
+            reply = try EncodedReply(week)
+        }
+    }
 
     public init(database: SousDatabase, keptWeeks: Int = 2_000) {
         self.database = database
@@ -52,21 +65,27 @@ public final class PlannerStore: Sendable {
 
     /// The user's current week and selection: the one kept at the user's plan version if their
     /// today is still its today, else read.
-    public func week(user: String, now: Date) throws(ServiceError) -> WeekPlan {
-        let (version, week, read) = try storage { () throws -> (Int64?, WeekPlan, Bool) in
-            try database.reading { session throws -> (Int64?, WeekPlan, Bool) in
+    public func weekReply(user: String, now: Date) throws(ServiceError) -> EncodedReply<WeekPlan> {
+        let (version, week, read) = try storage { () throws -> (Int64?, KeptWeek, Bool) in
+            try database.reading { session throws -> (Int64?, KeptWeek, Bool) in
                 let version = try session.value(Int64.self, #"SELECT version FROM plan_version WHERE "user" = ?"#, [user])
                 if let version, let kept = weeks.value(for: user, at: version),
                     PlanWindow(now: now, timeZoneIdentifier: kept.timeZone).today == kept.today
                 {
                     return (version, kept, false)
                 }
-                return (version, try Self.week(session, user: user, now: now), true)
+                return (version, try KeptWeek(Self.week(session, user: user, now: now)), true)
             }
         }
         // Kept only after the read's transaction ended (``VersionedCache``).
         if read, let version { weeks.store(week, for: user, at: version) }
-        return week
+        return week.reply
+    }
+
+    /// ``weekReply(user:now:)`` as a value.
+    public func week(user: String, now: Date) throws(ServiceError) -> WeekPlan {
+        let reply = try weekReply(user: user, now: now)
+        return try storage { try reply.decoded() }
     }
 
     /// The week as the database has it now, nothing kept (tests compare the two).
