@@ -99,9 +99,9 @@ struct ThroughputBenchmark: AsyncParsableCommand {
         // what the call costs before sockets, envelopes, CURVE and the codec.
         let store = try CatalogStore(
             database: CatalogService.openDatabase(at: .sqlite(directory: "\(root)/load"), logger: Logger(label: "bench")))
-        for _ in 0..<500 { _ = try store.recipe("tomato-lentil-soup", user: "one", people: nil) }
+        for _ in 0..<500 { _ = try store.recipeReply("tomato-lentil-soup", user: "one", people: nil) }
         var direct = Samples(name: "the same recipe read on the store (this process, the service's file)")
-        for _ in 0..<sequentialCalls { try direct.record { _ = try store.recipe("tomato-lentil-soup", user: "one", people: nil) } }
+        for _ in 0..<sequentialCalls { try direct.record { _ = try store.recipeReply("tomato-lentil-soup", user: "one", people: nil) } }
         sequential.append(direct)
         for _ in 0..<500 { _ = try store.readSearch(RecipeSearch(), user: "one", filter: nil) }
         var directSearch = Samples(name: "the same default search read on the store, nothing kept (this process, the service's file)")

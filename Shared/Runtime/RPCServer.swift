@@ -271,10 +271,18 @@ public final class RPCServer: Service, Sendable {
     /// (``EncodedReply``, kept by the service): sent as it is, wherever it runs.
     public func register<Scope, Request, Response>(
         _ method: Method<Scope, Request, Response>,
-        useEncoded handler: @escaping @Sendable (Request, _ user: String, RequestContext) throws -> EncodedReply<Response>
+        useEncoded handler: @escaping @Sendable (Request, RequestContext) throws -> EncodedReply<Response>
     ) {
         precondition(method.lane == .quick, "\(method.name): an encoded reply is for quick reads")
-        register(method, encode: { $0.bytes }) { request, context in try handler(request, try context.requireUser(), context) }
+        register(method, encode: { $0.bytes }, use: handler)
+    }
+
+    /// ``register(_:useEncoded:)`` for a method that acts for a signed-in user.
+    public func register<Scope, Request, Response>(
+        _ method: Method<Scope, Request, Response>,
+        useEncoded handler: @escaping @Sendable (Request, _ user: String, RequestContext) throws -> EncodedReply<Response>
+    ) {
+        register(method, useEncoded: { request, context in try handler(request, try context.requireUser(), context) })
     }
 
     /// Registers a synchronous handler whose result `encode` turns into the reply's bytes.

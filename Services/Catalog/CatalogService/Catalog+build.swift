@@ -63,7 +63,7 @@ struct CatalogHandlers: Sendable {
         server.register(CatalogAPI.getIngredients, use: getIngredients)
         server.register(CatalogAPI.importIngredients, use: importIngredients)
         server.register(CatalogAPI.searchRecipes, keptEncoded: keptSearch, useEncoded: searchRecipes)
-        server.register(CatalogAPI.getRecipe, use: getRecipe)
+        server.register(CatalogAPI.getRecipe, useEncoded: getRecipe)
         server.register(CatalogAPI.suggest, use: suggest)
         server.register(CatalogAPI.photo, use: photo)
         server.register(CatalogAPI.createRecipe, use: createRecipe)
@@ -118,14 +118,13 @@ struct CatalogHandlers: Sendable {
         return try store.keptSearchReply(request, user: user, filter: try filter(of: request, saved: saved))
     }
 
-    func getRecipe(_ request: RecipeLookup, context: RequestContext) throws -> RecipeDetail {
+    func getRecipe(_ request: RecipeLookup, context: RequestContext) throws -> EncodedReply<RecipeDetail> {
+        guard request.withIngredients == true else { return try store.recipeReply(request.id, user: context.user, people: request.people) }
         var detail = try store.recipe(request.id, user: context.user, people: request.people)
-        if request.withIngredients == true {
-            var ids: [String] = []
-            for line in detail.ingredients where !ids.contains(line.ingredient) { ids.append(line.ingredient) }
-            detail.ingredientFacts = try store.ingredients(ids)
-        }
-        return detail
+        var ids: [String] = []
+        for line in detail.ingredients where !ids.contains(line.ingredient) { ids.append(line.ingredient) }
+        detail.ingredientFacts = try store.ingredients(ids)
+        return try EncodedReply(detail)
     }
 
     func photo(_ request: RecipeID, context: RequestContext) throws -> RecipePhoto {

@@ -10,6 +10,19 @@ extension CatalogStore {
     // MARK: Recipes: reading
 
     public func recipe(_ id: String, user: String?, people: Int?) throws(ServiceError) -> RecipeDetail {
+        let (kept, favorite) = try keptRecipe(id, user: user, people: people)
+        var detail = kept.detail
+        detail.isFavorite = favorite
+        return detail
+    }
+
+    /// ``recipe(_:user:people:)`` encoded, as `recipes.get` answers it.
+    public func recipeReply(_ id: String, user: String?, people: Int?) throws(ServiceError) -> EncodedReply<RecipeDetail> {
+        let (kept, favorite) = try keptRecipe(id, user: user, people: people)
+        return kept.reply(favorite: favorite)
+    }
+
+    private func keptRecipe(_ id: String, user: String?, people: Int?) throws(ServiceError) -> (KeptDetail, favorite: Bool) {
         if let people, !(1...50).contains(people) {
             throw .badRequest("people must be 1 to 50, got \(people)", field: "people")
         }
@@ -21,19 +34,14 @@ extension CatalogStore {
                 guard let found = try resolveVersion(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 let key = "\(found.key)|\(people ?? 0)"
                 let version = found.version.map { KeptDetailVersion(rows: $0, ingredients: book.version) }
-                var detail: RecipeDetail
-                if let version, let kept = keptDetails.value(for: key, at: version) {
-                    detail = kept
-                } else {
-                    guard let row = try session.fetchOne(RecipeRecord.self, sql.recipeByKey, [found.key]) else {
-                        throw ServiceError.notFound("no recipe \"\(id)\"", field: "id")
-                    }
-                    // Lines from the same snapshot as the version: what is kept matches it.
-                    detail = try self.detail(of: row, user: nil, people: people, ingredients: book.byID, session)
-                    if let version { keptDetails.store(detail, for: key, at: version) }
+                if let version, let kept = keptDetails.value(for: key, at: version) { return (kept, found.favorite) }
+                guard let row = try session.fetchOne(RecipeRecord.self, sql.recipeByKey, [found.key]) else {
+                    throw ServiceError.notFound("no recipe \"\(id)\"", field: "id")
                 }
-                detail.isFavorite = found.favorite
-                return detail
+                // Lines from the same snapshot as the version: what is kept matches it.
+                let kept = try KeptDetail(self.detail(of: row, user: nil, people: people, ingredients: book.byID, session))
+                if let version { keptDetails.store(kept, for: key, at: version) }
+                return (kept, found.favorite)
             }
         }
     }

@@ -23,7 +23,7 @@ public final class CatalogStore: Sendable {
     /// the recipe's key and the people asked for, at the search version of the rows they were
     /// built from (their owner's or the built-in catalog's, ``KeptPageVersion``) and the
     /// ingredients' version. A kept detail spares reading the row and decoding its steps.
-    let keptDetails = VersionedCache<String, KeptDetailVersion, RecipeDetail>(capacity: 1_000)
+    let keptDetails = VersionedCache<String, KeptDetailVersion, KeptDetail>(capacity: 1_000)
     /// Search pages as ``searchRecipes(_:user:filter:)`` read them, under the user and the whole
     /// request with its resolved filter (``KeptPageKey``), at the versions of what they were read
     /// from; with the page encoded as `recipes.search` sends it.
@@ -51,6 +51,26 @@ public final class CatalogStore: Sendable {
     public var catalogVersion: Int64 {
         get throws { try database.reading { try Self.meta($0, "version") } }
     }
+}
+
+/// A recipe's details as `recipes.get` answers them (``CatalogStore/keptDetails``): the value
+/// without the caller's favourite mark, and the reply encoded both ways, since the mark is the
+/// one part that depends on the caller.
+struct KeptDetail: Sendable {
+    let detail: RecipeDetail
+    let reply: EncodedReply<RecipeDetail>
+    let favoriteReply: EncodedReply<RecipeDetail>
+
+    init(_ detail: RecipeDetail) throws {
+        var detail = detail
+        detail.isFavorite = false
+        self.detail = detail
+        reply = try EncodedReply(detail)
+        detail.isFavorite = true
+        favoriteReply = try EncodedReply(detail)
+    }
+
+    func reply(favorite: Bool) -> EncodedReply<RecipeDetail> { favorite ? favoriteReply : reply }
 }
 
 /// What a kept recipe detail was built from (``CatalogStore/keptDetails``).
