@@ -45,14 +45,22 @@ struct GoalsAndSummaryTests {
             #expect(empty == DiaryStatus(date: monday, mealsLogged: [], kcal: 0, kcalGoal: 2000))
 
             // The notifier asks for a whole batch of users' days in one call, answered in order
-            // with what each user's own `diary.status` says.
-            let days = [("ada", tuesday), ("bea", monday), ("ada", monday), ("ada", tuesday)].map { DiaryStatusBatch.Day(user: $0, date: $1) }
+            // with what each user's own `diary.status` says. Bea's Tuesday lunch is read with the
+            // batch's other days (one read for all users and dates) but counts only on Tuesday.
+            _ = try await world.call(
+                TrackerAPI.addEntry, typed("Soup", .lunch, grams: 300, kcal: 40, carbohydrates: 5, protein: 2, fat: 1, on: tuesday), user: "bea")
+            let days = [("ada", tuesday), ("bea", monday), ("ada", monday), ("ada", tuesday), ("bea", tuesday), ("cleo", monday)].map {
+                DiaryStatusBatch.Day(user: $0, date: $1)
+            }
             let batch = try await world.client.call(TrackerAPI.diaryStatuses, DiaryStatusBatch(days: days))
             #expect(batch.statuses.count == days.count)
             for (day, answered) in zip(days, batch.statuses) {
                 #expect(answered == (try await world.call(TrackerAPI.diaryStatus, DiaryStatusRequest(date: day.date), user: day.user)))
             }
             #expect(batch.statuses[0] == status && batch.statuses[1] == empty)
+            #expect(batch.statuses[2] == DiaryStatus(date: monday, mealsLogged: [.breakfast, .dinner], kcal: 750, kcalGoal: 2000))
+            #expect(batch.statuses[4] == DiaryStatus(date: tuesday, mealsLogged: [.lunch], kcal: 120, kcalGoal: 2000))
+            #expect(batch.statuses[5] == DiaryStatus(date: monday, mealsLogged: [], kcal: 0, kcalGoal: 2000))
             let tooMany = DiaryStatusBatch(days: Array(repeating: days[0], count: DiaryStatusBatch.limit + 1))
             let refused = await #expect(throws: ServiceError.self) { try await world.client.call(TrackerAPI.diaryStatuses, tooMany) }
             #expect(refused?.code == .badRequest && refused?.field == "days")

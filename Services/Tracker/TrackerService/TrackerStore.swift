@@ -94,22 +94,38 @@ public final class TrackerStore: Sendable {
     }
 
     /// Which meals of each day are logged and its energy against the goal then in force, read in
-    /// one transaction (a reminder pass asks for a thousand days at once; both statements stay
-    /// prepared for the batch).
+    /// one transaction with two statements whatever the count (a reminder pass asks for a
+    /// thousand days at once): the entries of the batch's users on the batch's dates (a reminder
+    /// batch has a date or two), and those users' goals.
     func statuses(of days: [DiaryStatusBatch.Day]) throws -> [DiaryStatus] {
-        try database.reading { session in
-            var goals: [String: GoalHistory] = [:]
-            return try days.map { day in
-                let entries = try session.fetchAll(
-                    DiaryEntryRecord.self, #"SELECT * FROM diary_entry WHERE "user" = ? AND date = ?"#, [day.user, day.date.description]
-                ).map(\.entry)
-                let history = try goals[day.user] ?? Self.goalHistory(user: day.user, session)
-                goals[day.user] = history
+        guard !days.isEmpty else { return [] }
+        let users = Set(days.map(\.user)).sqlJSONArray
+        let dates = Set(days.map(\.date.description)).sqlJSONArray
+        return try database.reading { session in
+            let values = session.engine.jsonArrayValues
+            // In index order, as a day's own read gives them: its kcal is summed in the same order.
+            let records = try session.fetchAll(
+                DiaryEntryRecord.self,
+                #"SELECT * FROM diary_entry WHERE "user" IN (\#(values)) AND date IN (\#(values)) ORDER BY "user", date, id"#, [users, dates])
+            var entries: [DayKey: [DiaryEntry]] = [:]
+            for record in records { entries[DayKey(user: record.user, date: record.entry.date), default: []].append(record.entry) }
+            let goalRecords = try session.fetchAll(
+                GoalRecord.self, #"SELECT * FROM goal WHERE "user" IN (\#(values)) ORDER BY "user", from_date"#, [users])
+            let goals = Dictionary(grouping: goalRecords, by: \.user).mapValues { records in
+                GoalHistory(changes: records.map { GoalHistory.Change(from: $0.from, goals: $0.goals) })
+            }
+            return days.map { day in
+                let entries = entries[DayKey(user: day.user, date: day.date)] ?? []
                 return DiaryStatus(
                     date: day.date, mealsLogged: Array(Set(entries.map(\.meal))).sorted(), kcal: DiaryMath.totals(entries).kcal,
-                    kcalGoal: history.inForce(on: day.date).goals.kcal)
+                    kcalGoal: (goals[day.user] ?? GoalHistory(changes: [])).inForce(on: day.date).goals.kcal)
             }
         }
+    }
+
+    private struct DayKey: Hashable {
+        let user: String
+        let date: LocalDate
     }
 
     /// Sets the goals from `from` on; a change on the same date replaces the earlier one.
