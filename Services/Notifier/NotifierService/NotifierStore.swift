@@ -1,4 +1,5 @@
 public import Foundation
+import GRDB
 public import SousRuntime
 public import SousSchema
 import SousWire
@@ -175,19 +176,53 @@ public final class NotifierStore: Sendable {
     /// Returns the decisions actually recorded: one whose user-day is already in the log (a
     /// reminder handled before) is left out, so it can never be sent twice.
     public func record(_ decisions: [ReminderDecision], at now: Date) throws -> [ReminderDecision] {
-        try database.writing { session in
+        // A user's second decision in one call would share the first one's row: only the first
+        // can be recorded.
+        var users = Set<String>()
+        let decisions = decisions.filter { users.insert($0.reminder.user).inserted }
+        return try database.writing { session in
             var recorded: [ReminderDecision] = []
             recorded.reserveCapacity(decisions.count)
-            for decision in decisions {
+            // A hundred rows per statement: a statement per row cost more than the rows.
+            var start = 0
+            while start < decisions.count {
+                let chunk = decisions[start..<min(start + Self.rowsPerStatement, decisions.count)]
+                start += chunk.count
                 // The log's key is the user-day and no other constraint can fail (the outcome is one
-                // the CHECK allows, every NOT NULL column has a value): the insert skips only a repeat.
-                if try session.insert(DeliveryRecord(decision, recordedAt: now), onConflict: .ignore) == 1 { recorded.append(decision) }
+                // the CHECK allows, every NOT NULL column has a value): the insert skips only a repeat,
+                // and returns the users whose rows it wrote.
+                let inserted = Set(
+                    try session.values(
+                        String.self, chunk.count == Self.rowsPerStatement ? Self.insertFullChunk : Self.insertDeliveries(chunk.count),
+                        chunk.flatMap { DeliveryRecord($0, recordedAt: now).values }))
+                recorded += chunk.filter { inserted.contains($0.reminder.user) }
                 // Only the reminder that was due: activity may have moved it on meanwhile.
                 try session.execute(
-                    #"DELETE FROM schedule WHERE "user" = ? AND due_at = ?"#, [decision.reminder.user, decision.reminder.dueAt.timeIntervalSince1970])
+                    chunk.count == Self.rowsPerStatement ? Self.deleteFullChunk : Self.deleteDue(chunk.count),
+                    chunk.flatMap { [$0.reminder.user, $0.reminder.dueAt.timeIntervalSince1970] as SQLArguments })
             }
             return recorded
         }
+    }
+
+    static let rowsPerStatement = 100
+    private static let insertFullChunk = insertDeliveries(rowsPerStatement)
+    private static let deleteFullChunk = deleteDue(rowsPerStatement)
+
+    /// `count` delivery rows at once, each skipped if its user-day is logged; returns the users
+    /// of the rows written.
+    static func insertDeliveries(_ count: Int) -> String {
+        let placeholders = "(" + Array(repeating: "?", count: DeliveryRecord.columnNames.count).joined(separator: ", ") + ")"
+        return """
+            INSERT INTO delivery (\(DeliveryRecord.columnNames.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
+            VALUES \(Array(repeating: placeholders, count: count).joined(separator: ", "))
+            ON CONFLICT ("user", local_date) DO NOTHING RETURNING "user"
+            """
+    }
+
+    /// Takes `count` (user, due instant) reminders off the schedule.
+    static func deleteDue(_ count: Int) -> String {
+        #"DELETE FROM schedule WHERE "# + Array(repeating: #"("user" = ? AND due_at = ?)"#, count: count).joined(separator: " OR ")
     }
 
     /// Adds pending reminders (and their profiles) in one transaction, bypassing activity: for
