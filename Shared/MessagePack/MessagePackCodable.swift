@@ -413,15 +413,18 @@ extension MessagePackDecoder {
     /// left over), so the `Decodable` path reports the error.
     func decodeDirectly<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) -> T? {
         guard userInfo.isEmpty, let direct = T.self as? any MessagePackDecodable.Type else { return nil }
-        return decodeDirectly(conformingType: direct, from: bytes) as? T
+        return decodeDirectly(direct, as: T.self, from: bytes)
     }
 
-    /// For a type already known to read itself.
-    func decodeDirectly(conformingType type: any MessagePackDecodable.Type, from bytes: [UInt8]) -> (any MessagePackDecodable)? {
-        bytes.withUnsafeBufferPointer { buffer in
+    /// For a type already known to read itself: `Direct` is `T` (its conformance, found from the
+    /// type). The value is read as `Direct` and handed back as `T` without an existential box
+    /// (casting one back to `T` was a tenth of a small call's decoding).
+    func decodeDirectly<T, Direct: MessagePackDecodable>(_: Direct.Type, as _: T.Type, from bytes: [UInt8]) -> T? {
+        precondition(T.self == Direct.self)
+        return bytes.withUnsafeBufferPointer { buffer -> T? in
             var fast = MessagePackFastReader(storage: bytes, bytes: buffer, position: 0, depth: 0, maxDepth: maxDepth, rejectsNUL: rejectsNUL)
-            guard let value = try? type.init(messagePack: &fast), fast.position == bytes.count else { return nil }
-            return value
+            guard let value = try? Direct(messagePack: &fast), fast.position == bytes.count else { return nil }
+            return withUnsafePointer(to: value) { $0.withMemoryRebound(to: T.self, capacity: 1) { $0.pointee } }
         }
     }
 }

@@ -26,7 +26,7 @@ public struct MessagePackDecoder: Sendable {
         // reports what is wrong.
         let directType = usesDirectCoding && userInfo.isEmpty ? T.self as? any MessagePackDecodable.Type : nil
         if let directType {
-            let value = decodeDirectly(conformingType: directType, from: bytes) as? T
+            let value = decodeDirectly(directType, as: T.self, from: bytes)
             if DirectCodingCheck.isOn { return try DirectCodingCheck.compare(T.self, from: bytes, direct: value, rejectsNUL: rejectsNUL) }
             if let value { return value }
         }

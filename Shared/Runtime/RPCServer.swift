@@ -523,6 +523,7 @@ public final class RPCServer: Service, Sendable {
         /// refused client reconnects every few hundred milliseconds.
         var handshakeFailures: [HandshakeFailure.Kind: Int] = [:]
         var lastHandshakeLog = ContinuousClock.now - .seconds(60)
+        var lastMonitorRead = ContinuousClock.now
         /// Requests handed to a lane and not yet answered, per lane and per connection.
         var laneInFlight: [MethodLane: Int] = [:]
         var peerInFlight: [[UInt8]: Int] = [:]
@@ -565,7 +566,6 @@ public final class RPCServer: Service, Sendable {
                 // Reading never pauses while serving: a ROUTER that stops reading lets a flooding
                 // peer's queue grow and stalls its engine. Beyond the bounds, requests are refused.
                 var items: [(socket: ZMQSocket, events: ZMQPollEvents)] = [(pull, .readable)]
-                if let monitor { items.append((monitor, .readable)) }
                 if !draining { items.append((router, .readable)) }
                 let ready: [ZMQPollEvents]
                 do {
@@ -576,8 +576,17 @@ public final class RPCServer: Service, Sendable {
                     continue
                 }
                 if !ready[0].isEmpty { forwardReplies() }
-                if monitor != nil && !ready[1].isEmpty { readHandshakeFailures() }
                 if !draining && !ready[ready.count - 1].isEmpty { readRequests() }
+                // Refused handshakes are only counted for a log line (once a minute at most):
+                // their monitor is read when the loop is idle, or once a second while it is busy,
+                // instead of being polled next to every request (a socket more in each poll).
+                if monitor != nil {
+                    let now = ContinuousClock.now
+                    if ready.allSatisfy({ $0.isEmpty }) || now - lastMonitorRead >= .seconds(1) {
+                        lastMonitorRead = now
+                        readHandshakeFailures()
+                    }
+                }
                 logRefusals()
             }
         }

@@ -4,16 +4,17 @@ internal import CZeroMQ
 public struct ZMQError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The `errno` value libzmq reported.
     public let code: Int32
-    /// libzmq's text for `code` (`zmq_strerror`).
-    public let message: String
     /// The libzmq function that failed, for log lines.
     public let operation: String
 
     public init(code: Int32, operation: String) {
         self.code = code
         self.operation = operation
-        self.message = String(cString: zmq_strerror(code))
     }
+
+    /// libzmq's text for `code` (`zmq_strerror`). Made when asked: a non-blocking read ends with
+    /// `EAGAIN` on every pass of a server's loop, and nobody reads that error's text.
+    public var message: String { String(cString: zmq_strerror(code)) }
 
     /// The error for the calling thread's last failed libzmq call.
     static func last(_ operation: String) -> ZMQError {
