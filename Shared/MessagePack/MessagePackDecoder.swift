@@ -505,3 +505,17 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
         try decoder.decodeValue(T.self)
     }
 }
+
+extension MessagePackDecoder {
+    /// Where the MessagePack value starting at `offset` ends: more values may follow it in the
+    /// same bytes (a Sous message is a header followed by a body). Throws `DecodingError` for
+    /// damaged or truncated bytes.
+    public func endOfValue(in bytes: [UInt8], at offset: Int) throws -> Int {
+        let reader = MessagePackReader(bytes: bytes, maxDepth: maxDepth, rejectsNUL: rejectsNUL)
+        do {
+            return try reader.skip(at: offset, depth: 0)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: error.description, underlyingError: error))
+        }
+    }
+}

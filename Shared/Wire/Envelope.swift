@@ -7,9 +7,38 @@ public enum Envelope {
 
     // MARK: Requests
 
-    /// The frames a DEALER sends for a request (starting with the empty delimiter).
+    /// The frames a DEALER sends for a request: the empty delimiter and the message.
     public static func requestFrames(_ header: RequestHeader, body: [UInt8]) throws -> [Frame] {
-        [[], SousProtocol.protocolFrame(.request), try MessagePackEncoder().encode(header), body]
+        [[], try message(.request, header: header, body: body)]
+    }
+
+    /// One message frame: the protocol bytes of `kind`, the header, then the body. One frame,
+    /// not three: over CURVE every frame is boxed and sent on its own.
+    static func message(_ kind: SousProtocol.Kind, header: some Encodable, body: [UInt8]) throws -> Frame {
+        var writer = MessagePackWriter(capacity: SousProtocol.prefixBytes + 128 + body.count)
+        writer.bytes += SousProtocol.prefix(kind)
+        try MessagePackEncoder().encode(header, into: &writer)
+        writer.bytes += body
+        return writer.bytes
+    }
+
+    /// A message frame's header bytes and body bytes, once its protocol bytes are checked;
+    /// or what is wrong with it.
+    static func split(_ frame: Frame, expecting kind: SousProtocol.Kind) -> Result<(header: [UInt8], body: [UInt8]), Problem> {
+        if let problem = checkPrefix(frame, expecting: kind) { return .failure(problem) }
+        let headerEnd: Int
+        do {
+            headerEnd = try MessagePackDecoder().endOfValue(in: frame, at: SousProtocol.prefixBytes)
+        } catch {
+            return .failure(Problem(message: "unreadable \(kind) header: \(describe(error))", field: "header"))
+        }
+        return .success((Array(frame[SousProtocol.prefixBytes..<headerEnd]), Array(frame[headerEnd...])))
+    }
+
+    /// What is wrong with a message, and the field to name.
+    struct Problem: Error {
+        let message: String
+        let field: String
     }
 
     /// What a ROUTER made of one incoming message.
@@ -41,17 +70,22 @@ public enum Envelope {
         guard size <= SousProtocol.maxMessageBytes else {
             return reject("the request is \(size) bytes; at most \(SousProtocol.maxMessageBytes) bytes, all frames together", field: "frames")
         }
-        guard let protocolFrame = parts.first else {
-            return reject("the request has no protocol frame", field: "protocol")
+        guard let message = parts.first else {
+            return reject("the request has no message after the delimiter", field: "protocol")
         }
-        if let problem = checkProtocolFrame(protocolFrame, expecting: .request) {
+        if let problem = checkPrefix(message, expecting: .request) {
             return reject(problem.message, field: problem.field)
         }
-        guard parts.count == 3 else {
-            return reject("a request has 3 frames after the delimiter (protocol, header, body), this one has \(parts.count)", field: "frames")
+        guard parts.count == 1 else {
+            return reject(
+                "a request is one frame after the delimiter (protocol, header and body together), this one has \(parts.count)", field: "frames")
         }
-        let headerBytes = parts[parts.startIndex + 1]
-        let body = parts[parts.startIndex + 2]
+        let headerBytes: [UInt8]
+        let body: [UInt8]
+        switch split(message, expecting: .request) {
+        case .success(let split): (headerBytes, body) = split
+        case .failure(let problem): return reject(problem.message, field: problem.field)
+        }
         let header: RequestHeader
         do {
             header = try MessagePackDecoder.requests.decode(RequestHeader.self, from: headerBytes)
@@ -81,9 +115,9 @@ public enum Envelope {
 
     // MARK: Replies
 
-    /// The frames a ROUTER sends back: the routing envelope, delimiter, protocol, header, body.
+    /// The frames a ROUTER sends back: the routing envelope, the delimiter, the message.
     public static func replyFrames(routing: [Frame], header: ReplyHeader, body: [UInt8]) throws -> [Frame] {
-        routing + [[], SousProtocol.protocolFrame(.reply), try MessagePackEncoder().encode(header), body]
+        routing + [[], try message(.reply, header: header, body: body)]
     }
 
     /// The frames of an error reply; never fails, so a server can always answer.
@@ -91,7 +125,7 @@ public enum Envelope {
         let encoder = MessagePackEncoder()
         let header = (try? encoder.encode(ReplyHeader(id: requestID, status: .error))) ?? []
         let body = (try? encoder.encode(error)) ?? []
-        return routing + [[], SousProtocol.protocolFrame(.reply), header, body]
+        return routing + [[], SousProtocol.prefix(.reply) + header + body]
     }
 
     /// A reply as a DEALER receives it.
@@ -118,17 +152,19 @@ public enum Envelope {
         }
     }
 
-    /// Parses the frames a DEALER received: delimiter, protocol, header, body.
+    /// Parses the frames a DEALER received: the delimiter and the message.
     public static func parseReply(_ frames: [Frame]) throws(ServiceError) -> Reply {
-        guard frames.count == 4, frames[0].isEmpty else {
-            throw ServiceError(.internal, "a reply has 4 frames (delimiter, protocol, header, body), this one has \(frames.count)")
+        guard frames.count == 2, frames[0].isEmpty else {
+            throw ServiceError(
+                .internal, "a reply is 2 frames (the empty delimiter, then protocol, header and body in one), this one has \(frames.count)")
         }
-        if let problem = checkProtocolFrame(frames[1], expecting: .reply) {
-            throw ServiceError(.internal, problem.message)
+        let parts: (header: [UInt8], body: [UInt8])
+        switch split(frames[1], expecting: .reply) {
+        case .success(let split): parts = split
+        case .failure(let problem): throw ServiceError(.internal, problem.message)
         }
         do {
-            let header = try MessagePackDecoder().decode(ReplyHeader.self, from: frames[2])
-            return Reply(header: header, body: frames[3])
+            return Reply(header: try MessagePackDecoder().decode(ReplyHeader.self, from: parts.header), body: parts.body)
         } catch {
             throw ServiceError(.internal, "unreadable reply header: \(describe(error))")
         }
@@ -136,9 +172,9 @@ public enum Envelope {
 
     // MARK: Events
 
-    /// The frames a PUB socket sends: topic (for subscription prefix matching), protocol, header, body.
+    /// The frames a PUB socket sends: the topic (for subscription prefix matching), the message.
     public static func eventFrames(_ header: EventHeader, body: [UInt8]) throws -> [Frame] {
-        [Array(header.topic.utf8), SousProtocol.protocolFrame(.event), try MessagePackEncoder().encode(header), body]
+        [Array(header.topic.utf8), try message(.event, header: header, body: body)]
     }
 
     public struct Event: Sendable {
@@ -152,18 +188,21 @@ public enum Envelope {
 
     /// Parses the frames a SUB socket received.
     public static func parseEvent(_ frames: [Frame]) throws(ServiceError) -> Event {
-        guard frames.count == 4 else {
-            throw .badRequest("an event has 4 frames (topic, protocol, header, body), this one has \(frames.count)", field: "frames")
+        guard frames.count == 2 else {
+            throw .badRequest(
+                "an event is 2 frames (the topic, then protocol, header and body in one), this one has \(frames.count)", field: "frames")
         }
-        if let problem = checkProtocolFrame(frames[1], expecting: .event) {
-            throw .badRequest(problem.message, field: problem.field)
+        let parts: (header: [UInt8], body: [UInt8])
+        switch split(frames[1], expecting: .event) {
+        case .success(let split): parts = split
+        case .failure(let problem): throw .badRequest(problem.message, field: problem.field)
         }
         do {
-            let header = try MessagePackDecoder().decode(EventHeader.self, from: frames[2])
+            let header = try MessagePackDecoder().decode(EventHeader.self, from: parts.header)
             guard Array(header.topic.utf8) == frames[0] else {
                 throw ServiceError.badRequest("event header topic differs from the topic frame", field: "header.topic")
             }
-            return Event(header: header, body: frames[3])
+            return Event(header: header, body: parts.body)
         } catch let error as ServiceError {
             throw error
         } catch {
@@ -173,15 +212,16 @@ public enum Envelope {
 
     // MARK: Helpers
 
-    static func checkProtocolFrame(_ frame: Frame, expecting kind: SousProtocol.Kind) -> (message: String, field: String)? {
-        guard frame.count == 6, Array(frame.prefix(4)) == SousProtocol.signature else {
-            return ("not a Sous message: the protocol frame must be \"SOUS\", version and kind (6 bytes)", "protocol")
+    /// What is wrong with a message's first six bytes ("SOUS", version, kind), if anything.
+    static func checkPrefix(_ frame: Frame, expecting kind: SousProtocol.Kind) -> Problem? {
+        guard frame.count >= SousProtocol.prefixBytes, frame[0..<4].elementsEqual(SousProtocol.signature) else {
+            return Problem(message: "not a Sous message: a message starts with \"SOUS\", a version and a kind (6 bytes)", field: "protocol")
         }
         guard frame[4] == SousProtocol.version else {
-            return ("unsupported protocol version \(frame[4]); this peer speaks version \(SousProtocol.version)", "version")
+            return Problem(message: "unsupported protocol version \(frame[4]); this peer speaks version \(SousProtocol.version)", field: "version")
         }
         guard frame[5] == kind.rawValue else {
-            return ("expected message kind \(kind.rawValue) (\(kind)), got \(frame[5])", "kind")
+            return Problem(message: "expected message kind \(kind.rawValue) (\(kind)), got \(frame[5])", field: "kind")
         }
         return nil
     }

@@ -6,18 +6,22 @@ public import MessagePack
 /// frames in front of it):
 ///
 ///     frame 0  empty delimiter
-///     frame 1  protocol: "SOUS", version byte, kind byte (1 request)
-///     frame 2  header: MessagePack map (RequestHeader)
-///     frame 3  body: MessagePack value, the method's request type
+///     frame 1  the message: "SOUS", version byte, kind byte (1 request), then the header
+///              (a MessagePack map, RequestHeader), then the body (one MessagePack value, the
+///              method's request type), back to back
 ///
 /// A reply has the same layout with kind 2, a ReplyHeader, and either the method's reply type
 /// (status "ok") or a ServiceError (status "error") as body. An event on a PUB socket is
-/// `topic, protocol (kind 3), EventHeader, body`.
+/// `topic, message (kind 3, EventHeader, body)`. Version 2 sent the three parts of a message as
+/// three frames; over CURVE each frame is boxed and sent on its own, which cost a call more
+/// than anything else the three frames did.
 public enum SousProtocol {
-    /// The four ASCII bytes every protocol frame starts with.
+    /// The four ASCII bytes every message starts with.
     public static let signature: [UInt8] = Array("SOUS".utf8)
     /// The protocol version this build speaks.
-    public static let version: UInt8 = 2
+    public static let version: UInt8 = 3
+    /// Bytes before a message's header: the signature, the version, the kind.
+    public static let prefixBytes = 6
     /// Largest message a service accepts, all frames together. A single larger frame makes
     /// libzmq disconnect the peer (MAXMSGSIZE); a larger message of smaller frames is refused.
     public static let maxMessageBytes = 8 * 1024 * 1024
@@ -37,10 +41,18 @@ public enum SousProtocol {
         case event = 3
     }
 
-    /// The protocol frame for a message of `kind`.
-    public static func protocolFrame(_ kind: Kind) -> [UInt8] {
-        signature + [version, kind.rawValue]
+    /// The first six bytes of a message of `kind`.
+    public static func prefix(_ kind: Kind) -> [UInt8] {
+        switch kind {
+        case .request: requestPrefix
+        case .reply: replyPrefix
+        case .event: eventPrefix
+        }
     }
+
+    private static let requestPrefix = signature + [version, Kind.request.rawValue]
+    private static let replyPrefix = signature + [version, Kind.reply.rawValue]
+    private static let eventPrefix = signature + [version, Kind.event.rawValue]
 
     /// The method every service answers with its ``HealthReport``.
     public static let healthMethod = "health"

@@ -93,7 +93,7 @@ struct DescribeTests {
             for host in stack.hosts {
                 let remote = try await stack.anyClient(SousService(rawValue: host.name)!).call(CommonAPI.describe, Empty())
                 #expect(remote == (try host.server.description(of: host.name)))
-                #expect(remote.methods.contains { $0.name == "describe" } && remote.protocolVersion == 2)
+                #expect(remote.methods.contains { $0.name == "describe" } && remote.protocolVersion == 3)
             }
         }
     }

@@ -48,7 +48,7 @@ __all__ = [
     "SousClient",
     "read_server_key",
     "sign_in",
-    "protocol_frame",
+    "protocol_prefix",
     "pack",
     "unpack",
     "request_header",
@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 SIGNATURE = b"SOUS"
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 KIND_REQUEST = 1
 KIND_REPLY = 2
 KIND_EVENT = 3
@@ -100,9 +100,27 @@ def unpack(data: bytes) -> Any:
 # MARK: Frames
 
 
-def protocol_frame(kind: int, version: int = PROTOCOL_VERSION) -> bytes:
-    """The 6-byte protocol frame: b"SOUS", version byte, kind byte."""
+def protocol_prefix(kind: int, version: int = PROTOCOL_VERSION) -> bytes:
+    """The 6 bytes every message starts with: b"SOUS", version byte, kind byte."""
     return SIGNATURE + bytes([version, kind])
+
+
+def message(kind: int, header: Any, raw_body: bytes, version: int = PROTOCOL_VERSION) -> bytes:
+    """One message frame: the protocol prefix, the MessagePack header, the body, back to back."""
+    return protocol_prefix(kind, version) + pack(header) + raw_body
+
+
+def split_message(frame: bytes, kind: int) -> tuple:
+    """(header, body bytes) of one message frame, its prefix checked: the header is the first
+    MessagePack value after the 6 prefix bytes, the body is everything after the header."""
+    _check_prefix(frame, kind)
+    unpacker = msgpack.Unpacker(raw=False, timestamp=3)
+    unpacker.feed(frame[6:])
+    try:
+        header = unpacker.unpack()
+    except Exception as error:  # msgpack raises several exception types
+        raise SousError("internal", f"unreadable header: {error}", "header") from None
+    return header, frame[6 + unpacker.tell():]
 
 
 def request_header(
@@ -140,7 +158,8 @@ def request_frames(
     header: Any = None,
     raw_body: Optional[bytes] = None,
 ) -> list:
-    """The frames a DEALER sends for a request: empty delimiter, protocol, header, body.
+    """The frames a DEALER sends for a request: the empty delimiter, then one message frame
+    (protocol prefix, header, body).
 
     ``body`` None means an empty map (the body of methods that take nothing). For tests
     of damaged requests, ``version`` and ``kind`` change the protocol frame, ``header``
@@ -150,7 +169,7 @@ def request_frames(
         header = request_header(method, request_id, session, deadline, idempotency_key)
     if raw_body is None:
         raw_body = pack({} if body is None else body)
-    return [b"", protocol_frame(kind, version), pack(header), raw_body]
+    return [b"", message(kind, header, raw_body, version)]
 
 
 def parse_reply(frames: Sequence[bytes]) -> tuple:
@@ -159,34 +178,29 @@ def parse_reply(frames: Sequence[bytes]) -> tuple:
     Raises SousError("internal", ...) when they are not a Sous reply.
     """
     frames = [bytes(frame) for frame in frames]
-    if len(frames) != 4 or frames[0] != b"":
-        raise SousError("internal", f"a reply has 4 frames (delimiter, protocol, header, body), this one has {len(frames)}")
-    _check_protocol_frame(frames[1], KIND_REPLY)
-    try:
-        header = unpack(frames[2])
-    except Exception as error:  # msgpack raises several exception types
-        raise SousError("internal", f"unreadable reply header: {error}") from None
+    if len(frames) != 2 or frames[0] != b"":
+        raise SousError("internal", f"a reply is 2 frames (the delimiter, then the message), this one has {len(frames)}")
+    header, body = split_message(frames[1], KIND_REPLY)
     if not isinstance(header, dict) or not isinstance(header.get("id"), str) or header.get("status") not in ("ok", "error"):
         raise SousError("internal", f"unexpected reply header {header!r}")
-    return header, frames[3]
+    return header, body
 
 
 def parse_event(frames: Sequence[bytes]) -> tuple:
     """Splits the frames a SUB socket received into (topic, header dict, decoded body)."""
     frames = [bytes(frame) for frame in frames]
-    if len(frames) != 4:
-        raise SousError("badRequest", f"an event has 4 frames (topic, protocol, header, body), this one has {len(frames)}", "frames")
-    _check_protocol_frame(frames[1], KIND_EVENT)
-    header = unpack(frames[2])
+    if len(frames) != 2:
+        raise SousError("badRequest", f"an event is 2 frames (the topic, then the message), this one has {len(frames)}", "frames")
+    header, body = split_message(frames[1], KIND_EVENT)
     topic = frames[0].decode("utf-8")
     if not isinstance(header, dict) or header.get("topic") != topic:
         raise SousError("badRequest", "event header topic differs from the topic frame", "header.topic")
-    return topic, header, unpack(frames[3])
+    return topic, header, unpack(body)
 
 
-def _check_protocol_frame(frame: bytes, kind: int) -> None:
-    if len(frame) != 6 or frame[:4] != SIGNATURE:
-        raise SousError("internal", "not a Sous message: bad protocol frame", "protocol")
+def _check_prefix(frame: bytes, kind: int) -> None:
+    if len(frame) < 6 or frame[:4] != SIGNATURE:
+        raise SousError("internal", "not a Sous message: bad protocol prefix", "protocol")
     if frame[4] != PROTOCOL_VERSION:
         raise SousError("internal", f"unsupported protocol version {frame[4]}", "version")
     if frame[5] != kind:

@@ -57,7 +57,7 @@ def test_every_request_built_from_describe_alone_decodes(stack):
     for service in SERVICES:
         with stack.client(service) as anonymous:
             description = anonymous.call("describe")
-        assert description["service"] == service and description["protocolVersion"] == 2
+        assert description["service"] == service and description["protocolVersion"] == 3
         types = {entry["name"]: entry for entry in description["types"]}
         assert "describe" in {method["name"] for method in description["methods"]}
         with stack.client(service, session=token) as client:

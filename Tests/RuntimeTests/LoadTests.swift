@@ -144,7 +144,7 @@ struct LoadTests {
             // 10 MiB in two frames of 5 MiB: each frame is under libzmq's cap, the message is not.
             let big = [UInt8](repeating: 0x61, count: 5 << 20)
             let peer = try RawPeer(connectingTo: host.boundEndpoints.requests)
-            try peer.send([[], SousProtocol.protocolFrame(.request), big, big])
+            try peer.send([[], SousProtocol.prefix(.request), big, big])
             let reply = try #require(try await peer.receive(timeout: .seconds(30)))
             #expect(reply.reduce(0) { $0 + $1.count } < 4096, "the refusal does not echo the request")
             let error = try MessagePackDecoder().decode(ServiceError.self, from: Envelope.parseReply(reply).body)

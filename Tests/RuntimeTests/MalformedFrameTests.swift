@@ -11,7 +11,8 @@ import ZeroMQ
 /// dropped) and the service goes on answering everyone else.
 @Suite(.closesItsSockets)
 struct MalformedFrameTests {
-    let protocolFrame = SousProtocol.protocolFrame(.request)
+    /// A request message's first six bytes: "SOUS", the version, the kind.
+    let prefix = SousProtocol.prefix(.request)
 
     func header(_ method: String = "health", id: String = "r1") throws -> [UInt8] {
         try MessagePackEncoder().encode(RequestHeader(method: method, id: id))
@@ -37,7 +38,7 @@ struct MalformedFrameTests {
         try await withRunningService(host) { host in
             for blank in ["   ", "\t\n"] {
                 let header = try MessagePackEncoder().encode(RequestHeader(method: "notes.count", id: "b1", onBehalfOf: blank))
-                let (_, error) = try await errorReply(to: [[], protocolFrame, header, [0x80]], at: host.boundEndpoints.requests)
+                let (_, error) = try await errorReply(to: [[], prefix + header + [0x80]], at: host.boundEndpoints.requests)
                 #expect(error.code == .badRequest && error.field == "header.onBehalfOf", "\(error)")
             }
         }
@@ -48,20 +49,24 @@ struct MalformedFrameTests {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
             for body: [UInt8] in [[0x90], [0x05], [0xa1, 0x78], [0xc0]] {
-                let (_, error) = try await errorReply(to: [[], protocolFrame, try header(), body], at: host.boundEndpoints.requests)
+                let (_, error) = try await errorReply(to: [[], prefix + (try header()) + body], at: host.boundEndpoints.requests)
                 #expect(error.code == .badRequest && error.field == "body", "body \(body): \(error)")
             }
             try await stillServes(host)
         }
     }
 
-    @Test func truncatedRequestMissingItsFrames() async throws {
+    /// A message cut short, nothing after the delimiter, or a request laid out as version 2 sent
+    /// it (protocol, header and body in three frames).
+    @Test func truncatedOrSplitRequests() async throws {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
-            let (_, error) = try await errorReply(to: [[], protocolFrame], at: host.boundEndpoints.requests)
-            #expect(error.code == .badRequest && error.field == "frames")
+            let (_, noHeader) = try await errorReply(to: [[], prefix], at: host.boundEndpoints.requests)
+            #expect(noHeader.code == .badRequest && noHeader.field == "header")
             let (_, noProtocol) = try await errorReply(to: [[]], at: host.boundEndpoints.requests)
             #expect(noProtocol.field == "protocol")
+            let (_, split) = try await errorReply(to: [[], prefix, try header(), [0x80]], at: host.boundEndpoints.requests)
+            #expect(split.code == .badRequest && split.field == "frames")
             try await stillServes(host)
         }
     }
@@ -69,7 +74,7 @@ struct MalformedFrameTests {
     @Test func wrongSignature() async throws {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
-            let (_, error) = try await errorReply(to: [[], Array("HTTP/1".utf8), try header(), [0x80]], at: host.boundEndpoints.requests)
+            let (_, error) = try await errorReply(to: [[], Array("HTTP/1".utf8) + (try header()) + [0x80]], at: host.boundEndpoints.requests)
             #expect(error.code == .badRequest && error.field == "protocol")
             try await stillServes(host)
         }
@@ -78,7 +83,8 @@ struct MalformedFrameTests {
     @Test func wrongVersion() async throws {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
-            let (_, error) = try await errorReply(to: [[], SousProtocol.signature + [9, 1], try header(), [0x80]], at: host.boundEndpoints.requests)
+            let (_, error) = try await errorReply(
+                to: [[], SousProtocol.signature + [9, 1] + (try header()) + [0x80]], at: host.boundEndpoints.requests)
             #expect(error.code == .badRequest && error.field == "version")
             #expect(error.message.contains("version 9"))
             try await stillServes(host)
@@ -89,7 +95,7 @@ struct MalformedFrameTests {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
             let (_, error) = try await errorReply(
-                to: [[], SousProtocol.protocolFrame(.reply), try header(), [0x80]], at: host.boundEndpoints.requests)
+                to: [[], SousProtocol.prefix(.reply) + (try header()) + [0x80]], at: host.boundEndpoints.requests)
             #expect(error.field == "kind")
             try await stillServes(host)
         }
@@ -98,7 +104,7 @@ struct MalformedFrameTests {
     @Test func garbageHeader() async throws {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
-            let (replyHeader, error) = try await errorReply(to: [[], protocolFrame, [0xc1, 0xff, 0x00], [0x80]], at: host.boundEndpoints.requests)
+            let (replyHeader, error) = try await errorReply(to: [[], prefix + [0xc1, 0xff, 0x00, 0x80]], at: host.boundEndpoints.requests)
             #expect(error.code == .badRequest && error.field == "header")
             #expect(replyHeader.id == "")
             try await stillServes(host)
@@ -110,7 +116,7 @@ struct MalformedFrameTests {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
             let headerBytes = try MessagePackEncoder().encode(OnlyID(id: "abc"))
-            let (replyHeader, error) = try await errorReply(to: [[], protocolFrame, headerBytes, [0x80]], at: host.boundEndpoints.requests)
+            let (replyHeader, error) = try await errorReply(to: [[], prefix + headerBytes + [0x80]], at: host.boundEndpoints.requests)
             #expect(replyHeader.id == "abc")
             #expect(error.field == "header")
             try await stillServes(host)
@@ -127,7 +133,7 @@ struct MalformedFrameTests {
                 [0xc1],  // never-used format byte
             ]
             for body in hostile {
-                let frames: [ZMQFrame] = [[], protocolFrame, try header("notes.echo", id: "g"), body]
+                let frames: [ZMQFrame] = [[], prefix + (try header("notes.echo", id: "g")) + body]
                 let (replyHeader, error) = try await errorReply(to: frames, at: host.boundEndpoints.requests)
                 #expect(replyHeader.id == "g")
                 #expect(error.code == .badRequest && error.field == "body")
@@ -140,7 +146,7 @@ struct MalformedFrameTests {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
             let longID = String(repeating: "x", count: 1000)
-            let (_, error) = try await errorReply(to: [[], protocolFrame, try header(id: longID), [0x80]], at: host.boundEndpoints.requests)
+            let (_, error) = try await errorReply(to: [[], prefix + (try header(id: longID)) + [0x80]], at: host.boundEndpoints.requests)
             #expect(error.field == "header.id")
             try await stillServes(host)
         }
@@ -151,7 +157,7 @@ struct MalformedFrameTests {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in
             let peer = try RawPeer(connectingTo: host.boundEndpoints.requests)
-            try peer.send([protocolFrame, try header(), [0x80]])
+            try peer.send([prefix + (try header()) + [0x80]])
             #expect(try await peer.receive(timeout: .milliseconds(200)) == nil)
             try await stillServes(host)
         }
@@ -166,7 +172,7 @@ struct MalformedFrameTests {
         try await withRunningService(host) { host in
             let peer = try RawPeer(connectingTo: host.boundEndpoints.requests, curve: try host.clientCurve())
             let huge = [UInt8](repeating: 0xa0, count: SousProtocol.maxMessageBytes + 1)
-            try peer.send([[], protocolFrame, try header("notes.echo"), huge])
+            try peer.send([[], prefix + (try header("notes.echo")) + huge])
             #expect(try await peer.receive(timeout: .milliseconds(300)) == nil)
             try await stillServes(host)
         }

@@ -19,7 +19,7 @@ struct ServerClientTests {
             let report = try await client(host).call(CommonAPI.health, Empty())
             #expect(report.service == "catalog")
             #expect(report.version == SousVersion.current)
-            #expect(report.protocolVersion == 2)
+            #expect(report.protocolVersion == 3)
             #expect(report.uptimeSeconds >= 0)
             #expect(report.database.status == "ok")
             #expect(report.database.path == ":memory:")
