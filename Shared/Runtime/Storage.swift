@@ -175,10 +175,26 @@ public struct SousDatabase: Sendable {
         switch backend {
         case .sqlite(let writer):
             if let ioThreadReader, QuickReadBudget.current != nil {
-                return try ioThreadReader.read { db in try QueryClock.timed(db) { try body(SQLiteSession(db: db)) } }
+                return try ioThreadReader.unsafeRead { db in try QueryClock.timed(db) { try Self.snapshot(db) { try body(SQLiteSession(db: db)) } } }
             }
             return try writer.read { db in try QueryClock.timed(db) { try body(SQLiteSession(db: db)) } }
         case .postgres(let database): return try database.read { try body($0) }
+        }
+    }
+
+    /// Runs `body` in one read transaction on the I/O thread's reader, whose BEGIN and COMMIT
+    /// stay prepared: GRDB's `read` prepares both anew for every transaction, which cost a
+    /// kept week's read more than its one query.
+    private static func snapshot<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
+        do {
+            let value = try body()
+            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+            return value
+        } catch {
+            // An interrupted statement may have ended the transaction already.
+            if sqlite3_get_autocommit(db.sqliteConnection) == 0 { try? db.rollback() }
+            throw error
         }
     }
 
