@@ -136,6 +136,18 @@ struct JSONColumnTests {
         }
     }
 
+    /// The JSON array a statement binds for `IN (…)` reads back as the same strings, through
+    /// JSONDecoder and through SQLite's `json_each`, whatever they hold.
+    @Test func listsBoundAsJSONReadBackTheSame() throws {
+        let database = try SousDatabase(name: "json", directory: nil, migrator: DatabaseMigrator())
+        let hostile = ["", "quote \" and \\ backslash", "tab\tnew\nline\u{01}\u{1f}", "/slash", "été 🍅", "\u{7f}\u{2028}"]
+        for list in Self.lists + [hostile, []] {
+            let json = list.sqlJSONArray
+            #expect(try JSONDecoder().decode([String].self, from: Data(json.utf8)) == list, "\(json)")
+            #expect(try database.read { try String.fetchAll($0, sql: "SELECT value FROM json_each(?) ORDER BY key", arguments: [json]) } == list)
+        }
+    }
+
     @Test func handWrittenTextIsReadLikeJSONDecoderOrLeftToIt() throws {
         let readable = [" [ \"a\" , \"b\" ] ", "[\"\\u00e9t\\u00e9\"]", "[\"\\ud83c\\udf45\"]"]
         for text in readable {
