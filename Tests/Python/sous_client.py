@@ -162,7 +162,7 @@ def request_frames(
     (protocol prefix, header, body).
 
     ``body`` None means an empty map (the body of methods that take nothing). For tests
-    of damaged requests, ``version`` and ``kind`` change the protocol frame, ``header``
+    of damaged requests, ``version`` and ``kind`` change the protocol prefix, ``header``
     replaces the whole header value, and ``raw_body`` sends bytes as the body unencoded.
     """
     if header is None:
