@@ -459,6 +459,7 @@ struct PersonalVersionTests {
             #expect(try await client.call(CatalogAPI.getRecipe, .init(id: id, people: 2), user: "bob") == forTwo)
 
             let before = try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "bob")
+            _ = try await client.call(CatalogAPI.getRecipe, .init(id: id, withIngredients: true), user: "bob")
             let line = try #require(before.ingredients.first { $0.cost > 0 })
             var ingredient = try #require(try await client.call(CatalogAPI.getIngredients, .init(ids: [line.ingredient])).ingredients.first)
             ingredient.price.amount *= 2
@@ -467,6 +468,9 @@ struct PersonalVersionTests {
             let changed = try #require(after.ingredients.first { $0.ingredient == line.ingredient })
             #expect(abs(changed.cost - 2 * line.cost) < 0.01)
             #expect(after.cost > before.cost)
+            // The kept facts of a lookup with ingredients follow too.
+            let withFacts = try await client.call(CatalogAPI.getRecipe, .init(id: id, withIngredients: true), user: "bob")
+            #expect(withFacts.ingredientFacts?.first { $0.id == line.ingredient }?.price == ingredient.price)
         }
     }
 

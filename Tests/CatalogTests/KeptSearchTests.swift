@@ -141,9 +141,18 @@ struct KeptSearchTests {
 @Suite(.closesItsSockets)
 struct KeptDetailTests {
     /// `id` as `recipes.get` answers it to `user`, checked against the same read with nothing kept.
+    /// With its ingredients' facts too: as they are now, in line order.
     func current(_ id: String, _ catalog: CatalogService, _ client: ServiceClient<Catalog>, user: String) async throws -> RecipeDetail {
         let answered = try await client.call(CatalogAPI.getRecipe, .init(id: id), user: user)
-        #expect(answered == (try catalog.store.readRecipe(id, user: user, people: nil)), "\(id) for \(user)")
+        let read = try catalog.store.readRecipe(id, user: user, people: nil)
+        #expect(answered == read, "\(id) for \(user)")
+        let withFacts = try await client.call(CatalogAPI.getRecipe, .init(id: id, withIngredients: true), user: user)
+        var expected = read
+        expected.ingredientFacts = try catalog.store.ingredients(
+            read.ingredients.map(\.ingredient).reduce(into: []) { ids, id in
+                if !ids.contains(id) { ids.append(id) }
+            })
+        #expect(withFacts == expected, "\(id) with its ingredients for \(user)")
         return answered
     }
 

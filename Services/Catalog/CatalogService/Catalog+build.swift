@@ -119,12 +119,7 @@ struct CatalogHandlers: Sendable {
     }
 
     func getRecipe(_ request: RecipeLookup, context: RequestContext) throws -> EncodedReply<RecipeDetail> {
-        guard request.withIngredients == true else { return try store.recipeReply(request.id, user: context.user, people: request.people) }
-        var detail = try store.recipe(request.id, user: context.user, people: request.people)
-        var ids: [String] = []
-        for line in detail.ingredients where !ids.contains(line.ingredient) { ids.append(line.ingredient) }
-        detail.ingredientFacts = try store.ingredients(ids)
-        return try EncodedReply(detail)
+        try store.recipeReply(request.id, user: context.user, people: request.people, withIngredients: request.withIngredients == true)
     }
 
     func photo(_ request: RecipeID, context: RequestContext) throws -> RecipePhoto {

@@ -16,13 +16,22 @@ extension CatalogStore {
         return detail
     }
 
-    /// ``recipe(_:user:people:)`` encoded, as `recipes.get` answers it.
-    public func recipeReply(_ id: String, user: String?, people: Int?) throws(ServiceError) -> EncodedReply<RecipeDetail> {
-        let (kept, favorite) = try keptRecipe(id, user: user, people: people)
+    /// ``recipe(_:user:people:)`` encoded, as `recipes.get` answers it; `withIngredients` adds
+    /// the facts of every ingredient in line order (what a grocery list needs), kept with it.
+    public func recipeReply(
+        _ id: String, user: String?, people: Int?, withIngredients: Bool = false
+    ) throws(ServiceError) -> EncodedReply<
+        RecipeDetail
+    > {
+        let (kept, favorite) = try keptRecipe(id, user: user, people: people, withFacts: withIngredients)
         return kept.reply(favorite: favorite)
     }
 
-    private func keptRecipe(_ id: String, user: String?, people: Int?) throws(ServiceError) -> (KeptDetail, favorite: Bool) {
+    private func keptRecipe(
+        _ id: String, user: String?, people: Int?, withFacts: Bool = false
+    ) throws(ServiceError) -> (
+        KeptDetail, favorite: Bool
+    ) {
         if let people, !(1...50).contains(people) {
             throw .badRequest("people must be 1 to 50, got \(people)", field: "people")
         }
@@ -32,17 +41,32 @@ extension CatalogStore {
                 // Which row the caller sees, at which version, and their mark, in one query; the
                 // row itself only when its details are not kept at that version.
                 guard let found = try resolveVersion(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
-                let key = "\(found.key)|\(people ?? 0)"
+                let key = "\(found.key)|\(people ?? 0)\(withFacts ? "|facts" : "")"
                 let version = found.version.map { KeptDetailVersion(rows: $0, ingredients: book.version) }
                 if let version, let kept = keptDetails.value(for: key, at: version) { return (kept, found.favorite) }
                 guard let row = try session.fetchOne(RecipeRecord.self, sql.recipeByKey, [found.key]) else {
                     throw ServiceError.notFound("no recipe \"\(id)\"", field: "id")
                 }
-                // Lines from the same snapshot as the version: what is kept matches it.
-                let kept = try KeptDetail(self.detail(of: row, user: nil, people: people, ingredients: book.byID, session))
+                // Lines from the same snapshot as the version, facts from the same book: what is
+                // kept matches both.
+                var detail = try self.detail(of: row, user: nil, people: people, ingredients: book.byID, session)
+                if withFacts { detail.ingredientFacts = try Self.facts(of: detail, in: book) }
+                let kept = try KeptDetail(detail)
                 if let version { keptDetails.store(kept, for: key, at: version) }
                 return (kept, found.favorite)
             }
+        }
+    }
+
+    /// The facts of each ingredient of `detail`, once each, in line order.
+    static func facts(of detail: RecipeDetail, in book: IngredientBook) throws -> [Ingredient] {
+        var ids: [String] = []
+        for line in detail.ingredients where !ids.contains(line.ingredient) { ids.append(line.ingredient) }
+        return try ids.map { id in
+            guard let ingredient = book.byID[id] else {
+                throw ServiceError.internal("\(detail.id) uses an ingredient the catalog does not have: \(id)")
+            }
+            return ingredient
         }
     }
 
