@@ -203,7 +203,7 @@ public final class RPCServer: Service, Sendable {
         _ method: Method<Scope, Request, Response>,
         use handler: @escaping @Sendable (Request, RequestContext) async throws -> Response
     ) {
-        register(method, encode: { try MessagePackEncoder().encode($0) }, use: handler)
+        register(method, encode: Self.encoded, use: handler)
     }
 
     /// Registers an async handler whose result `encode` turns into the reply's bytes.
@@ -239,7 +239,7 @@ public final class RPCServer: Service, Sendable {
             return await idempotency.perform(
                 user: user, key: key, method: method.name, body: body,
                 encodeReply: { value in
-                    (value as? Response).flatMap { try? MessagePackEncoder().encode($0) }
+                    (value as? Response).flatMap { try? Self.encoded($0) }
                 }, run)
         }
         let registration = Registration(
@@ -264,7 +264,7 @@ public final class RPCServer: Service, Sendable {
         _ method: Method<Scope, Request, Response>,
         use handler: @escaping @Sendable (Request, RequestContext) throws -> Response
     ) {
-        register(method, encode: { try MessagePackEncoder().encode($0) }, use: handler)
+        register(method, encode: Self.encoded, use: handler)
     }
 
     /// Registers a synchronous read of the `quick` lane that answers with its reply encoded
@@ -329,7 +329,7 @@ public final class RPCServer: Service, Sendable {
         keptAnswer: @escaping @Sendable (Request, RequestContext) throws -> Response?,
         use handler: @escaping @Sendable (Request, RequestContext) async throws -> Response
     ) {
-        register(method, encode: { try MessagePackEncoder().encode($0) }, keptAnswer: keptAnswer, use: handler)
+        register(method, encode: Self.encoded, keptAnswer: keptAnswer, use: handler)
     }
 
     /// ``register(_:keptAnswer:use:)`` for answers kept encoded (``EncodedReply``), for a
@@ -388,12 +388,18 @@ public final class RPCServer: Service, Sendable {
         _ handler: @escaping @Sendable (Request, RequestContext) throws -> Response
     ) {
         precondition(!method.isWrite && !method.recordsActivity, "\(method.name): only reads without activity are answered inline")
-        let inline = Self.inlineHandler(method, encode: { try MessagePackEncoder().encode($0) }, handler)
+        let inline = Self.inlineHandler(method, encode: Self.encoded, handler)
         let registration = Registration(
             handler: { _, body, context in inline(body, context) }, inline: inline, isWrite: false, access: method.access, lane: method.lane,
             describe: { try method.describe(into: &$0) }
         )
         handlers.withLock { $0[method.name] = registration }
+    }
+
+    /// A reply as every handler's result becomes one, unless the handler keeps it encoded
+    /// (``EncodedReply``).
+    private static func encoded<Reply: Encodable>(_ reply: Reply) throws -> [UInt8] {
+        try MessagePackEncoder().encode(reply)
     }
 
     /// Decodes, runs and encodes a synchronous handler, with errors as error replies.
