@@ -43,7 +43,7 @@ extension MessagePackWriter {
     public mutating func writeKey(_ key: StaticString) {
         key.withUTF8Buffer { utf8 in
             writeStringHeader(count: utf8.count)
-            bytes.append(contentsOf: utf8)
+            append(contentsOf: utf8)
         }
     }
 
@@ -187,16 +187,7 @@ public struct MessagePackFastReader: ~Copyable {
     /// (where the previous key was, plus one) makes keys in declaration order one comparison each.
     @inlinable public mutating func readKeyIndex(in table: MessagePackKeyTable, hint: inout Int, seen: inout UInt64) throws -> Int {
         let range = try stringRange()
-        let key = UnsafeBufferPointer(rebasing: bytes[range])
-        var index = -1
-        if hint < table.keys.count, MessagePackKeyTable.same(table.keys[hint], key) {
-            index = hint
-        } else {
-            for (candidate, known) in table.keys.enumerated() where MessagePackKeyTable.same(known, key) {
-                index = candidate
-                break
-            }
-        }
+        let index = table.index(of: UnsafeBufferPointer(rebasing: bytes[range]), hint: hint)
         guard index >= 0 else { return -1 }
         let bit: UInt64 = 1 << UInt64(index)
         // The Decodable path decides what a repeated key means.
@@ -209,11 +200,9 @@ public struct MessagePackFastReader: ~Copyable {
     /// The position in `table` of the string that comes next (an enumeration's raw value).
     @inlinable public mutating func readCaseIndex(in table: MessagePackKeyTable) throws -> Int {
         let range = try stringRange()
-        let value = UnsafeBufferPointer(rebasing: bytes[range])
-        for (index, known) in table.keys.enumerated() where MessagePackKeyTable.same(known, value) {
-            return index
-        }
-        throw MessagePackFastPathMiss("not a case")
+        let index = table.index(of: UnsafeBufferPointer(rebasing: bytes[range]), hint: table.count)
+        guard index >= 0 else { throw MessagePackFastPathMiss("not a case") }
+        return index
     }
 
     @inlinable public mutating func readBool() throws -> Bool {
@@ -375,20 +364,93 @@ public struct MessagePackFastReader: ~Copyable {
     }
 }
 
-/// The keys of a type's fields, compared as bytes.
-public struct MessagePackKeyTable: Sendable {
-    @usableFromInline let keys: [[UInt8]]
+/// The keys of a type's fields (or the raw values of an enumeration), compared as bytes.
+///
+/// A class with its keys back to back in memory of its own: one array per key made every
+/// comparison retain and release that array and call `memcmp` for a few bytes. A key not at
+/// the hint (an enumeration's raw value always) is found through a small hash of its length
+/// and end bytes instead of trying every key in turn.
+public final class MessagePackKeyTable: Sendable {
+    /// Every key's bytes back to back.
+    @usableFromInline nonisolated(unsafe) let bytes: UnsafeMutablePointer<UInt8>
+    /// Where key `i` starts in `bytes`; `starts[count]` is the end of the last.
+    @usableFromInline nonisolated(unsafe) let starts: UnsafeMutablePointer<Int>
+    @usableFromInline let count: Int
+    /// Open addressing: a slot holds a key's index plus one, 0 when empty.
+    @usableFromInline nonisolated(unsafe) let slots: UnsafeMutablePointer<Int>
+    @usableFromInline let slotMask: Int
 
     public init(_ keys: [StaticString]) {
-        self.keys = keys.map { key in key.withUTF8Buffer { Array($0) } }
+        let starts = UnsafeMutablePointer<Int>.allocate(capacity: keys.count + 1)
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: max(keys.reduce(0) { $0 + $1.utf8CodeUnitCount }, 1))
+        var offset = 0
+        for (index, key) in keys.enumerated() {
+            starts[index] = offset
+            key.withUTF8Buffer { utf8 in
+                if let source = utf8.baseAddress { (bytes + offset).initialize(from: source, count: utf8.count) }
+            }
+            offset += key.utf8CodeUnitCount
+        }
+        starts[keys.count] = offset
+        var slotCount = 8
+        while slotCount < keys.count * 2 { slotCount *= 2 }
+        let slots = UnsafeMutablePointer<Int>.allocate(capacity: slotCount)
+        slots.initialize(repeating: 0, count: slotCount)
+        for index in 0..<keys.count {
+            let key = UnsafeBufferPointer(start: bytes + starts[index], count: starts[index + 1] - starts[index])
+            var slot = Self.hash(key) & (slotCount - 1)
+            while slots[slot] != 0 { slot = (slot + 1) & (slotCount - 1) }
+            slots[slot] = index + 1
+        }
+        self.bytes = bytes
+        self.starts = starts
+        self.slots = slots
+        slotMask = slotCount - 1
+        count = keys.count
     }
 
-    /// Whether `known` and `bytes` hold the same bytes: one `memcmp` (the generic
-    /// `elementsEqual` walked them an iterator step at a time, an eighth of a decode).
-    @inlinable static func same(_ known: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard known.count == bytes.count else { return false }
-        guard let other = bytes.baseAddress else { return true }
-        return known.withUnsafeBufferPointer { memcmp($0.baseAddress!, other, bytes.count) == 0 }
+    deinit {
+        bytes.deallocate()
+        starts.deallocate()
+        slots.deallocate()
+    }
+
+    @inlinable @inline(__always) static func hash(_ key: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let first = key.first, let last = key.last else { return 0 }
+        return key.count &* 31 &+ Int(first) &* 7 &+ Int(last)
+    }
+
+    /// Whether key `index` is exactly `candidate`: eight bytes at a time.
+    @inlinable @inline(__always) func matches(_ index: Int, _ candidate: UnsafeBufferPointer<UInt8>) -> Bool {
+        let start = starts[index]
+        let length = starts[index + 1] - start
+        guard length == candidate.count else { return false }
+        guard let other = candidate.baseAddress else { return true }
+        let known = UnsafeRawPointer(bytes + start)
+        let given = UnsafeRawPointer(other)
+        var offset = 0
+        while length - offset >= 8 {
+            guard known.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == given.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            else { return false }
+            offset += 8
+        }
+        while offset < length {
+            guard known.load(fromByteOffset: offset, as: UInt8.self) == given.load(fromByteOffset: offset, as: UInt8.self) else { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    /// The index of `candidate`, trying `hint` first; -1 if it is none of the keys.
+    @inlinable @inline(__always) func index(of candidate: UnsafeBufferPointer<UInt8>, hint: Int) -> Int {
+        if hint < count, matches(hint, candidate) { return hint }
+        var slot = Self.hash(candidate) & slotMask
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { return -1 }
+            if matches(entry - 1, candidate) { return entry - 1 }
+            slot = (slot + 1) & slotMask
+        }
     }
 }
 
@@ -576,11 +638,11 @@ extension MessagePackDecodable where Self: RawRepresentable, RawValue == String 
 enum DirectCodingCheck {
     static let isOn = ProcessInfo.processInfo.environment["SOUS_MESSAGEPACK_CHECK"] == "1"
 
-    static func compare<T: Encodable>(_ value: T, direct: ArraySlice<UInt8>) throws {
+    static func compare<T: Encodable>(_ value: T, direct: [UInt8]) throws {
         var codable = MessagePackEncoder()
         codable.usesDirectCoding = false
         let expected = try codable.encode(value)
-        precondition(Array(direct) == expected, "direct MessagePack encoding of \(T.self) differs from its Encodable conformance")
+        precondition(direct == expected, "direct MessagePack encoding of \(T.self) differs from its Encodable conformance")
     }
 
     static func compare<T: Decodable>(_ type: T.Type, from bytes: [UInt8], direct: T?, rejectsNUL: Bool) throws -> T {

@@ -17,9 +17,8 @@ public struct MessagePackEncoder: Sendable {
     public init() {}
 
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        var writer = MessagePackWriter()
         // Most messages fit; growing from empty copied a recipe's bytes about eight times.
-        writer.bytes.reserveCapacity(1024)
+        var writer = MessagePackWriter(capacity: 1024)
         try encode(value, into: &writer)
         return writer.bytes
     }
@@ -27,15 +26,15 @@ public struct MessagePackEncoder: Sendable {
     /// Appends the encoding of `value` to `writer`, so several values can share one buffer.
     public func encode<T: Encodable>(_ value: T, into writer: inout MessagePackWriter) throws {
         if usesDirectCoding, userInfo.isEmpty, let direct = T.self as? any MessagePackEncodable.Type {
-            let start = writer.bytes.count
+            let start = writer.count
             try Self.write(value, as: direct, to: &writer)
-            if DirectCodingCheck.isOn { try DirectCodingCheck.compare(value, direct: writer.bytes[start...]) }
+            if DirectCodingCheck.isOn { try DirectCodingCheck.compare(value, direct: writer.bytes(from: start)) }
             return
         }
         let slot = EncodedSlot()
         let encoder = _MessagePackEncoder(slot: slot, parent: nil, key: nil, userInfo: userInfo, usesDirectCoding: usesDirectCoding)
         try encoder.encodeValue(value, into: slot)
-        slot.serialize(into: &writer.bytes)
+        slot.serialize(into: &writer)
     }
 
     /// Writes `value` through its direct coding, `Direct` being `T` itself (its conformance,
@@ -53,7 +52,7 @@ public struct MessagePackEncoder: Sendable {
         let slot = EncodedSlot()
         let encoder = _MessagePackEncoder(slot: slot, parent: nil, key: nil, userInfo: userInfo, usesDirectCoding: usesDirectCoding)
         try value.encode(to: encoder)
-        slot.serialize(into: &writer.bytes)
+        slot.serialize(into: &writer)
     }
 }
 
@@ -74,7 +73,7 @@ final class EncodedSlot {
 
     var storage: Storage = .empty
 
-    func serialize(into output: inout [UInt8]) {
+    func serialize(into output: inout MessagePackWriter) {
         switch storage {
         case .empty:
             // A value that encoded nothing reads back as an empty map, as JSONEncoder writes `{}`.
@@ -94,29 +93,27 @@ final class ContainerNode {
     /// Entries of a map, elements of an array.
     var count = 0
     var writer = MessagePackWriter(capacity: 64)
-    /// Nested values, each written just before `writer.bytes[offset]`.
+    /// Nested values, each written just before the writer's byte at `offset`.
     var children: [(offset: Int, slot: EncodedSlot)] = []
 
     init(kind: Kind) { self.kind = kind }
 
     func appendChild(_ slot: EncodedSlot) {
-        children.append((writer.bytes.count, slot))
+        children.append((writer.count, slot))
     }
 
-    func serialize(into output: inout [UInt8]) {
-        var header = MessagePackWriter(capacity: 5)
+    func serialize(into output: inout MessagePackWriter) {
         switch kind {
-        case .map: header.writeMapHeader(count: count)
-        case .array: header.writeArrayHeader(count: count)
+        case .map: output.writeMapHeader(count: count)
+        case .array: output.writeArrayHeader(count: count)
         }
-        output.append(contentsOf: header.bytes)
         var written = 0
         for child in children {
-            output.append(contentsOf: writer.bytes[written..<child.offset])
+            writer.withBytes { output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[written..<child.offset])) }
             child.slot.serialize(into: &output)
             written = child.offset
         }
-        output.append(contentsOf: writer.bytes[written...])
+        writer.withBytes { output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[written...])) }
     }
 }
 
@@ -192,7 +189,7 @@ final class _MessagePackEncoder: Encoder {
         let encoder = child(key: key, slot: childSlot)
         try value.encode(to: encoder)
         switch childSlot.storage {
-        case .single(let bytes): node.writer.bytes.append(contentsOf: bytes)
+        case .single(let bytes): node.writer.append(contentsOf: bytes)
         case .empty, .container: node.appendChild(childSlot)
         }
     }

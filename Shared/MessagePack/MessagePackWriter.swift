@@ -1,62 +1,129 @@
 /// Appends MessagePack values to a byte buffer, always in the smallest format that holds them
 /// (as the specification asks of serializers).
-public struct MessagePackWriter: Sendable {
-    public var bytes: [UInt8]
+///
+/// The buffer is the writer's own memory, not an `Array`: appending to an array checks that it
+/// is uniquely referenced and goes through a generic `append(contentsOf:)` for every key and
+/// string, a third of encoding a recipe. The writer cannot be copied (so nothing else holds
+/// its memory); ``bytes`` hands out a copy of what was written.
+public struct MessagePackWriter: ~Copyable, @unchecked Sendable {
+    @usableFromInline var start: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
+    /// Bytes written so far.
+    public var count: Int { written }
+    @usableFromInline var written: Int
 
     @inlinable public init(capacity: Int = 256) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 16)
+        start = .allocate(capacity: self.capacity)
+        written = 0
     }
 
-    @inlinable public mutating func writeNil() { bytes.append(Format.nil) }
+    deinit { start.deallocate() }
 
-    @inlinable public mutating func write(_ value: Bool) { bytes.append(value ? Format.true : Format.false) }
+    /// A copy of the bytes written so far.
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: start, count: written)) }
+
+    /// A copy of the bytes written from `offset` on.
+    public func bytes(from offset: Int) -> [UInt8] {
+        Array(UnsafeBufferPointer(start: start + offset, count: written - offset))
+    }
+
+    /// The bytes written so far, valid only inside `body`.
+    @inlinable public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: start, count: written))
+    }
+
+    /// Makes room for `extra` more bytes.
+    @inlinable @inline(__always) public mutating func reserve(_ extra: Int) {
+        if capacity - written < extra { grow(to: written + extra) }
+    }
+
+    @usableFromInline mutating func grow(to needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let newStart = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newStart.initialize(from: start, count: written)
+        start.deallocate()
+        start = newStart
+        capacity = newCapacity
+    }
+
+    @inlinable @inline(__always) public mutating func append(_ byte: UInt8) {
+        reserve(1)
+        start[written] = byte
+        written += 1
+    }
+
+    @inlinable @inline(__always) public mutating func append(contentsOf buffer: UnsafeBufferPointer<UInt8>) {
+        guard let source = buffer.baseAddress else { return }
+        reserve(buffer.count)
+        (start + written).update(from: source, count: buffer.count)
+        written += buffer.count
+    }
+
+    @inlinable public mutating func append(contentsOf bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { append(contentsOf: $0) }
+    }
+
+    @inlinable public mutating func append(contentsOf bytes: ArraySlice<UInt8>) {
+        bytes.withUnsafeBufferPointer { append(contentsOf: $0) }
+    }
+
+    @inlinable public mutating func append(contentsOf bytes: some Collection<UInt8>) {
+        if let done: Void = bytes.withContiguousStorageIfAvailable({ append(contentsOf: $0) }) { return done }
+        reserve(bytes.count)
+        for byte in bytes { append(byte) }
+    }
+
+    @inlinable public mutating func writeNil() { append(Format.nil) }
+
+    @inlinable public mutating func write(_ value: Bool) { append(value ? Format.true : Format.false) }
 
     @inlinable public mutating func write(_ value: Int64) {
         if value >= 0 {
             write(UInt64(value))
         } else if value >= -32 {
-            bytes.append(UInt8(bitPattern: Int8(value)))
+            append(UInt8(bitPattern: Int8(value)))
         } else if value >= Int64(Int8.min) {
-            bytes.append(Format.int8)
-            bytes.append(UInt8(bitPattern: Int8(value)))
+            append(Format.int8)
+            append(UInt8(bitPattern: Int8(value)))
         } else if value >= Int64(Int16.min) {
-            bytes.append(Format.int16)
+            append(Format.int16)
             appendBigEndian(UInt16(bitPattern: Int16(value)))
         } else if value >= Int64(Int32.min) {
-            bytes.append(Format.int32)
+            append(Format.int32)
             appendBigEndian(UInt32(bitPattern: Int32(value)))
         } else {
-            bytes.append(Format.int64)
+            append(Format.int64)
             appendBigEndian(UInt64(bitPattern: value))
         }
     }
 
     @inlinable public mutating func write(_ value: UInt64) {
         if value <= 0x7f {
-            bytes.append(UInt8(value))
+            append(UInt8(value))
         } else if value <= UInt64(UInt8.max) {
-            bytes.append(Format.uint8)
-            bytes.append(UInt8(value))
+            append(Format.uint8)
+            append(UInt8(value))
         } else if value <= UInt64(UInt16.max) {
-            bytes.append(Format.uint16)
+            append(Format.uint16)
             appendBigEndian(UInt16(value))
         } else if value <= UInt64(UInt32.max) {
-            bytes.append(Format.uint32)
+            append(Format.uint32)
             appendBigEndian(UInt32(value))
         } else {
-            bytes.append(Format.uint64)
+            append(Format.uint64)
             appendBigEndian(value)
         }
     }
 
     @inlinable public mutating func write(_ value: Float) {
-        bytes.append(Format.float32)
+        append(Format.float32)
         appendBigEndian(value.bitPattern)
     }
 
     @inlinable public mutating func write(_ value: Double) {
-        bytes.append(Format.float64)
+        append(Format.float64)
         appendBigEndian(value.bitPattern)
     }
 
@@ -64,21 +131,21 @@ public struct MessagePackWriter: Sendable {
         var value = value
         value.withUTF8 { utf8 in
             writeStringHeader(count: utf8.count)
-            bytes.append(contentsOf: utf8)
+            append(contentsOf: utf8)
         }
     }
 
     @inlinable public mutating func writeStringHeader(count: Int) {
         if count <= 31 {
-            bytes.append(0xa0 | UInt8(count))
+            append(0xa0 | UInt8(count))
         } else if count <= Int(UInt8.max) {
-            bytes.append(Format.str8)
-            bytes.append(UInt8(count))
+            append(Format.str8)
+            append(UInt8(count))
         } else if count <= Int(UInt16.max) {
-            bytes.append(Format.str16)
+            append(Format.str16)
             appendBigEndian(UInt16(count))
         } else {
-            bytes.append(Format.str32)
+            append(Format.str32)
             appendBigEndian(UInt32(count))
         }
     }
@@ -86,38 +153,38 @@ public struct MessagePackWriter: Sendable {
     @inlinable public mutating func writeBinary(_ value: some Collection<UInt8>) {
         let count = value.count
         if count <= Int(UInt8.max) {
-            bytes.append(Format.bin8)
-            bytes.append(UInt8(count))
+            append(Format.bin8)
+            append(UInt8(count))
         } else if count <= Int(UInt16.max) {
-            bytes.append(Format.bin16)
+            append(Format.bin16)
             appendBigEndian(UInt16(count))
         } else {
-            bytes.append(Format.bin32)
+            append(Format.bin32)
             appendBigEndian(UInt32(count))
         }
-        bytes.append(contentsOf: value)
+        append(contentsOf: value)
     }
 
     @inlinable public mutating func writeArrayHeader(count: Int) {
         if count <= 15 {
-            bytes.append(0x90 | UInt8(count))
+            append(0x90 | UInt8(count))
         } else if count <= Int(UInt16.max) {
-            bytes.append(Format.array16)
+            append(Format.array16)
             appendBigEndian(UInt16(count))
         } else {
-            bytes.append(Format.array32)
+            append(Format.array32)
             appendBigEndian(UInt32(count))
         }
     }
 
     @inlinable public mutating func writeMapHeader(count: Int) {
         if count <= 15 {
-            bytes.append(0x80 | UInt8(count))
+            append(0x80 | UInt8(count))
         } else if count <= Int(UInt16.max) {
-            bytes.append(Format.map16)
+            append(Format.map16)
             appendBigEndian(UInt16(count))
         } else {
-            bytes.append(Format.map32)
+            append(Format.map32)
             appendBigEndian(UInt32(count))
         }
     }
@@ -127,18 +194,18 @@ public struct MessagePackWriter: Sendable {
     @inlinable public mutating func writeTimestamp(seconds: Int64, nanoseconds: UInt32) {
         if seconds >= 0 && seconds >> 34 == 0 {
             if nanoseconds == 0 && seconds <= Int64(UInt32.max) {
-                bytes.append(Format.fixext4)
-                bytes.append(UInt8(bitPattern: Format.timestampType))
+                append(Format.fixext4)
+                append(UInt8(bitPattern: Format.timestampType))
                 appendBigEndian(UInt32(seconds))
             } else {
-                bytes.append(Format.fixext8)
-                bytes.append(UInt8(bitPattern: Format.timestampType))
+                append(Format.fixext8)
+                append(UInt8(bitPattern: Format.timestampType))
                 appendBigEndian(UInt64(nanoseconds) << 34 | UInt64(seconds))
             }
         } else {
-            bytes.append(Format.ext8)
-            bytes.append(12)
-            bytes.append(UInt8(bitPattern: Format.timestampType))
+            append(Format.ext8)
+            append(12)
+            append(UInt8(bitPattern: Format.timestampType))
             appendBigEndian(nanoseconds)
             appendBigEndian(UInt64(bitPattern: seconds))
         }
@@ -146,6 +213,9 @@ public struct MessagePackWriter: Sendable {
 
     @inlinable @inline(__always)
     mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+        let size = MemoryLayout<T>.size
+        reserve(size)
+        UnsafeMutableRawPointer(start + written).storeBytes(of: value.bigEndian, as: T.self)
+        written += size
     }
 }

@@ -16,9 +16,9 @@ public enum Envelope {
     /// not three: over CURVE every frame is boxed and sent on its own.
     static func message(_ kind: SousProtocol.Kind, header: some Encodable, body: [UInt8]) throws -> Frame {
         var writer = MessagePackWriter(capacity: SousProtocol.prefixBytes + 128 + body.count)
-        writer.bytes += SousProtocol.prefix(kind)
+        writer.append(contentsOf: SousProtocol.prefix(kind))
         try MessagePackEncoder().encode(header, into: &writer)
-        writer.bytes += body
+        writer.append(contentsOf: body)
         return writer.bytes
     }
 
