@@ -61,6 +61,8 @@ final class ClientLoop: @unchecked Sendable {
     /// Ids of pending attempts the socket could not take yet, oldest first.
     private var unsent: [String] = []
     private var lastReplyAt = ContinuousClock.now
+    /// Whether the dealer sent since its replies were last read to EAGAIN (see run).
+    private var sentSinceRead = false
 
     init(
         service: String, endpoint: String, options: ClientOptions, curve: CurveClientSetup?, context: ZMQContext,
@@ -148,19 +150,12 @@ final class ClientLoop: @unchecked Sendable {
                 socket = nil
             }
         }
+        // The sockets' descriptors are edge-triggered (ZMQSocket.eventDescriptor): the wake
+        // socket is read when signalled, the dealer until EAGAIN on every pass and again after
+        // any send (a send may take in the commands that signalled a reply), then one poll(2).
+        var wakeSignalled = true
         while true {
-            let now = ContinuousClock.now
-            let nextDeadline = pending.values.map(\.attemptDeadline).min()
-            let timeout = nextDeadline.map { max($0 - now, .zero) } ?? .seconds(1)
-            let ready: [ZMQPollEvents]
-            do {
-                let dealerEvents: ZMQPollEvents = unsent.isEmpty ? .readable : [.readable, .writable]
-                ready = try ZMQPoller.poll([(wake, .readable), (dealer, dealerEvents)], timeout: min(timeout, .seconds(1)))
-            } catch {
-                if error.isTerminated { return }
-                continue
-            }
-            if !ready[0].isEmpty {
+            if wakeSignalled {
                 while (try? wake.receiveMultipart(dontWait: true)) != nil {}
                 let taken = inbox.withLock { inbox in
                     defer {
@@ -172,13 +167,11 @@ final class ClientLoop: @unchecked Sendable {
                 for call in taken.calls { start(call, on: dealer) }
                 // After starting: a call cancelled right after it was handed over is found.
                 for token in taken.cancelled { abandon(token) }
-                let stopping = taken.stopping
-                if stopping {
-                    return
-                }
+                if taken.stopping { return }
             }
-            if ready[1].contains(.readable) { readReplies(dealer) }
-            if ready[1].contains(.writable) { sendUnsent(on: dealer) }
+            sentSinceRead = false
+            guard readReplies(dealer) else { return }
+            if !unsent.isEmpty { sendUnsent(on: dealer) }
             if expireAttempts(on: dealer) {
                 // No reply since the expired attempt was sent: the connection may be dead. A new
                 // socket reconnects, and every waiting request goes out again on it.
@@ -188,6 +181,19 @@ final class ClientLoop: @unchecked Sendable {
                     unsent = []
                     for id in pending.keys.sorted() { resend(id, on: dealer) }
                 }
+            }
+            if sentSinceRead {
+                guard readReplies(dealer) else { return }
+            }
+            let now = ContinuousClock.now
+            let nextDeadline = pending.values.map(\.attemptDeadline).min()
+            let timeout = nextDeadline.map { max($0 - now, .zero) } ?? .seconds(1)
+            do {
+                let descriptors = [try wake.eventDescriptor(), try dealer.eventDescriptor()]
+                wakeSignalled = try ZMQPoller.wait(descriptors, timeout: min(timeout, .seconds(1)))[0]
+            } catch {
+                if error.isTerminated { return }
+                wakeSignalled = true
             }
         }
     }
@@ -237,7 +243,10 @@ final class ClientLoop: @unchecked Sendable {
     private func resend(_ id: String, on dealer: ZMQSocket) -> Bool {
         guard let entry = pending[id] else { return true }
         do {
-            if try dealer.send(multipart: entry.frames, dontWait: true) { return true }
+            if try dealer.send(multipart: entry.frames, dontWait: true) {
+                sentSinceRead = true
+                return true
+            }
             if !unsent.contains(id) { unsent.append(id) }
             return false
         } catch {
@@ -256,13 +265,14 @@ final class ClientLoop: @unchecked Sendable {
         }
     }
 
-    private func readReplies(_ dealer: ZMQSocket) {
+    /// Reads every reply waiting on the dealer; false once the context is terminated.
+    private func readReplies(_ dealer: ZMQSocket) -> Bool {
         while true {
             let frames: [ZMQFrame]
             do {
                 frames = try dealer.receiveMultipart(dontWait: true)
             } catch {
-                return
+                return !error.isTerminated
             }
             lastReplyAt = .now
             guard let reply = try? Envelope.parseReply(frames) else { continue }

@@ -1,5 +1,9 @@
 internal import CZeroMQ
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// Readiness a poll waits for.
 public struct ZMQPollEvents: OptionSet, Sendable {
     public let rawValue: Int16
@@ -25,6 +29,23 @@ public enum ZMQPoller {
     /// Waits until one socket is ready for `events`. Returns whether it became ready in time.
     public static func poll(_ socket: ZMQSocket, for events: ZMQPollEvents, timeout: Duration?) throws(ZMQError) -> Bool {
         !(try poll([(socket, events)], timeout: timeout)[0].isEmpty)
+    }
+
+    /// Waits until any of `descriptors` (sockets' ``ZMQSocket/eventDescriptor()``) is
+    /// signalled, or `timeout` passes: one `poll(2)`, where `zmq_poll` also asks every socket
+    /// for its events before and after, each a poll of its mailbox.
+    /// - Returns: per descriptor, whether it was signalled.
+    public static func wait(_ descriptors: [Int32], timeout: Duration) throws(ZMQError) -> [Bool] {
+        var items = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        let milliseconds = Int32(clamping: Self.milliseconds(timeout))
+        while true {
+            let result = items.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), milliseconds) }
+            if result >= 0 { break }
+            let code = errno
+            if code == EINTR { continue }
+            throw ZMQError(code: code, operation: "poll")
+        }
+        return items.map { $0.revents != 0 }
     }
 
     static func milliseconds(_ duration: Duration) -> Int {

@@ -16,6 +16,8 @@ public final class ZMQSocket: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
     public let type: ZMQSocketType
     public private(set) var isClosed = false
+    /// RCVTIMEO as the owner set it (-1: block), which ``receive(timeout:)`` puts back.
+    private var configuredReceiveTimeout: Int32 = -1
     /// Where the tests record this socket until it is closed (nil outside a test's check).
     private let ledger: SocketLedger?
 
@@ -156,13 +158,30 @@ public final class ZMQSocket: @unchecked Sendable {
     }
 
     /// Waits up to `timeout` for a message. Returns `nil` if none arrived in time.
+    ///
+    /// A receive bounded by RCVTIMEO waits in one poll of the socket's mailbox; `zmq_poll` then a
+    /// receive polled the socket's descriptor and its mailbox twice each for one message.
     public func receive(timeout: Duration) throws(ZMQError) -> [ZMQFrame]? {
-        guard try ZMQPoller.poll(self, for: .readable, timeout: timeout) else { return nil }
+        let milliseconds = Int32(clamping: ZMQPoller.milliseconds(timeout))
+        try setInt32Option(ZMQ_RCVTIMEO, milliseconds)
+        defer { try? setInt32Option(ZMQ_RCVTIMEO, configuredReceiveTimeout) }
         do {
-            return try receiveMultipart(dontWait: true)
+            return try receiveMultipart(dontWait: milliseconds == 0)
         } catch  where error.isWouldBlock {
             return nil
         }
+    }
+
+    /// The descriptor libzmq signals when the socket's state may have changed, for a `poll(2)`
+    /// of its own (``ZMQPoller/wait(_:timeout:)``). It is edge-triggered: it says nothing
+    /// about messages already waiting, so read until `EAGAIN` before waiting on it again, and
+    /// again after sending (a send may take in the commands that signalled it).
+    public func eventDescriptor() throws(ZMQError) -> Int32 {
+        var descriptor: Int32 = -1
+        var size = MemoryLayout<Int32>.size
+        let handle = self.handle
+        _ = try retryingEINTR("zmq_getsockopt(ZMQ_FD)") { zmq_getsockopt(handle, ZMQ_FD, &descriptor, &size) }
+        return descriptor
     }
 
     // MARK: Options
@@ -172,7 +191,10 @@ public final class ZMQSocket: @unchecked Sendable {
     public func setReceiveHighWaterMark(_ messages: Int32) throws(ZMQError) { try setInt32Option(ZMQ_RCVHWM, messages) }
     /// Peers sending a larger message are disconnected by libzmq.
     public func setMaxMessageSize(_ bytes: Int64) throws(ZMQError) { try setInt64Option(ZMQ_MAXMSGSIZE, bytes) }
-    public func setReceiveTimeout(milliseconds: Int32) throws(ZMQError) { try setInt32Option(ZMQ_RCVTIMEO, milliseconds) }
+    public func setReceiveTimeout(milliseconds: Int32) throws(ZMQError) {
+        try setInt32Option(ZMQ_RCVTIMEO, milliseconds)
+        configuredReceiveTimeout = milliseconds
+    }
     public func setSendTimeout(milliseconds: Int32) throws(ZMQError) { try setInt32Option(ZMQ_SNDTIMEO, milliseconds) }
     /// ROUTER only: sending to an unknown peer fails with EHOSTUNREACH instead of dropping silently.
     public func setRouterMandatory(_ on: Bool) throws(ZMQError) { try setInt32Option(ZMQ_ROUTER_MANDATORY, on ? 1 : 0) }
