@@ -77,6 +77,37 @@ import Testing
         }
     }
 
+    /// A recipe's facts are stored in one go: the new ones added, a changed one replaced (and
+    /// every list using it moved), the same ingredient twice in one call stored as its last.
+    @Test func aRecipesFactsAreStoredTogetherAndOnlyAChangeMovesOtherLists() throws {
+        try withTwoStores { store, _, _ in
+            let before = try #require(try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, user: "ada", now: Date(), withList: true).list)
+            let rice = ListIngredientFacts(
+                id: "rice", name: "Rice", unit: .g, gramsPerPiece: nil, gramsPerMl: nil, price: Price(amount: 3, per: .kg), category: .breads,
+                bought: true)
+            let porridge = RecipeSnapshot(
+                id: "porridge", name: "Porridge", people: 2, servings: 2,
+                lines: [.init(ingredient: "oats", quantity: 200, unit: .g), .init(ingredient: "rice", quantity: 100, unit: .g)])
+            // Same facts as stored: ada's list is left as it was.
+            _ = try store.addRecipe(
+                "porridge", snapshot: porridge, multiplier: 1, exclude: [], ingredients: [Self.oats, rice], user: "grace", now: Date())
+            #expect(try store.list(user: "ada") == before)
+            let grace = try store.list(user: "grace")
+            #expect(Set(grace.lines.compactMap(\.ingredient)) == ["oats", "rice"])
+            #expect(abs(grace.total - (0.2 * 2 + 0.1 * 3)) < 0.001)
+            // Oats dearer, given twice (the last wins): ada's total follows, her version does not move.
+            var dearer = Self.oats
+            dearer.price = Price(amount: 4, per: .kg)
+            var dearest = Self.oats
+            dearest.price = Price(amount: 5, per: .kg)
+            _ = try store.addRecipe(
+                "porridge", snapshot: nil, multiplier: 1, exclude: [], ingredients: [dearer, rice, dearest], user: "grace", now: Date())
+            let after = try store.list(user: "ada")
+            #expect(after.version == before.version)
+            #expect(abs(after.total - 5) < 0.001)
+        }
+    }
+
     @Test func aVersionIsNeverReusedAfterAnErasure() throws {
         try withTwoStores { store, _, database in
             let first = try store.addNonEdibleItem("candles", count: 1, user: "ada", now: Date())

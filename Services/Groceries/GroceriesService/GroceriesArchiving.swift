@@ -49,7 +49,7 @@ extension GroceriesStore {
             try database.writing { session in
                 try session.requireNoRows(of: user, in: ["list_recipe", "manual_item", "grocery_order"], what: "a grocery list or orders")
                 guard !dryRun else { return ArchiveImported(counts: counts) }
-                for fact in facts { try Self.upsert(fact, session) }
+                try Self.upsert(facts, session)
                 for listed in archive.recipes {
                     try session.insert(
                         ListRecipeRecord(

@@ -162,11 +162,23 @@ extension GroceriesStore {
 
     /// Stores what the catalog said of an ingredient; when that changed what was stored, every
     /// list using it changes, so the facts' generation goes up.
-    static func upsert(_ facts: ListIngredientFacts, _ session: any SQLSession) throws {
-        let stored = try session.fetchOne(IngredientFactsRecord.self, "SELECT * FROM ingredient WHERE id = ?", [facts.id])
-        guard stored?.facts != facts else { return }
-        try session.insert(IngredientFactsRecord(facts), onConflict: .replace)
-        try session.execute("UPDATE list_counter SET value = value + 1 WHERE name = 'facts'")
+    /// Stores the catalog's facts of these ingredients where they are new or changed, reading
+    /// what is stored in one statement (a read per ingredient was a tenth of adding a recipe);
+    /// the facts' generation goes up once if anything changed.
+    static func upsert(_ facts: [ListIngredientFacts], _ session: any SQLSession) throws {
+        guard !facts.isEmpty else { return }
+        var stored: [String: ListIngredientFacts] = [:]
+        let ids = Array(Set(facts.map(\.id)))
+        for record in try session.fetchAll(IngredientFactsRecord.self, ingredientsIn[session.engine], [ids.sqlJSONArray]) {
+            stored[record.facts.id] = record.facts
+        }
+        var changed = false
+        for item in facts where stored[item.id] != item {
+            try session.insert(IngredientFactsRecord(item), onConflict: .replace)
+            stored[item.id] = item
+            changed = true
+        }
+        if changed { try session.execute("UPDATE list_counter SET value = value + 1 WHERE name = 'facts'") }
     }
 
     static let setMultiplier = #"UPDATE list_recipe SET multiplier = ? WHERE "user" = ? AND recipe = ?"#

@@ -83,7 +83,7 @@ public final class GroceriesStore: Sendable {
         withList: Bool = false
     ) throws(ServiceError) -> GroceryListChange {
         try changeList(user: user, withList: withList) { session in
-            for facts in ingredients { try Self.upsert(facts, session) }
+            try Self.upsert(ingredients, session)
             if let current = try session.value(Int.self, #"SELECT multiplier FROM list_recipe WHERE "user" = ? AND recipe = ?"#, [user, recipe]) {
                 let total = current + multiplier
                 guard total <= 100 else {
@@ -138,7 +138,7 @@ public final class GroceriesStore: Sendable {
     ) throws(ServiceError) -> GroceryListChange {
         try changeList(user: user, withList: withList) { session in
             try GroceriesQuotas.checkManualItems(user: user, session)
-            try Self.upsert(facts, session)
+            try Self.upsert([facts], session)
             try session.execute(
                 #"INSERT INTO manual_item ("user", ingredient, quantity, unit, added_at) VALUES (?, ?, ?, ?, ?)"#,
                 [user, facts.id, quantity, unit.rawValue, now.timeIntervalSince1970])
