@@ -185,16 +185,32 @@ public struct SousDatabase: Sendable {
     /// Runs `body` in one read transaction on the I/O thread's reader, whose BEGIN and COMMIT
     /// stay prepared: GRDB's `read` prepares both anew for every transaction, which cost a
     /// kept week's read more than its one query.
+    ///
+    /// Beginning and ending it run with no time limit: both statements are prepared once, and
+    /// SQLite counts their steps towards the progress handler across uses, so a budget already
+    /// past could interrupt one after it changed the connection's state (a BEGIN done, then
+    /// reported interrupted). A transaction left open on this connection stops the process
+    /// (GRDB's precondition), as it once did under fifty clients' load.
     private static func snapshot<T>(_ db: Database, _ body: () throws -> T) throws -> T {
-        try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
+        let value: T
         do {
-            let value = try body()
-            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
-            return value
+            try QueryClock.unlimited(db) { try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute() }
+            value = try body()
+            try QueryClock.unlimited(db) { try db.cachedStatement(sql: "COMMIT TRANSACTION").execute() }
         } catch {
-            // An interrupted statement may have ended the transaction already.
-            if sqlite3_get_autocommit(db.sqliteConnection) == 0 { try? db.rollback() }
+            rollBackIfOpen(db)
             throw error
+        }
+        return value
+    }
+
+    /// Ends whatever transaction an error left open (an interrupted statement may have ended it
+    /// already), never interrupted itself.
+    private static func rollBackIfOpen(_ db: Database) {
+        QueryClock.unlimited(db) {
+            guard sqlite3_get_autocommit(db.sqliteConnection) == 0 else { return }
+            try? db.rollback()
+            if sqlite3_get_autocommit(db.sqliteConnection) == 0 { _ = sqlite3_exec(db.sqliteConnection, "ROLLBACK", nil, nil, nil) }
         }
     }
 
@@ -518,6 +534,16 @@ enum QueryClock {
                 let deadline = box.deadline.load(ordering: .relaxed)
                 return deadline != 0 && DispatchTime.now().uptimeNanoseconds > deadline ? 1 : 0
             }, context)
+    }
+
+    /// Runs `body` with no time limit on its statements (what ends a transaction must not be
+    /// interrupted half done); the limit applies again to the statements after it.
+    static func unlimited<T>(_ db: Database, _ body: () throws -> T) rethrows -> T {
+        guard let box = boxes.withLock({ $0[ObjectIdentifier(db)] }) else { return try body() }
+        let armed = box.armed.exchange(false, ordering: .relaxed)
+        box.deadline.store(0, ordering: .relaxed)
+        defer { box.armed.store(armed, ordering: .relaxed) }
+        return try body()
     }
 
     /// Runs `body` with its statements limited; an interrupted statement becomes `timeout`, or
