@@ -107,11 +107,11 @@ fi
 log "Services under test: ${active[*]}"
 
 # Host networking: the stacks' ports must be free on this machine: 27101…27502 (replica 1, and the
-# SQLite stack's only one), 27111…27512 (replica 2) and PostgreSQL's 55432.
+# SQLite stack's only one), 27111…27512 (replica 2) and PostgreSQL's 25432.
 if command -v ss >/dev/null; then
     for port in 27101 27102 27201 27202 27301 27302 27401 27402 27501 27502 \
-        27111 27112 27211 27212 27311 27312 27411 27412 27511 27512 55432; do
-        if ss -ltnH "sport = :$port" | grep -q .; then fail "port $port is in use; the host-network stacks need 27101…27512 and 55432"; fi
+        27111 27112 27211 27212 27311 27312 27411 27412 27511 27512 25432; do
+        if ss -ltnH "sport = :$port" | grep -q .; then fail "port $port is in use; the host-network stacks need 27101…27512 and 25432"; fi
     done
 fi
 
