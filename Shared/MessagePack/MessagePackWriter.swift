@@ -65,10 +65,6 @@ public struct MessagePackWriter: ~Copyable, @unchecked Sendable {
         bytes.withUnsafeBufferPointer { append(contentsOf: $0) }
     }
 
-    @inlinable public mutating func append(contentsOf bytes: ArraySlice<UInt8>) {
-        bytes.withUnsafeBufferPointer { append(contentsOf: $0) }
-    }
-
     @inlinable public mutating func append(contentsOf bytes: some Collection<UInt8>) {
         if let done: Void = bytes.withContiguousStorageIfAvailable({ append(contentsOf: $0) }) { return done }
         reserve(bytes.count)

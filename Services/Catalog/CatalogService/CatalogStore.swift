@@ -116,9 +116,9 @@ struct KeptPageKey: Codable {
         }
     }
 
-    /// The key's bytes as a dictionary key, hashed and compared as one block: a `[UInt8]` key
-    /// in the cache's generic code was hashed and compared a byte at a time through value
-    /// witnesses, a third of answering a kept page.
+    /// The key's bytes as a dictionary key, hashed as one block and compared by `[UInt8]`'s `==`
+    /// specialized here: a `[UInt8]` key in the cache's generic code was hashed and compared a
+    /// byte at a time through value witnesses, a third of answering a kept page.
     struct Bytes: Hashable, Sendable {
         let bytes: [UInt8]
 
@@ -126,13 +126,6 @@ struct KeptPageKey: Codable {
 
         func hash(into hasher: inout Hasher) {
             bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
-        }
-
-        static func == (left: Bytes, right: Bytes) -> Bool {
-            guard left.bytes.count == right.bytes.count else { return false }
-            return left.bytes.withUnsafeBytes { a in
-                right.bytes.withUnsafeBytes { b in a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
-            }
         }
     }
 }

@@ -160,11 +160,9 @@ extension GroceriesStore {
         }
     }
 
-    /// Stores what the catalog said of an ingredient; when that changed what was stored, every
-    /// list using it changes, so the facts' generation goes up.
-    /// Stores the catalog's facts of these ingredients where they are new or changed, reading
-    /// what is stored in one statement (a read per ingredient was a tenth of adding a recipe);
-    /// the facts' generation goes up once if anything changed.
+    /// Stores what the catalog said of these ingredients where it is new or changed, reading
+    /// what is stored in one statement (a read per ingredient was a tenth of adding a recipe).
+    /// A change changes every list using the ingredient, so the facts' generation goes up (once).
     static func upsert(_ facts: [ListIngredientFacts], _ session: any SQLSession) throws {
         guard !facts.isEmpty else { return }
         var stored: [String: ListIngredientFacts] = [:]
