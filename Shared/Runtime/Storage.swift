@@ -54,6 +54,8 @@ public struct SousDatabase: Sendable {
     let backend: Backend
     /// The I/O thread's own reader of a SQLite file (see ``reading(_:)``).
     private let ioThreadReader: DatabaseQueue?
+    /// The lanes' readers of a SQLite file (see ``reading(_:)``).
+    private let laneReaders: SQLiteReaders?
     /// The file path, ":memory:", or the PostgreSQL location (without its password).
     public let path: String
     private let migrationCount: Int
@@ -74,6 +76,7 @@ public struct SousDatabase: Sendable {
         configuration.prepareDatabase { db in QueryClock.install(on: db) }
         let writer: any DatabaseWriter
         var ioThreadReader: DatabaseQueue?
+        var laneReaders: SQLiteReaders?
         if let directory {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let path = URL(fileURLWithPath: directory).appendingPathComponent("\(name).sqlite").path
@@ -95,8 +98,10 @@ public struct SousDatabase: Sendable {
             var readerConfiguration = configuration
             readerConfiguration.readonly = true
             ioThreadReader = try DatabaseQueue(path: self.path, configuration: readerConfiguration)
+            laneReaders = SQLiteReaders(path: self.path, configuration: configuration, limit: Self.readerCount)
         }
         self.ioThreadReader = ioThreadReader
+        self.laneReaders = laneReaders
         backend = .sqlite(writer)
         migrationCount = migrator.migrations.count
     }
@@ -124,6 +129,7 @@ public struct SousDatabase: Sendable {
     private init(backend: Backend, path: String, migrationCount: Int) {
         self.backend = backend
         ioThreadReader = nil
+        laneReaders = nil
         self.path = path
         self.migrationCount = migrationCount
     }
@@ -170,21 +176,23 @@ public struct SousDatabase: Sendable {
     /// file through a connection of its own: a pool read first takes a reader (a semaphore, a
     /// barrier queue, a scan of the readers) and checks the schema, which cost a cached read
     /// more than its statement (docs/BENCHMARKS.md, 2026-11-26); the I/O thread is one thread,
-    /// so one connection serves it without waiting, and its page cache stays warm.
+    /// so one connection serves it without waiting, and its page cache stays warm. Any other
+    /// read takes one of the lanes' readers (``SQLiteReaders``), which keep `BEGIN` and `COMMIT`
+    /// prepared the same way; GRDB's pool only when all of them are busy.
     public func reading<T>(_ body: (any SQLSession) throws -> T) throws -> T {
         switch backend {
         case .sqlite(let writer):
-            if let ioThreadReader, QuickReadBudget.current != nil {
-                return try ioThreadReader.unsafeRead { db in try QueryClock.timed(db) { try Self.snapshot(db) { try body(SQLiteSession(db: db)) } } }
-            }
+            func read(_ db: Database) throws -> T { try QueryClock.timed(db) { try Self.snapshot(db) { try body(SQLiteSession(db: db)) } } }
+            if let ioThreadReader, QuickReadBudget.current != nil { return try ioThreadReader.unsafeRead(read) }
+            if let laneReaders, let value = try laneReaders.withReader({ try $0.unsafeRead(read) }) { return value }
             return try writer.read { db in try QueryClock.timed(db) { try body(SQLiteSession(db: db)) } }
         case .postgres(let database): return try database.read { try body($0) }
         }
     }
 
-    /// Runs `body` in one read transaction on the I/O thread's reader, whose BEGIN and COMMIT
-    /// stay prepared: GRDB's `read` prepares both anew for every transaction, which cost a
-    /// kept week's read more than its one query.
+    /// Runs `body` in one read transaction on a reader of our own (the I/O thread's or a
+    /// lane's), whose BEGIN and COMMIT stay prepared: GRDB's `read` prepares both anew for every
+    /// transaction, which cost a kept week's read more than its one query.
     ///
     /// Beginning and ending it run with no time limit: both statements are prepared once, and
     /// SQLite counts their steps towards the progress handler across uses, so a budget already

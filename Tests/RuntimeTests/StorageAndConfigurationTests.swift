@@ -32,13 +32,59 @@ struct StorageTests {
         #expect(health.detail == "1 migrations applied")
     }
 
-    @Test func aQueryPastTheTimeLimitIsStoppedAndAnswersTimeout() throws {
-        let database = try SousDatabase(name: "slow", directory: nil, migrator: DatabaseMigrator())
+    /// In memory, and on a file (where a lane reads through a reader of its own, its
+    /// transaction begun and ended by the runtime).
+    @Test(arguments: [false, true])
+    func aQueryPastTheTimeLimitIsStoppedAndAnswersTimeout(onAFile: Bool) throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try SousDatabase(name: "slow", directory: onAFile ? directory : nil, migrator: DatabaseMigrator())
         let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT COUNT(*) FROM (SELECT x FROM c LIMIT 1000000000000)"
         let error = #expect(throws: ServiceError.self) { try database.read { try Int.fetchOne($0, sql: endless) } }
         #expect(error?.code == .timeout)
         // The connection is usable again at once.
         #expect(try database.read { try Int.fetchOne($0, sql: "SELECT 1") } == 1)
+    }
+
+    /// Reads of a file take readers of their own, one per read at a time up to
+    /// ``SousDatabase/readerCount``, and GRDB's pool past that: each sees what was committed
+    /// before it began, however many run at once.
+    @Test func readsOfAFileSeeEveryCommittedWriteHoweverManyRunAtOnce() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE counter (n INTEGER NOT NULL); INSERT INTO counter VALUES (0)") }
+        let database = try SousDatabase(name: "readers", directory: directory, migrator: migrator)
+        try database.writing { _ = try $0.execute("UPDATE counter SET n = 1") }
+        // One read inside another, one deeper than there are readers: the last is the pool's.
+        func nested(_ depth: Int) throws -> [Int] {
+            try database.reading { session in
+                let n = try #require(try session.value(Int.self, "SELECT n FROM counter"))
+                return depth == 0 ? [n] : [n] + (try nested(depth - 1))
+            }
+        }
+        #expect(try nested(SousDatabase.readerCount) == Array(repeating: 1, count: SousDatabase.readerCount + 1))
+        // A writer counting up while readers on other threads read: no read goes back in time,
+        // and each ends with a read of the last value.
+        let writes = 300
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for n in 2...writes { try database.writing { _ = try $0.execute("UPDATE counter SET n = ?", [n]) } }
+            }
+            for _ in 0..<16 {
+                group.addTask {
+                    var last = 0
+                    while last < writes {
+                        try Task.checkCancellation()
+                        let n = try #require(try database.reading { try $0.value(Int.self, "SELECT n FROM counter") })
+                        #expect(n >= last)
+                        last = n
+                        await Task.yield()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
     }
 
     @Test func committedWritesSurviveReopening() throws {
