@@ -27,6 +27,24 @@ struct ScalingTests {
         }
     }
 
+    /// The add reads a recipe at its own servings (at the same time as the household's size)
+    /// and scales it itself: the quantities must be the very doubles the catalog's own scaling
+    /// gives, or lists built before and after would not aggregate to the same lines.
+    @Test func aRecipeScaledHereEqualsTheCatalogsScalingExactly() async throws {
+        try await withGroceries { env in
+            let page = try await env.catalog.call(CatalogAPI.searchRecipes, RecipeSearch(pageSize: 24), user: "ada")
+            #expect(page.recipes.count == 24)
+            for summary in page.recipes {
+                let own = try await env.catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: summary.id, withIngredients: true), user: "ada")
+                for people in [1, 2, 3, 5, 6, 7, 11, 50] {
+                    let scaled = try await env.catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: summary.id, people: people), user: "ada")
+                    let snapshot = RecipeSnapshot(own, people: people)
+                    #expect(snapshot == RecipeSnapshot(scaled), "\(summary.id) for \(people)")
+                }
+            }
+        }
+    }
+
     @Test func theDefaultMultiplierIsThePlannersSuggestion() async throws {
         try await withGroceries { env in
             let unplanned = try await env.add("tomato-lentil-soup", user: "ada")

@@ -46,14 +46,15 @@ struct GroceriesHandlers: Sendable {
         var multiplier = request.multiplier
         let isNew = try !store.hasRecipe(recipe, user: user)
         if isNew || multiplier == nil {
-            // One planner read gives the household and the planned slots; then one catalog read
-            // the recipe scaled for the household with its ingredients' facts (notFound for an
-            // id nobody knows).
+            // One planner read gives the household and the planned slots and, at the same time,
+            // one catalog read the recipe at its own servings with its ingredients' facts
+            // (notFound for an id nobody knows), scaled here for the household.
+            async let read = isNew ? peers.recipeWithIngredients(recipe, user: user, for: context) : nil
             let household = try await peers.household(recipe, user: user, for: context)
-            if isNew {
-                let detail = try await peers.recipeWithIngredients(recipe, people: household.people, user: user, for: context)
+            if let detail = try await read {
+                guard detail.people >= 1 else { throw ServiceError.internal("the catalog read \(recipe) for \(detail.people) people") }
                 facts = (detail.ingredientFacts ?? []).map(ListIngredientFacts.init)
-                snapshot = RecipeSnapshot(detail)
+                snapshot = RecipeSnapshot(detail, people: household.people)
             }
             multiplier = multiplier ?? min(max(household.plannedSlots, 1), Self.maximumMultiplier)
         }

@@ -35,4 +35,15 @@ public struct RecipeSnapshot: Equatable, Sendable {
             lines: detail.ingredients.map { Line(ingredient: $0.ingredient, quantity: $0.quantity, unit: $0.unit) }
         )
     }
+
+    /// `detail` scaled from the people it was read for to `people`. Read at its own servings,
+    /// it is scaled as the catalog scales (`quantity × (people ÷ servings)`, the same doubles), so
+    /// the recipe can be read at the same time as the household's size instead of after it.
+    public init(_ detail: RecipeDetail, people: Int) {
+        let scale = Double(people) / Double(detail.people)
+        self.init(
+            id: detail.id, name: detail.name, people: people, servings: detail.servings,
+            lines: detail.ingredients.map { Line(ingredient: $0.ingredient, quantity: $0.quantity * scale, unit: $0.unit) }
+        )
+    }
 }
