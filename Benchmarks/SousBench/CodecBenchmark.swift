@@ -11,11 +11,17 @@ struct CodecBenchmark: ParsableCommand {
     @Flag(help: "Only encode and decode with MessagePack, untimed, \(Self.profilingRounds) times (a loop to run under perf).")
     var profileMessagePack = false
     static let profilingRounds = 500_000
+    @Flag(help: "Like --profile-message-pack, decoding only.") var profileDecoding = false
 
     func run() throws {
         let recipe = Self.sampleRecipe()
         let messagePack = MessagePackEncoder()
         let messagePackDecoder = MessagePackDecoder()
+        if profileDecoding {
+            let packed = try messagePack.encode(recipe)
+            for _ in 0..<Self.profilingRounds { _ = try messagePackDecoder.decode(RecipeDetail.self, from: packed) }
+            return
+        }
         if profileMessagePack {
             for _ in 0..<Self.profilingRounds { _ = try messagePackDecoder.decode(RecipeDetail.self, from: messagePack.encode(recipe)) }
             return

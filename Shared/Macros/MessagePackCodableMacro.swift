@@ -41,7 +41,7 @@ public struct MessagePackCodableMacro: ExtensionMacro {
             // A hand-written encode(to:) the macro could read: the same keys and values, in order.
             var body = ["writer.writeMapHeader(count: \(encoded.count))"]
             for entry in encoded {
-                body.append("writer.writeKey(\(literal(entry.key)))")
+                body.append(writeKey(entry.key))
                 body.append("try writer.writeField(\(entry.expression))")
             }
             members.append(
@@ -60,7 +60,7 @@ public struct MessagePackCodableMacro: ExtensionMacro {
         } else {
             var body = ["writer.writeMapHeader(count: \(model.fields.count))"]
             for field in model.fields {
-                body.append("writer.writeKey(\(literal(field.key)))")
+                body.append(writeKey(field.key))
                 body.append("try writer.writeField(self.\(field.property))")
             }
             members.append(
@@ -79,9 +79,29 @@ public struct MessagePackCodableMacro: ExtensionMacro {
             for (index, field) in fields.enumerated() {
                 body.append("var field\(index): (\(field.type))? = nil")
             }
-            body.append("var seen: UInt64 = 0")
-            body.append("var hint = 0")
-            body.append("for _ in 0..<(try reader.readMapHeader()) {")
+            // Keys in declaration order, as every encoder of this schema writes them, are each
+            // one comparison with the bytes the key encodes to; the first key out of that order
+            // (or unknown, or too long) hands the rest of the map to the table's lookup.
+            body.append("let count = try reader.readMapHeader()")
+            var inOrder: [String] = []
+            for (index, field) in fields.enumerated() {
+                guard let words = keyWords(field.key) else { break }
+                inOrder.append("guard read < count, reader.nextKey(\(words)) else { break inOrder }")
+                switch field.presence {
+                case .required: inOrder.append("field\(index) = try reader.decode((\(field.type)).self)")
+                case .ifPresent, .defaulted: inOrder.append("field\(index) = try reader.decodeIfPresent((\(field.type)).self)")
+                }
+                inOrder.append("read = \(index + 1)")
+            }
+            if inOrder.isEmpty {
+                body.append("let read = 0")
+            } else {
+                body.append("var read = 0")
+                body += ["inOrder: do {"] + inOrder + ["}"]
+            }
+            body.append("var seen: UInt64 = read == 64 ? ~0 : (1 << UInt64(read)) &- 1")
+            body.append("var hint = read")
+            body.append("for _ in read..<count {")
             body.append("let index = try reader.readKeyIndex(in: Self.messagePackKeys, hint: &hint, seen: &seen)")
             body.append("switch index {")
             for (index, field) in fields.enumerated() {
@@ -157,18 +177,64 @@ public struct MessagePackCodableMacro: ExtensionMacro {
         }
         let access = enumeration.modifiers.contains { $0.name.tokenKind == .keyword(.public) } ? "public " : ""
         let raws = cases.map { literal($0.raw) }.joined(separator: ", ")
-        let names = cases.map { ".\($0.name)" }.joined(separator: ", ")
+        // A switch, not an array of the cases: no second static to reach, no bounds check.
+        let switchCases = cases.enumerated().map { "case \($0.offset): self = .\($0.element.name)" }.joined(separator: "\n")
+        // Each raw value written as the words of its bytes (no String made of it), when all fit.
+        let rawWords = cases.map { keyWords($0.raw) }
+        var write = ""
+        if rawWords.allSatisfy({ $0 != nil }) {
+            let writes = zip(cases, rawWords).map { "case .\($0.name): writer.writeShortString(\($1!))" }.joined(separator: "\n")
+            write = """
+
+                \(access)func writeMessagePack(to writer: inout MessagePackWriter) {
+                    switch self {
+                    \(writes)
+                    }
+                }
+                """
+        }
+        // A few cases are compared one by one with the bytes their raw values encode to (a
+        // word or two each) before the table's lookup.
+        var direct = ""
+        if cases.count <= 16, rawWords.allSatisfy({ $0 != nil }) {
+            direct = zip(cases, rawWords).map { "if reader.nextKey(\($1!)) { self = .\($0.name); return }" }.joined(separator: "\n")
+        }
         let source = """
             extension \(type.trimmed): MessagePackEncodable, MessagePackDecodable {
                 private static let messagePackRawValues = MessagePackKeyTable([\(raws)])
-                private static let messagePackCases: [Self] = [\(names)]
+                \(write)
 
                 \(access)init(messagePack reader: inout MessagePackFastReader) throws {
-                    self = Self.messagePackCases[try reader.readCaseIndex(in: Self.messagePackRawValues)]
+                    \(direct)
+                    switch try reader.readCaseIndex(in: Self.messagePackRawValues) {
+                    \(switchCases)
+                    default: throw MessagePackFastPathMiss("not a case")
+                    }
                 }
             }
             """
         return try ExtensionDeclSyntax("\(raw: source)")
+    }
+
+    /// A key as the bytes it encodes to (a fixstr header, then its UTF-8), packed little-endian
+    /// into the 64-bit words ``MessagePackWriter/writeShortString(_:_:_:_:_:)`` and
+    /// ``MessagePackFastReader/nextKey(_:_:_:_:_:)`` take: "length, word, word…"; nil for a
+    /// key of more than 31 bytes (a str8 header).
+    static func keyWords(_ key: String) -> String? {
+        let utf8 = Array(key.utf8)
+        guard utf8.count <= 31 else { return nil }
+        let bytes = [0xa0 | UInt8(utf8.count)] + utf8
+        var words: [String] = []
+        for start in stride(from: 0, to: bytes.count, by: 8) {
+            var word: UInt64 = 0
+            for (shift, byte) in bytes[start..<min(start + 8, bytes.count)].enumerated() { word |= UInt64(byte) << UInt64(8 * shift) }
+            words.append("0x" + String(word, radix: 16))
+        }
+        return ([String(bytes.count)] + words).joined(separator: ", ")
+    }
+
+    private static func writeKey(_ key: String) -> String {
+        keyWords(key).map { "writer.writeShortString(\($0))" } ?? "writer.writeKey(\(literal(key)))"
     }
 
     private static func literal(_ text: String) -> String {

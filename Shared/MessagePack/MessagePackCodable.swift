@@ -6,8 +6,7 @@ public import Foundation
 /// generic containers' boxing and per-value allocations.
 @attached(
     extension, conformances: MessagePackEncodable, MessagePackDecodable,
-    names: named(writeMessagePack), named(init(messagePack:)), named(messagePackKeys), named(messagePackRawValues),
-    named(messagePackCases)
+    names: named(writeMessagePack), named(init(messagePack:)), named(messagePackKeys), named(messagePackRawValues)
 )
 public macro MessagePackCodable() = #externalMacro(module: "SousMacros", type: "MessagePackCodableMacro")
 
@@ -41,10 +40,21 @@ extension MessagePackWriter {
     /// A map key the macro knows at compile time.
     @inlinable @inline(__always)
     public mutating func writeKey(_ key: StaticString) {
-        key.withUTF8Buffer { utf8 in
-            writeStringHeader(count: utf8.count)
-            append(contentsOf: utf8)
-        }
+        key.withUTF8Buffer { utf8 in writeString(utf8) }
+    }
+
+    /// A string known when the code was generated (a map key, an enumeration's raw value) as
+    /// its `length` encoded bytes (header included, at most 32) in little-endian words, as the
+    /// macro writes them: whole words stored, no string's bytes copied.
+    @inlinable @inline(__always)
+    public mutating func writeShortString(_ length: Int, _ w0: UInt64, _ w1: UInt64 = 0, _ w2: UInt64 = 0, _ w3: UInt64 = 0) {
+        reserve(32)
+        let target = UnsafeMutableRawPointer(start + written)
+        target.storeBytes(of: w0.littleEndian, as: UInt64.self)
+        if length > 8 { target.storeBytes(of: w1.littleEndian, toByteOffset: 8, as: UInt64.self) }
+        if length > 16 { target.storeBytes(of: w2.littleEndian, toByteOffset: 16, as: UInt64.self) }
+        if length > 24 { target.storeBytes(of: w3.littleEndian, toByteOffset: 24, as: UInt64.self) }
+        written += length
     }
 
     @inlinable @inline(__always)
@@ -101,9 +111,8 @@ public struct MessagePackFastReader: ~Copyable {
     @inlinable @inline(__always)
     mutating func bigEndian<T: FixedWidthInteger & UnsignedInteger>(_ type: T.Type) throws(MessagePackFastPathMiss) -> T {
         let size = MemoryLayout<T>.size
-        guard bytes.count - position >= size else { throw miss }
-        var value: T = 0
-        for index in position..<(position + size) { value = value << 8 | T(bytes[index]) }
+        guard bytes.count - position >= size, let base = bytes.baseAddress else { throw miss }
+        let value = T(bigEndian: UnsafeRawPointer(base + position).loadUnaligned(as: T.self))
         position += size
         return value
     }
@@ -146,7 +155,7 @@ public struct MessagePackFastReader: ~Copyable {
         return count
     }
 
-    @inlinable mutating func stringRange() throws(MessagePackFastPathMiss) -> Range<Int> {
+    @inlinable @inline(__always) mutating func stringRange() throws(MessagePackFastPathMiss) -> Range<Int> {
         let format = try byte()
         switch format {
         case 0xa0...0xbf: return try payload(Int(format & 0x1f))
@@ -164,16 +173,39 @@ public struct MessagePackFastReader: ~Copyable {
         let text = UnsafeBufferPointer(rebasing: bytes[range])
         // ASCII, almost every string here, is valid UTF-8 as it stands: `String(validating:)` is
         // generic and looks up its metadata on every call.
-        var ascii = true
-        var nul = false
-        for byte in text {
-            if byte >= 0x80 { ascii = false }
-            if byte == 0 { nul = true }
-        }
+        let (ascii, nul) = Self.scan(text)
         guard !(rejectsNUL && nul) else { throw miss }
         if ascii { return String(decoding: text, as: UTF8.self) }
         guard let string = String(validating: text, as: UTF8.self) else { throw miss }
         return string
+    }
+
+    /// Whether `text` is all ASCII and whether it holds a NUL byte, eight bytes at a time (a
+    /// byte at a time, this scan was an eighth of decoding a recipe).
+    @inlinable @inline(__always)
+    static func scan(_ text: UnsafeBufferPointer<UInt8>) -> (ascii: Bool, nul: Bool) {
+        guard let base = text.baseAddress else { return (true, false) }
+        let count = text.count
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var bits: UInt64 = 0
+        var zero: UInt64 = 0
+        var offset = 0
+        while count - offset >= 8 {
+            let word = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+            bits |= word
+            // Nonzero exactly when some byte of the word is zero.
+            zero |= (word &- ones) & ~word & high
+            offset += 8
+        }
+        var nul = zero != 0
+        while offset < count {
+            let byte = base[offset]
+            bits |= UInt64(byte)
+            nul = nul || byte == 0
+            offset += 1
+        }
+        return (bits & high == 0, nul)
     }
 
     /// Hands the next string's UTF-8 bytes to `body` without making a `String` (they are valid
@@ -185,9 +217,12 @@ public struct MessagePackFastReader: ~Copyable {
 
     /// The index of the next map key in `table`, -1 for a key the type does not know. The hint
     /// (where the previous key was, plus one) makes keys in declaration order one comparison each.
-    @inlinable public mutating func readKeyIndex(in table: MessagePackKeyTable, hint: inout Int, seen: inout UInt64) throws -> Int {
+    @inlinable @inline(__always)
+    public mutating func readKeyIndex(in table: MessagePackKeyTable, hint: inout Int, seen: inout UInt64) throws -> Int {
         let range = try stringRange()
-        let index = table.index(of: UnsafeBufferPointer(rebasing: bytes[range]), hint: hint)
+        // A value follows every key, so eight bytes from a key's start are readable unless the
+        // message ends within them.
+        let index = table.index(of: UnsafeBufferPointer(rebasing: bytes[range]), hint: hint, wordReadable: bytes.count - range.lowerBound >= 8)
         guard index >= 0 else { return -1 }
         let bit: UInt64 = 1 << UInt64(index)
         // The Decodable path decides what a repeated key means.
@@ -197,10 +232,31 @@ public struct MessagePackFastReader: ~Copyable {
         return index
     }
 
+    /// Moves past the next map key (or short string) if it is the one of `length` bytes (header
+    /// included, at most 32) given as little-endian words, as the macro passes its keys; false,
+    /// and nothing read, for any other (or too near the end of the input to compare a word at
+    /// a time).
+    @inlinable @inline(__always)
+    public mutating func nextKey(_ length: Int, _ w0: UInt64, _ w1: UInt64 = 0, _ w2: UInt64 = 0, _ w3: UInt64 = 0) -> Bool {
+        guard bytes.count - position >= (length + 7) & ~7, let base = bytes.baseAddress else { return false }
+        let source = UnsafeRawPointer(base + position)
+        @inline(__always) func word(_ index: Int, _ expected: UInt64) -> Bool {
+            let remaining = length - 8 * index
+            let mask: UInt64 = remaining >= 8 ? ~0 : (1 << UInt64(8 * remaining)) &- 1
+            return source.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self).littleEndian & mask == expected
+        }
+        guard word(0, w0) else { return false }
+        if length > 8 { guard word(1, w1) else { return false } }
+        if length > 16 { guard word(2, w2) else { return false } }
+        if length > 24 { guard word(3, w3) else { return false } }
+        position += length
+        return true
+    }
+
     /// The position in `table` of the string that comes next (an enumeration's raw value).
-    @inlinable public mutating func readCaseIndex(in table: MessagePackKeyTable) throws -> Int {
+    @inlinable @inline(__always) public mutating func readCaseIndex(in table: MessagePackKeyTable) throws -> Int {
         let range = try stringRange()
-        let index = table.index(of: UnsafeBufferPointer(rebasing: bytes[range]), hint: table.count)
+        let index = table.index(of: UnsafeBufferPointer(rebasing: bytes[range]), hint: table.count, wordReadable: bytes.count - range.lowerBound >= 8)
         guard index >= 0 else { throw MessagePackFastPathMiss("not a case") }
         return index
     }
@@ -240,7 +296,16 @@ public struct MessagePackFastReader: ~Copyable {
         throw miss
     }
 
-    @inlinable public mutating func readDouble() throws -> Double {
+    @inlinable @inline(__always) public mutating func readDouble() throws -> Double {
+        // A float64, as this schema's encoders write every Double, inline; anything else below.
+        if bytes.count - position >= 9, bytes[position] == Format.float64 {
+            position += 1
+            return Double(bitPattern: try bigEndian(UInt64.self))
+        }
+        return try readOtherDouble()
+    }
+
+    @inlinable mutating func readOtherDouble() throws -> Double {
         guard position < bytes.count else { throw miss }
         switch bytes[position] {
         case Format.float64:
@@ -376,6 +441,8 @@ public final class MessagePackKeyTable: Sendable {
     /// Where key `i` starts in `bytes`; `starts[count]` is the end of the last.
     @usableFromInline nonisolated(unsafe) let starts: UnsafeMutablePointer<Int>
     @usableFromInline let count: Int
+    /// Each key's first eight bytes as one little-endian word, zero past its end.
+    @usableFromInline nonisolated(unsafe) let words: UnsafeMutablePointer<UInt64>
     /// Open addressing: a slot holds a key's index plus one, 0 when empty.
     @usableFromInline nonisolated(unsafe) let slots: UnsafeMutablePointer<Int>
     @usableFromInline let slotMask: Int
@@ -392,6 +459,14 @@ public final class MessagePackKeyTable: Sendable {
             offset += key.utf8CodeUnitCount
         }
         starts[keys.count] = offset
+        let words = UnsafeMutablePointer<UInt64>.allocate(capacity: max(keys.count, 1))
+        for index in 0..<keys.count {
+            var word: UInt64 = 0
+            for (shift, position) in (starts[index]..<min(starts[index + 1], starts[index] + 8)).enumerated() {
+                word |= UInt64(bytes[position]) << UInt64(8 * shift)
+            }
+            words[index] = word
+        }
         var slotCount = 8
         while slotCount < keys.count * 2 { slotCount *= 2 }
         let slots = UnsafeMutablePointer<Int>.allocate(capacity: slotCount)
@@ -404,6 +479,7 @@ public final class MessagePackKeyTable: Sendable {
         }
         self.bytes = bytes
         self.starts = starts
+        self.words = words
         self.slots = slots
         slotMask = slotCount - 1
         count = keys.count
@@ -412,6 +488,7 @@ public final class MessagePackKeyTable: Sendable {
     deinit {
         bytes.deallocate()
         starts.deallocate()
+        words.deallocate()
         slots.deallocate()
     }
 
@@ -420,12 +497,18 @@ public final class MessagePackKeyTable: Sendable {
         return key.count &* 31 &+ Int(first) &* 7 &+ Int(last)
     }
 
-    /// Whether key `index` is exactly `candidate`: eight bytes at a time.
-    @inlinable @inline(__always) func matches(_ index: Int, _ candidate: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Whether key `index` is exactly `candidate`: eight bytes at a time. With `wordReadable`
+    /// (eight bytes readable at the candidate's start), a key of up to eight bytes is one
+    /// masked comparison.
+    @inlinable @inline(__always) func matches(_ index: Int, _ candidate: UnsafeBufferPointer<UInt8>, wordReadable: Bool = false) -> Bool {
         let start = starts[index]
         let length = starts[index + 1] - start
         guard length == candidate.count else { return false }
         guard let other = candidate.baseAddress else { return true }
+        if wordReadable && length <= 8 {
+            let mask: UInt64 = length == 8 ? ~0 : (1 << UInt64(8 * length)) &- 1
+            return UnsafeRawPointer(other).loadUnaligned(as: UInt64.self).littleEndian & mask == words[index]
+        }
         let known = UnsafeRawPointer(bytes + start)
         let given = UnsafeRawPointer(other)
         var offset = 0
@@ -442,13 +525,13 @@ public final class MessagePackKeyTable: Sendable {
     }
 
     /// The index of `candidate`, trying `hint` first; -1 if it is none of the keys.
-    @inlinable @inline(__always) func index(of candidate: UnsafeBufferPointer<UInt8>, hint: Int) -> Int {
-        if hint < count, matches(hint, candidate) { return hint }
+    @inlinable @inline(__always) func index(of candidate: UnsafeBufferPointer<UInt8>, hint: Int, wordReadable: Bool = false) -> Int {
+        if hint < count, matches(hint, candidate, wordReadable: wordReadable) { return hint }
         var slot = Self.hash(candidate) & slotMask
         while true {
             let entry = slots[slot]
             if entry == 0 { return -1 }
-            if matches(entry - 1, candidate) { return entry - 1 }
+            if matches(entry - 1, candidate, wordReadable: wordReadable) { return entry - 1 }
             slot = (slot + 1) & slotMask
         }
     }
@@ -569,7 +652,16 @@ extension MessagePackEncodable where Self: Collection, Element: MessagePackEncod
     }
 }
 
-extension Array: MessagePackEncodable where Element: MessagePackEncodable {}
+extension Array: MessagePackEncodable where Element: MessagePackEncodable {
+    /// Each element borrowed from the array's storage: iterating copied every element (a
+    /// retain and a release of each of its references).
+    @inlinable public func writeMessagePack(to writer: inout MessagePackWriter) throws {
+        writer.writeArrayHeader(count: count)
+        try withUnsafeBufferPointer { elements in
+            for index in elements.indices { try elements[index].writeMessagePack(to: &writer) }
+        }
+    }
+}
 
 extension Array: MessagePackDecodable where Element: MessagePackDecodable {
     @inlinable public init(messagePack reader: inout MessagePackFastReader) throws {

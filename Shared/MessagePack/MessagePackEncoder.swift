@@ -17,8 +17,9 @@ public struct MessagePackEncoder: Sendable {
     public init() {}
 
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        // Most messages fit; growing from empty copied a recipe's bytes about eight times.
-        var writer = MessagePackWriter(capacity: 1024)
+        // Most messages fit; growing from empty copied a recipe's bytes about eight times, from
+        // a kilobyte twice (a recipe is 3.5 KB; a page of search results about as much).
+        var writer = MessagePackWriter(capacity: 4096)
         try encode(value, into: &writer)
         return writer.bytes
     }

@@ -124,11 +124,24 @@ public struct MessagePackWriter: ~Copyable, @unchecked Sendable {
     }
 
     @inlinable public mutating func write(_ value: String) {
+        // A native string lends its bytes as it is; only a bridged one is copied first.
+        if let written: Void = value.utf8.withContiguousStorageIfAvailable({ writeString($0) }) { return written }
         var value = value
-        value.withUTF8 { utf8 in
-            writeStringHeader(count: utf8.count)
+        value.withUTF8 { utf8 in writeString(utf8) }
+    }
+
+    /// A string's header and bytes; most strings here are short, one reservation then.
+    @inlinable @inline(__always) public mutating func writeString(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let count = utf8.count
+        guard count <= 31, let source = utf8.baseAddress else {
+            writeStringHeader(count: count)
             append(contentsOf: utf8)
+            return
         }
+        reserve(count + 1)
+        start[written] = 0xa0 | UInt8(truncatingIfNeeded: count)
+        (start + written + 1).update(from: source, count: count)
+        written += count + 1
     }
 
     @inlinable public mutating func writeStringHeader(count: Int) {

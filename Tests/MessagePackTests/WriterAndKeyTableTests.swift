@@ -32,5 +32,43 @@ struct WriterAndKeyTableTests {
             let found = bytes.withUnsafeBufferPointer { table.index(of: $0, hint: 0) }
             #expect(found == -1, "\(unknown)")
         }
+        // Compared a word at a time, as keys inside a message are (what follows the key is read
+        // and masked off): the same answers, whatever follows.
+        for follower: UInt8 in [0, 0x61, 0xff] {
+            for (index, key) in keys.enumerated() {
+                let padded = key.withUTF8Buffer { Array($0) } + Array(repeating: follower, count: 8)
+                padded.withUnsafeBufferPointer { buffer in
+                    let candidate = UnsafeBufferPointer(rebasing: buffer[0..<key.utf8CodeUnitCount])
+                    for hint in 0...keys.count {
+                        #expect(table.index(of: candidate, hint: hint, wordReadable: true) == index, "\(key) from hint \(hint)")
+                    }
+                }
+            }
+            for unknown in ["abd", "a", "abcde", "ab\u{0}", "x", "ingredientFacts "] {
+                let padded = Array(unknown.utf8) + Array(repeating: follower, count: 8)
+                let found = padded.withUnsafeBufferPointer {
+                    table.index(of: UnsafeBufferPointer(rebasing: $0[0..<unknown.utf8.count]), hint: 0, wordReadable: true)
+                }
+                #expect(found == -1, "\(unknown)")
+            }
+        }
+    }
+
+    /// The scan that decides a string's path: ASCII or not, NUL or not, a byte of either kind
+    /// at every position of strings of every length around the eight-byte words.
+    @Test func theStringScanFindsEveryNonASCIIAndNULByte() {
+        for length in 0...40 {
+            let plain = [UInt8](repeating: 0x41, count: length)
+            plain.withUnsafeBufferPointer { #expect(MessagePackFastReader.scan($0) == (true, false)) }
+            for position in 0..<length {
+                for (byte, expected) in [
+                    (UInt8(0), (true, true)), (0x80, (false, false)), (0xff, (false, false)), (0x7f, (true, false)), (0x01, (true, false)),
+                ] {
+                    var bytes = plain
+                    bytes[position] = byte
+                    bytes.withUnsafeBufferPointer { #expect(MessagePackFastReader.scan($0) == expected, "\(byte) at \(position) of \(length)") }
+                }
+            }
+        }
     }
 }

@@ -104,6 +104,44 @@ import Testing
         #expect(MessagePackDecoder().decodeDirectly(Renamed.self, from: bytes) == value)
     }
 
+    /// Keys in declaration order are each compared with the bytes they encode to; the first
+    /// key out of that order (or too long for that, or too near the end of the input) hands
+    /// the rest to the lookup by table. Every way in and out of the ordered run reads the same.
+    @Test func keysInOrderOutOfOrderAndAfterTheOrderedRunReadTheSame() throws {
+        let value = Ordered(a: 7, bb: "two", aKeyOfMoreThanThirtyOneBytesInUTF8: true, z: false)
+        #expect(MessagePackDecoder().decodeDirectly(Ordered.self, from: try direct.encode(value)) == value)
+        func map(_ pairs: [(String, Any)]) -> [UInt8] {
+            var writer = MessagePackWriter()
+            writer.writeMapHeader(count: pairs.count)
+            for (key, field) in pairs {
+                writer.write(key)
+                switch field {
+                case let number as Int: writer.write(Int64(number))
+                case let text as String: writer.write(text)
+                case let flag as Bool: writer.write(flag)
+                default: writer.writeNil()
+                }
+            }
+            return writer.bytes
+        }
+        let long = "aKeyOfMoreThanThirtyOneBytesInUTF8"
+        let reordered: [[(String, Any)]] = [
+            [("a", 7), ("bb", "two"), ("z", false), (long, true)],  // the run ends at z, the table reads the rest
+            [("a", 7), ("future", 1), ("bb", "two"), (long, true), ("z", false)],  // an unknown key ends it
+            [("z", false), (long, true), ("bb", "two"), ("a", 7)],  // no run at all
+        ]
+        for pairs in reordered { #expect(MessagePackDecoder().decodeDirectly(Ordered.self, from: map(pairs)) == value) }
+        // A key of the run again later, or a value of the wrong type inside the run: the Codable path decides.
+        for pairs: [(String, Any)] in [[("a", 7), ("bb", "two"), ("a", 8), ("z", false)], [("a", "seven"), ("bb", "two"), ("z", false)]] {
+            let bytes = map(pairs)
+            #expect(MessagePackDecoder().decodeDirectly(Ordered.self, from: bytes) == nil)
+            #expect((try? MessagePackDecoder().decode(Ordered.self, from: bytes)) == (try? decodedThroughCodable(Ordered.self, bytes)))
+        }
+        // Four bytes in all ({"z": true}): too short to compare a word, read by the table.
+        #expect(map([("z", true)]).count == 4)
+        #expect(MessagePackDecoder().decodeDirectly(Tiny.self, from: map([("z", true)])) == Tiny(z: true))
+    }
+
     private func decodedThroughCodable<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
         var decoder = MessagePackDecoder()
         decoder.usesDirectCoding = false
@@ -168,4 +206,18 @@ struct Renamed: Codable, Equatable {
         case userName = "user_name"
         case note
     }
+}
+
+/// Two short keys, one longer than a fixstr's 31 bytes (never in the ordered run), one last.
+@MessagePackCodable
+struct Ordered: Codable, Equatable {
+    var a: Int
+    var bb: String
+    var aKeyOfMoreThanThirtyOneBytesInUTF8: Bool?
+    var z: Bool
+}
+
+@MessagePackCodable
+struct Tiny: Codable, Equatable {
+    var z: Bool
 }
