@@ -11,14 +11,36 @@ public struct MessagePackWriter: ~Copyable, @unchecked Sendable {
     /// Bytes written so far.
     public var count: Int { written }
     @usableFromInline var written: Int
+    /// False while the writer writes into memory it was lent (``init(lending:)``), until it
+    /// outgrows it.
+    @usableFromInline var ownsMemory: Bool
 
     @inlinable public init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)
         start = .allocate(capacity: self.capacity)
         written = 0
+        ownsMemory = true
     }
 
-    deinit { start.deallocate() }
+    /// Writes into `memory` (which must outlive the writer) until it is full, then into memory
+    /// of its own holding a copy: ``isInLentMemory`` says which.
+    public init(lending memory: UnsafeMutableBufferPointer<UInt8>) {
+        if let base = memory.baseAddress, memory.count >= 16 {
+            start = base
+            capacity = memory.count
+            ownsMemory = false
+        } else {
+            capacity = 256
+            start = .allocate(capacity: capacity)
+            ownsMemory = true
+        }
+        written = 0
+    }
+
+    /// Whether every byte so far went into the memory the writer was lent.
+    public var isInLentMemory: Bool { !ownsMemory }
+
+    deinit { if ownsMemory { start.deallocate() } }
 
     /// A copy of the bytes written so far.
     public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: start, count: written)) }
@@ -43,9 +65,10 @@ public struct MessagePackWriter: ~Copyable, @unchecked Sendable {
         while newCapacity < needed { newCapacity *= 2 }
         let newStart = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         newStart.initialize(from: start, count: written)
-        start.deallocate()
+        if ownsMemory { start.deallocate() }
         start = newStart
         capacity = newCapacity
+        ownsMemory = true
     }
 
     @inlinable @inline(__always) public mutating func append(_ byte: UInt8) {

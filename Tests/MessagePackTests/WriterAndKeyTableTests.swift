@@ -18,6 +18,31 @@ struct WriterAndKeyTableTests {
         writer.withBytes { #expect(Array($0) == bytes) }
     }
 
+    /// The encoder writes into the array it returns; a writer lent memory continues in its own
+    /// once it is full, with everything written so far.
+    @Test func aWriterOutgrowsMemoryItWasLentWithoutLosingAByte() throws {
+        var lent = [UInt8](repeating: 0, count: 64)
+        lent.withUnsafeMutableBufferPointer { memory in
+            var writer = MessagePackWriter(lending: memory)
+            writer.writeArrayHeader(count: 2)
+            writer.write("short")
+            let fitted = writer.isInLentMemory
+            let written = writer.bytes
+            #expect(fitted && Array(memory[0..<written.count]) == written)
+            writer.write(String(repeating: "x", count: 100))
+            let outgrown = !writer.isInLentMemory
+            let all = writer.bytes
+            #expect(outgrown && Array(all.prefix(written.count)) == written)
+            #expect((try? MessagePackDecoder().decode([String].self, from: all)) == ["short", String(repeating: "x", count: 100)])
+        }
+        // Around the encoder's first 4 KB: the same values back, whichever memory they ended in.
+        for count in [0, 1, 400, 401, 402, 5_000] {
+            let texts = (0..<count).map { _ in "1234567" }
+            let bytes = try MessagePackEncoder().encode(texts)
+            #expect(try MessagePackDecoder().decode([String].self, from: bytes) == texts, "\(count) strings, \(bytes.count) bytes")
+        }
+    }
+
     @Test func aKeyTableFindsEachKeyFromAnyHintAndNothingElse() {
         // Same length, first and last byte (one hash bucket), prefixes, the empty key, long keys.
         let keys: [StaticString] = ["abc", "axc", "ab", "abcd", "", "ingredientFacts", "ingredientFactz", "a_rather_long_key_of_forty_bytes_or_so!!"]
