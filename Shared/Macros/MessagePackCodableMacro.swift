@@ -99,7 +99,8 @@ public struct MessagePackCodableMacro: ExtensionMacro {
                 body.append("var read = 0")
                 body += ["inOrder: do {"] + inOrder + ["}"]
             }
-            body.append("var seen: UInt64 = read == 64 ? ~0 : (1 << UInt64(read)) &- 1")
+            // The keys read in order are seen (a shift by 64 is 0, so 64 of them are all ones).
+            body.append("var seen: UInt64 = (1 << UInt64(read)) &- 1")
             body.append("var hint = read")
             body.append("for _ in read..<count {")
             body.append("let index = try reader.readKeyIndex(in: Self.messagePackKeys, hint: &hint, seen: &seen)")

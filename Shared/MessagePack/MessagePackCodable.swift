@@ -220,9 +220,7 @@ public struct MessagePackFastReader: ~Copyable {
     @inlinable @inline(__always)
     public mutating func readKeyIndex(in table: MessagePackKeyTable, hint: inout Int, seen: inout UInt64) throws -> Int {
         let range = try stringRange()
-        // A value follows every key, so eight bytes from a key's start are readable unless the
-        // message ends within them.
-        let index = table.index(of: UnsafeBufferPointer(rebasing: bytes[range]), hint: hint, wordReadable: bytes.count - range.lowerBound >= 8)
+        let index = table.index(of: UnsafeBufferPointer(rebasing: bytes[range]), hint: hint)
         guard index >= 0 else { return -1 }
         let bit: UInt64 = 1 << UInt64(index)
         // The Decodable path decides what a repeated key means.
@@ -256,7 +254,7 @@ public struct MessagePackFastReader: ~Copyable {
     /// The position in `table` of the string that comes next (an enumeration's raw value).
     @inlinable @inline(__always) public mutating func readCaseIndex(in table: MessagePackKeyTable) throws -> Int {
         let range = try stringRange()
-        let index = table.index(of: UnsafeBufferPointer(rebasing: bytes[range]), hint: table.count, wordReadable: bytes.count - range.lowerBound >= 8)
+        let index = table.index(of: UnsafeBufferPointer(rebasing: bytes[range]), hint: table.count)
         guard index >= 0 else { throw MessagePackFastPathMiss("not a case") }
         return index
     }
@@ -441,8 +439,6 @@ public final class MessagePackKeyTable: Sendable {
     /// Where key `i` starts in `bytes`; `starts[count]` is the end of the last.
     @usableFromInline nonisolated(unsafe) let starts: UnsafeMutablePointer<Int>
     @usableFromInline let count: Int
-    /// Each key's first eight bytes as one little-endian word, zero past its end.
-    @usableFromInline nonisolated(unsafe) let words: UnsafeMutablePointer<UInt64>
     /// Open addressing: a slot holds a key's index plus one, 0 when empty.
     @usableFromInline nonisolated(unsafe) let slots: UnsafeMutablePointer<Int>
     @usableFromInline let slotMask: Int
@@ -459,14 +455,6 @@ public final class MessagePackKeyTable: Sendable {
             offset += key.utf8CodeUnitCount
         }
         starts[keys.count] = offset
-        let words = UnsafeMutablePointer<UInt64>.allocate(capacity: max(keys.count, 1))
-        for index in 0..<keys.count {
-            var word: UInt64 = 0
-            for (shift, position) in (starts[index]..<min(starts[index + 1], starts[index] + 8)).enumerated() {
-                word |= UInt64(bytes[position]) << UInt64(8 * shift)
-            }
-            words[index] = word
-        }
         var slotCount = 8
         while slotCount < keys.count * 2 { slotCount *= 2 }
         let slots = UnsafeMutablePointer<Int>.allocate(capacity: slotCount)
@@ -479,7 +467,6 @@ public final class MessagePackKeyTable: Sendable {
         }
         self.bytes = bytes
         self.starts = starts
-        self.words = words
         self.slots = slots
         slotMask = slotCount - 1
         count = keys.count
@@ -488,7 +475,6 @@ public final class MessagePackKeyTable: Sendable {
     deinit {
         bytes.deallocate()
         starts.deallocate()
-        words.deallocate()
         slots.deallocate()
     }
 
@@ -497,18 +483,12 @@ public final class MessagePackKeyTable: Sendable {
         return key.count &* 31 &+ Int(first) &* 7 &+ Int(last)
     }
 
-    /// Whether key `index` is exactly `candidate`: eight bytes at a time. With `wordReadable`
-    /// (eight bytes readable at the candidate's start), a key of up to eight bytes is one
-    /// masked comparison.
-    @inlinable @inline(__always) func matches(_ index: Int, _ candidate: UnsafeBufferPointer<UInt8>, wordReadable: Bool = false) -> Bool {
+    /// Whether key `index` is exactly `candidate`: eight bytes at a time.
+    @inlinable @inline(__always) func matches(_ index: Int, _ candidate: UnsafeBufferPointer<UInt8>) -> Bool {
         let start = starts[index]
         let length = starts[index + 1] - start
         guard length == candidate.count else { return false }
         guard let other = candidate.baseAddress else { return true }
-        if wordReadable && length <= 8 {
-            let mask: UInt64 = length == 8 ? ~0 : (1 << UInt64(8 * length)) &- 1
-            return UnsafeRawPointer(other).loadUnaligned(as: UInt64.self).littleEndian & mask == words[index]
-        }
         let known = UnsafeRawPointer(bytes + start)
         let given = UnsafeRawPointer(other)
         var offset = 0
@@ -525,13 +505,13 @@ public final class MessagePackKeyTable: Sendable {
     }
 
     /// The index of `candidate`, trying `hint` first; -1 if it is none of the keys.
-    @inlinable @inline(__always) func index(of candidate: UnsafeBufferPointer<UInt8>, hint: Int, wordReadable: Bool = false) -> Int {
-        if hint < count, matches(hint, candidate, wordReadable: wordReadable) { return hint }
+    @inlinable @inline(__always) func index(of candidate: UnsafeBufferPointer<UInt8>, hint: Int) -> Int {
+        if hint < count, matches(hint, candidate) { return hint }
         var slot = Self.hash(candidate) & slotMask
         while true {
             let entry = slots[slot]
             if entry == 0 { return -1 }
-            if matches(entry - 1, candidate, wordReadable: wordReadable) { return entry - 1 }
+            if matches(entry - 1, candidate) { return entry - 1 }
             slot = (slot + 1) & slotMask
         }
     }
@@ -569,15 +549,16 @@ extension MessagePackDecoder {
         precondition(T.self == Direct.self)
         return bytes.withUnsafeBufferPointer { buffer -> T? in
             var fast = MessagePackFastReader(storage: bytes, bytes: buffer, position: 0, depth: 0, maxDepth: maxDepth, rejectsNUL: rejectsNUL)
-            let slot = UnsafeMutablePointer<Direct>.allocate(capacity: 1)
-            defer { slot.deallocate() }
-            do {
-                slot.initialize(to: try Direct(messagePack: &fast))
-            } catch {
-                return nil
+            return withUnsafeTemporaryAllocation(of: Direct.self, capacity: 1) { slot -> T? in
+                guard let slot = slot.baseAddress else { return nil }
+                do {
+                    slot.initialize(to: try Direct(messagePack: &fast))
+                } catch {
+                    return nil
+                }
+                let value = UnsafeMutableRawPointer(slot).assumingMemoryBound(to: T.self).move()
+                return fast.position == bytes.count ? value : nil
             }
-            let value = UnsafeMutableRawPointer(slot).assumingMemoryBound(to: T.self).move()
-            return fast.position == bytes.count ? value : nil
         }
     }
 }

@@ -17,23 +17,10 @@ public struct MessagePackEncoder: Sendable {
     public init() {}
 
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        // Written straight into the array's own storage: most messages fit 4 KB (a recipe is
-        // 3.5 KB; a page of search results about as much), and then nothing is copied. A
-        // larger one continues in the writer's memory and is copied out once.
-        var larger: [UInt8]?
-        let bytes = try [UInt8](unsafeUninitializedCapacity: Self.firstCapacity) { memory, count in
-            var writer = MessagePackWriter(lending: memory)
-            try encode(value, into: &writer)
-            if writer.isInLentMemory {
-                count = writer.count
-            } else {
-                larger = writer.bytes
-            }
-        }
-        return larger ?? bytes
+        // Most messages fit 4 KB (a recipe is 3.5 KB; a page of search results about as much),
+        // written in place in the array returned.
+        try MessagePackWriter.bytes(capacity: 4096) { writer in try encode(value, into: &writer) }
     }
-
-    static var firstCapacity: Int { 4096 }
 
     /// Appends the encoding of `value` to `writer`, so several values can share one buffer.
     public func encode<T: Encodable>(_ value: T, into writer: inout MessagePackWriter) throws {

@@ -22,9 +22,26 @@ public struct MessagePackWriter: ~Copyable, @unchecked Sendable {
         ownsMemory = true
     }
 
+    /// The bytes `body` writes, written straight into the storage of the array returned while
+    /// they fit `capacity` (then nothing is copied); past it the writer continues in memory of
+    /// its own, copied out once.
+    public static func bytes(capacity: Int, _ body: (inout MessagePackWriter) throws -> Void) rethrows -> [UInt8] {
+        var larger: [UInt8]?
+        let bytes = try [UInt8](unsafeUninitializedCapacity: capacity) { memory, count in
+            var writer = MessagePackWriter(lending: memory)
+            try body(&writer)
+            if writer.isInLentMemory {
+                count = writer.count
+            } else {
+                larger = writer.bytes
+            }
+        }
+        return larger ?? bytes
+    }
+
     /// Writes into `memory` (which must outlive the writer) until it is full, then into memory
     /// of its own holding a copy: ``isInLentMemory`` says which.
-    public init(lending memory: UnsafeMutableBufferPointer<UInt8>) {
+    init(lending memory: UnsafeMutableBufferPointer<UInt8>) {
         if let base = memory.baseAddress, memory.count >= 16 {
             start = base
             capacity = memory.count
@@ -38,7 +55,7 @@ public struct MessagePackWriter: ~Copyable, @unchecked Sendable {
     }
 
     /// Whether every byte so far went into the memory the writer was lent.
-    public var isInLentMemory: Bool { !ownsMemory }
+    var isInLentMemory: Bool { !ownsMemory }
 
     deinit { if ownsMemory { start.deallocate() } }
 

@@ -28,6 +28,11 @@ final class SQLiteReaders: Sendable {
         self.limit = limit
     }
 
+    /// A new read-only connection, for a thread that keeps one of its own (the I/O thread's).
+    func open() throws -> DatabaseQueue {
+        try DatabaseQueue(path: path, configuration: configuration)
+    }
+
     private enum Take {
         case idle(DatabaseQueue)
         case open
@@ -48,7 +53,7 @@ final class SQLiteReaders: Sendable {
         case .none: return nil
         case .open:
             do {
-                reader = try DatabaseQueue(path: path, configuration: configuration)
+                reader = try open()
             } catch {
                 state.withLock { $0.opened -= 1 }
                 throw error

@@ -95,10 +95,9 @@ public struct SousDatabase: Sendable {
         try writer.write { db in try IdempotencyLedgerTable.create(SQLiteSession(db: db)) }
         if writer is DatabasePool {
             // Opened after the migrations: a queue keeps the schema it first reads.
-            var readerConfiguration = configuration
-            readerConfiguration.readonly = true
-            ioThreadReader = try DatabaseQueue(path: self.path, configuration: readerConfiguration)
-            laneReaders = SQLiteReaders(path: self.path, configuration: configuration, limit: Self.readerCount)
+            let readers = SQLiteReaders(path: self.path, configuration: configuration, limit: Self.readerCount)
+            ioThreadReader = try readers.open()
+            laneReaders = readers
         }
         self.ioThreadReader = ioThreadReader
         self.laneReaders = laneReaders

@@ -15,11 +15,11 @@ public enum Envelope {
     /// One message frame: the protocol bytes of `kind`, the header, then the body. One frame,
     /// not three: over CURVE every frame is boxed and sent on its own.
     static func message(_ kind: SousProtocol.Kind, header: some Encodable, body: [UInt8]) throws -> Frame {
-        var writer = MessagePackWriter(capacity: SousProtocol.prefixBytes + 128 + body.count)
-        writer.append(contentsOf: SousProtocol.prefix(kind))
-        try MessagePackEncoder().encode(header, into: &writer)
-        writer.append(contentsOf: body)
-        return writer.bytes
+        try MessagePackWriter.bytes(capacity: SousProtocol.prefixBytes + 128 + body.count) { writer in
+            writer.append(contentsOf: SousProtocol.prefix(kind))
+            try MessagePackEncoder().encode(header, into: &writer)
+            writer.append(contentsOf: body)
+        }
     }
 
     /// A message frame's header bytes and body bytes, once its protocol bytes are checked;

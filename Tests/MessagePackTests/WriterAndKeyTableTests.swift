@@ -57,26 +57,45 @@ struct WriterAndKeyTableTests {
             let found = bytes.withUnsafeBufferPointer { table.index(of: $0, hint: 0) }
             #expect(found == -1, "\(unknown)")
         }
-        // Compared a word at a time, as keys inside a message are (what follows the key is read
-        // and masked off): the same answers, whatever follows.
-        for follower: UInt8 in [0, 0x61, 0xff] {
-            for (index, key) in keys.enumerated() {
-                let padded = key.withUTF8Buffer { Array($0) } + Array(repeating: follower, count: 8)
-                padded.withUnsafeBufferPointer { buffer in
-                    let candidate = UnsafeBufferPointer(rebasing: buffer[0..<key.utf8CodeUnitCount])
-                    for hint in 0...keys.count {
-                        #expect(table.index(of: candidate, hint: hint, wordReadable: true) == index, "\(key) from hint \(hint)")
-                    }
-                }
+    }
+
+    /// Keys compared as the words they encode to, as the macro's generated code passes them:
+    /// a match whatever bytes follow the key, nothing read on a mismatch (a prefix, a longer key,
+    /// one byte off), and no match within a word of the end of the input.
+    @Test func aKeyComparedAsWordsMatchesExactlyWhateverFollows() {
+        func encoded(_ key: String) -> [UInt8] {
+            var writer = MessagePackWriter()
+            writer.write(key)
+            return writer.bytes
+        }
+        func words(_ key: String) -> (length: Int, words: [UInt64]) {
+            let bytes = encoded(key)
+            let words = stride(from: 0, to: bytes.count, by: 8).map { start in
+                bytes[start..<min(start + 8, bytes.count)].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << UInt64(8 * $1.offset) }
             }
-            for unknown in ["abd", "a", "abcde", "ab\u{0}", "x", "ingredientFacts "] {
-                let padded = Array(unknown.utf8) + Array(repeating: follower, count: 8)
-                let found = padded.withUnsafeBufferPointer {
-                    table.index(of: UnsafeBufferPointer(rebasing: $0[0..<unknown.utf8.count]), hint: 0, wordReadable: true)
-                }
-                #expect(found == -1, "\(unknown)")
+            return (bytes.count, words + Array(repeating: 0, count: 4 - words.count))
+        }
+        func next(_ key: String, in input: [UInt8]) -> (matched: Bool, position: Int) {
+            input.withUnsafeBufferPointer { buffer in
+                var reader = MessagePackFastReader(storage: input, bytes: buffer, position: 0, depth: 0, maxDepth: 8, rejectsNUL: true)
+                let (length, w) = words(key)
+                let matched = reader.nextKey(length, w[0], w[1], w[2], w[3])
+                return (matched, reader.position)
             }
         }
+        let keys = ["a", "ab", "abcdefg", "abcdefgh", "ingredientFacts", "ingredientFactz", "a_key_of_exactly_thirty_one_by"]
+        for follower: UInt8 in [0, 0x61, 0xff] {
+            for key in keys {
+                let input = encoded(key) + Array(repeating: follower, count: 32)
+                #expect(next(key, in: input) == (true, encoded(key).count), "\(key)")
+                for other in [key + "x", String(key.dropLast()), String(key.dropLast()) + "?"] where other != key {
+                    #expect(next(other, in: input) == (false, 0), "\(other) against \(key)")
+                }
+            }
+        }
+        // {"a": true} at the very end of the input: too short to read a word, so no match (the
+        // table's lookup reads it instead).
+        #expect(next("a", in: encoded("a") + [0xc3]) == (false, 0))
     }
 
     /// The scan that decides a string's path: ASCII or not, NUL or not, a byte of either kind

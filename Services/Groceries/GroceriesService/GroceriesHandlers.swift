@@ -49,7 +49,7 @@ struct GroceriesHandlers: Sendable {
             // One planner read gives the household and the planned slots and, at the same time,
             // one catalog read the recipe at its own servings with its ingredients' facts
             // (notFound for an id nobody knows), scaled here for the household.
-            async let read = isNew ? peers.recipeWithIngredients(recipe, user: user, for: context) : nil
+            async let read: RecipeDetail? = isNew ? peers.recipeWithIngredients(recipe, user: user, for: context) : nil
             let household = try await peers.household(recipe, user: user, for: context)
             if let detail = try await read {
                 guard detail.people >= 1 else { throw ServiceError.internal("the catalog read \(recipe) for \(detail.people) people") }

@@ -16,7 +16,7 @@ struct GroceriesPeers: Sendable {
 
     /// The recipe at its own servings, with the facts of every ingredient it uses: one call,
     /// which needs nothing from the planner's (``RecipeSnapshot/init(_:people:)`` scales it).
-    func recipeWithIngredients(_ id: String, user: String, for context: RequestContext) async throws(ServiceError) -> RecipeDetail? {
+    func recipeWithIngredients(_ id: String, user: String, for context: RequestContext) async throws(ServiceError) -> RecipeDetail {
         try await catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: id, withIngredients: true), user: user, for: context, notFoundField: "recipe")
     }
 

@@ -29,13 +29,6 @@ public struct RecipeSnapshot: Equatable, Sendable {
         self.lines = lines
     }
 
-    public init(_ detail: RecipeDetail) {
-        self.init(
-            id: detail.id, name: detail.name, people: detail.people, servings: detail.servings,
-            lines: detail.ingredients.map { Line(ingredient: $0.ingredient, quantity: $0.quantity, unit: $0.unit) }
-        )
-    }
-
     /// `detail` scaled from the people it was read for to `people`. Read at its own servings,
     /// it is scaled as the catalog scales (`quantity × (people ÷ servings)`, the same doubles), so
     /// the recipe can be read at the same time as the household's size instead of after it.
