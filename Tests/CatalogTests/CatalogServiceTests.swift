@@ -575,13 +575,13 @@ struct PersonalVersionTests {
         #expect(try reopened.recipe(id, user: "home.example", people: nil).name != "Ada's soup")
     }
 
-    /// Versions 6 and 7 copy the search entries into new tables (prefix indexes, then a column for
-    /// tags): a database written before them finds and ranks exactly what it found before, and new
-    /// recipes are indexed.
+    /// Versions 6, 7 and 9 copy the search entries into new tables (prefix indexes, a column for
+    /// tags, prefix indexes up to 8 characters): a database written before them finds and ranks
+    /// exactly what it found before, and new recipes are indexed.
     @Test func searchEntriesSurviveTheMoveToPrefixIndexes() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-catalog-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let words = ["to", "pea", "lent", "soup", "chick", "ri"]
+        let words = ["to", "pea", "lent", "soup", "chick", "ri", "tomato", "lentils", "chickpea", "vegetable"]
         func results(_ store: CatalogStore) throws -> [[String]] {
             try words.map { word in try store.searchRecipes(RecipeSearch(query: word, pageSize: 50), user: "ada", filter: nil).recipes.map(\.id) }
         }
@@ -600,7 +600,7 @@ struct PersonalVersionTests {
                         INSERT INTO recipe_fts (recipe_fts, rank) VALUES ('rank', 'bm25(1.0, 1.0, 0.5)');
                         INSERT INTO recipe_fts (rowid, name, summary, ingredients) SELECT rowid, name, summary, ingredients FROM recipe_fts_v6;
                         DROP TABLE recipe_fts_v6;
-                        DELETE FROM grdb_migrations WHERE identifier LIKE 'v6:%';
+                        DELETE FROM grdb_migrations WHERE identifier LIKE 'v6:%' OR identifier LIKE 'v9:%';
                         """)
             }
             before = try results(store)
@@ -624,12 +624,14 @@ struct PersonalVersionTests {
         let definition = try await #require(database.sqliteWriter).read { db in
             try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'recipe_fts'")
         }
-        #expect(definition?.contains("prefix = '2 3 4'") == true && definition?.contains("tags") == true)
+        #expect(definition?.contains("prefix = '2 3 4 5 6 7 8'") == true && definition?.contains("tags") == true)
         #expect(try results(reopened) == before)
         let created = try reopened.create(
             RecipeDraft(name: "Peach crumble", summary: "Fruit under crumbs.", servings: 4, prepMinutes: 15, cookMinutes: 30), user: "ada")
-        #expect(
-            try reopened.searchRecipes(RecipeSearch(query: "pe", pageSize: 100), user: "ada", filter: nil).recipes.contains { $0.id == created.id })
+        for word in ["pe", "peach", "crumbl"] {
+            let found = try reopened.searchRecipes(RecipeSearch(query: word, pageSize: 100), user: "ada", filter: nil).recipes
+            #expect(found.contains { $0.id == created.id }, "\(word)")
+        }
     }
 
     @Test func builtInsAndOthersRecipesCannotBeDeleted() async throws {

@@ -421,6 +421,25 @@ enum CatalogMigrations {
                 }
             }
         }
+        migrator.registerMigration("v9: prefix indexes up to eight characters") { db in
+            // A search word longer than the longest prefix index ("roast"*, stemmed to 5
+            // characters) made FTS5 merge every matching word's list into one in memory before
+            // the first match, and a search runs three statements over its matches: 5-6 ms at
+            // 100 000 recipes for a word in half of them, against 0.3 ms from a prefix index.
+            // Stemmed words are rarely longer than 8 characters; the indexes of 5 to 8 add
+            // about a fifth to the full-text index. Copied into a new table as in v6.
+            try db.execute(
+                sql: """
+                    ALTER TABLE recipe_fts RENAME TO recipe_fts_v8;
+                    CREATE VIRTUAL TABLE recipe_fts USING fts5(
+                        name, summary, ingredients, tags, tokenize = "porter unicode61 remove_diacritics 2", prefix = '2 3 4 5 6 7 8'
+                    );
+                    INSERT INTO recipe_fts (recipe_fts, rank) VALUES ('rank', 'bm25(1.0, 1.0, 0.5, 1.0)');
+                    INSERT INTO recipe_fts (rowid, name, summary, ingredients, tags)
+                        SELECT rowid, name, summary, ingredients, tags FROM recipe_fts_v8;
+                    DROP TABLE recipe_fts_v8;
+                    """)
+        }
         return migrator
     }
 }
