@@ -42,11 +42,13 @@ struct CatalogSQL: Sendable {
         // every recipe (9 ms at 100 000, 90 ms at a million: the cost of every search).
         recipeByOwner = engine == .sqlite ? "recipe r INDEXED BY recipe_by_owner" : "recipe r"
         // The one rule of which row a user sees under an id: their personal version, else the
-        // original if it is a built-in, theirs, or shared.
+        // original if it is a built-in, theirs, or shared. The key is chosen first, so the row
+        // is one seek on the primary key: written as "personal OR original, ordered", SQLite
+        // merged two index searches and sorted them (twice the time of the whole read).
         let visible = """
             FROM recipe r
-            WHERE r.deleted = 0 AND (r.key = ? OR (r.key = ? AND r.origin != 'personal' AND (r.origin = 'builtIn' OR r.owner = ? OR r.shared = 1)))
-            ORDER BY r.key = ? DESC LIMIT 1
+            WHERE r.key = COALESCE((SELECT p.key FROM recipe p WHERE p.key = ? AND p.deleted = 0), ?) AND r.deleted = 0
+                AND (r.key = ? OR (r.origin != 'personal' AND (r.origin = 'builtIn' OR r.owner = ? OR r.shared = 1)))
             """
         resolve = "SELECT \(recipeColumns) \(visible)"
         let catalogVersion =
@@ -313,12 +315,12 @@ extension CatalogStore {
     }
 
     /// The arguments of the rule ``CatalogSQL`` writes once for ``resolve(_:user:_:)`` and
-    /// ``resolveVersion(_:user:_:)``: the personal key, the id, the user, the personal key again.
+    /// ``resolveVersion(_:user:_:)``: the personal key, the id, the personal key again, the user.
     static func visibleArguments(_ id: String, user: String?) -> SQLArguments {
         let user = user ?? ""
         // No user has an empty name: an empty one has no personal version to find.
         let personal: String? = user.isEmpty ? nil : RecipeKey.personal(id, of: user).rawValue
-        return [personal, id, user, personal]
+        return [personal, id, personal, user]
     }
 
     /// Columns read by position: by name, every lookup lowercased and scanned the row's names
