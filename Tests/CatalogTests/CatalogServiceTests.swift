@@ -284,7 +284,7 @@ struct RecipeSearchTests {
                 try await client.call(CatalogAPI.searchRecipes, .init(useSavedProfile: true), user: "vera", timeout: .seconds(20))
             }
             #expect(error?.code == .unavailable)
-            #expect(error?.message.contains("planner") == true)
+            #expect(error?.message.contains("planner") == true, "\(error?.message ?? "no error")")
         }
     }
 }
