@@ -21,7 +21,6 @@ public final class ServiceHost: Sendable {
     /// The endpoints actually bound (OS-chosen ports resolved).
     public let boundEndpoints: ServiceEndpoints
     private let extraServices: [any Service]
-    private let activityFlusher: ActivityFlusher
     private let closeDatabase: @Sendable () -> Void
 
     public var name: String { configuration.service.rawValue }
@@ -89,14 +88,10 @@ public final class ServiceHost: Sendable {
         let publisher = try EventPublisher(source: name, logger: logger, curve: keyring.own)
         self.publisher = publisher
         let clock = configuration.clock
-        // The activity the notifier follows, declared on each method (`Method.recordsActivity`),
-        // at most one event per user and second (``ActivityThrottle``).
-        let throttle = ActivityThrottle()
-        let publishActivity: @Sendable (ActivityEvent) -> Void = { publisher.publish(EventTopics.activity, $0) }
+        // The activity the notifier follows, declared on each method (`Method.recordsActivity`).
         server = try RPCServer(name: name, logger: logger, options: serverOptions, gate: gate, ledger: ledger) { context in
             guard let user = context.user, !user.isEmpty else { return }
-            let event = ActivityEvent(user: user, time: clock.now, service: name, method: context.method)
-            if let now = throttle.admit(event, at: .now) { publishActivity(now) }
+            publisher.publish(EventTopics.activity, ActivityEvent(user: user, time: clock.now, service: name, method: context.method))
         }
         boundEndpoints = ServiceEndpoints(
             requests: try server.bind(configuration.bind),
@@ -112,8 +107,6 @@ public final class ServiceHost: Sendable {
         default: sync = [RevocationSync(configuration: configuration, revocations: revocations, logger: logger)]
         }
         let probe = DatabaseHealthProbe(check: databaseHealth)
-        // Ahead of the server, so it stops after it and publishes what still waits.
-        activityFlusher = ActivityFlusher(throttle: throttle, publish: publishActivity)
         extraServices = services + sync + [probe]
         CommonHandlers(name: name, startedAt: startedAt, clock: clock, database: probe, server: server).register()
     }
@@ -123,7 +116,7 @@ public final class ServiceHost: Sendable {
     public func run(signals: Bool = true) async throws {
         let group = ServiceGroup(
             configuration: .init(
-                services: ([activityFlusher, server] + extraServices).map { .init(service: $0) },
+                services: ([server] + extraServices).map { .init(service: $0) },
                 gracefulShutdownSignals: signals ? [.sigterm, .sigint] : [],
                 logger: logger
             )
