@@ -24,7 +24,9 @@ public struct MessagePackWriter: ~Copyable, @unchecked Sendable {
 
     /// The bytes `body` writes, written straight into the storage of the array returned while
     /// they fit `capacity` (then nothing is copied); past it the writer continues in memory of
-    /// its own, copied out once.
+    /// its own, copied out once. Bytes that fill less than half of `capacity` are copied into an
+    /// array of their size: an array keeps all the capacity it was made with, and encoded bytes
+    /// are kept (search keys, replies), a 100-byte key would hold the encoder's 4 KB.
     public static func bytes(capacity: Int, _ body: (inout MessagePackWriter) throws -> Void) rethrows -> [UInt8] {
         var larger: [UInt8]?
         let bytes = try [UInt8](unsafeUninitializedCapacity: capacity) { memory, count in
@@ -36,7 +38,9 @@ public struct MessagePackWriter: ~Copyable, @unchecked Sendable {
                 larger = writer.bytes
             }
         }
-        return larger ?? bytes
+        if let larger { return larger }
+        guard bytes.count * 2 < capacity else { return bytes }
+        return [UInt8](unsafeUninitializedCapacity: bytes.count) { memory, count in count = memory.initialize(fromContentsOf: bytes) }
     }
 
     /// Writes into `memory` (which must outlive the writer) until it is full, then into memory

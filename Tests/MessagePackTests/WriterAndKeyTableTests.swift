@@ -41,6 +41,12 @@ struct WriterAndKeyTableTests {
             let bytes = try MessagePackEncoder().encode(texts)
             #expect(try MessagePackDecoder().decode([String].self, from: bytes) == texts, "\(count) strings, \(bytes.count) bytes")
         }
+        // A small message does not keep the encoder's 4 KB: kept bytes (search keys, replies)
+        // cost what they hold.
+        let small = try MessagePackEncoder().encode(["a key"])
+        #expect(small.count < 16 && small.capacity < 256, "\(small.capacity) bytes of capacity")
+        let filled = try MessagePackEncoder().encode([String](repeating: "1234567", count: 400))
+        #expect(filled.count > 2048 && filled.capacity >= 4096, "\(filled.count) bytes left in the array they were written in")
     }
 
     @Test func aKeyTableFindsEachKeyFromAnyHintAndNothingElse() {
