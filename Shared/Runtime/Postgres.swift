@@ -350,6 +350,9 @@ public struct PostgresStatementError: Error, CustomStringConvertible {
 
 /// A transaction on a PostgreSQL connection.
 struct PostgresSession: SQLSession {
+    /// No stamps: PostgreSQL has no change counter per connection, so kept values are checked
+    /// by their versions on every read.
+    var dataStamp: DataStamp? { nil }
     let connection: PostgresConnection
     let logger: Logger
     var engine: SQLEngine { .postgres }

@@ -41,6 +41,9 @@ public protocol SQLSession {
     func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int
     /// Runs one query and returns its rows.
     func rows(_ sql: String, _ arguments: SQLArguments) throws -> [Row]
+    /// This snapshot's ``DataStamp``, when the transaction runs on the one connection that gives
+    /// them (the I/O thread's reader of a SQLite file); nil on any other.
+    var dataStamp: DataStamp? { get throws }
 }
 
 extension SQLSession {
@@ -147,7 +150,13 @@ enum SQLRecordStatements {
 /// connection (GRDB's statement cache, keyed by the SQL text).
 struct SQLiteSession: SQLSession {
     let db: Database
+    /// Whether `db` is the I/O thread's reader (``SousDatabase/currentStamp``).
+    var givesStamps = false
     var engine: SQLEngine { .sqlite }
+
+    var dataStamp: DataStamp? {
+        get throws { givesStamps ? try DataStamp.read(db) : nil }
+    }
 
     @discardableResult
     func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int {

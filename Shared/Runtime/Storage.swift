@@ -181,12 +181,29 @@ public struct SousDatabase: Sendable {
     public func reading<T>(_ body: (any SQLSession) throws -> T) throws -> T {
         switch backend {
         case .sqlite(let writer):
-            func read(_ db: Database) throws -> T { try QueryClock.timed(db) { try Self.snapshot(db) { try body(SQLiteSession(db: db)) } } }
-            if let ioThreadReader, QuickReadBudget.current != nil { return try ioThreadReader.unsafeRead(read) }
-            if let laneReaders, let value = try laneReaders.withReader({ try $0.unsafeRead(read) }) { return value }
+            func read(_ session: SQLiteSession) throws -> T {
+                try QueryClock.timed(session.db) { try Self.snapshot(session.db) { try body(session) } }
+            }
+            if let ioThreadReader, QuickReadBudget.current != nil {
+                return try ioThreadReader.unsafeRead { db in try read(SQLiteSession(db: db, givesStamps: true)) }
+            }
+            if let laneReaders, let value = try laneReaders.withReader({ try $0.unsafeRead { db in try read(SQLiteSession(db: db)) } }) {
+                return value
+            }
             return try writer.read { db in try QueryClock.timed(db) { try body(SQLiteSession(db: db)) } }
         case .postgres(let database): return try database.read { try body($0) }
         }
+    }
+
+    /// The I/O thread reader's ``DataStamp`` now, for a quick read on the I/O thread that may
+    /// answer from what it keeps without a transaction; nil anywhere else, for a database in
+    /// memory or on PostgreSQL, and if SQLite cannot say (the caller then reads as usual). Not
+    /// within ``reading(_:)``: a transaction's own stamp is its session's
+    /// (``SQLSession/dataStamp``).
+    public var currentStamp: DataStamp? {
+        guard let ioThreadReader, QuickReadBudget.current != nil else { return nil }
+        // Outside `timed` no deadline is set: the statement runs unlimited.
+        return try? ioThreadReader.unsafeRead { db in try DataStamp.read(db) }
     }
 
     /// Runs `body` in one read transaction on a reader of our own (the I/O thread's or a

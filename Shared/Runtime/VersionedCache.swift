@@ -8,11 +8,18 @@ import Synchronization
 ///
 /// Store a value only after the transaction that read or wrote its version has committed, so a
 /// rolled-back version never names a cached value.
+///
+/// On the I/O thread of a service on a SQLite file, a value can skip even that query: an entry
+/// remembers the ``DataStamp`` of the snapshot its version was last read in, and while the
+/// database's stamp is still that one nothing has been committed since, so the value is current
+/// (``value(for:confirmedAt:where:)``).
 public final class VersionedCache<Key: Hashable & Sendable, Version: Equatable & Sendable, Value: Sendable>: Sendable {
     private struct Entry {
         var version: Version
         var value: Value
         var lastUse: UInt64
+        /// The stamp of the latest snapshot that read `version` as current, if one gave stamps.
+        var confirmed: DataStamp?
     }
 
     private struct State {
@@ -29,10 +36,27 @@ public final class VersionedCache<Key: Hashable & Sendable, Version: Equatable &
         self.capacity = capacity
     }
 
-    /// The value built at `version`, if it is the one kept for `key`.
-    public func value(for key: Key, at version: Version) -> Value? {
+    /// The value built at `version`, if it is the one kept for `key`. `stamp` is the stamp of
+    /// the snapshot `version` was read in (``SQLSession/dataStamp``), if it gives one: the
+    /// entry is then known current at it.
+    public func value(for key: Key, at version: Version, confirmedAt stamp: DataStamp? = nil) -> Value? {
         state.withLock { state in
             guard var entry = state.entries[key], entry.version == version else { return nil }
+            state.clock += 1
+            entry.lastUse = state.clock
+            if let stamp { entry.confirmed = stamp }
+            state.entries[key] = entry
+            return entry.value
+        }
+    }
+
+    /// The value kept for `key` if its version was read as current in a snapshot of stamp
+    /// `stamp`, the database's stamp now (``SousDatabase/currentStamp``), and `isCurrent` holds
+    /// for the parts of its version that are not in the database (an in-memory book's version):
+    /// nothing was committed since, so the version is still current, unread.
+    public func value(for key: Key, confirmedAt stamp: DataStamp, where isCurrent: (Version) -> Bool = { _ in true }) -> Value? {
+        state.withLock { state in
+            guard var entry = state.entries[key], entry.confirmed == stamp, isCurrent(entry.version) else { return nil }
             state.clock += 1
             entry.lastUse = state.clock
             state.entries[key] = entry
@@ -40,11 +64,12 @@ public final class VersionedCache<Key: Hashable & Sendable, Version: Equatable &
         }
     }
 
-    /// Keeps `value` as built at `version`, replacing what `key` had.
-    public func store(_ value: Value, for key: Key, at version: Version) {
+    /// Keeps `value` as built at `version`, replacing what `key` had; `stamp` as in
+    /// ``value(for:at:confirmedAt:)``.
+    public func store(_ value: Value, for key: Key, at version: Version, confirmedAt stamp: DataStamp? = nil) {
         state.withLock { state in
             state.clock += 1
-            state.entries[key] = Entry(version: version, value: value, lastUse: state.clock)
+            state.entries[key] = Entry(version: version, value: value, lastUse: state.clock, confirmed: stamp)
             guard state.entries.count > capacity else { return }
             let oldest = state.entries.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(capacity / 4)
             for (key, _) in oldest { state.entries[key] = nil }

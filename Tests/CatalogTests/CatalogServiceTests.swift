@@ -445,8 +445,9 @@ struct PersonalVersionTests {
 
     /// `recipes.get` keeps the details it built: each caller still gets their own favourite
     /// mark, the people asked for, and prices as the ingredients are now.
-    @Test func keptDetailsStayPerCallerAndFollowTheIngredients() async throws {
-        try await withCatalog { _, client in
+    @Test(arguments: CatalogStorage.allCases)
+    func keptDetailsStayPerCallerAndFollowTheIngredients(storage: CatalogStorage) async throws {
+        try await withCatalog(storage: storage) { _, client in
             let id = "tomato-lentil-soup"
             _ = try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "bob")
             try await client.call(CatalogAPI.favorite, .init(id: id), user: "ada")

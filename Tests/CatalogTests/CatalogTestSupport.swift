@@ -6,12 +6,32 @@ import SousSchema
 import SousTestSupport
 import SousWire
 
-/// Runs a real catalog in-process over inproc:// with an in-memory database.
+/// Where a test catalog keeps its data.
+enum CatalogStorage: CaseIterable, Sendable {
+    /// An in-memory copy of the seeded template (or a schema of its own on the test PostgreSQL).
+    case memory
+    /// A SQLite file in a temporary folder, seeded from the shipped files, as a deployment runs
+    /// it: only there does the I/O thread read through a reader of its own and answer what it
+    /// keeps by ``DataStamp`` (on the test PostgreSQL, a schema of its own again).
+    case file
+}
+
+/// Runs a real catalog in-process over inproc://, its data in memory unless `storage` says.
 func withCatalog<T: Sendable>(
-    peers: [SousService: ServiceEndpoints] = [:],
+    peers: [SousService: ServiceEndpoints] = [:], storage: CatalogStorage = .memory,
     _ body: (CatalogService, ServiceClient<Catalog>) async throws -> T
 ) async throws -> T {
-    let service = try CatalogFixture.make(peers: peers)
+    let service: CatalogService
+    var directory: String?
+    switch storage {
+    case .memory: service = try CatalogFixture.make(peers: peers)
+    case .file:
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sous-catalog-\(UUID().uuidString)").path
+        directory = folder
+        service = try CatalogService(
+            configuration: .testing(.catalog, dataDirectory: folder, peers: peers), seed: try CatalogFixture.seed, logger: quietLogger("catalog"))
+    }
+    defer { if let directory { try? FileManager.default.removeItem(atPath: directory) } }
     // Generous: a bound on a hang, not a performance check, on a machine running tests in parallel.
     // Signed in as "reader" unless a call names its user: the catalog is for signed-in users.
     let client = ServiceClient<Catalog>(

@@ -1,6 +1,7 @@
 import CatalogService
 import CatalogTesting
 import Foundation
+import GRDB
 import SousRuntime
 import SousSchema
 import SousTestSupport
@@ -26,8 +27,9 @@ struct KeptSearchTests {
         return pages
     }
 
-    @Test func everyKindOfChangeIsInTheNextSearch() async throws {
-        try await withCatalog { catalog, client in
+    @Test(arguments: CatalogStorage.allCases)
+    func everyKindOfChangeIsInTheNextSearch(storage: CatalogStorage) async throws {
+        try await withCatalog(storage: storage) { catalog, client in
             var pages = try await currentPages(catalog, client)
             // Asked again with nothing between: the kept pages.
             #expect(try await currentPages(catalog, client) == pages)
@@ -74,9 +76,11 @@ struct KeptSearchTests {
 
     /// Writes that bypass the store, and another store on the same database (another process
     /// on the same file, a replica on the same server), are seen as well: the versions come from
-    /// the database on every search.
-    @Test func rawStatementsAndASecondStoreAreSeen() async throws {
-        try await withCatalog { catalog, client in
+    /// the database on every search, or on a file its stamp (``DataStamp``) says that nothing
+    /// was committed since they were read.
+    @Test(arguments: CatalogStorage.allCases)
+    func rawStatementsAndASecondStoreAreSeen(storage: CatalogStorage) async throws {
+        try await withCatalog(storage: storage) { catalog, client in
             let first = try await currentPages(catalog, client)
             let renamed = try #require(first[0].recipes.first { $0.origin == .builtIn })
             try catalog.store.database.writing { session in
@@ -89,6 +93,20 @@ struct KeptSearchTests {
             try other.setFavorite("chilled-gazpacho", user: "ada", favorite: true)
             pages = try await currentPages(catalog, client)
             #expect(pages[0].recipes.first?.id == "chilled-gazpacho")
+
+            // Another connection to the file, as another process writes it: the details and the
+            // pages answered from what was kept since are read again.
+            guard storage == .file, catalog.store.database.engine == .sqlite else { return }
+            let gazpacho = RecipeLookup(id: "chilled-gazpacho")
+            let detail = try await client.call(CatalogAPI.getRecipe, gazpacho, user: "ada")
+            #expect(try await client.call(CatalogAPI.getRecipe, gazpacho, user: "ada") == detail)
+            #expect(try await currentPages(catalog, client) == pages)
+            let outside = try DatabaseQueue(path: catalog.store.database.path)
+            try await outside.write { db in
+                try db.execute(sql: "UPDATE recipe SET name = ? WHERE id = ? AND origin = 'builtIn'", arguments: ["Gazpacho by hand", gazpacho.id])
+            }
+            #expect(try await client.call(CatalogAPI.getRecipe, gazpacho, user: "ada").name == "Gazpacho by hand")
+            #expect(try await currentPages(catalog, client)[0].recipes.first?.name == "Gazpacho by hand")
         }
     }
 

@@ -36,14 +36,25 @@ extension CatalogStore {
             throw .badRequest("people must be 1 to 50, got \(people)", field: "people")
         }
         let book = ingredientBook
+        // On the I/O thread, the answer given to the same request while nothing was committed.
+        let request = "\(id)|\(user ?? "")|\(people ?? 0)\(withFacts ? "|facts" : "")"
+        if let stamp = database.currentStamp,
+            let answer = answeredDetails.value(for: request, confirmedAt: stamp, where: { $0.ingredients == book.version })
+        {
+            return answer
+        }
         return try storage {
             try database.reading { session in
+                let stamp = try session.dataStamp
                 // Which row the caller sees, at which version, and their mark, in one query; the
                 // row itself only when its details are not kept at that version.
                 guard let found = try resolveVersion(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 let key = "\(found.key)|\(people ?? 0)\(withFacts ? "|facts" : "")"
                 let version = found.version.map { KeptDetailVersion(rows: $0, ingredients: book.version) }
-                if let version, let kept = keptDetails.value(for: key, at: version) { return (kept, found.favorite) }
+                if let version, let kept = keptDetails.value(for: key, at: version) {
+                    answeredDetails.store((kept, found.favorite), for: request, at: version, confirmedAt: stamp)
+                    return (kept, found.favorite)
+                }
                 guard let row = try session.fetchOne(RecipeRecord.self, sql.recipeByKey, [found.key]) else {
                     throw ServiceError.notFound("no recipe \"\(id)\"", field: "id")
                 }
@@ -52,7 +63,10 @@ extension CatalogStore {
                 var detail = try self.detail(of: row, user: nil, people: people, ingredients: book.byID, session)
                 if withFacts { detail.ingredientFacts = try Self.facts(of: detail, in: book) }
                 let kept = try KeptDetail(detail)
-                if let version { keptDetails.store(kept, for: key, at: version) }
+                if let version {
+                    keptDetails.store(kept, for: key, at: version)
+                    answeredDetails.store((kept, found.favorite), for: request, at: version, confirmedAt: stamp)
+                }
                 return (kept, found.favorite)
             }
         }
@@ -168,15 +182,20 @@ extension CatalogStore {
         let user = user ?? ""
         let book = ingredientBook
         let key = try KeptPageKey(user: user, request: request, profile: filter?.profile, switches: filter?.switches).bytes
+        // On the I/O thread, a page confirmed current while nothing was committed since.
+        if let stamp = database.currentStamp, let kept = keptPages.value(for: key, confirmedAt: stamp, where: { $0.ingredients == book.version }) {
+            return kept
+        }
         return try storage {
             try database.reading { session in
                 // Read before the page: a write committed in between gives a newer version, so
                 // the page is at worst kept under a version that is already past.
+                let stamp = try session.dataStamp
                 let version = try KeptPageVersion(searchOf: user, ingredients: book.version, sql, session)
-                if let kept = keptPages.value(for: key, at: version) { return kept }
+                if let kept = keptPages.value(for: key, at: version, confirmedAt: stamp) { return kept }
                 if keptOnly { return nil }
                 let page = try KeptPage(readSearch(request, user: user, filter: filter, book: book, session))
-                keptPages.store(page, for: key, at: version)
+                keptPages.store(page, for: key, at: version, confirmedAt: stamp)
                 return page
             }
         }

@@ -24,6 +24,10 @@ public final class CatalogStore: Sendable {
     /// built from (their owner's or the built-in catalog's, ``KeptPageVersion``) and the
     /// ingredients' version. A kept detail spares reading the row and decoding its steps.
     let keptDetails = VersionedCache<String, KeptDetailVersion, KeptDetail>(capacity: 1_000)
+    /// What `recipes.get` answered, under the request (id, caller, people, facts): with the
+    /// kept detail's version confirmed at a ``DataStamp``, the I/O thread answers the same
+    /// request again without a transaction while nothing has been committed since.
+    let answeredDetails = VersionedCache<String, KeptDetailVersion, (detail: KeptDetail, favorite: Bool)>(capacity: 4_000)
     /// Search pages as ``searchRecipes(_:user:filter:)`` read them, under the user and the whole
     /// request with its resolved filter (``KeptPageKey``), at the versions of what they were read
     /// from; with the page encoded as `recipes.search` sends it.
