@@ -426,15 +426,39 @@ enum IdempotencyLedgerTable {
     static let pruneEvery = 256
     private static let saves = Atomic<Int>(0)
 
+    /// Creates the table on SQLite, or brings the first layout up to date.
+    ///
+    /// The first layout was keyed by (user, key) WITHOUT ROWID, so each reply lay in the key's
+    /// own B-tree, and SQLite reads a cell's whole payload, overflow pages included, to compare
+    /// a key with a cell that overflows: finding or placing a key read every reply it passed,
+    /// 80 KB for a whole grocery list (the check before a keyed write and its insert were a
+    /// third of `groceries.addRecipe`'s thread). Rows now have a rowid and the key an index of
+    /// its own, which holds the keys alone.
     static func create(_ session: any SQLSession) throws {
+        let firstLayout =
+            try session.value(String.self, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'sous_idempotency'")?
+            .uppercased().contains("WITHOUT ROWID") == true
+        if firstLayout {
+            try session.execute("DROP INDEX IF EXISTS sous_idempotency_age")
+            try session.execute("ALTER TABLE sous_idempotency RENAME TO sous_idempotency_first")
+        }
         try session.execute(
             """
             CREATE TABLE IF NOT EXISTS sous_idempotency (
-                "user" TEXT NOT NULL, key TEXT NOT NULL, method TEXT NOT NULL, digest BLOB NOT NULL,
-                reply BLOB NOT NULL, created_at REAL NOT NULL, PRIMARY KEY ("user", key)
-            ) WITHOUT ROWID
+                id INTEGER PRIMARY KEY, "user" TEXT NOT NULL, key TEXT NOT NULL, method TEXT NOT NULL, digest BLOB NOT NULL,
+                reply BLOB NOT NULL, created_at REAL NOT NULL
+            )
             """)
+        try session.execute(#"CREATE UNIQUE INDEX IF NOT EXISTS sous_idempotency_key ON sous_idempotency ("user", key)"#)
         try session.execute("CREATE INDEX IF NOT EXISTS sous_idempotency_age ON sous_idempotency (created_at)")
+        if firstLayout {
+            try session.execute(
+                """
+                INSERT INTO sous_idempotency ("user", key, method, digest, reply, created_at)
+                SELECT "user", key, method, digest, reply, created_at FROM sous_idempotency_first ORDER BY created_at
+                """)
+            try session.execute("DROP TABLE sous_idempotency_first")
+        }
     }
 
     /// The same table on PostgreSQL, in each service's schema.

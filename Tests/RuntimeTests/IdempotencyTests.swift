@@ -111,6 +111,55 @@ struct IdempotencyTests {
         #expect(try Self.count(restarted) == 1)
     }
 
+    /// A file written with the first layout of the ledger (keyed WITHOUT ROWID, each reply in
+    /// the key's B-tree) is brought to the second on open: every remembered write still
+    /// replays, new keys are remembered, and a key is found through an index of keys alone.
+    @Test func aLedgerOfTheFirstLayoutKeepsEveryRecordWhenOpened() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-idem-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let digest = Sodium.digest([Array("notes.add".utf8), [9]])
+        let reply = try MessagePackEncoder().encode(Reply(id: 7))
+        do {
+            let database = try Self.database(in: directory)
+            try await #require(database.sqliteWriter).writeWithoutTransaction { db in
+                try db.execute(sql: "DROP TABLE sous_idempotency")
+                try db.execute(
+                    sql: """
+                        CREATE TABLE sous_idempotency (
+                            "user" TEXT NOT NULL, key TEXT NOT NULL, method TEXT NOT NULL, digest BLOB NOT NULL,
+                            reply BLOB NOT NULL, created_at REAL NOT NULL, PRIMARY KEY ("user", key)
+                        ) WITHOUT ROWID
+                        """)
+                try db.execute(
+                    sql: "INSERT INTO sous_idempotency VALUES ('ada', 'k', 'notes.add', ?, ?, ?), ('bob', 'big', 'notes.add', ?, ?, ?)",
+                    arguments: [
+                        Data(digest), Data(reply), Date().timeIntervalSince1970, Data(digest), Data(repeating: 1, count: 80_000),
+                        Date().timeIntervalSince1970,
+                    ])
+            }
+        }
+        let reopened = try Self.database(in: directory)
+        let schema = try reopened.read { db in try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'sous_idempotency'") }
+        #expect(schema?.uppercased().contains("WITHOUT ROWID") == false)
+        #expect(try reopened.record(user: "bob", key: "big")?.reply.count == 80_000)
+        let replayed = await IdempotencyGuard(ledger: reopened).perform(
+            user: "ada", key: "k", method: "notes.add", body: [9], encodeReply: Self.encodeReply
+        ) {
+            Issue.record("a remembered write ran again")
+            return Result { try Self.addNote(reopened) }.mapError { _ in ServiceError.internal("write failed") }
+        }
+        #expect(try replayed.get() == reply)
+        let fresh = await IdempotencyGuard(ledger: reopened).perform(
+            user: "ada", key: "new", method: "notes.add", body: [9], encodeReply: Self.encodeReply
+        ) { Result { try Self.addNote(reopened) }.mapError { _ in ServiceError.internal("write failed") } }
+        #expect(try reopened.record(user: "ada", key: "new")?.reply == (try fresh.get()))
+        let plan = try reopened.read { db in
+            try Row.fetchAll(db, sql: #"EXPLAIN QUERY PLAN SELECT reply FROM sous_idempotency WHERE "user" = 'ada' AND key = 'k'"#)
+                .map { $0["detail"] as String }.joined()
+        }
+        #expect(plan.contains("sous_idempotency_key"), "\(plan)")
+    }
+
     /// The same when the write's transaction is not its reply (the handler builds the reply
     /// afterwards): the transaction marks the key applied, so a retry that arrives before the
     /// reply is stored (at another replica, or after the process died) is refused with
