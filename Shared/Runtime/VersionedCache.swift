@@ -41,12 +41,12 @@ public final class VersionedCache<Key: Hashable & Sendable, Version: Equatable &
     /// entry is then known current at it.
     public func value(for key: Key, at version: Version, confirmedAt stamp: DataStamp? = nil) -> Value? {
         state.withLock { state in
-            guard var entry = state.entries[key], entry.version == version else { return nil }
+            // One hash of the key: the entry is changed where it is.
+            guard let index = state.entries.index(forKey: key), state.entries.values[index].version == version else { return nil }
             state.clock += 1
-            entry.lastUse = state.clock
-            if let stamp { entry.confirmed = stamp }
-            state.entries[key] = entry
-            return entry.value
+            state.entries.values[index].lastUse = state.clock
+            if let stamp { state.entries.values[index].confirmed = stamp }
+            return state.entries.values[index].value
         }
     }
 
@@ -56,10 +56,11 @@ public final class VersionedCache<Key: Hashable & Sendable, Version: Equatable &
     /// nothing was committed since, so the version is still current, unread.
     public func value(for key: Key, confirmedAt stamp: DataStamp, where isCurrent: (Version) -> Bool = { _ in true }) -> Value? {
         state.withLock { state in
-            guard var entry = state.entries[key], entry.confirmed == stamp, isCurrent(entry.version) else { return nil }
+            guard let index = state.entries.index(forKey: key) else { return nil }
+            let entry = state.entries.values[index]
+            guard entry.confirmed == stamp, isCurrent(entry.version) else { return nil }
             state.clock += 1
-            entry.lastUse = state.clock
-            state.entries[key] = entry
+            state.entries.values[index].lastUse = state.clock
             return entry.value
         }
     }
