@@ -64,6 +64,29 @@ import Testing
         }
     }
 
+    /// As the server's I/O thread reads a list (`groceries.list` on a SQLite file): the kept list
+    /// is confirmed by the file's stamp and then served without a query, until anything is
+    /// committed: a write through another store (another process) is in the very next read.
+    @Test func theIOThreadServesAKeptListOnlyWhileNothingWasCommitted() throws {
+        try withTwoStores { store, other, _ in
+            /// The list the I/O thread answers, or nil when it hands the read to a lane.
+            func onTheIOThread() throws -> GroceryList? {
+                try? QuickReadBudget.running(within: .seconds(30)) { try store.listReply(user: "ada") }.decoded()
+            }
+            _ = try store.addEdibleItem(Self.oats, quantity: 500, unit: .g, user: "ada", now: Date())
+            #expect(try onTheIOThread() == nil, "nothing kept yet: aggregated on a lane")
+            let built = try store.list(user: "ada")
+            #expect(try onTheIOThread() == built, "confirmed by its version and the stamp")
+            #expect(try onTheIOThread() == built, "served by the stamp")
+
+            let elsewhere = try other.addNonEdibleItem("paper towels", count: 2, user: "ada", now: Date(), withList: true)
+            let next = try onTheIOThread()
+            #expect(next != built, "never the list from before the write")
+            #expect(try store.list(user: "ada") == elsewhere.list)
+            #expect(try onTheIOThread() == elsewhere.list)
+        }
+    }
+
     @Test func aPriceAnotherUsersAddRefreshedChangesEveryListUsingIt() throws {
         try withTwoStores { store, _, _ in
             let before = try #require(try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, user: "ada", now: Date(), withList: true).list)

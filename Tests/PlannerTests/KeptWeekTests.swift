@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import PlannerService
 import SousRuntime
 import SousSchema
@@ -79,9 +80,11 @@ struct KeptWeekTests {
     }
 
     /// The version is raised by the database itself: a statement no store method makes, and a
-    /// second store on the same database (another replica), are seen at once.
-    @Test func aChangeMadeAnywhereInTheDatabaseIsSeen() async throws {
-        try await withPlanner { world in
+    /// second store on the same database (another replica), are seen at once; on a file, so is
+    /// a write through another connection while the I/O thread serves the week by its stamp.
+    @Test(arguments: [false, true])
+    func aChangeMadeAnywhereInTheDatabaseIsSeen(onFile: Bool) async throws {
+        try await withPlanner(onFile: onFile) { world in
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))
             let database = world.planner.store.database
             let replica = PlannerStore(database: database)
@@ -94,6 +97,16 @@ struct KeptWeekTests {
 
             _ = try await world.call(PlannerAPI.clearSlot, SlotRef(date: localDate("2026-03-10"), slot: 1))
             #expect(slot(try replica.week(user: "ada", now: world.clock.now), "2026-03-10", 1)?.recipe == nil)
+
+            guard onFile, database.engine == .sqlite else { return }
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-11"), slot: 2, recipe: soup))
+            let week = try await currentWeek(world)
+            #expect(try await currentWeek(world) == week, "served again, by the stamp")
+            let outside = try DatabaseQueue(path: database.path)
+            try await outside.write { db in
+                try db.execute(sql: #"UPDATE slot SET recipe_name = 'Soup by hand' WHERE "user" = ?"#, arguments: ["ada"])
+            }
+            #expect(slot(try await currentWeek(world), "2026-03-11", 2)?.recipeName == "Soup by hand")
         }
     }
 

@@ -39,15 +39,21 @@ enum TrackerPeer {
     case absent
 }
 
-/// Runs a catalog and a planner (and, if asked, the real tracker) with a manual clock.
+/// Runs a catalog and a planner (and, if asked, the real tracker) with a manual clock; the
+/// planner's data in memory, or with `onFile` in a SQLite file of its own, as a deployment keeps
+/// it (only there does its I/O thread confirm kept weeks by ``DataStamp``).
 func withPlanner<T: Sendable>(
     at instant: Date = referenceInstant,
     tracker: TrackerPeer? = nil,
+    onFile: Bool = false,
     _ body: (PlannerWorld) async throws -> T
 ) async throws -> T {
     let clock = WallClock.manual(at: instant)
     let catalog = try CatalogFixture.make(clock: clock)
-    var configuration = ServiceConfiguration.inProcess(.planner, peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
+    let directory = onFile ? FileManager.default.temporaryDirectory.appendingPathComponent("sous-planner-\(UUID().uuidString)").path : nil
+    defer { if let directory { try? FileManager.default.removeItem(atPath: directory) } }
+    var configuration = ServiceConfiguration.inProcess(
+        .planner, dataDirectory: directory, peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
     var hosts = [catalog.host]
     var trackerClient: ServiceClient<Tracker>?
     switch tracker {

@@ -27,10 +27,13 @@ public final class GroceriesStore: Sendable {
     /// The user's list as `groceries.list` answers it: kept at its version, aggregated again
     /// only when that changed.
     public func listReply(user: String) throws(ServiceError) -> EncodedReply<GroceryList> {
+        // On the I/O thread, the list confirmed current while nothing was committed since.
+        if let stamp = database.currentStamp, let kept = lists.value(for: user, confirmedAt: stamp) { return kept }
         let (version, reply, built) = try storage {
             try database.reading { session in
+                let stamp = try session.dataStamp
                 let version = try Self.version(user: user, session)
-                if let kept = lists.value(for: user, at: version) { return (version, kept, false) }
+                if let kept = lists.value(for: user, at: version, confirmedAt: stamp) { return (version, kept, false) }
                 // Aggregating takes milliseconds: not on the server's I/O thread.
                 try QuickReadBudget.yieldToLane()
                 return (version, try EncodedReply(Self.list(user: user, version: version, session)), true)

@@ -66,19 +66,22 @@ public final class PlannerStore: Sendable {
     /// The user's current week and selection: the one kept at the user's plan version if their
     /// today is still its today, else read.
     public func weekReply(user: String, now: Date) throws(ServiceError) -> EncodedReply<WeekPlan> {
-        let (version, week, read) = try storage { () throws -> (Int64?, KeptWeek, Bool) in
-            try database.reading { session throws -> (Int64?, KeptWeek, Bool) in
+        func isToday(_ kept: KeptWeek) -> Bool { PlanWindow(now: now, timeZoneIdentifier: kept.timeZone).today == kept.today }
+        // On the I/O thread, the week confirmed current while nothing was committed since.
+        if let stamp = database.currentStamp, let kept = weeks.value(for: user, confirmedAt: stamp), isToday(kept) { return kept.reply }
+        let (version, week, read, stamp) = try storage { () throws -> (Int64?, KeptWeek, Bool, DataStamp?) in
+            try database.reading { session throws -> (Int64?, KeptWeek, Bool, DataStamp?) in
+                let stamp = try session.dataStamp
                 let version = try session.value(Int64.self, #"SELECT version FROM plan_version WHERE "user" = ?"#, [user])
-                if let version, let kept = weeks.value(for: user, at: version),
-                    PlanWindow(now: now, timeZoneIdentifier: kept.timeZone).today == kept.today
-                {
-                    return (version, kept, false)
+                if let version, let kept = weeks.value(for: user, at: version, confirmedAt: stamp), isToday(kept) {
+                    return (version, kept, false, stamp)
                 }
-                return (version, try KeptWeek(Self.week(session, user: user, now: now)), true)
+                return (version, try KeptWeek(Self.week(session, user: user, now: now)), true, stamp)
             }
         }
-        // Kept only after the read's transaction ended (``VersionedCache``).
-        if read, let version { weeks.store(week, for: user, at: version) }
+        // Kept only after the read's transaction ended (``VersionedCache``), confirmed at the
+        // stamp of the snapshot it was read in.
+        if read, let version { weeks.store(week, for: user, at: version, confirmedAt: stamp) }
         return week.reply
     }
 
