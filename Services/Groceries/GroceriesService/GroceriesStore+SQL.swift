@@ -160,23 +160,32 @@ extension GroceriesStore {
         }
     }
 
-    /// Stores what the catalog said of these ingredients where it is new or changed, reading
-    /// what is stored in one statement (a read per ingredient was a tenth of adding a recipe).
-    /// A change changes every list using the ingredient, so the facts' generation goes up (once).
+    /// Stores what the catalog said of these ingredients where it is new or changed: one
+    /// statement per ingredient that inserts it, or replaces it only where a column differs
+    /// (``upsertFacts``), and says which it did. Reading the stored rows into records to compare
+    /// them here was a seventh of the add's thread. A change changes every list using the
+    /// ingredient, so the facts' generation goes up (once); the same ingredient twice in one
+    /// call is stored as its last.
     static func upsert(_ facts: [ListIngredientFacts], _ session: any SQLSession) throws {
-        guard !facts.isEmpty else { return }
-        var stored: [String: ListIngredientFacts] = [:]
-        let ids = Array(Set(facts.map(\.id)))
-        for record in try session.fetchAll(IngredientFactsRecord.self, ingredientsIn[session.engine], [ids.sqlJSONArray]) {
-            stored[record.facts.id] = record.facts
-        }
         var changed = false
-        for item in facts where stored[item.id] != item {
-            try session.insert(IngredientFactsRecord(item), onConflict: .replace)
-            stored[item.id] = item
-            changed = true
-        }
+        let statement = session.engine == .sqlite ? upsertFacts.sqlite : upsertFacts.postgres
+        for item in facts where try session.execute(statement, IngredientFactsRecord(item).values) > 0 { changed = true }
         if changed { try session.execute("UPDATE list_counter SET value = value + 1 WHERE name = 'facts'") }
+    }
+
+    /// Inserts an ingredient's facts, or replaces the stored ones where any column differs
+    /// (NULLs compared as values); changes no row when they are the same.
+    private static let upsertFacts = (sqlite: upsertFacts(.sqlite), postgres: upsertFacts(.postgres))
+
+    private static func upsertFacts(_ engine: SQLEngine) -> String {
+        let columns = IngredientFactsRecord.columnNames
+        let values = columns.filter { $0 != "id" }
+        let differs = engine == .sqlite ? "IS NOT" : "IS DISTINCT FROM"
+        return """
+            INSERT INTO ingredient (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
+            ON CONFLICT (id) DO UPDATE SET \(values.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+            WHERE \(values.map { "ingredient.\($0) \(differs) excluded.\($0)" }.joined(separator: " OR "))
+            """
     }
 
     static let setMultiplier = #"UPDATE list_recipe SET multiplier = ? WHERE "user" = ? AND recipe = ?"#
