@@ -10,9 +10,12 @@ public final class RawPeer: @unchecked Sendable {
 
     /// - Parameter curve: for a TCP endpoint, the server's key and this peer's (see
     ///   ``SousRuntime/ServiceHost/clientCurve(as:)``).
-    public init(connectingTo endpoint: String, curve: CurveClientSetup? = nil, context: ZMQContext = .shared) throws {
+    /// - Parameter unboundedSends: no send high-water mark, so a flood of sends never blocks
+    ///   the test's thread (libzmq queues them all).
+    public init(connectingTo endpoint: String, curve: CurveClientSetup? = nil, unboundedSends: Bool = false, context: ZMQContext = .shared) throws {
         socket = try context.socket(.dealer)
         try socket.setLinger(milliseconds: 0)
+        if unboundedSends { try socket.setSendHighWaterMark(0) }
         if let curve { try socket.setCurveClient(serverKey: curve.serverKey, keyPair: curve.keyPair) }
         try socket.connect(endpoint)
     }

@@ -162,10 +162,10 @@ extension GroceriesStore {
 
     /// Stores what the catalog said of these ingredients where it is new or changed: one
     /// statement per ingredient that inserts it, or replaces it only where a column differs
-    /// (``upsertFacts``), and says which it did. Reading the stored rows into records to compare
-    /// them here was a seventh of the add's thread. A change changes every list using the
-    /// ingredient, so the facts' generation goes up (once); the same ingredient twice in one
-    /// call is stored as its last.
+    /// (``upsertFacts``), and says which it did: cheaper than reading the stored rows into
+    /// records to compare them here (the add's write alone 335–348 → 318–333 µs). A change
+    /// changes every list using the ingredient, so the facts' generation goes up (once); the
+    /// same ingredient twice in one call is stored as its last.
     static func upsert(_ facts: [ListIngredientFacts], _ session: any SQLSession) throws {
         var changed = false
         let statement = session.engine == .sqlite ? upsertFacts.sqlite : upsertFacts.postgres
