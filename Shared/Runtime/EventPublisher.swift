@@ -51,7 +51,7 @@ public final class EventPublisher: Sendable {
     public func publish<Body>(_ topic: Topic<Body>, _ body: Body, time: Date = Date()) {
         let frames: [Envelope.Frame]
         do {
-            frames = try Envelope.eventFrames(EventHeader(topic: topic.name, source: source, time: time), encoding: body)
+            frames = try Envelope.eventFrames(EventHeader(topic: topic.name, source: source, time: time), body: body)
         } catch {
             logger.error("event could not be encoded", metadata: ["topic": "\(topic)", "error": "\(error)"])
             return

@@ -15,10 +15,18 @@ public enum Envelope {
     /// One message frame: the protocol bytes of `kind`, the header, then the body. One frame,
     /// not three: over CURVE every frame is boxed and sent on its own.
     static func message(_ kind: SousProtocol.Kind, header: some Encodable, body: [UInt8]) throws -> Frame {
-        try MessagePackWriter.bytes(capacity: SousProtocol.prefixBytes + 128 + body.count) { writer in
+        try message(kind, header: header, bodyBytes: body.count) { writer in writer.append(contentsOf: body) }
+    }
+
+    /// The same, the body written by `writeBody` straight after the header (`bodyBytes` is the
+    /// guess of its size).
+    static func message(
+        _ kind: SousProtocol.Kind, header: some Encodable, bodyBytes: Int, _ writeBody: (inout MessagePackWriter) throws -> Void
+    ) throws -> Frame {
+        try MessagePackWriter.bytes(capacity: SousProtocol.prefixBytes + 128 + bodyBytes) { writer in
             writer.append(contentsOf: SousProtocol.prefix(kind))
             try MessagePackEncoder().encode(header, into: &writer)
-            writer.append(contentsOf: body)
+            try writeBody(&writer)
         }
     }
 
@@ -173,21 +181,10 @@ public enum Envelope {
     // MARK: Events
 
     /// The frames a PUB socket sends: the topic (for subscription prefix matching), the message.
-    public static func eventFrames(_ header: EventHeader, body: [UInt8]) throws -> [Frame] {
-        [Array(header.topic.utf8), try message(.event, header: header, body: body)]
-    }
-
-    /// The same, with the body encoded straight after the header into the one frame: an event
-    /// is small, and encoding it apart first cost an array of the encoder's first guess (4 KB)
-    /// and a copy on every call that records activity.
-    public static func eventFrames(_ header: EventHeader, encoding body: some Encodable) throws -> [Frame] {
-        let frame = try MessagePackWriter.bytes(capacity: SousProtocol.prefixBytes + 256) { writer in
-            writer.append(contentsOf: SousProtocol.prefix(.event))
-            let encoder = MessagePackEncoder()
-            try encoder.encode(header, into: &writer)
-            try encoder.encode(body, into: &writer)
-        }
-        return [Array(header.topic.utf8), frame]
+    /// The body is encoded straight after the header, into the one frame (an event is small).
+    public static func eventFrames(_ header: EventHeader, body: some Encodable) throws -> [Frame] {
+        let message = try message(.event, header: header, bodyBytes: 128) { writer in try MessagePackEncoder().encode(body, into: &writer) }
+        return [Array(header.topic.utf8), message]
     }
 
     public struct Event: Sendable {

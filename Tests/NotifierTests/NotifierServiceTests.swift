@@ -119,7 +119,7 @@ struct NotifierServiceTests {
             let morningActivity = try Envelope.parseEvent(
                 Envelope.eventFrames(
                     EventHeader(topic: EventTopics.activity.name, source: "planner", time: Self.morning),
-                    body: MessagePackEncoder().encode(ActivityEvent(user: "ada", time: Self.morning, service: "planner", method: "plan.get"))
+                    body: ActivityEvent(user: "ada", time: Self.morning, service: "planner", method: "plan.get")
                 ))
             #expect(await world.notifier.consumer.apply(morningActivity) == "ada")
             #expect(try await world.next("ada").status == .handledToday)
