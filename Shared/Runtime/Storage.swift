@@ -455,7 +455,7 @@ enum IdempotencyLedgerTable {
             try session.execute(
                 """
                 INSERT INTO sous_idempotency ("user", key, method, digest, reply, created_at)
-                SELECT "user", key, method, digest, reply, created_at FROM sous_idempotency_first ORDER BY created_at
+                SELECT "user", key, method, digest, reply, created_at FROM sous_idempotency_first
                 """)
             try session.execute("DROP TABLE sous_idempotency_first")
         }

@@ -65,6 +65,15 @@ public final class VersionedCache<Key: Hashable & Sendable, Version: Equatable &
         }
     }
 
+    /// On the I/O thread of a service on a SQLite file, the value kept for `key` if nothing has
+    /// been committed since its version was last read as current (the database's stamp now is
+    /// the one it was confirmed at) and `isCurrent` holds for the parts of its version not in
+    /// the database; nil anywhere else (the caller then reads the version as usual).
+    public func currentValue(for key: Key, in database: SousDatabase, where isCurrent: (Version) -> Bool = { _ in true }) -> Value? {
+        guard let stamp = database.currentStamp else { return nil }
+        return value(for: key, confirmedAt: stamp, where: isCurrent)
+    }
+
     /// Keeps `value` as built at `version`, replacing what `key` had; `stamp` as in
     /// ``value(for:at:confirmedAt:)``.
     public func store(_ value: Value, for key: Key, at version: Version, confirmedAt stamp: DataStamp? = nil) {

@@ -76,6 +76,9 @@ struct DataStampTests {
 
             cache.store("built again", for: "ada", at: 2, confirmedAt: second)
             #expect(cache.value(for: "ada", confirmedAt: second) == "built again")
+            // What a store asks on the I/O thread: the same, at the database's stamp now.
+            #expect(try QuickReadBudget.running(within: .seconds(30)) { cache.currentValue(for: "ada", in: database) } == "built again")
+            #expect(cache.currentValue(for: "ada", in: database) == nil, "off the I/O thread: read the version")
             cache.store("replaced without a stamp", for: "ada", at: 3)
             #expect(cache.value(for: "ada", confirmedAt: second) == nil, "a replaced value is not confirmed")
         }

@@ -36,20 +36,17 @@ extension CatalogStore {
             throw .badRequest("people must be 1 to 50, got \(people)", field: "people")
         }
         let book = ingredientBook
+        let asked = "\(people ?? 0)\(withFacts ? "|facts" : "")"
         // On the I/O thread, the answer given to the same request while nothing was committed.
-        let request = "\(id)|\(user ?? "")|\(people ?? 0)\(withFacts ? "|facts" : "")"
-        if let stamp = database.currentStamp,
-            let answer = answeredDetails.value(for: request, confirmedAt: stamp, where: { $0.ingredients == book.version })
-        {
-            return answer
-        }
+        let request = "\(id)|\(user ?? "")|\(asked)"
+        if let answer = answeredDetails.currentValue(for: request, in: database, where: { $0.ingredients == book.version }) { return answer }
         return try storage {
             try database.reading { session in
                 let stamp = try session.dataStamp
                 // Which row the caller sees, at which version, and their mark, in one query; the
                 // row itself only when its details are not kept at that version.
                 guard let found = try resolveVersion(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
-                let key = "\(found.key)|\(people ?? 0)\(withFacts ? "|facts" : "")"
+                let key = "\(found.key)|\(asked)"
                 let version = found.version.map { KeptDetailVersion(rows: $0, ingredients: book.version) }
                 if let version, let kept = keptDetails.value(for: key, at: version) {
                     answeredDetails.store((kept, found.favorite), for: request, at: version, confirmedAt: stamp)
@@ -183,9 +180,7 @@ extension CatalogStore {
         let book = ingredientBook
         let key = try KeptPageKey(user: user, request: request, profile: filter?.profile, switches: filter?.switches).bytes
         // On the I/O thread, a page confirmed current while nothing was committed since.
-        if let stamp = database.currentStamp, let kept = keptPages.value(for: key, confirmedAt: stamp, where: { $0.ingredients == book.version }) {
-            return kept
-        }
+        if let kept = keptPages.currentValue(for: key, in: database, where: { $0.ingredients == book.version }) { return kept }
         return try storage {
             try database.reading { session in
                 // Read before the page: a write committed in between gives a newer version, so

@@ -28,7 +28,7 @@ public final class GroceriesStore: Sendable {
     /// only when that changed.
     public func listReply(user: String) throws(ServiceError) -> EncodedReply<GroceryList> {
         // On the I/O thread, the list confirmed current while nothing was committed since.
-        if let stamp = database.currentStamp, let kept = lists.value(for: user, confirmedAt: stamp) { return kept }
+        if let kept = lists.currentValue(for: user, in: database) { return kept }
         let (version, reply, built) = try storage {
             try database.reading { session in
                 let stamp = try session.dataStamp

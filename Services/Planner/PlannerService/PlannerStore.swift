@@ -68,7 +68,7 @@ public final class PlannerStore: Sendable {
     public func weekReply(user: String, now: Date) throws(ServiceError) -> EncodedReply<WeekPlan> {
         func isToday(_ kept: KeptWeek) -> Bool { PlanWindow(now: now, timeZoneIdentifier: kept.timeZone).today == kept.today }
         // On the I/O thread, the week confirmed current while nothing was committed since.
-        if let stamp = database.currentStamp, let kept = weeks.value(for: user, confirmedAt: stamp), isToday(kept) { return kept.reply }
+        if let kept = weeks.currentValue(for: user, in: database), isToday(kept) { return kept.reply }
         let (version, week, read, stamp) = try storage { () throws -> (Int64?, KeptWeek, Bool, DataStamp?) in
             try database.reading { session throws -> (Int64?, KeptWeek, Bool, DataStamp?) in
                 let stamp = try session.dataStamp
