@@ -111,27 +111,68 @@ struct RecipeSearchTests {
     }
 
     /// On SQLite only: PostgreSQL ranks every match (its index finds them without ranking).
-    @Test func aTextMatchingMoreThanTheRelevanceLimitListsNewestFirst() throws {
+    @Test func aTextMatchingMoreThanTheRelevanceLimitListsNamesFirstThenNewest() throws {
         let store = try CatalogStore(
             database: CatalogService.openDatabase(at: .sqlite(directory: nil), logger: quietLogger("catalog")), relevanceLimit: 3)
         try store.loadSeedIfNeeded(CatalogFixture.seed)
-        let broad = try store.searchRecipes(.init(query: "with", page: 1, pageSize: 100), user: "ada", filter: nil).recipes.map(\.id)
-        #expect(broad.count > 3)
-        let rowids = try #require(store.database.sqliteWriter).read { db in
-            try broad.map { id in try Int64.fetchOne(db, sql: "SELECT rowid FROM recipe WHERE id = ?", arguments: [id])! }
+        try Self.expectNamesFirstThenNewest(store, query: "garlic", named: 5)
+        // Renamed into the name tier and out of it, then deleted: the name index follows.
+        let mine = try store.create(RecipeDraft(name: "Toast", summary: "Toast rubbed with garlic."), user: "ada")
+        _ = try store.edit(mine.id, changes: RecipeDraft(name: "Garlic toast"), user: "ada")
+        try Self.expectNamesFirstThenNewest(store, query: "garlic", named: 6, first: mine.id)
+        _ = try store.edit(mine.id, changes: RecipeDraft(name: "Rubbed toast"), user: "ada")
+        try Self.expectNamesFirstThenNewest(store, query: "garlic", named: 5)
+        _ = try store.delete(mine.id, user: "ada")
+        #expect(try !store.searchRecipes(.init(query: "garlic", pageSize: 100), user: "ada", filter: nil).recipes.contains { $0.id == mine.id })
+        // The same text on a store that ranks it matches the same recipes.
+        let broad = try store.searchRecipes(.init(query: "garlic", page: 1, pageSize: 100), user: "ada", filter: nil).recipes.map(\.id)
+        let ranked = try CatalogStore(database: CatalogFixture.database())
+            .searchRecipes(.init(query: "garlic", page: 1, pageSize: 100), user: "ada", filter: nil).recipes.map(\.id)
+        #expect(Set(ranked) == Set(broad))
+    }
+
+    /// A file written before the name index (migration v10) gets one that ranks as a new file's.
+    @Test func theNameIndexIsBuiltForAnOlderFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-catalog-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        do {
+            let database = try CatalogService.openDatabase(at: .sqlite(directory: directory), logger: quietLogger("catalog"))
+            try CatalogStore(database: database).loadSeedIfNeeded(CatalogFixture.seed)
+            try await #require(database.sqliteWriter).writeWithoutTransaction { db in
+                try db.execute(sql: "DROP TABLE recipe_name_fts; DELETE FROM grdb_migrations WHERE identifier LIKE 'v10:%'")
+            }
         }
-        #expect(rowids == rowids.sorted(by: >), "newest first")
+        let reopened = try CatalogStore(
+            database: CatalogService.openDatabase(at: .sqlite(directory: directory), logger: quietLogger("catalog")), relevanceLimit: 3)
+        try Self.expectNamesFirstThenNewest(reopened, query: "garlic", named: 5)
+    }
+
+    /// Checks a broad search's order: the `named` recipes whose name has the word first, fewer
+    /// words before more, then newest first, then the rest newest first; and that pages of four
+    /// are slices of it.
+    static func expectNamesFirstThenNewest(_ store: CatalogStore, query: String, named: Int, first: String? = nil) throws {
+        let found = try store.searchRecipes(.init(query: query, page: 1, pageSize: 100), user: "ada", filter: nil).recipes
+        #expect(found.count > named)
+        let rowids = try #require(store.database.sqliteWriter).read { db in
+            try found.map { recipe in
+                try Int64.fetchOne(
+                    db, sql: "SELECT rowid FROM recipe WHERE id = ? AND deleted = 0 AND (owner IS NULL OR owner = 'ada')", arguments: [recipe.id])!
+            }
+        }
+        let words = found.map { $0.name.lowercased().split { !$0.isLetter && !$0.isNumber } }
+        let hasWord = words.map { $0.contains { $0.hasPrefix(query) } }
+        #expect(hasWord == Array(repeating: true, count: named) + Array(repeating: false, count: found.count - named), "\(found.map(\.name))")
+        let namedKeys = (0..<named).map { (words[$0].count, -rowids[$0]) }
+        #expect(zip(namedKeys, namedKeys.dropFirst()).allSatisfy { $0 < $1 }, "fewest words, then newest: \(found.prefix(named).map(\.name))")
+        #expect(Array(rowids[named...]) == rowids[named...].sorted(by: >), "the rest newest first")
+        if let first { #expect(found.first?.id == first) }
         var paged: [String] = []
         for page in 1... {
-            let slice = try store.searchRecipes(.init(query: "with", page: page, pageSize: 4), user: "ada", filter: nil).recipes.map(\.id)
+            let slice = try store.searchRecipes(.init(query: query, page: page, pageSize: 4), user: "ada", filter: nil).recipes.map(\.id)
             if slice.isEmpty { break }
             paged += slice
         }
-        #expect(paged == broad)
-        // The same text on a store that ranks it matches the same recipes.
-        let ranked = try CatalogStore(database: CatalogFixture.database())
-            .searchRecipes(.init(query: "with", page: 1, pageSize: 100), user: "ada", filter: nil).recipes.map(\.id)
-        #expect(Set(ranked) == Set(broad))
+        #expect(paged == found.map(\.id))
     }
 
     @Test func pagingCoversEveryRecipeOnce() async throws {

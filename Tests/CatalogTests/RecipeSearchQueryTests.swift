@@ -1,3 +1,4 @@
+import SousRuntime
 import SousSchema
 import SousTestSupport
 import SousWire
@@ -25,6 +26,10 @@ struct RecipeSearchQueryTests {
         #expect(try RecipeSearchQuery.matchExpression("soup OR NOT \"x\"*") == "\"soup\"* \"or\"* \"not\"* \"x\"*")
         #expect(try RecipeSearchQuery.matchExpression("  ") == nil && RecipeSearchQuery.matchExpression("!!!") == nil)
         #expect(throws: ServiceError.self) { try RecipeSearchQuery.matchExpression(String(repeating: "a", count: 201)) }
+        // The same words, each required in the name (the first tier of a broad search).
+        let named = try RecipeSearchQuery(RecipeSearch(query: "Lentil  SOUP"), filter: nil, ingredients: book)
+        #expect(named.nameMatchExpression == "name : \"lentil\"* name : \"soup\"*")
+        #expect(try RecipeSearchQuery(RecipeSearch(query: "soup"), filter: nil, ingredients: book, engine: .postgres).nameMatchExpression == nil)
     }
 
     @Test func everyFilterLayerIsOneIntegerOrMembershipTest() throws {

@@ -440,6 +440,25 @@ enum CatalogMigrations {
                     DROP TABLE recipe_fts_v8;
                     """)
         }
+        migrator.registerMigration("v10: a name index in relevance order") { db in
+            // A text matching more recipes than bm25 can rank in time lists those whose name has
+            // every word first, walking this index in its rowid order (fewest words in the name,
+            // then newest; CatalogStore.nameIndexRowID), then the others newest first. It keeps
+            // the names (not contentless): a deleted entry needs nothing but its rowid.
+            try db.execute(
+                sql: """
+                    CREATE VIRTUAL TABLE recipe_name_fts USING fts5(
+                        name, tokenize = "porter unicode61 remove_diacritics 2", prefix = '2 3 4 5 6 7 8'
+                    );
+                    """)
+            let entries = try Row.fetchCursor(db, sql: "SELECT rowid, name FROM recipe_fts")
+            let insert = try db.makeStatement(sql: "INSERT INTO recipe_name_fts (rowid, name) VALUES (?, ?)")
+            while let entry = try entries.next() {
+                let rowID: Int64 = entry[0]
+                let name: String = entry[1]
+                try insert.execute(arguments: [CatalogStore.nameIndexRowID(recipe: rowID, name: name), name])
+            }
+        }
         return migrator
     }
 }

@@ -210,10 +210,11 @@ extension CatalogStore {
         let tagText = tags.joined(separator: " ")
         switch sql.engine {
         case .sqlite:
-            try session.execute("DELETE FROM recipe_fts WHERE rowid = ?", [rowID])
+            try Self.unindex(rowID: rowID, session)
             try session.execute(
                 "INSERT INTO recipe_fts (rowid, name, summary, ingredients, tags) VALUES (?, ?, ?, ?, ?)",
                 [rowID, name, summary, ingredientText, tagText])
+            try session.execute("INSERT INTO recipe_name_fts (rowid, name) VALUES (?, ?)", [Self.nameIndexRowID(recipe: rowID, name: name), name])
         case .postgres:
             try session.execute(
                 """
@@ -222,6 +223,27 @@ extension CatalogStore {
                 WHERE rid = ?
                 """, [folded(name), folded(summary), folded(ingredientText), folded(tagText), rowID])
         }
+    }
+
+    /// The recipe's entry in the name index (SQLite): names of fewer words first, then the newest,
+    /// when FTS5 walks it in descending rowid order, which it does without ranking and stops at
+    /// the page. For one match per word in the name alone, that is the order bm25 gives (a
+    /// shorter column scores higher). The recipe's own rowid is the low 40 bits.
+    static func nameIndexRowID(recipe rowID: Int64, name: String) -> Int64 {
+        let words = name.split { !$0.isLetter && !$0.isNumber }.count
+        return Int64(255 - min(max(words, 1), 255)) << 40 | rowID & recipeRowIDMask
+    }
+
+    /// The bits of a name index rowid that hold the recipe's rowid.
+    static let recipeRowIDMask: Int64 = 1 << 40 - 1
+
+    /// Removes the recipe's search entries (SQLite); the name index's rowid is derived from the
+    /// name the full-text entry holds.
+    static func unindex(rowID: Int64, _ session: any SQLSession) throws {
+        if let name = try session.value(String.self, "SELECT name FROM recipe_fts WHERE rowid = ?", [rowID]) {
+            try session.execute("DELETE FROM recipe_name_fts WHERE rowid = ?", [nameIndexRowID(recipe: rowID, name: name)])
+        }
+        try session.execute("DELETE FROM recipe_fts WHERE rowid = ?", [rowID])
     }
 
     /// Inserts or replaces one recipe row with its derived facts, lines and search entry (a
@@ -292,7 +314,9 @@ extension CatalogStore {
         switch sql.engine {
         case .sqlite:
             try session.execute("UPDATE recipe SET deleted = 1, shared = 0, version = ? WHERE key = ?", [version, key.rawValue])
-            try session.execute("DELETE FROM recipe_fts WHERE rowid = (SELECT rowid FROM recipe WHERE key = ?)", [key.rawValue])
+            if let rowID = try session.value(Int64.self, "SELECT rowid FROM recipe WHERE key = ?", [key.rawValue]) {
+                try Self.unindex(rowID: rowID, session)
+            }
         case .postgres:
             try session.execute("UPDATE recipe SET deleted = 1, shared = 0, version = ?, search = NULL WHERE key = ?", [version, key.rawValue])
         }

@@ -242,7 +242,8 @@ extension CatalogStore {
             case .sqlite:
                 return pageOf(
                     try rankedBySQLite(
-                        matchExpression, selectSQL: selectSQL, whereSQL: whereSQL, user: user, filterArguments: filterArguments,
+                        matchExpression, inNames: built.nameMatchExpression ?? matchExpression, selectSQL: selectSQL, whereSQL: whereSQL, user: user,
+                        filterArguments: filterArguments,
                         pageSize: pageSize, offset: offset, session))
             case .postgres:
                 // By relevance (cover density, name and summary weighted above
@@ -282,24 +283,42 @@ extension CatalogStore {
     }
 
     /// A text search's page on SQLite. bm25 costs time for every match, so a query matching more
-    /// recipes than `relevanceLimit` lists them newest first: FTS5 walks its index in that order
-    /// and the walk stops at the page, whatever the catalog's size. Otherwise by relevance, then
-    /// rowid (a total order): FTS5 ranks its matches alone and only the best `window` are joined
-    /// and filtered; the page is exact once the window yields a full page (anything outside ranks
+    /// recipes than `relevanceLimit` is ranked in two tiers that FTS5 walks in index order and
+    /// stops at the page, whatever the catalog's size: first the recipes whose name has every
+    /// word, fewest words in the name first (bm25's order for one match per word in that column
+    /// alone), then newest; then the rest, newest first. Otherwise by relevance, then rowid (a
+    /// total order): FTS5 ranks its matches alone and only the best `window` are joined and
+    /// filtered; the page is exact once the window yields a full page (anything outside ranks
     /// after everything inside), otherwise every match is ranked.
     private func rankedBySQLite(
-        _ matchExpression: String, selectSQL: String, whereSQL: String, user: String, filterArguments: SQLArguments, pageSize: Int, offset: Int,
-        _ session: any SQLSession
+        _ matchExpression: String, inNames nameMatchExpression: String, selectSQL: String, whereSQL: String, user: String,
+        filterArguments: SQLArguments, pageSize: Int, offset: Int, _ session: any SQLSession
     ) throws -> [RecipeSummary] {
         let matches =
             try session.value(
                 Int.self, "SELECT COUNT(*) FROM (SELECT 1 FROM recipe_fts WHERE recipe_fts MATCH ? LIMIT \(relevanceLimit + 1)) AS counted",
                 [matchExpression]) ?? 0
         if matches > relevanceLimit {
-            return try Self.summaries(
+            let named =
+                "FROM recipe_name_fts n CROSS JOIN recipe r ON r.rowid = (n.rowid & \(Self.recipeRowIDMask)) WHERE recipe_name_fts MATCH ? AND \(whereSQL)"
+            var recipes = try Self.summaries(
+                session.rows(
+                    "\(selectSQL) \(named) ORDER BY n.rowid DESC LIMIT ? OFFSET ?", [user, matchExpression] + filterArguments + [pageSize, offset]),
+                .sqlite)
+            guard recipes.count < pageSize else { return recipes }
+            // How many named matches the pages before this one held: all but this page's, or,
+            // on a page past them, every one (counted up to the offset).
+            let namedBefore =
+                recipes.isEmpty
+                ? try session.value(
+                    Int.self, "SELECT COUNT(*) FROM (SELECT 1 \(named) LIMIT ?) AS counted", [matchExpression] + filterArguments + [offset]) ?? 0
+                : offset
+            recipes += try Self.summaries(
                 session.rows(
                     "\(selectSQL) FROM recipe_fts CROSS JOIN recipe r ON r.rowid = recipe_fts.rowid WHERE recipe_fts MATCH ? AND \(whereSQL) ORDER BY recipe_fts.rowid DESC LIMIT ? OFFSET ?",
-                    [user, matchExpression] + filterArguments + [pageSize, offset]), .sqlite)
+                    [user, "(\(matchExpression)) NOT (\(nameMatchExpression))"] + filterArguments + [pageSize - recipes.count, offset - namedBefore]),
+                .sqlite)
+            return recipes
         }
         var window: Int? = max((offset + pageSize) * 4, 200)
         while true {

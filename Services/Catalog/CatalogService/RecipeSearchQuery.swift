@@ -24,6 +24,9 @@ struct RecipeSearchQuery: Equatable {
     /// The text search: each word of the text as a prefix, all required (an FTS5 expression on
     /// SQLite, a `tsquery` on PostgreSQL); nil without a text.
     var matchExpression: String?
+    /// On SQLite, the same words required in the recipe's name (an FTS5 column filter on each);
+    /// nil without a text and on PostgreSQL.
+    var nameMatchExpression: String?
     /// Conditions on the recipe row `r`, all required.
     var conditions: [String] = []
     /// The values the conditions' `?` placeholders take, in order.
@@ -49,6 +52,9 @@ struct RecipeSearchQuery: Equatable {
         engine: SQLEngine = .sqlite
     ) throws(ServiceError) {
         matchExpression = try Self.matchExpression(request.query, engine)
+        if engine == .sqlite, let words = try Self.words(request.query) {
+            nameMatchExpression = words.map { "name : \"\($0)\"*" }.joined(separator: " ")
+        }
         if let count = request.ingredients?.count, count > Self.maxIngredients {
             throw .badRequest("at most \(Self.maxIngredients) ingredients per search, got \(count)", field: "ingredients")
         }
@@ -141,13 +147,18 @@ struct RecipeSearchQuery: Equatable {
     /// from being read as syntax); on PostgreSQL a `tsquery` of `word:*` terms, joined by `&`
     /// (a word holds no operator character).
     static func matchExpression(_ query: String?, _ engine: SQLEngine = .sqlite) throws(ServiceError) -> String? {
-        guard let query = query?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty else { return nil }
-        guard query.count <= 200 else { throw .badRequest("query is longer than 200 characters", field: "query") }
-        let words = folded(query).split { !$0.isLetter && !$0.isNumber }.map(String.init)
-        guard !words.isEmpty else { return nil }
+        guard let words = try words(query) else { return nil }
         switch engine {
         case .sqlite: return words.map { "\"\($0)\"*" }.joined(separator: " ")
         case .postgres: return words.map { "\($0):*" }.joined(separator: " & ")
         }
+    }
+
+    /// The words of a search text (letters and digits, folded); nil when it has none.
+    private static func words(_ query: String?) throws(ServiceError) -> [String]? {
+        guard let query = query?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty else { return nil }
+        guard query.count <= 200 else { throw .badRequest("query is longer than 200 characters", field: "query") }
+        let words = folded(query).split { !$0.isLetter && !$0.isNumber }.map(String.init)
+        return words.isEmpty ? nil : words
     }
 }
