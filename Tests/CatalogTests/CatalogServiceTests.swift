@@ -20,6 +20,13 @@ struct IngredientSearchTests {
             #expect(creme.map(\.name).contains("Crème fraîche"))
             let accented = try await client.call(CatalogAPI.searchIngredients, .init(query: "jalapeño")).ingredients
             #expect(accented.first?.name == "Jalapeño")
+            // LIKE's wildcards in the text are plain characters.
+            let percent = try await client.call(CatalogAPI.searchIngredients, .init(query: "%")).ingredients
+            #expect(percent.contains { $0.name == "Dark chocolate (70%)" })
+            #expect(percent.allSatisfy { ([$0.name] + $0.synonyms).contains { $0.contains("%") } })
+            for wildcard in ["_", "to%", "t_m", "\\"] {
+                #expect(try await client.call(CatalogAPI.searchIngredients, .init(query: wildcard)).ingredients.isEmpty, "\(wildcard)")
+            }
         }
     }
 
