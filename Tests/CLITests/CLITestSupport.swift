@@ -46,7 +46,9 @@ func sous(_ arguments: [String], console: Console = Console(capturing: true), cr
 /// A credentials folder where ada (the current account), bob, adam and an operator are signed
 /// in with in-process test sessions (a failure to write it fails every command that uses it).
 let testCredentials: Result<String, any Error> = Result {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sous-cli-tests-\(UUID().uuidString)").path
+    let folder = testCredentialsFolder
+    // Every CLI test of the process shares it: removed when the process exits.
+    atexit { try? FileManager.default.removeItem(atPath: testCredentialsFolder) }
     var credentials = Credentials()
     for user in ["operator", "bob", "adam", "ada"] {
         credentials.accounts.append(
@@ -56,3 +58,5 @@ let testCredentials: Result<String, any Error> = Result {
     try Credentials.$folder.withValue(folder) { try credentials.save() }
     return folder
 }
+
+private let testCredentialsFolder = FileManager.default.temporaryDirectory.appendingPathComponent("sous-cli-tests-\(UUID().uuidString)").path

@@ -16,6 +16,7 @@ struct PlannerReplicaTests {
     /// revocations the other writes (within 2 s; the bound only keeps a broken sync from hanging).
     @Test func aSessionEndedThroughOneReplicaIsRefusedByTheOther() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-planners-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let first = try PlannerService(configuration: .testing(.planner, dataDirectory: directory), logger: quietLogger("planner-1"))
         let second = try PlannerService(configuration: .testing(.planner, dataDirectory: directory), logger: quietLogger("planner-2"))
         try await withRunningServices([first.host, second.host]) { _ in
