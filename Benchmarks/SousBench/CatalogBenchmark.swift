@@ -15,19 +15,26 @@ struct CatalogBenchmark: AsyncParsableCommand {
     @Option(help: "Synthetic ingredients.") var ingredients = 5_000
     @Option(help: "Timed queries per measurement.") var queries = 2_000
     @Option(help: "Folder for the database (default: a temporary folder, removed afterwards).") var dataDir: String?
+    @Option(
+        help:
+            "A PostgreSQL URL: the catalog in a new schema of that database (bench_<number>, printed, left for inspection) instead of a SQLite file."
+    ) var postgres: String?
 
     func run() async throws {
         let directory = dataDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("sous-bench-\(UUID().uuidString)").path
         defer { if dataDir == nil { try? FileManager.default.removeItem(atPath: directory) } }
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
-        let database = try CatalogService.openDatabase(at: .sqlite(directory: directory), logger: logger)
+        let location: DatabaseLocation =
+            try postgres.map { .postgres(try PostgresLocation(url: $0, defaultSchema: "bench_\(UInt32.random(in: 0...UInt32.max))")) }
+            ?? .sqlite(directory: directory)
+        let database = try CatalogService.openDatabase(at: location, logger: logger)
         let store = try CatalogStore(database: database)
         let seed = SyntheticCatalog.make(recipes: recipes, ingredients: ingredients)
         let loadStart = Date()
         _ = try store.reloadSeed(seed)
         print(
-            "Generated \(recipes) recipes and \(ingredients) ingredients in \(String(format: "%.1f", Date().timeIntervalSince(loadStart))) s at \(directory)"
+            "Generated \(recipes) recipes and \(ingredients) ingredients in \(String(format: "%.1f", Date().timeIntervalSince(loadStart))) s in \(location)"
         )
 
         var configuration = ServiceConfiguration.inProcess(.catalog)

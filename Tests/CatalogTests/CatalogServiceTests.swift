@@ -117,11 +117,8 @@ struct RecipeSearchTests {
         }
     }
 
-    /// On SQLite only: PostgreSQL ranks every match (its index finds them without ranking).
     @Test func aTextMatchingMoreThanTheRelevanceLimitListsNamesFirstThenNewest() throws {
-        let store = try CatalogStore(
-            database: CatalogService.openDatabase(at: .sqlite(directory: nil), logger: quietLogger("catalog")), relevanceLimit: 3)
-        try store.loadSeedIfNeeded(CatalogFixture.seed)
+        let store = try CatalogStore(database: CatalogFixture.database(), relevanceLimit: 3)
         try Self.expectNamesFirstThenNewest(store, query: "garlic", named: 5)
         // Renamed into the name tier and out of it, then deleted: the name index follows.
         let mine = try store.create(RecipeDraft(name: "Toast", summary: "Toast rubbed with garlic."), user: "ada")
@@ -154,16 +151,31 @@ struct RecipeSearchTests {
         try Self.expectNamesFirstThenNewest(reopened, query: "garlic", named: 5)
     }
 
+    /// On PostgreSQL, recipes written before migration v4 get their name entries when a store
+    /// opens, once.
+    @Test(.enabled(if: TestDatabase.url != nil, "PostgreSQL's name index (SOUS_TEST_DATABASE_URL)"))
+    func theNameIndexIsBuiltForRecipesWrittenBeforeIt() throws {
+        let database = try CatalogFixture.database()
+        try database.writing { session in
+            try session.execute("UPDATE recipe SET name_search = NULL, name_words = 1", [])
+            try session.execute("DELETE FROM meta WHERE key = 'namesIndexed'", [])
+        }
+        try Self.expectNamesFirstThenNewest(CatalogStore(database: database, relevanceLimit: 3), query: "garlic", named: 5)
+        #expect(try database.reading { try $0.value(Int.self, "SELECT value FROM meta WHERE key = 'namesIndexed'", []) } == 1)
+    }
+
     /// Checks a broad search's order: the `named` recipes whose name has the word first, fewer
     /// words before more, then newest first, then the rest newest first; and that pages of four
     /// are slices of it.
     static func expectNamesFirstThenNewest(_ store: CatalogStore, query: String, named: Int, first: String? = nil) throws {
         let found = try store.searchRecipes(.init(query: query, page: 1, pageSize: 100), user: "ada", filter: nil).recipes
         #expect(found.count > named)
-        let rowids = try #require(store.database.sqliteWriter).read { db in
+        let order = store.database.engine == .sqlite ? "rowid" : "rid"
+        let rowids = try store.database.reading { session in
             try found.map { recipe in
-                try Int64.fetchOne(
-                    db, sql: "SELECT rowid FROM recipe WHERE id = ? AND deleted = 0 AND (owner IS NULL OR owner = 'ada')", arguments: [recipe.id])!
+                try #require(
+                    try session.value(
+                        Int64.self, "SELECT \(order) FROM recipe WHERE id = ? AND deleted = 0 AND (owner IS NULL OR owner = 'ada')", [recipe.id]))
             }
         }
         let words = found.map { $0.name.lowercased().split { !$0.isLetter && !$0.isNumber } }

@@ -183,6 +183,19 @@ enum CatalogMigrations {
                     FOR EACH STATEMENT EXECUTE FUNCTION ingredient_search_version()
                 """,
             ]),
+        PostgresMigration(
+            "v4: a name index in relevance order",
+            [
+                // A text matching more recipes than ts_rank_cd can rank in time lists those whose
+                // name has every word first, fewest words in the name first, then newest, along
+                // the second index; then the others newest first (as SQLite's migration v10).
+                // Rows written before are indexed when the store opens (CatalogStore.init): the
+                // name is folded in Swift, as for `search`.
+                "ALTER TABLE recipe ADD COLUMN name_search TSVECTOR",
+                "ALTER TABLE recipe ADD COLUMN name_words INTEGER NOT NULL DEFAULT 1",
+                "CREATE INDEX recipe_name_search ON recipe USING GIN (name_search)",
+                "CREATE INDEX recipe_by_name_words ON recipe (name_words, rid DESC) WHERE deleted = 0",
+            ]),
     ]
 
     /// The tables a search reads from, each with the column naming whose row it is (none: the

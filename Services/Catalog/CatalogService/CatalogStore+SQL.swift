@@ -219,9 +219,10 @@ extension CatalogStore {
             try session.execute(
                 """
                 UPDATE recipe SET search = setweight(to_tsvector('sous_english', ?), 'A') || setweight(to_tsvector('sous_english', ?), 'A')
-                    || setweight(to_tsvector('sous_english', ?), 'B') || setweight(to_tsvector('sous_english', ?), 'A')
+                    || setweight(to_tsvector('sous_english', ?), 'B') || setweight(to_tsvector('sous_english', ?), 'A'),
+                    name_search = to_tsvector('sous_english', ?), name_words = ?
                 WHERE rid = ?
-                """, [folded(name), folded(summary), folded(ingredientText), folded(tagText), rowID])
+                """, [folded(name), folded(summary), folded(ingredientText), folded(tagText), folded(name), Self.nameWords(name), rowID])
         }
     }
 
@@ -230,8 +231,13 @@ extension CatalogStore {
     /// the page. For one match per word in the name alone, that is the order bm25 gives (a
     /// shorter column scores higher). The recipe's own rowid is the low 40 bits.
     static func nameIndexRowID(recipe rowID: Int64, name: String) -> Int64 {
-        let words = name.split { !$0.isLetter && !$0.isNumber }.count
-        return Int64(255 - min(max(words, 1), 255)) << 40 | rowID & recipeRowIDMask
+        Int64(255 - nameWords(name)) << 40 | rowID & recipeRowIDMask
+    }
+
+    /// The words of a recipe's name (letters and digits, as the full-text tokenizers split
+    /// them), 1 to 255: the first key of a broad search's first tier.
+    static func nameWords(_ name: String) -> Int {
+        min(max(name.split { !$0.isLetter && !$0.isNumber }.count, 1), 255)
     }
 
     /// The bits of a name index rowid that hold the recipe's rowid.
@@ -318,7 +324,8 @@ extension CatalogStore {
                 try Self.unindex(rowID: rowID, session)
             }
         case .postgres:
-            try session.execute("UPDATE recipe SET deleted = 1, shared = 0, version = ?, search = NULL WHERE key = ?", [version, key.rawValue])
+            try session.execute(
+                "UPDATE recipe SET deleted = 1, shared = 0, version = ?, search = NULL, name_search = NULL WHERE key = ?", [version, key.rawValue])
         }
     }
 

@@ -49,7 +49,24 @@ public final class CatalogStore: Sendable {
         self.database = database
         sql = CatalogSQL.of(database.engine)
         self.relevanceLimit = relevanceLimit
+        try indexNamesIfNeeded()
         try refreshIngredientCache()
+    }
+
+    /// On PostgreSQL, gives the recipes written before migration v4 their name index (the name
+    /// is folded here, as every write folds it), once: `meta.namesIndexed` says it is done.
+    func indexNamesIfNeeded() throws {
+        guard database.engine == .postgres, try database.reading({ try Self.meta($0, "namesIndexed") }) == 0 else { return }
+        try database.writing { session in
+            for row in try session.rows("SELECT rid, name FROM recipe WHERE deleted = 0", []) {
+                let name: String = row["name"]
+                try session.execute(
+                    "UPDATE recipe SET name_search = to_tsvector('sous_english', ?), name_words = ? WHERE rid = ?",
+                    [folded(name), Self.nameWords(name), row["rid"] as Int64])
+            }
+            try session.execute(
+                "INSERT INTO meta (key, value) VALUES ('namesIndexed', 1) ON CONFLICT (key) DO UPDATE SET value = 1", [])
+        }
     }
 
     public var catalogVersion: Int64 {
