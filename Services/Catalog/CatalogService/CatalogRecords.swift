@@ -361,3 +361,9 @@ extension Ingredient {
 func folded(_ text: String) -> String {
     text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
 }
+
+/// The words full-text search sees in `text`: its runs of letters and digits, as FTS5's
+/// tokenizer and PostgreSQL's parser split them.
+func searchWords(_ text: String) -> [Substring] {
+    text.split { !$0.isLetter && !$0.isNumber }
+}

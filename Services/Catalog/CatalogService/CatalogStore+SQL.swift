@@ -220,9 +220,9 @@ extension CatalogStore {
                 """
                 UPDATE recipe SET search = setweight(to_tsvector('sous_english', ?), 'A') || setweight(to_tsvector('sous_english', ?), 'A')
                     || setweight(to_tsvector('sous_english', ?), 'B') || setweight(to_tsvector('sous_english', ?), 'A'),
-                    name_search = to_tsvector('sous_english', ?), name_words = ?
+                    \(Self.postgresNameColumns)
                 WHERE rid = ?
-                """, [folded(name), folded(summary), folded(ingredientText), folded(tagText), folded(name), Self.nameWords(name), rowID])
+                """, [folded(name), folded(summary), folded(ingredientText), folded(tagText)] + Self.postgresNameValues(name) + [rowID])
         }
     }
 
@@ -234,11 +234,15 @@ extension CatalogStore {
         Int64(255 - nameWords(name)) << 40 | rowID & recipeRowIDMask
     }
 
-    /// The words of a recipe's name (letters and digits, as the full-text tokenizers split
-    /// them), 1 to 255: the first key of a broad search's first tier.
+    /// The words of a recipe's name, 1 to 255: the first key of a broad search's first tier.
     static func nameWords(_ name: String) -> Int {
-        min(max(name.split { !$0.isLetter && !$0.isNumber }.count, 1), 255)
+        min(max(searchWords(name).count, 1), 255)
     }
+
+    /// A recipe's entry in PostgreSQL's name index (``index(rowID:name:summary:tags:lines:ingredients:_:)``
+    /// and the backfill of rows written before it): the columns to set and their values.
+    static let postgresNameColumns = "name_search = to_tsvector('sous_english', ?), name_words = ?"
+    static func postgresNameValues(_ name: String) -> SQLArguments { [folded(name), nameWords(name)] }
 
     /// The bits of a name index rowid that hold the recipe's rowid.
     static let recipeRowIDMask: Int64 = 1 << 40 - 1

@@ -59,10 +59,8 @@ public final class CatalogStore: Sendable {
         guard database.engine == .postgres, try database.reading({ try Self.meta($0, "namesIndexed") }) == 0 else { return }
         try database.writing { session in
             for row in try session.rows("SELECT rid, name FROM recipe WHERE deleted = 0", []) {
-                let name: String = row["name"]
                 try session.execute(
-                    "UPDATE recipe SET name_search = to_tsvector('sous_english', ?), name_words = ? WHERE rid = ?",
-                    [folded(name), Self.nameWords(name), row["rid"] as Int64])
+                    "UPDATE recipe SET \(Self.postgresNameColumns) WHERE rid = ?", Self.postgresNameValues(row["name"]) + [row["rid"] as Int64])
             }
             try session.execute(
                 "INSERT INTO meta (key, value) VALUES ('namesIndexed', 1) ON CONFLICT (key) DO UPDATE SET value = 1", [])

@@ -158,7 +158,7 @@ struct RecipeSearchQuery: Equatable {
     private static func words(_ query: String?) throws(ServiceError) -> [String]? {
         guard let query = query?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty else { return nil }
         guard query.count <= 200 else { throw .badRequest("query is longer than 200 characters", field: "query") }
-        let words = folded(query).split { !$0.isLetter && !$0.isNumber }.map(String.init)
+        let words = searchWords(folded(query)).map(String.init)
         return words.isEmpty ? nil : words
     }
 }
