@@ -1,3 +1,4 @@
+public import Foundation
 public import MessagePack
 public import SousWire
 
@@ -108,6 +109,43 @@ public enum PlannerAPI {
     /// read: what a service adding the recipe to a list needs. The recipe is not looked up (the
     /// caller reads it itself): an id nobody knows fills no slot.
     public static let household = Method<Planner, RecipeID, RecipeHousehold>.read("plan.household", .user, lane: .quick, activity: false)
+    /// The caller's household for the whole visible week in one read: `people` and every planned
+    /// recipe's slots, valid until the week moves on. What a service keeps per user to scale
+    /// recipes without asking each time (dropping it on `planner.profile.changed` and
+    /// `planner.plan.changed` for the user).
+    public static let weekHousehold = Method<Planner, Empty, WeekHousehold>.read("plan.weekHousehold", .user, lane: .quick, activity: false)
+}
+
+@MessagePackCodable
+public struct WeekHousehold: Codable, Equatable, Sendable {
+    /// People the caller cooks for (their profile's `people`).
+    public var people: Int
+    /// Each recipe in a slot of the visible week and the slots it fills, by recipe id.
+    public var planned: [PlannedRecipe]
+    /// The caller's next midnight, when the visible week moves on a day: the counts hold until then.
+    public var validUntil: Date
+
+    public init(people: Int, planned: [PlannedRecipe], validUntil: Date) {
+        self.people = people
+        self.planned = planned
+        self.validUntil = validUntil
+    }
+
+    /// Slots `recipe` fills in the visible week (0 when it is not planned).
+    public func plannedSlots(of recipe: String) -> Int {
+        planned.first { $0.recipe == recipe }?.slots ?? 0
+    }
+}
+
+@MessagePackCodable
+public struct PlannedRecipe: Codable, Equatable, Sendable {
+    public var recipe: String
+    public var slots: Int
+
+    public init(recipe: String, slots: Int) {
+        self.recipe = recipe
+        self.slots = slots
+    }
 }
 
 @MessagePackCodable

@@ -69,6 +69,7 @@ struct ProtocolCoverageCLITests {
             #expect(await sous(["plan", "multiplier", "no-such-recipe"] + ada).code == 3)
             #expect(
                 await sous(["plan", "household", "red-lentil-dal"] + ada).out == "Cooking for 2 people; red-lentil-dal fills 1 slot this week.\n")
+            #expect(await sous(["plan", "household"] + ada).out == "Cooking for 2 people; this week: red-lentil-dal 1 slot.\n")
 
             // Suggestions for what is left of the day, and a week filled and undone.
             let suggested = await sous(["recipes", "suggest", "--dish-type", "main course", "--limit", "3"] + ada)
@@ -142,7 +143,7 @@ struct ProtocolCoverageCLITests {
                 from: Data(await sous(["recipes", "search", "--ignore", "allergens", "--page-size", "100", "--json"] + ada).out.utf8))
             #expect(ignoring.recipes.contains { $0.allergens.contains(.gluten) })
             // The catalog keeps the profile it filtered by: the change reaches it as the planner's event.
-            let applied = stack.catalog.profiles.changes.subscribe()
+            let applied = stack.catalog.profiles.applied.subscribe()
             let off = await sous(["profile", "set", "--filter-allergens", "off"] + ada)
             _ = try await firstElement(of: applied, within: .seconds(30)) { $0 == "ada" }
             #expect(off.code == 0 && off.out.contains("allergens off") && off.out.contains("Allergens  gluten"), "\(off.out)")

@@ -316,7 +316,7 @@ struct RecipeSearchTests {
 
                 // The planner announces a change: the catalog applies it without asking again.
                 // (Announced until applied: a subscription's first messages may be missed.)
-                let applied = catalog.profiles.changes.subscribe()
+                let applied = catalog.profiles.applied.subscribe()
                 let vegan = CookingProfile(diets: [.vegan])
                 var seen = false
                 for _ in 0..<15 where !seen {

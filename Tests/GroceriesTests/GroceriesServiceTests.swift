@@ -61,6 +61,40 @@ struct ScalingTests {
         }
     }
 
+    /// The household an add scales by is kept from the planner: a change there reaches the next
+    /// add once announced, and the planned slots move on at the user's midnight.
+    @Test func theKeptHouseholdFollowsThePlannersChangesAndTheUsersMidnight() async throws {
+        try await withGroceries { env in
+            let soup = "tomato-lentil-soup"
+            func readd() async throws -> GroceryList {
+                _ = try await env.groceries.call(GroceriesAPI.removeRecipe, RemoveListRecipe(id: soup), user: "ada")
+                return try await env.add(soup)
+            }
+            // 23:59:30 UTC (the default zone) on the first day.
+            let day = LocalDate(env.clock.now, in: TimeZone(identifier: "UTC")!)
+            _ = env.clock.set(day.adding(days: 1).instant(hour: 0, in: TimeZone(identifier: "UTC")!) - 30)
+            let first = try await env.add(soup)
+            #expect(first.recipes.map(\.multiplier) == [1] && first.recipes.map(\.people) == [2])
+            #expect(env.service.households.fresh(for: "ada") != nil, "kept")
+
+            try await env.setPeople(4)
+            #expect(try await readd().recipes.map(\.people) == [4])
+            for date in [day, day.adding(days: 1)] {
+                try await env.changingHousehold(of: "ada") {
+                    try await env.planner.call(PlannerAPI.putSlot, SlotAssignment(date: date, slot: 2, recipe: soup), user: "ada")
+                }
+            }
+            // 200 g for 4 people, planned twice.
+            let planned = try await readd()
+            #expect(planned.recipes.map(\.multiplier) == [2] && near(planned.line("red-lentils")?.exactQuantity, 400))
+
+            // Forty seconds later, well within the kept value's age, the first day is history.
+            _ = env.clock.advance(by: 40)
+            #expect(env.service.households.fresh(for: "ada") == nil, "no longer valid after midnight")
+            #expect(try await readd().recipes.map(\.multiplier) == [1])
+        }
+    }
+
     @Test func addingAgainRaisesTheMultiplierAndSettingItRescalesTheShares() async throws {
         try await withGroceries { env in
             _ = try await env.add("tomato-lentil-soup", multiplier: 1)

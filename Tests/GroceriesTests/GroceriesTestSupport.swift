@@ -21,7 +21,17 @@ struct GroceriesEnvironment: Sendable {
 
     /// Sets the user's people count through the planner's real profile method.
     func setPeople(_ people: Int, user: String = "ada") async throws {
-        try await planner.call(PlannerAPI.updateProfile, ProfileUpdate(people: people), user: user)
+        try await changingHousehold(of: user) { try await planner.call(PlannerAPI.updateProfile, ProfileUpdate(people: people), user: user) }
+    }
+
+    /// Runs a change in the planner, then waits until the groceries service has its event (it
+    /// keeps each user's household until the planner announces a change).
+    @discardableResult
+    func changingHousehold<T: Sendable>(of user: String, _ change: () async throws -> T) async throws -> T {
+        let applied = service.households.applied.subscribe()
+        let result = try await change()
+        _ = try await firstElement(of: applied, within: .seconds(30)) { $0 == user }
+        return result
     }
 
     func add(_ recipe: String, multiplier: Int? = nil, exclude: [String]? = nil, user: String = "ada") async throws -> GroceryList {
@@ -77,5 +87,17 @@ func withGroceries<T: Sendable>(_ body: (GroceriesEnvironment) async throws -> T
         groceries: ServiceClient<Groceries>(endpoint: groceries.host.boundEndpoints.requests, options: options),
         service: groceries, clock: clock
     )
-    return try await withRunningServices([catalog.host, planner.host, groceries.host]) { _ in try await body(environment) }
+    return try await withRunningServices([catalog.host, planner.host, groceries.host]) { _ in
+        // A subscription's first messages may be missed: the planner announces a change for
+        // nobody until the groceries service has seen one, so a test's changes all reach it.
+        await groceries.households.waitUntilSubscribed()
+        let applied = groceries.households.applied.subscribe()
+        var seen = false
+        for _ in 0..<15 where !seen {
+            planner.host.publisher.publish(PlannerTopics.planChanged, PlanChangedEvent(user: "(subscription check)", dates: []))
+            seen = (try? await firstElement(of: applied, within: .seconds(2)) { $0 == "(subscription check)" }) != nil
+        }
+        try #require(seen, "the groceries service never saw the planner's events")
+        return try await body(environment)
+    }
 }

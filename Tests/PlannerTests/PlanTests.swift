@@ -107,6 +107,32 @@ struct SlotTests {
         }
     }
 
+    /// What groceries keeps per user: the household for the whole visible week, every planned
+    /// recipe's slots, valid until the user's midnight (when past days leave the count).
+    @Test func theWeeksHouseholdCountsEveryPlannedRecipeUntilTheUsersMidnight() async throws {
+        try await withPlanner { world in
+            let instant = { (text: String) in ISO8601DateFormatter().date(from: text)! }
+            let empty = try await world.call(PlannerAPI.weekHousehold, Empty())
+            // The world's clock reads 2026-03-10, 10:00 UTC.
+            #expect(empty == WeekHousehold(people: 2, planned: [], validUntil: instant("2026-03-11T00:00:00Z")))
+            _ = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(people: 3, timeZone: "America/New_York"))
+            for (day, slot, recipe) in [("2026-03-10", 1, soup), ("2026-03-12", 2, soup), ("2026-03-16", 1, soup), ("2026-03-11", 1, gazpacho)] {
+                _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate(day), slot: slot, recipe: recipe))
+            }
+            let week = try await world.call(PlannerAPI.weekHousehold, Empty())
+            #expect(week.people == 3)
+            #expect(week.planned == [PlannedRecipe(recipe: gazpacho, slots: 1), PlannedRecipe(recipe: soup, slots: 3)], "by recipe id")
+            #expect(week.validUntil == instant("2026-03-11T04:00:00Z"), "midnight in New York (EDT since 8 March)")
+            #expect(week.plannedSlots(of: soup) == 3 && week.plannedSlots(of: "anything") == 0)
+            #expect(try await world.call(PlannerAPI.household, RecipeID(id: soup)).plannedSlots == 3, "as the one-recipe read counts")
+
+            // Two days on, 10 and 11 March are history.
+            _ = world.clock.advance(by: 2 * 86_400)
+            let later = try await world.call(PlannerAPI.weekHousehold, Empty())
+            #expect(later.planned == [PlannedRecipe(recipe: soup, slots: 2)] && later.validUntil == instant("2026-03-13T04:00:00Z"))
+        }
+    }
+
     @Test func movingToAnOccupiedSlotSwapsAndToAnEmptyOneMoves() async throws {
         try await withPlanner { world in
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))

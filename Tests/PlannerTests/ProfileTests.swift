@@ -158,7 +158,7 @@ struct FilterSwitchTests {
 
             // The catalog keeps the profile it filtered by: the change reaches it as the planner's
             // event. Waited for by its content: the first update's event may be applied late.
-            let applied = stack.catalog.profiles.changes.subscribe()
+            let applied = stack.catalog.profiles.applied.subscribe()
             let off = try await planner.call(PlannerAPI.updateProfile, ProfileUpdate(filterAllergens: false, filterDislikes: false), user: "ada")
             _ = try await firstElement(of: applied, within: .seconds(30)) { user in
                 user == "ada" && stack.catalog.profiles.lastKnown(for: "ada")?.filterAllergens == false

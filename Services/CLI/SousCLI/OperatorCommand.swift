@@ -152,7 +152,7 @@ public enum CommandIndex {
         "profile.get": "profile show", "profile.update": "profile set", "profile.reset": "profile reset", "plan.get": "plan show",
         "plan.history": "plan show", "plan.selection": "plan list", "plan.add": "plan add", "plan.remove": "plan remove", "plan.put": "plan put",
         "plan.move": "plan move", "plan.clear": "plan clear", "plan.cooked": "plan cooked", "plan.multiplier": "plan multiplier",
-        "plan.household": "plan household",
+        "plan.household": "plan household", "plan.weekHousehold": "plan household",
         "plan.ics": "plan ics", "plan.fill": "plan fill", "plan.unfill": "plan clear --fill",
         "groceries.list": "groceries show", "groceries.addRecipe": "groceries add-recipe", "groceries.setRecipe": "groceries set",
         "groceries.removeRecipe": "groceries remove-recipe", "groceries.addItem": "groceries add-item",

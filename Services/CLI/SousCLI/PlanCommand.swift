@@ -107,18 +107,31 @@ struct PlanCommand: AsyncParsableCommand {
 
     struct Household: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "How many people you cook for and the slots a recipe fills in your week: what the grocery list reads when you add it."
+            abstract:
+                "How many people you cook for and the slots a recipe (or each planned recipe) fills in your week: what the grocery list scales by."
         )
-        @Argument(help: "Recipe id (not looked up: an unknown one fills no slot).") var recipe: String
+        @Argument(help: "Recipe id (not looked up: an unknown one fills no slot). Without one: every recipe planned this week.")
+        var recipe: String?
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let result = try await global.client(Planner.self).call(PlannerAPI.household, RecipeID(id: recipe), session: global.token)
+            let client = global.client(Planner.self)
+            guard let recipe else {
+                let week = try await client.call(PlannerAPI.weekHousehold, Empty(), session: global.token)
+                if global.json { return try printJSON(week) }
+                let planned = week.planned.map { "\($0.recipe) \(Self.slots($0.slots))" }
+                Console.current.out(
+                    "Cooking for \(Self.people(week.people)); \(planned.isEmpty ? "nothing planned this week" : "this week: \(planned.joined(separator: ", "))")."
+                )
+                return
+            }
+            let result = try await client.call(PlannerAPI.household, RecipeID(id: recipe), session: global.token)
             if global.json { return try printJSON(result) }
-            let people = result.people == 1 ? "1 person" : "\(result.people) people"
-            let slots = result.plannedSlots == 1 ? "1 slot" : "\(result.plannedSlots) slots"
-            Console.current.out("Cooking for \(people); \(result.recipe) fills \(slots) this week.")
+            Console.current.out("Cooking for \(Self.people(result.people)); \(result.recipe) fills \(Self.slots(result.plannedSlots)) this week.")
         }
+
+        private static func people(_ count: Int) -> String { count == 1 ? "1 person" : "\(count) people" }
+        private static func slots(_ count: Int) -> String { count == 1 ? "1 slot" : "\(count) slots" }
     }
 
     struct Put: AsyncParsableCommand {

@@ -1,14 +1,16 @@
 import Foundation
 public import Logging
 public import SousRuntime
-import SousSchema
-import SousWire
+public import SousSchema
+public import SousWire
 
 /// The groceries service: its store, its host (server + publisher) and the clients of the
 /// catalog (recipes, ingredients) and the planner (people, suggested multipliers) it reads.
 public struct GroceriesService: Sendable {
     public let host: ServiceHost
     public let store: GroceriesStore
+    /// Each user's household for the visible week, as the planner last announced it.
+    public let households: PeerValueCache<Planner, WeekHousehold>
 
     /// Builds the service from `configuration`: opens the database, binds the sockets and
     /// registers the methods. `database` replaces the one `configuration` names (SQLite under the
@@ -17,10 +19,17 @@ public struct GroceriesService: Sendable {
         let logger = logger ?? SousLogging.logger(for: "groceries", level: configuration.logLevel)
         let database = try database ?? Self.openDatabase(at: configuration.database, logger: logger)
         let store = GroceriesStore(database: database)
-        let host = try ServiceHost(configuration: configuration, logger: logger, database: database)
-        let peers = GroceriesPeers(catalog: Peer<Catalog>(Catalog.self, of: configuration), planner: Peer<Planner>(Planner.self, of: configuration))
+        // Adding a recipe scales it for the household: kept here, dropped on the planner's
+        // changes and at the user's midnight, so an add asks only the catalog.
+        let households = PeerValueCache(
+            PlannerAPI.weekHousehold,
+            changes: [.dropped(by: PlannerTopics.profileChanged, user: \.user), .dropped(by: PlannerTopics.planChanged, user: \.user)],
+            expiry: \.validUntil, configuration: configuration, logger: logger)
+        let host = try ServiceHost(configuration: configuration, logger: logger, database: database, services: [households])
+        let peers = GroceriesPeers(catalog: Peer<Catalog>(Catalog.self, of: configuration), households: households)
         self.host = host
         self.store = store
+        self.households = households
         GroceriesHandlers(host: host.parts, store: store, peers: peers).register(on: host.server)
     }
 

@@ -46,9 +46,10 @@ struct GroceriesHandlers: Sendable {
         var multiplier = request.multiplier
         let isNew = try !store.hasRecipe(recipe, user: user)
         if isNew || multiplier == nil {
-            // One planner read gives the household and the planned slots and, at the same time,
-            // one catalog read the recipe at its own servings with its ingredients' facts
-            // (notFound for an id nobody knows), scaled here for the household.
+            // The household and the planned slots (kept from the planner, read from it only
+            // when not kept) and, at the same time, one catalog read of the recipe at its own
+            // servings with its ingredients' facts (notFound for an id nobody knows), scaled
+            // here for the household.
             async let read: RecipeDetail? = isNew ? peers.recipeWithIngredients(recipe, user: user, for: context) : nil
             let household = try await peers.household(recipe, user: user, for: context)
             if let detail = try await read {

@@ -6,12 +6,13 @@ import SousWire
 /// long they may take and how their failures read).
 struct GroceriesPeers: Sendable {
     let catalog: Peer<Catalog>
-    let planner: Peer<Planner>
+    let households: PeerValueCache<Planner, WeekHousehold>
 
-    /// The caller's household size and the slots the recipe fills in their visible week: one
-    /// planner read (it does not look the recipe up; ``recipeWithIngredients(_:user:for:)`` does).
+    /// The caller's household size and the slots the recipe fills in their visible week: the
+    /// week's household kept from the planner (read from it when not kept, or no longer valid).
     func household(_ recipe: String, user: String, for context: RequestContext) async throws(ServiceError) -> RecipeHousehold {
-        try await planner.call(PlannerAPI.household, RecipeID(id: recipe), user: user, for: context, notFoundField: "recipe")
+        let week = try await households.value(for: user, context: context)
+        return RecipeHousehold(recipe: recipe, people: week.people, plannedSlots: week.plannedSlots(of: recipe))
     }
 
     /// The recipe at its own servings, with the facts of every ingredient it uses: one call,

@@ -25,6 +25,8 @@ struct PlanWindow: Sendable, Equatable {
     }
 
     var last: LocalDate { today.adding(days: Self.length - 1) }
+    /// The instant the window moves on a day: the next midnight in its zone.
+    var moves: Date { today.adding(days: 1).instant(hour: 0, in: timeZone) }
     var dates: [LocalDate] { (0..<Self.length).map { today.adding(days: $0) } }
 
     func contains(_ date: LocalDate) -> Bool { date >= today && date <= last }

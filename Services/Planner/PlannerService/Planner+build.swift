@@ -72,6 +72,7 @@ struct PlannerHandlers: Sendable {
         server.register(PlannerAPI.getProfile, use: getProfile)
         server.register(PlannerAPI.suggestedMultiplier, use: suggestedMultiplier)
         server.register(PlannerAPI.household, use: household)
+        server.register(PlannerAPI.weekHousehold, use: weekHousehold)
         server.register(PlannerAPI.updateProfile, use: updateProfile)
         server.register(PlannerAPI.resetProfile, use: resetProfile)
         server.register(PlannerAPI.getPlan, useEncoded: getPlan)
@@ -108,6 +109,11 @@ struct PlannerHandlers: Sendable {
         guard !request.id.isEmpty else { throw ServiceError.badRequest("recipe id is empty", field: "id") }
         guard request.id.utf8.count <= 200 else { throw ServiceError.badRequest("recipe id is longer than 200 bytes", field: "id") }
         return try store.household(user: user, recipe: request.id, now: now)
+    }
+
+    /// For the groceries service, which keeps it per user until a planner event or midnight.
+    func weekHousehold(_ request: Empty, user: String, context: RequestContext) throws -> WeekHousehold {
+        try store.weekHousehold(user: user, now: now)
     }
 
     // MARK: Profile

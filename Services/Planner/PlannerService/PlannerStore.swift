@@ -158,6 +158,22 @@ public final class PlannerStore: Sendable {
         }
     }
 
+    /// The user's household size and every recipe's slots in their visible week, in one read,
+    /// valid until their next midnight.
+    func weekHousehold(user: String, now: Date) throws(ServiceError) -> WeekHousehold {
+        try storage {
+            try database.reading { session in
+                let profile = try Self.profile(session, user: user)
+                let window = PlanWindow(now: now, profile: profile)
+                let planned = try session.rows(
+                    #"SELECT recipe, COUNT(*) AS slots FROM slot WHERE "user" = ? AND date BETWEEN ? AND ? GROUP BY recipe ORDER BY recipe"#,
+                    [user, window.today.description, window.last.description]
+                ).map { row in PlannedRecipe(recipe: row["recipe"], slots: row["slots"]) }
+                return WeekHousehold(people: profile.people, planned: planned, validUntil: window.moves)
+            }
+        }
+    }
+
     // MARK: Selection writes
 
     /// Adds a recipe to the selection; false if it was already there.
