@@ -478,13 +478,9 @@ public final class RPCServer: Service, Sendable {
 
     private func handle(_ job: Job) async {
         let header = job.header
-        var logger = self.logger
-        logger[metadataKey: "request"] = "\(header.id)"
-        logger[metadataKey: "method"] = "\(header.method)"
         let result: RawResult
         do {
             let caller = try gate.admit(header, from: job.principal, access: job.registration.access)
-            if let user = caller.user { logger[metadataKey: "user"] = "\(user)" }
             let context = RequestContext(
                 requestID: header.id, method: header.method, caller: caller, principal: job.principal, deadline: header.deadline,
                 idempotencyKey: job.registration.isWrite ? header.idempotencyKey : nil, logger: logger
@@ -500,7 +496,9 @@ public final class RPCServer: Service, Sendable {
                 (try? Envelope.replyFrames(routing: job.routing, header: ReplyHeader(id: header.id, status: .ok), body: body))
                 ?? Envelope.errorReplyFrames(routing: job.routing, requestID: header.id, error: .internal("reply could not be encoded"))
         case .failure(let error):
-            if error.code == .internal { logger.error("request failed", metadata: ["error": "\(error.message)"]) }
+            if error.code == .internal {
+                logger.error("request failed", metadata: ["request": "\(header.id)", "method": "\(header.method)", "error": "\(error.message)"])
+            }
             frames = Envelope.errorReplyFrames(routing: job.routing, requestID: header.id, error: error)
         }
         post([IOLoop.laneTag(job.lane)] + frames)

@@ -17,8 +17,17 @@ public struct RequestContext: Sendable {
     public let deadline: Int64?
     /// The key the client sent with a write; peer calls made for it carry keys derived from it.
     public let idempotencyKey: String?
-    /// The service logger with `request` and `method` metadata.
-    public let logger: Logger
+    private let serviceLogger: Logger
+    /// The service logger with `request`, `method` and (once known) `user` metadata. Built when a
+    /// handler logs, not for every request: a stream log handler formats its metadata each time
+    /// one is set.
+    public var logger: Logger {
+        var logger = serviceLogger
+        logger[metadataKey: "request"] = "\(requestID)"
+        logger[metadataKey: "method"] = "\(method)"
+        if let user { logger[metadataKey: "user"] = "\(user)" }
+        return logger
+    }
 
     public init(
         requestID: String, method: String, caller: Caller, principal: ConnectionPrincipal = .inProcess, deadline: Int64?,
@@ -31,7 +40,7 @@ public struct RequestContext: Sendable {
         self.principal = principal
         self.deadline = deadline
         self.idempotencyKey = idempotencyKey
-        self.logger = logger
+        serviceLogger = logger
     }
 
     /// The verified user; the server already refused `user` methods called without one.

@@ -87,6 +87,23 @@ import Testing
         }
     }
 
+    /// A store skips writing facts it knows stored, but only while no other writer changed any
+    /// facts since: a price another store (another process, a replica) changed back is written
+    /// again, not taken for the one this store wrote before.
+    @Test func factsKnownStoredAreWrittenAgainOnceAnotherWriterChangedAny() throws {
+        try withTwoStores { store, other, _ in
+            _ = try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, user: "ada", now: Date())
+            let cheap = try store.list(user: "ada").total
+            var dearer = Self.oats
+            dearer.price = Price(amount: 3, per: .kg)
+            _ = try other.addEdibleItem(dearer, quantity: 100, unit: .g, user: "grace", now: Date())
+            #expect(try store.list(user: "ada").total > cheap)
+            // The catalog's price is the first one again: this store knew it stored, once.
+            _ = try store.addEdibleItem(Self.oats, quantity: 1, unit: .g, user: "ada", now: Date())
+            #expect(abs(try store.list(user: "ada").total - cheap) < 0.01, "the first price, written again")
+        }
+    }
+
     @Test func aPriceAnotherUsersAddRefreshedChangesEveryListUsingIt() throws {
         try withTwoStores { store, _, _ in
             let before = try #require(try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, user: "ada", now: Date(), withList: true).list)

@@ -3,6 +3,7 @@ import GRDB
 import SousRuntime
 import SousSchema
 import SousWire
+import Synchronization
 
 /// What a kept list was built at: the user's list version and the generation of the ingredient
 /// facts all lists share (a catalog price refreshed by one user's add changes everyone's total).
@@ -166,11 +167,25 @@ extension GroceriesStore {
     /// records to compare them here (the add's write alone 335–348 → 318–333 µs). A change
     /// changes every list using the ingredient, so the facts' generation goes up (once); the
     /// same ingredient twice in one call is stored as its last.
-    static func upsert(_ facts: [ListIngredientFacts], _ session: any SQLSession) throws {
+    @discardableResult
+    static func upsert(_ facts: [ListIngredientFacts], _ session: any SQLSession) throws -> Bool {
         var changed = false
         let statement = session.engine == .sqlite ? upsertFacts.sqlite : upsertFacts.postgres
         for item in facts where try session.execute(statement, IngredientFactsRecord(item).values) > 0 { changed = true }
         if changed { try session.execute("UPDATE list_counter SET value = value + 1 WHERE name = 'facts'") }
+        return changed
+    }
+
+    /// ``upsert(_:_:)`` of the facts `committed` does not know stored already (one read of the
+    /// facts' generation instead of a statement per ingredient when it knows them all). Returns
+    /// the generation before and after, for ``CommittedFacts/record(_:before:after:)`` once the
+    /// transaction commits.
+    static func upsert(
+        _ facts: [ListIngredientFacts], knownTo committed: CommittedFacts, _ session: any SQLSession
+    ) throws -> FactsWritten {
+        let before = try session.value(Int64.self, "SELECT value FROM list_counter WHERE name = 'facts'") ?? 0
+        let changed = try upsert(committed.unknown(facts, at: before), session)
+        return FactsWritten(facts: facts, before: before, after: changed ? before + 1 : before)
     }
 
     /// Inserts an ingredient's facts, or replaces the stored ones where any column differs
@@ -225,6 +240,49 @@ private struct ListStatement: Sendable {
         switch engine {
         case .sqlite: sqlite
         case .postgres: postgres
+        }
+    }
+}
+
+/// Facts a transaction stored, with the facts' generation (`list_counter` `facts`) before it and
+/// after it, as the transaction saw them.
+struct FactsWritten: Sendable {
+    let facts: [ListIngredientFacts]
+    let before: Int64
+    let after: Int64
+}
+
+/// The ingredient facts this process last committed, and the facts' generation they are current
+/// at. Every change to any stored facts raises the generation, so while the database's generation
+/// is still that one, facts equal to these are stored already and an add skips their upserts.
+/// A generation another writer (a replica, an import) moved makes everything unknown again.
+final class CommittedFacts: Sendable {
+    private struct State {
+        var generation: Int64 = -1
+        var facts: [String: ListIngredientFacts] = [:]
+    }
+
+    private let state = Mutex(State())
+    /// More ingredients than this and the older ones are forgotten (read again when next added).
+    static let capacity = 10_000
+
+    /// The facts among `facts` not known to be stored at `generation` (all of them when one
+    /// ingredient comes twice: the upsert then stores the last).
+    func unknown(_ facts: [ListIngredientFacts], at generation: Int64) -> [ListIngredientFacts] {
+        state.withLock { state in
+            guard state.generation == generation, Set(facts.map(\.id)).count == facts.count else { return facts }
+            return facts.filter { state.facts[$0.id] != $0 }
+        }
+    }
+
+    /// After the transaction that wrote `written` committed.
+    func record(_ written: FactsWritten) {
+        state.withLock { state in
+            // Known facts hold only at the generation they were seen at, and only this
+            // transaction's own change moved it from there.
+            if state.generation != written.before || state.facts.count + written.facts.count > Self.capacity { state.facts = [:] }
+            state.generation = written.after
+            for item in written.facts { state.facts[item.id] = item }
         }
     }
 }

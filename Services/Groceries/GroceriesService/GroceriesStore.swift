@@ -16,6 +16,9 @@ public final class GroceriesStore: Sendable {
     public let database: SousDatabase
     /// Kept encoded: the reply of `groceries.list` as it is sent, and smaller than the value.
     let lists: VersionedCache<String, ListVersion, EncodedReply<GroceryList>>
+    /// The ingredient facts last stored from here, so that adding a recipe whose ingredients are
+    /// stored as the catalog describes them writes none of them again.
+    let committedFacts = CommittedFacts()
 
     public init(database: SousDatabase, cachedLists: Int = 2_000) {
         self.database = database
@@ -85,8 +88,9 @@ public final class GroceriesStore: Sendable {
         _ recipe: String, snapshot: RecipeSnapshot?, multiplier: Int, exclude: [String], ingredients: [ListIngredientFacts], user: String, now: Date,
         withList: Bool = false
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList) { session in
-            try Self.upsert(ingredients, session)
+        var written: FactsWritten?
+        let change = try changeList(user: user, withList: withList) { session in
+            written = try Self.upsert(ingredients, knownTo: committedFacts, session)
             if let current = try session.value(Int.self, #"SELECT multiplier FROM list_recipe WHERE "user" = ? AND recipe = ?"#, [user, recipe]) {
                 let total = current + multiplier
                 guard total <= 100 else {
@@ -113,6 +117,8 @@ public final class GroceriesStore: Sendable {
             }
             try Self.setExcluded(exclude, true, recipe: recipe, user: user, session)
         }
+        if let written { committedFacts.record(written) }
+        return change
     }
 
     /// Changes a listed recipe's multiplier and exclusions.
@@ -139,13 +145,16 @@ public final class GroceriesStore: Sendable {
     public func addEdibleItem(
         _ facts: ListIngredientFacts, quantity: Double, unit: MeasureUnit, user: String, now: Date, withList: Bool = false
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList) { session in
+        var written: FactsWritten?
+        let change = try changeList(user: user, withList: withList) { session in
             try GroceriesQuotas.checkManualItems(user: user, session)
-            try Self.upsert([facts], session)
+            written = try Self.upsert([facts], knownTo: committedFacts, session)
             try session.execute(
                 #"INSERT INTO manual_item ("user", ingredient, quantity, unit, added_at) VALUES (?, ?, ?, ?, ?)"#,
                 [user, facts.id, quantity, unit.rawValue, now.timeIntervalSince1970])
         }
+        if let written { committedFacts.record(written) }
+        return change
     }
 
     public func addNonEdibleItem(
