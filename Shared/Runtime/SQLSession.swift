@@ -1,5 +1,6 @@
 import Foundation
 public import GRDB
+import GRDBSQLite
 import SousWire
 import Synchronization
 
@@ -158,10 +159,69 @@ struct SQLiteSession: SQLSession {
         get throws { givesStamps ? try DataStamp.read(db) : nil }
     }
 
+    /// Bound and stepped by hand (like ``DataStamp/read(_:)``): GRDB's arguments are built by
+    /// generic code it cannot specialize for us, which took a fifth of a small write. The
+    /// statement is still GRDB's cached one, and SQLite's own hooks (the query time limit's
+    /// trace and progress handler) still see it.
     @discardableResult
     func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int {
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+        let statement = try db.cachedStatement(sql: sql)
+        let handle = statement.sqliteStatement
+        // Schema changes go through GRDB, which keeps its schema cache by them; so does a count
+        // of arguments that does not match, which its execution names.
+        guard Self.changesRows(sql), Int(sqlite3_bind_parameter_count(handle)) == arguments.count else {
+            try statement.execute(arguments: StatementArguments(arguments))
+            return db.changesCount
+        }
+        sqlite3_reset(handle)
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+        for (offset, argument) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch argument?.databaseValue.storage ?? .null {
+            case .null: code = sqlite3_bind_null(handle, index)
+            case .int64(let value): code = sqlite3_bind_int64(handle, index, value)
+            case .double(let value): code = sqlite3_bind_double(handle, index, value)
+            // Its length in bytes: a text may hold a nul.
+            case .string(let value): code = sqlite3_bind_text(handle, index, value, Int32(value.utf8.count), Self.transient)
+            case .blob(let value):
+                code = value.withUnsafeBytes { bytes in sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), Self.transient) }
+            }
+            guard code == SQLITE_OK else { throw Self.error(code, db, sql) }
+        }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else { throw Self.error(code, db, sql) }
+        }
         return db.changesCount
+    }
+
+    /// Whether the statement's first word is one of the statements that read or change rows.
+    static func changesRows(_ sql: String) -> Bool {
+        var word: [UInt8] = []
+        for byte in sql.utf8 {
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t") {
+                if word.isEmpty { continue } else { break }
+            }
+            guard word.count < 7 else { return false }
+            word.append(byte & 0xDF)  // ASCII letters in upper case
+        }
+        return rowVerbs.contains(word)
+    }
+
+    private static let rowVerbs: Set<[UInt8]> = Set(["INSERT", "UPDATE", "DELETE", "REPLACE", "SELECT", "WITH"].map { Array($0.utf8) })
+
+    /// SQLite copies what is bound with it: the Swift string or bytes may go right after.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    private static func error(_ code: Int32, _ db: Database, _ sql: String) -> DatabaseError {
+        DatabaseError(
+            resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
+            message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
     }
 
     func rows(_ sql: String, _ arguments: SQLArguments) throws -> [Row] {

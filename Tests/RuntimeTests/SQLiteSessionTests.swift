@@ -1,0 +1,76 @@
+import Foundation
+import GRDB
+import SousRuntime
+import Testing
+
+/// A SQLite session binds and steps row statements itself (``SQLSession/execute(_:_:)``): every
+/// kind of value goes in as it would through GRDB, SQLite's errors come out as GRDB's, and a
+/// schema change still goes through GRDB.
+struct SQLiteSessionTests {
+    static func withTable(_ body: (SousDatabase) throws -> Void) throws {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: "CREATE TABLE value (id INTEGER PRIMARY KEY, number INTEGER, real REAL, text TEXT UNIQUE, bytes BLOB, flag INTEGER)")
+        }
+        try body(try SousDatabase(name: "values", directory: nil, migrator: migrator))
+    }
+
+    @Test func everyKindOfValueIsStoredAsGiven() throws {
+        try Self.withTable { database in
+            let text = "crème brûlée 🍮"
+            let bytes = Data([0, 1, 2, 255])
+            let changed = try database.writing { session in
+                try session.execute(
+                    "INSERT INTO value (id, number, real, text, bytes, flag) VALUES (?, ?, ?, ?, ?, ?)",
+                    [1, Int64.max, -0.5, text, bytes, true])
+                    + session.execute(
+                        "INSERT INTO value (id, number, real, text, bytes, flag) VALUES (?, ?, ?, ?, ?, ?)", [2, nil, nil, nil, nil, nil])
+            }
+            #expect(changed == 2)
+            let rows = try database.reading { session in try session.rows("SELECT * FROM value ORDER BY id") }
+            #expect(rows[0]["number"] as Int64 == Int64.max && rows[0]["real"] as Double == -0.5 && rows[0]["flag"] as Bool == true)
+            #expect(rows[0]["text"] as String == text)
+            #expect(rows[0]["bytes"] as Data == bytes)
+            #expect(rows[1].databaseValues.dropFirst().allSatisfy { $0.isNull })
+            // Run again with other values: nothing of the first binding is left over.
+            let updated = try database.writing { session in try session.execute("UPDATE value SET text = ? WHERE id = ?", ["other", 2]) }
+            #expect(updated == 1)
+            #expect(try database.reading { session in try session.value(String.self, "SELECT text FROM value WHERE id = 1") } == text)
+            // A nul inside a text is stored with the rest (GRDB reads texts only up to one).
+            let withNul = "before\u{0}after"
+            try database.writing { session in try session.execute("UPDATE value SET text = ? WHERE id = ?", [withNul, 2]) }
+            let stored = try database.reading { session in try session.value(Int.self, "SELECT length(CAST(text AS BLOB)) FROM value WHERE id = 2") }
+            #expect(stored == withNul.utf8.count)
+        }
+    }
+
+    @Test func sqliteErrorsComeOutAsGRDBsAndLeaveNothingWritten() throws {
+        try Self.withTable { database in
+            try database.writing { session in try session.execute("INSERT INTO value (id, text) VALUES (?, ?)", [1, "same"]) }
+            let clash = #expect(throws: DatabaseError.self) {
+                try database.writing { session in
+                    try session.execute("INSERT INTO value (id, text) VALUES (?, ?)", [2, "first"])
+                    try session.execute("INSERT INTO value (id, text) VALUES (?, ?)", [3, "same"])
+                }
+            }
+            #expect(clash?.resultCode == .SQLITE_CONSTRAINT && clash?.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE)
+            #expect(clash?.message?.contains("value.text") == true)
+            #expect(try database.reading { session in try session.value(Int.self, "SELECT COUNT(*) FROM value") } == 1)
+            let wrongCount = #expect(throws: DatabaseError.self) {
+                try database.writing { session in try session.execute("INSERT INTO value (id, text) VALUES (?, ?)", [4]) }
+            }
+            #expect(wrongCount?.message?.contains("arguments") == true, "\(String(describing: wrongCount))")
+        }
+    }
+
+    @Test func aSchemaChangeThroughTheSessionIsSeenByTheNextStatements() throws {
+        try Self.withTable { database in
+            try database.writing { session in
+                try session.execute("ALTER TABLE value ADD COLUMN note TEXT")
+                try session.execute("INSERT INTO value (id, note) VALUES (?, ?)", [1, "added"])
+            }
+            #expect(try database.read { db in try db.columns(in: "value").map(\.name) }.contains("note"))
+            #expect(try database.reading { session in try session.value(String.self, "SELECT note FROM value") } == "added")
+        }
+    }
+}
