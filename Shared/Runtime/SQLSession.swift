@@ -85,6 +85,25 @@ extension SQLSession {
     public func insert<Record: SQLRecord>(_ record: Record, onConflict conflict: SQLConflict = .fail) throws -> Int {
         try execute(Record.insertSQL(conflict), record.values)
     }
+
+    /// Inserts `records` in as few statements as they fit (up to ``SQLRecordStatements/rowsPerInsert``
+    /// rows each): a statement costs more than its rows. Returns the rows inserted or changed.
+    /// With `.replace`, their keys must differ (PostgreSQL refuses to change a row twice in one
+    /// statement).
+    @discardableResult
+    public func insert<Record: SQLRecord>(all records: [Record], onConflict conflict: SQLConflict = .fail) throws -> Int {
+        var changed = 0
+        var start = records.startIndex
+        while start < records.endIndex {
+            let end = min(start + SQLRecordStatements.rowsPerInsert, records.endIndex)
+            var values: SQLArguments = []
+            values.reserveCapacity((end - start) * Record.columnNames.count)
+            for record in records[start..<end] { values += record.values }
+            changed += try execute(Record.insertSQL(conflict, rows: end - start), values)
+            start = end
+        }
+        return changed
+    }
 }
 
 /// What an insert does when its primary key is taken.
@@ -110,8 +129,8 @@ public protocol SQLRecord: FetchableRecord {
 }
 
 extension SQLRecord {
-    static func insertSQL(_ conflict: SQLConflict) -> String {
-        SQLRecordStatements.insert(Self.self, into: tableName, columns: columnNames, key: primaryKey, conflict: conflict)
+    static func insertSQL(_ conflict: SQLConflict, rows: Int = 1) -> String {
+        SQLRecordStatements.insert(Self.self, into: tableName, columns: columnNames, key: primaryKey, conflict: conflict, rows: rows)
     }
 }
 
@@ -121,16 +140,21 @@ enum SQLRecordStatements {
     private struct Key: Hashable {
         var record: ObjectIdentifier
         var conflict: SQLConflict
+        var rows: Int
     }
 
     private static let built = Mutex<[Key: String]>([:])
+    /// The most rows one insert writes: a fixed set of statement texts per record type, and far
+    /// below either engine's limit on placeholders for any record here.
+    static let rowsPerInsert = 32
 
-    static func insert(_ record: Any.Type, into table: String, columns: [String], key: [String], conflict: SQLConflict) -> String {
-        let cacheKey = Key(record: ObjectIdentifier(record), conflict: conflict)
+    static func insert(_ record: Any.Type, into table: String, columns: [String], key: [String], conflict: SQLConflict, rows: Int = 1) -> String {
+        let cacheKey = Key(record: ObjectIdentifier(record), conflict: conflict, rows: rows)
         if let sql = built.withLock({ $0[cacheKey] }) { return sql }
         let quoted = columns.map(\.quotedDatabaseIdentifier)
+        let row = "(\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         var sql =
-            "INSERT INTO \(table.quotedDatabaseIdentifier) (\(quoted.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+            "INSERT INTO \(table.quotedDatabaseIdentifier) (\(quoted.joined(separator: ", "))) VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))"
         switch conflict {
         case .fail: break
         case .ignore: sql += " ON CONFLICT DO NOTHING"

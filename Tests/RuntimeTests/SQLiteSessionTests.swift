@@ -73,4 +73,46 @@ struct SQLiteSessionTests {
             #expect(try database.reading { session in try session.value(String.self, "SELECT note FROM value") } == "added")
         }
     }
+
+    struct Note: SQLRecord {
+        static let tableName = "value"
+        static let columnNames = ["id", "text"]
+        static let primaryKey = ["id"]
+        var id: Int
+        var text: String
+        var values: SQLArguments { [id, text] }
+
+        init(id: Int, text: String) {
+            self.id = id
+            self.text = text
+        }
+
+        init(row: Row) throws {
+            id = row["id"]
+            text = row["text"]
+        }
+    }
+
+    /// Many records go in a few statements of at most `rowsPerInsert` rows, each conflict rule
+    /// as for one record at a time.
+    @Test func manyRecordsAreInsertedInAFewStatementsUnderEachConflictRule() throws {
+        try Self.withTable { database in
+            let notes = (1...70).map { Note(id: $0, text: "note \($0)") }
+            #expect(try database.writing { session in try session.insert(all: notes) } == 70)
+            let stored = try database.reading { session in try session.fetchAll(Note.self, "SELECT id, text FROM value ORDER BY id") }
+            #expect(stored.map(\.id) == Array(1...70) && stored.map(\.text) == notes.map(\.text))
+
+            let again = [Note(id: 3, text: "changed"), Note(id: 71, text: "new")]
+            #expect(try database.writing { session in try session.insert(all: again, onConflict: .ignore) } == 1)
+            #expect(try database.reading { session in try session.value(String.self, "SELECT text FROM value WHERE id = 3") } == "note 3")
+            #expect(try database.writing { session in try session.insert(all: again, onConflict: .replace) } == 2)
+            #expect(try database.reading { session in try session.value(String.self, "SELECT text FROM value WHERE id = 3") } == "changed")
+            #expect(throws: DatabaseError.self) {
+                try database.writing { session in try session.insert(all: [Note(id: 72, text: "x"), Note(id: 1, text: "y")]) }
+            }
+            #expect(
+                try database.reading { session in try session.value(Int.self, "SELECT COUNT(*) FROM value") } == 71, "nothing of the failed insert")
+            #expect(try database.writing { session in try session.insert(all: [Note]()) } == 0)
+        }
+    }
 }

@@ -304,9 +304,8 @@ extension CatalogStore {
             rowID: rowID, name: recipe.name, summary: recipe.summary, tags: recipe.tags, lines: recipe.ingredients, ingredients: ingredients,
             session)
         try session.execute("DELETE FROM recipe_ingredient WHERE recipe_key = ?", [key.rawValue])
-        for (position, line) in recipe.ingredients.enumerated() {
-            try session.insert(RecipeLineRecord(recipeKey: key, position: position, line: line))
-        }
+        try session.insert(
+            all: recipe.ingredients.enumerated().map { position, line in RecipeLineRecord(recipeKey: key, position: position, line: line) })
     }
 
     /// The photo the row under `key` has now, if any.

@@ -109,11 +109,11 @@ public final class GroceriesStore: Sendable {
                     recipe: recipe, name: snapshot.name, multiplier: multiplier, people: snapshot.people, servings: snapshot.servings,
                     excluded: [], addedAt: now)
                 try session.insert(ListRecipeRecord(user: user, recipe: listed))
-                for (position, line) in snapshot.lines.enumerated() {
-                    try session.insert(
+                try session.insert(
+                    all: snapshot.lines.enumerated().map { position, line in
                         RecipeShareRecord(
-                            user: user, recipe: recipe, position: position, ingredient: line.ingredient, quantity: line.quantity, unit: line.unit))
-                }
+                            user: user, recipe: recipe, position: position, ingredient: line.ingredient, quantity: line.quantity, unit: line.unit)
+                    })
             }
             try Self.setExcluded(exclude, true, recipe: recipe, user: user, session)
         }
@@ -233,9 +233,8 @@ public final class GroceriesStore: Sendable {
                         address: DeliveryAddress(street: request.street, postalCode: request.postalCode, city: request.city), note: request.note,
                         lines: [], total: list.total, recipes: list.recipes.map(\.recipe)))
                 try record.insert(session)
-                for (position, line) in lines.enumerated() {
-                    try session.insert(OrderLineRecord(order: record.order.id, position: position, line: line))
-                }
+                try session.insert(
+                    all: lines.enumerated().map { position, line in OrderLineRecord(order: record.order.id, position: position, line: line) })
                 try Self.empty(user: user, session)
                 let version = try Self.nextVersion(user: user, session)
                 var order = record.order
