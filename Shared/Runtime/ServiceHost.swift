@@ -88,9 +88,12 @@ public final class ServiceHost: Sendable {
         let publisher = try EventPublisher(source: name, logger: logger, curve: keyring.own)
         self.publisher = publisher
         let clock = configuration.clock
-        // The activity the notifier follows, declared on each method (`Method.recordsActivity`).
+        // The activity the notifier follows, declared on each method (`Method.recordsActivity`):
+        // calls by signed-in users. A service acting for one (a peer call made while answering
+        // them, or background work) is not the user doing something.
         server = try RPCServer(name: name, logger: logger, options: serverOptions, gate: gate, ledger: ledger) { context in
-            guard let user = context.user, !user.isEmpty else { return }
+            guard case .user(let claims) = context.caller, !claims.user.isEmpty else { return }
+            let user = claims.user
             publisher.publish(EventTopics.activity, ActivityEvent(user: user, time: clock.now, service: name, method: context.method))
         }
         boundEndpoints = ServiceEndpoints(

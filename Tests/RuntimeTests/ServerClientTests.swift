@@ -252,6 +252,31 @@ struct ServerClientTests {
                 #expect(event.header.source == "catalog")
                 let activity = try event.decode(ActivityEvent.self)
                 #expect(activity.user == "ada" && activity.method == "notes.add")
+
+                // A service acting for a user (a peer call, background work) is not the user
+                // doing something: no activity for grace, whose calls come between ada's.
+                let body = try MessagePackEncoder().encode(NotesAPI.AddNote(text: "for grace", tags: []))
+                for index in 0..<3 {
+                    let forGrace = ClientAttempt(
+                        method: NotesAPI.add.name, isWrite: true, body: body, session: nil, onBehalfOf: "grace", timeout: nil,
+                        idempotencyKey: "grace-\(index)", deadline: nil)
+                    let reply = try await client.send(forGrace).get()
+                    #expect(reply.header.status == .ok)
+                    _ = try await client.call(NotesAPI.add, .init(text: "ada \(index)", tags: []), user: "ada")
+                }
+                // Then one call by zoe: every event up to hers is in.
+                _ = try await client.call(NotesAPI.add, .init(text: "zoe", tags: []), user: "zoe")
+                let events = subscriber.events
+                let users = try await withTimeout(.seconds(30), waitingFor: "zoe's activity") {
+                    var users: [String] = []
+                    for try await event in events {
+                        users.append(try event.decode(ActivityEvent.self).user)
+                        if users.last == "zoe" { break }
+                    }
+                    return users
+                }
+                #expect(users.last == "zoe" && users.filter { $0 == "ada" }.count >= 3)
+                #expect(!users.contains("grace"), "\(users)")
                 group.cancelAll()
             }
         }
