@@ -101,6 +101,12 @@ import Testing
             // The catalog's price is the first one again: this store knew it stored, once.
             _ = try store.addEdibleItem(Self.oats, quantity: 1, unit: .g, user: "ada", now: Date())
             #expect(abs(try store.list(user: "ada").total - cheap) < 0.01, "the first price, written again")
+            // One ingredient twice: the last is stored, though this store knows it stored already.
+            let porridge = RecipeSnapshot(
+                id: "porridge", name: "Porridge", people: 2, servings: 2, lines: [.init(ingredient: "oats", quantity: 1, unit: .g)])
+            _ = try store.addRecipe(
+                "porridge", snapshot: porridge, multiplier: 1, exclude: [], ingredients: [dearer, Self.oats], user: "ada", now: Date())
+            #expect(abs(try store.list(user: "ada").total - cheap) < 0.01, "the last of the two")
         }
     }
 

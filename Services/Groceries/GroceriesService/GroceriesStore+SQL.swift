@@ -269,10 +269,18 @@ final class CommittedFacts: Sendable {
     /// The facts among `facts` not known to be stored at `generation` (all of them when one
     /// ingredient comes twice: the upsert then stores the last).
     func unknown(_ facts: [ListIngredientFacts], at generation: Int64) -> [ListIngredientFacts] {
-        state.withLock { state in
-            guard state.generation == generation, Set(facts.map(\.id)).count == facts.count else { return facts }
+        guard !Self.repeatsAnIngredient(facts) else { return facts }
+        return state.withLock { state in
+            guard state.generation == generation else { return facts }
             return facts.filter { state.facts[$0.id] != $0 }
         }
+    }
+
+    /// Compared pairwise for a recipe's few ingredients: hashing them all cost more.
+    static func repeatsAnIngredient(_ facts: [ListIngredientFacts]) -> Bool {
+        guard facts.count <= 32 else { return Set(facts.map(\.id)).count != facts.count }
+        for index in facts.indices.dropLast() where facts[(index + 1)...].contains(where: { $0.id == facts[index].id }) { return true }
+        return false
     }
 
     /// After the transaction that wrote `written` committed.
