@@ -183,10 +183,11 @@ struct SQLiteSession: SQLSession {
         get throws { givesStamps ? try DataStamp.read(db) : nil }
     }
 
-    /// Bound and stepped by hand (like ``DataStamp/read(_:)``): GRDB's arguments are built by
-    /// generic code it cannot specialize for us, which took a fifth of a small write. The
-    /// statement is still GRDB's cached one, and SQLite's own hooks (the query time limit's
-    /// trace and progress handler) still see it.
+    /// Bound value by value and stepped by hand (like ``DataStamp/read(_:)``): GRDB's
+    /// `StatementArguments` are built by generic code it cannot specialize for us, which took a
+    /// fifth of a small write. The statement is still GRDB's cached one, each value is bound by
+    /// GRDB's own binding, and SQLite's hooks (the query time limit's trace and progress
+    /// handler) still see it.
     @discardableResult
     func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int {
         let statement = try db.cachedStatement(sql: sql)
@@ -203,17 +204,8 @@ struct SQLiteSession: SQLSession {
             sqlite3_clear_bindings(handle)
         }
         for (offset, argument) in arguments.enumerated() {
-            let index = Int32(offset + 1)
-            let code: Int32
-            switch argument?.databaseValue.storage ?? .null {
-            case .null: code = sqlite3_bind_null(handle, index)
-            case .int64(let value): code = sqlite3_bind_int64(handle, index, value)
-            case .double(let value): code = sqlite3_bind_double(handle, index, value)
-            // Its length in bytes: a text may hold a nul.
-            case .string(let value): code = sqlite3_bind_text(handle, index, value, Int32(value.utf8.count), Self.transient)
-            case .blob(let value):
-                code = value.withUnsafeBytes { bytes in sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), Self.transient) }
-            }
+            // GRDB's own binding of each value: what its reads bind compares equal.
+            let code = (argument?.databaseValue ?? .null).bind(to: handle, at: Int32(offset + 1))
             guard code == SQLITE_OK else { throw Self.error(code, db, sql) }
         }
         while true {
@@ -238,9 +230,6 @@ struct SQLiteSession: SQLSession {
     }
 
     private static let rowVerbs: Set<[UInt8]> = Set(["INSERT", "UPDATE", "DELETE", "REPLACE", "SELECT", "WITH"].map { Array($0.utf8) })
-
-    /// SQLite copies what is bound with it: the Swift string or bytes may go right after.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     private static func error(_ code: Int32, _ db: Database, _ sql: String) -> DatabaseError {
         DatabaseError(
