@@ -47,12 +47,10 @@ struct GroceriesHandlers: Sendable {
         let isNew = try !store.hasRecipe(recipe, user: user)
         if isNew || multiplier == nil {
             // The household and the planned slots (kept from the planner, read from it only
-            // when not kept) and, at the same time, one catalog read of the recipe at its own
-            // servings with its ingredients' facts (notFound for an id nobody knows), scaled
-            // here for the household.
-            async let read: RecipeDetail? = isNew ? peers.recipeWithIngredients(recipe, user: user, for: context) : nil
-            let household = try await peers.household(recipe, user: user, for: context)
-            if let detail = try await read {
+            // when not kept) and one catalog read of the recipe at its own servings with its
+            // ingredients' facts (notFound for an id nobody knows), scaled here for the household.
+            let (household, read) = try await peers.householdAndRecipe(recipe, withRecipe: isNew, user: user, for: context)
+            if let detail = read {
                 guard detail.people >= 1 else { throw ServiceError.internal("the catalog read \(recipe) for \(detail.people) people") }
                 facts = (detail.ingredientFacts ?? []).map(ListIngredientFacts.init)
                 snapshot = RecipeSnapshot(detail, people: household.people)
