@@ -366,6 +366,11 @@ struct PostgresSession: SQLSession {
         try run(sql, arguments).rows.map(Self.row)
     }
 
+    func firstValue(_ sql: String, _ arguments: SQLArguments) throws -> DatabaseValue? {
+        guard let row = try rows(sql, arguments).first, row.count == 1 else { return nil }
+        return row.databaseValues.first
+    }
+
     private func run(_ sql: String, _ arguments: SQLArguments) throws -> PostgresQueryResult {
         var binds = PostgresBindings(capacity: arguments.count)
         for argument in arguments {

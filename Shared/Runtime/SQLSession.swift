@@ -42,6 +42,9 @@ public protocol SQLSession {
     func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int
     /// Runs one query and returns its rows.
     func rows(_ sql: String, _ arguments: SQLArguments) throws -> [Row]
+    /// Runs one statement and returns the first row's value when the statement has a single
+    /// column (nil for no row or more columns): what ``value(_:_:_:)`` reads.
+    func firstValue(_ sql: String, _ arguments: SQLArguments) throws -> DatabaseValue?
     /// This snapshot's ``DataStamp``, when the transaction runs on the one connection that gives
     /// them (the I/O thread's reader of a SQLite file); nil on any other.
     var dataStamp: DataStamp? { get throws }
@@ -63,8 +66,11 @@ extension SQLSession {
 
     /// The single column of the first row (nil for no row or NULL).
     public func value<Value: DatabaseValueConvertible>(_ type: Value.Type, _ sql: String, _ arguments: SQLArguments = []) throws -> Value? {
-        guard let row = try rows(sql, arguments).first, row.count == 1 else { return nil }
-        return row[0]
+        guard let stored = try firstValue(sql, arguments), !stored.isNull else { return nil }
+        guard let value = Value.fromDatabaseValue(stored) else {
+            throw DatabaseError(message: "\(stored) is not a \(Value.self) (\(sql))")
+        }
+        return value
     }
 
     /// The single column of every row (NULLs left out).
@@ -190,14 +196,37 @@ struct SQLiteSession: SQLSession {
     /// handler) still see it.
     @discardableResult
     func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int {
-        let statement = try db.cachedStatement(sql: sql)
-        let handle = statement.sqliteStatement
-        // Schema changes go through GRDB, which keeps its schema cache by them; so does a count
-        // of arguments that does not match, which its execution names.
-        guard Self.changesRows(sql), Int(sqlite3_bind_parameter_count(handle)) == arguments.count else {
-            try statement.execute(arguments: StatementArguments(arguments))
+        let stepped = try stepping(sql, arguments) { _ in }
+        guard stepped else {
+            try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
             return db.changesCount
         }
+        return db.changesCount
+    }
+
+    /// Stepped by hand like ``execute(_:_:)``, without building rows.
+    func firstValue(_ sql: String, _ arguments: SQLArguments) throws -> DatabaseValue? {
+        var first: DatabaseValue?
+        var columns: Int32 = 1
+        let stepped = try stepping(sql, arguments) { handle in
+            columns = sqlite3_column_count(handle)
+            if first == nil, columns == 1 { first = DatabaseValue(sqliteStatement: handle, index: 0) }
+        }
+        guard stepped else {
+            guard let row = try rows(sql, arguments).first, row.count == 1 else { return nil }
+            return row.databaseValues.first
+        }
+        return columns == 1 ? first : nil
+    }
+
+    /// Binds `arguments` to `sql`'s cached statement and steps it to the end, calling `row` for
+    /// each row; false, having run nothing, for a statement GRDB should run: a schema change
+    /// (GRDB keeps its schema cache by them) or a count of arguments that does not match (its
+    /// execution names the mismatch).
+    private func stepping(_ sql: String, _ arguments: SQLArguments, row: (SQLiteStatement) -> Void) throws -> Bool {
+        let statement = try db.cachedStatement(sql: sql)
+        let handle = statement.sqliteStatement
+        guard Self.changesRows(sql), Int(sqlite3_bind_parameter_count(handle)) == arguments.count else { return false }
         sqlite3_reset(handle)
         defer {
             sqlite3_reset(handle)
@@ -210,10 +239,10 @@ struct SQLiteSession: SQLSession {
         }
         while true {
             let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
+            if code == SQLITE_DONE { return true }
             guard code == SQLITE_ROW else { throw Self.error(code, db, sql) }
+            row(handle)
         }
-        return db.changesCount
     }
 
     /// Whether the statement's first word is one of the statements that read or change rows.

@@ -74,6 +74,31 @@ struct SQLiteSessionTests {
         }
     }
 
+    /// A single value read without building rows, as the rows would give it.
+    @Test func aSingleValueIsReadAsTheRowsWouldGiveIt() throws {
+        try Self.withTable { database in
+            try database.writing { session in
+                try session.execute("INSERT INTO value (id, number, real, text, flag) VALUES (1, 7, 2.5, 'seven', 1), (2, NULL, NULL, NULL, 0)")
+            }
+            try database.reading { (session: any SQLSession) throws -> Void in
+                #expect(try session.value(Int.self, "SELECT number FROM value WHERE id = ?", [1]) == 7)
+                #expect(try session.value(Double.self, "SELECT real FROM value WHERE id = ?", [1]) == 2.5)
+                #expect(try session.value(String.self, "SELECT text FROM value WHERE id = ?", [1]) == "seven")
+                #expect(try session.value(Bool.self, "SELECT flag FROM value WHERE id = ?", [2]) == false)
+                #expect(try session.value(Int.self, "SELECT number FROM value WHERE id = ?", [2]) == nil, "NULL")
+                #expect(try session.value(Int.self, "SELECT number FROM value WHERE id = ?", [3]) == nil, "no row")
+                #expect(try session.value(Int.self, "SELECT id FROM value ORDER BY id DESC") == 2, "the first of several rows")
+                #expect(try session.value(Int.self, "SELECT id, number FROM value WHERE id = 1") == nil, "not a single column")
+                #expect(throws: DatabaseError.self) { try session.value(Int.self, "SELECT text FROM value WHERE id = 1") }
+                #expect(throws: DatabaseError.self) { try session.value(Int.self, "SELECT number FROM value WHERE id = ?", []) }
+            }
+            // A change that answers with RETURNING is made, every row of it.
+            let returned = try database.writing { session in try session.value(Int.self, "UPDATE value SET number = 40 + id RETURNING number") }
+            #expect(returned == 41 || returned == 42)
+            #expect(try database.reading { session in try session.values(Int.self, "SELECT number FROM value ORDER BY id") } == [41, 42])
+        }
+    }
+
     struct Note: SQLRecord {
         static let tableName = "value"
         static let columnNames = ["id", "text"]
