@@ -120,7 +120,7 @@ extension GroceriesStore {
                     ? "UPDATE list_counter SET value = value + 1 WHERE name = 'list' RETURNING value" : "SELECT nextval('list_version_number')") ?? 0
         try session.execute(
             #"INSERT INTO list_version ("user", version) VALUES (?, ?) ON CONFLICT ("user") DO UPDATE SET version = excluded.version"#, [user, next])
-        return try version(user: user, session)
+        return ListVersion(list: next, facts: try session.value(Int64.self, "SELECT value FROM list_counter WHERE name = 'facts'") ?? 0)
     }
 
     /// The list after a write that may have removed lines; check marks of vanished lines go, so a
