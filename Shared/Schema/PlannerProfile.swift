@@ -135,6 +135,11 @@ public struct WeekHousehold: Codable, Equatable, Sendable {
     public func plannedSlots(of recipe: String) -> Int {
         planned.first { $0.recipe == recipe }?.slots ?? 0
     }
+
+    /// What `plan.household` answers for `recipe`.
+    public func household(of recipe: String) -> RecipeHousehold {
+        RecipeHousehold(recipe: recipe, people: people, plannedSlots: plannedSlots(of: recipe))
+    }
 }
 
 @MessagePackCodable

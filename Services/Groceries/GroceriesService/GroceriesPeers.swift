@@ -11,7 +11,7 @@ struct GroceriesPeers: Sendable {
     /// The caller's household size and the slots the recipe fills in their visible week: the
     /// week's household kept from the planner (read from it when not kept, or no longer valid).
     func household(_ recipe: String, user: String, for context: RequestContext) async throws(ServiceError) -> RecipeHousehold {
-        Self.household(recipe, in: try await households.value(for: user, context: context))
+        try await households.value(for: user, context: context).household(of: recipe)
     }
 
     /// The household and, with `withRecipe`, the recipe with its ingredients' facts: both peers
@@ -21,15 +21,11 @@ struct GroceriesPeers: Sendable {
         _ recipe: String, withRecipe: Bool, user: String, for context: RequestContext
     ) async throws -> (household: RecipeHousehold, recipe: RecipeDetail?) {
         if let week = households.fresh(for: user) {
-            return (Self.household(recipe, in: week), withRecipe ? try await recipeWithIngredients(recipe, user: user, for: context) : nil)
+            return (week.household(of: recipe), withRecipe ? try await recipeWithIngredients(recipe, user: user, for: context) : nil)
         }
         async let read = withRecipe ? recipeWithIngredients(recipe, user: user, for: context) : nil
         let household = try await household(recipe, user: user, for: context)
         return (household, try await read)
-    }
-
-    private static func household(_ recipe: String, in week: WeekHousehold) -> RecipeHousehold {
-        RecipeHousehold(recipe: recipe, people: week.people, plannedSlots: week.plannedSlots(of: recipe))
     }
 
     /// The recipe at its own servings, with the facts of every ingredient it uses: one call,

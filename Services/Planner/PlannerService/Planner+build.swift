@@ -108,7 +108,7 @@ struct PlannerHandlers: Sendable {
     func household(_ request: RecipeID, user: String, context: RequestContext) throws -> RecipeHousehold {
         guard !request.id.isEmpty else { throw ServiceError.badRequest("recipe id is empty", field: "id") }
         guard request.id.utf8.count <= 200 else { throw ServiceError.badRequest("recipe id is longer than 200 bytes", field: "id") }
-        return try store.household(user: user, recipe: request.id, now: now)
+        return try store.weekHousehold(user: user, now: now).household(of: request.id)
     }
 
     /// For the groceries service, which keeps it per user until a planner event or midnight.

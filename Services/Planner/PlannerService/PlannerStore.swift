@@ -140,22 +140,7 @@ public final class PlannerStore: Sendable {
 
     /// Slots `recipe` fills in the visible week.
     func plannedSlots(user: String, recipe: String, now: Date) throws(ServiceError) -> Int {
-        try household(user: user, recipe: recipe, now: now).plannedSlots
-    }
-
-    /// The user's household size and the slots `recipe` fills in their visible week, in one read.
-    func household(user: String, recipe: String, now: Date) throws(ServiceError) -> RecipeHousehold {
-        try storage {
-            try database.reading { session in
-                let profile = try Self.profile(session, user: user)
-                let window = PlanWindow(now: now, profile: profile)
-                let planned =
-                    try session.value(
-                        Int.self, #"SELECT COUNT(*) FROM slot WHERE "user" = ? AND recipe = ? AND date BETWEEN ? AND ?"#,
-                        [user, recipe, window.today.description, window.last.description]) ?? 0
-                return RecipeHousehold(recipe: recipe, people: profile.people, plannedSlots: planned)
-            }
-        }
+        try weekHousehold(user: user, now: now).plannedSlots(of: recipe)
     }
 
     /// The user's household size and every recipe's slots in their visible week, in one read,
