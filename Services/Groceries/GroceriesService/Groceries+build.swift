@@ -4,8 +4,8 @@ public import SousRuntime
 public import SousSchema
 public import SousWire
 
-/// The groceries service: its store, its host (server + publisher) and the clients of the
-/// catalog (recipes, ingredients) and the planner (people, suggested multipliers) it reads.
+/// The groceries service: its store, its host (server + publisher), the catalog's client
+/// (recipes, ingredients) and the households it keeps from the planner.
 public struct GroceriesService: Sendable {
     public let host: ServiceHost
     public let store: GroceriesStore

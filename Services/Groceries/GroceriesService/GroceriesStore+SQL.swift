@@ -88,7 +88,7 @@ extension GroceriesStore {
             let row = try session.rows(
                 """
                 SELECT (SELECT version FROM list_version WHERE "user" = ?) AS list_version,
-                    (SELECT value FROM list_counter WHERE name = 'facts') AS facts
+                    (\(factsGeneration)) AS facts
                 """, [user]
             ).first
         else { return ListVersion(list: 0, facts: 0) }
@@ -120,7 +120,7 @@ extension GroceriesStore {
                     ? "UPDATE list_counter SET value = value + 1 WHERE name = 'list' RETURNING value" : "SELECT nextval('list_version_number')") ?? 0
         try session.execute(
             #"INSERT INTO list_version ("user", version) VALUES (?, ?) ON CONFLICT ("user") DO UPDATE SET version = excluded.version"#, [user, next])
-        return ListVersion(list: next, facts: try session.value(Int64.self, "SELECT value FROM list_counter WHERE name = 'facts'") ?? 0)
+        return ListVersion(list: next, facts: try session.value(Int64.self, factsGeneration) ?? 0)
     }
 
     /// The list after a write that may have removed lines; check marks of vanished lines go, so a
@@ -183,7 +183,7 @@ extension GroceriesStore {
     static func upsert(
         _ facts: [ListIngredientFacts], knownTo committed: CommittedFacts, _ session: any SQLSession
     ) throws -> FactsWritten {
-        let before = try session.value(Int64.self, "SELECT value FROM list_counter WHERE name = 'facts'") ?? 0
+        let before = try session.value(Int64.self, factsGeneration) ?? 0
         let changed = try upsert(committed.unknown(facts, at: before), session)
         return FactsWritten(facts: facts, before: before, after: changed ? before + 1 : before)
     }
@@ -203,6 +203,8 @@ extension GroceriesStore {
             """
     }
 
+    /// The generation of the stored ingredient facts, raised by every change to any of them.
+    static let factsGeneration = "SELECT value FROM list_counter WHERE name = 'facts'"
     static let setMultiplier = #"UPDATE list_recipe SET multiplier = ? WHERE "user" = ? AND recipe = ?"#
     static let deleteItem = #"DELETE FROM manual_item WHERE "user" = ? AND id = ?"#
 

@@ -88,9 +88,7 @@ public final class GroceriesStore: Sendable {
         _ recipe: String, snapshot: RecipeSnapshot?, multiplier: Int, exclude: [String], ingredients: [ListIngredientFacts], user: String, now: Date,
         withList: Bool = false
     ) throws(ServiceError) -> GroceryListChange {
-        var written: FactsWritten?
-        let change = try changeList(user: user, withList: withList) { session in
-            written = try Self.upsert(ingredients, knownTo: committedFacts, session)
+        try changeList(user: user, withList: withList, storing: ingredients) { session in
             if let current = try session.value(Int.self, #"SELECT multiplier FROM list_recipe WHERE "user" = ? AND recipe = ?"#, [user, recipe]) {
                 let total = current + multiplier
                 guard total <= 100 else {
@@ -117,8 +115,6 @@ public final class GroceriesStore: Sendable {
             }
             try Self.setExcluded(exclude, true, recipe: recipe, user: user, session)
         }
-        if let written { committedFacts.record(written) }
-        return change
     }
 
     /// Changes a listed recipe's multiplier and exclusions.
@@ -145,16 +141,12 @@ public final class GroceriesStore: Sendable {
     public func addEdibleItem(
         _ facts: ListIngredientFacts, quantity: Double, unit: MeasureUnit, user: String, now: Date, withList: Bool = false
     ) throws(ServiceError) -> GroceryListChange {
-        var written: FactsWritten?
-        let change = try changeList(user: user, withList: withList) { session in
+        try changeList(user: user, withList: withList, storing: [facts]) { session in
             try GroceriesQuotas.checkManualItems(user: user, session)
-            written = try Self.upsert([facts], knownTo: committedFacts, session)
             try session.execute(
                 #"INSERT INTO manual_item ("user", ingredient, quantity, unit, added_at) VALUES (?, ?, ?, ?, ?)"#,
                 [user, facts.id, quantity, unit.rawValue, now.timeIntervalSince1970])
         }
-        if let written { committedFacts.record(written) }
-        return change
     }
 
     public func addNonEdibleItem(
@@ -273,6 +265,21 @@ public final class GroceriesStore: Sendable {
             }
         }
         if let aggregated { lists.store(aggregated.list, for: user, at: aggregated.version) }
+        return reply
+    }
+
+    /// ``changeList(user:droppingStaleChecks:withList:_:)`` that first stores what the catalog
+    /// said of `facts` (those ``committedFacts`` does not know stored already), and tells it
+    /// what was stored once the change is committed.
+    func changeList(
+        user: String, withList: Bool, storing facts: [ListIngredientFacts], _ change: (any SQLSession) throws -> Void
+    ) throws(ServiceError) -> GroceryListChange {
+        var written: FactsWritten?
+        let reply = try changeList(user: user, withList: withList) { session in
+            written = try Self.upsert(facts, knownTo: committedFacts, session)
+            try change(session)
+        }
+        if let written { committedFacts.record(written) }
         return reply
     }
 }
