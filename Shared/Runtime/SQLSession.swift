@@ -196,37 +196,36 @@ struct SQLiteSession: SQLSession {
     /// handler) still see it.
     @discardableResult
     func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int {
-        let stepped = try stepping(sql, arguments) { _ in }
-        guard stepped else {
-            try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
-            return db.changesCount
+        let statement = try db.cachedStatement(sql: sql)
+        if try !stepping(statement, sql, arguments, row: { _ in }) {
+            try statement.execute(arguments: StatementArguments(arguments))
         }
         return db.changesCount
     }
 
     /// Stepped by hand like ``execute(_:_:)``, without building rows.
     func firstValue(_ sql: String, _ arguments: SQLArguments) throws -> DatabaseValue? {
+        let statement = try db.cachedStatement(sql: sql)
         var first: DatabaseValue?
         var columns: Int32 = 1
-        let stepped = try stepping(sql, arguments) { handle in
+        let stepped = try stepping(statement, sql, arguments) { handle in
             columns = sqlite3_column_count(handle)
             if first == nil, columns == 1 { first = DatabaseValue(sqliteStatement: handle, index: 0) }
         }
         guard stepped else {
-            guard let row = try rows(sql, arguments).first, row.count == 1 else { return nil }
+            guard let row = try Row.fetchOne(statement, arguments: StatementArguments(arguments)), row.count == 1 else { return nil }
             return row.databaseValues.first
         }
         return columns == 1 ? first : nil
     }
 
-    /// Binds `arguments` to `sql`'s cached statement and steps it to the end, calling `row` for
-    /// each row; false, having run nothing, for a statement GRDB should run: a schema change
-    /// (GRDB keeps its schema cache by them) or a count of arguments that does not match (its
-    /// execution names the mismatch).
-    private func stepping(_ sql: String, _ arguments: SQLArguments, row: (SQLiteStatement) -> Void) throws -> Bool {
-        let statement = try db.cachedStatement(sql: sql)
+    /// Binds `arguments` to `statement` (the cached statement of `sql`) and steps it to the end,
+    /// calling `row` for each row; false, having run nothing, for a statement GRDB should run: a
+    /// schema change (GRDB keeps its schema cache by them) or a count of arguments that does not
+    /// match (its execution names the mismatch).
+    private func stepping(_ statement: Statement, _ sql: String, _ arguments: SQLArguments, row: (SQLiteStatement) -> Void) throws -> Bool {
         let handle = statement.sqliteStatement
-        guard Self.changesRows(sql), Int(sqlite3_bind_parameter_count(handle)) == arguments.count else { return false }
+        guard Self.isRowStatement(sql), Int(sqlite3_bind_parameter_count(handle)) == arguments.count else { return false }
         sqlite3_reset(handle)
         defer {
             sqlite3_reset(handle)
@@ -245,20 +244,24 @@ struct SQLiteSession: SQLSession {
         }
     }
 
-    /// Whether the statement's first word is one of the statements that read or change rows.
-    static func changesRows(_ sql: String) -> Bool {
-        var word: [UInt8] = []
+    /// Whether the statement's first word is one of the statements that read or change rows
+    /// (letters packed into one integer: this runs for every statement).
+    static func isRowStatement(_ sql: String) -> Bool {
+        var word: UInt64 = 0
+        var length = 0
         for byte in sql.utf8 {
             if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t") {
-                if word.isEmpty { continue } else { break }
+                if length == 0 { continue } else { break }
             }
-            guard word.count < 7 else { return false }
-            word.append(byte & 0xDF)  // ASCII letters in upper case
+            guard length < 7 else { return false }
+            word = word << 8 | UInt64(byte & 0xDF)  // ASCII letters in upper case
+            length += 1
         }
         return rowVerbs.contains(word)
     }
 
-    private static let rowVerbs: Set<[UInt8]> = Set(["INSERT", "UPDATE", "DELETE", "REPLACE", "SELECT", "WITH"].map { Array($0.utf8) })
+    private static let rowVerbs: Set<UInt64> = Set(
+        ["INSERT", "UPDATE", "DELETE", "REPLACE", "SELECT", "WITH"].map { $0.utf8.reduce(0) { $0 << 8 | UInt64($1) } })
 
     private static func error(_ code: Int32, _ db: Database, _ sql: String) -> DatabaseError {
         DatabaseError(
