@@ -40,6 +40,20 @@ public func firstElement<S: AsyncSequence & Sendable>(
     }
 }
 
+/// Publishes with `publish` until `sequence` (a subscriber's applied events, subscribed to
+/// before) yields a matching element, up to 15 times 2 s: a PUB/SUB subscription's first
+/// messages may be missed, so a test that needs a live subscriber announces until one arrives.
+/// True once one did.
+public func announceUntilSeen<S: AsyncSequence & Sendable>(
+    in sequence: S, where predicate: @escaping @Sendable (S.Element) -> Bool, _ publish: () -> Void
+) async -> Bool where S.Element: Sendable {
+    for _ in 0..<15 {
+        publish()
+        if (try? await firstElement(of: sequence, within: .seconds(2), where: predicate)) != nil { return true }
+    }
+    return false
+}
+
 /// Retries `attempt` until it succeeds or `timeout` has passed (then its last error is thrown):
 /// for conditions with no event to wait for, such as a port that libzmq frees asynchronously
 /// after a socket in this process was closed.

@@ -318,10 +318,8 @@ struct RecipeSearchTests {
                 // (Announced until applied: a subscription's first messages may be missed.)
                 let applied = catalog.profiles.applied.subscribe()
                 let vegan = CookingProfile(diets: [.vegan])
-                var seen = false
-                for _ in 0..<15 where !seen {
+                let seen = await announceUntilSeen(in: applied, where: { $0 == "vera" }) {
                     planner.publisher.publish(PlannerTopics.profileChanged, ProfileChangedEvent(user: "vera", profile: vegan))
-                    seen = (try? await firstElement(of: applied, within: .seconds(2)) { $0 == "vera" }) != nil
                 }
                 #expect(seen)
                 let veganIDs = Set(try await client.allRecipeIDs(.init(useSavedProfile: true), user: "vera"))

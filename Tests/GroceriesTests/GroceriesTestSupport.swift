@@ -91,11 +91,8 @@ func withGroceries<T: Sendable>(_ body: (GroceriesEnvironment) async throws -> T
         // A subscription's first messages may be missed: the planner announces a change for
         // nobody until the groceries service has seen one, so a test's changes all reach it.
         await groceries.households.waitUntilSubscribed()
-        let applied = groceries.households.applied.subscribe()
-        var seen = false
-        for _ in 0..<15 where !seen {
+        let seen = await announceUntilSeen(in: groceries.households.applied.subscribe(), where: { $0 == "(subscription check)" }) {
             planner.host.publisher.publish(PlannerTopics.planChanged, PlanChangedEvent(user: "(subscription check)", dates: []))
-            seen = (try? await firstElement(of: applied, within: .seconds(2)) { $0 == "(subscription check)" }) != nil
         }
         try #require(seen, "the groceries service never saw the planner's events")
         return try await body(environment)
