@@ -108,60 +108,71 @@ public final class IdempotencyGuard: Sendable {
 
     /// Runs `operation` for a keyed write of `method` with request `body`, or answers from the
     /// ledger. `operation` runs with ``IdempotencyScope/current`` set; `encodeReply` encodes a
-    /// value of the method's reply type.
+    /// value of the method's reply type. `keyCheck` says whether the ledger is read before
+    /// `operation` or only when its write finds the key taken or it fails (``KeyCheck``).
     public func perform(
-        user: String, key: String, method: String, body: [UInt8], encodeReply: @escaping @Sendable (Any) -> [UInt8]?,
-        _ operation: () async -> Outcome
+        user: String, key: String, method: String, body: [UInt8], keyCheck: KeyCheck = .beforeHandler,
+        encodeReply: @escaping @Sendable (Any) -> [UInt8]?, _ operation: () async -> Outcome
     ) async -> Outcome {
         let cacheKey = Key(user: user, key: key)
         await claim(cacheKey)
         defer { release(cacheKey) }
         let digest = Sodium.digest([Array(method.utf8), body])
         /// The stored reply (or the conflict of a reused key), nil when the key is new.
+        func storedAnswer() throws -> Outcome? {
+            guard let record = try ledger.record(user: user, key: key) else { return nil }
+            guard record.method == method, record.digest == digest else {
+                return .failure(
+                    .conflict(
+                        "idempotency key \"\(key)\" was already used for another request (\(record.method)); use a new key for a new request",
+                        field: "header.idempotencyKey"
+                    ))
+            }
+            guard !record.isAppliedWithoutReply else {
+                // Applied, its reply not stored (yet): never apply it again. A recent mark is
+                // an attempt still answering (on another replica): retry and get its reply.
+                // An old one is an attempt that died between its commit and its reply.
+                if Date().timeIntervalSince(record.createdAt) < Self.markPatience {
+                    return .failure(
+                        ServiceError(
+                            .unavailable,
+                            "\(method) with idempotency key \"\(key)\" is applied and its first attempt is still answering; retry shortly",
+                            field: "header.idempotencyKey"))
+                }
+                return .failure(
+                    .conflict(
+                        "\(method) with idempotency key \"\(key)\" was already applied, but its first attempt ended before it "
+                            + "answered; read the current state instead of retrying", field: "header.idempotencyKey"))
+            }
+            return .success(record.reply)
+        }
         func answerFromLedger() -> Outcome? {
             do {
-                guard let record = try ledger.record(user: user, key: key) else { return nil }
-                guard record.method == method, record.digest == digest else {
-                    return .failure(
-                        .conflict(
-                            "idempotency key \"\(key)\" was already used for another request (\(record.method)); use a new key for a new request",
-                            field: "header.idempotencyKey"
-                        ))
-                }
-                guard !record.isAppliedWithoutReply else {
-                    // Applied, its reply not stored (yet): never apply it again. A recent mark is
-                    // an attempt still answering (on another replica): retry and get its reply.
-                    // An old one is an attempt that died between its commit and its reply.
-                    if Date().timeIntervalSince(record.createdAt) < Self.markPatience {
-                        return .failure(
-                            ServiceError(
-                                .unavailable,
-                                "\(method) with idempotency key \"\(key)\" is applied and its first attempt is still answering; retry shortly",
-                                field: "header.idempotencyKey"))
-                    }
-                    return .failure(
-                        .conflict(
-                            "\(method) with idempotency key \"\(key)\" was already applied, but its first attempt ended before it "
-                                + "answered; read the current state instead of retrying", field: "header.idempotencyKey"))
-                }
-                return .success(record.reply)
+                return try storedAnswer()
             } catch {
                 return .failure(.internal("the idempotency record could not be read: \(error)"))
             }
         }
-        if let answer = answerFromLedger() { return answer }
+        if keyCheck == .beforeHandler, let answer = answerFromLedger() { return answer }
         let scope = IdempotencyScope(user: user, key: key, method: method, digest: digest, encodeReply: encodeReply)
         let outcome = await IdempotencyScope.$current.withValue(scope) { await operation() }
         if case .failure(let error) = outcome, error == IdempotencyScope.takenConcurrently {
-            // Another replica committed a write under this key while this one ran (this one was
-            // rolled back): answer what that one stored (or, while it is still answering, ask
-            // for a retry).
+            // Another attempt committed a write under this key (another replica's while this one
+            // ran or, checked at commit, an earlier attempt): this one was rolled back. Answer
+            // what that one stored (or, while it is still answering, ask for a retry).
             return answerFromLedger() ?? outcome
         }
         // A failed write is not remembered (a retry runs again), its applied mark included.
-        if case .failure = outcome, scope.isMarkedApplied {
-            try? ledger.forgetMark(user: user, key: key)
+        if case .failure = outcome {
+            if scope.isMarkedApplied { try? ledger.forgetMark(user: user, key: key) }
+            // Checked at commit, a retry of a write that was applied may fail before its write
+            // (the state it checks has changed since): it is answered as the first attempt was.
+            // (A ledger that cannot be read leaves the attempt's own error.)
+            if keyCheck == .atCommit, let answer = (try? storedAnswer()) ?? nil { return answer }
+            return outcome
         }
+        // A retry whose handler wrote nothing: the stored reply, never replaced by a new one.
+        if keyCheck == .atCommit, scope.storedReply == nil, !scope.isMarkedApplied, let answer = answerFromLedger() { return answer }
         // A reply that no write transaction produced (or that differs from the one stored) is
         // recorded now, after the write; a transaction that committed before it left the
         // applied mark, so a crash in between makes a retry answer `conflict`, never apply twice.

@@ -237,7 +237,7 @@ public final class RPCServer: Service, Sendable {
             // nothing an anonymous caller sent (a password, say) is kept.
             guard method.remembersReply, let key = header.idempotencyKey, let user = context.user else { return await run() }
             return await idempotency.perform(
-                user: user, key: key, method: method.name, body: body,
+                user: user, key: key, method: method.name, body: body, keyCheck: method.keyCheck,
                 encodeReply: { value in
                     (value as? Response).flatMap { try? Self.encoded($0) }
                 }, run)

@@ -437,20 +437,23 @@ public enum GroceriesAPI {
     /// The caller's list, aggregated and grouped by category.
     public static let list = Method<Groceries, Empty, GroceryList>.read("groceries.list", .user, lane: .quick)
     // Every write answers its new version and counts; the whole list only with `withList: true`.
+    // Each changes nothing but this service's database, so its idempotency key is checked by
+    // its own transaction (``KeyCheck/atCommit``).
     /// Adds a recipe (scaled to the profile's people); notFound for an unknown recipe or an
     /// excluded id that is not in it.
-    public static let addRecipe = Method<Groceries, AddRecipeToList, GroceryListChange>.write("groceries.addRecipe", .user)
+    public static let addRecipe = Method<Groceries, AddRecipeToList, GroceryListChange>.write("groceries.addRecipe", .user, keyCheck: .atCommit)
     /// Changes a listed recipe's multiplier or exclusions.
-    public static let setRecipe = Method<Groceries, SetListRecipe, GroceryListChange>.write("groceries.setRecipe", .user)
+    public static let setRecipe = Method<Groceries, SetListRecipe, GroceryListChange>.write("groceries.setRecipe", .user, keyCheck: .atCommit)
     /// Takes exactly the recipe's share out of every line.
-    public static let removeRecipe = Method<Groceries, RemoveListRecipe, GroceryListChange>.write("groceries.removeRecipe", .user)
-    public static let addItem = Method<Groceries, AddListItem, GroceryListChange>.write("groceries.addItem", .user)
+    public static let removeRecipe = Method<Groceries, RemoveListRecipe, GroceryListChange>.write(
+        "groceries.removeRecipe", .user, keyCheck: .atCommit)
+    public static let addItem = Method<Groceries, AddListItem, GroceryListChange>.write("groceries.addItem", .user, keyCheck: .atCommit)
     /// Deletes a manual item by its id (see ``GroceryLineSource/item``, or `item:<n>` line ids).
-    public static let removeItem = Method<Groceries, RemoveListItem, GroceryListChange>.write("groceries.removeItem", .user)
-    public static let check = Method<Groceries, CheckLines, GroceryListChange>.write("groceries.check", .user)
-    public static let clear = Method<Groceries, ClearList, GroceryListChange>.write("groceries.clear", .user)
+    public static let removeItem = Method<Groceries, RemoveListItem, GroceryListChange>.write("groceries.removeItem", .user, keyCheck: .atCommit)
+    public static let check = Method<Groceries, CheckLines, GroceryListChange>.write("groceries.check", .user, keyCheck: .atCommit)
+    public static let clear = Method<Groceries, ClearList, GroceryListChange>.write("groceries.clear", .user, keyCheck: .atCommit)
     /// Stores the list as an order and empties it, in one transaction.
-    public static let checkout = Method<Groceries, Checkout, GroceryOrder>.write("groceries.checkout", .user)
+    public static let checkout = Method<Groceries, Checkout, GroceryOrder>.write("groceries.checkout", .user, keyCheck: .atCommit)
     public static let orders = Method<Groceries, OrderQuery, OrderHistory>.read("groceries.orders", .user)
 }
 

@@ -537,9 +537,11 @@ public struct ProductImportResult: Codable, Equatable, Sendable {
 // MARK: - Methods
 
 extension TrackerAPI {
-    public static let addEntry = Method<Tracker, DiaryAdd, DiaryEntry>.write("diary.add", .user)
-    public static let editEntry = Method<Tracker, DiaryEdit, DiaryEntry>.write("diary.edit", .user)
-    public static let deleteEntry = Method<Tracker, EntryID, Empty>.write("diary.delete", .user)
+    // The diary's writes and `drinks.change` change nothing but this service's database: their
+    // idempotency key is checked by their own transaction (``KeyCheck/atCommit``).
+    public static let addEntry = Method<Tracker, DiaryAdd, DiaryEntry>.write("diary.add", .user, keyCheck: .atCommit)
+    public static let editEntry = Method<Tracker, DiaryEdit, DiaryEntry>.write("diary.edit", .user, keyCheck: .atCommit)
+    public static let deleteEntry = Method<Tracker, EntryID, Empty>.write("diary.delete", .user, keyCheck: .atCommit)
     /// One day's entries.
     public static let listEntries = Method<Tracker, DayRequest, DiaryDay>.read("diary.list", .user)
     public static let summary = Method<Tracker, DayRequest, DailySummary>.read("diary.summary", .user)
@@ -549,7 +551,7 @@ extension TrackerAPI {
     public static let yesterday = Method<Tracker, DayRequest, RecentFoods>.read("diary.yesterday", .user)
     public static let export = Method<Tracker, DateRange, DiaryExport>.read("diary.export", .user, lane: .heavy)
 
-    public static let changeDrink = Method<Tracker, DrinkChange, DrinkCounts>.write("drinks.change", .user)
+    public static let changeDrink = Method<Tracker, DrinkChange, DrinkCounts>.write("drinks.change", .user, keyCheck: .atCommit)
     public static let drinks = Method<Tracker, DayRequest, DrinkCounts>.read("drinks.get", .user)
 
     public static let goals = Method<Tracker, DayRequest, GoalsInForce>.read("goals.get", .user)

@@ -40,9 +40,12 @@ public struct Method<Scope: MethodScope, Request: Codable & Sendable, Response: 
     /// (what the notifier's reminders follow). True for `user` methods unless they say
     /// `activity: false` (lookups other services make for a user, account housekeeping).
     public let recordsActivity: Bool
+    /// When the server looks a keyed write's idempotency key up (``KeyCheck``).
+    public let keyCheck: KeyCheck
 
     public init(
-        _ name: String, write: Bool, access: Access, lane: MethodLane = .standard, remembersReply: Bool = true, activity: Bool? = nil
+        _ name: String, write: Bool, access: Access, lane: MethodLane = .standard, remembersReply: Bool = true, activity: Bool? = nil,
+        keyCheck: KeyCheck = .beforeHandler
     ) {
         self.name = name
         self.isWrite = write
@@ -50,6 +53,7 @@ public struct Method<Scope: MethodScope, Request: Codable & Sendable, Response: 
         self.lane = lane
         self.remembersReply = write && remembersReply
         self.recordsActivity = activity ?? (access == .user)
+        self.keyCheck = keyCheck
     }
 
     public static func read(_ name: String, _ access: Access, lane: MethodLane = .standard, activity: Bool? = nil) -> Method {
@@ -57,12 +61,29 @@ public struct Method<Scope: MethodScope, Request: Codable & Sendable, Response: 
     }
 
     public static func write(
-        _ name: String, _ access: Access, lane: MethodLane = .standard, remembersReply: Bool = true, activity: Bool? = nil
+        _ name: String, _ access: Access, lane: MethodLane = .standard, remembersReply: Bool = true, activity: Bool? = nil,
+        keyCheck: KeyCheck = .beforeHandler
     ) -> Method {
-        Method(name, write: true, access: access, lane: lane, remembersReply: remembersReply, activity: activity)
+        Method(name, write: true, access: access, lane: lane, remembersReply: remembersReply, activity: activity, keyCheck: keyCheck)
     }
 
     public var description: String { name }
+}
+
+/// When the server looks up the idempotency key of a keyed write. Either way a retry is
+/// answered the first attempt's reply and the write is applied once (docs/PROTOCOL.md,
+/// "Idempotency"); they differ in what a retry runs, and in what a first attempt costs.
+public enum KeyCheck: Sendable {
+    /// Before the handler runs, in a read of its own: a retry runs nothing. For handlers that
+    /// change anything besides their own service's database (in-memory state such as the
+    /// sign-in throttle), which must not run again.
+    case beforeHandler
+    /// Only by the write's own transaction, which stores the key and finds it taken: a retry
+    /// runs the handler again up to its write, which is rolled back, and an attempt that fails
+    /// is answered from the ledger when its key is there. A first attempt saves a read
+    /// transaction. For handlers whose only change is their service's database (reads of other
+    /// services are fine; a write to another is keyed by this key and applied once there too).
+    case atCommit
 }
 
 /// Who may call a method. Every method declares one next to its request and reply types; the

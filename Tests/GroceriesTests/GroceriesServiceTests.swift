@@ -108,6 +108,29 @@ struct ScalingTests {
         }
     }
 
+    /// The groceries' writes check their idempotency key at commit (no read before the
+    /// handler): a retried add is answered as the first attempt was and applied once, also when
+    /// the retry would now fail (the recipe taken off the list, the multiplier past 100), and the
+    /// same key with another request is a conflict.
+    @Test func aRetriedAddIsAppliedOnceAndAnsweredAsTheFirst() async throws {
+        try await withGroceries { env in
+            let add = AddRecipeToList(recipe: "tomato-lentil-soup", multiplier: 60)
+            let first = try await env.groceries.call(GroceriesAPI.addRecipe, add, user: "ada", idempotencyKey: "k1")
+            #expect(try await env.groceries.call(GroceriesAPI.addRecipe, add, user: "ada", idempotencyKey: "k1") == first)
+            #expect(try await env.list().recipes.map(\.multiplier) == [60], "a retry raised the multiplier again")
+            // Again, where running it anew would be refused (60 + 60 > 100): the first reply.
+            _ = try await env.groceries.call(GroceriesAPI.addRecipe, add, user: "ada", idempotencyKey: "k1")
+            _ = try await env.groceries.call(GroceriesAPI.removeRecipe, RemoveListRecipe(id: "tomato-lentil-soup"), user: "ada")
+            #expect(try await env.groceries.call(GroceriesAPI.addRecipe, add, user: "ada", idempotencyKey: "k1") == first)
+            #expect(try await env.list().recipes.isEmpty, "a retry put the removed recipe back")
+            let other = await #expect(throws: ServiceError.self) {
+                try await env.groceries.call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: "mushroom-risotto"), user: "ada", idempotencyKey: "k1")
+            }
+            #expect(other?.code == .conflict && other?.field == "header.idempotencyKey")
+            #expect(try await env.list().recipes.isEmpty)
+        }
+    }
+
     /// A line keeps the quantities of the recipe as it was added, even after the recipe is edited.
     @Test func linesAreSnapshotsOfTheRecipeWhenItWasAdded() async throws {
         try await withGroceries { env in

@@ -36,15 +36,23 @@ struct IdempotencyTests {
         try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM note") ?? 0 }
     }
 
-    @Test func concurrentAttemptsWithOneKeyRunOnce() async throws {
+    /// A write's outcome as a handler's: its own ServiceError (a key taken included) kept.
+    static func outcome(_ write: () throws -> [UInt8]) -> IdempotencyGuard.Outcome {
+        Result { try write() }.mapError { $0 as? ServiceError ?? .internal("write failed: \($0)") }
+    }
+
+    @Test(arguments: [KeyCheck.beforeHandler, .atCommit])
+    func concurrentAttemptsWithOneKeyRunOnce(keyCheck: KeyCheck) async throws {
         let database = try Self.database(in: nil)
         let guarded = IdempotencyGuard(ledger: database)
         let outcomes = await withTaskGroup(of: IdempotencyGuard.Outcome.self) { group in
             for _ in 0..<20 {
                 group.addTask {
-                    await guarded.perform(user: "ada", key: "k1", method: "notes.add", body: [0x80], encodeReply: Self.encodeReply) {
+                    await guarded.perform(
+                        user: "ada", key: "k1", method: "notes.add", body: [0x80], keyCheck: keyCheck, encodeReply: Self.encodeReply
+                    ) {
                         await Task.yield()
-                        return Result { try Self.addNote(database) }.mapError { _ in ServiceError.internal("write failed") }
+                        return Self.outcome { try Self.addNote(database) }
                     }
                 }
             }
@@ -225,6 +233,54 @@ struct IdempotencyTests {
             return .success([0])
         }
         #expect(try answered.get() == reply && again.get() == reply)
+        #expect(try Self.count(database) == 2)
+    }
+
+    /// Checked at commit (``KeyCheck/atCommit``), nothing is read before the handler: a retry
+    /// runs it again up to its write, whose transaction finds the key taken and is rolled back,
+    /// and gets the first attempt's reply, also after a restart, when its handler now fails
+    /// before writing, or writes nothing and answers something else. The same key with another
+    /// request is still a conflict; a new key's failure is the handler's own and not remembered.
+    @Test func aKeyCheckedAtCommitIsAppliedOnceAndRepliesAsTheFirstAttempt() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-idem-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first: [UInt8]
+        do {
+            let database = try Self.database(in: directory)
+            first = try await IdempotencyGuard(ledger: database).perform(
+                user: "ada", key: "k", method: "notes.add", body: [9], keyCheck: .atCommit, encodeReply: Self.encodeReply
+            ) { Self.outcome { try Self.addNote(database) } }.get()
+        }
+        let database = try Self.database(in: directory)
+        let guarded = IdempotencyGuard(ledger: database)
+        let ran = Mutex(0)
+        func attempt(_ key: String, body: [UInt8] = [9], _ operation: () -> IdempotencyGuard.Outcome) async -> IdempotencyGuard.Outcome {
+            await guarded.perform(user: "ada", key: key, method: "notes.add", body: body, keyCheck: .atCommit, encodeReply: Self.encodeReply) {
+                ran.withLock { $0 += 1 }
+                return operation()
+            }
+        }
+        let write = { Self.outcome { try Self.addNote(database) } }
+
+        #expect(try await attempt("k", write).get() == first)
+        #expect(try await attempt("k") { .failure(.notFound("no note 7", field: "id")) }.get() == first)
+        #expect(try await attempt("k") { .success([0x81, 0xa1, 0x78, 0x01]) }.get() == first)
+        #expect(ran.withLock { $0 } == 3, "checked at commit, a retry runs its handler")
+        #expect(try Self.count(database) == 1)
+        #expect(try database.record(user: "ada", key: "k")?.reply == first)
+
+        for operation in [write, { .failure(.notFound("no note 7", field: "id")) }] {
+            let other = await attempt("k", body: [8], operation)
+            let refused = #expect(throws: ServiceError.self) { try other.get() }
+            #expect(refused?.code == .conflict && refused?.field == "header.idempotencyKey")
+        }
+        #expect(try Self.count(database) == 1)
+
+        let failed = await attempt("new") { .failure(.badRequest("text is empty", field: "text")) }
+        #expect(throws: ServiceError.badRequest("text is empty", field: "text")) { try failed.get() }
+        #expect(try database.record(user: "ada", key: "new") == nil)
+        let second = try await attempt("new", write).get()
+        #expect(second != first)
         #expect(try Self.count(database) == 2)
     }
 }
