@@ -272,10 +272,13 @@ public struct CalendarExport: Codable, Equatable, Sendable {
 }
 
 extension PlannerAPI {
+    // The profile's and the plan's writes change nothing but this service's database (reading
+    // the catalog): their idempotency key is checked by their own transaction
+    // (``KeyCheck/atCommit``). `plan.cooked`, which also logs in the tracker, checks it first.
     /// Changes the fields the update sets; answers the whole new profile.
-    public static let updateProfile = Method<Planner, ProfileUpdate, CookingProfile>.write("profile.update", .user)
+    public static let updateProfile = Method<Planner, ProfileUpdate, CookingProfile>.write("profile.update", .user, keyCheck: .atCommit)
     /// Back to the defaults.
-    public static let resetProfile = Method<Planner, Empty, CookingProfile>.write("profile.reset", .user)
+    public static let resetProfile = Method<Planner, Empty, CookingProfile>.write("profile.reset", .user, keyCheck: .atCommit)
 
     /// The visible week with the selection.
     public static let getPlan = Method<Planner, Empty, WeekPlan>.read("plan.get", .user, lane: .quick)
@@ -283,13 +286,13 @@ extension PlannerAPI {
     public static let history = Method<Planner, PlanDateRange, PlanDays>.read("plan.history", .user, lane: .heavy)
     public static let selection = Method<Planner, Empty, PlanSelection>.read("plan.selection", .user, lane: .quick)
     /// Adds a catalog recipe to the selection (notFound if the catalog has no such recipe).
-    public static let addRecipe = Method<Planner, RecipeID, PlanSelection>.write("plan.add", .user)
+    public static let addRecipe = Method<Planner, RecipeID, PlanSelection>.write("plan.add", .user, keyCheck: .atCommit)
     /// Removes a recipe from the selection and clears every slot from today on that holds it.
-    public static let removeRecipe = Method<Planner, RecipeID, PlanSelection>.write("plan.remove", .user)
-    public static let putSlot = Method<Planner, SlotAssignment, PlanSlot>.write("plan.put", .user)
+    public static let removeRecipe = Method<Planner, RecipeID, PlanSelection>.write("plan.remove", .user, keyCheck: .atCommit)
+    public static let putSlot = Method<Planner, SlotAssignment, PlanSlot>.write("plan.put", .user, keyCheck: .atCommit)
     /// Answers both slots after the move.
-    public static let moveSlot = Method<Planner, SlotMove, PlanDays>.write("plan.move", .user)
-    public static let clearSlot = Method<Planner, SlotRef, PlanSlot>.write("plan.clear", .user)
+    public static let moveSlot = Method<Planner, SlotMove, PlanDays>.write("plan.move", .user, keyCheck: .atCommit)
+    public static let clearSlot = Method<Planner, SlotRef, PlanSlot>.write("plan.clear", .user, keyCheck: .atCommit)
     /// Records that the slot's meal was cooked and asks the tracker to log one serving.
     public static let cooked = Method<Planner, SlotRef, CookedResult>.write("plan.cooked", .user)
     /// iCalendar of the visible week or a date range.

@@ -30,6 +30,20 @@ struct SelectionTests {
         }
     }
 
+    /// The plan's writes check their idempotency key at commit: a retried `plan.put` is answered
+    /// as the first attempt was and changes nothing, also after the slot was cleared since.
+    @Test func aRetriedPutIsAnsweredAsTheFirstAndChangesNothing() async throws {
+        try await withPlanner { world in
+            let put = SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup)
+            let first = try await world.client.call(PlannerAPI.putSlot, put, user: "ada", idempotencyKey: "put-1")
+            #expect(try await world.client.call(PlannerAPI.putSlot, put, user: "ada", idempotencyKey: "put-1") == first)
+            _ = try await world.call(PlannerAPI.clearSlot, SlotRef(date: localDate("2026-03-10"), slot: 1))
+            #expect(try await world.client.call(PlannerAPI.putSlot, put, user: "ada", idempotencyKey: "put-1") == first)
+            let week = try await world.call(PlannerAPI.getPlan, Empty())
+            #expect(week.days.first { $0.date == localDate("2026-03-10") }?.slots.allSatisfy { $0.recipe == nil } == true, "a retry put it back")
+        }
+    }
+
     @Test func removingClearsEverySlotThatHoldsIt() async throws {
         try await withPlanner { world in
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))
