@@ -23,11 +23,10 @@ let package = Package(
     name: "Sous",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "sous-catalog", targets: ["sous-catalog"]),
-        .executable(name: "sous-planner", targets: ["sous-planner"]),
-        .executable(name: "sous-groceries", targets: ["sous-groceries"]),
-        .executable(name: "sous-tracker", targets: ["sous-tracker"]),
-        .executable(name: "sous-notifier", targets: ["sous-notifier"]),
+        // The five services in one executable: `sous-catalog`, `sous-planner`, `sous-groceries`,
+        // `sous-tracker` and `sous-notifier` are links to it (deploy/link-services.sh), so services
+        // on one host share its pages instead of each mapping a copy of the same code.
+        .executable(name: "sous-server", targets: ["sous-server"]),
         .executable(name: "sous", targets: ["sous"]),
         .executable(name: "sous-bench", targets: ["sous-bench"]),
         .executable(name: "sous-protocol-reference", targets: ["sous-protocol-reference"]),
@@ -141,8 +140,8 @@ let package = Package(
             resources: [.copy("Seed")],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "sous-catalog",
+        .target(
+            name: "CatalogMain",
             dependencies: ["CatalogService", "SousRuntime", "SousSchema", "SousWire", argumentParser],
             path: "Services/Catalog/Main",
             swiftSettings: swiftSettings
@@ -153,8 +152,8 @@ let package = Package(
             path: "Services/Planner/PlannerService",
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "sous-planner",
+        .target(
+            name: "PlannerMain",
             dependencies: ["PlannerService", "SousRuntime", "SousSchema", "SousWire", argumentParser],
             path: "Services/Planner/Main",
             swiftSettings: swiftSettings
@@ -165,8 +164,8 @@ let package = Package(
             path: "Services/Groceries/GroceriesService",
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "sous-groceries",
+        .target(
+            name: "GroceriesMain",
             dependencies: ["GroceriesService", "SousRuntime", "SousSchema", "SousWire", argumentParser],
             path: "Services/Groceries/Main",
             swiftSettings: swiftSettings
@@ -178,8 +177,8 @@ let package = Package(
             resources: [.copy("Seed")],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "sous-tracker",
+        .target(
+            name: "TrackerMain",
             dependencies: ["TrackerService", "SousRuntime", "SousSchema", "SousWire", argumentParser],
             path: "Services/Tracker/Main",
             swiftSettings: swiftSettings
@@ -190,10 +189,18 @@ let package = Package(
             path: "Services/Notifier/NotifierService",
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "sous-notifier",
+        .target(
+            name: "NotifierMain",
             dependencies: ["NotifierService", "SousRuntime", "SousSchema", "SousWire", argumentParser],
             path: "Services/Notifier/Main",
+            swiftSettings: swiftSettings
+        ),
+
+        // `sous-server`: whichever service it is started as (Services/Server).
+        .executableTarget(
+            name: "sous-server",
+            dependencies: ["CatalogMain", "PlannerMain", "GroceriesMain", "TrackerMain", "NotifierMain", "SousRuntime", argumentParser],
+            path: "Services/Server",
             swiftSettings: swiftSettings
         ),
 

@@ -93,7 +93,7 @@ fi
 
 active=(); skipped=()
 for service in "${SERVICES[@]}"; do
-    if [ -x "$BIN/sous-$service" ] && "$BIN/sous-$service" check --help 2>/dev/null | grep -q -- '--timeout-ms'; then
+    if [ -x "$BIN/sous-server" ] && "$BIN/sous-server" "$service" check --help 2>/dev/null | grep -q -- '--timeout-ms'; then
         active+=("$service")
     else
         skipped+=("$service")

@@ -20,6 +20,7 @@ CONFIGURATION="${SOUS_BUILD_CONFIGURATION:-release}"
 echo "==> Building ($CONFIGURATION)"
 swift build -c "$CONFIGURATION"
 BIN="$(swift build -c "$CONFIGURATION" --show-bin-path)"
+deploy/link-services.sh "$BIN"      # sous-<service>: links to the one sous-server executable
 mkdir -p "$SOUS_DATA_DIR"
 
 pids=()

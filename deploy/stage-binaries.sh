@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Copies what the Sous image needs out of a SwiftPM bin folder into OUT, laid out as /opt/sous:
-#   OUT/bin  the `sous` CLI, every `sous-<service>` executable (not sous-bench) and every
-#            `*.resources` bundle (Bundle.module finds them next to the executable)
+#   OUT/bin  the `sous` CLI, the `sous-server` executable with its `sous-<service>` links
+#            (deploy/link-services.sh) and every `*.resources` bundle (Bundle.module finds them
+#            next to the executable)
 #   OUT/lib  the Swift runtime libraries the executables link dynamically (found with ldd:
 #            anything resolved inside a Swift toolchain); empty with --static-swift-stdlib
 # Used by the Dockerfile's Swift stage and by deploy/compose-test.sh for the `prebuilt` target.
@@ -12,20 +13,17 @@ set -euo pipefail
 if [ $# -ne 2 ]; then echo "usage: $0 SWIFTPM_BIN_DIR OUT_DIR" >&2; exit 64; fi
 bin_dir="$1"; out="$2"
 
-if [ ! -x "$bin_dir/sous" ]; then echo "error: no sous executable in $bin_dir (build first)" >&2; exit 1; fi
-mkdir -p "$out/bin" "$out/lib"
-
-executables=("$bin_dir/sous")
-for candidate in "$bin_dir"/sous-*; do
-    name="$(basename "$candidate")"
-    case "$name" in sous-bench|*.*) continue ;; esac      # skip the benchmark and *.product/*.build folders
-    [ -f "$candidate" ] && [ -x "$candidate" ] && executables+=("$candidate")
+executables=("$bin_dir/sous" "$bin_dir/sous-server")
+for executable in "${executables[@]}"; do
+    if [ ! -x "$executable" ]; then echo "error: no $(basename "$executable") executable in $bin_dir (build first)" >&2; exit 1; fi
 done
+mkdir -p "$out/bin" "$out/lib"
 
 for executable in "${executables[@]}"; do
     cp "$executable" "$out/bin/"
     strip --strip-unneeded "$out/bin/$(basename "$executable")" 2>/dev/null || true
 done
+"$(dirname "$0")/link-services.sh" "$out/bin"
 for bundle in "$bin_dir"/*.resources; do
     [ -d "$bundle" ] && cp -R "$bundle" "$out/bin/"
 done

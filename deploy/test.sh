@@ -38,6 +38,7 @@ echo "==> Kubernetes manifests (deploy/kubernetes/check.py)"
 python3 deploy/kubernetes/check.py
 
 echo "==> Protocol and whole-journey tests from Python (pyzmq + msgpack only)"
+deploy/link-services.sh "$(swift build --show-bin-path)"
 SOUS_BIN_DIR="$(swift build --show-bin-path)" python3 -m pytest -q Tests/Python
 
 if [ "${SOUS_SKIP_COMPOSE:-0}" = 1 ]; then

@@ -295,7 +295,10 @@ final class ServiceProcess: Sendable {
     static func start(_ service: SousService, dataDirectory: String, environment extra: [String: String] = [:]) throws -> ServiceProcess {
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let process = Process()
-        process.executableURL = folder.appendingPathComponent("sous-\(service.rawValue)")
+        // `sous-server <service>`: the same as its `sous-<service>` link, which a build folder has
+        // only once deploy/link-services.sh made it.
+        process.executableURL = folder.appendingPathComponent("sous-server")
+        process.arguments = [service.rawValue, "serve"]
         let requests = "tcp://127.0.0.1:\(try freePort())"
         let keys = URL(fileURLWithPath: dataDirectory).appendingPathComponent("keys").path
         try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)

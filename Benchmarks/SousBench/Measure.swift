@@ -56,6 +56,11 @@ struct ProcessMemory {
     var anonymous: Int = 0
     /// Pages mapped from files (the binary and shared libraries), counted in every process's RSS.
     var fileBacked: Int = 0
+    /// Proportional set size: every resident page divided by the number of processes mapping
+    /// it, so the PSS of all processes adds up to the memory they use together.
+    var proportional: Int = 0
+    /// Pages no other process maps (USS): what stopping this process would give back.
+    var unshared: Int = 0
 
     static func read(_ process: String = "self") -> ProcessMemory {
         let status = (try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8)) ?? ""
@@ -66,8 +71,16 @@ struct ProcessMemory {
                 ?? 0
         }
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task").count) ?? 0
+        let rollup = (try? String(contentsOfFile: "/proc/\(process)/smaps_rollup", encoding: .utf8)) ?? ""
+        func kibibytes(_ key: String) -> Int {
+            rollup.split(separator: "\n").first { $0.hasPrefix(key) }.flatMap {
+                Int($0.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "")
+            }
+                ?? 0
+        }
         return ProcessMemory(
-            rss: value("VmRSS:"), hwm: value("VmHWM:"), threads: threads, anonymous: value("RssAnon:"), fileBacked: value("RssFile:"))
+            rss: value("VmRSS:"), hwm: value("VmHWM:"), threads: threads, anonymous: value("RssAnon:"), fileBacked: value("RssFile:"),
+            proportional: kibibytes("Pss:"), unshared: kibibytes("Private_Clean:") + kibibytes("Private_Dirty:"))
     }
 
     static func read(pid: Int32) -> ProcessMemory { read("\(pid)") }

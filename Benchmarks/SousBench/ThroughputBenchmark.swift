@@ -48,6 +48,25 @@ struct ThroughputBenchmark: AsyncParsableCommand {
             row("sous-\(service.rawValue)", ProcessMemory.read(pid: process.pid))
             process.stop()
         }
+
+        // What a host running all of Sous pays: the five started together, each one's share of
+        // the pages they map in common (one executable, the same libraries) and its own.
+        print("\n### The five started together, idle (what each costs a host running all of them)\n")
+        print("| process | VmRSS MiB | PSS MiB (its share of pages mapped by several) | USS MiB (pages only it maps) |")
+        print("|---|---:|---:|---:|")
+        let together = try SousService.allCases.map { service in
+            try ServiceProcess.start(service, dataDirectory: "\(root)/together-\(service.rawValue)")
+        }
+        defer { for process in together { process.stop() } }
+        var total = 0
+        for (service, process) in zip(SousService.allCases, together) {
+            let memory = ProcessMemory.read(pid: process.pid)
+            total += memory.proportional
+            print(
+                "| sous-\(service.rawValue) | \(String(format: "%.1f", Double(memory.rss) / 1024)) | "
+                    + "\(String(format: "%.1f", Double(memory.proportional) / 1024)) | \(String(format: "%.1f", Double(memory.unshared) / 1024)) |")
+        }
+        print("| all five | | \(String(format: "%.1f", Double(total) / 1024)) | |")
     }
 
     // MARK: Concurrent clients

@@ -65,7 +65,10 @@ def serve(
     env.update(extra_env)
     executable = bin_dir / f"sous-{service}"
     if not executable.is_file():
-        pytest.fail(f"{executable} does not exist: build first (swift build) or set SOUS_BIN_DIR")
+        pytest.fail(
+            f"{executable} does not exist: build first (swift build), link the services to sous-server"
+            f" (deploy/link-services.sh {bin_dir}), or set SOUS_BIN_DIR"
+        )
     with open(log, "ab") as log_file:
         if banner:
             log_file.write(banner.encode())

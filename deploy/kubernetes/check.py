@@ -156,7 +156,7 @@ def documented_variables(services):
 
 
 def dockerfile_facts():
-    """(uid of the image's user, executables the image stages, PATH has /opt/sous/bin)."""
+    """(uid of the image's user, executables the image stages (links included), PATH has /opt/sous/bin)."""
     path = ROOT / "deploy/Dockerfile"
     text = path.read_text()
     uid = re.search(r"useradd\b[^\n]*--uid (\d+)", text)
@@ -168,7 +168,21 @@ def dockerfile_facts():
         problem("deploy/Dockerfile", "cannot find the staged executables (`for product in ...;`)")
     if not path_line or "/opt/sous/bin" not in path_line.group(1).split(":"):
         problem("deploy/Dockerfile", "PATH does not hold /opt/sous/bin, where the executables are staged")
-    return (int(uid.group(1)) if uid else None), (set(products.group(1).split()) if products else set())
+    staged = set(products.group(1).split()) if products else set()
+    if "sous-server" in staged:
+        # deploy/stage-binaries.sh links sous-<service> to it for every service it serves.
+        staged |= {f"sous-{service}" for service in served_services()}
+    return (int(uid.group(1)) if uid else None), staged
+
+
+def served_services():
+    """The services `sous-server` runs: the cases of SousService (Shared/Client/Services.swift)."""
+    path = ROOT / "Shared/Client/Services.swift"
+    cases = re.search(r"enum SousService\b[^{]*\{\s*case ([a-z, ]+)\n", path.read_text())
+    if not cases:
+        problem(str(path.relative_to(ROOT)), "cannot find `enum SousService { case ... }`")
+        return []
+    return [name.strip() for name in cases.group(1).split(",")]
 
 
 def connections_per_replica():

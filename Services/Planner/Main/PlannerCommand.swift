@@ -1,13 +1,13 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import PlannerService
-import SousRuntime
+public import SousRuntime
 import SousSchema
 import SousWire
 
-@main
-struct PlannerCommand: AsyncParsableCommand, ServiceExecutable {
-    static let configuration = CommandConfiguration(
+/// `sous-planner` (a link to `sous-server`, which runs this command when started by that name).
+public struct PlannerCommand: AsyncParsableCommand, ServiceExecutable {
+    public static let configuration = CommandConfiguration(
         commandName: "sous-planner",
         abstract: "The Sous planner service: accounts, cooking profiles and the rolling 7-day meal plan.",
         version: SousVersion.current,
@@ -15,9 +15,11 @@ struct PlannerCommand: AsyncParsableCommand, ServiceExecutable {
         defaultSubcommand: ServeCommand<Self>.self
     )
 
-    static let service = SousService.planner
+    public static let service = SousService.planner
 
-    static func host(for configuration: ServiceConfiguration) throws -> ServiceHost {
+    public init() {}
+
+    public static func host(for configuration: ServiceConfiguration) throws -> ServiceHost {
         try PlannerService(configuration: configuration).host
     }
 }

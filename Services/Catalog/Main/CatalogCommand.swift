@@ -1,13 +1,13 @@
-import ArgumentParser
+public import ArgumentParser
 import CatalogService
 import Foundation
-import SousRuntime
+public import SousRuntime
 import SousSchema
 import SousWire
 
-@main
-struct CatalogCommand: AsyncParsableCommand, ServiceExecutable {
-    static let configuration = CommandConfiguration(
+/// `sous-catalog` (a link to `sous-server`, which runs this command when started by that name).
+public struct CatalogCommand: AsyncParsableCommand, ServiceExecutable {
+    public static let configuration = CommandConfiguration(
         commandName: "sous-catalog",
         abstract: "The Sous catalog service: ingredients, recipes, search, favorites and community recipes.",
         version: SousVersion.current,
@@ -15,9 +15,11 @@ struct CatalogCommand: AsyncParsableCommand, ServiceExecutable {
         defaultSubcommand: ServeCommand<Self>.self
     )
 
-    static let service = SousService.catalog
+    public static let service = SousService.catalog
 
-    static func host(for configuration: ServiceConfiguration) throws -> ServiceHost {
+    public init() {}
+
+    public static func host(for configuration: ServiceConfiguration) throws -> ServiceHost {
         try CatalogService(configuration: configuration).host
     }
 }

@@ -1,0 +1,22 @@
+public import ArgumentParser
+public import SousRuntime
+import TrackerService
+
+/// `sous-tracker` (a link to `sous-server`, which runs this command when started by that name).
+public struct TrackerCommand: AsyncParsableCommand, ServiceExecutable {
+    public static let configuration = CommandConfiguration(
+        commandName: "sous-tracker",
+        abstract: "The Sous tracker service: food diary with macros and goals, water and coffee, saved foods, products by barcode, coeliac diary.",
+        version: SousVersion.current,
+        subcommands: [ServeCommand<Self>.self, CheckCommand<Self>.self],
+        defaultSubcommand: ServeCommand<Self>.self
+    )
+
+    public static let service = SousService.tracker
+
+    public init() {}
+
+    public static func host(for configuration: ServiceConfiguration) throws -> ServiceHost {
+        try TrackerService(configuration: configuration).host
+    }
+}
