@@ -293,38 +293,56 @@ final class ServiceProcess: Sendable {
     /// `environment` comes last (e.g. `SOUS_DATABASE_URL`); replicas of one service share
     /// `dataDirectory`, so they load the same key pair.
     static func start(_ service: SousService, dataDirectory: String, environment extra: [String: String] = [:]) throws -> ServiceProcess {
-        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let process = Process()
         // `sous-server <service>`: the same as its `sous-<service>` link, which a build folder has
         // only once deploy/link-services.sh made it.
+        try launch([service], arguments: [service.rawValue, "serve"], dataDirectory: dataDirectory, environment: extra)
+    }
+
+    /// `sous-server all`: the five services in one process, each on a port of its own and
+    /// calling the others there; `endpoint` and `curve` reach the catalog.
+    static func startAll(dataDirectory: String) throws -> ServiceProcess {
+        try launch(SousService.allCases, arguments: ["all"], dataDirectory: dataDirectory, environment: [:])
+    }
+
+    /// Starts `sous-server arguments` serving `services`, and returns once each answers `health`.
+    private static func launch(
+        _ services: [SousService], arguments: [String], dataDirectory: String, environment extra: [String: String]
+    ) throws -> ServiceProcess {
+        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let process = Process()
         process.executableURL = folder.appendingPathComponent("sous-server")
-        process.arguments = [service.rawValue, "serve"]
-        let requests = "tcp://127.0.0.1:\(try freePort())"
+        process.arguments = arguments
         let keys = URL(fileURLWithPath: dataDirectory).appendingPathComponent("keys").path
         try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
         try SessionKeyFile.publish(SessionSigner.inProcess.keyPair.publicKey, in: keys)
-        // The service's key pair, made here in its data folder, where it loads it on start: its
-        // public half is known before the process runs, with nothing to wait for.
-        let serverKey = try Keyring.ownKeyPair(of: service, dataDirectory: dataDirectory).publicKey
         var environment = ProcessInfo.processInfo.environment
         environment["SOUS_DATA_DIR"] = dataDirectory
         environment["SOUS_KEYS_DIR"] = keys
         environment["SOUS_LOG_LEVEL"] = "error"
-        environment["\(service.environmentPrefix)_ENDPOINT"] = requests
-        environment["\(service.environmentPrefix)_EVENTS"] = "tcp://127.0.0.1:\(try freePort())"
-        for peer in SousService.allCases where peer != service { environment["\(peer.environmentPrefix)_ENDPOINT"] = "tcp://127.0.0.1:9" }
+        var served: [(service: SousService, endpoint: String, setup: CurveClientSetup)] = []
+        for service in services {
+            // Each service's key pair, made here in its data folder, where it loads it on start:
+            // its public half is known before the process runs, with nothing to wait for.
+            let serverKey = try Keyring.ownKeyPair(of: service, dataDirectory: dataDirectory).publicKey
+            let requests = "tcp://127.0.0.1:\(try freePort())"
+            environment["\(service.environmentPrefix)_ENDPOINT"] = requests
+            environment["\(service.environmentPrefix)_EVENTS"] = "tcp://127.0.0.1:\(try freePort())"
+            served.append((service, requests, CurveClientSetup(serverKey: serverKey, keyPair: try CurveKeyPair.generate())))
+        }
+        for peer in SousService.allCases where !services.contains(peer) { environment["\(peer.environmentPrefix)_ENDPOINT"] = "tcp://127.0.0.1:9" }
         environment.merge(extra) { _, given in given }
         process.environment = environment
         try process.run()
-        let started = ServiceProcess(
-            process: process, endpoint: requests, setup: CurveClientSetup(serverKey: serverKey, keyPair: try CurveKeyPair.generate()))
-        let client = ServiceClient<AnyService>(
-            endpoint: requests, options: .init(timeout: .seconds(1), retries: 0), curve: started.curve, name: service.rawValue)
-        for _ in 0..<60 {
-            if (try? client.callBlocking(CommonAPI.health, Empty())) != nil { return started }
+        let started = ServiceProcess(process: process, endpoint: served[0].endpoint, setup: served[0].setup)
+        for (service, endpoint, setup) in served {
+            let client = ServiceClient<AnyService>(
+                endpoint: endpoint, options: .init(timeout: .seconds(1), retries: 0), curve: { setup }, name: service.rawValue)
+            guard (0..<60).contains(where: { _ in (try? client.callBlocking(CommonAPI.health, Empty())) != nil }) else {
+                started.stop()
+                throw ServiceError.unavailable("sous-\(service.rawValue) did not become healthy")
+            }
         }
-        started.stop()
-        throw ServiceError.unavailable("sous-\(service.rawValue) did not become healthy")
+        return started
     }
 
     func state(_ label: String) -> String {

@@ -67,6 +67,15 @@ struct ThroughputBenchmark: AsyncParsableCommand {
                     + "\(String(format: "%.1f", Double(memory.proportional) / 1024)) | \(String(format: "%.1f", Double(memory.unshared) / 1024)) |")
         }
         print("| all five | | \(String(format: "%.1f", Double(total) / 1024)) | |")
+
+        // `sous-server all`: the five in one process (measured alone: the five above stopped).
+        for process in together { process.stop() }
+        let all = try ServiceProcess.startAll(dataDirectory: "\(root)/all")
+        defer { all.stop() }
+        let memory = ProcessMemory.read(pid: all.pid)
+        print(
+            "| `sous-server all`, the five in one process | \(String(format: "%.1f", Double(memory.rss) / 1024)) | "
+                + "\(String(format: "%.1f", Double(memory.proportional) / 1024)) | \(String(format: "%.1f", Double(memory.unshared) / 1024)) |")
     }
 
     // MARK: Concurrent clients

@@ -10,13 +10,57 @@ import TrackerMain
 // `sous-server`: the five services in one executable. Started through a link named after a
 // service (`sous-catalog serve`) it is that service; `sous-server catalog serve` is the same.
 // Five services on one host then map one file: the code they share (the runtime, the database
-// layers, the Swift libraries) is in memory once, not once per service.
+// layers, the Swift libraries) is in memory once, not once per service. `sous-server all` runs
+// the five in one process.
+
+typealias ServiceCommand = AsyncParsableCommand & ServiceExecutable
+
+let services: [any ServiceCommand.Type] = [
+    CatalogCommand.self, PlannerCommand.self, GroceriesCommand.self, TrackerCommand.self, NotifierCommand.self,
+]
 
 /// Each service's command, by the name its link has.
-let commands: [String: any (AsyncParsableCommand & ServiceExecutable).Type] = Dictionary(
-    uniqueKeysWithValues: [CatalogCommand.self, PlannerCommand.self, GroceriesCommand.self, TrackerCommand.self, NotifierCommand.self]
-        .map { ("sous-\($0.service.rawValue)", $0) })
+let commands: [String: any ServiceCommand.Type] = Dictionary(uniqueKeysWithValues: services.map { ("sous-\($0.service.rawValue)", $0) })
 
+/// `sous-server all`: the five services in this one process, each on the endpoints it would
+/// bind alone. For a small machine: one process to supervise, and the memory of one.
+struct AllServices: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sous-server all",
+        abstract: "Run the five services in this one process, each on its own endpoints, until SIGTERM or SIGINT.",
+        discussion: """
+            Each service reads its settings from the environment as when it runs alone (SOUS_<NAME>_BIND, \
+            SOUS_<NAME>_EVENTS_BIND, SOUS_<NAME>_ENDPOINT, SOUS_DATABASE_URL, …) and keeps its own database; \
+            they still call each other over ZeroMQ. One process is one failure domain: a crash stops all five.
+            """,
+        version: SousVersion.current
+    )
+
+    @Option(help: "Folder for the five SQLite databases and key files (env SOUS_DATA_DIR, default ./data).")
+    var dataDir: String?
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical (env SOUS_LOG_LEVEL).")
+    var logLevel: String?
+
+    func run() async throws {
+        let flags = (dataDir.map { ["--data-dir", $0] } ?? []) + (logLevel.map { ["--log-level", $0] } ?? [])
+        let options = try ServiceOptions.parse(flags)
+        var hosts: [ServiceHost] = []
+        for command in services {
+            let configuration = try options.configuration(for: command.service)
+            SousLogging.bootstrap(level: configuration.logLevel)
+            hosts.append(try command.host(for: configuration))
+        }
+        // Each host stops on SIGTERM or SIGINT as when it runs alone; one that fails stops the rest.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for host in hosts { group.addTask { try await host.run() } }
+            try await group.waitForAll()
+        }
+    }
+}
+
+/// Runs `command` as the root command (through a generic, so that its `async` entry point is the
+/// one called, not ParsableCommand's synchronous one).
 func run<Command: AsyncParsableCommand>(_ command: Command.Type, arguments: [String]?) async {
     await command.main(arguments)
 }
@@ -27,16 +71,19 @@ if let command = commands[calledAs] {
     await run(command, arguments: nil)
 } else if arguments.count > 1, let command = commands["sous-\(arguments[1])"] {
     await run(command, arguments: Array(arguments.dropFirst(2)))
+} else if arguments.count > 1, arguments[1] == "all" {
+    await run(AllServices.self, arguments: Array(arguments.dropFirst(2)))
 } else {
-    let services = SousService.allCases.map(\.rawValue)
+    let names = SousService.allCases.map(\.rawValue)
     let usage = """
         OVERVIEW: The Sous services in one executable (version \(SousVersion.current)).
 
         USAGE: sous-server <service> [<subcommand>] [<options>]
-               sous-<service> [<subcommand>] [<options>]    (a link to sous-server, as deploy/link-services.sh makes)
-               sous-server --services                       (the services, one per line)
+               sous-<service> [<subcommand>] [<options>]   a link to sous-server (deploy/link-services.sh makes them)
+               sous-server all [<options>]                  the five in this one process (see 'sous-server all --help')
+               sous-server --services                       the services, one per line
 
-        SERVICES: \(services.joined(separator: ", "))
+        SERVICES: \(names.joined(separator: ", "))
 
         See 'sous-server <service> --help' for a service's subcommands and options.
 
@@ -47,11 +94,12 @@ if let command = commands[calledAs] {
         exit(0)
     }
     if arguments.count > 1, arguments[1] == "--services" {
-        print(services.joined(separator: "\n"))
+        print(names.joined(separator: "\n"))
         exit(0)
     }
     if !asked && arguments.count > 1 {
-        FileHandle.standardError.write(Data("Error: no service named \"\(arguments[1])\" (one of: \(services.joined(separator: ", ")))\n\n".utf8))
+        FileHandle.standardError.write(
+            Data("Error: no service named \"\(arguments[1])\" (one of: \(names.joined(separator: ", ")), or all)\n\n".utf8))
     }
     FileHandle.standardError.write(Data(usage.utf8))
     exit(asked ? 0 : 64)

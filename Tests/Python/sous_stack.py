@@ -104,6 +104,10 @@ class Stack:
     def log(self, service: str) -> Path:
         return self.work / f"{service}.log"
 
+    def process(self, service: str) -> subprocess.Popen:
+        """The process serving `service`."""
+        return self.processes[service]
+
     def data_dir(self, service: str) -> Path:
         return self.work / service
 
@@ -122,7 +126,7 @@ class Stack:
         give_up_at = time.monotonic() + STARTUP_SECONDS
         problem = "no attempt"
         while time.monotonic() < give_up_at:
-            process = self.processes[service]
+            process = self.process(service)
             if process.poll() is not None:
                 pytest.fail(f"sous-{service} exited with {process.returncode} while starting:\n{log_tail(self.log(service))}")
             if not (self.keys / f"{service}.pub").exists():
