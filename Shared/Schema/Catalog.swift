@@ -789,20 +789,20 @@ public enum CatalogAPI {
     public static let getRecipe = Method<Catalog, RecipeLookup, RecipeDetail>.read("recipes.get", .user, lane: .quick)
     /// A recipe's photo; notFound (field `id`) for a recipe without one.
     public static let photo = Method<Catalog, RecipeID, RecipePhoto>.read("recipes.photo", .user)
-    public static let createRecipe = Method<Catalog, RecipeDraft, RecipeDetail>.write("recipes.create", .user)
-    public static let editRecipe = Method<Catalog, RecipeEdit, RecipeDetail>.write("recipes.edit", .user)
-    public static let deleteRecipe = Method<Catalog, RecipeID, Empty>.write("recipes.delete", .user)
+    public static let createRecipe = Method<Catalog, RecipeDraft, RecipeDetail>.write("recipes.create", .user, keyCheck: .atCommit)
+    public static let editRecipe = Method<Catalog, RecipeEdit, RecipeDetail>.write("recipes.edit", .user, keyCheck: .atCommit)
+    public static let deleteRecipe = Method<Catalog, RecipeID, Empty>.write("recipes.delete", .user, keyCheck: .atCommit)
     public static let myRecipes = Method<Catalog, Empty, RecipeList>.read("recipes.mine", .user)
 
-    public static let favorite = Method<Catalog, RecipeID, Empty>.write("recipes.favorite", .user)
-    public static let unfavorite = Method<Catalog, RecipeID, Empty>.write("recipes.unfavorite", .user)
+    public static let favorite = Method<Catalog, RecipeID, Empty>.write("recipes.favorite", .user, keyCheck: .atCommit)
+    public static let unfavorite = Method<Catalog, RecipeID, Empty>.write("recipes.unfavorite", .user, keyCheck: .atCommit)
     public static let favorites = Method<Catalog, Empty, RecipeList>.read("recipes.favorites", .user)
 
-    public static let share = Method<Catalog, RecipeID, RecipeSummary>.write("recipes.share", .user)
+    public static let share = Method<Catalog, RecipeID, RecipeSummary>.write("recipes.share", .user, keyCheck: .atCommit)
     /// schema.org JSON-LD recipes into the caller's own; all of them or none.
     public static let importRecipes = Method<Catalog, RecipeImport, RecipeImportReport>.write("recipes.import", .user, lane: .heavy)
     public static let community = Method<Catalog, RecipeSearch, CommunityPage>.read("recipes.community", .user, lane: .heavy)
-    public static let saveCommunity = Method<Catalog, RecipeID, RecipeDetail>.write("recipes.save", .user)
+    public static let saveCommunity = Method<Catalog, RecipeID, RecipeDetail>.write("recipes.save", .user, keyCheck: .atCommit)
 
     public static let changes = Method<Catalog, ChangesSince, CatalogChanges>.read("catalog.changes", .user, activity: false)
     /// Operator method: reloads the shipped seed data (built-in ingredients and recipes).

@@ -448,17 +448,17 @@ public enum CoeliacTopics {
 
 /// The coeliac diary's methods, served by the tracker. Every method acts for the header's user.
 public enum CoeliacAPI {
-    public static let addEntry = Method<Tracker, JournalEntryDraft, JournalEntry>.write("journal.add", .user)
+    public static let addEntry = Method<Tracker, JournalEntryDraft, JournalEntry>.write("journal.add", .user, keyCheck: .atCommit)
     public static let listEntries = Method<Tracker, JournalQuery, JournalList>.read("journal.list", .user)
     /// One entry with its photo.
     public static let getEntry = Method<Tracker, JournalEntryID, JournalEntryDetail>.read("journal.get", .user)
-    public static let editEntry = Method<Tracker, JournalEdit, JournalEntry>.write("journal.edit", .user)
-    public static let deleteEntry = Method<Tracker, JournalEntryID, Empty>.write("journal.delete", .user)
+    public static let editEntry = Method<Tracker, JournalEdit, JournalEntry>.write("journal.edit", .user, keyCheck: .atCommit)
+    public static let deleteEntry = Method<Tracker, JournalEntryID, Empty>.write("journal.delete", .user, keyCheck: .atCommit)
 
-    public static let predict = Method<Tracker, GlutenPredictionRequest, GlutenDay>.write("gluten.predict", .user)
-    public static let recordResult = Method<Tracker, GlutenResultRequest, GlutenResultRecorded>.write("gluten.result", .user)
+    public static let predict = Method<Tracker, GlutenPredictionRequest, GlutenDay>.write("gluten.predict", .user, keyCheck: .atCommit)
+    public static let recordResult = Method<Tracker, GlutenResultRequest, GlutenResultRecorded>.write("gluten.result", .user, keyCheck: .atCommit)
     /// Withdraws the day's result, keeping its prediction; notFound when it has none.
-    public static let deleteResult = Method<Tracker, GlutenResultRemoval, GlutenDay>.write("gluten.deleteResult", .user)
+    public static let deleteResult = Method<Tracker, GlutenResultRemoval, GlutenDay>.write("gluten.deleteResult", .user, keyCheck: .atCommit)
     public static let stats = Method<Tracker, Empty, GlutenStats>.read("gluten.stats", .user)
     public static let calendar = Method<Tracker, GlutenCalendarRequest, GlutenCalendar>.read("gluten.calendar", .user)
 }

@@ -555,21 +555,21 @@ extension TrackerAPI {
     public static let drinks = Method<Tracker, DayRequest, DrinkCounts>.read("drinks.get", .user)
 
     public static let goals = Method<Tracker, DayRequest, GoalsInForce>.read("goals.get", .user)
-    public static let setGoals = Method<Tracker, GoalsChange, GoalsInForce>.write("goals.set", .user)
+    public static let setGoals = Method<Tracker, GoalsChange, GoalsInForce>.write("goals.set", .user, keyCheck: .atCommit)
     public static let presets = Method<Tracker, Empty, GoalPresets>.read("goals.presets", .user)
 
-    public static let createFood = Method<Tracker, SavedFoodDraft, SavedFood>.write("foods.create", .user)
-    public static let editFood = Method<Tracker, SavedFoodEdit, SavedFood>.write("foods.edit", .user)
-    public static let deleteFood = Method<Tracker, EntryID, Empty>.write("foods.delete", .user)
+    public static let createFood = Method<Tracker, SavedFoodDraft, SavedFood>.write("foods.create", .user, keyCheck: .atCommit)
+    public static let editFood = Method<Tracker, SavedFoodEdit, SavedFood>.write("foods.edit", .user, keyCheck: .atCommit)
+    public static let deleteFood = Method<Tracker, EntryID, Empty>.write("foods.delete", .user, keyCheck: .atCommit)
     public static let listFoods = Method<Tracker, SavedFoodFilter, SavedFoodList>.read("foods.list", .user)
-    public static let logFood = Method<Tracker, SavedFoodLog, DiaryEntry>.write("foods.log", .user)
+    public static let logFood = Method<Tracker, SavedFoodLog, DiaryEntry>.write("foods.log", .user, keyCheck: .atCommit)
 
     /// A product by barcode: badRequest `code` for a malformed code, notFound for an unknown one.
     public static let product = Method<Tracker, BarcodeLookup, Product>.read("products.get", .user)
     public static let importProducts = Method<Tracker, ProductImport, ProductImportResult>.write("products.import", .operator)
     /// A product of the caller's own (a barcode the shared table lacks, or their own reading of
     /// one): only they see it, ahead of the shared one; it never replaces anyone else's.
-    public static let addProduct = Method<Tracker, Product, Product>.write("products.add", .user)
+    public static let addProduct = Method<Tracker, Product, Product>.write("products.add", .user, keyCheck: .atCommit)
 }
 
 extension TrackerTopics {

@@ -179,7 +179,7 @@ public enum TrackerTopics {
 
 public enum TrackerAPI {
     /// Logs servings of a recipe with the catalog's nutrition per serving.
-    public static let logRecipeServing = Method<Tracker, RecipeServingLog, DiaryEntry>.write("diary.logRecipe", .user)
+    public static let logRecipeServing = Method<Tracker, RecipeServingLog, DiaryEntry>.write("diary.logRecipe", .user, keyCheck: .atCommit)
     /// Which meals of a day are logged and the energy against the goal.
     public static let diaryStatus = Method<Tracker, DiaryStatusRequest, DiaryStatus>.read("diary.status", .user, activity: false)
     /// `diary.status` of many users' days in one call; for Sous services only (the notifier),

@@ -76,7 +76,8 @@ public struct Method<Scope: MethodScope, Request: Codable & Sendable, Response: 
 public enum KeyCheck: Sendable {
     /// Before the handler runs, in a read of its own: a retry runs nothing. For handlers that
     /// change anything besides their own service's database (in-memory state such as the
-    /// sign-in throttle), which must not run again.
+    /// sign-in throttle), which must not run again, and for heavy ones (imports, a seed reload),
+    /// whose retry should not redo their work only to be rolled back.
     case beforeHandler
     /// Only by the write's own transaction, which stores the key and finds it taken: a retry
     /// runs the handler again up to its write, which is rolled back, and an attempt that fails

@@ -706,6 +706,30 @@ struct PersonalVersionTests {
             #expect(notFound?.code == .notFound, "an unshared recipe is invisible to others")
         }
     }
+
+    /// Checked at commit (docs/PROTOCOL.md, "Idempotency"): a retried recipe write is answered
+    /// as the first attempt and changes nothing, also where run anew it would apply again or fail.
+    @Test func aRetriedRecipeWriteIsAnsweredAsTheFirstAndAppliedOnce() async throws {
+        try await withCatalog { _, client in
+            let draft = RecipeDraft(name: "Ada's toast", summary: "Toast, once.")
+            let created = try await client.call(CatalogAPI.createRecipe, draft, user: "ada", idempotencyKey: "create")
+            #expect(try await client.call(CatalogAPI.createRecipe, draft, user: "ada", idempotencyKey: "create") == created)
+            #expect(try await client.call(CatalogAPI.myRecipes, Empty(), user: "ada").recipes.map(\.id) == [created.id], "a retry created it twice")
+
+            let soup = RecipeID(id: "tomato-lentil-soup")
+            _ = try await client.call(CatalogAPI.favorite, soup, user: "ada", idempotencyKey: "favorite")
+            _ = try await client.call(CatalogAPI.unfavorite, soup, user: "ada")
+            #expect(try await client.call(CatalogAPI.favorite, soup, user: "ada", idempotencyKey: "favorite") == Empty())
+            #expect(try await client.call(CatalogAPI.favorites, Empty(), user: "ada").recipes.isEmpty, "a retry favorited it again")
+
+            // Run anew, the retry would find no recipe to delete: it is answered as the first.
+            let delete = RecipeID(id: created.id)
+            #expect(try await client.call(CatalogAPI.deleteRecipe, delete, user: "ada", idempotencyKey: "delete") == Empty())
+            #expect(try await client.call(CatalogAPI.deleteRecipe, delete, user: "ada", idempotencyKey: "delete") == Empty())
+            let again = await #expect(throws: ServiceError.self) { try await client.call(CatalogAPI.deleteRecipe, delete, user: "ada") }
+            #expect(again?.code == .notFound, "a new request is run anew")
+        }
+    }
 }
 
 @Suite(.closesItsSockets)

@@ -198,3 +198,36 @@ struct SavedFoodTests {
         }
     }
 }
+
+/// The tracker's writes check their idempotency key at commit (docs/PROTOCOL.md, "Idempotency"):
+/// a retry runs up to its write, is rolled back and answered as the first attempt, also where
+/// run anew it would apply again or fail.
+@Suite(.closesItsSockets)
+struct TrackerRetryTests {
+    @Test func aRetriedWriteIsAnsweredAsTheFirstAndAppliedOnce() async throws {
+        try await withTracker { world in
+            let client = world.client
+            let draft = SavedFoodDraft(name: "Shake", grams: 300, per100g: Macros(kcal: 80, carbohydrates: 6, protein: 10, fat: 1.5))
+            let food = try await client.call(TrackerAPI.createFood, draft, user: "ada", idempotencyKey: "create")
+            #expect(try await client.call(TrackerAPI.createFood, draft, user: "ada", idempotencyKey: "create") == food)
+            #expect(try await world.call(TrackerAPI.listFoods, SavedFoodFilter()).foods.map(\.id) == [food.id], "a retry saved it twice")
+
+            let log = SavedFoodLog(id: food.id, date: localDate("2026-03-10"))
+            let entry = try await client.call(TrackerAPI.logFood, log, user: "ada", idempotencyKey: "log")
+            #expect(try await client.call(TrackerAPI.logFood, log, user: "ada", idempotencyKey: "log") == entry)
+            #expect(try await world.call(TrackerAPI.listEntries, DayRequest(date: localDate("2026-03-10"))).entries == [entry])
+
+            // Run anew, the retry would find nothing to delete: it is answered as the first.
+            let delete = EntryID(id: food.id)
+            #expect(try await client.call(TrackerAPI.deleteFood, delete, user: "ada", idempotencyKey: "delete") == Empty())
+            #expect(try await client.call(TrackerAPI.deleteFood, delete, user: "ada", idempotencyKey: "delete") == Empty())
+            #expect(await world.failure(TrackerAPI.deleteFood, delete)?.code == .notFound, "a new request is run anew")
+
+            let conflict = await #expect(throws: ServiceError.self) {
+                try await client.call(
+                    TrackerAPI.createFood, SavedFoodDraft(name: "Other", grams: 1, per100g: draft.per100g), user: "ada", idempotencyKey: "create")
+            }
+            #expect(conflict?.code == .conflict && conflict?.field == "header.idempotencyKey")
+        }
+    }
+}
