@@ -101,6 +101,7 @@ if let command = commands[calledAs] {
         FileHandle.standardError.write(
             Data("Error: no service named \"\(arguments[1])\" (one of: \(names.joined(separator: ", ")), or all)\n\n".utf8))
     }
-    FileHandle.standardError.write(Data(usage.utf8))
+    // Help that was asked for goes to standard output, as ArgumentParser's does.
+    FileHandle(fileDescriptor: asked ? 1 : 2).write(Data(usage.utf8))
     exit(asked ? 0 : 64)
 }
