@@ -244,6 +244,20 @@ wait_healthy() {
     done
 }
 
+# What the services' containers cost the host once healthy (a report, docs/BENCHMARKS.md cites
+# it): each one's resident pages (RSS), its share of pages mapped by several (PSS: they run one
+# executable from one image layer, whose code is then resident once) and the pages only it maps.
+report_memory() {
+    local service pid
+    printf '%-10s %8s %8s %8s\n' service "RSS KiB" "PSS KiB" "USS KiB"
+    for service in "$@"; do
+        pid="$("$DOCKER" inspect -f '{{.State.Pid}}' "$(container "$service")")"
+        awk -v s="$service" '/^Rss:/ { r = $2 } /^Pss:/ { p = $2 } /^Private_(Clean|Dirty):/ { u += $2 }
+            END { printf "%-10s %8d %8d %8d\n", s, r, p, u }' "/proc/$pid/smaps_rollup"
+    done | tee "$WORK/memory.txt"
+    awk '{ pss += $3 } END { printf "all of them: PSS %d KiB\n", pss }' "$WORK/memory.txt"
+}
+
 # The `sous` CLI, in a one-off container of the `cli` service (profile cli).
 sous() { compose run --rm -T cli "$@"; }
 
@@ -454,6 +468,9 @@ log "Check 2: the stack comes up (${active[*]}) with host networking"
 STACK_UP=1
 compose up -d --no-build --no-deps "${active[@]}"
 wait_healthy "${active[@]}"
+
+log "Memory of the healthy containers (a report; one sous-server executable for all of them)"
+report_memory "${active[@]}"
 
 log "Each container: non-root user, restart policy, its own named volume on /data, its SQLite file, its key pair (0600) and published key"
 check_containers sqlite "${active[@]}"
