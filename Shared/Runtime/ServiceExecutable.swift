@@ -1,11 +1,23 @@
 public import ArgumentParser
 
-/// What a service's executable tells the shared `serve` and `check` subcommands: which service
-/// it is and how to build it. `main` then only names the two and reads nothing else.
+/// What a service's command tells the shared `serve` and `check` subcommands: which service it
+/// is and how to build it. The command (`Services/<Name>/Main`, run by `sous-server`) then only
+/// names the two, with its own subcommands, and reads nothing else.
 public protocol ServiceExecutable {
     static var service: SousService { get }
     /// Builds the service (database, sockets, handlers) and returns the host to run.
     static func host(for configuration: ServiceConfiguration) throws -> ServiceHost
+}
+
+extension ServiceExecutable {
+    /// A service's command line: named `sous-<name>`, with the version, `serve` (the default)
+    /// and `check`, then the service's own subcommands.
+    public static func commandConfiguration(abstract: String, adding subcommands: [any ParsableCommand.Type] = []) -> CommandConfiguration {
+        CommandConfiguration(
+            commandName: "sous-\(service.rawValue)", abstract: abstract, version: SousVersion.current,
+            subcommands: [ServeCommand<Self>.self, CheckCommand<Self>.self] + subcommands, defaultSubcommand: ServeCommand<Self>.self
+        )
+    }
 }
 
 /// `sous-<name> serve`: runs the service until SIGTERM or SIGINT.

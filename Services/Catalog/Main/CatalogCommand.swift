@@ -7,13 +7,9 @@ import SousWire
 
 /// `sous-catalog` (a link to `sous-server`, which runs this command when started by that name).
 public struct CatalogCommand: AsyncParsableCommand, ServiceExecutable {
-    public static let configuration = CommandConfiguration(
-        commandName: "sous-catalog",
+    public static let configuration = commandConfiguration(
         abstract: "The Sous catalog service: ingredients, recipes, search, favorites and community recipes.",
-        version: SousVersion.current,
-        subcommands: [ServeCommand<Self>.self, CheckCommand<Self>.self, ImportUSDA.self],
-        defaultSubcommand: ServeCommand<Self>.self
-    )
+        adding: [ImportUSDA.self])
 
     public static let service = SousService.catalog
 

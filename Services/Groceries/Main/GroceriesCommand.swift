@@ -4,13 +4,8 @@ public import SousRuntime
 
 /// `sous-groceries` (a link to `sous-server`, which runs this command when started by that name).
 public struct GroceriesCommand: AsyncParsableCommand, ServiceExecutable {
-    public static let configuration = CommandConfiguration(
-        commandName: "sous-groceries",
-        abstract: "The Sous groceries service: the grocery list built from planned recipes, check-off and checkout.",
-        version: SousVersion.current,
-        subcommands: [ServeCommand<Self>.self, CheckCommand<Self>.self],
-        defaultSubcommand: ServeCommand<Self>.self
-    )
+    public static let configuration = commandConfiguration(
+        abstract: "The Sous groceries service: the grocery list built from planned recipes, check-off and checkout.")
 
     public static let service = SousService.groceries
 

@@ -4,13 +4,8 @@ public import SousRuntime
 
 /// `sous-notifier` (a link to `sous-server`, which runs this command when started by that name).
 public struct NotifierCommand: AsyncParsableCommand, ServiceExecutable {
-    public static let configuration = CommandConfiguration(
-        commandName: "sous-notifier",
-        abstract: "The Sous notifier: 19:00 reminders to log food, for active users, in their own time zone.",
-        version: SousVersion.current,
-        subcommands: [ServeCommand<Self>.self, CheckCommand<Self>.self],
-        defaultSubcommand: ServeCommand<Self>.self
-    )
+    public static let configuration = commandConfiguration(
+        abstract: "The Sous notifier: 19:00 reminders to log food, for active users, in their own time zone.")
 
     public static let service = SousService.notifier
 

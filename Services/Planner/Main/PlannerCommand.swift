@@ -7,13 +7,9 @@ import SousWire
 
 /// `sous-planner` (a link to `sous-server`, which runs this command when started by that name).
 public struct PlannerCommand: AsyncParsableCommand, ServiceExecutable {
-    public static let configuration = CommandConfiguration(
-        commandName: "sous-planner",
+    public static let configuration = commandConfiguration(
         abstract: "The Sous planner service: accounts, cooking profiles and the rolling 7-day meal plan.",
-        version: SousVersion.current,
-        subcommands: [ServeCommand<Self>.self, CheckCommand<Self>.self, OperatorCommand.self, AccountCommand.self],
-        defaultSubcommand: ServeCommand<Self>.self
-    )
+        adding: [OperatorCommand.self, AccountCommand.self])
 
     public static let service = SousService.planner
 

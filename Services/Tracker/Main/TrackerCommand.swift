@@ -4,13 +4,8 @@ import TrackerService
 
 /// `sous-tracker` (a link to `sous-server`, which runs this command when started by that name).
 public struct TrackerCommand: AsyncParsableCommand, ServiceExecutable {
-    public static let configuration = CommandConfiguration(
-        commandName: "sous-tracker",
-        abstract: "The Sous tracker service: food diary with macros and goals, water and coffee, saved foods, products by barcode, coeliac diary.",
-        version: SousVersion.current,
-        subcommands: [ServeCommand<Self>.self, CheckCommand<Self>.self],
-        defaultSubcommand: ServeCommand<Self>.self
-    )
+    public static let configuration = commandConfiguration(
+        abstract: "The Sous tracker service: food diary with macros and goals, water and coffee, saved foods, products by barcode, coeliac diary.")
 
     public static let service = SousService.tracker
 
