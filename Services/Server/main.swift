@@ -49,7 +49,12 @@ struct AllServices: AsyncParsableCommand {
         for command in services {
             let configuration = try options.configuration(for: command.service)
             SousLogging.bootstrap(level: configuration.logLevel)
-            hosts.append(try command.host(for: configuration))
+            do {
+                hosts.append(try command.host(for: configuration))
+            } catch {
+                // Five services share the output: say which one could not start (a port taken, …).
+                throw StartFailure(service: command.service, error: error)
+            }
         }
         // Each host stops on SIGTERM or SIGINT as when it runs alone; one that fails stops the rest.
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -57,6 +62,13 @@ struct AllServices: AsyncParsableCommand {
             try await group.waitForAll()
         }
     }
+}
+
+/// One of the services of `sous-server all` could not start (ArgumentParser prints it, exit 1).
+struct StartFailure: Error, CustomStringConvertible {
+    let service: SousService
+    let error: any Error
+    var description: String { "the \(service.rawValue) service could not start: \(error)" }
 }
 
 /// Runs `command` as the root command (through a generic, so that its `async` entry point is the

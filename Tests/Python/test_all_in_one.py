@@ -10,6 +10,7 @@ whole process cleanly.
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -74,3 +75,20 @@ def test_the_five_in_one_process_serve_and_call_each_other(one_process: OneProce
     assert summary["totals"]["kcal"] > 0, summary
     # The notifier heard the other services' activity events and scheduled a reminder.
     assert stack.sous_json("reminders", "next")["status"] == "scheduled"
+
+
+def test_a_service_that_cannot_start_is_named_and_stops_the_process(tmp_path):
+    stack = OneProcess(tmp_path)
+    requests = stack.endpoints["groceries"][0]
+    host, port = requests.removeprefix("tcp://").rsplit(":", 1)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind((host, int(port)))
+        taken.listen()
+        env = dict(stack.env, SOUS_DATA_DIR=str(tmp_path / "data"))
+        for service in SERVICES:
+            env[f"SOUS_{service.upper()}_BIND"], env[f"SOUS_{service.upper()}_EVENTS_BIND"] = stack.endpoints[service]
+        result = subprocess.run(
+            [str(stack.bin_dir / "sous-server"), "all"], env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60
+        )
+    assert result.returncode == 1, result
+    assert "the groceries service could not start" in result.stderr and port in result.stderr, result.stderr
