@@ -63,24 +63,20 @@ struct ProcessMemory {
     var unshared: Int = 0
 
     static func read(_ process: String = "self") -> ProcessMemory {
-        let status = (try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8)) ?? ""
-        func value(_ key: String) -> Int {
-            status.split(separator: "\n").first { $0.hasPrefix(key) }.flatMap {
-                Int($0.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "")
-            }
-                ?? 0
-        }
+        let status = Self.fields(of: "/proc/\(process)/status")
+        let rollup = Self.fields(of: "/proc/\(process)/smaps_rollup")
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task").count) ?? 0
-        let rollup = (try? String(contentsOfFile: "/proc/\(process)/smaps_rollup", encoding: .utf8)) ?? ""
-        func kibibytes(_ key: String) -> Int {
-            rollup.split(separator: "\n").first { $0.hasPrefix(key) }.flatMap {
-                Int($0.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "")
-            }
-                ?? 0
-        }
         return ProcessMemory(
-            rss: value("VmRSS:"), hwm: value("VmHWM:"), threads: threads, anonymous: value("RssAnon:"), fileBacked: value("RssFile:"),
-            proportional: kibibytes("Pss:"), unshared: kibibytes("Private_Clean:") + kibibytes("Private_Dirty:"))
+            rss: status("VmRSS:"), hwm: status("VmHWM:"), threads: threads, anonymous: status("RssAnon:"), fileBacked: status("RssFile:"),
+            proportional: rollup("Pss:"), unshared: rollup("Private_Clean:") + rollup("Private_Dirty:"))
+    }
+
+    /// The numbers of a `/proc` file of `Key:   value kB` lines, by key (0 for a key it lacks).
+    private static func fields(of path: String) -> (String) -> Int {
+        let lines = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
+        return { key in
+            lines.first { $0.hasPrefix(key) }.flatMap { Int($0.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "") } ?? 0
+        }
     }
 
     static func read(pid: Int32) -> ProcessMemory { read("\(pid)") }

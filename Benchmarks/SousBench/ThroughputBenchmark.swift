@@ -58,24 +58,24 @@ struct ThroughputBenchmark: AsyncParsableCommand {
             try ServiceProcess.start(service, dataDirectory: "\(root)/together-\(service.rawValue)")
         }
         defer { for process in together { process.stop() } }
+        /// KiB in MiB, one decimal.
+        func mebibytes(_ kibibytes: Int) -> String { String(format: "%.1f", Double(kibibytes) / 1024) }
+        func sharingRow(_ name: String, _ memory: ProcessMemory) {
+            print("| \(name) | \(mebibytes(memory.rss)) | \(mebibytes(memory.proportional)) | \(mebibytes(memory.unshared)) |")
+        }
         var total = 0
         for (service, process) in zip(SousService.allCases, together) {
             let memory = ProcessMemory.read(pid: process.pid)
             total += memory.proportional
-            print(
-                "| sous-\(service.rawValue) | \(String(format: "%.1f", Double(memory.rss) / 1024)) | "
-                    + "\(String(format: "%.1f", Double(memory.proportional) / 1024)) | \(String(format: "%.1f", Double(memory.unshared) / 1024)) |")
+            sharingRow("sous-\(service.rawValue)", memory)
         }
-        print("| all five | | \(String(format: "%.1f", Double(total) / 1024)) | |")
+        print("| all five | | \(mebibytes(total)) | |")
 
         // `sous-server all`: the five in one process (measured alone: the five above stopped).
         for process in together { process.stop() }
         let all = try ServiceProcess.startAll(dataDirectory: "\(root)/all")
         defer { all.stop() }
-        let memory = ProcessMemory.read(pid: all.pid)
-        print(
-            "| `sous-server all`, the five in one process | \(String(format: "%.1f", Double(memory.rss) / 1024)) | "
-                + "\(String(format: "%.1f", Double(memory.proportional) / 1024)) | \(String(format: "%.1f", Double(memory.unshared) / 1024)) |")
+        sharingRow("`sous-server all`, the five in one process", ProcessMemory.read(pid: all.pid))
     }
 
     // MARK: Concurrent clients

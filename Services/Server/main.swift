@@ -36,15 +36,9 @@ struct AllServices: AsyncParsableCommand {
         version: SousVersion.current
     )
 
-    @Option(help: "Folder for the five SQLite databases and key files (env SOUS_DATA_DIR, default ./data).")
-    var dataDir: String?
-
-    @Option(help: "trace, debug, info, notice, warning, error or critical (env SOUS_LOG_LEVEL).")
-    var logLevel: String?
+    @OptionGroup var options: SharedServiceOptions
 
     func run() async throws {
-        let flags = (dataDir.map { ["--data-dir", $0] } ?? []) + (logLevel.map { ["--log-level", $0] } ?? [])
-        let options = try ServiceOptions.parse(flags)
         var hosts: [ServiceHost] = []
         for command in services {
             let configuration = try options.configuration(for: command.service)

@@ -10,6 +10,24 @@ public struct ServiceOptions: ParsableArguments, Sendable {
     @Option(help: "Endpoint the event socket binds (env SOUS_<NAME>_EVENTS_BIND).")
     public var eventsBind: String?
 
+    @OptionGroup public var shared: SharedServiceOptions
+
+    public init() {}
+
+    /// Environment first, then these flags on top.
+    public func configuration(
+        for service: SousService, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> ServiceConfiguration {
+        var configuration = try shared.configuration(for: service, environment: environment)
+        if let bind { configuration.bind = bind }
+        if let eventsBind { configuration.eventsBind = eventsBind }
+        return configuration
+    }
+}
+
+/// The flags that apply to every service of one process alike (`sous-server all` takes these
+/// alone: each service binds its own endpoints from the environment).
+public struct SharedServiceOptions: ParsableArguments, Sendable {
     @Option(help: "Folder for the SQLite database (env SOUS_DATA_DIR, default ./data).")
     public var dataDir: String?
 
@@ -23,8 +41,6 @@ public struct ServiceOptions: ParsableArguments, Sendable {
         for service: SousService, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> ServiceConfiguration {
         var configuration = try ServiceConfiguration.fromEnvironment(service, environment: environment)
-        if let bind { configuration.bind = bind }
-        if let eventsBind { configuration.eventsBind = eventsBind }
         if let dataDir { configuration.dataDirectory = dataDir }
         if let logLevel {
             guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {

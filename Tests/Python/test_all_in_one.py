@@ -26,15 +26,17 @@ from test_journey import Journey  # noqa: E402
 class OneProcess(Journey):
     """The five services as one `sous-server all` process, with one data folder and one log."""
 
-    def start_all_in_one(self) -> None:
+    def all_in_one_env(self) -> dict:
+        """One data folder; each service binds the endpoints the stack gave it."""
         env = dict(self.env, SOUS_DATA_DIR=str(self.work / "data"))
         for service in SERVICES:
-            requests, events = self.endpoints[service]
-            env[f"SOUS_{service.upper()}_BIND"] = requests
-            env[f"SOUS_{service.upper()}_EVENTS_BIND"] = events
+            env[f"SOUS_{service.upper()}_BIND"], env[f"SOUS_{service.upper()}_EVENTS_BIND"] = self.endpoints[service]
+        return env
+
+    def start_all_in_one(self) -> None:
         with open(self.log("all"), "ab") as log_file:
             self.processes["all"] = subprocess.Popen(
-                [str(self.bin_dir / "sous-server"), "all"], env=env, stdin=subprocess.DEVNULL, stdout=log_file,
+                [str(self.bin_dir / "sous-server"), "all"], env=self.all_in_one_env(), stdin=subprocess.DEVNULL, stdout=log_file,
                 stderr=subprocess.STDOUT, cwd=self.work,
             )
 
@@ -84,11 +86,9 @@ def test_a_service_that_cannot_start_is_named_and_stops_the_process(tmp_path):
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
         taken.bind((host, int(port)))
         taken.listen()
-        env = dict(stack.env, SOUS_DATA_DIR=str(tmp_path / "data"))
-        for service in SERVICES:
-            env[f"SOUS_{service.upper()}_BIND"], env[f"SOUS_{service.upper()}_EVENTS_BIND"] = stack.endpoints[service]
         result = subprocess.run(
-            [str(stack.bin_dir / "sous-server"), "all"], env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60
+            [str(stack.bin_dir / "sous-server"), "all"], env=stack.all_in_one_env(), stdin=subprocess.DEVNULL, capture_output=True,
+            text=True, timeout=60,
         )
     assert result.returncode == 1, result
     assert "the groceries service could not start" in result.stderr and port in result.stderr, result.stderr
