@@ -12,6 +12,11 @@ import ZeroMQ
 /// TCP): the socket is then replaced and every waiting request sent again on the new one.
 /// However many calls wait, the client uses one thread.
 ///
+/// A call whose first attempt was sent from its caller's thread on a socket of the client's
+/// ``SocketPool`` (``ServiceClient/send(_:waitingHereFor:)``) and not answered there in time is
+/// handed over here with that socket (``adopt(_:)``): the loop waits on it for the reply, and
+/// makes any further attempt on its own socket.
+///
 /// With several replicas (``Replicas``) the socket queues a request only on a connection that
 /// is up, so a request made before any is (the first call, or every replica down for a moment)
 /// is held here and sent as soon as the socket can take it, within its attempt's time.
@@ -27,6 +32,8 @@ final class ClientLoop: @unchecked Sendable {
 
     private struct Inbox {
         var calls: [Call] = []
+        /// Calls whose first attempt is out on a socket of the pool.
+        var adopted: [Pending] = []
         /// Calls whose callers' tasks were cancelled.
         var cancelled: [UUID] = []
         var stopping = false
@@ -38,25 +45,22 @@ final class ClientLoop: @unchecked Sendable {
     private let context: ZMQContext
     private let makeID: @Sendable () -> String
     private let curve: CurveClientSetup?
+    private let pool: SocketPool
 
     // Shared with callers.
     private let inbox = Mutex(Inbox())
     private let wakeSender: Mutex<ZMQSocket?>
     private let wakeEndpoint: String
 
-    // Owned by the loop thread.
-    private struct Pending {
+    /// A call waiting for its reply.
+    struct Pending {
         let call: Call
-        var id: String
-        var frames: [ZMQFrame]
-        var attemptsLeft: Int
-        var sentAt: ContinuousClock.Instant
-        var attemptDeadline: ContinuousClock.Instant
-        let callDeadline: ContinuousClock.Instant?
-        let idempotencyKey: String?
-        var lastProblem: String
+        var attempts: CallAttempts
+        /// The pool's socket the attempt went out on, or nil for the loop's own.
+        var socket: ZMQSocket?
     }
 
+    // Owned by the loop thread.
     private var pending: [String: Pending] = [:]
     /// Ids of pending attempts the socket could not take yet, oldest first.
     private var unsent: [String] = []
@@ -65,10 +69,11 @@ final class ClientLoop: @unchecked Sendable {
     private var sentSinceRead = false
 
     init(
-        service: String, endpoint: String, options: ClientOptions, curve: CurveClientSetup?, context: ZMQContext,
+        service: String, endpoint: String, options: ClientOptions, curve: CurveClientSetup?, context: ZMQContext, pool: SocketPool,
         makeID: @escaping @Sendable () -> String
     ) throws(ZMQError) {
         self.service = service
+        self.pool = pool
         self.curve = curve
         self.endpoint = endpoint
         self.options = options
@@ -117,6 +122,28 @@ final class ClientLoop: @unchecked Sendable {
         wake()
     }
 
+    /// Takes over a call whose first attempt is out on `pending.socket`; its completion is
+    /// resumed exactly once.
+    func adopt(_ pending: Pending) {
+        guard !Task.isCancelled else {
+            // Its reply may still come on the pool's socket: whoever borrows it next skips it.
+            if let socket = pending.socket { pool.giveBack(socket) }
+            pending.call.completion.resume(returning: .failure(.unavailable("the call to \(service) was cancelled before it was answered")))
+            return
+        }
+        let accepted = inbox.withLock { inbox -> Bool in
+            guard !inbox.stopping else { return false }
+            inbox.adopted.append(pending)
+            return true
+        }
+        guard accepted else {
+            if let socket = pending.socket { pool.discard(socket) }
+            pending.call.completion.resume(returning: .failure(.unavailable("the \(service) client was closed")))
+            return
+        }
+        wake()
+    }
+
     /// Gives up the call `token` names, if it is still waiting: it fails with `unavailable` at
     /// once, and a reply that comes later is dropped.
     func cancel(_ token: UUID) {
@@ -141,7 +168,14 @@ final class ClientLoop: @unchecked Sendable {
     private func run(wake: ZMQSocket, dealer initial: ZMQSocket) {
         var dealer = initial
         defer {
-            for entry in pending.values { entry.call.completion.resume(returning: .failure(.unavailable("the \(service) client was closed"))) }
+            let left = inbox.withLock { inbox in
+                defer { inbox.adopted = [] }
+                return inbox.adopted
+            }
+            for entry in Array(pending.values) + left {
+                if let socket = entry.socket { pool.discard(socket) }
+                entry.call.completion.resume(returning: .failure(.unavailable("the \(service) client was closed")))
+            }
             pending = [:]
             dealer.close()
             wake.close()
@@ -160,10 +194,12 @@ final class ClientLoop: @unchecked Sendable {
                 let taken = inbox.withLock { inbox in
                     defer {
                         inbox.calls = []
+                        inbox.adopted = []
                         inbox.cancelled = []
                     }
                     return inbox
                 }
+                for entry in taken.adopted { pending[entry.attempts.id] = entry }
                 for call in taken.calls { start(call, on: dealer) }
                 // After starting: a call cancelled right after it was handed over is found.
                 for token in taken.cancelled { abandon(token) }
@@ -171,6 +207,7 @@ final class ClientLoop: @unchecked Sendable {
             }
             sentSinceRead = false
             guard readReplies(dealer) else { return }
+            guard readAdoptedReplies() else { return }
             if !unsent.isEmpty { sendUnsent(on: dealer) }
             if expireAttempts(on: dealer) {
                 // No reply since the expired attempt was sent: the connection may be dead. A new
@@ -179,17 +216,19 @@ final class ClientLoop: @unchecked Sendable {
                     dealer.close()
                     dealer = fresh
                     unsent = []
-                    for id in pending.keys.sorted() { resend(id, on: dealer) }
+                    for (id, entry) in pending.sorted(by: { $0.key < $1.key }) where entry.socket == nil { resend(id, on: dealer) }
                 }
             }
             if sentSinceRead {
                 guard readReplies(dealer) else { return }
             }
             let now = ContinuousClock.now
-            let nextDeadline = pending.values.map(\.attemptDeadline).min()
+            let nextDeadline = pending.values.map(\.attempts.attemptDeadline).min()
             let timeout = nextDeadline.map { max($0 - now, .zero) } ?? .seconds(1)
             do {
-                let descriptors = [try wake.eventDescriptor(), try dealer.eventDescriptor()]
+                // The pool's sockets were read to EAGAIN above (readAdoptedReplies).
+                let adopted = try pending.values.compactMap(\.socket).map { socket throws(ZMQError) in try socket.eventDescriptor() }
+                let descriptors = [try wake.eventDescriptor(), try dealer.eventDescriptor()] + adopted
                 wakeSignalled = try ZMQPoller.wait(descriptors, timeout: min(timeout, .seconds(1)))[0]
             } catch {
                 if error.isTerminated { return }
@@ -199,43 +238,25 @@ final class ClientLoop: @unchecked Sendable {
     }
 
     private func start(_ call: Call, on dealer: ZMQSocket) {
-        let attempt = call.attempt
-        let configured = min(max(attempt.timeout ?? options.timeout, .milliseconds(1)), ClientAttempt.longestAttempt)
-        let entry = Pending(
-            call: call, id: "", frames: [], attemptsLeft: 1 + min(max(options.retries, 0), 10), sentAt: .now, attemptDeadline: .now,
-            callDeadline: attempt.deadline, idempotencyKey: attempt.isWrite ? (attempt.idempotencyKey ?? UUID().uuidString) : nil,
-            lastProblem: "no time was left to send it"
-        )
-        launch(entry, configured: configured, on: dealer)
+        launch(Pending(call: call, attempts: CallAttempts(call.attempt, options: options)), on: dealer)
     }
 
-    /// Sends the next attempt of `entry` under a new id, or fails the call if none is left.
-    private func launch(_ entry: Pending, configured: Duration, on dealer: ZMQSocket) {
+    /// Sends the next attempt of `entry` under a new id on the loop's socket, or fails the call
+    /// if none is left.
+    private func launch(_ entry: Pending, on dealer: ZMQSocket) {
         var entry = entry
-        let now = ContinuousClock.now
-        var attemptTimeout = configured
-        if let callDeadline = entry.callDeadline { attemptTimeout = min(attemptTimeout, callDeadline - now) }
-        guard entry.attemptsLeft > 0, attemptTimeout >= .milliseconds(1) else {
-            fail(entry)
-            return
-        }
-        entry.attemptsLeft -= 1
-        entry.id = makeID()
-        let deadline = Int64((Date().timeIntervalSince1970 + ClientAttempt.seconds(attemptTimeout)) * 1000)
-        let header = RequestHeader(
-            method: entry.call.attempt.method, id: entry.id, session: entry.call.attempt.session, onBehalfOf: entry.call.attempt.onBehalfOf,
-            deadline: deadline, idempotencyKey: entry.idempotencyKey
-        )
+        entry.socket = nil
         do {
-            entry.frames = try Envelope.requestFrames(header, body: entry.call.attempt.body)
+            guard try entry.attempts.next(id: makeID()) else {
+                entry.call.completion.resume(returning: .failure(entry.attempts.failure(service: service, endpoint: endpoint, options: options)))
+                return
+            }
         } catch {
-            entry.call.completion.resume(returning: .failure(.internal("request header could not be encoded: \(error)")))
+            entry.call.completion.resume(returning: .failure(error))
             return
         }
-        entry.sentAt = now
-        entry.attemptDeadline = now + attemptTimeout
-        pending[entry.id] = entry
-        resend(entry.id, on: dealer)
+        pending[entry.attempts.id] = entry
+        resend(entry.attempts.id, on: dealer)
     }
 
     /// Sends the attempt `id`, or keeps it for when the socket can take it; false in that case.
@@ -243,14 +264,14 @@ final class ClientLoop: @unchecked Sendable {
     private func resend(_ id: String, on dealer: ZMQSocket) -> Bool {
         guard let entry = pending[id] else { return true }
         do {
-            if try dealer.send(multipart: entry.frames, dontWait: true) {
+            if try dealer.send(multipart: entry.attempts.frames, dontWait: true) {
                 sentSinceRead = true
                 return true
             }
             if !unsent.contains(id) { unsent.append(id) }
             return false
         } catch {
-            pending[id]?.lastProblem = "\(error)"
+            pending[id]?.attempts.lastProblem = "\(error)"
             return true
         }
     }
@@ -277,30 +298,59 @@ final class ClientLoop: @unchecked Sendable {
             lastReplyAt = .now
             guard let reply = try? Envelope.parseReply(frames) else { continue }
             // A reply to an abandoned attempt has no entry any more: dropped.
-            guard let entry = pending.removeValue(forKey: reply.header.id) else { continue }
+            guard let entry = pending[reply.header.id], entry.socket == nil else { continue }
+            pending[reply.header.id] = nil
             entry.call.completion.resume(returning: .success(reply))
         }
+    }
+
+    /// Reads every reply waiting on the pool's sockets the loop holds; a socket whose reply
+    /// came goes back to the pool. False once the context is terminated.
+    private func readAdoptedReplies() -> Bool {
+        for (id, entry) in pending {
+            guard let socket = entry.socket else { continue }
+            while true {
+                let frames: [ZMQFrame]
+                do {
+                    frames = try socket.receiveMultipart(dontWait: true)
+                } catch {
+                    if error.isTerminated { return false }
+                    break
+                }
+                // A reply to an earlier attempt on this socket (its caller gave up) is dropped.
+                guard let reply = try? Envelope.parseReply(frames), reply.header.id == id else { continue }
+                pending[id] = nil
+                pool.giveBack(socket)
+                entry.call.completion.resume(returning: .success(reply))
+                break
+            }
+        }
+        return true
     }
 
     /// Retries or fails the attempts whose time is up; true when the socket looks dead.
     private func expireAttempts(on dealer: ZMQSocket) -> Bool {
         let now = ContinuousClock.now
         var suspect = false
-        for (id, entry) in pending where entry.attemptDeadline <= now {
+        for (id, entry) in pending where entry.attempts.attemptDeadline <= now {
             pending[id] = nil
             var expired = entry
-            let seconds = ClientAttempt.seconds(entry.attemptDeadline - entry.sentAt)
-            if let position = unsent.firstIndex(of: id) {
+            let seconds = ClientAttempt.seconds(entry.attempts.attemptDeadline - entry.attempts.sentAt)
+            if let socket = entry.socket {
+                // The pool's socket may be the dead one: closed, and the next attempt goes on
+                // the loop's own.
+                pool.discard(socket)
+                expired.attempts.lastProblem = "no reply within \(seconds) s"
+            } else if let position = unsent.firstIndex(of: id) {
                 // Never sent: no connection to any replica came up in time. A new socket would
                 // not connect sooner.
                 unsent.remove(at: position)
-                expired.lastProblem = "not sent within \(seconds) s: no connection to it was up"
+                expired.attempts.lastProblem = "not sent within \(seconds) s: no connection to it was up"
             } else {
-                expired.lastProblem = "no reply within \(seconds) s"
-                if lastReplyAt < entry.sentAt { suspect = true }
+                expired.attempts.lastProblem = "no reply within \(seconds) s"
+                if lastReplyAt < entry.attempts.sentAt { suspect = true }
             }
-            let configured = min(max(entry.call.attempt.timeout ?? options.timeout, .milliseconds(1)), ClientAttempt.longestAttempt)
-            launch(expired, configured: configured, on: dealer)
+            launch(expired, on: dealer)
         }
         return suspect
     }
@@ -308,16 +358,9 @@ final class ClientLoop: @unchecked Sendable {
     /// Fails the waiting call `token` names; a token whose call already ended names nothing.
     private func abandon(_ token: UUID) {
         guard let id = pending.first(where: { $0.value.call.token == token })?.key, let entry = pending.removeValue(forKey: id) else { return }
+        // Its reply may still come on the pool's socket: whoever borrows it next skips it.
+        if let socket = entry.socket { pool.giveBack(socket) }
         entry.call.completion.resume(
             returning: .failure(.unavailable("the call to \(service) (\(entry.call.attempt.method)) was cancelled before it was answered")))
-    }
-
-    private func fail(_ entry: Pending) {
-        let made = 1 + min(max(options.retries, 0), 10) - entry.attemptsLeft
-        entry.call.completion.resume(
-            returning: .failure(
-                .unavailable(
-                    "\(service) did not answer \(entry.call.attempt.method) at \(endpoint) (\(made) attempt\(made == 1 ? "" : "s"), \(entry.lastProblem))"
-                )))
     }
 }

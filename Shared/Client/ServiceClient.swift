@@ -27,7 +27,9 @@ public struct ClientOptions: Sendable {
 /// applies a retried write once.
 ///
 /// Async calls all wait on one thread and one DEALER socket of the client's own
-/// (``ClientLoop``), never on Swift's cooperative pool, and never a thread per waiting call.
+/// (``ClientLoop``), never on Swift's cooperative pool, and never a thread per waiting call;
+/// a call from a thread that may block a moment (a service's lane) waits for a quick reply
+/// there, on a pooled socket, before the loop takes it over (``send(_:waitingHereFor:)``).
 /// ``callBlocking(_:_:session:timeout:)`` waits on the caller's own thread, on a pooled socket that
 /// is thrown away after a timeout (a late reply would otherwise arrive on it).
 public final class ServiceClient<Scope: MethodScope>: Sendable {
@@ -41,7 +43,7 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
     public let session: String?
     private let curve: CurveSetupProvider?
     private let context: ZMQContext
-    private let idleSockets = Mutex<[ZMQSocket]>([])
+    private let pool = SocketPool()
     private let loop = Mutex<ClientLoop?>(nil)
     private let requestIDs = RequestIDs()
 
@@ -65,9 +67,7 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
     }
 
     deinit {
-        idleSockets.withLock { sockets in
-            for socket in sockets { socket.close() }
-        }
+        pool.close()
         loop.withLock { $0?.stop() }
     }
 
@@ -130,24 +130,9 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
     /// attempt was answered: the distinction a peer-call layer maps errors by.
     public func send(_ attempt: ClientAttempt) async -> Result<Envelope.Reply, ServiceError> {
         let loop: ClientLoop
-        let curveSetup: CurveClientSetup?
-        do {
-            curveSetup = try curve?()
-        } catch {
-            return .failure(error)
-        }
-        do {
-            loop = try self.loop.withLock { existing throws(ZMQError) -> ClientLoop in
-                if let existing { return existing }
-                let made = try ClientLoop(service: service, endpoint: endpoint, options: options, curve: curveSetup, context: context) {
-                    [requestIDs] in
-                    requestIDs.next()
-                }
-                existing = made
-                return made
-            }
-        } catch {
-            return .failure(.unavailable("\(service) at \(endpoint) cannot be reached: \(error)"))
+        switch runningLoop() {
+        case .success(let running): loop = running
+        case .failure(let error): return .failure(error)
         }
         // A cancelled caller stops waiting at once: its call fails and a late reply is dropped.
         let token = UUID()
@@ -155,6 +140,79 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
             await withCheckedContinuation { continuation in loop.submit(attempt, token: token, continuation) }
         } onCancel: {
             loop.cancel(token)
+        }
+    }
+
+    /// Sockets that calls waiting on their own threads may hold at once (``send(_:waitingHereFor:)``);
+    /// calls beyond them wait through the loop's one socket.
+    static var callerSocketLimit: Int { SocketPool.idleCapacity }
+
+    /// The same call, sent from the calling thread on a socket of the client's pool and waited
+    /// for there up to `patience`: no hand-over to the loop's thread and back, which is most
+    /// of a quick call's cost. A reply that takes longer is waited for by the loop's thread
+    /// while the caller's thread is free again; further attempts are the loop's, as for
+    /// ``send(_:)``. For threads that may block that long (a service's lanes, see `Peer`).
+    package func send(_ attempt: ClientAttempt, waitingHereFor patience: Duration) async -> Result<Envelope.Reply, ServiceError> {
+        guard patience > .zero, case .success(let loop) = runningLoop(),
+            let borrowed = try? pool.borrow(limit: Self.callerSocketLimit, make: makeSocket)
+        else { return await send(attempt) }
+        var attempts = CallAttempts(attempt, options: options)
+        do {
+            guard try attempts.next(id: requestIDs.next()) else {
+                pool.giveBack(borrowed)
+                return .failure(attempts.failure(service: service, endpoint: endpoint, options: options))
+            }
+        } catch {
+            pool.giveBack(borrowed)
+            return .failure(error)
+        }
+        // A socket that cannot take the request now (no connection up yet): the loop holds it
+        // until one is.
+        guard (try? borrowed.send(multipart: attempts.frames, dontWait: true)) == true else {
+            pool.giveBack(borrowed)
+            return await send(attempt)
+        }
+        let waitUntil = min(ContinuousClock.now + patience, attempts.attemptDeadline)
+        while case let left = waitUntil - ContinuousClock.now, left > .zero {
+            guard let frames = try? borrowed.receive(timeout: left) else { break }
+            // A reply to an attempt an earlier borrower gave up on is skipped.
+            guard let reply = try? Envelope.parseReply(frames), reply.header.id == attempts.id else { continue }
+            pool.giveBack(borrowed)
+            return .success(reply)
+        }
+        let token = UUID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let call = ClientLoop.Call(attempt: attempt, token: token, completion: continuation)
+                loop.adopt(ClientLoop.Pending(call: call, attempts: attempts, socket: borrowed))
+            }
+        } onCancel: {
+            loop.cancel(token)
+        }
+    }
+
+    /// The loop async calls wait on, started by the first.
+    private func runningLoop() -> Result<ClientLoop, ServiceError> {
+        let curveSetup: CurveClientSetup?
+        do {
+            curveSetup = try curve?()
+        } catch {
+            return .failure(error)
+        }
+        do {
+            return .success(
+                try loop.withLock { existing throws(ZMQError) -> ClientLoop in
+                    if let existing { return existing }
+                    let made = try ClientLoop(
+                        service: service, endpoint: endpoint, options: options, curve: curveSetup, context: context, pool: pool
+                    ) { [requestIDs] in
+                        requestIDs.next()
+                    }
+                    existing = made
+                    return made
+                })
+        } catch {
+            return .failure(.unavailable("\(service) at \(endpoint) cannot be reached: \(error)"))
         }
     }
 
@@ -169,33 +227,13 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
     /// Sends one request with Lazy Pirate retries and returns the raw reply. Every attempt ends
     /// by the call's deadline, and no attempt starts after it.
     func exchange(_ call: ClientAttempt) throws(ServiceError) -> Envelope.Reply {
-        let configured = min(max(call.timeout ?? options.timeout, .milliseconds(1)), ClientAttempt.longestAttempt)
-        let idempotencyKey = call.isWrite ? (call.idempotencyKey ?? UUID().uuidString) : nil
-        let attempts = 1 + min(max(options.retries, 0), 10)
-        var lastProblem = "no time was left to send it"
-        var made = 0
-        for _ in 0..<attempts {
-            var attemptTimeout = configured
-            if let deadline = call.deadline {
-                let left = deadline - ContinuousClock.now
-                guard left >= .milliseconds(1) else { break }
-                attemptTimeout = min(attemptTimeout, left)
-            }
-            made += 1
-            let id = requestIDs.next()
-            let deadline = Int64((Date().timeIntervalSince1970 + ClientAttempt.seconds(attemptTimeout)) * 1000)
-            let header = RequestHeader(
-                method: call.method, id: id, session: call.session, onBehalfOf: call.onBehalfOf, deadline: deadline, idempotencyKey: idempotencyKey
-            )
-            let frames: [ZMQFrame]
-            do {
-                frames = try Envelope.requestFrames(header, body: call.body)
-            } catch {
-                throw .internal("request header could not be encoded: \(error)")
-            }
+        var attempts = CallAttempts(call, options: options)
+        while try attempts.next(id: requestIDs.next()) {
+            let attemptTimeout = attempts.attemptDeadline - attempts.sentAt
             let socket: ZMQSocket
             do {
-                socket = try borrowSocket()
+                // Without a limit: a blocking caller has no loop to fall back on.
+                socket = try pool.borrow(make: makeSocket)
             } catch let error as ServiceError {
                 throw error
             } catch {
@@ -203,39 +241,39 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
             }
             do {
                 if attemptTimeout != options.timeout { try socket.setSendTimeout(milliseconds: ClientAttempt.milliseconds(attemptTimeout)) }
-                try socket.send(multipart: frames)
-                let start = ContinuousClock.now
+                try socket.send(multipart: attempts.frames)
                 while true {
-                    let remaining = attemptTimeout - (ContinuousClock.now - start)
+                    let remaining = attempts.attemptDeadline - ContinuousClock.now
                     guard remaining > .zero, let replyFrames = try socket.receive(timeout: remaining) else {
-                        lastProblem = "no reply within \(ClientAttempt.seconds(attemptTimeout)) s"
-                        socket.close()
+                        attempts.lastProblem = "no reply within \(ClientAttempt.seconds(attemptTimeout)) s"
+                        pool.discard(socket)
                         break
                     }
                     let reply = try Envelope.parseReply(replyFrames)
                     // A reply to an earlier request on this socket is stale; keep waiting.
-                    guard reply.header.id == id else { continue }
+                    guard reply.header.id == attempts.id else { continue }
                     // Pooled sockets keep the client's own send timeout.
                     if attemptTimeout != options.timeout { try socket.setSendTimeout(milliseconds: ClientAttempt.milliseconds(options.timeout)) }
-                    returnSocket(socket)
+                    pool.giveBack(socket)
                     return reply
                 }
             } catch let error as ZMQError {
-                socket.close()
-                lastProblem = error.isWouldBlock ? "the request could not be sent within \(ClientAttempt.seconds(attemptTimeout)) s" : "\(error)"
+                pool.discard(socket)
+                attempts.lastProblem =
+                    error.isWouldBlock ? "the request could not be sent within \(ClientAttempt.seconds(attemptTimeout)) s" : "\(error)"
             } catch let error as ServiceError {
-                socket.close()
+                pool.discard(socket)
                 throw error
             } catch {
-                socket.close()
-                lastProblem = "\(error)"
+                pool.discard(socket)
+                attempts.lastProblem = "\(error)"
             }
         }
-        throw .unavailable("\(service) did not answer \(call.method) at \(endpoint) (\(made) attempt\(made == 1 ? "" : "s"), \(lastProblem))")
+        throw attempts.failure(service: service, endpoint: endpoint, options: options)
     }
 
-    private func borrowSocket() throws -> ZMQSocket {
-        if let socket = idleSockets.withLock({ $0.popLast() }) { return socket }
+    /// A new socket for the pool, connected to the service.
+    private func makeSocket() throws -> ZMQSocket {
         let socket = try context.socket(.dealer)
         if let setup = try curve?() { try socket.setCurveClient(serverKey: setup.serverKey, keyPair: setup.keyPair) }
         // Unsent requests are worthless once the caller gave up: never linger on close.
@@ -247,15 +285,6 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
         try socket.setSendTimeout(milliseconds: ClientAttempt.milliseconds(options.timeout))
         try Replicas.connect(socket, to: endpoint)
         return socket
-    }
-
-    private func returnSocket(_ socket: ZMQSocket) {
-        let kept = idleSockets.withLock { sockets -> Bool in
-            guard sockets.count < 16 else { return false }
-            sockets.append(socket)
-            return true
-        }
-        if !kept { socket.close() }
     }
 
 }

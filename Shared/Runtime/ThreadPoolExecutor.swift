@@ -45,7 +45,18 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether the calling thread is one of an executor's: a thread that may wait a moment for
+    /// a peer's reply itself (see `Peer`), where a thread of Swift's cooperative pool must not.
+    public static var isCurrentThreadPooled: Bool { pthread_getspecific(poolThreadKey) != nil }
+
+    private static let poolThreadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
     private func work() {
+        pthread_setspecific(Self.poolThreadKey, UnsafeRawPointer(bitPattern: 1))
         let executor = asUnownedTaskExecutor()
         while true {
             condition.lock()
