@@ -167,9 +167,14 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
             return .failure(error)
         }
         // A socket that cannot take the request now (no connection up yet): the loop holds it
-        // until one is.
-        guard (try? borrowed.send(multipart: attempts.frames, dontWait: true)) == true else {
-            pool.giveBack(borrowed)
+        // until one is. One that failed is not lent again.
+        do {
+            guard try borrowed.send(multipart: attempts.frames, dontWait: true) else {
+                pool.giveBack(borrowed)
+                return await send(attempt)
+            }
+        } catch {
+            pool.discard(borrowed)
             return await send(attempt)
         }
         let waitUntil = min(ContinuousClock.now + patience, attempts.attemptDeadline)
