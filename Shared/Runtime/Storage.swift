@@ -397,6 +397,12 @@ extension SousDatabase: IdempotencyLedger {
         try writing { session in try IdempotencyLedgerTable.save(record, session) }
     }
 
+    /// Prunes the ledger as its writes do every ``IdempotencyLedgerTable/pruneEvery`` saves, as
+    /// of `now` (seconds since 1970).
+    package func pruneLedger(now: Double) throws {
+        try writing { session in try IdempotencyLedgerTable.prune(session, now: Date(timeIntervalSince1970: now)) }
+    }
+
     public func forgetMark(user: String, key: String) throws {
         try writing { session in
             try session.execute(
@@ -426,7 +432,7 @@ enum IdempotencyLedgerTable {
     static let pruneEvery = 256
     private static let saves = Atomic<Int>(0)
 
-    /// Creates the table on SQLite, or brings the first layout up to date.
+    /// Creates the table on SQLite, or brings an earlier layout up to date.
     ///
     /// The first layout was keyed by (user, key) WITHOUT ROWID, so each reply lay in the key's
     /// own B-tree, and SQLite reads a cell's whole payload, overflow pages included, to compare
@@ -434,6 +440,10 @@ enum IdempotencyLedgerTable {
     /// 80 KB for a whole grocery list (the check before a keyed write and its insert were a
     /// third of `groceries.addRecipe`'s thread). Rows now have a rowid and the key an index of
     /// its own, which holds the keys alone.
+    ///
+    /// The second layout also indexed `created_at` for pruning by age: one more page to write
+    /// and sync in every keyed write. Rowids follow the order rows were stored in, the order of
+    /// age, so pruning walks them instead (``prune(_:now:)``) and that index is dropped.
     static func create(_ session: any SQLSession) throws {
         let firstLayout =
             try session.value(String.self, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'sous_idempotency'")?
@@ -450,7 +460,7 @@ enum IdempotencyLedgerTable {
             )
             """)
         try session.execute(#"CREATE UNIQUE INDEX IF NOT EXISTS sous_idempotency_key ON sous_idempotency ("user", key)"#)
-        try session.execute("CREATE INDEX IF NOT EXISTS sous_idempotency_age ON sous_idempotency (created_at)")
+        try session.execute("DROP INDEX IF EXISTS sous_idempotency_age")
         if firstLayout {
             try session.execute(
                 """
@@ -518,12 +528,31 @@ enum IdempotencyLedgerTable {
         if saves.add(1, ordering: .relaxed).newValue % pruneEvery == 0 { try prune(session) }
     }
 
+    /// Drops the records older than ``retention``, then the oldest until the replies fit in
+    /// ``maxReplyBytes``.
+    ///
+    /// On SQLite, which keeps no index of ages, the records before the first one young enough
+    /// to keep, in rowid order (the order they were stored in), go: a walk over rows that are
+    /// going anyway. A record stored again later (``save(_:_:)``) keeps its rowid with a newer
+    /// age and holds back the ones after it until it is old itself; no record younger than the
+    /// retention is ever dropped by age.
     static func prune(_ session: any SQLSession, now: Date = Date()) throws {
-        try session.execute("DELETE FROM sous_idempotency WHERE created_at < ?", [now.timeIntervalSince1970 - retention])
+        let oldestKept = now.timeIntervalSince1970 - retention
+        switch session.engine {
+        case .sqlite:
+            try session.execute(
+                """
+                DELETE FROM sous_idempotency WHERE id < COALESCE(
+                    (SELECT id FROM sous_idempotency WHERE created_at >= ? ORDER BY id LIMIT 1), (SELECT MAX(id) + 1 FROM sous_idempotency))
+                """, [oldestKept])
+        case .postgres:
+            try session.execute("DELETE FROM sous_idempotency WHERE created_at < ?", [oldestKept])
+        }
         let size = session.engine == .postgres ? "octet_length(reply)" : "length(reply)"
+        let storedOrder = session.engine == .postgres ? "created_at" : "id"
         var total = try session.value(Int.self, "SELECT COALESCE(SUM(\(size)), 0) FROM sous_idempotency") ?? 0
         while total > maxReplyBytes {
-            let oldest = try session.rows("SELECT \"user\", key, \(size) AS size FROM sous_idempotency ORDER BY created_at LIMIT 100")
+            let oldest = try session.rows("SELECT \"user\", key, \(size) AS size FROM sous_idempotency ORDER BY \(storedOrder) LIMIT 100")
             guard !oldest.isEmpty else { break }
             for row in oldest {
                 try session.execute("DELETE FROM sous_idempotency WHERE \"user\" = ? AND key = ?", [row["user"] as String, row["key"] as String])

@@ -168,6 +168,45 @@ struct IdempotencyTests {
         #expect(plan.contains("sous_idempotency_key"), "\(plan)")
     }
 
+    /// Records past the retention (a day) are forgotten and younger ones kept, with no index of
+    /// ages to write on every keyed write: a ledger of the layout that had one loses it on open.
+    /// A record stored again keeps its place with its new age, and holds back older ones stored
+    /// after it until it is old itself.
+    @Test func theLedgerForgetsRecordsPastTheRetentionAndKeepsYoungerOnes() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-idem-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let now = Date()
+        let hour: TimeInterval = 3600
+        do {
+            let database = try Self.database(in: directory)
+            try await #require(database.sqliteWriter).writeWithoutTransaction { db in
+                try db.execute(sql: "CREATE INDEX sous_idempotency_age ON sous_idempotency (created_at)")
+                // In the order they were stored: "renewed" is old, then stored again an hour ago.
+                for (key, hoursAgo) in [("old", 30.0), ("renewed", 1), ("older-after", 26), ("day", 23), ("new", 0.5)] {
+                    try db.execute(
+                        sql:
+                            "INSERT INTO sous_idempotency (\"user\", key, method, digest, reply, created_at) VALUES ('ada', ?, 'notes.add', x'00', x'01', ?)",
+                        arguments: [key, now.timeIntervalSince1970 - hoursAgo * hour])
+                }
+            }
+        }
+        let reopened = try Self.database(in: directory)
+        let indexes = try reopened.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sous_idempotency'")
+        }
+        #expect(indexes == ["sous_idempotency_key"])
+        try reopened.pruneLedger(now: now.timeIntervalSince1970)
+        func kept() throws -> [String] {
+            try reopened.read { db in try String.fetchAll(db, sql: "SELECT key FROM sous_idempotency ORDER BY id") }
+        }
+        // "older-after" waits behind the renewed record, which is young; nothing young goes.
+        #expect(try kept() == ["renewed", "older-after", "day", "new"])
+        try reopened.pruneLedger(now: now.timeIntervalSince1970 + 23.25 * hour)
+        #expect(try kept() == ["new"])
+        try reopened.pruneLedger(now: now.timeIntervalSince1970 + 48 * hour)
+        #expect(try kept() == [])
+    }
+
     /// The same when the write's transaction is not its reply (the handler builds the reply
     /// afterwards): the transaction marks the key applied, so a retry that arrives before the
     /// reply is stored (at another replica, or after the process died) is refused with
