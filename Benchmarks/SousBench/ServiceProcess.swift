@@ -1,0 +1,98 @@
+import Foundation
+import SousCrypto
+import SousRuntime
+import SousTestSupport
+import SousWire
+import ZeroMQ
+
+/// A service executable from the same build folder as this benchmark, on a free loopback port,
+/// reached over CURVE as deployed: its key pair is made in its data folder before it starts, and
+/// it trusts the session tokens of this process (``TestSessions``), whose public key is published
+/// in `<data>/keys` beside the service's own.
+final class ServiceProcess: Sendable {
+    let pid: Int32
+    let endpoint: String
+    /// A client's CURVE setup: the service's published key and a stranger's key pair.
+    let setup: CurveClientSetup
+    var curve: CurveSetupProvider { { [setup] in setup } }
+    private let process: Process
+
+    private init(process: Process, endpoint: String, setup: CurveClientSetup) {
+        self.process = process
+        self.pid = process.processIdentifier
+        self.endpoint = endpoint
+        self.setup = setup
+    }
+
+    static func freePort() throws -> Int {
+        let probe = try ZMQContext.shared.socket(.router)
+        defer { probe.close() }
+        try probe.bind("tcp://127.0.0.1:*")
+        return Int(try probe.lastEndpoint.split(separator: ":").last.map(String.init) ?? "") ?? 0
+    }
+
+    /// `environment` comes last (e.g. `SOUS_DATABASE_URL`); replicas of one service share
+    /// `dataDirectory`, so they load the same key pair.
+    static func start(_ service: SousService, dataDirectory: String, environment extra: [String: String] = [:]) throws -> ServiceProcess {
+        // `sous-server <service>`: the same as its `sous-<service>` link, which a build folder has
+        // only once deploy/link-services.sh made it.
+        try launch([service], arguments: [service.rawValue, "serve"], dataDirectory: dataDirectory, environment: extra)
+    }
+
+    /// `sous-server all`: the five services in one process, each on a port of its own and
+    /// calling the others there; `endpoint` and `curve` reach the catalog.
+    static func startAll(dataDirectory: String) throws -> ServiceProcess {
+        try launch(SousService.allCases, arguments: ["all"], dataDirectory: dataDirectory, environment: [:])
+    }
+
+    /// Starts `sous-server arguments` serving `services`, and returns once each answers `health`.
+    private static func launch(
+        _ services: [SousService], arguments: [String], dataDirectory: String, environment extra: [String: String]
+    ) throws -> ServiceProcess {
+        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let process = Process()
+        process.executableURL = folder.appendingPathComponent("sous-server")
+        process.arguments = arguments
+        let keys = URL(fileURLWithPath: dataDirectory).appendingPathComponent("keys").path
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        try SessionKeyFile.publish(SessionSigner.inProcess.keyPair.publicKey, in: keys)
+        var environment = ProcessInfo.processInfo.environment
+        environment["SOUS_DATA_DIR"] = dataDirectory
+        environment["SOUS_KEYS_DIR"] = keys
+        environment["SOUS_LOG_LEVEL"] = "error"
+        var served: [(service: SousService, endpoint: String, setup: CurveClientSetup)] = []
+        for service in services {
+            // Each service's key pair, made here in its data folder, where it loads it on start:
+            // its public half is known before the process runs, with nothing to wait for.
+            let serverKey = try Keyring.ownKeyPair(of: service, dataDirectory: dataDirectory).publicKey
+            let requests = "tcp://127.0.0.1:\(try freePort())"
+            environment["\(service.environmentPrefix)_ENDPOINT"] = requests
+            environment["\(service.environmentPrefix)_EVENTS"] = "tcp://127.0.0.1:\(try freePort())"
+            served.append((service, requests, CurveClientSetup(serverKey: serverKey, keyPair: try CurveKeyPair.generate())))
+        }
+        for peer in SousService.allCases where !services.contains(peer) { environment["\(peer.environmentPrefix)_ENDPOINT"] = "tcp://127.0.0.1:9" }
+        environment.merge(extra) { _, given in given }
+        process.environment = environment
+        try process.run()
+        let started = ServiceProcess(process: process, endpoint: served[0].endpoint, setup: served[0].setup)
+        for (service, endpoint, setup) in served {
+            let client = ServiceClient<AnyService>(
+                endpoint: endpoint, options: .init(timeout: .seconds(1), retries: 0), curve: { setup }, name: service.rawValue)
+            guard (0..<60).contains(where: { _ in (try? client.callBlocking(CommonAPI.health, Empty())) != nil }) else {
+                started.stop()
+                throw ServiceError.unavailable("sous-\(service.rawValue) did not become healthy")
+            }
+        }
+        return started
+    }
+
+    func state(_ label: String) -> String {
+        ProcessMemory.read(pid: pid).describe(label) + " (the service process)"
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
