@@ -37,8 +37,8 @@ struct CallerThreadWaitTests {
     /// the same idempotency key, so the service applies it once.
     @Test func aHandedOverWriteIsRetriedWithItsKey() async throws {
         let peer = try HandAnsweredPeer()
-        // Five seconds: the second attempt must be answered within it, however busy the machine.
-        let client = ServiceClient<AnyService>(endpoint: peer.endpoint, options: .init(timeout: .seconds(5), retries: 1))
+        // Ten seconds: the second attempt must be answered within it, however busy the machine.
+        let client = ServiceClient<AnyService>(endpoint: peer.endpoint, options: .init(timeout: .seconds(10), retries: 1))
         let call = Task {
             await client.send(Self.write("notes.add", key: "key-1"), waitingHereFor: .milliseconds(1))
         }
