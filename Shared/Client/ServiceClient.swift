@@ -143,10 +143,6 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
         }
     }
 
-    /// Sockets that calls waiting on their own threads may hold at once (``send(_:waitingHereFor:)``);
-    /// calls beyond them wait through the loop's one socket.
-    static var callerSocketLimit: Int { SocketPool.idleCapacity }
-
     /// The same call, sent from the calling thread on a socket of the client's pool and waited
     /// for there up to `patience`: no hand-over to the loop's thread and back, which is most
     /// of a quick call's cost. A reply that takes longer is waited for by the loop's thread
@@ -154,7 +150,8 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
     /// ``send(_:)``. For threads that may block that long (a service's lanes, see `Peer`).
     package func send(_ attempt: ClientAttempt, waitingHereFor patience: Duration) async -> Result<Envelope.Reply, ServiceError> {
         guard patience > .zero, case .success(let loop) = runningLoop(),
-            let borrowed = try? pool.borrow(limit: Self.callerSocketLimit, make: makeSocket)
+            // Past the pool's capacity of lent sockets, calls wait through the loop's one.
+            let borrowed = try? pool.borrowIfAvailable(make: makeSocket)
         else { return await send(attempt) }
         var attempts = CallAttempts(attempt, options: options)
         do {
@@ -177,11 +174,7 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
             pool.discard(borrowed)
             return await send(attempt)
         }
-        let waitUntil = min(ContinuousClock.now + patience, attempts.attemptDeadline)
-        while case let left = waitUntil - ContinuousClock.now, left > .zero {
-            guard let frames = try? borrowed.receive(timeout: left) else { break }
-            // A reply to an attempt an earlier borrower gave up on is skipped.
-            guard let reply = try? Envelope.parseReply(frames), reply.header.id == attempts.id else { continue }
+        if let reply = try? borrowed.reply(to: attempts.id, by: min(ContinuousClock.now + patience, attempts.attemptDeadline)) {
             pool.giveBack(borrowed)
             return .success(reply)
         }
@@ -244,34 +237,22 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
             } catch {
                 throw .unavailable("\(service) at \(endpoint) cannot be reached: \(error)")
             }
-            do {
+            do throws(ZMQError) {
                 if attemptTimeout != options.timeout { try socket.setSendTimeout(milliseconds: ClientAttempt.milliseconds(attemptTimeout)) }
                 try socket.send(multipart: attempts.frames)
-                while true {
-                    let remaining = attempts.attemptDeadline - ContinuousClock.now
-                    guard remaining > .zero, let replyFrames = try socket.receive(timeout: remaining) else {
-                        attempts.lastProblem = "no reply within \(ClientAttempt.seconds(attemptTimeout)) s"
-                        pool.discard(socket)
-                        break
-                    }
-                    let reply = try Envelope.parseReply(replyFrames)
-                    // A reply to an earlier request on this socket is stale; keep waiting.
-                    guard reply.header.id == attempts.id else { continue }
-                    // Pooled sockets keep the client's own send timeout.
-                    if attemptTimeout != options.timeout { try socket.setSendTimeout(milliseconds: ClientAttempt.milliseconds(options.timeout)) }
-                    pool.giveBack(socket)
-                    return reply
+                guard let reply = try socket.reply(to: attempts.id, by: attempts.attemptDeadline) else {
+                    attempts.lastProblem = "no reply within \(ClientAttempt.seconds(attemptTimeout)) s"
+                    pool.discard(socket)
+                    continue
                 }
-            } catch let error as ZMQError {
+                // Pooled sockets keep the client's own send timeout.
+                if attemptTimeout != options.timeout { try socket.setSendTimeout(milliseconds: ClientAttempt.milliseconds(options.timeout)) }
+                pool.giveBack(socket)
+                return reply
+            } catch {
                 pool.discard(socket)
                 attempts.lastProblem =
                     error.isWouldBlock ? "the request could not be sent within \(ClientAttempt.seconds(attemptTimeout)) s" : "\(error)"
-            } catch let error as ServiceError {
-                pool.discard(socket)
-                throw error
-            } catch {
-                pool.discard(socket)
-                attempts.lastProblem = "\(error)"
             }
         }
         throw attempts.failure(service: service, endpoint: endpoint, options: options)
@@ -384,4 +365,18 @@ final class RequestIDs: Sendable {
     private let counter = Atomic<UInt64>(0)
 
     func next() -> String { "\(prefix)-\(counter.add(1, ordering: .relaxed).newValue)" }
+}
+
+extension ZMQSocket {
+    /// The reply to request `id`, waited for on this thread until `deadline`; nil if it has not
+    /// come by then. Replies to earlier requests on the socket (callers that gave up on them)
+    /// and messages that are not replies are skipped.
+    func reply(to id: String, by deadline: ContinuousClock.Instant) throws(ZMQError) -> Envelope.Reply? {
+        while case let left = deadline - ContinuousClock.now, left > .zero {
+            guard let frames = try receive(timeout: left) else { return nil }
+            guard let reply = try? Envelope.parseReply(frames), reply.header.id == id else { continue }
+            return reply
+        }
+        return nil
+    }
 }

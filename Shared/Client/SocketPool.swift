@@ -16,8 +16,9 @@ final class SocketPool: Sendable {
         var closed = false
     }
 
-    /// Idle sockets kept; more given back are closed.
-    static let idleCapacity = 16
+    /// Idle sockets kept (more given back are closed), and sockets lent at once to callers that
+    /// can wait elsewhere (``borrowIfAvailable(make:)``).
+    static let capacity = 16
 
     private let state = Mutex(State())
 
@@ -29,10 +30,10 @@ final class SocketPool: Sendable {
         }
     }
 
-    /// An idle socket, or a new one from `make`; nil when `limit` sockets are already lent and
-    /// none is idle (the caller then waits through the loop's one socket instead).
-    func borrow(limit: Int, make: () throws -> ZMQSocket) throws -> ZMQSocket? {
-        switch lend(limit: limit) {
+    /// An idle socket, or a new one from `make`; nil when ``capacity`` sockets are already lent
+    /// and none is idle (the caller then waits through the loop's one socket instead).
+    func borrowIfAvailable(make: () throws -> ZMQSocket) throws -> ZMQSocket? {
+        switch lend(limit: Self.capacity) {
         case .idle(let socket): socket
         case .new: try made(make)
         case .refused: nil
@@ -70,7 +71,7 @@ final class SocketPool: Sendable {
     func giveBack(_ socket: ZMQSocket) {
         let kept = state.withLock { state -> Bool in
             state.lent -= 1
-            guard !state.closed, state.idle.count < Self.idleCapacity else { return false }
+            guard !state.closed, state.idle.count < Self.capacity else { return false }
             state.idle.append(socket)
             return true
         }

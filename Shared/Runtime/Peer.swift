@@ -51,7 +51,7 @@ public struct Peer<Target: MethodScope>: Sendable {
     /// takes the wait over: long enough for a peer on the same host to answer a quick call
     /// (saving two thread hand-offs, a sixth of such a call), short enough that a peer which is
     /// slow or down holds a lane's thread for no longer than this per call.
-    static var waitOnLane: Duration { .milliseconds(1) }
+    package static var waitOnLane: Duration { .milliseconds(1) }
 
     /// What is kept back from the caller's remaining time for answering after the peer: a
     /// fifth of it, at most this much.

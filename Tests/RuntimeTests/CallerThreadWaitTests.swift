@@ -20,7 +20,7 @@ struct CallerThreadWaitTests {
         let lane = ThreadPoolExecutor(name: "sous-test-lane", threads: 1)
         defer { lane.shutdown() }
         let call = Task(executorPreference: lane) {
-            await client.send(Self.read("recipes.get"), waitingHereFor: .milliseconds(1))
+            await client.send(Self.read("recipes.get"), waitingHereFor: Self.laneWait)
         }
         let request = try #require(try await peer.nextRequest())
         #expect(request.header.method == "recipes.get")
@@ -40,7 +40,7 @@ struct CallerThreadWaitTests {
         // Ten seconds: the second attempt must be answered within it, however busy the machine.
         let client = ServiceClient<AnyService>(endpoint: peer.endpoint, options: .init(timeout: .seconds(10), retries: 1))
         let call = Task {
-            await client.send(Self.write("notes.add", key: "key-1"), waitingHereFor: .milliseconds(1))
+            await client.send(Self.write("notes.add", key: "key-1"), waitingHereFor: Self.laneWait)
         }
         let first = try #require(try await peer.nextRequest())
         let second = try #require(try await peer.nextRequest())
@@ -59,12 +59,12 @@ struct CallerThreadWaitTests {
     @Test func aLateReplyOnAReusedSocketIsSkipped() async throws {
         let peer = try HandAnsweredPeer()
         let client = ServiceClient<AnyService>(endpoint: peer.endpoint, options: .init(timeout: .seconds(120), retries: 0))
-        let abandoned = Task { await client.send(Self.read("recipes.get"), waitingHereFor: .milliseconds(1)) }
+        let abandoned = Task { await client.send(Self.read("recipes.get"), waitingHereFor: Self.laneWait) }
         let first = try #require(try await peer.nextRequest())
         abandoned.cancel()
         let outcome = try await withTimeout(.seconds(60), waitingFor: "the cancelled call to end") { await abandoned.value }
         #expect(throws: ServiceError.self) { try outcome.get() }
-        let call = Task { await client.send(Self.read("recipes.search"), waitingHereFor: .milliseconds(1)) }
+        let call = Task { await client.send(Self.read("recipes.search"), waitingHereFor: Self.laneWait) }
         let second = try #require(try await peer.nextRequest())
         #expect(second.routing == first.routing, "the second call went out on the first call's socket")
         try peer.answer(first, with: [1])
@@ -78,7 +78,7 @@ struct CallerThreadWaitTests {
     @Test func aPeerThatNeverAnswersFailsTheCallNamingIt() async throws {
         let peer = try HandAnsweredPeer()
         let client = ServiceClient<AnyService>(endpoint: peer.endpoint, options: .init(timeout: .seconds(1), retries: 0), name: "catalog")
-        let result = await client.send(Self.read("recipes.get"), waitingHereFor: .milliseconds(1))
+        let result = await client.send(Self.read("recipes.get"), waitingHereFor: Self.laneWait)
         #expect(throws: ServiceError.self) { try result.get() }
         if case .failure(let error) = result {
             #expect(error.code == .unavailable)
@@ -94,6 +94,11 @@ struct CallerThreadWaitTests {
         defer { lane.shutdown() }
         #expect(await Task(executorPreference: lane) { ThreadPoolExecutor.isCurrentThreadPooled }.value)
     }
+
+    /// The caller's own wait before the loop takes the call over: the runtime's, for a lane.
+    /// No test here depends on a peer answering within it; each peer answers only when the test
+    /// says so, and the reply is then waited for with seconds to spare.
+    static var laneWait: Duration { Peer<AnyService>.waitOnLane }
 
     static func read(_ method: String) -> ClientAttempt {
         ClientAttempt(method: method, isWrite: false, body: [0x80], session: nil, onBehalfOf: "ada", timeout: nil, idempotencyKey: nil, deadline: nil)
