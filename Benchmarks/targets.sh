@@ -6,7 +6,8 @@
 #   Benchmarks/targets.sh [folder]      # default: /tmp/sous-targets-<UTC date and time>
 #
 # Each benchmark's output goes to a file of its own in the folder, all of them to all.txt, the
-# machine and commit to machine.txt, and every table row to summary.txt (file: row). About
+# machine and commit to machine.txt, every table row to summary.txt (file: row), and the
+# figures of docs/BENCHMARKS.md's target table to table.md (Benchmarks/targets-table.py). About
 # 10 minutes, then the peers' package (Benchmarks/Peers) is built and run, a few minutes more
 # the first time. Nothing else should run on the machine meanwhile.
 set -eu
@@ -46,4 +47,5 @@ for i in 1 2 3; do run peers-$i taskset -c 1 Benchmarks/Peers/.build/release/sou
 for file in "$out"/*-[0-9].txt; do
     grep '^|' "$file" | grep -v '^|[-:|]*$' | sed "s|^|$(basename "$file" .txt): |"
 done >"$out/summary.txt"
-echo "done: $out (summary.txt, all.txt)"
+python3 Benchmarks/targets-table.py "$out" >"$out/table.md"
+echo "done: $out (table.md, summary.txt, all.txt)"
