@@ -160,7 +160,7 @@ let package = Package(
         ),
         .target(
             name: "GroceriesService",
-            dependencies: ["SousRuntime", "SousSchema", "SousUnits", "SousWire", grdb, logging],
+            dependencies: ["SousRuntime", "SousSchema", "SousUnits", "SousWire", "MessagePack", grdb, logging],
             path: "Services/Groceries/GroceriesService",
             swiftSettings: swiftSettings
         ),

@@ -104,11 +104,15 @@ struct GroceriesBenchmark: AsyncParsableCommand {
         }
         // The calls an add of a new recipe makes to its peers, timed from outside.
         var recipeCall = Samples(name: "its catalog call: recipes.get with ingredient facts")
+        var listedCall = Samples(name: "the same call read as the add reads it (RecipeForList: the list's fields only)")
         var householdCall = Samples(name: "its planner call when the household is not kept: plan.weekHousehold")
         for index in 0..<reads {
             let id = ids[index % ids.count]
             try recipeCall.record {
                 try catalogClient.callBlocking(CatalogAPI.getRecipe, RecipeLookup(id: id, withIngredients: true), user: user)
+            }
+            try listedCall.record {
+                try catalogClient.callBlocking(CatalogAPI.getRecipeForList, RecipeLookup(id: id, withIngredients: true), user: user)
             }
             try householdCall.record { try plannerClient.callBlocking(PlannerAPI.weekHousehold, Empty(), user: user) }
         }
@@ -117,6 +121,14 @@ struct GroceriesBenchmark: AsyncParsableCommand {
         var write = Samples(name: "the add's write on the store alone (a new recipe, version and counts back)")
         let details = try ids.map { id in
             try catalogClient.callBlocking(CatalogAPI.getRecipe, RecipeLookup(id: id, withIngredients: true), user: user)
+        }
+        // Decoding that reply, whole and as the add reads it: the same bytes.
+        let reply = try MessagePackEncoder().encode(details[0])
+        var decodeWhole = Samples(name: "its catalog reply (\(reply.count) B) decoded whole (RecipeDetail)")
+        var decodeListed = Samples(name: "the same bytes decoded as the add reads them (RecipeForList)")
+        for _ in 0..<reads {
+            try decodeWhole.record { _ = try MessagePackDecoder().decode(RecipeDetail.self, from: reply) }
+            try decodeListed.record { _ = try MessagePackDecoder().decode(RecipeForList.self, from: reply) }
         }
         for index in 0..<reads {
             let detail = details[index % details.count]
@@ -145,7 +157,10 @@ struct GroceriesBenchmark: AsyncParsableCommand {
 
         report(
             "Groceries over tcp loopback, \(ids.count) recipes × \(linesPerRecipe) lines",
-            [health, direct, kept, keptQuick, coding, read, addOne, addWithList, recipeCall, householdCall, write],
+            [
+                health, direct, kept, keptQuick, coding, read, addOne, addWithList, recipeCall, listedCall, decodeWhole, decodeListed, householdCall,
+                write,
+            ],
             baseline: health)
         report("Building the whole list (\(addAll.nanoseconds.count) builds)", [addAll])
         let memory = ProcessMemory.read()

@@ -70,6 +70,17 @@ public struct Method<Scope: MethodScope, Request: Codable & Sendable, Response: 
     public var description: String { name }
 }
 
+extension Method {
+    /// The same method with its reply read as `Projection`: a type that declares some of the
+    /// reply's fields, under the same names. A caller that needs a few fields of a large reply
+    /// decodes only those (the decoder skips the rest, as it skips any field it does not know);
+    /// nothing on the wire changes.
+    public func replying<Projection>(as _: Projection.Type) -> Method<Scope, Request, Projection> {
+        Method<Scope, Request, Projection>(
+            name, write: isWrite, access: access, lane: lane, remembersReply: remembersReply, activity: recordsActivity, keyCheck: keyCheck)
+    }
+}
+
 /// When the server looks up the idempotency key of a keyed write. Either way a retry is
 /// answered the first attempt's reply and the write is applied once (docs/PROTOCOL.md,
 /// "Idempotency"); they differ in what a retry runs, and in what a first attempt costs.

@@ -27,15 +27,21 @@ struct ScalingTests {
         }
     }
 
-    /// The add reads a recipe at its own servings (at the same time as the household's size)
-    /// and scales it itself: the quantities must be the very doubles the catalog's own scaling
-    /// gives, or lists built before and after would not aggregate to the same lines.
+    /// The add reads a recipe at its own servings (at the same time as the household's size),
+    /// only the fields the list keeps (``RecipeForList``), and scales it itself: the quantities
+    /// must be the very doubles the catalog's own scaling gives, or lists built before and after
+    /// would not aggregate to the same lines.
     @Test func aRecipeScaledHereEqualsTheCatalogsScalingExactly() async throws {
         try await withGroceries { env in
             let page = try await env.catalog.call(CatalogAPI.searchRecipes, RecipeSearch(pageSize: 24), user: "ada")
             #expect(page.recipes.count == 24)
             for summary in page.recipes {
-                let own = try await env.catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: summary.id, withIngredients: true), user: "ada")
+                let lookup = RecipeLookup(id: summary.id, withIngredients: true)
+                let own = try await env.catalog.call(CatalogAPI.getRecipeForList, lookup, user: "ada")
+                // The list reads the same reply as these fields only: each the very value of the whole.
+                let whole = try await env.catalog.call(CatalogAPI.getRecipe, lookup, user: "ada")
+                #expect(own == RecipeForList(whole), "\(summary.id)")
+                #expect(own.ingredients.count == whole.ingredients.count && own.ingredientFacts?.count == whole.ingredientFacts?.count)
                 for people in [1, 2, 3, 5, 6, 7, 11, 50] {
                     let scaled = try await env.catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: summary.id, people: people), user: "ada")
                     let snapshot = RecipeSnapshot(own, people: people)

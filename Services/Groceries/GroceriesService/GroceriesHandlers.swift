@@ -50,10 +50,10 @@ struct GroceriesHandlers: Sendable {
             // when not kept) and one catalog read of the recipe at its own servings with its
             // ingredients' facts (notFound for an id nobody knows), scaled here for the household.
             let (household, read) = try await peers.householdAndRecipe(recipe, withRecipe: isNew, user: user, for: context)
-            if let detail = read {
-                guard detail.people >= 1 else { throw ServiceError.internal("the catalog read \(recipe) for \(detail.people) people") }
-                facts = (detail.ingredientFacts ?? []).map(ListIngredientFacts.init)
-                snapshot = RecipeSnapshot(detail, people: household.people)
+            if let read {
+                guard read.people >= 1 else { throw ServiceError.internal("the catalog read \(recipe) for \(read.people) people") }
+                facts = read.ingredientFacts ?? []
+                snapshot = RecipeSnapshot(read, people: household.people)
             }
             multiplier = multiplier ?? min(max(household.plannedSlots, 1), Self.maximumMultiplier)
         }

@@ -19,7 +19,7 @@ struct GroceriesPeers: Sendable {
     /// a task of its own to wait for).
     func householdAndRecipe(
         _ recipe: String, withRecipe: Bool, user: String, for context: RequestContext
-    ) async throws -> (household: RecipeHousehold, recipe: RecipeDetail?) {
+    ) async throws -> (household: RecipeHousehold, recipe: RecipeForList?) {
         if let week = households.fresh(for: user) {
             return (week.household(of: recipe), withRecipe ? try await recipeWithIngredients(recipe, user: user, for: context) : nil)
         }
@@ -30,8 +30,9 @@ struct GroceriesPeers: Sendable {
 
     /// The recipe at its own servings, with the facts of every ingredient it uses: one call,
     /// which needs nothing from the planner's (``RecipeSnapshot/init(_:people:)`` scales it).
-    func recipeWithIngredients(_ id: String, user: String, for context: RequestContext) async throws(ServiceError) -> RecipeDetail {
-        try await catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: id, withIngredients: true), user: user, for: context, notFoundField: "recipe")
+    func recipeWithIngredients(_ id: String, user: String, for context: RequestContext) async throws(ServiceError) -> RecipeForList {
+        try await catalog.call(
+            CatalogAPI.getRecipeForList, RecipeLookup(id: id, withIngredients: true), user: user, for: context, notFoundField: "recipe")
     }
 
     func ingredients(_ ids: [String], notFoundField: String, for context: RequestContext) async throws(ServiceError) -> [Ingredient] {

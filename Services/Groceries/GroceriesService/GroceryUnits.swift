@@ -1,10 +1,15 @@
 import Foundation
+public import MessagePack
 public import SousSchema
 public import SousUnits
 
 /// What the list knows about an ingredient: the catalog's facts as of the last time a recipe or
 /// item using it was added.
-public struct ListIngredientFacts: Equatable, Sendable {
+///
+/// Coded under the names of ``Ingredient``'s fields, so that ``RecipeForList`` reads it from the
+/// catalog's reply.
+@MessagePackCodable
+public struct ListIngredientFacts: Codable, Equatable, Sendable {
     public var id: String
     public var name: String
     /// The unit the ingredient is usually measured in; mixed lines are shown in its family.
