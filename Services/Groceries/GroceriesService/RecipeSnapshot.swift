@@ -66,23 +66,14 @@ public struct RecipeForList: Codable, Equatable, Sendable {
     /// The facts of the ingredients the lines use, when the lookup asked for them.
     public var ingredientFacts: [ListIngredientFacts]?
 
-    public init(
-        id: String, name: String, servings: Int, people: Int, ingredients: [RecipeSnapshot.Line], ingredientFacts: [ListIngredientFacts]?
-    ) {
-        self.id = id
-        self.name = name
-        self.servings = servings
-        self.people = people
-        self.ingredients = ingredients
-        self.ingredientFacts = ingredientFacts
-    }
-
     /// The same fields of the whole recipe.
     public init(_ detail: RecipeDetail) {
-        self.init(
-            id: detail.id, name: detail.name, servings: detail.servings, people: detail.people,
-            ingredients: detail.ingredients.map { RecipeSnapshot.Line(ingredient: $0.ingredient, quantity: $0.quantity, unit: $0.unit) },
-            ingredientFacts: detail.ingredientFacts?.map(ListIngredientFacts.init))
+        id = detail.id
+        name = detail.name
+        servings = detail.servings
+        people = detail.people
+        ingredients = detail.ingredients.map { RecipeSnapshot.Line(ingredient: $0.ingredient, quantity: $0.quantity, unit: $0.unit) }
+        ingredientFacts = detail.ingredientFacts?.map(ListIngredientFacts.init)
     }
 }
 
