@@ -59,11 +59,30 @@ struct RPCBenchmark: AsyncParsableCommand {
             async.nanoseconds.append(DispatchTime.now().uptimeNanoseconds - start)
         }
         report("Request/reply round trip over \(host.boundEndpoints.requests)", [plain, raw, blocking, async], baseline: raw)
+        let inProcess = try await measureInProcess(database, logger: logger)
+        report("Without CURVE: in one process over inproc (no TCP, no encryption)", inProcess, baseline: inProcess[0])
         report("Server-side work per health call, no sockets", try measureServerWork(database))
         serving.cancel()
         _ = try? await serving.value
         echo.stop()
         curveEcho.stop()
+    }
+
+    /// `health` without CURVE, which the services never serve TCP without: the same host
+    /// bound to `inproc://` (no TCP, no encryption), against an echo over inproc.
+    func measureInProcess(_ database: SousDatabase, logger: Logger) async throws -> [Samples] {
+        let host = try ServiceHost(configuration: .inProcess(.catalog), logger: logger, databaseHealth: { database.health() })
+        let serving = Task { try await host.run(signals: false) }
+        let echo = try RawEcho(endpoint: "inproc://sous-bench-echo-\(UUID().uuidString)")
+        let raw = try measureRawEcho(echo.endpoint, name: "raw libzmq DEALER/ROUTER echo, inproc (baseline)")
+        let client = ServiceClient<Catalog>(endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(5), retries: 0))
+        var blocking = Samples(name: "sous health over inproc, blocking client")
+        for _ in 0..<warmup { _ = try client.callBlocking(CommonAPI.health, Empty()) }
+        for _ in 0..<calls { try blocking.record { _ = try client.callBlocking(CommonAPI.health, Empty()) } }
+        serving.cancel()
+        _ = try? await serving.value
+        echo.stop()
+        return [raw, blocking]
     }
 
     /// Envelope parsing, body decoding, the health handler's database check and reply encoding:
