@@ -16,6 +16,8 @@ Where each figure is read (per run file X-N.txt; if that file is absent, its tab
 taken from summary.txt's "X-N: | ... |" lines instead, with the "###" headings unknown):
   health ÷ CURVE echo     rpc-1..3        "sous health over CURVE, blocking client", p50 ÷ baseline
                                           (the baseline is the "raw libzmq ... CURVE (floor)" row)
+  without CURVE           rpc-1..3        "sous health over inproc, blocking client", p50 ÷ baseline
+                                          (the baseline is the "raw libzmq ... inproc (baseline)" row)
   codec                   codec-1..2      "MessagePack encode+decode (... B)", p50 µs and p50 ÷ baseline
                                           (the baseline is "JSON encode+decode")
   groceries.list          groceries-1..2  "read the aggregated list (groceries.list)", p50 ÷ baseline
@@ -248,6 +250,12 @@ def health_echo(folder):
     return listing(vals, "×")
 
 
+def health_inproc(folder):
+    vals = [value(t, "sous health over inproc, blocking client", "p50 ÷ baseline")
+            for t in runs(folder, "rpc", 3)]
+    return listing(vals, "×")
+
+
 def codec(folder):
     p50s, ratios = [], []
     for t in runs(folder, "codec", 2):
@@ -371,6 +379,7 @@ def peers(folder, which, stack):
 
 TARGETS = [
     ("`health` ÷ CURVE echo, ≤ 1.3×", health_echo),
+    ("(no target) without CURVE: `health` ÷ echo, both over inproc", health_inproc),
     ("codec encode+decode ≤ 15 µs, ≤ 0.15× JSON", codec),
     ("`groceries.list` ÷ `health`, ≤ 8×", groceries_list),
     ("`groceries.addRecipe` ÷ `health`, ≤ 10×", add_recipe),
