@@ -6,7 +6,9 @@
 #      debootstrap-made base image (deploy/build-base-image.sh), the Sous image is built from the
 #      host's release binaries (Dockerfile target `prebuilt`), the stack comes up on the host's
 #      loopback (deploy/docker-compose.hostnet.yml), every container turns healthy, `sous status`
-#      and a short journey run through the `cli` service, then the stack is torn down;
+#      and a short journey run through the `cli` service, the host's own `sous` signs in and
+#      searches with the public keys copied out of the keys volume (as deploy/README.md says),
+#      then the stack is torn down;
 #   3. the PostgreSQL image is built on the same base (deploy/postgres.Dockerfile), the PostgreSQL
 #      stack (deploy/docker-compose.postgres.yml + its hostnet override: PostgreSQL and two replicas
 #      of each service) comes up healthy, `sous status` and the same journey run, one replica of
@@ -454,6 +456,22 @@ run_journey() {
     done
 }
 
+# deploy/README.md's client on the host, with host networking: the services' public keys copied
+# out of the keys volume, the shifted endpoints, and the host's own `sous` (not the cli container).
+check_host_client() {
+    is_active planner catalog || return 0
+    local keys="$WORK/host-keys" config="$WORK/host-config"
+    mkdir -p "$keys" "$config"
+    "$DOCKER" run --rm --network none --user "$(id -u)" -v "${PROJECT}_keys:/keys:ro" -v "$keys:/out" "$IMAGE" \
+        sh -c 'cp /keys/*.pub /out/' || fail "could not copy the public keys out of volume ${PROJECT}_keys"
+    local -a environment=(SOUS_KEYS_DIR="$keys" SOUS_CONFIG_DIR="$config"
+        SOUS_PLANNER_ENDPOINT=tcp://127.0.0.1:27201 SOUS_CATALOG_ENDPOINT=tcp://127.0.0.1:27101)
+    printf '%s\n' "$PASSWORD" | env "${environment[@]}" "$BIN/sous" login --email "$ADA" || fail "the host's sous could not sign in"
+    env "${environment[@]}" "$BIN/sous" ingredients search tom --json | grep -qF '"tomato"' \
+        || fail "the host's sous did not find the tomato"
+    echo "host client: the keys of volume ${PROJECT}_keys, signed in as $ADA, searched the catalog"
+}
+
 stack_down() {
     compose logs --no-color >"$WORK/compose-$STACK.log" 2>&1 || true
     log "Stopping the stack: compose down --volumes (its logs: $WORK/compose-$STACK.log)"
@@ -479,6 +497,9 @@ log "sous status"
 check_status
 
 run_journey
+
+log "A client on the host (deploy/README.md, host networking)"
+check_host_client
 
 log "Recreating every container: the data must stay in the named volumes"
 compose up -d --no-build --no-deps --force-recreate "${active[@]}"
