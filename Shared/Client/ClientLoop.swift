@@ -309,21 +309,19 @@ final class ClientLoop: @unchecked Sendable {
     private func readAdoptedReplies() -> Bool {
         for (id, entry) in pending {
             guard let socket = entry.socket else { continue }
-            while true {
-                let frames: [ZMQFrame]
-                do {
-                    frames = try socket.receiveMultipart(dontWait: true)
-                } catch {
-                    if error.isTerminated { return false }
-                    break
-                }
-                // A reply to an earlier attempt on this socket (its caller gave up) is dropped.
-                guard let reply = try? Envelope.parseReply(frames), reply.header.id == id else { continue }
-                pending[id] = nil
-                pool.giveBack(socket)
-                entry.call.completion.resume(returning: .success(reply))
-                break
+            let reply: Envelope.Reply?
+            do {
+                // What is waiting, without blocking; a reply to an earlier attempt on this
+                // socket (its caller gave up) is skipped.
+                reply = try socket.reply(to: id, by: .now)
+            } catch {
+                if error.isTerminated { return false }
+                continue
             }
+            guard let reply else { continue }
+            pending[id] = nil
+            pool.giveBack(socket)
+            entry.call.completion.resume(returning: .success(reply))
         }
         return true
     }

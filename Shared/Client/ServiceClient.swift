@@ -369,13 +369,12 @@ final class RequestIDs: Sendable {
 
 extension ZMQSocket {
     /// The reply to request `id`, waited for on this thread until `deadline`; nil if it has not
-    /// come by then. Replies to earlier requests on the socket (callers that gave up on them)
-    /// and messages that are not replies are skipped.
+    /// come by then. Past the deadline (`.now` for a caller that must not block) what is already
+    /// waiting is still read, without blocking. Replies to earlier requests on the socket
+    /// (callers that gave up on them) and messages that are not replies are skipped.
     func reply(to id: String, by deadline: ContinuousClock.Instant) throws(ZMQError) -> Envelope.Reply? {
-        while case let left = deadline - ContinuousClock.now, left > .zero {
-            guard let frames = try receive(timeout: left) else { return nil }
-            guard let reply = try? Envelope.parseReply(frames), reply.header.id == id else { continue }
-            return reply
+        while let frames = try receive(timeout: max(deadline - ContinuousClock.now, .zero)) {
+            if let reply = try? Envelope.parseReply(frames), reply.header.id == id { return reply }
         }
         return nil
     }
