@@ -3,6 +3,7 @@ import SousCrypto
 import SousRuntime
 import SousTestSupport
 import SousWire
+import Synchronization
 import ZeroMQ
 
 /// A service executable from the same build folder as this benchmark, on a free loopback port,
@@ -24,12 +25,45 @@ final class ServiceProcess: Sendable {
         self.setup = setup
     }
 
+    /// A loopback port free now, below the kernel's ephemeral range, never given twice here.
+    ///
+    /// A port the OS picks for a bind to port 0 comes from the range it also gives every outgoing
+    /// connection its own end from: between the probe closing it and the child binding it, any
+    /// client connecting can take it (a `throughput` run stopped on "Address already in use").
+    /// Below that range only an explicit bind takes a port.
     static func freePort() throws -> Int {
-        let probe = try ZMQContext.shared.socket(.router)
-        defer { probe.close() }
-        try probe.bind("tcp://127.0.0.1:*")
-        return Int(try probe.lastEndpoint.split(separator: ":").last.map(String.init) ?? "") ?? 0
+        let ephemeralStart = ephemeralPortRange.lowerBound
+        let first = ephemeralStart > 12_000 ? 10_000 : 1_024
+        for _ in 0..<200 {
+            let port = Int.random(in: first..<ephemeralStart)
+            guard portsGiven.withLock({ $0.insert(port).inserted }) else { continue }
+            if canBind(port) { return port }
+        }
+        throw ServiceError.unavailable("no free loopback port between \(first) and \(ephemeralStart)")
     }
+
+    /// Binds and closes a plain socket (closed before this returns, unlike a ZeroMQ socket's).
+    private static func canBind(_ port: Int) -> Bool {
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard probe >= 0 else { return false }
+        defer { close(probe) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    private static let portsGiven = Mutex<Set<Int>>([])
+
+    /// The ports the kernel gives a connection's own end or a bind to port 0.
+    private static let ephemeralPortRange: ClosedRange<Int> = {
+        let bounds = ((try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? "")
+            .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        return bounds.count == 2 && bounds[0] > 1_024 && bounds[0] <= bounds[1] ? bounds[0]...bounds[1] : 32_768...60_999
+    }()
 
     /// `environment` comes last (e.g. `SOUS_DATABASE_URL`); replicas of one service share
     /// `dataDirectory`, so they load the same key pair.

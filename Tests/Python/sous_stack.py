@@ -8,6 +8,7 @@ planner its session key), and clients that sign in the way docs/PROTOCOL.md desc
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import signal
 import socket
@@ -28,18 +29,43 @@ STOP_SECONDS = 20
 PASSWORD = "a long test passphrase"
 
 
-def free_ports(count: int) -> list:
-    """Ports the OS hands out right now on 127.0.0.1 (held together so they are distinct)."""
-    probes = []
+def ephemeral_port_range() -> tuple:
+    """The ports the kernel picks from for a connection's own end or a bind to port 0."""
     try:
-        for _ in range(count):
-            probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            probe.bind(("127.0.0.1", 0))
-            probes.append(probe)
-        return [probe.getsockname()[1] for probe in probes]
-    finally:
-        for probe in probes:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
+_PORTS_GIVEN: set = set()
+
+
+def free_ports(count: int) -> list:
+    """Distinct loopback ports free now, below the kernel's ephemeral range, none given twice.
+
+    A port the OS picked for a bind to port 0 comes from the range it also gives every outgoing
+    connection its own end from: between the probe closing it and the service binding it, a client
+    connecting anywhere can take it ("Address already in use"). Below that range only an explicit
+    bind takes a port, and this process never hands one out twice.
+    """
+    low, _ = ephemeral_port_range()
+    first = 10_000 if low > 12_000 else 1_024
+    candidates = [port for port in random.sample(range(first, low), min(low - first, 50 * count)) if port not in _PORTS_GIVEN]
+    ports = []
+    for port in candidates:
+        probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        finally:
             probe.close()
+        ports.append(port)
+        _PORTS_GIVEN.add(port)
+        if len(ports) == count:
+            return ports
+    raise RuntimeError(f"no {count} free loopback ports between {first} and {low}")
 
 
 def log_tail(path: Path, lines: int = 30) -> str:
