@@ -323,7 +323,7 @@ def fifty_clients(folder):
 
 
 def memory(folder):
-    rss, pss, total, alone, server = [], [], [], [], []
+    rss, pss, total, alone, server, used = [], [], [], [], [], []
     missing_runs = 0
     for t in runs(folder, "throughput", 3):
         together = find_tables(t, has_column="PSS MiB")
@@ -344,11 +344,14 @@ def memory(folder):
                 elif r[0].startswith("`sous-server all`") and ri is not None and ri < len(r):
                     server.append(r[ri] if number(r[ri]) is not None else None)
         for tt in find_tables(t, has_column="of which its own")[:1]:
-            ri = tt.column("VmRSS MiB")
+            ri, ui = tt.column("VmRSS MiB"), tt.column("used in the next")
             for r in tt.rows:
                 if r and r[0].startswith("sous-") and ri is not None and ri < len(r) \
                         and number(r[ri]) is not None:
                     alone.append(r[ri])
+                if r and r[0].startswith("sous-") and ui is not None and ui < len(r) \
+                        and number(r[ui]) is not None:
+                    used.append(r[ui])
     if not rss and not pss and not alone:
         return MISSING
     if rss:
@@ -358,8 +361,10 @@ def memory(folder):
         rss_s = f"? MiB (together ?"
     rss_s += f"; each alone {span(alone)})" if alone else "; each alone ?)"
     note = f" [{missing_runs} of 3 runs without the table]" if missing_runs else ""
+    # The working set (pages used while idle), from runs that measured it.
+    used_s = f"; used while idle {span(used)} MiB each" if used else ""
     return (f"{rss_s}; PSS {span(pss)} MiB each ({span(total)} in all); "
-            f"`sous-server all` {span(server)} MiB{note}")
+            f"`sous-server all` {span(server)} MiB{used_s}{note}")
 
 
 def peers(folder, which, stack):

@@ -61,6 +61,10 @@ struct ProcessMemory {
     var proportional: Int = 0
     /// Pages no other process maps (USS): what stopping this process would give back.
     var unshared: Int = 0
+    /// Resident pages used since ``forgetUse(pid:)`` (or since they were mapped): the working
+    /// set, what must stay in memory for what the process did meanwhile. The rest of VmRSS is
+    /// clean pages the kernel takes back when memory is short.
+    var used: Int = 0
 
     static func read(_ process: String = "self") -> ProcessMemory {
         let status = Self.fields(of: "/proc/\(process)/status")
@@ -68,7 +72,14 @@ struct ProcessMemory {
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task").count) ?? 0
         return ProcessMemory(
             rss: status("VmRSS:"), hwm: status("VmHWM:"), threads: threads, anonymous: status("RssAnon:"), fileBacked: status("RssFile:"),
-            proportional: rollup("Pss:"), unshared: rollup("Private_Clean:") + rollup("Private_Dirty:"))
+            proportional: rollup("Pss:"), unshared: rollup("Private_Clean:") + rollup("Private_Dirty:"), used: rollup("Referenced:"))
+    }
+
+    /// Clears the accessed bits of the process's pages (`/proc/<pid>/clear_refs`), so that
+    /// ``used`` then counts only pages used after this call. False when the kernel refused.
+    @discardableResult
+    static func forgetUse(pid: Int32) -> Bool {
+        (try? "1".write(toFile: "/proc/\(pid)/clear_refs", atomically: false, encoding: .utf8)) != nil
     }
 
     /// The numbers of a `/proc` file of `Key:   value kB` lines, by key (0 for a key it lacks).

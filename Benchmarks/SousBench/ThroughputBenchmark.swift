@@ -13,7 +13,7 @@ import ZeroMQ
 /// `health`; calls per second and latency of 50 concurrent clients searching the shipped catalog
 /// (against the same clients calling `health`),
 /// and each service's resident memory once started and idle (against a bare Swift ZeroMQ echo
-/// process, the floor of any Swift server here).
+/// process, the floor of any Swift server here), with the part of it the service then uses.
 struct ThroughputBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "throughput",
@@ -35,17 +35,22 @@ struct ThroughputBenchmark: AsyncParsableCommand {
 
     func idleMemory(root: String) throws {
         print("\n### Resident memory once started and answering `health` (VmRSS, idle)\n")
-        print("| process | VmRSS MiB | of which its own (RssAnon) | of which mapped files (RssFile) | threads |")
-        print("|---|---:|---:|---:|---:|")
-        func row(_ name: String, _ memory: ProcessMemory) {
-            print("| \(name) | \(memory.rss / 1024) | \(memory.anonymous / 1024) | \(memory.fileBacked / 1024) | \(memory.threads) |")
+        print(
+            "| process | VmRSS MiB | of which its own (RssAnon) | of which mapped files (RssFile) | threads"
+                + " | used in the next \(Int(Self.idleWindow)) s, idle (working set, MiB) |")
+        print("|---|---:|---:|---:|---:|---:|")
+        func row(_ name: String, pid: Int32) {
+            let memory = ProcessMemory.read(pid: pid)
+            let used = ProcessMemory.forgetUse(pid: pid) ? Self.usedWhileIdle(pid: pid) : "?"
+            print(
+                "| \(name) | \(memory.rss / 1024) | \(memory.anonymous / 1024) | \(memory.fileBacked / 1024) | \(memory.threads) | \(used) |")
         }
         let echo = try EchoProcess.start()
-        row("bare Swift ZeroMQ echo (`sous-bench raw-echo-server`, the floor)", echo.memory())
+        row("bare Swift ZeroMQ echo (`sous-bench raw-echo-server`, the floor)", pid: echo.pid)
         echo.stop()
         for service in SousService.allCases {
             let process = try ServiceProcess.start(service, dataDirectory: "\(root)/\(service.rawValue)")
-            row("sous-\(service.rawValue)", ProcessMemory.read(pid: process.pid))
+            row("sous-\(service.rawValue)", pid: process.pid)
             process.stop()
         }
 
@@ -76,6 +81,16 @@ struct ThroughputBenchmark: AsyncParsableCommand {
         let all = try ServiceProcess.startAll(dataDirectory: "\(root)/all")
         defer { all.stop() }
         sharingRow("`sous-server all`, the five in one process", ProcessMemory.read(pid: all.pid))
+    }
+
+    /// How long a started process is left alone while its working set is measured: it checks
+    /// its database every second, so a few seconds see everything an idle service does.
+    static let idleWindow = 3.0
+
+    /// MiB of the process's pages used during ``idleWindow`` from now (a measuring window, not a wait for anything).
+    static func usedWhileIdle(pid: Int32) -> String {
+        Thread.sleep(forTimeInterval: idleWindow)
+        return String(format: "%.1f", Double(ProcessMemory.read(pid: pid).used) / 1024)
     }
 
     // MARK: Concurrent clients
@@ -142,6 +157,8 @@ struct ThroughputBenchmark: AsyncParsableCommand {
 
         // Warm-up: every client connected and the catalog's pages cached.
         for client in clients { _ = try await client.call(CatalogAPI.searchRecipes, RecipeSearch(), user: "warm") }
+        // From here, which of the catalog's pages the four loads use: its working set under load.
+        let usesMeasured = ProcessMemory.forgetUse(pid: process.pid)
         let health = try await load("`health`, \(clients.count) clients (baseline)") { client, _ in
             _ = try await client.call(CommonAPI.health, Empty())
         }
@@ -166,6 +183,12 @@ struct ThroughputBenchmark: AsyncParsableCommand {
             print("| \(name) | \(Int(result.rate)) | \(result.busy) |")
         }
         print(process.state("after the load"))
+        if usesMeasured {
+            let memory = ProcessMemory.read(pid: process.pid)
+            print(
+                "pages used during the four loads (working set): "
+                    + String(format: "%.1f MiB of VmRSS %.1f MiB", Double(memory.used) / 1024, Double(memory.rss) / 1024))
+        }
     }
 }
 
