@@ -222,8 +222,6 @@ final class EchoProcess: Sendable {
         return started
     }
 
-    func memory() -> ProcessMemory { ProcessMemory.read(pid: pid) }
-
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
