@@ -32,7 +32,6 @@ final class ServiceProcess: Sendable {
     /// client connecting can take it (a `throughput` run stopped on "Address already in use").
     /// Below that range only an explicit bind takes a port.
     static func freePort() throws -> Int {
-        let ephemeralStart = ephemeralPortRange.lowerBound
         let first = ephemeralStart > 12_000 ? 10_000 : 1_024
         for _ in 0..<200 {
             let port = Int.random(in: first..<ephemeralStart)
@@ -58,11 +57,11 @@ final class ServiceProcess: Sendable {
 
     private static let portsGiven = Mutex<Set<Int>>([])
 
-    /// The ports the kernel gives a connection's own end or a bind to port 0.
-    private static let ephemeralPortRange: ClosedRange<Int> = {
-        let bounds = ((try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? "")
-            .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
-        return bounds.count == 2 && bounds[0] > 1_024 && bounds[0] <= bounds[1] ? bounds[0]...bounds[1] : 32_768...60_999
+    /// The lowest port the kernel gives a connection's own end or a bind to port 0.
+    private static let ephemeralStart: Int = {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        let start = text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32_768
+        return start > 1_024 ? start : 32_768
     }()
 
     /// `environment` comes last (e.g. `SOUS_DATABASE_URL`); replicas of one service share

@@ -21,6 +21,15 @@ out.mkdir(parents=True, exist_ok=True)
 
 # The order of `schemaChecks` in Fuzz.swift: selector 16 + index (mod the list's length).
 checked = re.findall(r"^    check\(([\w.]+)\.self\),$", (ROOT / "Tools/Fuzz/Fuzz.swift").read_text(), re.M)
+
+# Every `@MessagePackCodable` type of the schema and the wire should be in that list; a type added
+# since is named here (add it to `schemaChecks`).
+declared = set()
+for source in sorted((ROOT / "Shared/Schema").glob("*.swift")) + sorted((ROOT / "Shared/Wire").glob("*.swift")):
+    declared |= set(re.findall(r"@MessagePackCodable\s+(?:(?:public|internal|indirect)\s+)*(?:struct|enum)\s+(\w+)", source.read_text()))
+missing = sorted(declared - {name.split(".")[-1] for name in checked})
+if missing:
+    print(f"not in Fuzz.swift's schemaChecks: {missing}", file=sys.stderr)
 selector = {name: 16 + index for index, name in enumerate(checked)}
 
 # `| `method` | `Request` | `Reply` | ...` rows of the generated method tables.
