@@ -30,6 +30,26 @@ struct Samples {
     }
 }
 
+/// Operations timed in turn, in blocks of `block` calls each (every one warmed up first), so a
+/// slow stretch of a shared VM falls on all of them, not on whichever ran during it: sequential
+/// runs of 10 000 `health` calls after 10 000 echoes once gave 1.44× the echo in a run whose
+/// other two gave 0.98× and 1.04× (2026-11-28, s23b). Each call is given its index, 0 to
+/// `calls` - 1, in each operation's own order.
+func measureInterleaved(
+    _ operations: [(name: String, call: (Int) throws -> Void)], calls: Int, warmup: Int, block: Int = 100
+) throws -> [Samples] {
+    for index in 0..<warmup {
+        for operation in operations { try operation.call(index % max(calls, 1)) }
+    }
+    var samples = operations.map { Samples(name: $0.name) }
+    for done in stride(from: 0, to: calls, by: block) {
+        for (position, operation) in operations.enumerated() {
+            for index in done..<min(done + block, calls) { try samples[position].record { try operation.call(index) } }
+        }
+    }
+    return samples
+}
+
 /// Prints samples as a Markdown table; `baseline` adds a ratio column against it (by p50).
 func report(_ title: String, _ rows: [Samples], baseline: Samples? = nil) {
     print("\n### \(title)\n")

@@ -67,11 +67,14 @@ struct PlannerBenchmark: AsyncParsableCommand {
             for index in 0..<queries { try samples.record { try body(who[index]) } }
             return samples
         }
-        let health = try measure("health round trip (baseline)") { _ in _ = try client.callBlocking(CommonAPI.health, Empty()) }
-        let profile = try measure("profile.get") { user in _ = try client.callBlocking(PlannerAPI.getProfile, Empty(), user: user) }
-        let week = try measure("plan.get (7 days, 14 slots, selection)") { user in
-            _ = try client.callBlocking(PlannerAPI.getPlan, Empty(), user: user)
-        }
+        // The round trips against their baseline in alternating blocks, as `rpc` times them.
+        let roundTrips = try measureInterleaved(
+            [
+                ("health round trip (baseline)", { _ in _ = try client.callBlocking(CommonAPI.health, Empty()) }),
+                ("profile.get", { index in _ = try client.callBlocking(PlannerAPI.getProfile, Empty(), user: who[index]) }),
+                ("plan.get (7 days, 14 slots, selection)", { index in _ = try client.callBlocking(PlannerAPI.getPlan, Empty(), user: who[index]) }),
+            ], calls: queries, warmup: min(200, queries))
+        let (health, profile, week) = (roundTrips[0], roundTrips[1], roundTrips[2])
         // Where a call's time goes: the same reads on the store alone, and the week's reply coded.
         let store = planner.store
         let profileRead = try measure("profile read on the store") { user in _ = try store.profile(user: user) }

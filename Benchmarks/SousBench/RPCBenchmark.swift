@@ -46,9 +46,12 @@ struct RPCBenchmark: AsyncParsableCommand {
         let client = ServiceClient<Catalog>(
             endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(5), retries: 0), curve: { setup }
         )
-        let (raw, blocking) = try measureInterleaved(
-            ("raw libzmq DEALER/ROUTER echo, CURVE (floor)", curveDealer.roundTrip),
-            ("sous health over CURVE, blocking client", { _ = try client.callBlocking(CommonAPI.health, Empty()) }))
+        let curveTimes = try measureInterleaved(
+            [
+                ("raw libzmq DEALER/ROUTER echo, CURVE (floor)", { _ in try curveDealer.roundTrip() }),
+                ("sous health over CURVE, blocking client", { _ in _ = try client.callBlocking(CommonAPI.health, Empty()) }),
+            ], calls: calls, warmup: warmup)
+        let (raw, blocking) = (curveTimes[0], curveTimes[1])
 
         var async = Samples(name: "sous health over CURVE, async client")
         for _ in 0..<warmup { _ = try await client.call(CommonAPI.health, Empty()) }
@@ -76,13 +79,15 @@ struct RPCBenchmark: AsyncParsableCommand {
         let dealer = try RawEchoDealer(echo.endpoint)
         defer { dealer.close() }
         let client = ServiceClient<Catalog>(endpoint: host.boundEndpoints.requests, options: .init(timeout: .seconds(5), retries: 0))
-        let (raw, blocking) = try measureInterleaved(
-            ("raw libzmq DEALER/ROUTER echo, inproc (baseline)", dealer.roundTrip),
-            ("sous health over inproc, blocking client", { _ = try client.callBlocking(CommonAPI.health, Empty()) }))
+        let times = try measureInterleaved(
+            [
+                ("raw libzmq DEALER/ROUTER echo, inproc (baseline)", { _ in try dealer.roundTrip() }),
+                ("sous health over inproc, blocking client", { _ in _ = try client.callBlocking(CommonAPI.health, Empty()) }),
+            ], calls: calls, warmup: warmup)
         serving.cancel()
         _ = try? await serving.value
         echo.stop()
-        return [raw, blocking]
+        return times
     }
 
     /// Envelope parsing, body decoding, the health handler's database check and reply encoding:
@@ -119,27 +124,6 @@ struct RPCBenchmark: AsyncParsableCommand {
         var samples = Samples(name: name)
         for _ in 0..<calls { try samples.record(dealer.roundTrip) }
         return samples
-    }
-
-    /// A baseline and what is compared with it, timed in alternating blocks of 100 calls (each
-    /// warmed up first): a slow stretch of a shared VM then falls on both, not on whichever ran
-    /// during it. Sequential runs of 10 000 each once put `health` at 1.44× its echo in a run
-    /// whose other two gave 0.98× and 1.04× (2026-11-28, s23b).
-    func measureInterleaved(
-        _ baseline: (name: String, call: () throws -> Void), _ compared: (name: String, call: () throws -> Void)
-    ) throws -> (Samples, Samples) {
-        for _ in 0..<warmup {
-            try baseline.call()
-            try compared.call()
-        }
-        var first = Samples(name: baseline.name)
-        var second = Samples(name: compared.name)
-        let block = 100
-        for done in stride(from: 0, to: calls, by: block) {
-            for _ in 0..<min(block, calls - done) { try first.record(baseline.call) }
-            for _ in 0..<min(block, calls - done) { try second.record(compared.call) }
-        }
-        return (first, second)
     }
 }
 
