@@ -21,7 +21,8 @@ taken from summary.txt's "X-N: | ... |" lines instead, with the "###" headings u
   codec                   codec-1..2      "MessagePack encode+decode (... B)", p50 µs and p50 ÷ baseline
                                           (the baseline is "JSON encode+decode")
   groceries.list          groceries-1..2  "read the aggregated list (groceries.list)", p50 ÷ baseline
-  groceries.addRecipe     groceries-1..2  "add one recipe (catalog lookup, ...)", p50 ÷ baseline, p50 µs;
+  groceries.addRecipe     groceries-1..2  "add one recipe (catalog lookup, ...)", p50 ÷ baseline, p50 µs
+                                          (the baseline is "health ..., a block after each build");
                                           "the add's write on the store alone ...", p50 µs
   plan.get                planner-1..2    "plan.get (7 days, 14 slots, selection)", p50 ÷ baseline
   100 000 reminders       notifier-1..3   "up (one diary.statuses per 1 000)", due → all published
