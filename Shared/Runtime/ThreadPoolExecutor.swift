@@ -32,8 +32,11 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
         // runs, on a thread started for the queue's remainder.
         let orphaned = stopping && running == 0
         if orphaned { running += 1 }
-        condition.signal()
         condition.unlock()
+        // Signalled once the lock is free: a thread woken while this one still held it would
+        // block on the lock at once and be woken a second time by the unlock, two more context
+        // switches per request on a busy core (the waiters recheck the queue under the lock).
+        condition.signal()
         if orphaned { startThread(named: name) { [self] in work() } }
     }
 
