@@ -88,7 +88,9 @@ struct GroceriesBenchmark: AsyncParsableCommand {
                 }
             }
             if run > 0 && !withList { addAll.nanoseconds.append(DispatchTime.now().uptimeNanoseconds - start) }
-            for _ in ids where run > 0 { try healthBetween.record { try client.callBlocking(CommonAPI.health, Empty()) } }
+            if run > 0 {
+                for _ in ids { try healthBetween.record { try client.callBlocking(CommonAPI.health, Empty()) } }
+            }
         }
         let list = try client.callBlocking(GroceriesAPI.list, Empty(), user: user)
         let shares = list.lines.reduce(0) { $0 + $1.sources.count }

@@ -83,8 +83,9 @@ struct ThroughputBenchmark: AsyncParsableCommand {
         sharingRow("`sous-server all`, the five in one process", ProcessMemory.read(pid: all.pid))
     }
 
-    /// How long a started process is left alone while its working set is measured: it checks
-    /// its database every second, so a few seconds see everything an idle service does.
+    /// How long a started process is left alone while its working set is measured: its idle
+    /// work comes every second (the planner asked for revocations, libzmq's heartbeats), so a
+    /// few seconds see everything an idle service does.
     static let idleWindow = 3.0
 
     /// MiB of the process's pages used during ``idleWindow`` from now (a measuring window, not a wait for anything).
