@@ -182,7 +182,7 @@ public struct SousDatabase: Sendable {
         switch backend {
         case .sqlite(let writer):
             func read(_ session: SQLiteSession) throws -> T {
-                try QueryClock.timed(session.db) { try Self.snapshot(session.db) { try body(session) } }
+                try QueryClock.timed(session.db) { try Self.transaction(session.db, "BEGIN DEFERRED TRANSACTION") { try body(session) } }
             }
             if let ioThreadReader, QuickReadBudget.current != nil {
                 return try ioThreadReader.unsafeRead { db in try read(SQLiteSession(db: db, givesStamps: true)) }
@@ -206,19 +206,20 @@ public struct SousDatabase: Sendable {
         return try? ioThreadReader.unsafeRead { db in try DataStamp.read(db) }
     }
 
-    /// Runs `body` in one read transaction on a reader of our own (the I/O thread's or a
-    /// lane's), whose BEGIN and COMMIT stay prepared: GRDB's `read` prepares both anew for every
-    /// transaction, which cost a kept week's read more than its one query.
+    /// Runs `body` in one transaction begun with `begin` (a read's snapshot on a reader of our
+    /// own, the I/O thread's or a lane's; or a write on the writer), with `begin` and `COMMIT`
+    /// kept prepared: GRDB's `read` and `write` prepare both anew for every transaction (for a
+    /// kept week's read that cost more than its one query).
     ///
     /// Beginning and ending it run with no time limit: both statements are prepared once, and
     /// SQLite counts their steps towards the progress handler across uses, so a budget already
     /// past could interrupt one after it changed the connection's state (a BEGIN done, then
     /// reported interrupted). A transaction left open on this connection stops the process
     /// (GRDB's precondition), as it once did under fifty clients' load.
-    private static func snapshot<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+    private static func transaction<T>(_ db: Database, _ begin: String, _ body: () throws -> T) throws -> T {
         let value: T
         do {
-            try QueryClock.unlimited(db) { try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute() }
+            try QueryClock.unlimited(db) { try db.cachedStatement(sql: begin).execute() }
             value = try body()
             try QueryClock.unlimited(db) { try db.cachedStatement(sql: "COMMIT TRANSACTION").execute() }
         } catch {
@@ -276,7 +277,12 @@ public struct SousDatabase: Sendable {
         }
         let value: T
         switch backend {
-        case .sqlite(let writer): value = try writer.write { db in try QueryClock.timed(db) { try run(SQLiteSession(db: db)) } }
+        case .sqlite(let writer):
+            // IMMEDIATE: the write lock is taken at BEGIN, so a transaction that read first is
+            // never refused it later (SQLITE_BUSY, which no busy timeout avoids).
+            value = try writer.writeWithoutTransaction { db in
+                try QueryClock.timed(db) { try Self.transaction(db, "BEGIN IMMEDIATE TRANSACTION") { try run(SQLiteSession(db: db)) } }
+            }
         case .postgres(let database):
             // One user's writes in this process go one at a time (a phone flushing its queue,
             // ten requests at once): at SERIALIZABLE they would all clash on the user's rows and
