@@ -109,19 +109,33 @@ extension GroceriesStore {
         return GroceryListChange(version: version, recipeCount: row["recipes"], itemCount: row["items"], checkedCount: row["checked"])
     }
 
-    /// Draws the next list version for `user`, inside the transaction of the change: versions
-    /// only grow, and no two changes share one (on PostgreSQL a sequence, whose numbers do not
-    /// make concurrent writers of different users clash; a rolled-back one leaves a gap).
-    static func nextVersion(user: String, _ session: any SQLSession) throws -> ListVersion {
-        let next =
-            try session.value(
-                Int64.self,
-                session.engine == .sqlite
-                    ? "UPDATE list_counter SET value = value + 1 WHERE name = 'list' RETURNING value" : "SELECT nextval('list_version_number')") ?? 0
-        try session.execute(
-            #"INSERT INTO list_version ("user", version) VALUES (?, ?) ON CONFLICT ("user") DO UPDATE SET version = excluded.version"#, [user, next])
-        return ListVersion(list: next, facts: try session.value(Int64.self, factsGeneration) ?? 0)
+    /// Draws the next list version for `user`, inside the transaction of the change: a user's
+    /// versions only grow, and no two of their changes share one. On SQLite the user's own row
+    /// counts up (one row written, the `list_version_floor` trigger keeps an erased user's
+    /// numbers from coming back); on PostgreSQL a sequence, whose numbers do not make concurrent
+    /// writers of different users clash (a rolled-back one leaves a gap). `facts` is the facts'
+    /// generation when the caller knows it (read here otherwise).
+    static func nextVersion(user: String, facts: Int64? = nil, _ session: any SQLSession) throws -> ListVersion {
+        let next: Int64
+        switch session.engine {
+        case .sqlite:
+            next = try session.value(Int64.self, nextUserVersion, [user]) ?? 0
+        case .postgres:
+            next = try session.value(Int64.self, "SELECT nextval('list_version_number')") ?? 0
+            try session.execute(
+                #"INSERT INTO list_version ("user", version) VALUES (?, ?) ON CONFLICT ("user") DO UPDATE SET version = excluded.version"#,
+                [user, next])
+        }
+        return ListVersion(list: next, facts: try facts ?? session.value(Int64.self, factsGeneration) ?? 0)
     }
+
+    /// A user's first version starts above every version an erased list had (the 'list'
+    /// counter, which the trigger raises as rows are deleted; it also holds the versions drawn
+    /// when all lists shared it); later ones count up from the user's own.
+    private static let nextUserVersion = """
+        INSERT INTO list_version ("user", version) VALUES (?, (SELECT value FROM list_counter WHERE name = 'list') + 1)
+        ON CONFLICT ("user") DO UPDATE SET version = list_version.version + 1 RETURNING version
+        """
 
     /// The list after a write that may have removed lines; check marks of vanished lines go, so a
     /// line that comes back later starts unchecked.

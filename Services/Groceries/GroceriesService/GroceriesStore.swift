@@ -243,8 +243,12 @@ public final class GroceriesStore: Sendable {
     /// the change can remove lines (their check marks go, so a line that comes back later starts
     /// unchecked) or the caller asked for it; then it is kept at its version once committed.
     /// Otherwise the next read aggregates it.
+    ///
+    /// `factsGeneration`, called after the change, gives the facts' generation when the change
+    /// knows it (it stored facts), so it is not read again.
     func changeList(
-        user: String, droppingStaleChecks: Bool = false, withList: Bool, _ change: (any SQLSession) throws -> Void
+        user: String, droppingStaleChecks: Bool = false, withList: Bool, factsGeneration: () -> Int64? = { nil },
+        _ change: (any SQLSession) throws -> Void
     ) throws(ServiceError) -> GroceryListChange {
         // The transaction's value is the reply itself, so that a keyed write stores it in the
         // same transaction (SousDatabase.writing); the list it aggregated is kept aside.
@@ -253,7 +257,7 @@ public final class GroceriesStore: Sendable {
             try database.writing { session -> GroceryListChange in
                 aggregated = nil
                 try change(session)
-                let version = try Self.nextVersion(user: user, session)
+                let version = try Self.nextVersion(user: user, facts: factsGeneration(), session)
                 let list: GroceryList? =
                     droppingStaleChecks
                     ? try Self.listDroppingStaleChecks(user: user, version: version, session)
@@ -268,17 +272,19 @@ public final class GroceriesStore: Sendable {
         return reply
     }
 
-    /// ``changeList(user:droppingStaleChecks:withList:_:)`` that first stores what the catalog
+    /// ``changeList(user:droppingStaleChecks:withList:factsGeneration:_:)`` that first stores what the catalog
     /// said of `facts` (those ``committedFacts`` does not know stored already), and tells it
     /// what was stored once the change is committed.
     func changeList(
         user: String, withList: Bool, storing facts: [ListIngredientFacts], _ change: (any SQLSession) throws -> Void
     ) throws(ServiceError) -> GroceryListChange {
         var written: FactsWritten?
-        let reply = try changeList(user: user, withList: withList) { session in
-            written = try Self.upsert(facts, knownTo: committedFacts, session)
-            try change(session)
-        }
+        let reply = try changeList(
+            user: user, withList: withList, factsGeneration: { written?.after },
+            { session in
+                written = try Self.upsert(facts, knownTo: committedFacts, session)
+                try change(session)
+            })
         if let written { committedFacts.record(written) }
         return reply
     }
