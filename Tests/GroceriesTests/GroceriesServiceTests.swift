@@ -152,6 +152,22 @@ struct ScalingTests {
             #expect(near(try await env.add(id, multiplier: 1).line("flour")?.exactQuantity, 400))
         }
     }
+
+    /// An add asks the catalog first (most adds are of a recipe not listed yet): a listed recipe
+    /// the catalog no longer gives is added again from its snapshot, and one that is not listed
+    /// still gets the catalog's notFound.
+    @Test func aListedRecipeIsAddedAgainWhenTheCatalogNoLongerHasIt() async throws {
+        try await withGroceries { env in
+            let id = try await env.createRecipe("Pancakes", servings: 2, [RecipeIngredient(ingredient: "flour", quantity: 200, unit: .g)])
+            _ = try await env.add(id, multiplier: 1)
+            _ = try await env.catalog.call(CatalogAPI.deleteRecipe, RecipeID(id: id), user: "ada")
+            let again = try await env.add(id, multiplier: 2)
+            #expect(again.recipes.map(\.multiplier) == [3])
+            #expect(near(again.line("flour")?.exactQuantity, 600))
+            let gone = await #expect(throws: ServiceError.self) { try await env.add(id, multiplier: 1, user: "grace") }
+            #expect(gone?.code == .notFound && gone?.field == "recipe")
+        }
+    }
 }
 
 @Suite(.closesItsSockets)

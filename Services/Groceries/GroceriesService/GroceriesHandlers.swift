@@ -40,22 +40,30 @@ struct GroceriesHandlers: Sendable {
         let recipe = try Self.recipeID(request.recipe)
         if let multiplier = request.multiplier { try Self.validate(multiplier: multiplier) }
         let exclude = request.exclude ?? []
-        // A recipe already on the list keeps its snapshot; only its multiplier goes up.
         var snapshot: RecipeSnapshot?
         var facts: [ListIngredientFacts] = []
         var multiplier = request.multiplier
-        let isNew = try !store.hasRecipe(recipe, user: user)
-        if isNew || multiplier == nil {
+        do {
             // The household and the planned slots (kept from the planner, read from it only
             // when not kept) and one catalog read of the recipe at its own servings with its
             // ingredients' facts (notFound for an id nobody knows), scaled here for the household.
-            let (household, read) = try await peers.householdAndRecipe(recipe, withRecipe: isNew, user: user, for: context)
-            if let read {
-                guard read.people >= 1 else { throw ServiceError.internal("the catalog read \(recipe) for \(read.people) people") }
-                facts = read.ingredientFacts ?? []
-                snapshot = RecipeSnapshot(read, people: household.people)
+            // Asked without first reading whether the recipe is listed already (a read that
+            // took a twentieth of an add): most adds are of a recipe not on the list yet, and
+            // the write keeps the snapshot of one that is, raising only its multiplier.
+            let (household, read) = try await peers.householdAndRecipe(recipe, withRecipe: true, user: user, for: context)
+            guard let read, read.people >= 1 else {
+                throw ServiceError.internal("the catalog read \(recipe) for \(read?.people ?? 0) people")
             }
+            facts = read.ingredientFacts ?? []
+            snapshot = RecipeSnapshot(read, people: household.people)
             multiplier = multiplier ?? min(max(household.plannedSlots, 1), Self.maximumMultiplier)
+        } catch {
+            // A recipe already on the list needs nothing from the catalog (down, or the recipe
+            // no longer there for this user): its multiplier still goes up.
+            guard try store.hasRecipe(recipe, user: user) else { throw error }
+            if multiplier == nil {
+                multiplier = min(max(try await peers.household(recipe, user: user, for: context).plannedSlots, 1), Self.maximumMultiplier)
+            }
         }
         let change = try store.addRecipe(
             recipe, snapshot: snapshot, multiplier: multiplier ?? 1, exclude: exclude, ingredients: facts, user: user, now: host.clock.now,
