@@ -21,7 +21,7 @@ struct CallAttempts {
         configured = min(max(attempt.timeout ?? options.timeout, .milliseconds(1)), ClientAttempt.longestAttempt)
         attemptsLeft = 1 + min(max(options.retries, 0), 10)
         // The same key on every attempt: the service applies a retried write once.
-        idempotencyKey = attempt.isWrite ? (attempt.idempotencyKey ?? UUID().uuidString) : nil
+        idempotencyKey = attempt.isWrite ? (attempt.idempotencyKey ?? UUID.random().uuidString) : nil
     }
 
     /// Makes the next attempt under a new id, to be sent now; false when none is left or

@@ -135,7 +135,7 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
         case .failure(let error): return .failure(error)
         }
         // A cancelled caller stops waiting at once: its call fails and a late reply is dropped.
-        let token = UUID()
+        let token = UUID.random()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in loop.submit(attempt, token: token, continuation) }
         } onCancel: {
@@ -178,7 +178,7 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
             pool.giveBack(borrowed)
             return .success(reply)
         }
-        let token = UUID()
+        let token = UUID.random()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let call = ClientLoop.Call(attempt: attempt, token: token, completion: continuation)

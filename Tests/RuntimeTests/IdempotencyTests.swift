@@ -63,6 +63,18 @@ struct IdempotencyTests {
         #expect(outcomes.allSatisfy { (try? $0.get()) == first })
     }
 
+    /// A client's default keys (``UUID/random()``): version-4 UUIDs, never the same twice.
+    @Test func defaultKeysAreRandomVersionFourUUIDs() {
+        let keys = (0..<10_000).map { _ in UUID.random() }
+        #expect(Set(keys).count == keys.count)
+        for key in keys.prefix(100) {
+            let text = key.uuidString
+            #expect(Array(text)[14] == "4", "version 4: \(text)")
+            #expect("89AB".contains(Array(text)[19]), "RFC 9562 variant: \(text)")
+            #expect(UUID(uuidString: text) == key)
+        }
+    }
+
     @Test func keysAreScopedPerUserAndFailuresAreNotRemembered() async throws {
         let guarded = IdempotencyGuard(ledger: MemoryIdempotencyLedger())
         let a = await guarded.perform(user: "ada", key: "k", method: "m", body: [1], encodeReply: Self.encodeReply) { .success([1]) }
