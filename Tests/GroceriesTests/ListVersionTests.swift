@@ -1,5 +1,6 @@
 import Foundation
-import GroceriesService
+import GRDB
+@testable import GroceriesService
 import SousRuntime
 import SousSchema
 import SousTestSupport
@@ -164,6 +165,44 @@ import Testing
             #expect(again.version > first.version)
             #expect(try store.list(user: "ada").lines.map(\.name) == ["matches"])
         }
+    }
+
+    /// A database written before list recipes were keyed by (user, recipe) (migration v5) keeps
+    /// every recipe, its shares and the list's order; a recipe added afterwards goes last, and
+    /// the list's version keeps counting up.
+    @Test func listsWrittenBeforeTheKeyedTableKeepTheirRecipesAndOrder() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-list-upgrade-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let old = try DatabaseQueue(path: directory + "/groceries.sqlite")
+        try GroceriesMigrations.migrator.migrate(old, upTo: "v4: a list's versions count up from its own")
+        try old.write { db in
+            try db.execute(sql: "INSERT INTO ingredient (id, name, unit, price_amount, price_per, category) VALUES ('oats', 'Oats', 'g', 2, 'kg', 'Breads & Grains')")
+            // Added soup, then porridge (for ada), in rowid order; grace's in between.
+            for (user, recipe) in [("ada", "soup"), ("grace", "stew"), ("ada", "porridge")] {
+                try db.execute(
+                    sql: "INSERT INTO list_recipe (user, recipe, name, multiplier, people, servings, added_at) VALUES (?, ?, ?, 1, 2, 2, 0)",
+                    arguments: [user, recipe, recipe.capitalized])
+                try db.execute(
+                    sql: "INSERT INTO recipe_share (user, recipe, position, ingredient, quantity, unit) VALUES (?, ?, 0, 'oats', 100, 'g')",
+                    arguments: [user, recipe])
+            }
+            try db.execute(sql: "INSERT INTO list_version (user, version) VALUES ('ada', 7)")
+        }
+        try old.close()
+        let database = try GroceriesService.openDatabase(at: .sqlite(directory: directory), logger: quietLogger("groceries"))
+        let store = GroceriesStore(database: database)
+        let before = try store.list(user: "ada")
+        #expect(before.recipes.map(\.recipe) == ["soup", "porridge"] && before.version == 7)
+        #expect(before.line("oats")?.exactQuantity == 200)
+        let snapshot = RecipeSnapshot(
+            id: "muesli", name: "Muesli", people: 2, servings: 2, lines: [RecipeSnapshot.Line(ingredient: "oats", quantity: 50, unit: .g)])
+        let added = try store.addRecipe(
+            "muesli", snapshot: snapshot, multiplier: 1, exclude: [], ingredients: [Self.oats], user: "ada", now: Date(), withList: true)
+        #expect(added.list?.recipes.map(\.recipe) == ["soup", "porridge", "muesli"] && added.version == 8)
+        _ = try store.removeRecipe("soup", user: "ada")
+        #expect(try store.list(user: "ada").line("oats")?.exactQuantity == 150, "the soup's share went with it")
+        #expect(try store.list(user: "grace").recipes.map(\.recipe) == ["stew"])
     }
 
     @Test func theCacheKeepsAtMostItsCapacity() {

@@ -11,7 +11,7 @@ extension GroceriesStore {
     func archive(user: String) throws(ServiceError) -> GroceriesArchive {
         try storage {
             try database.reading { session in
-                let listed = try session.fetchAll(ListRecipeRecord.self, #"SELECT * FROM list_recipe WHERE "user" = ? ORDER BY rowid"#, [user])
+                let listed = try session.fetchAll(ListRecipeRecord.self, #"SELECT * FROM list_recipe WHERE "user" = ? ORDER BY position"#, [user])
                 let recipes = try listed.map { record in
                     let lines = try session.fetchAll(
                         RecipeShareRecord.self, #"SELECT * FROM recipe_share WHERE "user" = ? AND recipe = ? ORDER BY position"#,
@@ -50,13 +50,14 @@ extension GroceriesStore {
                 try session.requireNoRows(of: user, in: ["list_recipe", "manual_item", "grocery_order"], what: "a grocery list or orders")
                 guard !dryRun else { return ArchiveImported(counts: counts) }
                 try Self.upsert(facts, session)
-                for listed in archive.recipes {
+                for (position, listed) in archive.recipes.enumerated() {
                     try session.insert(
                         ListRecipeRecord(
                             user: user,
                             recipe: ListRecipe(
                                 recipe: listed.recipe, name: listed.name, multiplier: listed.multiplier, people: listed.people,
-                                servings: listed.servings, excluded: [], addedAt: listed.addedAt)))
+                                servings: listed.servings, excluded: [], addedAt: listed.addedAt),
+                            position: Int64(position + 1)))
                     for (position, line) in listed.lines.enumerated() {
                         try session.insert(
                             RecipeShareRecord(

@@ -6,9 +6,8 @@ import SousRuntime
 enum GroceriesMigrations {
     static var schema: DatabaseSchema { DatabaseSchema(sqlite: migrator, postgres: postgres) }
 
-    /// The same tables as SQLite's, as they stand after all of its migrations. `list_recipe`
-    /// spells out SQLite's implicit `rowid` (the list's order, order of first add) as an identity
-    /// column of the same name, so the statements ordering by it are the same on both engines.
+    /// The same tables as SQLite's, as they stand after all of its migrations (list versions
+    /// aside: a sequence here).
     static let postgres = [
         PostgresMigration(
             "v1: lists, shares, items, checks, orders, ingredients not bought, list versions",
@@ -120,7 +119,17 @@ enum GroceriesMigrations {
                 // List versions come from a sequence: a counter row every write updated made
                 // concurrent writers of different users clash.
                 "CREATE SEQUENCE list_version_number",
-            ])
+            ]),
+        PostgresMigration(
+            "v2: a list's order in a column of its own",
+            [
+                // As SQLite's v5: the order of first add is a column of the list, not the table's
+                // row numbering (a new recipe goes after the user's last).
+                "ALTER TABLE list_recipe ADD COLUMN position BIGINT",
+                "UPDATE list_recipe SET position = rowid",
+                "ALTER TABLE list_recipe ALTER COLUMN position SET NOT NULL",
+                "ALTER TABLE list_recipe DROP COLUMN rowid",
+            ]),
     ]
 
     static var migrator: DatabaseMigrator {
@@ -247,6 +256,31 @@ enum GroceriesMigrations {
                     CREATE TRIGGER list_version_floor AFTER DELETE ON list_version BEGIN
                         UPDATE list_counter SET value = max(value, OLD.version) WHERE name = 'list';
                     END;
+                    """)
+        }
+        migrator.registerMigration("v5: list recipes keyed by user and recipe") { db in
+            // Keyed by (user, recipe) in the table itself, not by a rowid with a unique index
+            // beside it: a recipe put on the list writes one B-tree page, not two, and finding
+            // it (the add's own check, each share's foreign key) is one lookup. The list's order
+            // (of first add) was the rowid; it is now a column. (GRDB runs a migration with
+            // foreign keys off, so dropping the old table deletes no shares.)
+            try db.execute(
+                sql: """
+                    CREATE TABLE list_recipe_keyed (
+                        user TEXT NOT NULL,
+                        recipe TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        multiplier INTEGER NOT NULL CHECK (multiplier BETWEEN 1 AND 100),
+                        people INTEGER NOT NULL,
+                        servings INTEGER NOT NULL,
+                        added_at REAL NOT NULL,
+                        position INTEGER NOT NULL,
+                        PRIMARY KEY (user, recipe)
+                    ) WITHOUT ROWID;
+                    INSERT INTO list_recipe_keyed (user, recipe, name, multiplier, people, servings, added_at, position)
+                    SELECT user, recipe, name, multiplier, people, servings, added_at, rowid FROM list_recipe;
+                    DROP TABLE list_recipe;
+                    ALTER TABLE list_recipe_keyed RENAME TO list_recipe;
                     """)
         }
         return migrator

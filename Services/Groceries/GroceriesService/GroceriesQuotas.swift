@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import SousRuntime
 import SousWire
 
@@ -12,8 +13,13 @@ enum GroceriesQuotas {
         try manualItems.check(current: session.value(Int.self, #"SELECT COUNT(*) FROM manual_item WHERE "user" = ?"#, [user]) ?? 0)
     }
 
-    static func checkListRecipes(user: String, _ session: any SQLSession) throws {
-        try listRecipes.check(current: session.value(Int.self, #"SELECT COUNT(*) FROM list_recipe WHERE "user" = ?"#, [user]) ?? 0)
+    /// Checks that one more recipe fits on the user's list, and answers the position it takes
+    /// there (after the last): one query for both.
+    static func nextListPosition(user: String, _ session: any SQLSession) throws -> Int64 {
+        let row = try session.rows(#"SELECT COUNT(*) AS recipes, COALESCE(MAX(position), 0) AS last FROM list_recipe WHERE "user" = ?"#, [user])
+            .first
+        try listRecipes.check(current: row?["recipes"] ?? 0)
+        return (row?["last"] ?? 0) + 1
     }
 
     /// Orders placed in the 24 hours before `now`.

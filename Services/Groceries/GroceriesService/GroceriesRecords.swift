@@ -56,11 +56,9 @@ struct IngredientFactsRecord: Sendable, SQLRecord {
     }
 }
 
-/// A recipe on a user's list (`list_recipe`); the list's order is the rowid (order of first add:
-/// SQLite's implicit column, an identity column of that name on PostgreSQL, never written here).
+/// A recipe on a user's list (`list_recipe`); the list's order is `position` (order of first add).
 struct ListRecipeRecord: Sendable, SQLRecord {
     static let tableName = "list_recipe"
-    /// The table's unique key (it has no primary key of its own besides the rowid).
     static let primaryKey = ["user", "recipe"]
 
     enum Columns {
@@ -71,14 +69,18 @@ struct ListRecipeRecord: Sendable, SQLRecord {
         static let people = Column("people")
         static let servings = Column("servings")
         static let addedAt = Column("added_at")
+        static let position = Column("position")
     }
 
     var user: String
     var recipe: ListRecipe
+    /// Where the recipe stands on the list: after every recipe added before it.
+    var position: Int64
 
-    init(user: String, recipe: ListRecipe) {
+    init(user: String, recipe: ListRecipe, position: Int64) {
         self.user = user
         self.recipe = recipe
+        self.position = position
     }
 
     init(row: Row) {
@@ -86,13 +88,15 @@ struct ListRecipeRecord: Sendable, SQLRecord {
         recipe = ListRecipe(
             recipe: row[Columns.recipe], name: row[Columns.name], multiplier: row[Columns.multiplier], people: row[Columns.people],
             servings: row[Columns.servings], excluded: [], addedAt: Date(timeIntervalSince1970: row[Columns.addedAt]))
+        position = row[Columns.position]
     }
 
-    static let columnNames = [Columns.user, Columns.recipe, Columns.name, Columns.multiplier, Columns.people, Columns.servings, Columns.addedAt]
-        .map(\.name)
+    static let columnNames = [
+        Columns.user, Columns.recipe, Columns.name, Columns.multiplier, Columns.people, Columns.servings, Columns.addedAt, Columns.position,
+    ].map(\.name)
 
     var values: SQLArguments {
-        [user, recipe.recipe, recipe.name, recipe.multiplier, recipe.people, recipe.servings, recipe.addedAt.timeIntervalSince1970]
+        [user, recipe.recipe, recipe.name, recipe.multiplier, recipe.people, recipe.servings, recipe.addedAt.timeIntervalSince1970, position]
     }
 }
 

@@ -23,7 +23,7 @@ extension GroceriesStore {
     static func list(user: String, version: ListVersion?, _ session: any SQLSession) throws -> GroceryList {
         var recipes: [ListRecipe] = []
         var multipliers: [String: (name: String, multiplier: Double)] = [:]
-        for record in try session.fetchAll(ListRecipeRecord.self, #"SELECT * FROM list_recipe WHERE "user" = ? ORDER BY rowid"#, [user]) {
+        for record in try session.fetchAll(ListRecipeRecord.self, #"SELECT * FROM list_recipe WHERE "user" = ? ORDER BY position"#, [user]) {
             let recipe = record.recipe
             multipliers[recipe.recipe] = (recipe.name, Double(recipe.multiplier))
             recipes.append(recipe)
@@ -35,7 +35,7 @@ extension GroceriesStore {
             """
             SELECT s.recipe, s.ingredient, s.quantity, s.unit, s.excluded
             FROM recipe_share s JOIN list_recipe r ON r."user" = s."user" AND r.recipe = s.recipe
-            WHERE s."user" = ? ORDER BY r.rowid, s.position
+            WHERE s."user" = ? ORDER BY r.position, s.position
             """, [user])
         {
             let recipe: String = row["recipe"]

@@ -98,7 +98,7 @@ public final class GroceriesStore: Sendable {
                 try session.execute(Self.setMultiplier, [total, user, recipe])
             } else {
                 guard let snapshot else { throw ServiceError.notFound("\(recipe) is not on the list", field: "recipe") }
-                try GroceriesQuotas.checkListRecipes(user: user, session)
+                let position = try GroceriesQuotas.nextListPosition(user: user, session)
                 let used = Set(snapshot.lines.map(\.ingredient))
                 for (index, id) in exclude.enumerated() where !used.contains(id) {
                     throw ServiceError.notFound("\(snapshot.name) does not use \"\(id)\"", field: "exclude.\(index)")
@@ -106,7 +106,7 @@ public final class GroceriesStore: Sendable {
                 let listed = ListRecipe(
                     recipe: recipe, name: snapshot.name, multiplier: multiplier, people: snapshot.people, servings: snapshot.servings,
                     excluded: [], addedAt: now)
-                try session.insert(ListRecipeRecord(user: user, recipe: listed))
+                try session.insert(ListRecipeRecord(user: user, recipe: listed, position: position))
                 try session.insert(
                     all: snapshot.lines.enumerated().map { position, line in
                         RecipeShareRecord(
