@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
-@testable import GroceriesService
 import SousRuntime
 import SousSchema
 import SousTestSupport
 import Testing
+
+@testable import GroceriesService
 
 /// Lists are kept in memory at their version; these pin that no change is ever hidden by that:
 /// not one made through another store on the same database (another process), not a refreshed
@@ -177,7 +178,9 @@ import Testing
         let old = try DatabaseQueue(path: directory + "/groceries.sqlite")
         try GroceriesMigrations.migrator.migrate(old, upTo: "v4: a list's versions count up from its own")
         try old.write { db in
-            try db.execute(sql: "INSERT INTO ingredient (id, name, unit, price_amount, price_per, category) VALUES ('oats', 'Oats', 'g', 2, 'kg', 'Breads & Grains')")
+            try db.execute(
+                sql: "INSERT INTO ingredient (id, name, unit, price_amount, price_per, category) VALUES ('oats', 'Oats', 'g', 2, 'kg', ?)",
+                arguments: [ShoppingCategory.breads.rawValue])
             // Added soup, then porridge (for ada), in rowid order; grace's in between.
             for (user, recipe) in [("ada", "soup"), ("grace", "stew"), ("ada", "porridge")] {
                 try db.execute(
