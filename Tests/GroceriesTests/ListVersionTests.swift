@@ -200,11 +200,17 @@ import Testing
         #expect(before.line("oats")?.exactQuantity == 200)
         let snapshot = RecipeSnapshot(
             id: "muesli", name: "Muesli", people: 2, servings: 2, lines: [RecipeSnapshot.Line(ingredient: "oats", quantity: 50, unit: .g)])
+        _ = try store.addNonEdibleItem("candles", count: 1, user: "ada", now: Date())
         let added = try store.addRecipe(
             "muesli", snapshot: snapshot, multiplier: 1, exclude: [], ingredients: [Self.oats], user: "ada", now: Date(), withList: true)
-        #expect(added.list?.recipes.map(\.recipe) == ["soup", "porridge", "muesli"] && added.version == 8)
+        #expect(added.list?.recipes.map(\.recipe) == ["soup", "porridge", "muesli"] && added.version == 9)
+        #expect(added.recipeCount == 3 && added.itemCount == 1 && added.checkedCount == 0)
+        // Added again without the list: the counts the add read with its own check.
+        let again = try store.addRecipe("muesli", snapshot: nil, multiplier: 2, exclude: [], ingredients: [], user: "ada", now: Date())
+        #expect(again.recipeCount == 3 && again.itemCount == 1 && again.list == nil && again.version == 10)
         _ = try store.removeRecipe("soup", user: "ada")
-        #expect(try store.list(user: "ada").line("oats")?.exactQuantity == 150, "the soup's share went with it")
+        // Porridge's 100 g and muesli's 3 × 50 g are left.
+        #expect(try store.list(user: "ada").line("oats")?.exactQuantity == 250, "the soup's share went with it")
         #expect(try store.list(user: "grace").recipes.map(\.recipe) == ["stew"])
     }
 

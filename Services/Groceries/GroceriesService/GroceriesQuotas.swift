@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import SousRuntime
 import SousWire
 
@@ -11,15 +10,6 @@ enum GroceriesQuotas {
 
     static func checkManualItems(user: String, _ session: any SQLSession) throws {
         try manualItems.check(current: session.value(Int.self, #"SELECT COUNT(*) FROM manual_item WHERE "user" = ?"#, [user]) ?? 0)
-    }
-
-    /// Checks that one more recipe fits on the user's list, and answers the position it takes
-    /// there (after the last): one query for both.
-    static func nextListPosition(user: String, _ session: any SQLSession) throws -> Int64 {
-        let row = try session.rows(#"SELECT COUNT(*) AS recipes, COALESCE(MAX(position), 0) AS last FROM list_recipe WHERE "user" = ?"#, [user])
-            .first
-        try listRecipes.check(current: row?["recipes"] ?? 0)
-        return (row?["last"] ?? 0) + 1
     }
 
     /// Orders placed in the 24 hours before `now`.

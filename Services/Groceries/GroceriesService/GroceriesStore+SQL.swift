@@ -96,8 +96,8 @@ extension GroceriesStore {
         return ListVersion(list: row["list_version"] as Int64? ?? 0, facts: row["facts"] as Int64? ?? 0)
     }
 
-    /// The reply of a change at `version`: counts read in one query, nothing aggregated.
-    static func change(user: String, version: Int64, _ session: any SQLSession) throws -> GroceryListChange {
+    /// The counts a change's reply carries, read in one query (nothing aggregated).
+    static func counts(user: String, _ session: any SQLSession) throws -> ListCounts {
         guard
             let row = try session.rows(
                 """
@@ -105,8 +105,26 @@ extension GroceriesStore {
                     (SELECT COUNT(*) FROM checked_line WHERE "user" = ?) AS checked
                 """, [user, user, user]
             ).first
-        else { return GroceryListChange(version: version, recipeCount: 0, itemCount: 0, checkedCount: 0) }
-        return GroceryListChange(version: version, recipeCount: row["recipes"], itemCount: row["items"], checkedCount: row["checked"])
+        else { return ListCounts(recipes: 0, items: 0, checked: 0) }
+        return ListCounts(recipes: row["recipes"], items: row["items"], checked: row["checked"])
+    }
+
+    /// ``counts(user:_:)``, `recipe`'s multiplier if it is on the list, and the position of the
+    /// user's last listed recipe (0 for none), in one query.
+    static func listState(
+        user: String, recipe: String, _ session: any SQLSession
+    ) throws -> (multiplier: Int?, counts: ListCounts, lastPosition: Int64) {
+        guard
+            let row = try session.rows(
+                """
+                SELECT COUNT(*) AS recipes, COALESCE(MAX(position), 0) AS last,
+                    (SELECT multiplier FROM list_recipe WHERE "user" = ? AND recipe = ?) AS multiplier,
+                    (SELECT COUNT(*) FROM manual_item WHERE "user" = ?) AS items, (SELECT COUNT(*) FROM checked_line WHERE "user" = ?) AS checked
+                FROM list_recipe WHERE "user" = ?
+                """, [user, recipe, user, user, user]
+            ).first
+        else { return (nil, ListCounts(recipes: 0, items: 0, checked: 0), 0) }
+        return (row["multiplier"], ListCounts(recipes: row["recipes"], items: row["items"], checked: row["checked"]), row["last"])
     }
 
     /// Draws the next list version for `user`, inside the transaction of the change: a user's
@@ -258,6 +276,22 @@ private struct ListStatement: Sendable {
         case .postgres: postgres
         }
     }
+}
+
+/// A list's counts, as a change's reply carries them.
+struct ListCounts: Equatable, Sendable {
+    var recipes: Int
+    var items: Int
+    var checked: Int
+}
+
+/// What a change to a list knows of the list after it, so that
+/// ``GroceriesStore/changeList(user:droppingStaleChecks:withList:_:)`` does not read it again.
+struct ChangeKnowledge {
+    /// The facts' generation, when the change stored facts.
+    var factsGeneration: Int64?
+    /// The counts, when the change read them (an add, with its quota check).
+    var counts: ListCounts?
 }
 
 /// Facts a transaction stored, with the facts' generation (`list_counter` `facts`) before it and

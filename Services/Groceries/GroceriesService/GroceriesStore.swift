@@ -88,8 +88,12 @@ public final class GroceriesStore: Sendable {
         _ recipe: String, snapshot: RecipeSnapshot?, multiplier: Int, exclude: [String], ingredients: [ListIngredientFacts], user: String, now: Date,
         withList: Bool = false
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList, storing: ingredients) { session in
-            if let current = try session.value(Int.self, #"SELECT multiplier FROM list_recipe WHERE "user" = ? AND recipe = ?"#, [user, recipe]) {
+        try changeList(user: user, withList: withList, storing: ingredients) { session, known in
+            // The recipe's multiplier if listed, the list's counts (the quota's, and the reply's
+            // less a new recipe) and where a new recipe goes (after the last), in one query.
+            let before = try Self.listState(user: user, recipe: recipe, session)
+            known.counts = before.counts
+            if let current = before.multiplier {
                 let total = current + multiplier
                 guard total <= 100 else {
                     throw ServiceError.badRequest("\(recipe) would be bought \(total) times; at most 100", field: "multiplier")
@@ -98,7 +102,8 @@ public final class GroceriesStore: Sendable {
                 try session.execute(Self.setMultiplier, [total, user, recipe])
             } else {
                 guard let snapshot else { throw ServiceError.notFound("\(recipe) is not on the list", field: "recipe") }
-                let position = try GroceriesQuotas.nextListPosition(user: user, session)
+                try GroceriesQuotas.listRecipes.check(current: before.counts.recipes)
+                let position = before.lastPosition + 1
                 let used = Set(snapshot.lines.map(\.ingredient))
                 for (index, id) in exclude.enumerated() where !used.contains(id) {
                     throw ServiceError.notFound("\(snapshot.name) does not use \"\(id)\"", field: "exclude.\(index)")
@@ -107,6 +112,7 @@ public final class GroceriesStore: Sendable {
                     recipe: recipe, name: snapshot.name, multiplier: multiplier, people: snapshot.people, servings: snapshot.servings,
                     excluded: [], addedAt: now)
                 try session.insert(ListRecipeRecord(user: user, recipe: listed, position: position))
+                known.counts?.recipes += 1
                 try session.insert(
                     all: snapshot.lines.enumerated().map { position, line in
                         RecipeShareRecord(
@@ -119,7 +125,7 @@ public final class GroceriesStore: Sendable {
 
     /// Changes a listed recipe's multiplier and exclusions.
     public func setRecipe(_ request: SetListRecipe, user: String) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: request.wantsList) { session in
+        try changeList(user: user, droppingStaleChecks: true, withList: request.wantsList) { session, _ in
             try Self.requireListed(request.recipe, user: user, session)
             try Self.requireInRecipe(request.exclude ?? [], recipe: request.recipe, user: user, field: "exclude", session)
             try Self.requireInRecipe(request.include ?? [], recipe: request.recipe, user: user, field: "include", session)
@@ -130,7 +136,7 @@ public final class GroceriesStore: Sendable {
     }
 
     public func removeRecipe(_ recipe: String, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: withList) { session in
+        try changeList(user: user, droppingStaleChecks: true, withList: withList) { session, _ in
             try Self.requireListed(recipe, user: user, session)
             try session.execute(#"DELETE FROM list_recipe WHERE "user" = ? AND recipe = ?"#, [user, recipe])
         }
@@ -141,7 +147,7 @@ public final class GroceriesStore: Sendable {
     public func addEdibleItem(
         _ facts: ListIngredientFacts, quantity: Double, unit: MeasureUnit, user: String, now: Date, withList: Bool = false
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList, storing: [facts]) { session in
+        try changeList(user: user, withList: withList, storing: [facts]) { session, _ in
             try GroceriesQuotas.checkManualItems(user: user, session)
             try session.execute(
                 #"INSERT INTO manual_item ("user", ingredient, quantity, unit, added_at) VALUES (?, ?, ?, ?, ?)"#,
@@ -152,7 +158,7 @@ public final class GroceriesStore: Sendable {
     public func addNonEdibleItem(
         _ text: String, count: Int?, user: String, now: Date, withList: Bool = false
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList) { session in
+        try changeList(user: user, withList: withList) { session, _ in
             try GroceriesQuotas.checkManualItems(user: user, session)
             try session.execute(
                 #"INSERT INTO manual_item ("user", text, count, added_at) VALUES (?, ?, ?, ?)"#, [user, text, count, now.timeIntervalSince1970])
@@ -160,7 +166,7 @@ public final class GroceriesStore: Sendable {
     }
 
     public func removeItem(_ id: Int64, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: withList) { session in
+        try changeList(user: user, droppingStaleChecks: true, withList: withList) { session, _ in
             guard try session.execute(Self.deleteItem, [user, id]) > 0 else { throw ServiceError.notFound("no item \(id) on the list", field: "id") }
         }
     }
@@ -168,7 +174,7 @@ public final class GroceriesStore: Sendable {
     // MARK: Check-off
 
     public func check(_ lines: [String], checked: Bool, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList) { session in
+        try changeList(user: user, withList: withList) { session, _ in
             let current = Set(try Self.list(user: user, version: nil, session).lines.map(\.id))
             for (index, line) in lines.enumerated() where !current.contains(line) {
                 throw ServiceError.notFound("no line \"\(line)\" on the list", field: "lines.\(index)")
@@ -186,7 +192,7 @@ public final class GroceriesStore: Sendable {
     /// Empties the list, or takes the checked lines off it: a checked ingredient is left out of
     /// every recipe on the list and its manual items are deleted; a checked item is deleted.
     public func clear(checkedOnly: Bool, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: withList) { session in
+        try changeList(user: user, droppingStaleChecks: true, withList: withList) { session, _ in
             if checkedOnly {
                 for line in try Self.list(user: user, version: nil, session).lines where line.checked {
                     if let ingredient = line.ingredient {
@@ -244,11 +250,9 @@ public final class GroceriesStore: Sendable {
     /// unchecked) or the caller asked for it; then it is kept at its version once committed.
     /// Otherwise the next read aggregates it.
     ///
-    /// `factsGeneration`, called after the change, gives the facts' generation when the change
-    /// knows it (it stored facts), so it is not read again.
+    /// What the change already knows of the list after it (``ChangeKnowledge``) is not read again.
     func changeList(
-        user: String, droppingStaleChecks: Bool = false, withList: Bool, factsGeneration: () -> Int64? = { nil },
-        _ change: (any SQLSession) throws -> Void
+        user: String, droppingStaleChecks: Bool = false, withList: Bool, _ change: (any SQLSession, inout ChangeKnowledge) throws -> Void
     ) throws(ServiceError) -> GroceryListChange {
         // The transaction's value is the reply itself, so that a keyed write stores it in the
         // same transaction (SousDatabase.writing); the list it aggregated is kept aside.
@@ -256,13 +260,16 @@ public final class GroceriesStore: Sendable {
         let reply = try storage {
             try database.writing { session -> GroceryListChange in
                 aggregated = nil
-                try change(session)
-                let version = try Self.nextVersion(user: user, facts: factsGeneration(), session)
+                var known = ChangeKnowledge()
+                try change(session, &known)
+                let version = try Self.nextVersion(user: user, facts: known.factsGeneration, session)
                 let list: GroceryList? =
                     droppingStaleChecks
                     ? try Self.listDroppingStaleChecks(user: user, version: version, session)
                     : withList ? try Self.list(user: user, version: version, session) : nil
-                var reply = try Self.change(user: user, version: version.list, session)
+                let counts = try known.counts ?? Self.counts(user: user, session)
+                var reply = GroceryListChange(
+                    version: version.list, recipeCount: counts.recipes, itemCount: counts.items, checkedCount: counts.checked)
                 if withList { reply.list = list }
                 aggregated = try list.map { (version, try EncodedReply($0)) }
                 return reply
@@ -272,19 +279,19 @@ public final class GroceriesStore: Sendable {
         return reply
     }
 
-    /// ``changeList(user:droppingStaleChecks:withList:factsGeneration:_:)`` that first stores what the catalog
+    /// ``changeList(user:droppingStaleChecks:withList:_:)`` that first stores what the catalog
     /// said of `facts` (those ``committedFacts`` does not know stored already), and tells it
     /// what was stored once the change is committed.
     func changeList(
-        user: String, withList: Bool, storing facts: [ListIngredientFacts], _ change: (any SQLSession) throws -> Void
+        user: String, withList: Bool, storing facts: [ListIngredientFacts], _ change: (any SQLSession, inout ChangeKnowledge) throws -> Void
     ) throws(ServiceError) -> GroceryListChange {
         var written: FactsWritten?
-        let reply = try changeList(
-            user: user, withList: withList, factsGeneration: { written?.after },
-            { session in
-                written = try Self.upsert(facts, knownTo: committedFacts, session)
-                try change(session)
-            })
+        let reply = try changeList(user: user, withList: withList) { session, known in
+            let stored = try Self.upsert(facts, knownTo: committedFacts, session)
+            written = stored
+            known.factsGeneration = stored.after
+            try change(session, &known)
+        }
         if let written { committedFacts.record(written) }
         return reply
     }
