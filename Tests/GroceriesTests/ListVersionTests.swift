@@ -222,3 +222,44 @@ import Testing
         #expect(cache.value(for: "user-99", at: 98) == nil, "only at its own version")
     }
 }
+
+/// PostgreSQL's side of the keyed `list_recipe` (migration v2 there): a schema written by v1
+/// keeps its recipes, their shares and order.
+@Suite(.closesItsSockets, .enabled(if: TestDatabase.url != nil, "needs the test PostgreSQL (SOUS_TEST_DATABASE_URL)"))
+struct PostgresListUpgradeTests {
+    @Test func listsWrittenBeforeThePositionColumnKeepTheirRecipesAndOrder() throws {
+        let location = try #require(TestDatabase.freshLocation("groceries_upgrade"))
+        let first = DatabaseSchema(sqlite: GroceriesMigrations.migrator, postgres: [GroceriesMigrations.postgres[0]])
+        let old = try SousDatabase(name: "groceries", location: .postgres(location), schema: first, logger: quietLogger("groceries"))
+        try old.writing { session in
+            try session.execute(
+                "INSERT INTO ingredient (id, name, unit, price_amount, price_per, category) VALUES ('oats', 'Oats', 'g', 2, 'kg', ?)",
+                [ShoppingCategory.breads.rawValue])
+            // Soup, then grace's stew, then ada's porridge: the identity column numbers them.
+            for (user, recipe) in [("ada", "soup"), ("grace", "stew"), ("ada", "porridge")] {
+                try session.execute(
+                    #"INSERT INTO list_recipe ("user", recipe, name, multiplier, people, servings, added_at) VALUES (?, ?, ?, 1, 2, 2, 0)"#,
+                    [user, recipe, recipe.capitalized])
+                try session.execute(
+                    #"INSERT INTO recipe_share ("user", recipe, position, ingredient, quantity, unit) VALUES (?, ?, 0, 'oats', 100, 'g')"#,
+                    [user, recipe])
+            }
+        }
+        old.close()
+        let database = try GroceriesService.openDatabase(at: .postgres(location), logger: quietLogger("groceries"))
+        defer { database.close() }
+        let store = GroceriesStore(database: database)
+        let before = try store.list(user: "ada")
+        #expect(before.recipes.map(\.recipe) == ["soup", "porridge"])
+        #expect(before.line("oats")?.exactQuantity == 200)
+        let snapshot = RecipeSnapshot(
+            id: "muesli", name: "Muesli", people: 2, servings: 2, lines: [RecipeSnapshot.Line(ingredient: "oats", quantity: 50, unit: .g)])
+        let added = try store.addRecipe(
+            "muesli", snapshot: snapshot, multiplier: 1, exclude: [], ingredients: [ListVersionTests.oats], user: "ada", now: Date(),
+            withList: true)
+        #expect(added.list?.recipes.map(\.recipe) == ["soup", "porridge", "muesli"] && added.recipeCount == 3)
+        _ = try store.removeRecipe("soup", user: "ada")
+        #expect(try store.list(user: "ada").line("oats")?.exactQuantity == 150, "the soup's share went with it")
+        #expect(try store.list(user: "grace").recipes.map(\.recipe) == ["stew"])
+    }
+}
