@@ -248,9 +248,9 @@ enum GroceriesMigrations {
         }
         migrator.registerMigration("v4: a list's versions count up from its own") { db in
             // Drawing every version from the one 'list' counter wrote its page in every change
-            // (a tenth of an add's commit). A user's version now counts up from their own row;
-            // the counter keeps the highest version a deleted row (an erasure) had, and a
-            // user's first row starts above it, so a version still never comes back.
+            // (one of the seven pages an add committed). A user's version now counts up from
+            // their own row; the counter keeps the highest version a deleted row (an erasure)
+            // had, and a user's first row starts above it, so a version still never comes back.
             try db.execute(
                 sql: """
                     CREATE TRIGGER list_version_floor AFTER DELETE ON list_version BEGIN
