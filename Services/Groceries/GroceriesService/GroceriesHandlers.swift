@@ -50,10 +50,8 @@ struct GroceriesHandlers: Sendable {
             // Asked without first reading whether the recipe is listed already (a read that
             // took a twentieth of an add): most adds are of a recipe not on the list yet, and
             // the write keeps the snapshot of one that is, raising only its multiplier.
-            let (household, read) = try await peers.householdAndRecipe(recipe, withRecipe: true, user: user, for: context)
-            guard let read, read.people >= 1 else {
-                throw ServiceError.internal("the catalog read \(recipe) for \(read?.people ?? 0) people")
-            }
+            let (household, read) = try await peers.householdAndRecipe(recipe, user: user, for: context)
+            guard read.people >= 1 else { throw ServiceError.internal("the catalog read \(recipe) for \(read.people) people") }
             facts = read.ingredientFacts ?? []
             snapshot = RecipeSnapshot(read, people: household.people)
             multiplier = multiplier ?? min(max(household.plannedSlots, 1), Self.maximumMultiplier)

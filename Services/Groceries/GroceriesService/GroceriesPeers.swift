@@ -14,16 +14,16 @@ struct GroceriesPeers: Sendable {
         try await households.value(for: user, context: context).household(of: recipe)
     }
 
-    /// The household and, with `withRecipe`, the recipe with its ingredients' facts: both peers
-    /// asked at the same time when the household is not kept, else only the catalog (without
-    /// a task of its own to wait for).
+    /// The household and the recipe with its ingredients' facts: both peers asked at the same
+    /// time when the household is not kept, else only the catalog (without a task of its own to
+    /// wait for).
     func householdAndRecipe(
-        _ recipe: String, withRecipe: Bool, user: String, for context: RequestContext
-    ) async throws -> (household: RecipeHousehold, recipe: RecipeForList?) {
+        _ recipe: String, user: String, for context: RequestContext
+    ) async throws -> (household: RecipeHousehold, recipe: RecipeForList) {
         if let week = households.fresh(for: user) {
-            return (week.household(of: recipe), withRecipe ? try await recipeWithIngredients(recipe, user: user, for: context) : nil)
+            return (week.household(of: recipe), try await recipeWithIngredients(recipe, user: user, for: context))
         }
-        async let read = withRecipe ? recipeWithIngredients(recipe, user: user, for: context) : nil
+        async let read = recipeWithIngredients(recipe, user: user, for: context)
         let household = try await household(recipe, user: user, for: context)
         return (household, try await read)
     }

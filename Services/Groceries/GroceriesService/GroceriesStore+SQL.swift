@@ -98,21 +98,13 @@ extension GroceriesStore {
 
     /// The counts a change's reply carries, read in one query (nothing aggregated).
     static func counts(user: String, _ session: any SQLSession) throws -> ListCounts {
-        guard
-            let row = try session.rows(
-                """
-                SELECT (SELECT COUNT(*) FROM list_recipe WHERE "user" = ?) AS recipes, (SELECT COUNT(*) FROM manual_item WHERE "user" = ?) AS items,
-                    (SELECT COUNT(*) FROM checked_line WHERE "user" = ?) AS checked
-                """, [user, user, user]
-            ).first
-        else { return ListCounts(recipes: 0, items: 0, checked: 0) }
-        return ListCounts(recipes: row["recipes"], items: row["items"], checked: row["checked"])
+        try listState(user: user, recipe: nil, session).counts
     }
 
-    /// ``counts(user:_:)``, `recipe`'s multiplier if it is on the list, and the position of the
-    /// user's last listed recipe (0 for none), in one query.
+    /// The list's counts (``counts(user:_:)``), `recipe`'s multiplier if it is on the list, and
+    /// the position of the user's last listed recipe (0 for none), in one query.
     static func listState(
-        user: String, recipe: String, _ session: any SQLSession
+        user: String, recipe: String?, _ session: any SQLSession
     ) throws -> (multiplier: Int?, counts: ListCounts, lastPosition: Int64) {
         guard
             let row = try session.rows(
