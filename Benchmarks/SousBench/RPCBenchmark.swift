@@ -33,6 +33,7 @@ struct RPCBenchmark: AsyncParsableCommand {
         configuration.bind = endpoint
         configuration.eventsBind = endpoint
         let host = try ServiceHost(configuration: configuration, logger: logger, databaseHealth: { database.health() })
+        host.server.register(Self.noOnLane, use: { (_: Empty, _: RequestContext) async throws -> Empty in Empty() })
         let echo = try RawEcho(endpoint: endpoint)
         let curveKeys = try CurveKeyPair.generate()
         let curveEcho = try RawEcho(endpoint: endpoint, curve: curveKeys)
@@ -61,6 +62,14 @@ struct RPCBenchmark: AsyncParsableCommand {
             async.nanoseconds.append(DispatchTime.now().uptimeNanoseconds - start)
         }
         report("Request/reply round trip over \(host.boundEndpoints.requests)", [plain, raw, blocking, async], baseline: raw)
+        // What a lane adds to a call: `health` is answered on the I/O thread; a method that does
+        // nothing, on the standard lane, pays the hand-off to a lane thread and back.
+        let laneTimes = try measureInterleaved(
+            [
+                ("sous health (answered on the I/O thread)", { _ in _ = try client.callBlocking(CommonAPI.health, Empty()) }),
+                ("a method that does nothing, on the standard lane", { _ in _ = try client.callBlocking(Self.noOnLane, Empty()) }),
+            ], calls: calls, warmup: warmup)
+        report("The lane's hand-off: the same host, `health` against a no-op on a lane", laneTimes, baseline: laneTimes[0])
         let inProcess = try await measureInProcess(database, logger: logger)
         report("Without CURVE: in one process over inproc (no TCP, no encryption)", inProcess, baseline: inProcess[0])
         report("Server-side work per health call, no sockets", try measureServerWork(database))
@@ -69,6 +78,9 @@ struct RPCBenchmark: AsyncParsableCommand {
         echo.stop()
         curveEcho.stop()
     }
+
+    /// A method the benchmark's host answers on its standard lane with nothing.
+    static let noOnLane = Method<AnyService, Empty, Empty>.read("bench.nothing", .public, lane: .standard)
 
     /// `health` without CURVE, which the services never serve TCP without: the same host
     /// bound to `inproc://` (no TCP, no encryption), against an echo over inproc.
