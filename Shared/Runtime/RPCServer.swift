@@ -14,9 +14,12 @@ public import ZeroMQ
 /// threads of its own (``MethodLane``), so slow handlers in one lane never hold up another and
 /// none of them runs on Swift's cooperative pool. Each lane and each connection has a bound on
 /// requests in flight; past it the I/O thread answers `unavailable` ("busy") at once instead of
-/// queueing. Handlers return their replies through an `inproc://` PUSH/PULL mailbox that wakes
-/// the I/O thread, which alone writes to the ROUTER. Graceful shutdown stops reading new
-/// requests, lets in-flight handlers finish and their replies go out, then closes the sockets.
+/// queueing. A lane's thread sends its reply on the ROUTER itself (``SharedRouter``: one lock
+/// for every call on it) and leaves a note of it for the I/O thread's counts, waking it through
+/// an `inproc://` PUSH/PULL mailbox only when it must look (requests waiting that its send may
+/// have hidden from the I/O thread's poll, or the server draining). Graceful shutdown stops
+/// reading new requests, lets in-flight handlers finish and their replies go out, then closes
+/// the sockets.
 public final class RPCServer: Service, Sendable {
     public typealias RawHandler = @Sendable (RequestHeader, [UInt8], RequestContext) async -> RawResult
 
@@ -71,8 +74,14 @@ public final class RPCServer: Service, Sendable {
     private let handlers = Mutex<[String: Registration]>([:])
     private let state: Mutex<State>
     private let draining = Atomic<Bool>(false)
+    /// The ROUTER: read by the I/O thread, replies sent by whichever thread has one.
+    private let router: SharedRouter
+    /// The lanes' answered requests, for the I/O thread's counts (``IOLoop/takeFinished()``).
+    private let finishedJobs = Mutex<[FinishedJob]>([])
+    /// Replies the lanes could not deliver (the peer gone), for the I/O thread's log line.
+    private let lanesDropped = Atomic<Int>(0)
     private let mailboxEndpoint: String
-    /// The mailbox's sending end, shared by every handler task.
+    /// The mailbox's sending end: a lane wakes the I/O thread through it.
     private let mailbox: Mutex<ZMQSocket>
     /// Signalled once by the I/O thread when it has exited. Not an AsyncStream: iterating one
     /// ends as soon as the waiting task is cancelled, and cancellation is exactly when the server
@@ -80,7 +89,6 @@ public final class RPCServer: Service, Sendable {
     private let threadFinished = Completion()
 
     private struct State: ~Copyable {
-        var router: ZMQSocket?
         var pull: ZMQSocket?
         /// The ROUTER's handshake failures (a `PAIR` on its monitor), when it serves CURVE.
         var monitor: ZMQSocket?
@@ -115,6 +123,12 @@ public final class RPCServer: Service, Sendable {
         let body: [UInt8]
         let principal: ConnectionPrincipal
         let registration: Registration
+    }
+
+    /// A request a lane answered: whose bounds it no longer counts against.
+    struct FinishedJob {
+        let lane: MethodLane
+        let peer: [UInt8]
     }
 
     /// Creates the server and its sockets; call ``bind(_:)`` before ``run()``.
@@ -165,7 +179,8 @@ public final class RPCServer: Service, Sendable {
         try push.setSendHighWaterMark(0)
         try push.connect(mailboxEndpoint)
         mailbox = Mutex(push)
-        state = Mutex(State(router: router, pull: pull, monitor: monitor))
+        self.router = SharedRouter(router)
+        state = Mutex(State(pull: pull, monitor: monitor))
     }
 
     /// The ZAP domain of a service's request socket.
@@ -179,9 +194,11 @@ public final class RPCServer: Service, Sendable {
             throw ZMQError(code: EPROTONOSUPPORT, operation: "bind(\(endpoint)): refusing to serve in plaintext; give the server a CURVE key")
         }
         return try state.withLock { state throws(ZMQError) -> String in
-            guard let router = state.router else { preconditionFailure("bind after the server stopped") }
-            try router.bind(endpoint)
-            let bound = try router.lastEndpoint
+            let bound = try router.withSocket { router throws(ZMQError) -> String in
+                try router.bind(endpoint)
+                return try router.lastEndpoint
+            }
+            guard let bound else { preconditionFailure("bind after the server stopped") }
             state.boundEndpoints.append(bound)
             return bound
         }
@@ -447,15 +464,14 @@ public final class RPCServer: Service, Sendable {
 
     /// Serves until graceful shutdown or cancellation, then drains in-flight requests.
     public func run() async throws {
-        let sockets = state.withLock { state -> (ZMQSocket, ZMQSocket, ZMQSocket?)? in
-            guard !state.started, let router = state.router, let pull = state.pull else { return nil }
+        let sockets = state.withLock { state -> (ZMQSocket, ZMQSocket?)? in
+            guard !state.started, let pull = state.pull else { return nil }
             state.started = true
-            state.router = nil
             state.pull = nil
             defer { state.monitor = nil }
-            return (router, pull, state.monitor)
+            return (pull, state.monitor)
         }
-        guard let (router, pull, monitor) = sockets else { preconditionFailure("RPCServer.run() called twice") }
+        guard let (pull, monitor) = sockets else { preconditionFailure("RPCServer.run() called twice") }
         // The lanes' threads exist while the server runs.
         var executors: [MethodLane: ThreadPoolExecutor] = [:]
         for lane in MethodLane.allCases where lane != .quick {
@@ -501,25 +517,42 @@ public final class RPCServer: Service, Sendable {
             }
             frames = Envelope.errorReplyFrames(routing: job.routing, requestID: header.id, error: error)
         }
-        post([IOLoop.laneTag(job.lane)] + frames)
+        reply(frames, to: job)
     }
 
-    private func post(_ frames: [Envelope.Frame]) {
+    /// Sends a lane's reply and wakes the I/O thread when it must look: requests are waiting
+    /// that this send may have hidden from its poll, or the server is draining and may be done.
+    ///
+    /// The request is noted as answered before its reply goes out, so the caller's next request
+    /// is never counted against a bound this one still held; and under the ROUTER's lock, so
+    /// the I/O thread, which closes the ROUTER once nothing is counted in flight, never closes
+    /// it before the reply is sent.
+    private func reply(_ frames: [Envelope.Frame], to job: Job) {
+        let (delivery, requestsWaiting) = router.sendFromLane(frames) {
+            finishedJobs.withLock { $0.append(FinishedJob(lane: job.lane, peer: job.routing[0])) }
+        }
+        switch delivery {
+        case .sent: break
+        case .dropped: lanesDropped.add(1, ordering: .relaxed)
+        case .failed(let error): logger.error("reply failed", metadata: ["error": "\(error)"])
+        }
+        guard requestsWaiting || draining.load(ordering: .acquiring) else { return }
         mailbox.withLock { socket in
             do {
-                try socket.send(multipart: frames)
+                _ = try socket.send([UInt8](), dontWait: true)
             } catch {
-                logger.error("reply could not reach the I/O thread", metadata: ["error": "\(error)"])
+                logger.error("the I/O thread could not be woken", metadata: ["error": "\(error)"])
             }
         }
     }
 
     // MARK: I/O thread
 
-    /// Everything the I/O thread touches; only that thread uses these sockets and counters.
+    /// Everything the I/O thread touches; only that thread uses these counters and sockets (the
+    /// ROUTER's replies from lanes aside, behind its lock).
     private final class IOLoop: @unchecked Sendable {
         let server: RPCServer
-        let router: ZMQSocket
+        let router: SharedRouter
         let pull: ZMQSocket
         let monitor: ZMQSocket?
         let executors: [MethodLane: ThreadPoolExecutor]
@@ -542,17 +575,13 @@ public final class RPCServer: Service, Sendable {
         /// Whether the ROUTER has an `inproc` endpoint (in-process callers are trusted as the service).
         let servesInProcess: Bool
 
-        init(server: RPCServer, router: ZMQSocket, pull: ZMQSocket, monitor: ZMQSocket?, executors: [MethodLane: ThreadPoolExecutor]) {
+        init(server: RPCServer, router: SharedRouter, pull: ZMQSocket, monitor: ZMQSocket?, executors: [MethodLane: ThreadPoolExecutor]) {
             self.server = server
             self.monitor = monitor
             servesInProcess = server.endpoints.contains { $0.hasPrefix("inproc://") }
             self.router = router
             self.pull = pull
             self.executors = executors
-        }
-
-        static func laneTag(_ lane: MethodLane) -> [UInt8] {
-            [UInt8(MethodLane.allCases.firstIndex(of: lane) ?? 0)]
         }
 
         func run() {
@@ -565,31 +594,28 @@ public final class RPCServer: Service, Sendable {
             }
             let descriptors: (router: Int32, pull: Int32)
             do {
-                descriptors = (try router.eventDescriptor(), try pull.eventDescriptor())
+                guard let routerDescriptor = try router.withSocket({ socket throws(ZMQError) in try socket.eventDescriptor() }) else { return }
+                descriptors = (routerDescriptor, try pull.eventDescriptor())
             } catch {
                 server.logger.critical("cannot wait on the server's sockets", metadata: ["error": "\(error)"])
                 return
             }
             // The sockets' descriptors are edge-triggered (ZMQSocket.eventDescriptor): each pass
-            // reads the ROUTER until EAGAIN, and the mailbox when it was signalled or replies
-            // are due, before waiting in one poll(2). zmq_poll asked both sockets for their
-            // events before and after its poll, each a poll of its mailbox: 8.2 polls per
-            // `health` call before, 4.3 now (perf trace, docs/BENCHMARKS.md).
+            // reads the ROUTER until EAGAIN, and the mailbox when it was signalled, before
+            // waiting in one poll(2). zmq_poll asked both sockets for their events before and
+            // after its poll, each a poll of its mailbox: 8.2 polls per `health` call before,
+            // 4.3 then (perf trace, docs/BENCHMARKS.md).
             var mailboxSignalled = true
             while true {
+                // Wake-ups first: one that comes after them signals the next poll, and one that
+                // came before is for requests the read below takes.
+                if mailboxSignalled { takeWakeUps() }
+                takeFinished()
                 let draining = server.draining.load(ordering: .acquiring)
-                if draining && total == 0 {
-                    forwardReplies()
-                    return
-                }
+                if draining && total == 0 { return }
                 // Reading never pauses while serving: a ROUTER that stops reading lets a flooding
                 // peer's queue grow and stalls its engine. Beyond the bounds, requests are refused.
-                var moreWaiting = !draining && readRequests()
-                if mailboxSignalled || total > 0 {
-                    // A reply sent on the ROUTER may take in the commands that would have
-                    // signalled a request: read it again before waiting.
-                    if forwardReplies() && !draining { moreWaiting = true }
-                }
+                let moreWaiting = !draining && readRequests()
                 // The context was terminated under the loop: its sockets are dead.
                 if terminated { return }
                 var signalled: [Bool] = []
@@ -632,25 +658,26 @@ public final class RPCServer: Service, Sendable {
             lastHandshakeLog = .now
         }
 
-        /// Sends every reply waiting in the mailbox out through the ROUTER; whether there was any.
-        @discardableResult
-        func forwardReplies() -> Bool {
-            var forwarded = false
+        /// Empties the mailbox of the lanes' wake-ups (each an empty message).
+        func takeWakeUps() {
             while true {
-                var frames: [ZMQFrame]
                 do {
-                    frames = try pull.receiveMultipart(dontWait: true)
+                    _ = try pull.receiveMultipart(dontWait: true)
                 } catch {
                     if error.isTerminated { terminated = true }
                     if !error.isWouldBlock && !error.isTerminated { server.logger.error("mailbox read failed", metadata: ["error": "\(error)"]) }
-                    return forwarded
+                    return
                 }
-                forwarded = true
-                guard frames.count > 1, let tag = frames.first?.first, Int(tag) < MethodLane.allCases.count else { continue }
-                frames.removeFirst()
-                finished(lane: MethodLane.allCases[Int(tag)], peer: frames[0])
-                send(frames)
             }
+        }
+
+        /// Counts the requests the lanes have answered since the last look.
+        func takeFinished() {
+            let jobs = server.finishedJobs.withLock { jobs -> [FinishedJob] in
+                defer { jobs.removeAll(keepingCapacity: true) }
+                return jobs
+            }
+            for job in jobs { finished(lane: job.lane, peer: job.peer) }
         }
 
         func finished(lane: MethodLane, peer: [UInt8]) {
@@ -662,12 +689,10 @@ public final class RPCServer: Service, Sendable {
         }
 
         func send(_ frames: [ZMQFrame]) {
-            do {
-                if try !router.send(multipart: frames, dontWait: true) { droppedSinceLog += 1 }
-            } catch  where error.isHostUnreachable {
-                droppedSinceLog += 1
-            } catch {
-                server.logger.error("reply failed", metadata: ["error": "\(error)"])
+            switch router.send(frames) {
+            case .sent: break
+            case .dropped: droppedSinceLog += 1
+            case .failed(let error): server.logger.error("reply failed", metadata: ["error": "\(error)"])
             }
         }
 
@@ -677,10 +702,11 @@ public final class RPCServer: Service, Sendable {
             for _ in 0..<256 {
                 let message: (frames: [ZMQFrame], property: String?)
                 do {
-                    message = try router.receiveMultipart(dontWait: true, property: "User-Id")
+                    guard let received = try router.receive() else { return false }
+                    message = received
                 } catch {
                     if error.isTerminated { terminated = true }
-                    if !error.isWouldBlock && !error.isTerminated { server.logger.error("receive failed", metadata: ["error": "\(error)"]) }
+                    if !error.isTerminated { server.logger.error("receive failed", metadata: ["error": "\(error)"]) }
                     return false
                 }
                 // Without a User-Id the message did not pass the ZAP handler: only an `inproc`
@@ -729,6 +755,9 @@ public final class RPCServer: Service, Sendable {
                     answerInline(inline, registration: registration, routing: routing, header: header, body: body, principal: principal)
                     return
                 }
+                // The bounds count what the lanes have not answered: their notes are taken first,
+                // since a caller may send again as soon as its reply is out.
+                takeFinished()
                 let peer = routing[0]
                 let limits = server.options.limits(of: lane)
                 let fromPeer = peerInFlight[peer, default: 0]
@@ -795,6 +824,7 @@ public final class RPCServer: Service, Sendable {
         }
 
         func logRefusals() {
+            droppedSinceLog += server.lanesDropped.exchange(0, ordering: .relaxed)
             guard refusedSinceLog + droppedSinceLog > 0, ContinuousClock.now - lastLog >= .seconds(1) else { return }
             server.logger.notice(
                 "under load",

@@ -184,6 +184,17 @@ public final class ZMQSocket: @unchecked Sendable {
         return descriptor
     }
 
+    /// Whether a message is waiting to be received (`ZMQ_EVENTS`). Like any call on the socket
+    /// it takes in the commands pending for it, so it also tells what a descriptor whose signal
+    /// another call took in would have said (``eventDescriptor()``).
+    public func canReceive() throws(ZMQError) -> Bool {
+        var events: Int32 = 0
+        var size = MemoryLayout<Int32>.size
+        let handle = self.handle
+        _ = try retryingEINTR("zmq_getsockopt(ZMQ_EVENTS)") { zmq_getsockopt(handle, ZMQ_EVENTS, &events, &size) }
+        return events & Int32(ZMQ_POLLIN) != 0
+    }
+
     // MARK: Options
 
     public func setLinger(milliseconds: Int32) throws(ZMQError) { try setInt32Option(ZMQ_LINGER, milliseconds) }

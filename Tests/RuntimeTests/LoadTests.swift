@@ -67,6 +67,28 @@ struct LoadTests {
         }
     }
 
+    /// A lane sends its reply itself; the request must be counted as answered before the reply
+    /// can reach the caller, or a caller that sends again at once (keeping its bound of requests
+    /// in flight, as a pipelining client does) is refused as busy though it is within it.
+    @Test func aClientKeepingItsBoundInFlightIsNeverRefused() async throws {
+        let (host, _) = try service()
+        try await withRunningService(host) { host in
+            let peer = try RawPeer(connectingTo: host.boundEndpoints.requests)
+            let limit = RPCServer.Options().maxInFlightPerPeer
+            for index in 0..<limit { try peer.send(try requestFrames("notes.count", id: "c\(index)")) }
+            var sent = limit
+            var refused: [String] = []
+            for _ in 0..<(limit * 20) {
+                let reply = try #require(try await replies(1, on: peer).first)
+                if let error = reply.error { refused.append("\(reply.id): \(error.message)") }
+                try peer.send(try requestFrames("notes.count", id: "c\(sent)"))
+                sent += 1
+            }
+            _ = try await replies(limit, on: peer)
+            #expect(refused.isEmpty)
+        }
+    }
+
     /// Threads of this process whose name starts with `prefix` (Linux keeps 15 characters).
     func threads(named prefix: String) throws -> Int {
         let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")

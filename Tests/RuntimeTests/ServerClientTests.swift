@@ -130,6 +130,37 @@ struct ServerClientTests {
         }
     }
 
+    /// A lane sends its reply on the ROUTER itself, and that send can take in the signal that
+    /// would have woken the I/O thread for a request that came in meanwhile: the lane wakes it
+    /// then. With a poll that never times out, a wake-up missed is a call that never returns
+    /// (the client's 30 s fail it), and one missed while draining a shutdown that never ends
+    /// (the teardown's bound fails it).
+    @Test func repliesSentFromLanesNeverLeaveARequestUnread() async throws {
+        var configuration = ServiceConfiguration.inProcess(.catalog)
+        configuration.serverOptions.pollInterval = .seconds(3600)
+        let host = try makeNotesService(configuration: configuration)
+        try await withRunningService(host) { host in
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<8 {
+                    let client = try client(host)
+                    group.addTask { () async throws -> Int in
+                        var answered = 0
+                        for call in 0..<150 {
+                            let note = NotesAPI.AddNote(text: "\(index)-\(call)", tags: [])
+                            let echoed = try await client.call(NotesAPI.echo, note)
+                            let health = try await client.call(CommonAPI.health, Empty())
+                            if echoed == note && health.service == host.name { answered += 1 }
+                        }
+                        return answered
+                    }
+                }
+                var answered = 0
+                for try await count in group { answered += count }
+                #expect(answered == 8 * 150)
+            }
+        }
+    }
+
     @Test func gracefulShutdownAnswersInFlightRequests() async throws {
         let gates = Gates()
         gates.make("inflight")

@@ -30,6 +30,29 @@ struct ZeroMQTests {
         #expect(try dealer.receive(timeout: .seconds(5)) == [[], Array("reply".utf8)])
     }
 
+    /// A socket's descriptor is edge-triggered: any call on the socket takes in the command that
+    /// signalled it, after which a poll of the descriptor no longer says a message waits. The
+    /// server's lanes send on its ROUTER while the I/O thread polls that descriptor, so they ask
+    /// `canReceive()`, which still tells, and wake the I/O thread when it does.
+    @Test func aCallOnTheSocketQuietsItsDescriptorAndCanReceiveStillTells() throws {
+        let (router, dealer) = try pair(.router, .dealer)
+        defer {
+            router.close()
+            dealer.close()
+        }
+        try dealer.send(multipart: [[], Array("first".utf8)])
+        _ = try #require(try router.receive(timeout: .seconds(5)))
+        #expect(try router.receive(timeout: .zero) == nil)
+        #expect(try !router.canReceive())
+
+        let descriptor = try router.eventDescriptor()
+        try dealer.send(multipart: [[], Array("second".utf8)])
+        #expect(try ZMQPoller.wait([descriptor], timeout: .seconds(5)) == [true], "the message signals the descriptor")
+        #expect(try router.canReceive())
+        #expect(try ZMQPoller.wait([descriptor], timeout: .zero) == [false], "the call took the signal in")
+        #expect(try router.receive(timeout: .zero)?.last == Array("second".utf8))
+    }
+
     /// Messages of up to 33 bytes live inside zmq_msg_t itself; copying the struct would corrupt
     /// them, so every size around that boundary must arrive intact.
     @Test func smallMessagesAroundTheInlineLimitArriveIntact() throws {
