@@ -81,8 +81,9 @@ public final class RPCServer: Service, Sendable {
     /// Replies the lanes could not deliver (the peer gone), for the I/O thread's log line.
     private let lanesDropped = Atomic<Int>(0)
     private let mailboxEndpoint: String
-    /// The mailbox's sending end: a lane wakes the I/O thread through it.
-    private let mailbox: Mutex<ZMQSocket>
+    /// The mailbox's sending end: a lane wakes the I/O thread through it (nil once the server
+    /// has stopped: a lane may still look after its last reply).
+    private let mailbox: Mutex<ZMQSocket?>
     /// Signalled once by the I/O thread when it has exited. Not an AsyncStream: iterating one
     /// ends as soon as the waiting task is cancelled, and cancellation is exactly when the server
     /// must keep waiting for in-flight handlers.
@@ -486,8 +487,13 @@ public final class RPCServer: Service, Sendable {
             await threadFinished.wait()
         } onCancelOrGracefulShutdown: {
             self.draining.store(true, ordering: .releasing)
+            // At once, not at its next poll's timeout: it may be done already.
+            self.wakeIOThread()
         }
-        mailbox.withLock { $0.close() }
+        mailbox.withLock { socket in
+            socket?.close()
+            socket = nil
+        }
         for executor in executors.values { executor.shutdown() }
         logger.info("stopped", metadata: ["service": "\(name)"])
     }
@@ -536,8 +542,13 @@ public final class RPCServer: Service, Sendable {
         case .dropped: lanesDropped.add(1, ordering: .relaxed)
         case .failed(let error): logger.error("reply failed", metadata: ["error": "\(error)"])
         }
-        guard requestsWaiting || draining.load(ordering: .acquiring) else { return }
+        if requestsWaiting || draining.load(ordering: .acquiring) { wakeIOThread() }
+    }
+
+    /// Makes the I/O thread's poll return: an empty message in the mailbox.
+    private func wakeIOThread() {
         mailbox.withLock { socket in
+            guard let socket else { return }
             do {
                 _ = try socket.send([UInt8](), dontWait: true)
             } catch {

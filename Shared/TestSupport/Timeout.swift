@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Thrown when a test's bounded wait ran out.
 public struct TestTimeout: Error, CustomStringConvertible {
     public let what: String
@@ -7,22 +9,69 @@ public struct TestTimeout: Error, CustomStringConvertible {
 
 /// Runs `operation`, failing with ``TestTimeout`` if it has not finished within `timeout`, so a
 /// bug fails the test instead of hanging it.
+///
+/// The wait ends at the timeout even when `operation` does not end on cancellation (a service
+/// whose shutdown hangs): it is cancelled and left to finish on its own, where a task group
+/// would wait for it.
 public func withTimeout<T: Sendable>(
     _ timeout: Duration,
     waitingFor what: String,
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            return nil
+    let outcome = FirstOutcome<T>()
+    let work = Task {
+        do {
+            outcome.settle(with: .success(try await operation()))
+        } catch {
+            outcome.settle(with: .failure(error))
         }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else {
-            throw TestTimeout(what: what, after: timeout)
+    }
+    let clock = Task {
+        try await Task.sleep(for: timeout)
+        outcome.settle(with: .failure(TestTimeout(what: what, after: timeout)))
+    }
+    defer {
+        work.cancel()
+        clock.cancel()
+    }
+    return try await withTaskCancellationHandler {
+        try await outcome.value()
+    } onCancel: {
+        outcome.settle(with: .failure(CancellationError()))
+    }
+}
+
+/// The first result settled, for one waiter.
+private final class FirstOutcome<T: Sendable>: Sendable {
+    private enum State {
+        case pending(CheckedContinuation<T, any Error>?)
+        case settled(Result<T, any Error>)
+    }
+
+    private let state = Mutex(State.pending(nil))
+
+    func settle(with result: Result<T, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<T, any Error>? in
+            guard case .pending(let waiter) = state else { return nil }
+            state = .settled(result)
+            return waiter
         }
-        return value
+        waiter?.resume(with: result)
+    }
+
+    func value() async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let settled = state.withLock { state -> Result<T, any Error>? in
+                switch state {
+                case .pending:
+                    state = .pending(continuation)
+                    return nil
+                case .settled(let result):
+                    return result
+                }
+            }
+            if let settled { continuation.resume(with: settled) }
+        }
     }
 }
 

@@ -89,6 +89,17 @@ struct LoadTests {
         }
     }
 
+    /// The tests' bounded waits end at their bound even when what they wait for ignores
+    /// cancellation (as a server's shutdown waits for its I/O thread): a hang fails the test.
+    @Test func aWaitThatIgnoresCancellationStillEndsAtItsBound() async throws {
+        let latch = Latch()
+        let error = await #expect(throws: TestTimeout.self) {
+            try await withTimeout(.milliseconds(100), waitingFor: "a latch nobody opens") { await latch.wait() }
+        }
+        #expect(error?.what == "a latch nobody opens")
+        latch.open()
+    }
+
     /// Threads of this process whose name starts with `prefix` (Linux keeps 15 characters).
     func threads(named prefix: String) throws -> Int {
         let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
