@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 import ZeroMQ
 
 /// A server's ROUTER, used from more than one thread: the I/O thread reads the requests and
@@ -6,7 +6,13 @@ import ZeroMQ
 /// handing them to the I/O thread through a mailbox and waking it for each (half of what a lane
 /// added to a call, docs/BENCHMARKS.md). libzmq lets a socket pass from thread to thread behind
 /// a full memory barrier; the lock is that barrier, and no two calls on the socket overlap.
-final class SharedRouter: Sendable {
+///
+/// The lock is glibc's plain mutex (`NSLock`), which sleeps at once when taken, not the
+/// standard library's `Mutex`, which first spins for about a thousand `pause`s: the thread
+/// holding this lock is often one the scheduler has just preempted mid-send (libzmq's own
+/// thread, woken by the send, runs first on a busy core), so spinning only burned the time
+/// it waited for (10 µs per grocery add on one core, docs/BENCHMARKS.md).
+final class SharedRouter: @unchecked Sendable {
     enum Delivery {
         case sent
         /// Dropped: the peer is gone (`EHOSTUNREACH`, the ROUTER is mandatory) or its queue full.
@@ -14,18 +20,20 @@ final class SharedRouter: Sendable {
         case failed(ZMQError)
     }
 
-    private let socket: Mutex<ZMQSocket?>
+    private let lock = NSLock()
+    /// Read and written only under `lock`.
+    private var socket: ZMQSocket?
 
     init(_ socket: ZMQSocket) {
-        self.socket = Mutex(socket)
+        self.socket = socket
     }
 
     /// Runs `body` on the socket unless it was closed (nil then).
     func withSocket<T>(_ body: (ZMQSocket) throws(ZMQError) -> T) throws(ZMQError) -> T? {
-        try socket.withLock { socket throws(ZMQError) -> T? in
-            guard let socket else { return nil }
-            return try body(socket)
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let socket else { return nil }
+        return try body(socket)
     }
 
     /// The next message waiting and its connection's `User-Id`, nil when none is (or the socket
@@ -71,9 +79,9 @@ final class SharedRouter: Sendable {
 
     /// Closes the socket; later sends are dropped.
     func close() {
-        socket.withLock { socket in
-            socket?.close()
-            socket = nil
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        socket?.close()
+        socket = nil
     }
 }
