@@ -371,6 +371,12 @@ struct PostgresSession: SQLSession {
         return row.databaseValues.first
     }
 
+    /// In column order: a `Row` built here finds its columns by name only.
+    func firstRow(_ sql: String, _ arguments: SQLArguments) throws -> [DatabaseValue]? {
+        guard let row = try run(sql, arguments).rows.first else { return nil }
+        return try row.map(Self.value)
+    }
+
     private func run(_ sql: String, _ arguments: SQLArguments) throws -> PostgresQueryResult {
         var binds = PostgresBindings(capacity: arguments.count)
         for argument in arguments {

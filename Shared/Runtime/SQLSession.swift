@@ -45,6 +45,10 @@ public protocol SQLSession {
     /// Runs one statement and returns the first row's value when the statement has a single
     /// column (nil for no row or more columns): what ``value(_:_:_:)`` reads.
     func firstValue(_ sql: String, _ arguments: SQLArguments) throws -> DatabaseValue?
+    /// Runs one query and returns its first row's values in column order (nil for no row):
+    /// for a one-row query on a hot path, read by position (``Swift/Array/decoded(_:at:)``),
+    /// where building a `Row` and finding its columns by name cost more than the query.
+    func firstRow(_ sql: String, _ arguments: SQLArguments) throws -> [DatabaseValue]?
     /// This snapshot's ``DataStamp``, when the transaction runs on the one connection that gives
     /// them (the I/O thread's reader of a SQLite file); nil on any other.
     var dataStamp: DataStamp? { get throws }
@@ -179,6 +183,19 @@ enum SQLRecordStatements {
 
 /// A transaction on the SQLite database, through GRDB. Every statement stays prepared on its
 /// connection (GRDB's statement cache, keyed by the SQL text).
+extension [DatabaseValue] {
+    /// Column `index` of a ``SQLSession/firstRow(_:_:)`` as `Value`, nil for NULL; a value of
+    /// another type throws, naming the column.
+    public func decoded<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int) throws -> Value? {
+        let stored = self[index]
+        guard !stored.isNull else { return nil }
+        guard let value = Value.fromDatabaseValue(stored) else {
+            throw DatabaseError(message: "column \(index) holds \(stored), not a \(Value.self)")
+        }
+        return value
+    }
+}
+
 struct SQLiteSession: SQLSession {
     let db: Database
     /// Whether `db` is the I/O thread's reader (``SousDatabase/currentStamp``).
@@ -217,6 +234,18 @@ struct SQLiteSession: SQLSession {
             return row.databaseValues.first
         }
         return columns == 1 ? first : nil
+    }
+
+    /// Stepped by hand like ``firstValue(_:_:)``: the first row's values copied out, no `Row`.
+    func firstRow(_ sql: String, _ arguments: SQLArguments) throws -> [DatabaseValue]? {
+        let statement = try db.cachedStatement(sql: sql)
+        var first: [DatabaseValue]?
+        let stepped = try stepping(statement, sql, arguments) { handle in
+            guard first == nil else { return }
+            first = (0..<sqlite3_column_count(handle)).map { DatabaseValue(sqliteStatement: handle, index: $0) }
+        }
+        guard stepped else { return try Row.fetchOne(statement, arguments: StatementArguments(arguments)).map { Array($0.databaseValues) } }
+        return first
     }
 
     /// Binds `arguments` to `statement` (the cached statement of `sql`) and steps it to the end,

@@ -89,6 +89,23 @@ struct PostgresStorageTests {
         #expect(try database.reading { try $0.value(Int.self, "SELECT COUNT(*) FROM note") } == 0)
     }
 
+    /// `firstRow` reads a one-row query by position on PostgreSQL as on SQLite.
+    @Test func firstRowReadsTheFirstRowsValuesInOrder() throws {
+        let database = try open(try #require(TestDatabase.freshLocation("firstrow")))
+        defer { database.close() }
+        try database.writing { session in
+            try session.execute(#"INSERT INTO counter (name, value) VALUES (?, ?), (?, ?)"#, ["eggs", 6, "milk", 1])
+        }
+        try database.reading { session in
+            let row = try #require(try session.firstRow("SELECT name, value, NULL::BIGINT FROM counter WHERE name = ?", ["eggs"]))
+            #expect(try row.decoded(String.self, at: 0) == "eggs")
+            #expect(try row.decoded(Int.self, at: 1) == 6)
+            #expect(try row.decoded(Int.self, at: 2) == nil)
+            #expect(try session.firstRow("SELECT name FROM counter WHERE name = ?", ["flour"]) == nil)
+            #expect(try session.firstRow("SELECT COUNT(*) FROM counter", [])?.first == 2.databaseValue)
+        }
+    }
+
     @Test func aQueryPastTheTimeLimitAnswersTimeout() throws {
         let database = try open(try #require(TestDatabase.freshLocation("slow")))
         defer { database.close() }

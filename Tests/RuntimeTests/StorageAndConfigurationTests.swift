@@ -87,6 +87,35 @@ struct StorageTests {
         }
     }
 
+    /// A one-row query read by position, on a file (stepped by hand) and in memory: the first
+    /// row's values in column order, NULL as nil, nil for no row, a wrong type named.
+    @Test(arguments: [false, true])
+    func firstRowReadsTheFirstRowsValuesInOrder(onAFile: Bool) throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql:
+                    "CREATE TABLE item (name TEXT NOT NULL, count INTEGER, weight REAL); INSERT INTO item VALUES ('flour', 2, 1.5), ('salt', NULL, 0.25)"
+            )
+        }
+        let database = try SousDatabase(name: "rows", directory: onAFile ? directory : nil, migrator: migrator)
+        try database.reading { session in
+            let row = try #require(try session.firstRow("SELECT name, count, weight FROM item WHERE name = ?", ["salt"]))
+            #expect(row.count == 3)
+            #expect(try row.decoded(String.self, at: 0) == "salt")
+            #expect(try row.decoded(Int.self, at: 1) == nil)
+            #expect(try row.decoded(Double.self, at: 2) == 0.25)
+            #expect(try session.firstRow("SELECT name FROM item WHERE name = ?", ["sugar"]) == nil)
+            // Of several rows, the first; an aggregate always has one.
+            #expect(try session.firstRow("SELECT name FROM item ORDER BY name DESC", [])?.first == "salt".databaseValue)
+            #expect(try session.firstRow("SELECT COUNT(*), MAX(count) FROM item WHERE count > ?", [5]) == [0.databaseValue, .null])
+            let error = #expect(throws: DatabaseError.self) { try row.decoded(Int.self, at: 0) }
+            #expect(error?.message?.contains("column 0") == true)
+        }
+    }
+
     @Test func committedWritesSurviveReopening() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
