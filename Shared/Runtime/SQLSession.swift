@@ -181,8 +181,6 @@ enum SQLRecordStatements {
     }
 }
 
-/// A transaction on the SQLite database, through GRDB. Every statement stays prepared on its
-/// connection (GRDB's statement cache, keyed by the SQL text).
 extension [DatabaseValue] {
     /// Column `index` of a ``SQLSession/firstRow(_:_:)`` as `Value`, nil for NULL; a value of
     /// another type throws, naming the column.
@@ -196,6 +194,8 @@ extension [DatabaseValue] {
     }
 }
 
+/// A transaction on the SQLite database, through GRDB. Every statement stays prepared on its
+/// connection (GRDB's statement cache, keyed by the SQL text).
 struct SQLiteSession: SQLSession {
     let db: Database
     /// Whether `db` is the I/O thread's reader (``SousDatabase/currentStamp``).
