@@ -7,7 +7,7 @@ import ZeroMQ
 /// added to a call, docs/BENCHMARKS.md). libzmq lets a socket pass from thread to thread behind
 /// a full memory barrier; the lock is that barrier, and no two calls on the socket overlap.
 ///
-/// The lock is glibc's plain mutex (`NSLock`), which sleeps at once when taken, not the
+/// The lock is glibc's plain mutex (`NSLock`), which waits in the kernel at once when taken, not the
 /// standard library's `Mutex`, which first spins for about a thousand `pause`s: the thread
 /// holding this lock is often one the scheduler has just preempted mid-send (libzmq's own
 /// thread, woken by the send, runs first on a busy core), so spinning only burned the time
