@@ -366,9 +366,10 @@ struct PostgresSession: SQLSession {
         try run(sql, arguments).rows.map(Self.row)
     }
 
+    /// The first row's only column: nothing else of the result is converted.
     func firstValue(_ sql: String, _ arguments: SQLArguments) throws -> DatabaseValue? {
-        guard let row = try rows(sql, arguments).first, row.count == 1 else { return nil }
-        return row.databaseValues.first
+        guard let row = try firstRow(sql, arguments), row.count == 1 else { return nil }
+        return row.first
     }
 
     /// In column order: a `Row` built here finds its columns by name only.

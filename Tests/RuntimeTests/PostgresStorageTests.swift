@@ -106,6 +106,24 @@ struct PostgresStorageTests {
         }
     }
 
+    /// A single value (`value`, read through `firstValue`) as on SQLite: the first row's only
+    /// column, nil for NULL, for no row and for more than one column.
+    @Test func aSingleValueIsReadAsOnSQLite() throws {
+        let database = try open(try #require(TestDatabase.freshLocation("onevalue")))
+        defer { database.close() }
+        try database.writing { session in
+            try session.execute(#"INSERT INTO counter (name, value) VALUES (?, ?), (?, ?)"#, ["eggs", 6, "milk", 1])
+        }
+        try database.reading { (session: any SQLSession) throws -> Void in
+            #expect(try session.value(Int.self, "SELECT value FROM counter WHERE name = ?", ["eggs"]) == 6)
+            #expect(try session.value(Int.self, "SELECT NULL::BIGINT") == nil, "NULL")
+            #expect(try session.value(Int.self, "SELECT value FROM counter WHERE name = ?", ["flour"]) == nil, "no row")
+            #expect(try session.value(String.self, "SELECT name FROM counter ORDER BY name DESC") == "milk", "the first of several rows")
+            #expect(try session.value(Int.self, "SELECT 1, 1") == nil, "not a single column, even under one name")
+            #expect(throws: (any Error).self) { try session.value(Int.self, "SELECT name FROM counter WHERE name = 'eggs'") }
+        }
+    }
+
     @Test func aQueryPastTheTimeLimitAnswersTimeout() throws {
         let database = try open(try #require(TestDatabase.freshLocation("slow")))
         defer { database.close() }
