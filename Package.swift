@@ -199,7 +199,7 @@ let package = Package(
         // `sous-server`: whichever service it is started as (Services/Server).
         .executableTarget(
             name: "sous-server",
-            dependencies: ["CatalogMain", "PlannerMain", "GroceriesMain", "TrackerMain", "NotifierMain", "SousRuntime", argumentParser],
+            dependencies: ["CatalogMain", "PlannerMain", "GroceriesMain", "TrackerMain", "NotifierMain", "SousRuntime", "SousWire", argumentParser],
             path: "Services/Server",
             swiftSettings: swiftSettings
         ),
@@ -293,7 +293,7 @@ let package = Package(
                 "GroceriesTesting", "TrackerTesting", "NotifierTesting", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema",
                 "SousWire",
                 "MessagePack",
-                "ZeroMQ",
+                "ZeroMQ", grdb,
             ],
             path: "Tests/FuzzTests",
             exclude: ["Corpus", "make_corpus.py"],
@@ -304,7 +304,7 @@ let package = Package(
             dependencies: [
                 "SousCLI", "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "CatalogTesting",
                 "PlannerTesting", "GroceriesTesting", "TrackerTesting", "NotifierTesting", "SousServiceTesting", "SousRuntime", "SousTestSupport",
-                "SousSchema", "SousWire", "SousInterchange", logging,
+                "SousSchema", "SousWire", "SousInterchange", "MessagePack", logging,
             ],
             path: "Tests/CLITests",
             swiftSettings: swiftSettings

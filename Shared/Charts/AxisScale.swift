@@ -1,3 +1,5 @@
+import SousSchema
+
 /// A value axis from 0 up to a round top, with ticks every 1, 2 or 5 × 10ⁿ.
 public struct AxisScale: Sendable, Equatable {
     /// The largest top an axis reaches: larger maxima are drawn against this one.
@@ -27,7 +29,7 @@ public struct AxisScale: Sendable, Equatable {
 
     /// 0, step, 2 × step, … up to ``upper``.
     public var ticks: [Double] {
-        let count = Int((upper / step).rounded())
+        let count = (upper / step).roundedInt
         return (0...max(count, 1)).map { Double($0) * step }
     }
 

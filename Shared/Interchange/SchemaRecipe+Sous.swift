@@ -55,6 +55,8 @@ extension SchemaRecipe {
     /// A whole number without a decimal point, else at most three decimals, no exponent.
     static func quantityText(_ quantity: Double) -> String {
         guard quantity.isFinite else { return "0" }
+        // Int64 would trap past 2^63; a quantity that large has no fraction to print anyway.
+        guard abs(quantity) < 9e12 else { return String(format: "%.0f", quantity) }
         let thousandths = (quantity * 1000).rounded()
         let whole = Int64(thousandths / 1000)
         let fraction = Int64(abs(thousandths.truncatingRemainder(dividingBy: 1000)))

@@ -233,8 +233,15 @@ final class _MessagePackEncoder: Encoder {
         return true
     }
 
+    /// Writes `date` as a timestamp. A `Date` read from the wire is always inside
+    /// `Format.timestampSeconds`; one from anywhere else (a stored row, a computation) that is
+    /// outside it or not finite is written as the nearest end of that range rather than trapping:
+    /// no value a service holds can stop an encoder.
     static func writeDate(_ date: Date, into writer: inout MessagePackWriter) {
-        let interval = date.timeIntervalSince1970
+        let earliest = Double(Format.timestampSeconds.lowerBound)
+        let latest = Double(Format.timestampSeconds.upperBound)
+        let raw = date.timeIntervalSince1970
+        let interval = raw.isNaN ? 0 : min(max(raw, earliest), latest)
         var seconds = interval.rounded(.down)
         var nanoseconds = ((interval - seconds) * 1_000_000_000).rounded()
         if nanoseconds >= 1_000_000_000 {

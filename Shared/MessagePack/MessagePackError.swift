@@ -20,6 +20,8 @@ public enum MessagePackError: Error, Equatable, Sendable, CustomStringConvertibl
     case numberOutOfRange(offset: Int, type: String)
     /// An extension value that is not the timestamp extension where a `Date` was expected.
     case invalidTimestamp(offset: Int)
+    /// A timestamp before 0001-01-01 or after 9999-12-31 (UTC), which no field may hold.
+    case timestampOutOfRange(offset: Int)
 
     public var description: String {
         switch self {
@@ -41,6 +43,8 @@ public enum MessagePackError: Error, Equatable, Sendable, CustomStringConvertibl
             "number at byte \(offset) does not fit in \(type)"
         case let .invalidTimestamp(offset):
             "value at byte \(offset) is not a MessagePack timestamp"
+        case let .timestampOutOfRange(offset):
+            "timestamp at byte \(offset) is outside 0001-01-01T00:00:00Z...9999-12-31T23:59:59Z"
         }
     }
 }

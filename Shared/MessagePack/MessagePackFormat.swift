@@ -34,4 +34,9 @@ enum Format {
     @usableFromInline static let map32: UInt8 = 0xdf
     /// The extension type the specification reserves for timestamps.
     @usableFromInline static let timestampType: Int8 = -1
+    /// The instants a `Date` may hold on the wire: 0001-01-01T00:00:00Z through
+    /// 9999-12-31T23:59:59.999999999Z, in seconds since 1970. Within them a `Date` (a `Double`)
+    /// converts to whole seconds without trapping and back to the same value; a timestamp outside
+    /// them is refused when it is read, so no service ever holds one.
+    @usableFromInline static let timestampSeconds: ClosedRange<Int64> = -62_135_596_800...253_402_300_799
 }

@@ -165,23 +165,26 @@ struct MessagePackReader {
         return string
     }
 
-    /// Decodes the timestamp extension's three layouts into seconds and nanoseconds.
+    /// Decodes the timestamp extension's three layouts into seconds and nanoseconds, refusing
+    /// an instant outside `Format.timestampSeconds`.
     func timestamp(_ payload: Range<Int>) throws(MessagePackError) -> (seconds: Int64, nanoseconds: UInt32) {
         let start = payload.lowerBound
+        let seconds: Int64
+        let nanoseconds: UInt32
         switch payload.count {
         case 4:
-            return (Int64(try integer(UInt32.self, at: start)), 0)
+            (seconds, nanoseconds) = (Int64(try integer(UInt32.self, at: start)), 0)
         case 8:
             let packed = try integer(UInt64.self, at: start)
-            let nanoseconds = UInt32(packed >> 34)
-            guard nanoseconds < 1_000_000_000 else { throw .invalidTimestamp(offset: start) }
-            return (Int64(packed & 0x3_ffff_ffff), nanoseconds)
+            (seconds, nanoseconds) = (Int64(packed & 0x3_ffff_ffff), UInt32(packed >> 34))
         case 12:
-            let nanoseconds = try integer(UInt32.self, at: start)
-            guard nanoseconds < 1_000_000_000 else { throw .invalidTimestamp(offset: start) }
-            return (Int64(bitPattern: try integer(UInt64.self, at: start + 4)), nanoseconds)
+            nanoseconds = try integer(UInt32.self, at: start)
+            seconds = Int64(bitPattern: try integer(UInt64.self, at: start + 4))
         default:
             throw .invalidTimestamp(offset: start)
         }
+        guard nanoseconds < 1_000_000_000 else { throw .invalidTimestamp(offset: start) }
+        guard Format.timestampSeconds.contains(seconds) else { throw .timestampOutOfRange(offset: start) }
+        return (seconds, nanoseconds)
     }
 }

@@ -8,7 +8,7 @@ public import ZeroMQ
 
 /// A typed request/reply server on a ZeroMQ ROUTER socket.
 ///
-/// Design (see docs/PROTOCOL.md, "Server concurrency"): one dedicated I/O thread owns the ROUTER
+/// Design (see docs/ARCHITECTURE.md, "A request's path"): one dedicated I/O thread owns the ROUTER
 /// and never runs application code. It reads without pause, parses envelopes, answers malformed
 /// requests itself, and hands each good request to a task on its method's lane: a small pool of
 /// threads of its own (``MethodLane``), so slow handlers in one lane never hold up another and
@@ -443,6 +443,9 @@ public final class RPCServer: Service, Sendable {
     }
 
     public var registeredMethods: [String] { handlers.withLock { $0.keys.sorted() } }
+
+    /// The registered methods that change nothing.
+    public var registeredReads: [String] { handlers.withLock { $0.filter { !$0.value.isWrite }.keys.sorted() } }
 
     /// Every registered method and who may call it.
     public var registeredAccess: [String: Access] { handlers.withLock { $0.mapValues(\.access) } }

@@ -62,7 +62,7 @@ public struct DisplayQuantity: Equatable, Sendable, CustomStringConvertible {
 
     /// Rounded to the nearest quarter, written with a fraction sign: "¾", "1 ½", "2".
     init(quarters value: Double, one: String, many: String) {
-        let quarters = max(Int((value * 4).rounded()), 1)
+        let quarters = max(min((value * 4).roundedInt, Int.max / 2), 1)
         let whole = quarters / 4
         let fraction = ["", "¼", "½", "¾"][quarters % 4]
         let amount = whole == 0 ? fraction : fraction.isEmpty ? "\(whole)" : "\(whole) \(fraction)"

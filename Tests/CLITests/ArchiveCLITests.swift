@@ -1,4 +1,5 @@
 import Foundation
+import MessagePack
 import SousCLI
 import SousRuntime
 import SousSchema
@@ -12,65 +13,12 @@ import Testing
 @Suite(.closesItsSockets)
 struct ArchiveCLITests {
     static let instant = ISO8601DateFormatter().date(from: "2026-03-10T10:00:00Z")!
-    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data((0..<300).map { UInt8($0 % 200) })
+    static let png = StackFixture.samplePhoto
     static let today = LocalDate(instant, in: TimeZone(identifier: "UTC")!)
 
-    /// Gives `user` something in every table an archive covers, through the services' own methods.
+    /// Gives `user` something in every table an archive covers.
     static func fill(_ stack: StackFixture, user: String) async throws {
-        let catalog = stack.client(Catalog.self), planner = stack.client(Planner.self), groceries = stack.client(Groceries.self)
-        let tracker = stack.client(Tracker.self), notifier = stack.client(Notifier.self)
-        _ = try await planner.call(PlannerAPI.updateProfile, ProfileUpdate(people: 3, diets: [.vegetarian], units: .us), user: user)
-        let toast = try await catalog.call(
-            CatalogAPI.createRecipe,
-            RecipeDraft(
-                name: "Garlic toast", summary: "Toast with garlic.", servings: 2, prepMinutes: 5, cookMinutes: 5,
-                ingredients: [RecipeIngredient(ingredient: "garlic", quantity: 2, unit: .piece)],
-                steps: [RecipeStep(description: "Toast it.", type: .cooking)],
-                notes: "Rub while hot.", variations: ["With chilli"], tags: ["snack"], photo: png),
-            user: user)
-        _ = try await catalog.call(
-            CatalogAPI.editRecipe, RecipeEdit(id: "tomato-lentil-soup", changes: RecipeDraft(notes: "More cumin.", tags: ["winter"])), user: user)
-        _ = try await catalog.call(CatalogAPI.favorite, RecipeID(id: toast.id), user: user)
-        _ = try await catalog.call(CatalogAPI.favorite, RecipeID(id: "minestrone"), user: user)
-
-        _ = try await planner.call(PlannerAPI.putSlot, SlotAssignment(date: today, slot: 2, recipe: toast.id), user: user)
-        _ = try await planner.call(PlannerAPI.putSlot, SlotAssignment(date: today.adding(days: 1), slot: 1, recipe: "tomato-lentil-soup"), user: user)
-        let cooked = try await planner.call(PlannerAPI.cooked, SlotRef(date: today, slot: 2), user: user)
-        #expect(cooked.logged)
-
-        _ = try await groceries.call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: "minestrone"), user: user)
-        _ = try await groceries.call(
-            GroceriesAPI.checkout,
-            Checkout(phone: "+390612345678", address: DeliveryAddress(street: "Via Roma 1", postalCode: "00100", city: "Roma")), user: user)
-        _ = try await groceries.call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: toast.id, exclude: ["garlic"]), user: user)
-        _ = try await groceries.call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: "tomato-lentil-soup"), user: user)
-        _ = try await groceries.call(GroceriesAPI.addItem, AddListItem(ingredient: "onion", quantity: 2), user: user)
-        let towels = try await groceries.call(GroceriesAPI.addItem, AddListItem(text: "Paper towels", count: 2, withList: true), user: user)
-        let towelLine = try #require(towels.list?.lines.first { $0.name.contains("Paper towels") }).id
-        _ = try await groceries.call(GroceriesAPI.check, CheckLines(lines: ["onion", towelLine], checked: true), user: user)
-
-        _ = try await tracker.call(
-            TrackerAPI.addEntry,
-            DiaryAdd(meal: .breakfast, grams: 150, food: "Porridge", per100g: Macros(kcal: 70, carbohydrates: 12, protein: 2.5, fat: 1.5)), user: user
-        )
-        _ = try await tracker.call(TrackerAPI.setGoals, GoalsChange(from: today, preset: "maintenance"), user: user)
-        _ = try await tracker.call(TrackerAPI.changeDrink, DrinkChange(drink: .water, delta: 3), user: user)
-        _ = try await tracker.call(
-            TrackerAPI.createFood, SavedFoodDraft(name: "Apple", grams: 180, per100g: Macros(kcal: 52, carbohydrates: 14, protein: 0.3, fat: 0.2)),
-            user: user)
-        _ = try await tracker.call(
-            TrackerAPI.addProduct,
-            Product(
-                code: "4006381333931", name: "Oat drink", brand: nil, quantity: "1 l",
-                per100g: Macros(kcal: 46, carbohydrates: 6.7, protein: 1, fat: 1.5), allergens: []), user: user)
-        _ = try await tracker.call(CoeliacAPI.addEntry, JournalEntryDraft(title: "Lunch out", description: "GF pizza", photo: png), user: user)
-        _ = try await tracker.call(CoeliacAPI.predict, GlutenPredictionRequest(date: today.adding(days: -1), expectsGluten: false), user: user)
-        _ = try await tracker.call(CoeliacAPI.recordResult, GlutenResultRequest(date: today.adding(days: -1), positive: false), user: user)
-        // A reminder outcome, through the notifier's own import (no clock needs to reach 19:00).
-        let reminder = ReminderLogEntry(
-            date: today.adding(days: -1), outcome: .sent, dueAt: instant.addingTimeInterval(-54_000), recordedAt: instant.addingTimeInterval(-54_000),
-            kcal: 1200, kcalGoal: 2000)
-        _ = try await notifier.call(NotifierAPI.importArchive, NotifierArchiveImport(archive: NotifierArchive(log: [reminder])), user: user)
+        try await stack.fillEveryArchivedTable(user: user, today: today, instant: instant)
     }
 
     static func export(_ stack: StackFixture, user: String) async throws -> SousArchive {
@@ -132,6 +80,8 @@ struct ArchiveCLITests {
 
             let exported = await sous(["export", "--output", file] + endpoints + ["--user", "ada"])
             #expect(exported.code == 0 && exported.out.contains("2 recipes, 2 planned meals"), "\(exported.out)\(exported.err)")
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(text.contains(#""exportedAt" : "20"#) && text.contains(#""dueAt" : "2026-03-09T19:00:00Z""#), "instants in ISO 8601, UTC")
             let written = try ArchiveFile.decoder.decode(SousArchive.self, from: Data(contentsOf: URL(fileURLWithPath: file)))
             #expect(written.user == "ada" && written.version == ArchiveFormat.version)
             let ada = try await Self.export(stack, user: "ada")
@@ -156,6 +106,25 @@ struct ArchiveCLITests {
             let again = await sous(["import", file] + endpoints + ["--user", "bob"])
             #expect(again.code == 7 && again.err.contains("import into an empty account"), "\(again.err)")
             #expect(try await Self.export(stack, user: "bob") == bo)
+        }
+    }
+
+    /// Instants are written as ISO 8601 with the wire's nanoseconds and read back to the same
+    /// value; an archive with seconds since 1970 (as older ones have) still reads.
+    @Test func archiveInstantsAreISO8601TextThatReadsBackExactly() throws {
+        struct Stamped: Codable, Equatable { var at: Date }
+        for seconds in [1_773_136_800.0, 1_773_136_800.25, 1_795_882_939.906098, -86_400.5, 253_402_300_799.0] {
+            // Each instant as a service sends it: through the MessagePack timestamp.
+            let original = Stamped(at: Date(timeIntervalSince1970: seconds))
+            let sent = try MessagePackDecoder().decode(Stamped.self, from: MessagePackEncoder().encode(original))
+            let json = try ArchiveFile.encoder.encode(sent)
+            #expect(try ArchiveFile.decoder.decode(Stamped.self, from: json) == sent, "\(String(decoding: json, as: UTF8.self))")
+        }
+        let quarter = try ArchiveFile.encoder.encode(Stamped(at: Date(timeIntervalSince1970: 1_773_167_400.25)))
+        #expect(String(decoding: quarter, as: UTF8.self).contains(#""2026-03-10T18:30:00.25Z""#))
+        #expect(try ArchiveFile.decoder.decode(Stamped.self, from: Data(#"{"at": 1773167400.25}"#.utf8)).at.timeIntervalSince1970 == 1_773_167_400.25)
+        for bad in [#""2026-03-10T18:30:00.+5Z""#, #""2026-03-10T18:30:00.1234567890Z""#, #""yesterday""#, #""2026-03-10T18:30:00""#] {
+            #expect(throws: DecodingError.self, "\(bad)") { try ArchiveFile.decoder.decode(Stamped.self, from: Data(#"{"at": \#(bad)}"#.utf8)) }
         }
     }
 

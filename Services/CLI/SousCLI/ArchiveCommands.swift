@@ -9,14 +9,26 @@ public enum ArchiveFile {
     public static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        // Seconds as a number: every instant comes back to the same Double.
-        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(ArchiveInstant.text(date))
+        }
         return encoder
     }()
 
+    /// Reads instants as ISO 8601 text, and as seconds since 1970 (archives written before).
     public static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            if let seconds = try? container.decode(Double.self) { return Date(timeIntervalSince1970: seconds) }
+            let text = try container.decode(String.self)
+            guard let date = ArchiveInstant.date(text) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "\(text.prefix(40)) is not an instant like 2026-03-10T18:30:00.25Z")
+            }
+            return date
+        }
         return decoder
     }()
 
@@ -134,5 +146,40 @@ struct ImportCommand: AsyncParsableCommand {
                 + "\(archive.tracker.entries.count) diary entries, \(archive.tracker.journal.count) journal entries, "
                 + "\(archive.notifier.log.count) reminders from \(file).")
         for note in skipped { Console.current.out("  Note: \(note)") }
+    }
+}
+
+/// An archive's instants as people read them, `2026-03-10T18:30:00.25Z`: UTC, with the
+/// nanoseconds the wire carries (no trailing zeros). Split into seconds and nanoseconds as the
+/// MessagePack timestamp is, so an instant read back is the one a service sent.
+enum ArchiveInstant {
+    static func text(_ date: Date) -> String {
+        let interval = date.timeIntervalSince1970
+        var seconds = interval.rounded(.down)
+        var nanoseconds = ((interval - seconds) * 1_000_000_000).rounded()
+        if nanoseconds >= 1_000_000_000 {
+            seconds += 1
+            nanoseconds -= 1_000_000_000
+        }
+        var text = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: seconds))
+        guard nanoseconds > 0, text.hasSuffix("Z") else { return text }
+        var fraction = String(Int(nanoseconds))
+        fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        text.removeLast()
+        return text + "." + fraction + "Z"
+    }
+
+    static func date(_ text: String) -> Date? {
+        guard text.hasSuffix("Z"), text.count <= 40 else { return nil }
+        let parts = text.dropLast().split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = ISO8601DateFormatter().date(from: parts[0] + "Z") else { return nil }
+        var nanoseconds = 0.0
+        if parts.count == 2 {
+            let digits = parts[1]
+            guard (1...9).contains(digits.count), digits.allSatisfy({ ("0"..."9").contains($0) }), let value = Int(digits) else { return nil }
+            nanoseconds = Double(value) * pow(10, Double(9 - digits.count))
+        }
+        return Date(timeIntervalSince1970: whole.timeIntervalSince1970 + nanoseconds / 1_000_000_000)
     }
 }

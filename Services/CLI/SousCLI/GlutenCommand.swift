@@ -195,7 +195,7 @@ enum GlutenText {
 
     static func stats(_ stats: GlutenStats) -> String {
         let hitRate =
-            stats.hitRate.map { "\(Int(($0 * 100).rounded()))% (\(stats.correct) of \(stats.scored) predictions right)" }
+            stats.hitRate.map { "\(($0 * 100).roundedInt)% (\(stats.correct) of \(stats.scored) predictions right)" }
             ?? "no predicted results yet"
         var rows = [
             ("Hit rate", hitRate),

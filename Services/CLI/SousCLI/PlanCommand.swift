@@ -311,7 +311,7 @@ struct PlanCommand: AsyncParsableCommand {
                 let name = result.slot.recipeName ?? result.slot.recipe ?? ""
                 Console.current.out("Cooked \(name) for \(result.slot.meal.rawValue) on \(result.slot.date).")
                 if let entry = result.diaryEntry {
-                    Console.current.out("Logged 1 serving to your diary (\(Int(entry.totals.kcal.rounded())) kcal, entry \(entry.id)).")
+                    Console.current.out("Logged 1 serving to your diary (\(entry.totals.kcal.roundedInt) kcal, entry \(entry.id)).")
                 }
             }
             if let message = result.loggingError {

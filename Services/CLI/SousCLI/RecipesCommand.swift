@@ -497,7 +497,7 @@ func recipeTable(_ recipes: [RecipeSummary]) -> String {
     for recipe in recipes {
         table.add([
             recipe.isFavorite ? "★" : "", recipe.id, recipe.name.truncated(38), String(recipe.totalMinutes), String(recipe.energyLevel),
-            String(Int(recipe.kcalPerServing.rounded())), String(format: "%.2f", recipe.costPerServing),
+            String(recipe.kcalPerServing.roundedInt), String(format: "%.2f", recipe.costPerServing),
             recipe.diets.map(\.rawValue).joined(separator: ", "), recipe.equipment.map(\.rawValue).joined(separator: ", "),
         ])
     }
@@ -521,7 +521,7 @@ func render(_ recipe: RecipeDetail, units: UnitSystem = .metric) -> String {
             + " (\(money(recipe.costPerServing)) per serving, illustrative)")
     let n = recipe.nutritionPerServing
     lines.append(
-        "Per serving: \(Int(n.kcal.rounded())) kcal · carbs \(number(n.carbohydrates)) g · protein \(number(n.protein)) g · fat \(number(n.fat)) g"
+        "Per serving: \(n.kcal.roundedInt) kcal · carbs \(number(n.carbohydrates)) g · protein \(number(n.protein)) g · fat \(number(n.fat)) g"
             + " · fibre \(number(n.fibre)) g · sugar \(number(n.sugar)) g · salt \(number(n.salt, decimals: 2)) g")
     lines.append("")
     lines.append("Ingredients for \(recipe.people):")

@@ -32,7 +32,9 @@ struct RecipeSuggester {
         let target = target
         func miss(_ value: Double, _ target: Double, _ goal: Double) -> Double {
             let scale = max(target, goal / 10, 1)
-            return min(abs(value - target) / scale, 1)
+            let share = abs(value - target) / scale
+            // Nutrition too large to compare (an infinite sum) is as far off as can be.
+            return share.isFinite ? min(share, 1) : 1
         }
         let weighted =
             2 * miss(serving.kcal, target.kcal, goals.kcal) + miss(serving.carbohydrates, target.carbohydrates, goals.carbohydrates)

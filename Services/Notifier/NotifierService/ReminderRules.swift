@@ -57,6 +57,6 @@ public enum ReminderRules {
     /// The reminder's text, with the day's energy when the tracker gave it.
     public static func message(kcal: Double?, goal: Double?) -> String {
         guard let kcal, let goal, kcal.isFinite, goal.isFinite else { return "Time to log today's meals" }
-        return "Time to log today's meals: \(Int(kcal.rounded())) of \(Int(goal.rounded())) kcal so far"
+        return "Time to log today's meals: \(kcal.roundedInt) of \(goal.roundedInt) kcal so far"
     }
 }

@@ -152,6 +152,8 @@ enum DiaryMath {
     /// At most two decimals, no trailing zeros ("12.5", "100").
     static func plain(_ value: Double) -> String {
         let rounded = (value * 100).rounded() / 100
+        // Beyond 2^53 every Double is whole, and Int64 would trap past 2^63: print those as they are.
+        guard rounded.isFinite, abs(rounded) < 9e15 else { return String(format: "%.0f", rounded) }
         if rounded == rounded.rounded() { return String(Int64(rounded)) }
         var text = String(format: "%.2f", rounded)
         while text.hasSuffix("0") { text.removeLast() }

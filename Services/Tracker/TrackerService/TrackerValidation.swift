@@ -65,7 +65,7 @@ enum TrackerValidation {
         let energy = NutritionPlausibility.energy(carbohydrates: goals.carbohydrates, protein: goals.protein, fat: goals.fat)
         guard abs(energy - goals.kcal) <= NutritionPlausibility.goalTolerance(goals.kcal) else {
             throw .badRequest(
-                "the gram goals make \(Int(energy.rounded())) kcal (4/4/9 kcal per gram), too far from the \(Int(goals.kcal.rounded())) kcal goal (at most 25 % + 50 kcal apart)",
+                "the gram goals make \(energy.roundedInt) kcal (4/4/9 kcal per gram), too far from the \(goals.kcal.roundedInt) kcal goal (at most 25 % + 50 kcal apart)",
                 field: field
             )
         }
