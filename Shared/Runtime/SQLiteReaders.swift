@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// GRDB's pool read takes a reader through a semaphore and a barrier queue, and prepares
 /// `BEGIN`, `COMMIT` and `PRAGMA schema_version` anew on every read: two thirds of a lane's
-/// one-row read (docs/BENCHMARKS.md, 2026-11-26, night). A reader here keeps them prepared
+/// one-row read (docs/BENCHMARKS.md). A reader here keeps them prepared
 /// (``SousDatabase/reading(_:)`` runs the transaction), as the I/O thread's own reader does.
 final class SQLiteReaders: Sendable {
     private let path: String

@@ -54,7 +54,7 @@ public struct RecipeSnapshot: Equatable, Sendable {
 /// What a grocery list reads of a catalog recipe: `recipes.get`'s reply with its ingredients
 /// (``RecipeDetail``), decoded as these fields only, under the same names. The decoder skips the
 /// rest (steps, nutrition, texts, and of each ingredient all but its units, price and category)
-/// without building it: the call takes about 12 µs less (docs/BENCHMARKS.md, eighth session).
+/// without building it: the call takes about 12 µs less (docs/BENCHMARKS.md).
 @MessagePackCodable
 public struct RecipeForList: Codable, Equatable, Sendable {
     public var id: String

@@ -135,7 +135,7 @@ struct SousPeers: AsyncParsableCommand {
 
             Context, not measured here: Sous serves TCP only over CURVE; HTTP and gRPC run without TLS. \
             A bare libzmq DEALER/ROUTER echo costs 39.6–44.7 µs p50 in plaintext and 54.4–56.0 µs over CURVE on this machine \
-            (docs/BENCHMARKS.md, "Accounts and CURVE", 2026-11-24): CURVE adds about 15 µs to each Sous round trip.
+            (docs/BENCHMARKS.md): CURVE adds about 15 µs to each Sous round trip.
             """)
         let memory = memoryKilobytes()
         print("\nMemory: VmRSS \(memory.rss / 1024) MiB, VmHWM \(memory.hwm / 1024) MiB (the three servers, their clients and the catalog)")
