@@ -333,7 +333,7 @@ final class ClientLoop: @unchecked Sendable {
         for (id, entry) in pending where entry.attempts.attemptDeadline <= now {
             pending[id] = nil
             var expired = entry
-            let seconds = ClientAttempt.seconds(entry.attempts.attemptDeadline - entry.attempts.sentAt)
+            let seconds = ClientAttempt.secondsText(entry.attempts.attemptDeadline - entry.attempts.sentAt)
             if let socket = entry.socket {
                 // The pool's socket may be the dead one: closed, and the next attempt goes on
                 // the loop's own.

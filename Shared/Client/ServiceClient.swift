@@ -241,7 +241,7 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
                 if attemptTimeout != options.timeout { try socket.setSendTimeout(milliseconds: ClientAttempt.milliseconds(attemptTimeout)) }
                 try socket.send(multipart: attempts.frames)
                 guard let reply = try socket.reply(to: attempts.id, by: attempts.attemptDeadline) else {
-                    attempts.lastProblem = "no reply within \(ClientAttempt.seconds(attemptTimeout)) s"
+                    attempts.lastProblem = "no reply within \(ClientAttempt.secondsText(attemptTimeout)) s"
                     pool.discard(socket)
                     continue
                 }
@@ -339,6 +339,12 @@ public struct ClientAttempt: Sendable {
     static func seconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// A duration as people read it in a message: "2.4", "30" (tenths of a second at most).
+    static func secondsText(_ duration: Duration) -> String {
+        let tenths = (seconds(duration) * 10).rounded()
+        return tenths.truncatingRemainder(dividingBy: 10) == 0 ? String(format: "%.0f", tenths / 10) : String(format: "%.1f", tenths / 10)
     }
 }
 

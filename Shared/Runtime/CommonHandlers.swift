@@ -24,13 +24,19 @@ struct CommonHandlers: Sendable {
     }
 
     func health(_ request: Empty, context: RequestContext) -> HealthReport {
-        HealthReport(
+        var database = database.latest
+        // Where the data lives, and an error's text, are for the people who run the service.
+        if !context.caller.operatesServices {
+            database.path = nil
+            if database.status != "ok" { database.detail = nil }
+        }
+        return HealthReport(
             service: name,
             version: SousVersion.current,
             protocolVersion: Int(SousProtocol.version),
             startedAt: startedAt,
             uptimeSeconds: Date().timeIntervalSince(startedAt),
-            database: database.latest
+            database: database
         )
     }
 
@@ -94,6 +100,9 @@ struct ErasureHandler: Sendable {
     func erase(_ request: Empty, context: RequestContext) throws -> ErasureReport {
         let user = try context.requireUser()
         let rows = try database.eraseUser(user)
+        if try !database.checkpointAfterErasure() {
+            context.logger.warning("a reader kept the checkpoint after an erasure from emptying the WAL; the next checkpoint will")
+        }
         context.logger.notice("erased a deleted account's rows", metadata: ["rows": "\(rows.values.reduce(0, +))"])
         return ErasureReport(service: service, rows: rows)
     }

@@ -52,6 +52,15 @@ public enum Caller: Sendable, Equatable {
     /// A Sous service (or in-process code), acting for `user` when it named one.
     case service(actingFor: String?)
 
+    /// An operator or a Sous service: someone who may see how a service is deployed.
+    public var operatesServices: Bool {
+        switch self {
+        case .anonymous: false
+        case .user(let claims): claims.role == .operator
+        case .service: true
+        }
+    }
+
     /// The user whose data the request may touch.
     public var user: String? {
         switch self {

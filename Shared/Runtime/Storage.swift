@@ -68,6 +68,21 @@ public struct SousDatabase: Sendable {
     /// most; more would only wait on the server (and 5 services × replicas share its limit).
     public static let postgresConnections = 8
 
+    /// Creates the database file readable and writable by its owner only (0600), like the key
+    /// files, or narrows an existing one to that. SQLite gives the `-wal` and `-shm` files it
+    /// creates the database file's mode.
+    static func ownerOnly(_ path: String) throws {
+        let manager = FileManager.default
+        if !manager.fileExists(atPath: path) {
+            guard manager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            }
+        }
+        for file in [path, path + "-wal", path + "-shm"] where manager.fileExists(atPath: file) {
+            try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        }
+    }
+
     public init(name: String, directory: String?, migrator: DatabaseMigrator) throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
@@ -80,11 +95,15 @@ public struct SousDatabase: Sendable {
         if let directory {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let path = URL(fileURLWithPath: directory).appendingPathComponent("\(name).sqlite").path
+            try Self.ownerOnly(path)
             let pool = try DatabasePool(path: path, configuration: configuration)
             // A pool runs in WAL mode, and GRDB sets its writer to synchronous=NORMAL, which can
             // roll back acknowledged writes on a power cut. FULL syncs the WAL on every commit:
             // a write is acknowledged only once it is durable (docs/BENCHMARKS.md: the cost).
             try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+            // What is deleted is overwritten with zeros, not left in free space: an erased
+            // account's rows are gone from the file once the WAL is checkpointed.
+            try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA secure_delete = ON") }
             writer = pool
             self.path = path
         } else {
@@ -174,7 +193,7 @@ public struct SousDatabase: Sendable {
     /// A quick read on the server's I/O thread (one with a ``QuickReadBudget``) reads a SQLite
     /// file through a connection of its own: a pool read first takes a reader (a semaphore, a
     /// barrier queue, a scan of the readers) and checks the schema, which cost a cached read
-    /// more than its statement (docs/BENCHMARKS.md, 2026-11-26); the I/O thread is one thread,
+    /// more than its statement (docs/BENCHMARKS.md); the I/O thread is one thread,
     /// so one connection serves it without waiting, and its page cache stays warm. Any other
     /// read takes one of the lanes' readers (``SQLiteReaders``), which keep `BEGIN` and `COMMIT`
     /// prepared the same way; GRDB's pool only when all of them are busy.
@@ -343,6 +362,19 @@ public struct SousDatabase: Sendable {
     /// per table.
     public func eraseUser(_ user: String) throws -> [String: Int] {
         try writing { session in try Self.eraseUser(user, in: session) }
+    }
+
+    /// Moves everything the WAL holds into the database file and empties the WAL, so the older
+    /// versions of rows just erased are not left in it. Returns false when a reader kept the
+    /// checkpoint from finishing (the WAL is then emptied by the next one). PostgreSQL keeps
+    /// deleted rows until its autovacuum runs (docs/PROTOCOL.md, "What an erasure leaves behind").
+    @discardableResult
+    public func checkpointAfterErasure() throws -> Bool {
+        guard case .sqlite(let writer) = backend, writer is DatabasePool else { return true }
+        let busy = try writer.writeWithoutTransaction { db in
+            try Int.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") ?? 0
+        }
+        return busy == 0
     }
 
     /// ``eraseUser(_:)`` inside a transaction the caller already holds.

@@ -158,10 +158,11 @@ public enum NotifierAPI {
     /// The caller's own reminders as they are sent (a long poll): the only way reminders leave
     /// the services, so nobody can watch someone else's.
     public static let wait = Method<Notifier, ReminderWait, ReminderFeed>.read("reminders.wait", .user, activity: false)
-    /// The caller's delivery log (sent, skipped and missed reminders).
-    public static let list = Method<Notifier, ReminderLogRequest, ReminderLog>.read("reminders.list", .user)
-    /// When the caller's next reminder is due, or why none is.
-    public static let next = Method<Notifier, Empty, NextReminder>.read("reminders.next", .user)
+    /// The caller's delivery log (sent, skipped and missed reminders). Asking about reminders is
+    /// not activity: it must not schedule the reminder it asks about.
+    public static let list = Method<Notifier, ReminderLogRequest, ReminderLog>.read("reminders.list", .user, activity: false)
+    /// When the caller's next reminder is due, or why none is (not activity, as `list`).
+    public static let next = Method<Notifier, Empty, NextReminder>.read("reminders.next", .user, activity: false)
 }
 
 public enum NotifierTopics {

@@ -108,6 +108,42 @@ struct NotifierServiceTests {
         }
     }
 
+    /// Asking when the next reminder is due, or reading the log, is not activity: the notifier
+    /// (which subscribes to its own replicas' events) must not schedule a reminder because it was
+    /// asked about one. Its events arrive in order, so the first activity seen after asking is
+    /// the export's.
+    @Test func askingAboutRemindersPublishesNoActivity() async throws {
+        let world = try NotifierWorld.make(at: Self.morning)
+        try await world.run { listener in
+            try await remindAdaAt19(world, listener)
+            let host = world.notifier.host
+            let subscriber = EventSubscriber(endpoints: [host.boundEndpoints.events], prefixes: [EventTopics.activity.name], logger: host.logger)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await subscriber.run() }
+                await subscriber.waitUntilSubscribed()
+                // Subscriptions propagate asynchronously: export until an activity arrives.
+                let warmUp = Task {
+                    for _ in 1...500 where !Task.isCancelled {
+                        _ = try? await world.notifierClient.call(NotifierAPI.exportArchive, Empty(), user: "warm")
+                    }
+                }
+                _ = try await firstElement(of: subscriber.events, within: .seconds(10)) { _ in true }
+                warmUp.cancel()
+                _ = await warmUp.result
+
+                #expect(try await world.next("ada").status == .handledToday)
+                #expect(try await world.log("ada").count == 1)
+                #expect(try await world.next("ada").status == .handledToday, "asking twice schedules nothing")
+                _ = try await world.notifierClient.call(NotifierAPI.exportArchive, Empty(), user: "ada")
+                let first = try await firstElement(of: subscriber.events, within: .seconds(10)) {
+                    (try? $0.decode(ActivityEvent.self).user) == "ada"
+                }
+                #expect(try first.decode(ActivityEvent.self).method == NotifierAPI.exportArchive.name)
+                group.cancelAll()
+            }
+        }
+    }
+
     /// Subscribers can see an activity late or twice (a slow joiner caught up, a retried call, a
     /// second replica's copy): the morning's activity applied after the evening's reminder is
     /// already answered by it and must not schedule tomorrow's.

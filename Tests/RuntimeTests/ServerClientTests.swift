@@ -217,14 +217,16 @@ struct ServerClientTests {
     }
 
     @Test func aServiceThatDoesNotAnswerIsNamedInTheError() async throws {
-        // Nobody is bound there (an absent peer): three attempts of a second each run out.
-        let client = ServiceClient<Planner>(endpoint: "inproc://nobody-\(UUID().uuidString)", options: .init(timeout: .seconds(1), retries: 2))
+        // Nobody is bound there (an absent peer): three attempts of 1.25 s each run out.
+        let client = ServiceClient<Planner>(
+            endpoint: "inproc://nobody-\(UUID().uuidString)", options: .init(timeout: .milliseconds(1250), retries: 2))
         let error = await #expect(throws: ServiceError.self) {
             try await client.call(CommonAPI.health, Empty())
         }
         #expect(error?.code == .unavailable)
         #expect(error?.message.contains("planner did not answer health") == true)
         #expect(error?.message.contains("3 attempts") == true)
+        #expect(error?.message.contains("within 1.3 s") == true, "the wait rounded to tenths: \(error?.message ?? "")")
     }
 
     @Test func servesOverTCPOnAPortTheOSPicks() async throws {
@@ -237,6 +239,12 @@ struct ServerClientTests {
         try await withRunningService(host) { host in
             let report = try await client(host).call(CommonAPI.health, Empty())
             #expect(report.service == "tracker")
+            // A stranger learns the database is ok, not where it is.
+            #expect(report.database.status == "ok" && report.database.path == nil)
+            let operatorReport = try await client(host).call(CommonAPI.health, Empty(), session: TestSessions.operatorToken)
+            #expect(operatorReport.database.path == ":memory:")
+            let userReport = try await client(host).call(CommonAPI.health, Empty(), session: TestSessions.token(for: "ada"))
+            #expect(userReport.database.path == nil)
         }
     }
 

@@ -30,6 +30,38 @@ struct StorageTests {
         let health = database.health()
         #expect(health.status == "ok")
         #expect(health.detail == "1 migrations applied")
+        // Only the owner may read what a user stored, WAL included.
+        try database.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
+        for file in [database.path, database.path + "-wal", database.path + "-shm"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(file)")
+        }
+    }
+
+    /// An erased user's rows leave no trace in the file or its WAL: deleted cells are zeroed
+    /// (secure_delete) and the WAL is emptied after the erasure.
+    @Test func anErasedUsersRowsAreGoneFromTheFileAndItsWAL() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in try db.execute(sql: #"CREATE TABLE person ("user" TEXT NOT NULL, email TEXT NOT NULL)"#) }
+        let database = try SousDatabase(name: "people", directory: directory, migrator: migrator)
+        let marker = "erase-me-7f3a9c@example.org"
+        try database.write { db in
+            try db.execute(sql: #"INSERT INTO person ("user", email) VALUES ('u-erased', ?), ('u-kept', 'kept@example.org')"#, arguments: [marker])
+        }
+        func fileHolds(_ text: String) throws -> Bool {
+            let needle = Data(text.utf8)
+            for file in [database.path, database.path + "-wal"] where FileManager.default.fileExists(atPath: file) {
+                if try Data(contentsOf: URL(fileURLWithPath: file)).range(of: needle) != nil { return true }
+            }
+            return false
+        }
+        #expect(try fileHolds(marker), "the row is on disk before the erasure")
+        #expect(try database.eraseUser("u-erased") == ["person": 1])
+        #expect(try database.checkpointAfterErasure())
+        #expect(try !fileHolds(marker))
+        #expect(try fileHolds("kept@example.org"))
     }
 
     /// In memory, and on a file (where a lane reads through a reader of its own, its

@@ -103,6 +103,9 @@ struct AccountHandlers: Sendable {
         _ = try checkPassword(request.password, email: account.info.email, context: context)
         let ended = try store.deleteAccount(user: claims.user, erasingIn: AccountEraser.services, now: now)
         revoked(ended)
+        if try !store.database.checkpointAfterErasure() {
+            context.logger.warning("a reader kept the checkpoint after an erasure from emptying the WAL; the next checkpoint will")
+        }
         context.logger.notice("account deleted", metadata: ["user": "\(claims.user)"])
         let erased = await eraser.eraseNow(user: claims.user, for: context)
         return AccountDeleted(
