@@ -5,6 +5,7 @@ import GroceriesMain
 import NotifierMain
 import PlannerMain
 import SousRuntime
+import SousWire
 import TrackerMain
 
 // `sous-server`: the five services in one executable. Started through a link named after a

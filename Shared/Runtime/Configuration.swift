@@ -176,11 +176,6 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
     public var description: String { "\(variable): \(message)" }
 }
 
-/// The version every Sous executable reports.
-public enum SousVersion {
-    public static let current = "0.1.0"
-}
-
 extension WallClock {
     /// Parses `SOUS_CLOCK`: `system`, `manual` (starting now) or `manual:2026-03-29T16:00:00Z`.
     static func fromSetting(_ text: String) throws(ConfigurationError) -> WallClock {

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import SousWire
 
 /// What a service's command tells the shared `serve` and `check` subcommands: which service it
 /// is and how to build it. The command (`Services/<Name>/Main`, run by `sous-server`) then only

@@ -15,6 +15,11 @@ public import MessagePack
 /// `topic, message (kind 3, EventHeader, body)`. Version 2 sent the three parts of a message as
 /// three frames; over CURVE each frame is boxed and sent on its own, which cost a call more
 /// than anything else the three frames did.
+/// The version every Sous executable reports (`health`, `--version`).
+public enum SousVersion {
+    public static let current = "0.1.0"
+}
+
 public enum SousProtocol {
     /// The four ASCII bytes every message starts with.
     public static let signature: [UInt8] = Array("SOUS".utf8)

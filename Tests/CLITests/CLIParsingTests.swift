@@ -1,6 +1,7 @@
 import Foundation
 import SousCLI
 import SousTestSupport
+import SousWire
 import Testing
 
 @Suite(.closesItsSockets)
@@ -10,6 +11,20 @@ struct CLIParsingTests {
         #expect(result.code == 64)
         #expect(result.out.isEmpty)
         #expect(!result.err.isEmpty)
+    }
+
+    @Test func aMistypedCommandIsNamedWithTheClosestOne() async {
+        let singular = await sous(["recipe", "search", "lentil"])
+        #expect(singular.code == 64 && singular.err.contains("did you mean `sous recipes`?"), "\(singular.err)")
+        let typo = await sous(["--json", "grocereis", "show"])
+        #expect(typo.code == 64 && typo.err.contains("did you mean `sous groceries`?"), "\(typo.err)")
+        let nothingClose = await sous(["xylophone"])
+        #expect(nothingClose.code == 64 && nothingClose.err.contains("see `sous --help`"), "\(nothingClose.err)")
+    }
+
+    @Test func versionPrintsTheVersion() async {
+        let result = await sous(["--version"])
+        #expect(result.code == 0 && result.out.trimmingCharacters(in: .whitespacesAndNewlines) == SousVersion.current)
     }
 
     @Test func helpPrintsToStandardOutputAndSucceeds() async {

@@ -46,6 +46,20 @@ struct ProductFileParserTests {
         #expect(fromCommas.map(\.name) == ["Crackers, \"rye\""] && commaRejections.isEmpty)
     }
 
+    /// A row with its energy only in kilojoules (as many Open Food Facts rows are) is read as
+    /// kJ ÷ 4.184 kcal, to a tenth.
+    @Test func energyGivenOnlyInKilojoulesIsConvertedToKilocalories() {
+        let lines = """
+            {"code":"96385074","product_name":"Rye crackers","nutriments":{"energy-kj_100g":1590,"carbohydrates_100g":70,"proteins_100g":10,"fat_100g":6}}
+            {"code":"036000291452","product_name":"Honey","nutriments":{"energy_100g":"1272","carbohydrates_100g":82.4,"proteins_100g":0.3,"fat_100g":0}}
+            {"code":"4006381333931","product_name":"Both","nutriments":{"energy-kcal_100g":480,"energy-kj_100g":1,"carbohydrates_100g":65,"proteins_100g":7,"fat_100g":21}}
+            {"code":"2900000000001","product_name":"Too much","nutriments":{"energy-kj_100g":40000,"carbohydrates_100g":1,"proteins_100g":1,"fat_100g":1}}
+            """
+        let (products, rejections) = Self.parse(lines)
+        #expect(products.map(\.per100g.kcal) == [380.0, 304.0, 480.0], "1590 / 4.184 = 380.02, 1272 / 4.184 = 304.02; kcal wins when both are given")
+        #expect(rejections.map(\.line) == [4] && rejections[0].reason.contains("energy-kj_100g is out of range"))
+    }
+
     static func parse(_ text: String) -> ([Product], [ProductFileParser.Rejection]) {
         var parser = ProductFileParser()
         var products: [Product] = []

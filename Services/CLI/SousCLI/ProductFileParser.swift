@@ -111,6 +111,13 @@ public struct ProductFileParser: Sendable {
         }
         var values: [Double] = []
         for (key, limit) in [("energy-kcal_100g", 900.0), ("carbohydrates_100g", 100), ("proteins_100g", 100), ("fat_100g", 100)] {
+            if key == "energy-kcal_100g", field(key) == nil, let energy = kilocalories(fromKilojoulesIn: field) {
+                switch energy {
+                case .success(let kcal): values.append(kcal)
+                case .failure(let problem): return .failure(problem)
+                }
+                continue
+            }
             guard let text = field(key) else { return .failure(BarcodeProblem(message: "missing \(key)")) }
             guard let value = Double(text), value.isFinite else {
                 return .failure(BarcodeProblem(message: "\(key) is not a number: \(text.prefix(20))"))
@@ -125,6 +132,19 @@ public struct ProductFileParser: Sendable {
                 code: code, name: String(name.prefix(200)), brand: field("brands"), quantity: field("quantity"),
                 per100g: Macros(kcal: values[0], carbohydrates: values[1], protein: values[2], fat: values[3]), allergens: allergens
             ))
+    }
+
+    /// The energy of a row that gives it only in kilojoules (`energy-kj_100g`, or Open Food
+    /// Facts' `energy_100g`, which is in kJ), in kcal: kJ ÷ 4.184, to a tenth. Nil when the row
+    /// gives neither.
+    private static func kilocalories(fromKilojoulesIn field: Fields) -> Result<Double, BarcodeProblem>? {
+        guard let key = ["energy-kj_100g", "energy_100g"].first(where: { field($0) != nil }), let text = field(key) else { return nil }
+        guard let kilojoules = Double(text), kilojoules.isFinite else {
+            return .failure(BarcodeProblem(message: "\(key) is not a number: \(text.prefix(20))"))
+        }
+        let kcal = (kilojoules / 4.184 * 10).rounded() / 10
+        guard kcal >= 0, kcal <= 900 else { return .failure(BarcodeProblem(message: "\(key) is out of range: \(text)")) }
+        return .success(kcal)
     }
 
     /// Splits one line on `separator`, honouring RFC 4180 double quotes ("" is a quote).

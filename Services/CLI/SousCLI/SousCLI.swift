@@ -19,6 +19,7 @@ public struct SousCommand: AsyncParsableCommand {
             Every command has --help, and every method of the protocol has a command (operators' ones under \
             `sous operator`). Shell completion: `sous --generate-completion-script bash` (or zsh, fish).
             """,
+        version: SousVersion.current,
         subcommands: [
             RegisterCommand.self, LoginCommand.self, LogoutCommand.self, WhoAmICommand.self,
             SessionsCommand.self, PasswordCommand.self, AccountCommand.self,  // accounts (planner)
@@ -45,6 +46,11 @@ public struct SousCommand: AsyncParsableCommand {
         do {
             command = try parseAsRoot(GlobalOptions.movedAfterSubcommand(arguments))
         } catch {
+            if let unknown = CommandSuggestion.unknownCommand(in: arguments) {
+                let hint = unknown.suggestion.map { "did you mean `sous \($0)`?" } ?? "see `sous --help`"
+                console.err("sous: no command \"\(unknown.word)\"; \(hint)")
+                return ExitCode.validationFailure.rawValue
+            }
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
             if code == .success { console.out(message) } else { console.err(message) }
@@ -96,5 +102,36 @@ public enum ExitCodes {
         case .rateLimited: rateLimited
         default: 1
         }
+    }
+}
+
+/// The command a mistyped first word most likely meant ("recipe" → "recipes").
+enum CommandSuggestion {
+    static var names: [String] {
+        SousCommand.configuration.subcommands.map { $0._commandName } + ["help"]
+    }
+
+    /// The first word when it names no command, and the closest command's name, if one is close.
+    static func unknownCommand(in arguments: [String]) -> (word: String, suggestion: String?)? {
+        guard let word = GlobalOptions.movedAfterSubcommand(arguments).first, !word.hasPrefix("-"), !names.contains(word) else { return nil }
+        let lowered = word.lowercased()
+        let scored = names.map { name in (name, distance(lowered, name)) }.filter { $0.1 <= max(1, min(2, lowered.count / 3)) }
+        let prefixed = names.filter { $0.hasPrefix(lowered) && lowered.count >= 3 }
+        let best = scored.min { $0.1 < $1.1 }?.0 ?? (prefixed.count == 1 ? prefixed[0] : nil)
+        return (word, best)
+    }
+
+    /// Levenshtein distance.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var previous = Array(0...b.count)
+        for (i, left) in a.enumerated() {
+            var current = [i + 1]
+            for (j, right) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (left == right ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 }
