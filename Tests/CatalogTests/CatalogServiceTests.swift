@@ -698,7 +698,8 @@ struct PersonalVersionTests {
             let error = await #expect(throws: ServiceError.self) {
                 try await client.call(CatalogAPI.deleteRecipe, .init(id: "tomato-lentil-soup"), user: "ada")
             }
-            #expect(error?.code == .unauthorized)
+            // Signed in, but not hers to delete: forbidden, not "sign in".
+            #expect(error?.code == .forbidden)
             let mine = try await client.call(CatalogAPI.createRecipe, RecipeDraft(name: "Ada's toast", summary: "Toast."), user: "ada")
             let notFound = await #expect(throws: ServiceError.self) {
                 try await client.call(CatalogAPI.deleteRecipe, .init(id: mine.id), user: "bob")
@@ -759,7 +760,7 @@ struct CommunityTests {
             let notMine = await #expect(throws: ServiceError.self) {
                 try await client.call(CatalogAPI.share, .init(id: "tomato-lentil-soup"), user: "bob")
             }
-            #expect(notMine?.code == .unauthorized)
+            #expect(notMine?.code == .forbidden)
         }
     }
 }

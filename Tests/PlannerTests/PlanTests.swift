@@ -170,6 +170,12 @@ struct SlotTests {
                     SlotMove(from: SlotRef(date: localDate("2026-03-15"), slot: 1), to: SlotRef(date: localDate("2026-03-14"), slot: 1)))
             }
             #expect(empty?.code == .notFound && empty?.field == "from")
+
+            // Onto itself: nothing changes.
+            let onItself = SlotRef(date: localDate("2026-03-13"), slot: 1)
+            let unmoved = try await world.call(PlannerAPI.moveSlot, SlotMove(from: onItself, to: onItself))
+            #expect(unmoved.days.map(\.date) == [localDate("2026-03-13")])
+            #expect(recipe(in: try await world.call(PlannerAPI.getPlan, Empty()), "2026-03-13", 1) == soup)
         }
     }
 

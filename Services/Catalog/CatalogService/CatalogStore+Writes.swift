@@ -70,7 +70,7 @@ extension CatalogStore {
                 guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 guard row.owner == user else {
                     throw ServiceError(
-                        .unauthorized, "\(row.origin == .builtIn ? "built-in recipes" : "other people's recipes") cannot be deleted", field: "id")
+                        .forbidden, "\(row.origin == .builtIn ? "built-in recipes" : "other people's recipes") cannot be deleted", field: "id")
                 }
                 let version = try Self.nextVersion(session)
                 try markDeleted(key: row.key, version: version, session)
@@ -108,7 +108,7 @@ extension CatalogStore {
             try database.writing { session in
                 guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 guard row.owner == user, row.origin == .custom || row.origin == .saved else {
-                    throw ServiceError(.unauthorized, "only recipes you wrote can be shared; save a copy first", field: "id")
+                    throw ServiceError(.forbidden, "only recipes you wrote can be shared; save a copy first", field: "id")
                 }
                 let version = try Self.nextVersion(session)
                 try session.execute("UPDATE recipe SET shared = 1, version = ? WHERE key = ?", [version, row.key.rawValue])

@@ -215,6 +215,8 @@ public final class PlannerStore: Sendable {
                 guard var source = try Self.slotRecord(session, user: user, move.from) else {
                     throw ServiceError.notFound("nothing is planned for \(Self.label(move.from))", field: "from")
                 }
+                // A meal moved onto its own slot stays where it is.
+                if move.from == move.to { return [try Self.slot(session, user: user, move.from)] }
                 var target = try Self.slotRecord(session, user: user, move.to)
                 try session.execute(Self.deleteSlot, SlotRecord.key(move.from, user: user))
                 try session.execute(Self.deleteSlot, SlotRecord.key(move.to, user: user))
