@@ -254,7 +254,8 @@ let package = Package(
             name: "PlannerTests",
             dependencies: [
                 "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "CatalogTesting", "PlannerTesting",
-                "TrackerTesting", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "MessagePack", logging, grdb,
+                "TrackerTesting", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "MessagePack", "SousCrypto",
+                logging, grdb,
             ],
             path: "Tests/PlannerTests",
             swiftSettings: swiftSettings
@@ -263,7 +264,7 @@ let package = Package(
             name: "GroceriesTests",
             dependencies: [
                 "CatalogService", "PlannerService", "GroceriesService", "CatalogTesting", "PlannerTesting", "GroceriesTesting", "SousRuntime",
-                "SousTestSupport", "SousSchema", "SousUnits", "SousWire", logging, grdb,
+                "SousTestSupport", "SousSchema", "SousUnits", "SousWire", "MessagePack", "ZeroMQ", logging, grdb,
             ],
             path: "Tests/GroceriesTests",
             swiftSettings: swiftSettings

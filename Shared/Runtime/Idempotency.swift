@@ -118,6 +118,9 @@ public final class IdempotencyGuard: Sendable {
         await claim(cacheKey)
         defer { release(cacheKey) }
         let digest = Sodium.digest([Array(method.utf8), body])
+        /// Set when a resumable write finds its key applied without a reply: the handler runs to
+        /// finish what that attempt left.
+        var resumes = false
         /// The stored reply (or the conflict of a reused key), nil when the key is new.
         func storedAnswer() throws -> Outcome? {
             guard let record = try ledger.record(user: user, key: key) else { return nil }
@@ -127,6 +130,10 @@ public final class IdempotencyGuard: Sendable {
                         "idempotency key \"\(key)\" was already used for another request (\(record.method)); use a new key for a new request",
                         field: "header.idempotencyKey"
                     ))
+            }
+            if record.isAppliedWithoutReply, keyCheck == .resumable {
+                resumes = true
+                return nil
             }
             guard !record.isAppliedWithoutReply else {
                 // Applied, its reply not stored (yet): never apply it again. A recent mark is
@@ -153,8 +160,10 @@ public final class IdempotencyGuard: Sendable {
                 return .failure(.internal("the idempotency record could not be read: \(error)"))
             }
         }
-        if keyCheck == .beforeHandler, let answer = answerFromLedger() { return answer }
+        if keyCheck != .atCommit, let answer = answerFromLedger() { return answer }
         let scope = IdempotencyScope(user: user, key: key, method: method, digest: digest, encodeReply: encodeReply)
+        // The mark is in the ledger already: this attempt's writes must not add it again.
+        if resumes { scope.markedApplied() }
         let outcome = await IdempotencyScope.$current.withValue(scope) { await operation() }
         if case .failure(let error) = outcome, error == IdempotencyScope.takenConcurrently {
             // Another attempt committed a write under this key (another replica's while this one
@@ -162,9 +171,10 @@ public final class IdempotencyGuard: Sendable {
             // what that one stored (or, while it is still answering, ask for a retry).
             return answerFromLedger() ?? outcome
         }
-        // A failed write is not remembered (a retry runs again), its applied mark included.
+        // A failed write is not remembered (a retry runs again), its applied mark included;
+        // a resumed one keeps the mark its first attempt left, so a later retry resumes too.
         if case .failure = outcome {
-            if scope.isMarkedApplied { try? ledger.forgetMark(user: user, key: key) }
+            if scope.isMarkedApplied, !resumes { try? ledger.forgetMark(user: user, key: key) }
             // Checked at commit, a retry of a write that was applied may fail before its write
             // (the state it checks has changed since): it is answered as the first attempt was.
             // (A ledger that cannot be read leaves the attempt's own error.)

@@ -1,6 +1,7 @@
 import Foundation
 import MessagePack
 public import SousWire
+import Synchronization
 
 /// Another Sous service that this one calls while answering a request: one client, one rule for
 /// how long to wait, and one way to report its failures.
@@ -25,6 +26,13 @@ public struct Peer<Target: MethodScope>: Sendable {
     /// The calling service, named in errors ("the planner needs the tracker, …").
     public let caller: SousService
     let client: ServiceClient<Target>
+    let waiting = WaitingCalls()
+
+    /// Calls that may wait on one peer at once. A request waiting on a peer holds its place in
+    /// its lane; past this many, a call fails at once, so a peer that stops answering holds at
+    /// most a quarter of the standard lane (256 in flight) and the requests that do not need it
+    /// are still served.
+    public static var maxWaiting: Int { 64 }
 
     /// The peer at its configured endpoint, with the configured per-attempt timeout (or the
     /// per-peer one in ``ServiceConfiguration/peerTimeouts``) and one retry.
@@ -80,6 +88,11 @@ public struct Peer<Target: MethodScope>: Sendable {
         notFoundField: String?,
         need: Need
     ) async throws(ServiceError) -> Response {
+        guard waiting.enter(limit: Self.maxWaiting) else {
+            throw .unavailable(
+                "the \(caller.rawValue) needs the \(service.rawValue), which is not keeping up: \(Self.maxWaiting) calls are waiting on it already")
+        }
+        defer { waiting.leave() }
         let body: [UInt8]
         do {
             body = try MessagePackEncoder().encode(request)
@@ -157,4 +170,20 @@ extension Peer where Target: ServiceKind {
     ) async throws(ServiceError) -> Response {
         try await perform(method, request, user: user, for: context, notFoundField: nil, need: need)
     }
+}
+
+/// How many calls wait on one peer now (shared by every copy of its ``Peer``).
+final class WaitingCalls: Sendable {
+    private let count = Mutex(0)
+
+    /// Counts one more call, unless `limit` are waiting already.
+    func enter(limit: Int) -> Bool {
+        count.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    func leave() { count.withLock { $0 -= 1 } }
 }

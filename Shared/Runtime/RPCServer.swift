@@ -31,7 +31,9 @@ public final class RPCServer: Service, Sendable {
         public var lanes: [MethodLane: LaneLimits] = [
             .control: LaneLimits(threads: 1, maxInFlight: 32),
             .standard: LaneLimits(threads: 6, maxInFlight: 256),
-            .heavy: LaneLimits(threads: 2, maxInFlight: 16),
+            // Two threads, but room for many waiting: 50 people searching at once is ordinary use,
+            // not overload, and is queued rather than refused.
+            .heavy: LaneLimits(threads: 2, maxInFlight: 128),
         ]
         /// Requests in flight from one connection, all lanes together: one client's burst gets
         /// `busy` replies beyond it while everyone else is served.

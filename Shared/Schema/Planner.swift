@@ -294,7 +294,7 @@ extension PlannerAPI {
     public static let moveSlot = Method<Planner, SlotMove, PlanDays>.write("plan.move", .user, keyCheck: .atCommit)
     public static let clearSlot = Method<Planner, SlotRef, PlanSlot>.write("plan.clear", .user, keyCheck: .atCommit)
     /// Records that the slot's meal was cooked and asks the tracker to log one serving.
-    public static let cooked = Method<Planner, SlotRef, CookedResult>.write("plan.cooked", .user)
+    public static let cooked = Method<Planner, SlotRef, CookedResult>.write("plan.cooked", .user, keyCheck: .resumable)
     /// iCalendar of the visible week or a date range.
     public static let calendar = Method<Planner, CalendarRequest, CalendarExport>.read("plan.ics", .user, lane: .heavy)
 }

@@ -96,6 +96,12 @@ public enum KeyCheck: Sendable {
     /// transaction. For handlers whose only change is their service's database (reads of other
     /// services are fine; a write to another is keyed by this key and applied once there too).
     case atCommit
+    /// Before the handler, as ``beforeHandler``, except that a key whose write was applied but
+    /// never answered (its attempt died between a commit and its reply) runs the handler again
+    /// to finish, instead of being refused: for handlers whose every step is safe to repeat (a
+    /// state found already reached is kept, a peer write is keyed by a key derived from this
+    /// one), such as marking a meal cooked and logging its serving.
+    case resumable
 }
 
 /// Who may call a method. Every method declares one next to its request and reply types; the

@@ -1,7 +1,9 @@
 import CatalogService
 import CatalogTesting
 import Foundation
+import MessagePack
 import PlannerService
+import SousCrypto
 import SousRuntime
 import SousSchema
 import SousTestSupport
@@ -124,6 +126,38 @@ struct CookedTests {
                 try await tracker.call(TrackerAPI.listEntries, DayRequest(date: localDate("2026-03-10")), user: "ada").entries.map(\.id) == [
                     logged.id
                 ])
+        }
+    }
+
+    /// The planner died between marking the meal cooked (its transaction left the key's applied
+    /// mark) and logging the serving: a retry with the same key finishes the job, whether the
+    /// mark is a second old or an hour, and the serving is logged once.
+    @Test(arguments: [1.0, 3600.0])
+    func aCookedRetriedAfterItsMarkWasCommittedFinishesTheLogging(markAge: TimeInterval) async throws {
+        try await withPlanner(tracker: .real) { world in
+            let tracker = try #require(world.tracker)
+            let ref = SlotRef(date: localDate("2026-03-10"), slot: 2)
+            _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: ref.date, slot: ref.slot, recipe: soup))
+            // What the dead attempt committed: the slot marked cooked, and its key's mark.
+            let database = world.planner.store.database
+            try database.writing { session in
+                try session.execute(
+                    #"UPDATE slot SET cooked_at = ? WHERE "user" = 'ada' AND date = '2026-03-10' AND slot = 2"#,
+                    [referenceInstant.timeIntervalSince1970])
+            }
+            let body = try MessagePackEncoder().encode(ref)
+            try database.save(
+                IdempotencyRecord(
+                    user: "ada", key: "cook-2", method: PlannerAPI.cooked.name, digest: Sodium.digest([Array(PlannerAPI.cooked.name.utf8), body]),
+                    reply: [], createdAt: Date().addingTimeInterval(-markAge)))
+
+            let finished = try await world.client.call(PlannerAPI.cooked, ref, user: "ada", idempotencyKey: "cook-2")
+            #expect(finished.logged && finished.diaryEntry?.meal == .dinner)
+            #expect(finished.slot.cookedAt == referenceInstant && finished.slot.diaryEntry == finished.diaryEntry?.id)
+            let again = try await world.client.call(PlannerAPI.cooked, ref, user: "ada", idempotencyKey: "cook-2")
+            #expect(again == finished, "a second retry replays the finished reply")
+            let diary = try await tracker.call(TrackerAPI.listEntries, DayRequest(date: ref.date), user: "ada")
+            #expect(diary.entries.map(\.id) == [try #require(finished.diaryEntry).id])
         }
     }
 }

@@ -67,6 +67,28 @@ struct LoadTests {
         }
     }
 
+    /// Fifty people each searching at once (the heavy lane's work) is ordinary use: every one
+    /// waits for one of the lane's two threads; none is refused as busy.
+    @Test func fiftyClientsOnTheHeavyLaneAreQueuedNotRefused() async throws {
+        let heavyHold = Method<Notes, Empty, Empty>.read("load.heavyHold", .public, lane: .heavy)
+        let (host, latch) = try service()
+        host.server.register(heavyHold) { _, _ in
+            await latch.wait()
+            return Empty()
+        }
+        try await withRunningService(host) { host in
+            let peers = try (0..<50).map { _ in try RawPeer(connectingTo: host.boundEndpoints.requests) }
+            for (index, peer) in peers.enumerated() { try peer.send(try requestFrames(heavyHold.name, id: "s\(index)")) }
+            // All fifty are taken in (the handler waits without holding a thread); none is refused.
+            try await withTimeout(.seconds(30), waitingFor: "fifty heavy requests in flight") { await latch.waitForWaiters(50) }
+            latch.open()
+            for peer in peers {
+                let reply = try #require(try await replies(1, on: peer).first)
+                #expect(reply.error == nil, "\(reply.id): \(reply.error?.message ?? "")")
+            }
+        }
+    }
+
     /// A lane sends its reply itself; the request must be counted as answered before the reply
     /// can reach the caller, or a caller that sends again at once (keeping its bound of requests
     /// in flight, as a pipelining client does) is refused as busy though it is within it.
