@@ -11,7 +11,7 @@ struct CatalogCommand: AsyncParsableCommand {
         subcommands: [Changes.self]
     )
 
-    struct Changes: AsyncParsableCommand {
+    struct Changes: AsyncParsableCommand, FlagsForFields {
         static let configuration = CommandConfiguration(
             abstract: "List recipes and ingredients changed since a catalog version, and recipe ids to forget.",
             discussion: "Pass the version the previous call printed to get only what changed since; 0 (the default) lists everything."
@@ -19,6 +19,8 @@ struct CatalogCommand: AsyncParsableCommand {
 
         @Option(help: "The catalog version you have (0: everything).") var since: Int64 = 0
         @OptionGroup var global: GlobalOptions
+
+        static let flagsForFields = ["version": "--since"]
 
         func validate() throws {
             guard since >= 0 else { throw ValidationError("--since must be 0 or more") }

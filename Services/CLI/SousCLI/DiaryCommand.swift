@@ -21,7 +21,7 @@ struct DiaryCommand: AsyncParsableCommand {
         ]
     )
 
-    struct Add: AsyncParsableCommand {
+    struct Add: AsyncParsableCommand, FlagsForFields {
         static let configuration = CommandConfiguration(
             abstract: "Log a food: typed in (name and --kcal/--carbs/--protein/--fat), --ingredient ID or --barcode CODE.",
             discussion: """
@@ -40,6 +40,8 @@ struct DiaryCommand: AsyncParsableCommand {
         @Option(help: "The day, YYYY-MM-DD (default today).") var date: String?
         @OptionGroup var nutrition: NutritionOptions
         @OptionGroup var global: GlobalOptions
+
+        static let flagsForFields = NutritionOptions.flagsForFields
 
         func run() async throws {
             let request = DiaryAdd(
@@ -110,7 +112,7 @@ struct DiaryCommand: AsyncParsableCommand {
         }
     }
 
-    struct Edit: AsyncParsableCommand {
+    struct Edit: AsyncParsableCommand, FlagsForFields {
         static let configuration = CommandConfiguration(
             abstract: "Change an entry; options left out keep their value.",
             discussion: "Nutrition is replaced as a whole: give all of --kcal, --carbs, --protein and --fat, or none."
@@ -123,6 +125,8 @@ struct DiaryCommand: AsyncParsableCommand {
         @Option(help: "Grams eaten.") var grams: Double?
         @OptionGroup var nutrition: NutritionOptions
         @OptionGroup var global: GlobalOptions
+
+        static let flagsForFields = NutritionOptions.flagsForFields
 
         func run() async throws {
             let request = DiaryEdit(
@@ -299,7 +303,9 @@ struct DiaryCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "kcal and each macro per day over a range (at most 366 days), against the goal in force that day, as an SVG file.",
             discussion: """
-                Bars are what you logged (a day with nothing logged has none), the line is the goal in force                 that day; days over their goal are drawn in another colour. Open the file in a browser, or                 convert it with rsvg-convert.
+                Bars are what you logged (a day with nothing logged has none), the line is the goal in force \
+                that day; days over their goal are drawn in another colour. Open the file in a browser, or \
+                convert it with rsvg-convert.
                   sous diary chart --from 2026-03-01 --to 2026-03-31 --output march.svg
                 """)
 
@@ -355,6 +361,11 @@ struct NutritionOptions: ParsableArguments {
     @Option(name: .customLong("carbs"), help: "Carbohydrates per 100 g, grams.") var carbohydrates: Double?
     @Option(help: "Protein per 100 g, grams.") var protein: Double?
     @Option(help: "Fat per 100 g, grams.") var fat: Double?
+
+    /// The request fields these options fill, for the commands using them (``FlagsForFields``).
+    static let flagsForFields = [
+        "per100g.kcal": "--kcal", "per100g.carbohydrates": "--carbs", "per100g.protein": "--protein", "per100g.fat": "--fat",
+    ]
 
     func macros() throws -> Macros? {
         let given = [kcal, carbohydrates, protein, fat]

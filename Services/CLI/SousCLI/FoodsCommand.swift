@@ -12,7 +12,7 @@ struct FoodsCommand: AsyncParsableCommand {
         subcommands: [Add.self, List.self, Edit.self, Delete.self, Log.self]
     )
 
-    struct Add: AsyncParsableCommand {
+    struct Add: AsyncParsableCommand, FlagsForFields {
         static let configuration = CommandConfiguration(
             abstract: "Save a food.",
             discussion:
@@ -24,6 +24,8 @@ struct FoodsCommand: AsyncParsableCommand {
         @Option(help: "A meal it suits (repeatable; none: any meal).") var meal: [String] = []
         @OptionGroup var nutrition: NutritionOptions
         @OptionGroup var global: GlobalOptions
+
+        static let flagsForFields = NutritionOptions.flagsForFields.merging(["meals": "--meal"]) { nutrition, _ in nutrition }
 
         func run() async throws {
             guard let per100g = try nutrition.macros() else { throw ValidationError("give --kcal, --carbs, --protein and --fat per 100 g") }
@@ -56,7 +58,7 @@ struct FoodsCommand: AsyncParsableCommand {
         }
     }
 
-    struct Edit: AsyncParsableCommand {
+    struct Edit: AsyncParsableCommand, FlagsForFields {
         static let configuration = CommandConfiguration(
             abstract: "Change a saved food; options left out keep their value (nutrition: all four or none).")
 
@@ -67,6 +69,8 @@ struct FoodsCommand: AsyncParsableCommand {
         @Flag(help: "Suits any meal (clears the list).") var anyMeal = false
         @OptionGroup var nutrition: NutritionOptions
         @OptionGroup var global: GlobalOptions
+
+        static let flagsForFields = NutritionOptions.flagsForFields.merging(["meals": "--meal"]) { nutrition, _ in nutrition }
 
         func run() async throws {
             let meals: [Meal]? = anyMeal ? [] : (meal.isEmpty ? nil : try meal.map(trackerMeal))

@@ -45,13 +45,15 @@ struct GlutenCommand: AsyncParsableCommand {
         }
     }
 
-    struct Result: AsyncParsableCommand {
+    struct Result: AsyncParsableCommand, FlagsForFields {
         static let configuration = CommandConfiguration(abstract: "Record a day's test result: positive (gluten found) or negative.")
 
         @Argument(help: "positive: the test found gluten; negative: it did not.") var outcome: Outcome
         @Option(help: "The test day, YYYY-MM-DD (default: today).") var date: String?
         @Flag(help: "Correct a result already recorded for the day.") var replace = false
         @OptionGroup var global: GlobalOptions
+
+        static let flagsForFields = ["replace": "--replace"]
 
         func run() async throws {
             let request = GlutenResultRequest(

@@ -30,7 +30,7 @@ struct GoalsCommand: AsyncParsableCommand {
         }
     }
 
-    struct SetGoals: AsyncParsableCommand {
+    struct SetGoals: AsyncParsableCommand, FlagsForFields {
         static let configuration = CommandConfiguration(
             commandName: "set",
             abstract: "Set goals from a date: all of --kcal --carbs --protein --fat, or --preset NAME (with an optional --kcal).",
@@ -48,6 +48,8 @@ struct GoalsCommand: AsyncParsableCommand {
         @Option(help: "A preset name (see `sous goals presets`).") var preset: String?
         @Option(help: "First day the goals apply, YYYY-MM-DD (default today).") var from: String?
         @OptionGroup var global: GlobalOptions
+
+        static let flagsForFields = ["goals.kcal": "--kcal", "goals.carbohydrates": "--carbs", "goals.protein": "--protein", "goals.fat": "--fat"]
 
         func run() async throws {
             let from = try from.map { try trackerDate($0, option: "--from") }

@@ -98,7 +98,7 @@ struct JournalCommand: AsyncParsableCommand {
         }
     }
 
-    struct Edit: AsyncParsableCommand {
+    struct Edit: AsyncParsableCommand, FlagsForFields {
         static let configuration = CommandConfiguration(abstract: "Change an entry; options left out stay as they are.")
 
         @Argument(help: "Entry id.") var id: Int64
@@ -109,6 +109,8 @@ struct JournalCommand: AsyncParsableCommand {
         @Option(help: "Move to this day, YYYY-MM-DD.") var date: String?
         @Option(help: "New time, HH:MM.") var time: String?
         @OptionGroup var global: GlobalOptions
+
+        static let flagsForFields = ["removePhoto": "--remove-photo"]
 
         func run() async throws {
             let edit = JournalEdit(

@@ -10,7 +10,7 @@ struct PlanCommand: AsyncParsableCommand {
         abstract: "Your meal plan: the recipes you picked and the week you cook them in.",
         discussion: """
             The plan shows 7 days from today in your profile's time zone, with a lunch (1) and a dinner (2) slot \
-            each. DATE is YYYY-MM-DD, "today", "tomorrow" or "+N" (N days from today); SLOT is 1, 2, lunch or dinner.
+            each. DATE is \(PlanDate.forms); SLOT is 1, 2, lunch or dinner.
               sous plan add tomato-lentil-soup
               sous plan put tomorrow dinner tomato-lentil-soup
               sous plan move tomorrow dinner +3 lunch
@@ -25,7 +25,7 @@ struct PlanCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The week as a grid (days as rows, lunch and dinner as columns); --from/--to for past days.")
-        @Option(help: "First date of a range to show instead of the week (YYYY-MM-DD).") var from: String?
+        @Option(help: "First date of a range to show instead of the week: \(PlanDate.forms).") var from: String?
         @Option(help: "Last date of that range.") var to: String?
         @OptionGroup var global: GlobalOptions
 
@@ -136,7 +136,7 @@ struct PlanCommand: AsyncParsableCommand {
 
     struct Put: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Put a recipe into a slot (picking it if you had not yet).")
-        @Argument(help: "Date: YYYY-MM-DD, today, tomorrow or +N.") var date: String
+        @Argument(help: "Date: \(PlanDate.forms).") var date: String
         @Argument(help: "1 / lunch or 2 / dinner.") var slot: String
         @Argument(help: "Recipe id.") var recipe: String
         @OptionGroup var global: GlobalOptions
@@ -153,9 +153,9 @@ struct PlanCommand: AsyncParsableCommand {
 
     struct Move: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Move a slot's recipe to another slot; if that one is taken, the two swap.")
-        @Argument(help: "From date.") var fromDate: String
+        @Argument(help: "From date: \(PlanDate.forms).") var fromDate: String
         @Argument(help: "From slot.") var fromSlot: String
-        @Argument(help: "To date.") var toDate: String
+        @Argument(help: "To date, in the same forms.") var toDate: String
         @Argument(help: "To slot.") var toSlot: String
         @OptionGroup var global: GlobalOptions
 
@@ -180,7 +180,7 @@ struct PlanCommand: AsyncParsableCommand {
                 Undoing a fill empties the slots it filled that still hold its recipe and are not cooked.
                 """
         )
-        @Argument(help: "Date (or, with --fill, the fill's number).") var date: String?
+        @Argument(help: "Date (or, with --fill, the fill's number): \(PlanDate.forms).") var date: String?
         @Argument(help: "Slot.") var slot: String?
         @Flag(name: .customLong("fill"), help: "Undo a `sous plan fill` instead: the latest, or the one numbered after --fill.") var undoFill = false
         @OptionGroup var global: GlobalOptions
@@ -222,7 +222,7 @@ struct PlanCommand: AsyncParsableCommand {
         }
     }
 
-    struct Fill: AsyncParsableCommand {
+    struct Fill: AsyncParsableCommand, FlagsForFields {
         static let configuration = CommandConfiguration(
             abstract: "Fill the week's empty slots with recipes that pass your profile, and say why each.",
             discussion: """
@@ -235,7 +235,7 @@ struct PlanCommand: AsyncParsableCommand {
                   sous plan fill --from tomorrow --slot dinner
                 """
         )
-        @Option(help: "First day to fill (YYYY-MM-DD, today, tomorrow or +N); default today.") var from: String?
+        @Option(help: "First day to fill: \(PlanDate.forms); default today.") var from: String?
         @Option(help: "Last day to fill; default the end of the week.") var to: String?
         @Option(name: .customLong("slot"), help: "Only this slot: 1 / lunch or 2 / dinner (repeatable).") var slots: [String] = []
         @Option(help: "Dish type to plan; default \"main course\".") var dishType: DishType?
@@ -244,6 +244,10 @@ struct PlanCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("kcal per person for a day's lunch and dinner together.", valueName: "MIN-MAX")) var kcal: String?
         @Option(help: "Seed for the draw; default a random one (printed).") var seed: UInt64?
         @OptionGroup var global: GlobalOptions
+
+        static let flagsForFields = [
+            "slots": "--slot", "dishType": "--dish-type", "noRepeatDays": "--no-repeat-days", "weeklyBudget": "--budget", "dailyKcal": "--kcal",
+        ]
 
         func dailyKcal() throws -> KcalRange? {
             guard let kcal else { return nil }
@@ -297,7 +301,7 @@ struct PlanCommand: AsyncParsableCommand {
             discussion:
                 "If the tracker cannot be reached the meal is still marked; run the command again later to log it. Exit code 5 when logging failed."
         )
-        @Argument(help: "Date (today or up to 7 days back).") var date: String
+        @Argument(help: "Date (today or up to 7 days back): \(PlanDate.forms).") var date: String
         @Argument(help: "Slot.") var slot: String
         @OptionGroup var global: GlobalOptions
 
@@ -328,7 +332,7 @@ struct PlanCommand: AsyncParsableCommand {
             discussion:
                 "Lunch is 12:00–13:00 and dinner 19:00–20:00 in your time zone. Events keep their UID across exports, so re-importing updates them."
         )
-        @Option(help: "First date (YYYY-MM-DD, today, +N).") var from: String?
+        @Option(help: "First date: \(PlanDate.forms).") var from: String?
         @Option(help: "Last date.") var to: String?
         @Option(name: [.short, .long], help: "Write to this file instead of standard output.") var output: String?
         @OptionGroup var global: GlobalOptions
@@ -360,7 +364,12 @@ struct PlanCommand: AsyncParsableCommand {
 
 /// Dates and slots as people type them.
 enum PlanDate {
+    /// The forms a day takes, for help and errors.
+    static let forms = "YYYY-MM-DD, today, tomorrow, yesterday, +N or -N (N days after or before today)"
+
     static func resolve(_ text: String, today: LocalDate) throws -> LocalDate {
+        // `sous` hands -N on as " -N" (SousCommand.dayOffsetsAsValues).
+        let text = text.trimmingCharacters(in: .whitespaces)
         switch text.lowercased() {
         case "today": return today
         case "tomorrow": return today.adding(days: 1)
@@ -372,7 +381,7 @@ enum PlanDate {
                 }
                 return date
             }
-            guard let date = LocalDate(text) else { throw ValidationError("\"\(text)\" is not a date: use YYYY-MM-DD, today, tomorrow or +N") }
+            guard let date = LocalDate(text) else { throw ValidationError("\"\(text)\" is not a date: use \(forms)") }
             return date
         }
     }

@@ -13,7 +13,7 @@ struct ProductsCommand: AsyncParsableCommand {
         subcommands: [Add.self]
     )
 
-    struct Add: AsyncParsableCommand {
+    struct Add: AsyncParsableCommand, FlagsForFields {
         static let configuration = CommandConfiguration(
             abstract: "Add a product only you see, ahead of the shared one with the same code.",
             discussion: "Example: sous products add 4006381333931 --name \"Oat drink\" --brand Oatly --kcal 46 --carbs 6.7 --protein 1 --fat 1.5"
@@ -26,6 +26,8 @@ struct ProductsCommand: AsyncParsableCommand {
         @Option(name: .customLong("allergen"), help: "An allergen it declares (repeatable).") var allergens: [String] = []
         @OptionGroup var nutrition: NutritionOptions
         @OptionGroup var global: GlobalOptions
+
+        static let flagsForFields = NutritionOptions.flagsForFields.merging(["allergens": "--allergen"]) { nutrition, _ in nutrition }
 
         func run() async throws {
             guard let macros = try nutrition.macros() else { throw ValidationError("give --kcal, --carbs, --protein and --fat per 100 g") }

@@ -22,7 +22,7 @@ struct ProfileCommand: AsyncParsableCommand {
         }
     }
 
-    struct SetFields: AsyncParsableCommand {
+    struct SetFields: AsyncParsableCommand, FlagsForFields {
         static let configuration = CommandConfiguration(
             commandName: "set",
             abstract: "Change some fields of your profile; the others keep their value.",
@@ -66,6 +66,12 @@ struct ProfileCommand: AsyncParsableCommand {
         @Option(help: "Local hour of the daily reminder, 0–23.") var reminderHour: Int?
         @Option(help: "Show quantities in metric (g, ml) or us (oz, lb, cups) units.") var units: UnitSystem?
         @OptionGroup var global: GlobalOptions
+
+        static let flagsForFields = [
+            "diets": "--diet", "allergens": "--allergen", "dislikes": "--dislike", "filterDiets": "--filter-diets",
+            "filterAllergens": "--filter-allergens", "filterDislikes": "--filter-dislikes", "filterEquipment": "--filter-equipment",
+            "filterPatience": "--filter-patience", "timeZone": "--time-zone", "remindersEnabled": "--reminders", "reminderHour": "--reminder-hour",
+        ]
 
         var update: ProfileUpdate {
             ProfileUpdate(

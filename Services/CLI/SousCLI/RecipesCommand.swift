@@ -25,7 +25,7 @@ struct RecipesCommand: AsyncParsableCommand {
 
     // MARK: search
 
-    struct Search: AsyncParsableCommand {
+    struct Search: AsyncParsableCommand, FlagsForFields {
         static let configuration = CommandConfiguration(
             abstract: "Search recipes; by default filtered by your saved cooking profile.",
             discussion: """
@@ -47,6 +47,10 @@ struct RecipesCommand: AsyncParsableCommand {
         @Option(help: "Page number, from 1.") var page = 1
         @Option(help: "Recipes per page (1–100).") var pageSize = 20
         @OptionGroup var global: GlobalOptions
+
+        static let flagsForFields = FilterOptions.flagsForFields.merging([
+            "ingredients": "--ingredient", "energyLevels": "--energy", "dishType": "--dish-type", "tags": "--tag", "pageSize": "--page-size",
+        ]) { filter, _ in filter }
 
         var request: RecipeSearch {
             var request = RecipeSearch(
@@ -84,7 +88,7 @@ struct RecipesCommand: AsyncParsableCommand {
 
     // MARK: suggest
 
-    struct Suggest: AsyncParsableCommand {
+    struct Suggest: AsyncParsableCommand, FlagsForFields {
         static let configuration = CommandConfiguration(
             abstract: "Recipes that fit what is left of today's goals, filtered by your profile, and why each was picked.",
             discussion: """
@@ -101,6 +105,8 @@ struct RecipesCommand: AsyncParsableCommand {
         @Option(help: "How many suggestions (1–20).") var limit: Int?
         @OptionGroup var filters: FilterOptions
         @OptionGroup var global: GlobalOptions
+
+        static let flagsForFields = FilterOptions.flagsForFields.merging(["dishType": "--dish-type"]) { filter, _ in filter }
 
         var request: RecipeSuggestionRequest {
             var switches = filters.ignoredLayers
@@ -197,6 +203,12 @@ struct RecipesCommand: AsyncParsableCommand {
         @Option(help: "A JPEG, PNG, HEIC or WebP photo file (at most 5 MiB).") var photo: String?
         @Flag(help: "Remove the photo.") var removePhoto = false
 
+        /// The request fields these options fill, for the commands using them (``FlagsForFields``).
+        static let flagsForFields = [
+            "prepMinutes": "--prep", "cookMinutes": "--cook", "dishTypes": "--dish-type", "variations": "--variation", "tags": "--tag",
+            "removePhoto": "--remove-photo",
+        ]
+
         /// The JSON file's draft with flags on top.
         func draft() throws -> RecipeDraft {
             var draft = RecipeDraft()
@@ -232,11 +244,13 @@ struct RecipesCommand: AsyncParsableCommand {
         }
     }
 
-    struct Create: AsyncParsableCommand {
+    struct Create: AsyncParsableCommand, FlagsForFields {
         static let configuration = CommandConfiguration(abstract: "Write a new recipe from a JSON file and/or flags (name and summary required).")
 
         @OptionGroup var draft: DraftOptions
         @OptionGroup var global: GlobalOptions
+
+        static let flagsForFields = DraftOptions.flagsForFields
 
         func run() async throws {
             let recipe = try await global.client(Catalog.self).call(CatalogAPI.createRecipe, try draft.draft(), session: global.token)
@@ -245,7 +259,7 @@ struct RecipesCommand: AsyncParsableCommand {
         }
     }
 
-    struct Edit: AsyncParsableCommand {
+    struct Edit: AsyncParsableCommand, FlagsForFields {
         static let configuration = CommandConfiguration(
             abstract: "Change a recipe. Editing a built-in or someone else's recipe makes your personal version of it."
         )
@@ -253,6 +267,9 @@ struct RecipesCommand: AsyncParsableCommand {
         @Argument(help: "Recipe id.") var id: String
         @OptionGroup var draft: DraftOptions
         @OptionGroup var global: GlobalOptions
+
+        /// The draft is the request's `changes`.
+        static let flagsForFields = Dictionary(uniqueKeysWithValues: DraftOptions.flagsForFields.map { ("changes.\($0.key)", $0.value) })
 
         func run() async throws {
             let recipe = try await global.client(Catalog.self).call(
@@ -580,6 +597,12 @@ struct FilterOptions: ParsableArguments {
         name: .customLong("ignore"),
         help: "Switch off one layer of your profile for this command (repeatable): diets, allergens, dislikes, equipment, patience.")
     var ignored: [FilterLayer] = []
+
+    /// The request fields these options fill, for the commands using them (``FlagsForFields``).
+    static let flagsForFields = [
+        "profile.diets": "--diet", "profile.allergens": "--allergen", "profile.dislikes": "--dislike", "profile.equipment": "--equipment",
+        "profile.patience": "--patience", "switches": "--ignore",
+    ]
 
     /// The profile the flags spell out; nil when none is given (the saved one applies).
     var explicitProfile: RecipeFilterProfile? {

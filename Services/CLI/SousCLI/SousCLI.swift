@@ -44,7 +44,7 @@ public struct SousCommand: AsyncParsableCommand {
         let console = Console.current
         var command: any ParsableCommand
         do {
-            command = try parseAsRoot(GlobalOptions.movedAfterSubcommand(arguments))
+            command = try parseAsRoot(dayOffsetsAsValues(GlobalOptions.movedAfterSubcommand(arguments)))
         } catch {
             if let unknown = CommandSuggestion.unknownCommand(in: arguments) {
                 let hint = unknown.suggestion.map { "did you mean `sous \($0)`?" } ?? "see `sous --help`"
@@ -64,10 +64,14 @@ public struct SousCommand: AsyncParsableCommand {
             }
             return 0
         } catch let error as ServiceError {
-            console.err("sous: \(error.message)\(error.field.map { " (field: \($0))" } ?? "")")
+            console.err(error.line(for: type(of: command)))
             return ExitCodes.code(for: error)
         } catch let error as ExitCode {
             return error.rawValue
+        } catch let error as ValidationError {
+            // Thrown by run(), after parsing: ArgumentParser would show the root's usage, not the running command's.
+            console.err(usageError(error, in: type(of: command)))
+            return ExitCode.validationFailure.rawValue
         } catch {
             // `--help` and `--version` arrive here as clean exits: their text belongs on stdout.
             let code = exitCode(for: error)
@@ -78,6 +82,81 @@ public struct SousCommand: AsyncParsableCommand {
             console.err(fullMessage(for: error))
             return code.rawValue
         }
+    }
+}
+
+extension SousCommand {
+    /// `sous plan put -1 lunch soup`: ArgumentParser reads an argument such as -1 as an option (and
+    /// finds none of that name), so within `sous plan`, where a day can be N days ago, each argument
+    /// that is exactly -N before any `--` gets a leading space, which makes it a value;
+    /// ``PlanDate/resolve(_:today:)`` ignores the space. No option of `sous` is named like -N.
+    static func dayOffsetsAsValues(_ arguments: [String]) -> [String] {
+        guard arguments.first == PlanCommand._commandName else { return arguments }
+        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        return arguments.enumerated().map { index, argument in
+            let isOffset = argument.count > 1 && argument.first == "-" && argument.dropFirst().allSatisfy { "0123456789".contains($0) }
+            return index < end && isOffset ? " " + argument : argument
+        }
+    }
+
+    /// A usage error `command` threw while running, as ArgumentParser prints one found while
+    /// parsing: the message, then the usage of `command` under its full name ("sous plan put").
+    static func usageError(_ error: ValidationError, in command: any ParsableCommand.Type) -> String {
+        let name = ([_commandName] + (names(of: command) ?? [])).joined(separator: " ")
+        return "Error: \(error.message)\nUsage: \(usageString(for: command))\n  See '\(name) --help' for more information."
+    }
+
+    /// The subcommand names that lead from `parent` to `command` ("plan", "put"); nil when
+    /// `command` is not under `parent`.
+    static func names(of command: any ParsableCommand.Type, under parent: any ParsableCommand.Type = SousCommand.self) -> [String]? {
+        if ObjectIdentifier(command) == ObjectIdentifier(parent) { return [] }
+        for child in parent.configuration.subcommands {
+            if let names = names(of: command, under: child) { return [child._commandName] + names }
+        }
+        return nil
+    }
+}
+
+/// A command whose options fill request fields named otherwise (`--budget` fills `weeklyBudget`):
+/// a service error about such a field names the option instead (``ServiceError/line(for:)``).
+protocol FlagsForFields {
+    /// Request field, as service errors name it (a dotted path), → the option that fills it. A
+    /// field also stands for the fields under it: "slots" for "slots.1".
+    static var flagsForFields: [String: String] { get }
+}
+
+extension ServiceError {
+    /// The one line `sous` prints for this error after running `command`: in the command's words,
+    /// naming the option that filled the field the error is about rather than the field.
+    func line(for command: any ParsableCommand.Type) -> String {
+        let flags = (command as? any FlagsForFields.Type)?.flagsForFields ?? [:]
+        var message = self.message
+        // A service asks for a boolean field ("send replace: true"); on the command line it is a flag.
+        for (name, flag) in flags { message = message.replacingOccurrences(of: "send \(name): true", with: "use \(flag)") }
+        guard let field else { return "sous: \(message)" }
+        guard let option = Self.flag(for: field, in: flags) else { return "sous: \(message) (field: \(field))" }
+        message = Self.renaming(option.name, to: option.flag, in: Self.renaming(field, to: option.flag, in: message))
+        return "sous: \(message)" + (message.contains(option.flag) ? "" : " (option: \(option.flag))")
+    }
+
+    /// The option filling `field`, or the field it is under, with the name it is mapped by.
+    private static func flag(for field: String, in flags: [String: String]) -> (name: String, flag: String)? {
+        // "slots.1", then "slots".
+        let names = sequence(first: Substring(field)) { name in name.lastIndex(of: ".").map { name[..<$0] } }
+        return names.lazy.compactMap { name in flags[String(name)].map { (name: String(name), flag: $0) } }.first
+    }
+
+    /// `message` with the field `name` as a word replaced by `flag`: anywhere when the name is an
+    /// identifier no sentence uses ("weeklyBudget", "dailyKcal.max"), else only as the subject
+    /// that opens the message ("multiplier must be…", but not "at most 10 ingredients").
+    private static func renaming(_ name: String, to flag: String, in message: String) -> String {
+        let identifier = name.contains { $0.isUppercase || $0 == "." }
+        let punctuation = CharacterSet(charactersIn: "()\"',.;:")
+        let words = message.split(separator: " ", omittingEmptySubsequences: false).enumerated().map { index, word in
+            guard identifier || index == 0, word.trimmingCharacters(in: punctuation) == name else { return String(word) }
+            return word.replacingOccurrences(of: name, with: flag)
+        }
+        return words.joined(separator: " ")
     }
 }
 
