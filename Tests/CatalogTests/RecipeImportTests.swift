@@ -55,6 +55,25 @@ struct RecipeImportTests {
         }
     }
 
+    /// The same ingredient twice in different units ("100 g butter" and "3 tbsp butter") is one
+    /// line, added up through the ingredient's density, as the grocery list adds them.
+    @Test func theSameIngredientInTwoUnitsIsAddedUpThroughItsDensity() async throws {
+        try await withCatalog { _, client in
+            let document = Self.document(extraLines: ["100 g butter", "3 tbsp butter", "1 pinch salt"])
+            let report = try await client.call(
+                CatalogAPI.importRecipes, RecipeImport(document: document, mappings: ["salt to taste": "1 tsp salt"]), user: "ada")
+            #expect(report.unmatched.isEmpty, "\(report.unmatched)")
+            let imported = try #require(report.imported.first)
+            let recipe = try await client.call(CatalogAPI.getRecipe, .init(id: imported.id), user: "ada")
+            let butter = try #require(recipe.ingredients.first { $0.ingredient == "butter" })
+            // 3 tbsp = 45 ml of butter at 0.95 g/ml = 42.75 g.
+            #expect(butter.unit == .g && abs(butter.quantity - 142.75) < 1e-9)
+            let salt = try #require(recipe.ingredients.first { $0.ingredient == "salt" })
+            // A pinch is 1/16 tsp.
+            #expect(salt.unit == .tsp && abs(salt.quantity - 1.0625) < 1e-9)
+        }
+    }
+
     /// A recipe site's page: entities, fractions such as ½ and ⅓, sections, several images, a
     /// yield in words, an author; two lines the user maps, then the recipe as the page meant it.
     @Test func aRecipeSitesPageWithFractionsAndEntitiesImportsAsThePageMeantIt() async throws {

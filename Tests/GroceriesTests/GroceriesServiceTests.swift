@@ -266,6 +266,14 @@ struct PriceTests {
 
 @Suite(.closesItsSockets)
 struct ItemsAndCheckOffTests {
+    /// An item's ingredient may be named as search takes it ("aubergine" is `eggplant`).
+    @Test func anItemsIngredientMayBeNamedByASynonym() async throws {
+        try await withGroceries { env in
+            let list = try await env.write(GroceriesAPI.addItem, AddListItem(ingredient: "aubergine", quantity: 300, unit: .g), user: "ada")
+            #expect(list.line("eggplant")?.quantity == 300)
+        }
+    }
+
     @Test func manualItemsMergeOrGoUnderOther() async throws {
         try await withGroceries { env in
             _ = try await env.add("tomato-lentil-soup", multiplier: 1)

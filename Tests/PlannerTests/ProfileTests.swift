@@ -43,6 +43,15 @@ struct ProfileTests {
         }
     }
 
+    /// A dislike may be named as search takes it (a name or synonym, any case); it is kept by
+    /// the ingredient's id, so every filter finds it.
+    @Test func dislikesNamedByNameOrSynonymAreKeptByID() async throws {
+        try await withPlanner { world in
+            let profile = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(dislikes: ["Aubergine", "eggplant", "egg"]))
+            #expect(profile.dislikes == ["eggplant", "egg"])
+        }
+    }
+
     /// Every field away from its default comes back as saved: the profile is read by column
     /// position, so a column in the wrong place would swap two values.
     @Test func everyFieldIsReadBackAsSaved() async throws {

@@ -163,6 +163,10 @@ struct RecipeLoggingTests {
             let egg = try await world.call(
                 TrackerAPI.addEntry, DiaryAdd(date: localDate("2026-03-10"), meal: .breakfast, grams: 60, ingredient: "egg"))
             #expect(egg.food == "Egg" && egg.source == EntrySource(kind: .ingredient, reference: "egg") && egg.per100g.protein > 10)
+            // Named as search takes it: by a synonym, recorded by the ingredient's id.
+            let aubergine = try await world.call(
+                TrackerAPI.addEntry, DiaryAdd(date: localDate("2026-03-10"), meal: .dinner, grams: 200, ingredient: "aubergine"))
+            #expect(aubergine.source == EntrySource(kind: .ingredient, reference: "eggplant"))
             #expect(
                 await world.failure(TrackerAPI.addEntry, DiaryAdd(date: localDate("2026-03-10"), meal: .breakfast, grams: 60, ingredient: "unicorn"))?
                     .field

@@ -145,11 +145,15 @@ extension CatalogStore {
     }
 
     /// Ingredients by id in the order asked.
+    /// The ingredients `ids` name, in order: each an id, or a name or synonym as search takes
+    /// it ("aubergine" is `eggplant`); the ingredient returned carries its id.
     public func ingredients(_ ids: [String]) throws(ServiceError) -> [Ingredient] {
         guard ids.count <= 1000 else { throw .badRequest("at most 1000 ids per call", field: "ids") }
         let known = ingredients
         return try ids.enumerated().map { (index, id) throws(ServiceError) in
-            guard let ingredient = known[id] else { throw .notFound("no ingredient \"\(id)\"", field: "ids.\(index)") }
+            guard let ingredient = known[id] ?? ingredientID(named: id).flatMap({ known[$0] }) else {
+                throw .notFound("no ingredient with the id, name or synonym \"\(id)\"", field: "ids.\(index)")
+            }
             return ingredient
         }
     }

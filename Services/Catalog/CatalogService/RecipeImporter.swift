@@ -1,6 +1,7 @@
 import Foundation
 import SousInterchange
 import SousSchema
+import SousUnits
 import SousWire
 
 /// Turns schema.org recipes into the caller's own: each ingredient line parsed
@@ -34,18 +35,21 @@ struct RecipeImporter {
             case .failure(let reason):
                 unmatched.append(UnmatchedIngredientLine(recipe: recipe.name, line: text, reason: reason.text))
             case .success(let line):
-                // The catalog keeps one line per ingredient: the same one twice (salt for the
-                // water and for the sauce) is added up when both are in the same unit.
+                // The catalog keeps one line per ingredient: the same one twice (butter for the
+                // pan and for the sauce) is added up in the first line's unit, through the
+                // ingredient's density or piece weight when the units differ.
                 if let index = lines.firstIndex(where: { $0.ingredient == line.ingredient }) {
-                    guard lines[index].unit == line.unit else {
+                    guard let added = quantity(of: line, in: lines[index].unit) else {
                         unmatched.append(
                             UnmatchedIngredientLine(
                                 recipe: recipe.name, line: text,
                                 reason:
-                                    "\(line.ingredient) is already in this recipe in \(lines[index].unit.rawValue); give this line in the same unit"))
+                                    "\(line.ingredient) is already in this recipe in \(lines[index].unit.rawValue), and \(line.unit.rawValue) "
+                                    + "cannot be turned into that without a density or piece weight; give this line in \(lines[index].unit.rawValue)")
+                        )
                         continue
                     }
-                    lines[index].quantity += line.quantity
+                    lines[index].quantity += added
                 } else {
                     lines.append(line)
                     texts.append(text)
@@ -91,6 +95,17 @@ struct RecipeImporter {
     }
 
     /// The catalog line `text` means, or why there is none.
+    /// `line`'s quantity in `unit`, meeting through grams when the units differ.
+    private func quantity(of line: RecipeIngredient, in unit: MeasureUnit) -> Double? {
+        if line.unit == unit { return line.quantity }
+        guard let ingredient = book.byID[line.ingredient] else { return nil }
+        let measures = IngredientMeasures(ingredient)
+        guard let grams = measures.grams(of: line.quantity, line.unit), let gramsPerUnit = measures.grams(of: 1, unit), gramsPerUnit > 0 else {
+            return nil
+        }
+        return grams / gramsPerUnit
+    }
+
     func ingredient(_ text: String) -> Result<RecipeIngredient, Reason> {
         let written = IngredientLine.parse(text)
         var parsed = written

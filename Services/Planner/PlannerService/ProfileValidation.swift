@@ -20,8 +20,9 @@ enum ProfileValidation {
             guard dislikes.count <= maxDislikes else {
                 throw ServiceError.badRequest("at most \(maxDislikes) disliked ingredients", field: "dislikes")
             }
-            if !dislikes.isEmpty { try await checkIngredients(dislikes, catalog: catalog, user: user, context: context) }
-            profile.dislikes = unique(dislikes)
+            // Kept by id, however the user named them ("aubergine" is kept as `eggplant`).
+            let ids = dislikes.isEmpty ? [] : try await ingredientIDs(dislikes, catalog: catalog, user: user, context: context)
+            profile.dislikes = unique(ids)
         }
         return profile
     }
@@ -38,9 +39,10 @@ enum ProfileValidation {
         }
     }
 
-    private static func checkIngredients(_ ids: [String], catalog: Peer<Catalog>, user: String, context: RequestContext) async throws {
+    /// The id of each ingredient `names` names (an id, a name or a synonym), in order.
+    private static func ingredientIDs(_ names: [String], catalog: Peer<Catalog>, user: String, context: RequestContext) async throws -> [String] {
         do {
-            _ = try await catalog.call(CatalogAPI.getIngredients, IngredientIDs(ids: ids), user: user, for: context)
+            return try await catalog.call(CatalogAPI.getIngredients, IngredientIDs(ids: names), user: user, for: context).ingredients.map(\.id)
         } catch {
             guard error.code == .notFound else { throw error }
             let field = error.field.map { $0.replacingOccurrences(of: "ids.", with: "dislikes.") } ?? "dislikes"

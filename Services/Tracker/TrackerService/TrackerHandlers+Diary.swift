@@ -151,6 +151,6 @@ extension TrackerHandlers {
         let found = try await askCatalog(
             CatalogAPI.getIngredients, IngredientIDs(ids: [id]), user: user, what: "ingredient \(id)", field: "ingredient", context: context)
         guard let ingredient = found.ingredients.first else { throw ServiceError.notFound("no ingredient \(id) in the catalog", field: "ingredient") }
-        return (name ?? ingredient.name, ingredient.nutrition.macros, EntrySource(kind: .ingredient, reference: id))
+        return (name ?? ingredient.name, ingredient.nutrition.macros, EntrySource(kind: .ingredient, reference: ingredient.id))
     }
 }
