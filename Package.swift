@@ -18,6 +18,7 @@ let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
 let grdbSQLite = Target.Dependency.product(name: "GRDBSQLite", package: "GRDB.swift")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
+let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
 
 let package = Package(
     name: "Sous",
@@ -40,6 +41,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
@@ -78,7 +80,7 @@ let package = Package(
             name: "SousRuntime",
             dependencies: [
                 "SousClient", "ZeroMQ", "MessagePack", "SousWire", "SousCrypto", lifecycle, unixSignals, logging, grdb, grdbSQLite, argumentParser,
-                postgres,
+                postgres, nioSSL,
             ],
             path: "Shared/Runtime",
             swiftSettings: swiftSettings

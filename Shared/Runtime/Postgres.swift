@@ -3,14 +3,19 @@ import GRDB
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import PostgresNIO
 import SousWire
 import Synchronization
 
 /// Where a service's PostgreSQL database is, read from a URL:
 ///
-///     postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?schema=NAME&sslmode=disable|require]
-///     postgres://USER@/DATABASE?host=/run/postgresql        (a Unix socket's folder)
+///     postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?schema=NAME&sslmode=MODE&…]
+///     postgres://USER@/DATABASE?host=/run/postgresql&port=5499   (a Unix socket's folder)
+///
+/// The libpq parameters people use are read as libpq reads them: `host` (a name, or a socket's
+/// folder), `port`, `sslmode` (disable, allow, prefer, require, verify-ca, verify-full),
+/// `connect_timeout` (seconds) and `application_name`; `schema` is Sous's own.
 ///
 /// Each service keeps its tables in a schema of its own (default: the service's name), so all
 /// five can share one database.
@@ -23,7 +28,29 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var password: String?
     public var database: String
     public var schema: String
-    public var requireTLS: Bool
+    public var tls: TLSMode
+    /// How long opening a connection may take (`connect_timeout`, whole seconds as in libpq).
+    public var connectTimeout: Duration
+    /// The name the server shows for the connections (`application_name`): `sous-<service>`
+    /// unless the URL names another.
+    public var applicationName: String?
+
+    /// `sslmode`, as libpq reads it.
+    public enum TLSMode: String, Sendable, Equatable, CaseIterable {
+        /// Plain TCP.
+        case disable
+        /// TLS if the server offers it, without checking its certificate (libpq's `allow` is read as this).
+        case prefer
+        /// TLS, without checking the server's certificate.
+        case require
+        /// TLS, with a certificate signed by a trusted authority, for any host name.
+        case verifyCA = "verify-ca"
+        /// TLS, with a trusted certificate for the host named in the URL.
+        case verifyFull = "verify-full"
+    }
+
+    /// The URL parameters read (libpq's names); any other is refused.
+    static let parameters = ["host", "port", "sslmode", "connect_timeout", "application_name", "schema"]
 
     /// Parses `url`; `defaultSchema` applies when the URL names none. The error says what is
     /// wrong without repeating the password.
@@ -32,12 +59,33 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             throw PostgresLocationError("must look like postgres://user:password@host:5432/database")
         }
         let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
-        for name in query.keys where !["schema", "sslmode", "host"].contains(name) {
-            throw PostgresLocationError("unknown parameter \"\(name)\" (known: schema, sslmode, host)")
+        for name in query.keys.sorted() where !Self.parameters.contains(name) {
+            throw PostgresLocationError("unknown parameter \"\(name)\" (known: \(Self.parameters.joined(separator: ", ")))")
         }
         socketDirectory = query["host"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-        host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
-        port = components.port ?? 5432
+        host =
+            query["host"].flatMap { $0.isEmpty || $0.hasPrefix("/") ? nil : $0 } ?? components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
+        if let text = query["port"] {
+            guard let port = Int(text), (1...65_535).contains(port) else { throw PostgresLocationError("port \"\(text)\" is not 1 to 65535") }
+            self.port = port
+        } else {
+            port = components.port ?? 5432
+        }
+        if let text = query["connect_timeout"] {
+            // libpq: whole seconds, 0 (or none) for no limit; below 2 counts as 2.
+            guard let seconds = Int(text), (0...3600).contains(seconds) else {
+                throw PostgresLocationError("connect_timeout \"\(text)\" is not a number of seconds, 0 to 3600")
+            }
+            connectTimeout = .seconds(seconds == 0 ? 3600 : max(seconds, 2))
+        } else {
+            connectTimeout = .seconds(5)
+        }
+        if let name = query["application_name"] {
+            guard name.utf8.count <= 63, name.allSatisfy({ $0.isASCII && !$0.isNewline }) else {
+                throw PostgresLocationError("application_name must be at most 63 ASCII characters")
+            }
+            applicationName = name
+        }
         guard let user = components.user, !user.isEmpty else { throw PostgresLocationError("names no user (postgres://USER@host/database)") }
         self.user = user
         password = components.password
@@ -48,11 +96,12 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         guard Self.isPlainName(schema) else {
             throw PostgresLocationError("schema \"\(schema)\" must be lower-case letters, digits and _ (at most 63)")
         }
-        switch query["sslmode"] ?? "disable" {
-        case "disable": requireTLS = false
-        case "require": requireTLS = true
-        case let other: throw PostgresLocationError("sslmode \"\(other)\" is not one of disable, require")
+        let mode = query["sslmode"] ?? "disable"
+        guard let tls = TLSMode(rawValue: mode == "allow" ? "prefer" : mode) else {
+            throw PostgresLocationError(
+                "sslmode \"\(mode)\" is not one of disable, allow, prefer, \(TLSMode.allCases.dropFirst(2).map(\.rawValue).joined(separator: ", "))")
         }
+        self.tls = tls
     }
 
     static func isPlainName(_ name: String) -> Bool {
@@ -115,8 +164,9 @@ public final class PostgresDatabase: @unchecked Sendable {
     /// after a random pause of up to 1, 2, 4 … and at most 64 ms (about a second and a half in
     /// all): ten writers clashing on one row all got through in 20 attempts only this way.
     static let serializationAttempts = 30
-    /// How long a request waits for a connection (all busy) or for the server to accept one.
-    static let connectTimeout = Duration.seconds(5)
+    /// How long a request waits for a connection while all are busy (opening one is bounded by
+    /// the URL's `connect_timeout`).
+    static let connectionWait = Duration.seconds(5)
 
     init(name: String, location: PostgresLocation, capacity: Int, logger: Logger) {
         self.name = name
@@ -175,7 +225,7 @@ public final class PostgresDatabase: @unchecked Sendable {
     }
 
     private func checkOut() throws -> PostgresConnection {
-        let deadline = Date().addingTimeInterval(TimeInterval(Self.connectTimeout.components.seconds))
+        let deadline = Date().addingTimeInterval(TimeInterval(Self.connectionWait.components.seconds))
         condition.lock()
         while true {
             guard !closed else {
@@ -232,6 +282,19 @@ public final class PostgresDatabase: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// postgres-nio's TLS setting for `mode`, checking the server's certificate as libpq does.
+    static func tls(_ mode: PostgresLocation.TLSMode) throws -> PostgresConnection.Configuration.TLS {
+        var client = TLSConfiguration.makeClientConfiguration()
+        switch mode {
+        case .disable: return .disable
+        case .prefer, .require: client.certificateVerification = .none
+        case .verifyCA: client.certificateVerification = .noHostnameVerification
+        case .verifyFull: client.certificateVerification = .fullVerification
+        }
+        let context = try NIOSSLContext(configuration: client)
+        return mode == .prefer ? .prefer(context) : .require(context)
+    }
+
     /// Opens one connection (the first request after the server came back opens a new one).
     func connect() throws -> PostgresConnection {
         var configuration: PostgresConnection.Configuration
@@ -242,13 +305,13 @@ public final class PostgresDatabase: @unchecked Sendable {
         } else {
             configuration = .init(
                 host: location.host, port: location.port, username: location.user, password: location.password, database: location.database,
-                tls: location.requireTLS ? .require(try .init(configuration: .makeClientConfiguration())) : .disable)
+                tls: try Self.tls(location.tls))
         }
-        configuration.options.connectTimeout = .seconds(Self.connectTimeout.components.seconds)
+        configuration.options.connectTimeout = .seconds(location.connectTimeout.components.seconds)
         configuration.options.additionalStartupParameters = [
             ("search_path", location.schema),
             ("statement_timeout", "\(SousDatabase.queryTimeLimit.components.seconds * 1000)"),
-            ("application_name", "sous-\(name)"),
+            ("application_name", location.applicationName ?? "sous-\(name)"),
             // The ledger's and the schema's own notices are not worth a log line each.
             ("client_min_messages", "warning"),
         ]

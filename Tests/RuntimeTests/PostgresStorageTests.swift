@@ -12,10 +12,26 @@ struct PostgresLocationTests {
     @Test func hostAndSocketURLsAreRead() throws {
         let tcp = try PostgresLocation(url: "postgres://sous:s%40cret@db.example:6543/kitchen?schema=tracker_a", defaultSchema: "tracker")
         #expect(tcp.host == "db.example" && tcp.port == 6543 && tcp.user == "sous" && tcp.password == "s@cret")
-        #expect(tcp.database == "kitchen" && tcp.schema == "tracker_a" && tcp.socketDirectory == nil && !tcp.requireTLS)
+        #expect(tcp.database == "kitchen" && tcp.schema == "tracker_a" && tcp.socketDirectory == nil && tcp.tls == .disable)
         #expect(!tcp.description.contains("cret"), "the password stays out of logs")
         let socket = try PostgresLocation(url: "postgresql://sous@/sous?host=/run/postgresql&sslmode=disable", defaultSchema: "planner")
         #expect(socket.socketDirectory == "/run/postgresql" && socket.schema == "planner" && socket.port == 5432)
+    }
+
+    /// The libpq parameters people put in a URL: a socket's port, TLS modes, a connect timeout
+    /// and the name the server shows.
+    @Test func libpqParametersAreRead() throws {
+        let socket = try PostgresLocation(url: "postgres://u@/db?host=/run/postgresql&port=5499", defaultSchema: "planner")
+        #expect(socket.socketDirectory == "/run/postgresql" && socket.port == 5499)
+        #expect(socket.description == "postgres://u@/run/postgresql/.s.PGSQL.5499/db (schema planner)")
+        let tuned = try PostgresLocation(
+            url: "postgresql://u@db.example/db?sslmode=verify-full&connect_timeout=10&application_name=sous-test", defaultSchema: "catalog")
+        #expect(tuned.tls == .verifyFull && tuned.connectTimeout == .seconds(10) && tuned.applicationName == "sous-test")
+        #expect(try PostgresLocation(url: "postgres://u@h/db?sslmode=allow", defaultSchema: "x").tls == .prefer)
+        #expect(try PostgresLocation(url: "postgres://u@h/db?sslmode=require", defaultSchema: "x").tls == .require)
+        #expect(try PostgresLocation(url: "postgres://u@h/db?connect_timeout=1", defaultSchema: "x").connectTimeout == .seconds(2))
+        let plain = try PostgresLocation(url: "postgres://u@h:6000/db", defaultSchema: "x")
+        #expect(plain.tls == .disable && plain.port == 6000 && plain.connectTimeout == .seconds(5) && plain.applicationName == nil)
     }
 
     @Test(arguments: [
@@ -23,7 +39,9 @@ struct PostgresLocationTests {
         ("postgres://db/sous", "no user"),
         ("postgres://sous@db/", "no database"),
         ("postgres://sous@db/sous?schema=Bad-Name", "schema"),
-        ("postgres://sous@db/sous?sslmode=verify-full", "sslmode"),
+        ("postgres://sous@db/sous?sslmode=strict", "sslmode"),
+        ("postgres://sous@db/sous?port=70000", "port"),
+        ("postgres://sous@db/sous?connect_timeout=soon", "connect_timeout"),
         ("postgres://sous@db/sous?pool=9", "unknown parameter \"pool\""),
     ])
     func badURLsSayWhatIsWrong(url: String, complaint: String) {
