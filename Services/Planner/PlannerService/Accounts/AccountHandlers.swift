@@ -33,10 +33,31 @@ struct AccountHandlers: Sendable {
     // MARK: Signing up, in and out
 
     /// `account.register` (named apart from the route table, `register(on:)`).
+    /// An address refused for too many failures registers nothing (and a registration never
+    /// ends with an account its maker cannot sign in to); one that tries an email with an account
+    /// is counted like a failed sign-in, so it cannot learn who has an account faster than it
+    /// could guess passwords.
     func registerAccount(_ request: Registration, context: RequestContext) throws -> AccountInfo {
-        let info = try store.createAccount(email: request.email, password: request.password, name: request.name, role: .user, now: now)
+        let address = Self.address(of: context)
+        let clock = host.clock.now
+        if let refusal = throttle.withLock({ $0.refusal(account: nil, address: address, now: clock) }) {
+            context.logger.notice("registration refused: too many failures", metadata: ["address": "\(address ?? "in-process")"])
+            throw refusal
+        }
+        let info: AccountInfo
+        do {
+            info = try store.createAccount(email: request.email, password: request.password, name: request.name, role: .user, now: now)
+        } catch {
+            if error.code == .conflict, error.field == "email" { throttle.withLock { $0.failed(address: address, now: clock) } }
+            throw error
+        }
         context.logger.notice("account registered", metadata: ["user": "\(info.user)"])
         return info
+    }
+
+    /// The client's IP address, for calls that came over the network.
+    private static func address(of context: RequestContext) -> String? {
+        if case .client(let address) = context.principal { address } else { nil }
     }
 
     func login(_ request: SignIn, context: RequestContext) throws -> SignedIn {
@@ -127,7 +148,7 @@ struct AccountHandlers: Sendable {
     private func checkPassword(
         _ password: String, email: String, context: RequestContext, field: String = "password"
     ) throws(ServiceError) -> AccountInfo {
-        let address: String? = if case .client(let address) = context.principal { address } else { nil }
+        let address = Self.address(of: context)
         // Lockouts run on the service clock (the system's, unless a test sets a manual one);
         // tokens keep real time, since every service checks their expiry against its own.
         let now = host.clock.now

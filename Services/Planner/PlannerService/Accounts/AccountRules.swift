@@ -98,12 +98,18 @@ struct LoginThrottle: Sendable {
     private(set) var accounts: [String: Counter] = [:]
     private(set) var addresses: [String: Counter] = [:]
 
-    /// `rateLimited` if this account or address must wait; nil if it may try now.
-    func refusal(account: String, address: String?, now: Date) -> ServiceError? {
-        for (counter, what) in [(accounts[account], "this account"), (address.flatMap { addresses[$0] }, "this address")] {
+    /// `rateLimited` if this account or address must wait; nil if it may try now. An address
+    /// counts failed sign-ins and registrations of emails that have an account alike: either
+    /// tells whether an email has an account, so together they are what an address may try.
+    func refusal(account: String?, address: String?, now: Date) -> ServiceError? {
+        let counters = [
+            (account.flatMap { accounts[$0] }, "too many failed sign-ins for this account"),
+            (address.flatMap { addresses[$0] }, "too many failed sign-ins or registrations of taken emails from this address"),
+        ]
+        for (counter, what) in counters {
             if let until = counter?.blockedUntil, until > now {
                 let seconds = Int(until.timeIntervalSince(now).rounded(.up))
-                return ServiceError(.rateLimited, "too many failed sign-ins for \(what); try again in \(seconds) s")
+                return ServiceError(.rateLimited, "\(what); try again in \(seconds) s")
             }
         }
         return nil
@@ -117,6 +123,12 @@ struct LoginThrottle: Sendable {
             counter.blockedUntil = now.addingTimeInterval(min(pow(2, Double(exponent)), Self.longestLockout))
         }
         accounts[account] = counter
+        failed(address: address, now: now)
+    }
+
+    /// A failure counted against the address only: a registration of an email that has an
+    /// account (which must not lock the account's owner out).
+    mutating func failed(address: String?, now: Date) {
         if let address {
             var counter = addresses[address] ?? Counter(windowStart: now)
             if now.timeIntervalSince(counter.windowStart) > Self.addressWindow { counter = Counter(windowStart: now) }

@@ -1,0 +1,37 @@
+import Foundation
+import SousWire
+import Testing
+
+@testable import PlannerService
+
+/// What one address and one account may try: failed sign-ins and registrations of emails that
+/// have an account share an address's budget, so registering cannot tell who has an account
+/// faster than guessing passwords; a registration never locks the account's owner out.
+struct LoginThrottleTests {
+    static let start = Date(timeIntervalSince1970: 1_773_136_800)
+
+    @Test func registrationsOfTakenEmailsUseTheAddresssBudgetAndNeverLockTheAccount() {
+        var throttle = LoginThrottle()
+        for attempt in 0..<(LoginThrottle.addressFailures - 1) {
+            throttle.failed(address: "203.0.113.7", now: Self.start.addingTimeInterval(Double(attempt)))
+        }
+        #expect(throttle.refusal(account: nil, address: "203.0.113.7", now: Self.start.addingTimeInterval(30)) == nil)
+        // One failed sign-in more from the same address: the budget is shared.
+        throttle.failed(account: "bob@example.org", address: "203.0.113.7", now: Self.start.addingTimeInterval(31))
+        let refused = throttle.refusal(account: nil, address: "203.0.113.7", now: Self.start.addingTimeInterval(32))
+        #expect(refused?.code == .rateLimited && refused?.message.contains("registrations of taken emails from this address") == true)
+        #expect(refused?.message.contains("try again in 568 s") == true, "until ten minutes after the first failure: \(refused?.message ?? "")")
+        // The account whose email was tried is not locked, from anywhere else.
+        #expect(throttle.refusal(account: "ada@example.org", address: "198.51.100.1", now: Self.start.addingTimeInterval(32)) == nil)
+        // Ten minutes on, the address may try again.
+        #expect(throttle.refusal(account: nil, address: "203.0.113.7", now: Self.start.addingTimeInterval(601)) == nil)
+    }
+
+    /// Calls made in-process (another service, a test) have no address and are never counted.
+    @Test func callsWithoutAnAddressAreNotCounted() {
+        var throttle = LoginThrottle()
+        for _ in 0..<100 { throttle.failed(address: nil, now: Self.start) }
+        #expect(throttle.refusal(account: nil, address: nil, now: Self.start) == nil)
+        #expect(throttle.addresses.isEmpty)
+    }
+}
