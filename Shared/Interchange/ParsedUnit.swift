@@ -3,7 +3,7 @@ public import SousSchema
 /// A unit as recipe writers name it: metric, US customary, and the containers and portions
 /// ingredient lines count in (a can, a bunch, a clove).
 public enum ParsedUnit: String, Sendable, CaseIterable {
-    case g, kg, mg, ml, cl, dl, l, tsp, tbsp, cup
+    case g, kg, mg, ml, cl, dl, l, tsp, tbsp, cup, pint, quart, gallon
     case flOz = "fl oz"
     case oz, lb, pinch, can, bunch, clove, slice, stick, piece
 
@@ -39,6 +39,9 @@ public enum ParsedUnit: String, Sendable, CaseIterable {
         case .tsp: MeasureConversion(unit: .tsp, factor: 1)
         case .tbsp: MeasureConversion(unit: .tbsp, factor: 1)
         case .cup: MeasureConversion(unit: .ml, factor: Self.millilitresPerCup)
+        case .pint: MeasureConversion(unit: .ml, factor: Self.millilitresPerPint)
+        case .quart: MeasureConversion(unit: .ml, factor: Self.millilitresPerQuart)
+        case .gallon: MeasureConversion(unit: .l, factor: Self.millilitresPerGallon / 1000)
         case .flOz: MeasureConversion(unit: .ml, factor: Self.millilitresPerFluidOunce)
         case .oz: MeasureConversion(unit: .g, factor: Self.gramsPerOunce)
         case .lb: MeasureConversion(unit: .g, factor: Self.gramsPerPound)
@@ -52,6 +55,11 @@ public enum ParsedUnit: String, Sendable, CaseIterable {
     /// The US legal cup (nutrition labelling), 240 ml. The US customary cup is 236.6 ml and the
     /// metric cup (Australia, Canada) 250 ml: recipes do not say which, and 240 ml sits between.
     public static let millilitresPerCup = 240.0
+    /// The US liquid pint, quart and gallon (1/8, 1/4 and 1 US gallon of 231 cubic inches): a
+    /// recipe that names them is American. (A dry or imperial pint is larger; none is assumed.)
+    public static let millilitresPerPint = 473.176473
+    public static let millilitresPerQuart = 946.352946
+    public static let millilitresPerGallon = 3785.411784
     /// The US fluid ounce: 1/128 US gallon, 29.5735295625 ml.
     public static let millilitresPerFluidOunce = 29.5735
     /// The avoirdupois ounce: 28.349523125 g exactly.
@@ -77,6 +85,9 @@ public enum ParsedUnit: String, Sendable, CaseIterable {
             (.tsp, ["tsp", "tsps", "tspn", "teaspoon", "teaspoons"]),
             (.tbsp, ["tbsp", "tbsps", "tbspn", "tbs", "tbl", "tbls", "tablespoon", "tablespoons"]),
             (.cup, ["c", "cup", "cups"]),
+            (.pint, ["pt", "pts", "pint", "pints"]),
+            (.quart, ["qt", "qts", "quart", "quarts"]),
+            (.gallon, ["gal", "gals", "gallon", "gallons"]),
             (.flOz, ["floz", "fl oz", "fluid oz", "fluid ounce", "fluid ounces", "fl ounce", "fl ounces"]),
             (.oz, ["oz", "ozs", "ounce", "ounces"]),
             (.lb, ["lb", "lbs", "pound", "pounds"]),

@@ -5,6 +5,7 @@ import GroceriesService
 import GroceriesTesting
 import PlannerService
 import PlannerTesting
+import SousInterchange
 import SousRuntime
 import SousSchema
 import SousTestSupport
@@ -12,13 +13,15 @@ import Testing
 
 @Suite(.closesItsSockets)
 struct GroceriesCLITests {
-    /// Runs the catalog, planner and groceries in-process and hands `body` the groceries flags.
+    /// Runs the catalog, planner and groceries in-process and hands `body` the groceries and
+    /// catalog flags (the catalog gives a US list its densities).
     func withServices(_ body: ([String]) async throws -> Void) async throws {
         let catalog = try CatalogFixture.make()
         let planner = try PlannerFixture.make(peers: [.catalog: catalog.host.boundEndpoints])
         let groceries = try GroceriesFixture.make(peers: [.catalog: catalog.host.boundEndpoints, .planner: planner.host.boundEndpoints])
         try await withRunningServices([catalog.host, planner.host, groceries.host]) { _ in
-            try await body(["--groceries", groceries.host.boundEndpoints.requests, "--user", "ada"])
+            try await body(
+                ["--groceries", groceries.host.boundEndpoints.requests, "--catalog", catalog.host.boundEndpoints.requests, "--user", "ada"])
         }
     }
 
@@ -58,6 +61,52 @@ struct GroceriesCLITests {
             #expect(orders.out.contains("Order 1, placed") && orders.out.contains("+390612345678"), "\(orders.out)")
             #expect(orders.out.contains("Red lentils") && orders.out.contains("200 g") && orders.out.contains("paper towels"), "\(orders.out)")
             #expect(await sous(["groceries", "show"] + flags).out.contains("The list is empty"))
+        }
+    }
+
+    /// A quantity is typed in any unit a recipe import reads, converted before it is sent: 2 cups
+    /// of milk are 480 ml (the import's 240 ml cup), 2 lb of flour 907.184 g. A can, whose size
+    /// depends on what is in it, is refused naming the units that work.
+    @Test func addItemTakesTheUnitsRecipesAreWrittenIn() async throws {
+        try await withServices { flags in
+            let cups = await sous(["groceries", "add-item", "--ingredient", "milk", "--quantity", "2", "--unit", "cup"] + flags)
+            #expect(cups.code == 0, "\(cups.err)")
+            let pounds = await sous(["groceries", "add-item", "--ingredient", "flour", "--quantity", "2", "--unit", "lb", "--json"] + flags)
+            let list = try #require(try groceriesJSONDecoder().decode(GroceryListChange.self, from: Data(pounds.out.utf8)).list, "\(pounds.err)")
+            let milk = try #require(list.line("milk"))
+            let flour = try #require(list.line("flour"))
+            #expect(milk.exactUnit == .ml && abs((milk.exactQuantity ?? 0) - 480) < 1e-6, "\(milk)")
+            #expect(flour.exactUnit == .g && abs((flour.exactQuantity ?? 0) - 2 * ParsedUnit.gramsPerPound) < 1e-6, "\(flour)")
+            let shown = await sous(["groceries", "show", "--units", "metric"] + flags).out.split(separator: "\n")
+            #expect(shown.contains { $0.hasSuffix(" milk") && $0.contains(" 480 ml ") }, "\(shown)")
+            #expect(shown.contains { $0.hasSuffix(" flour") && $0.contains(" 907 g ") }, "\(shown)")
+
+            let can = await sous(["groceries", "add-item", "--ingredient", "canned-tomatoes", "--quantity", "1", "--unit", "can"] + flags)
+            #expect(
+                can.code == 64 && can.err.contains("a can is no fixed amount") && can.err.contains("cup, pint, quart, gallon, fl oz, oz, lb"),
+                "\(can.err)")
+            let unknown = await sous(["groceries", "add-item", "--ingredient", "flour", "--quantity", "1", "--unit", "handful"] + flags)
+            #expect(unknown.code == 64 && unknown.err.contains("unknown unit \"handful\""), "\(unknown.err)")
+            #expect(await sous(["groceries", "show", "--units", "metric"] + flags).out.split(separator: "\n") == shown, "nothing added")
+            // A US quart, as recipes from American sites write it.
+            #expect(await sous(["groceries", "add-item", "--ingredient", "milk", "--quantity", "1", "--unit", "qt"] + flags).code == 0)
+            let more = await sous(["groceries", "show", "--units", "metric"] + flags).out.split(separator: "\n")
+            #expect(more.contains { $0.contains("Whole milk") && $0.contains(" 1.43 l ") }, "480 ml + 946.35 ml: \(more)")
+        }
+    }
+
+    /// In US units a few grams of a spice are spoons (black pepper showed as "0 oz") and half a
+    /// litre is 2 cups of 236.6 ml.
+    @Test func usListsMeasureSmallAmountsInSpoons() async throws {
+        try await withServices { flags in
+            #expect(await sous(["groceries", "add-recipe", "tomato-lentil-soup", "--times", "1"] + flags).code == 0)
+            let shown = await sous(["groceries", "show", "--units", "us"] + flags)
+            let lines = shown.out.split(separator: "\n").map(String.init)
+            // 0.5 tsp for 4, for 2: 0.6 g at 0.46 g/ml.
+            let pepper = try #require(lines.first { $0.hasSuffix(" black-pepper") }, "\(shown.out)\(shown.err)")
+            #expect(pepper.contains(" ¼ tsp ") && !pepper.contains("oz"), "\(pepper)")
+            let stock = try #require(lines.first { $0.hasSuffix(" vegetable-stock") })
+            #expect(stock.contains(" 2 cups "), "\(stock)")
         }
     }
 

@@ -160,6 +160,29 @@ struct PlannerCLITests {
         }
     }
 
+    /// `sous cook` shows quantities in the profile's units as `recipes show` does (it ignored
+    /// them), --units overriding them; small amounts of what has a density go in US spoons.
+    @Test func cookAndRecipesFollowTheProfilesUnits() async throws {
+        try await withServices { planner, catalog in
+            let flags = ["--people", "4", "--catalog", catalog, "--planner", planner, "--user", "ada"]
+            let metric = await sous(["cook", "tomato-lentil-soup", "--step", "4"] + flags)
+            #expect(metric.code == 0, "\(metric.err)")
+            #expect(metric.out.contains("Red lentils 200 g") && metric.out.contains("Vegetable stock 1 l"), "\(metric.out)")
+            #expect(await sous(["profile", "set", "--units", "us", "--planner", planner, "--user", "ada"]).code == 0)
+            // A litre is a US quart (946 ml), not "1.04 qt".
+            let us = await sous(["cook", "tomato-lentil-soup", "--step", "4"] + flags)
+            #expect(us.code == 0 && us.out.contains("Red lentils 7.1 oz") && us.out.contains("Vegetable stock 1 qt"), "\(us.out)\(us.err)")
+            #expect(await sous(["cook", "tomato-lentil-soup", "--step", "4", "--units", "metric"] + flags).out == metric.out)
+            // 7 g of dried yeast (0.6 g/ml) is 2 ¼ tsp, not "0.2 oz"; 5 g of rosemary (no density) stays weighed.
+            let focaccia = await sous(["recipes", "show", "rosemary-focaccia", "--catalog", catalog, "--planner", planner, "--user", "ada"])
+            let lines = focaccia.out.split(separator: "\n").map(String.init)
+            let yeast = try #require(lines.first { $0.contains("Dried yeast") }, "\(focaccia.out)\(focaccia.err)")
+            #expect(yeast.contains("2 ¼  tsp"), "\(yeast)")
+            let rosemary = try #require(lines.first { $0.contains("Fresh rosemary") })
+            #expect(rosemary.contains("0.18  oz"), "\(rosemary)")
+        }
+    }
+
     /// A recipe file may leave a step's ingredients out; a real mistake names its path.
     @Test func recipeFilesNameThePathOfAMistake() async throws {
         try await withServices { _, catalog in
@@ -192,6 +215,25 @@ struct PlannerCLITests {
             #expect(abs(detail.costPerServing * 2 - lines) < 0.02)
             let text = await sous(["recipes", "show", "tomato-lentil-soup", "--people", "2"] + flags)
             #expect(text.out.contains("Cost \(String(format: "€%.2f", detail.costPerServing * 2)) for 2 people"), "\(text.out)")
+        }
+    }
+
+    /// With --json the cost for the people asked is there, named apart from the catalog's `cost`
+    /// (the whole recipe at its own servings), which read as if it were for them.
+    @Test func recipeJSONCarriesTheCostForThePeopleAsked() async throws {
+        try await withServices { _, catalog in
+            let json = await sous(["recipes", "show", "tomato-lentil-soup", "--people", "2", "--json", "--catalog", catalog, "--user", "ada"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any], "\(json.err)")
+            func number(_ key: String) throws -> Double { try #require((object[key] as? NSNumber)?.doubleValue, "\(key) in \(json.out)") }
+            let (people, servings, perServing) = (try number("people"), try number("servings"), try number("costPerServing"))
+            let (cost, costForPeople) = (try number("cost"), try number("costForPeople"))
+            let lines = try #require(object["ingredients"] as? [[String: Any]]).compactMap { ($0["cost"] as? NSNumber)?.doubleValue }
+            #expect(people == 2 && servings == 4)
+            #expect(abs(costForPeople - lines.reduce(0, +)) < 0.01 && abs(costForPeople - perServing * 2) < 1e-9)
+            // `cost` stays what it was: the recipe at its 4 servings.
+            #expect(abs(cost - perServing * 4) < 1e-9 && cost != costForPeople)
+            let help = await sous(["recipes", "show", "--help"])
+            #expect(help.out.contains("costForPeople"), "\(help.out)")
         }
     }
 }

@@ -158,7 +158,7 @@ struct ProtocolCoverageCLITests {
             let us = await sous(["profile", "set", "--units", "us"] + ada)
             #expect(us.code == 0 && us.out.contains("Units      US (oz, lb, cups)"), "\(us.out)\(us.err)")
             let inUS = await sous(["recipes", "show", "tomato-lentil-soup"] + ada)
-            #expect(inUS.out.contains("7.1  oz     Red lentils") && inUS.out.contains("1.04  qt     Vegetable stock"), "\(inUS.out)")
+            #expect(inUS.out.contains("7.1  oz     Red lentils") && inUS.out.contains(" 1  qt     Vegetable stock"), "\(inUS.out)")
             #expect(await sous(["recipes", "show", "tomato-lentil-soup", "--units", "metric"] + ada).out == metric.out)
             #expect(await sous(["groceries", "add-recipe", "tomato-lentil-soup"] + ada).code == 0)
             let list = await sous(["groceries", "show"] + ada)

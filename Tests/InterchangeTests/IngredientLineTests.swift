@@ -63,6 +63,9 @@ struct IngredientLineTests {
         IngredientRow("2 teaspoons dried oregano", 2, .tsp, "dried oregano"),
         IngredientRow("1 c. sugar", 1, .cup, "sugar"),
         IngredientRow("6 fluid ounces orange juice", 6, .flOz, "orange juice"),
+        IngredientRow("1 pint heavy cream", 1, .pint, "heavy cream"),
+        IngredientRow("2 qt chicken stock", 2, .quart, "chicken stock"),
+        IngredientRow("1 gallon water", 1, .gallon, "water"),
         IngredientRow("16 ounces pasta", 16, .oz, "pasta"),
         IngredientRow("2 lbs potatoes, peeled and cubed", 2, .lb, "potatoes", note: "peeled and cubed"),
         IngredientRow("1 pound carrots", 1, .lb, "carrots"),
@@ -197,6 +200,9 @@ struct IngredientLineTests {
 
     @Test func unitsConvertToTheCatalogsUnits() {
         #expect(ParsedUnit.cup.measure == MeasureConversion(unit: .ml, factor: 240))
+        #expect(ParsedUnit.quart.measure == MeasureConversion(unit: .ml, factor: 946.352946))
+        #expect(ParsedUnit.pint.measure == MeasureConversion(unit: .ml, factor: 473.176473))
+        #expect(ParsedUnit.gallon.measure == MeasureConversion(unit: .l, factor: 3.785411784))
         #expect(ParsedUnit.flOz.measure == MeasureConversion(unit: .ml, factor: 29.5735))
         #expect(ParsedUnit.oz.measure == MeasureConversion(unit: .g, factor: 28.3495))
         #expect(ParsedUnit.lb.measure == MeasureConversion(unit: .g, factor: 453.592))

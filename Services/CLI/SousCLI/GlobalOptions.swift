@@ -78,14 +78,22 @@ public struct GlobalOptions: ParsableArguments, Sendable {
         get throws { try account.token }
     }
 
+    /// The caller's cooking profile, from the planner.
+    func profile() async throws -> CookingProfile {
+        try await client(Planner.self).call(PlannerAPI.getProfile, Empty(), session: token)
+    }
+
     /// The units to show quantities in: `override`, else the profile's; metric when the planner
     /// cannot be asked (showing quantities needs no profile).
     func displayUnits(_ override: UnitSystem?) async -> UnitSystem {
         if let override { return override }
-        guard let token = try? token, let profile = try? await client(Planner.self).call(PlannerAPI.getProfile, Empty(), session: token) else {
-            return .metric
-        }
-        return profile.units
+        return Self.displayUnits(nil, profile: try? await profile())
+    }
+
+    /// The units to show quantities in, for a command that has read the profile already:
+    /// `override`, else `profile`'s, else (no profile) metric.
+    static func displayUnits(_ override: UnitSystem?, profile: CookingProfile?) -> UnitSystem {
+        override ?? profile?.units ?? .metric
     }
 
     public func endpoint(of service: SousService) -> String {

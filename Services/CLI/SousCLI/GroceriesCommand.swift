@@ -34,7 +34,20 @@ struct GroceriesCommand: AsyncParsableCommand {
         func run() async throws {
             let list = try await global.client(Groceries.self).call(GroceriesAPI.list, Empty(), session: global.token)
             if global.json { return try printJSON(list) }
-            Console.current.out(GroceriesRendering.render(list, units: await global.displayUnits(units)))
+            let units = await global.displayUnits(self.units)
+            var gramsPerMl: [String: Double] = [:]
+            if units == .us { gramsPerMl = await densities(of: list) }
+            Console.current.out(GroceriesRendering.render(list, units: units, densities: gramsPerMl))
+        }
+
+        /// Grams per ml of the list's ingredients, for US spoons; none when the catalog cannot
+        /// say (small amounts are then weighed in ounces).
+        private func densities(of list: GroceryList) async -> [String: Double] {
+            let ids = list.lines.compactMap(\.ingredient)
+            guard !ids.isEmpty,
+                let found = try? await global.client(Catalog.self).call(CatalogAPI.getIngredients, IngredientIDs(ids: ids), session: global.token)
+            else { return [:] }
+            return SousCLI.densities(of: found.ingredients)
         }
     }
 
@@ -105,6 +118,7 @@ struct GroceriesCommand: AsyncParsableCommand {
             abstract: "Add something by hand: an ingredient with a quantity, or anything else as text.",
             discussion: """
                 sous groceries add-item --ingredient flour --quantity 500 --unit g   (merged into the flour line)
+                sous groceries add-item --ingredient flour --quantity 2 --unit cup   (480 ml: cups, oz, lb… are converted)
                 sous groceries add-item paper towels --count 2                       (listed under Other)
                 """
         )
@@ -112,20 +126,15 @@ struct GroceriesCommand: AsyncParsableCommand {
         @Option(help: "How many of the text item, 1–1000.") var count: Int?
         @Option(help: "A catalog ingredient id (see `sous ingredients search`).") var ingredient: String?
         @Option(help: "Quantity of the ingredient, in --unit.") var quantity: Double?
-        @Option(help: "Unit of the quantity: \(MeasureUnit.allCases.map(\.rawValue).joined(separator: ", ")) (default: the ingredient's usual unit).")
+        @Option(help: "Unit of the quantity: \(TypedQuantity.accepted) or another spelling (cups, pounds…); default: the ingredient's usual unit.")
         var unit: String?
         @OptionGroup var global: GlobalOptions
 
-        func validate() throws {
-            if let unit, MeasureUnit(rawValue: unit) == nil {
-                throw ValidationError("unknown unit \"\(unit)\"; use one of \(MeasureUnit.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-        }
-
         func run() async throws {
+            let typed = try TypedQuantity(quantity, unit: unit)
             let words = text.joined(separator: " ")
             let request = AddListItem(
-                ingredient: ingredient, quantity: quantity, unit: unit.flatMap(MeasureUnit.init(rawValue:)),
+                ingredient: ingredient, quantity: typed.quantity, unit: typed.unit,
                 text: words.isEmpty && ingredient != nil ? nil : words,
                 count: count, withList: true
             )
@@ -244,7 +253,8 @@ struct GroceriesCommand: AsyncParsableCommand {
 
 /// How the groceries commands print a list.
 enum GroceriesRendering {
-    static func render(_ list: GroceryList, units: UnitSystem = .metric) -> String {
+    /// The list by category; `densities` (grams per ml by ingredient id) put small US amounts in spoons.
+    static func render(_ list: GroceryList, units: UnitSystem = .metric, densities: [String: Double] = [:]) -> String {
         guard list.lineCount > 0 else {
             return list.recipes.isEmpty
                 ? "The list is empty. Add a recipe with `sous groceries add-recipe <id>`." : "Nothing left to buy (everything is left out)."
@@ -254,7 +264,8 @@ enum GroceriesRendering {
             var table = Table([("", .left), ("item", .left), ("quantity", .right), ("price", .right), ("id", .left)])
             for line in group.lines {
                 table.add([
-                    line.checked ? "[x]" : "[ ]", line.name.truncated(40), quantity(line.quantity, line.unit, count: line.count, units: units),
+                    line.checked ? "[x]" : "[ ]", line.name.truncated(40),
+                    quantity(line.quantity, line.unit, count: line.count, units: units, gramsPerMl: line.ingredient.flatMap { densities[$0] }),
                     line.price.map(money) ?? "", line.id,
                 ])
             }
@@ -279,13 +290,13 @@ enum GroceriesRendering {
         return header + "\n" + table.render()
     }
 
-    static func quantity(_ quantity: Double?, _ unit: MeasureUnit?, count: Int?, units: UnitSystem = .metric) -> String {
+    static func quantity(_ quantity: Double?, _ unit: MeasureUnit?, count: Int?, units: UnitSystem = .metric, gramsPerMl: Double? = nil) -> String {
         guard let unit, let value = quantity else { return count.map { "×\($0)" } ?? "" }
         // The list's quantities are already rounded for shopping (see the groceries README).
         let shown = value == value.rounded() ? String(Int(value)) : String(format: "%g", value)
         switch unit {
         case .piece: return value == 1 ? "1 piece" : "\(shown) pieces"
-        default: return units == .metric ? "\(shown) \(unit.rawValue)" : DisplayQuantity(value, unit, in: units).description
+        default: return units == .metric ? "\(shown) \(unit.rawValue)" : DisplayQuantity(value, unit, in: units, gramsPerMl: gramsPerMl).description
         }
     }
 

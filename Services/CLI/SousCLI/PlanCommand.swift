@@ -206,7 +206,9 @@ struct PlanCommand: AsyncParsableCommand {
             guard !undoFill, let date, let slot else {
                 let result = try await client.call(PlannerAPI.unfill, PlanFillRef(fill: try fillNumber()), session: global.token)
                 if global.json { return try printJSON(result) }
-                Console.current.out("Undid fill \(result.fill): cleared \(result.cleared.count) slot\(result.cleared.count == 1 ? "" : "s").")
+                Console.current.out(
+                    "Undid fill \(result.fill): cleared \(result.cleared.count) slot\(result.cleared.count == 1 ? "" : "s")"
+                        + (result.unselected.isEmpty ? "." : " and took \(result.unselected.joined(separator: ", ")) off your recipes."))
                 if !result.kept.isEmpty {
                     Console.current.out(
                         "Kept (cooked, changed since or past): "

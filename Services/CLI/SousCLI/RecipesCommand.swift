@@ -148,7 +148,13 @@ struct RecipesCommand: AsyncParsableCommand {
     // MARK: show
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a recipe with ingredients scaled for --people, steps, cost and nutrition.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show a recipe with ingredients scaled for --people, steps, cost and nutrition.",
+            discussion: """
+                With --json: the catalog's RecipeDetail, ingredients scaled for `people`; `cost` is the whole recipe \
+                at its own `servings`, `costForPeople` the cost for `people` (what the scaled lines cost).
+                """
+        )
 
         @Argument(help: "Recipe id.") var id: String
         @Option(help: "Scale quantities for this many people.") var people: Int?
@@ -156,8 +162,10 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let recipe = try await global.client(Catalog.self).call(CatalogAPI.getRecipe, .init(id: id, people: people), session: global.token)
-            if global.json { return try printJSON(recipe) }
+            // The ingredients' densities, for the text only: a little of a spice shows in US spoons.
+            let lookup = RecipeLookup(id: id, people: people, withIngredients: global.json ? nil : true)
+            let recipe = try await global.client(Catalog.self).call(CatalogAPI.getRecipe, lookup, session: global.token)
+            if global.json { return try printJSON(ShownRecipe(detail: recipe)) }
             Console.current.out(render(recipe, units: await global.displayUnits(units)))
         }
     }
@@ -534,7 +542,7 @@ func render(_ recipe: RecipeDetail, units: UnitSystem = .metric) -> String {
             + " · Allergens: \(recipe.allergens.isEmpty ? "none" : recipe.allergens.map(\.rawValue).joined(separator: ", "))")
     lines.append(
         "Needs: \(recipe.equipment.isEmpty ? "no appliance" : recipe.equipment.map(\.rawValue).joined(separator: ", "))"
-            + " · Cost \(money(recipe.costPerServing * Double(recipe.people))) for \(recipe.people) \(recipe.people == 1 ? "person" : "people")"
+            + " · Cost \(money(recipe.costForPeople)) for \(recipe.people) \(recipe.people == 1 ? "person" : "people")"
             + " (\(money(recipe.costPerServing)) per serving, illustrative)")
     let n = recipe.nutritionPerServing
     lines.append(
@@ -543,6 +551,7 @@ func render(_ recipe: RecipeDetail, units: UnitSystem = .metric) -> String {
     lines.append("")
     lines.append("Ingredients for \(recipe.people):")
     var table = Table([("QTY", .right), ("UNIT", .left), ("INGREDIENT", .left), ("GRAMS", .right), ("COST", .right)])
+    let gramsPerMl = densities(of: recipe.ingredientFacts ?? [])
     for line in recipe.ingredients {
         let name =
             switch line.use {
@@ -550,11 +559,8 @@ func render(_ recipe: RecipeDetail, units: UnitSystem = .metric) -> String {
             case .frying: "\(line.name) (for frying; \(percent(line.eatenShare)) eaten)"
             case .discarded: "\(line.name) (poured away; \(percent(line.eatenShare)) eaten)"
             }
-        let shown =
-            units == .metric
-            ? DisplayQuantity(amount: number(line.quantity, decimals: line.quantity < 10 ? 2 : 0), unit: line.unit.rawValue)
-            : DisplayQuantity(line.quantity, line.unit, in: units)
-        table.add([shown.amount, shown.unit.isEmpty ? "piece" : shown.unit, name, number(line.grams, decimals: 0), money(line.cost)])
+        let shown = recipeQuantity(line.quantity, line.unit, units: units, gramsPerMl: gramsPerMl[line.ingredient])
+        table.add([shown.amount, shown.unit, name, number(line.grams, decimals: 0), money(line.cost)])
     }
     lines.append(table.render())
     if !recipe.steps.isEmpty {
@@ -575,6 +581,29 @@ func render(_ recipe: RecipeDetail, units: UnitSystem = .metric) -> String {
     if let photo = recipe.photo { lines.append("\nPhoto: \(photo.type), \(photoSize(photo.bytes)) (sous recipes photo \(recipe.id))") }
     if let link = recipe.link { lines.append("\nSource: \(link)") }
     return lines.joined(separator: "\n")
+}
+
+/// What `recipes show --json` prints: the catalog's ``RecipeDetail`` as it is, and beside it
+/// `costForPeople`, the cost for the `people` the lines are scaled for; the detail's own `cost`
+/// stays the whole recipe at its `servings`, as scripts reading it expect.
+struct ShownRecipe: Encodable {
+    var detail: RecipeDetail
+
+    private enum CodingKeys: String, CodingKey {
+        case costForPeople
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        // The detail's fields and the one added go in the same JSON object.
+        try detail.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(detail.costForPeople, forKey: .costForPeople)
+    }
+}
+
+extension RecipeDetail {
+    /// EUR for the recipe as scaled for ``people``: what its lines cost (``cost`` is for ``servings``).
+    var costForPeople: Double { costPerServing * Double(people) }
 }
 
 /// One layer of the recipe filter, as `--ignore` names it.
