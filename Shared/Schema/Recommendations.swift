@@ -225,11 +225,14 @@ public struct PlanUnfillResult: Codable, Equatable, Sendable {
     public var cleared: [SlotRef]
     /// Slots the fill filled that were kept: cooked, changed since, or in the past.
     public var kept: [SlotRef]
+    /// Recipes the fill had added to the selection, taken out again (those no slot holds now).
+    public var unselected: [String]
 
-    public init(fill: Int64, cleared: [SlotRef], kept: [SlotRef]) {
+    public init(fill: Int64, cleared: [SlotRef], kept: [SlotRef], unselected: [String] = []) {
         self.fill = fill
         self.cleared = cleared
         self.kept = kept
+        self.unselected = unselected
     }
 }
 

@@ -162,6 +162,9 @@ struct PlanFillTests {
             #expect(undone.fill == 1 && undone.cleared.count == result.filled.count && undone.kept.isEmpty)
             let week = try await planner.call(PlannerAPI.getPlan, Empty(), user: "ada")
             #expect(week.days.flatMap(\.slots).compactMap(\.recipe) == [minestrone])
+            // What the fill picked leaves the selection with it; what was picked before stays.
+            #expect(week.selection.map(\.id) == [minestrone])
+            #expect(Set(undone.unselected) == Set(result.filled.map(\.recipe)).subtracting([minestrone]))
             let again = try await planner.call(PlannerAPI.fill, request, user: "ada")
             #expect(again.filled.map(\.recipe) == result.filled.map(\.recipe) && again.fill == 1)
             _ = try await planner.call(PlannerAPI.unfill, PlanFillRef(fill: 1), user: "ada")
@@ -175,6 +178,9 @@ struct PlanFillTests {
             _ = try await planner.call(PlannerAPI.putSlot, SlotAssignment(date: changed.date, slot: changed.slot, recipe: soup), user: "ada")
             let partly = try await planner.call(PlannerAPI.unfill, PlanFillRef(), user: "ada")
             #expect(partly.kept == [SlotRef(date: changed.date, slot: changed.slot)] && partly.cleared.count == otherWeek.filled.count - 1)
+            // A recipe the fill added that a kept slot still holds stays selected.
+            let selection = try await planner.call(PlannerAPI.getPlan, Empty(), user: "ada").selection.map(\.id)
+            #expect(Set(selection) == [minestrone, soup])
             let error = await #expect(throws: ServiceError.self) { try await planner.call(PlannerAPI.unfill, PlanFillRef(), user: "ada") }
             #expect(error?.code == .notFound && error?.field == "fill", "nothing left to undo")
         }

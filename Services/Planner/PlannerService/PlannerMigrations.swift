@@ -141,6 +141,18 @@ enum PlannerMigrations {
                 "CREATE TRIGGER selection_plan_version AFTER INSERT OR UPDATE OR DELETE ON selection FOR EACH ROW EXECUTE FUNCTION plan_version_bump()",
                 "CREATE TRIGGER slot_plan_version AFTER INSERT OR UPDATE OR DELETE ON slot FOR EACH ROW EXECUTE FUNCTION plan_version_bump()",
             ]),
+        PostgresMigration(
+            "v5: recipes a fill added to the selection",
+            [
+                """
+                CREATE TABLE plan_fill_recipe (
+                    "user" TEXT NOT NULL,
+                    fill BIGINT NOT NULL,
+                    recipe TEXT NOT NULL,
+                    PRIMARY KEY ("user", fill, recipe)
+                )
+                """
+            ]),
     ]
 
     /// The tables a user's week is read from: a row of theirs written in any of them, by any
@@ -294,6 +306,18 @@ enum PlannerMigrations {
                         END
                         """)
             }
+        }
+        migrator.registerMigration("v7: recipes a fill added to the selection") { db in
+            // So plan.unfill takes out of the selection what the fill put there (and only that).
+            try db.execute(
+                sql: """
+                    CREATE TABLE plan_fill_recipe (
+                        user TEXT NOT NULL,
+                        fill INTEGER NOT NULL,
+                        recipe TEXT NOT NULL,
+                        PRIMARY KEY (user, fill, recipe)
+                    ) WITHOUT ROWID;
+                    """)
         }
         return migrator
     }

@@ -21,7 +21,14 @@ extension PlannerStore {
                 for choice in choices {
                     let ref = SlotRef(date: choice.date, slot: choice.slot)
                     guard window.contains(ref.date), try Self.slotRecord(session, user: user, ref) == nil else { continue }
-                    try session.insert(SelectionRecord(user: user, recipe: choice.recipe, name: choice.recipeName, addedAt: now), onConflict: .ignore)
+                    let selected =
+                        try session.value(
+                            Int.self, #"SELECT 1 FROM selection WHERE "user" = ? AND recipe = ?"#, [user, choice.recipe]) != nil
+                    if !selected {
+                        try session.insert(SelectionRecord(user: user, recipe: choice.recipe, name: choice.recipeName, addedAt: now))
+                        try session.execute(
+                            #"INSERT INTO plan_fill_recipe ("user", fill, recipe) VALUES (?, ?, ?)"#, [user, fill, choice.recipe])
+                    }
                     try session.insert(SlotRecord(user: user, ref: ref, recipe: choice.recipe, recipeName: choice.recipeName))
                     try session.execute(
                         #"INSERT INTO plan_fill_slot ("user", fill, date, slot, recipe) VALUES (?, ?, ?, ?, ?)"#,
@@ -40,7 +47,8 @@ extension PlannerStore {
     }
 
     /// Undoes fill `number` (default the latest): empties the slots from today on that still
-    /// hold the recipe it put there and are not cooked, and forgets the fill.
+    /// hold the recipe it put there and are not cooked, takes out of the selection the recipes
+    /// it added there that no slot holds any more, and forgets the fill.
     func unfill(user: String, number: Int64?, now: Date) throws(ServiceError) -> PlanUnfillResult {
         try storage {
             try database.writing { session in
@@ -73,9 +81,19 @@ extension PlannerStore {
                         kept.append(ref)
                     }
                 }
-                try session.execute(#"DELETE FROM plan_fill_slot WHERE "user" = ? AND fill = ?"#, [user, fill])
+                let added = try session.values(
+                    String.self, #"SELECT recipe FROM plan_fill_recipe WHERE "user" = ? AND fill = ? ORDER BY recipe"#, [user, fill])
+                var unselected: [String] = []
+                for recipe in added
+                where try session.value(Int.self, #"SELECT 1 FROM slot WHERE "user" = ? AND recipe = ? LIMIT 1"#, [user, recipe]) == nil {
+                    try session.execute(#"DELETE FROM selection WHERE "user" = ? AND recipe = ?"#, [user, recipe])
+                    unselected.append(recipe)
+                }
+                for table in ["plan_fill_slot", "plan_fill_recipe"] {
+                    try session.execute(#"DELETE FROM \#(table) WHERE "user" = ? AND fill = ?"#, [user, fill])
+                }
                 try session.execute(#"DELETE FROM plan_fill WHERE "user" = ? AND id = ?"#, [user, fill])
-                return PlanUnfillResult(fill: fill, cleared: cleared, kept: kept)
+                return PlanUnfillResult(fill: fill, cleared: cleared, kept: kept, unselected: unselected)
             }
         }
     }
