@@ -794,6 +794,22 @@ struct SyncTests {
         }
     }
 
+    /// Marking or unmarking a favourite changes the recipe as its user sees it (`isFavorite`):
+    /// their feed reports it, nobody else's does.
+    @Test func aFavouriteChangeIsReportedToItsUser() async throws {
+        try await withCatalog { _, client in
+            let start = try await client.call(CatalogAPI.changes, .init(version: 0), user: "ada").version
+            try await client.call(CatalogAPI.favorite, RecipeID(id: "minestrone"), user: "ada")
+            let marked = try await client.call(CatalogAPI.changes, .init(version: start), user: "ada")
+            #expect(marked.recipes.map(\.id) == ["minestrone"] && marked.recipes.first?.isFavorite == true)
+            #expect(try await client.call(CatalogAPI.changes, .init(version: start), user: "bob").recipes.isEmpty)
+            try await client.call(CatalogAPI.unfavorite, RecipeID(id: "minestrone"), user: "ada")
+            let unmarked = try await client.call(CatalogAPI.changes, .init(version: marked.version), user: "ada")
+            #expect(unmarked.recipes.map(\.id) == ["minestrone"] && unmarked.recipes.first?.isFavorite == false)
+            #expect(try await client.call(CatalogAPI.changes, .init(version: unmarked.version), user: "ada").recipes.isEmpty)
+        }
+    }
+
     @Test func reloadingTheSeedKeepsUsersData() async throws {
         try await withCatalog { _, client in
             _ = try await client.call(CatalogAPI.editRecipe, .init(id: "tomato-lentil-soup", changes: RecipeDraft(name: "Mine")), user: "ada")

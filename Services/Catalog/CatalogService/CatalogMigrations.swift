@@ -196,6 +196,20 @@ enum CatalogMigrations {
                 "CREATE INDEX recipe_name_search ON recipe USING GIN (name_search)",
                 "CREATE INDEX recipe_by_name_words ON recipe (name_words, rid DESC) WHERE deleted = 0",
             ]),
+        PostgresMigration(
+            "v5: favourite changes",
+            [
+                // The catalog version at which each user last marked or unmarked a recipe as a
+                // favourite (kept after unmarking): what `catalog.changes` reports for them.
+                """
+                CREATE TABLE favorite_change (
+                    "user" TEXT NOT NULL,
+                    recipe_id TEXT NOT NULL,
+                    version BIGINT NOT NULL,
+                    PRIMARY KEY ("user", recipe_id)
+                )
+                """
+            ]),
     ]
 
     /// The tables a search reads from, each with the column naming whose row it is (none: the
@@ -471,6 +485,18 @@ enum CatalogMigrations {
                 let name: String = entry[1]
                 try insert.execute(arguments: [CatalogStore.nameIndexRowID(recipe: rowID, name: name), name])
             }
+        }
+        migrator.registerMigration("v11: favourite changes") { db in
+            // As PostgreSQL's v5.
+            try db.execute(
+                sql: """
+                    CREATE TABLE favorite_change (
+                        "user" TEXT NOT NULL,
+                        recipe_id TEXT NOT NULL,
+                        version INTEGER NOT NULL,
+                        PRIMARY KEY ("user", recipe_id)
+                    ) WITHOUT ROWID;
+                    """)
         }
         return migrator
     }

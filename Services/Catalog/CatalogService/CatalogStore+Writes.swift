@@ -90,6 +90,12 @@ extension CatalogStore {
                 } else {
                     try session.execute(#"DELETE FROM favorite WHERE "user" = ? AND recipe_id = ?"#, [user, id])
                 }
+                // The recipe's favourite flag changed for this user: their changes feed says so.
+                try session.execute(
+                    """
+                    INSERT INTO favorite_change ("user", recipe_id, version) VALUES (?, ?, ?)
+                    ON CONFLICT ("user", recipe_id) DO UPDATE SET version = excluded.version
+                    """, [user, id, try Self.nextVersion(session)])
             }
         }
     }
@@ -186,9 +192,9 @@ extension CatalogStore {
                 let changedIDs = try session.values(
                     String.self,
                     """
-                    SELECT DISTINCT id FROM recipe
-                    WHERE version > ? AND (origin = 'builtIn' OR owner = ? OR shared = 1)
-                    """, [version, user])
+                    SELECT id FROM recipe WHERE version > ? AND (origin = 'builtIn' OR owner = ? OR shared = 1)
+                    UNION SELECT recipe_id FROM favorite_change WHERE version > ? AND "user" = ?
+                    """, [version, user, version, user])
                 var recipes: [RecipeDetail] = []
                 var deleted: [String] = []
                 // The user's library: built-in recipes, their own, and shared ones they favorited.
