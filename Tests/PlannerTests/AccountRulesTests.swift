@@ -35,3 +35,22 @@ struct LoginThrottleTests {
         #expect(throttle.addresses.isEmpty)
     }
 }
+
+/// A refused new password is told the reason that applies to it.
+struct NewPasswordTests {
+    @Test(arguments: [
+        ("Lovelace1815!", "lovelace@example.org", "contains your email's name (lovelace)"),
+        ("abababababab", "ada@example.org", "repeats one or two characters"),
+        ("password1234", "ada@example.org", "among the first any attacker tries"),
+    ])
+    func aRefusedPasswordIsToldWhy(password: String, email: String, reason: String) {
+        let error = #expect(throws: ServiceError.self) { try AccountRules.checkNewPassword(password, email: email) }
+        #expect(error?.code == .badRequest && error?.field == "password")
+        #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
+    }
+
+    @Test func aPasswordWithAShortLocalPartInsideIsAccepted() throws {
+        // "ada" is too short a name to refuse every password that contains it.
+        try AccountRules.checkNewPassword("cadaver-tulip-9", email: "ada@example.org")
+    }
+}

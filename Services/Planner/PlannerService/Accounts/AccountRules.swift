@@ -46,9 +46,13 @@ enum AccountRules {
         }
         let lowered = password.lowercased()
         let local = email.split(separator: "@").first.map(String.init) ?? ""
-        if commonPasswords.contains(lowered) || Set(lowered).count <= 2
-            || (!local.isEmpty && lowered.contains(local.lowercased()) && local.count >= 4)
-        {
+        if !local.isEmpty && lowered.contains(local.lowercased()) && local.count >= 4 {
+            throw .badRequest("this password contains your email's name (\(local)), which an attacker tries first; choose another", field: field)
+        }
+        if Set(lowered).count <= 2 {
+            throw .badRequest("this password repeats one or two characters; choose one with more variety", field: field)
+        }
+        if commonPasswords.contains(lowered) {
             throw .badRequest("this password is among the first any attacker tries; choose a longer, less common one", field: field)
         }
     }
