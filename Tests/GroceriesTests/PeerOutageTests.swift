@@ -14,15 +14,11 @@ import ZeroMQ
 @Suite(.closesItsSockets)
 struct PeerOutageTests {
     @Test func callsWaitingOnAHungPeerDoNotTakeTheCapacityOfCallsThatDoNotNeedIt() async throws {
-        let hole = try ZMQContext.shared.socket(.router)
-        defer { hole.close() }
-        try hole.setLinger(milliseconds: 0)
-        let holeEndpoint = "inproc://hung-catalog-\(UUID().uuidString)"
-        try hole.bind(holeEndpoint)
+        let hung = try HungPeer()
         var configuration = ServiceConfiguration.testing(
-            .groceries, peers: [.catalog: ServiceEndpoints(requests: holeEndpoint, events: "inproc://hung-catalog-events-\(UUID().uuidString)")])
-        // Long enough that no waiting call gives up while the test sends the rest.
-        configuration.peerTimeouts[.catalog] = .seconds(10)
+            .groceries, peers: [.catalog: ServiceEndpoints(requests: hung.endpoint, events: "inproc://hung-catalog-events-\(UUID().uuidString)")])
+        // Longer than the test: no waiting call gives up before the hung catalog is released.
+        configuration.peerTimeouts[.catalog] = .seconds(120)
         let groceries = try GroceriesService(configuration: configuration, logger: quietLogger("groceries"))
         try await withRunningService(groceries.host) { host in
             let session = TestSessions.token(for: "ada")
@@ -36,7 +32,9 @@ struct PeerOutageTests {
                     try peer.send(Envelope.requestFrames(header, body: body))
                 }
             }
-            // All but the 64 allowed to wait are refused at once, most of them naming the catalog.
+            // The catalog gets exactly as many calls as may wait on it.
+            let waiting = try await hung.takeRequests(Peer<Catalog>.maxWaiting)
+            // All the others are refused at once, most of them naming the catalog.
             let expected = 270 - Peer<Catalog>.maxWaiting
             var refused: [ServiceError] = []
             let giveUp = ContinuousClock.now + .seconds(60)
@@ -58,6 +56,45 @@ struct PeerOutageTests {
             let client = host.client(Groceries.self)
             let list = try await client.call(GroceriesAPI.list, Empty(), session: session)
             #expect(list.lines.isEmpty)
+            // The catalog comes back: the waiting calls are answered (and the service can stop).
+            try hung.answer(waiting)
+        }
+    }
+}
+
+/// A catalog that takes requests and answers none until told to.
+final class HungPeer: @unchecked Sendable {
+    let socket: ZMQSocket
+    let endpoint = "inproc://hung-catalog-\(UUID().uuidString)"
+
+    init() throws {
+        socket = try ZMQContext.shared.socket(.router)
+        try socket.setLinger(milliseconds: 0)
+        try socket.bind(endpoint)
+    }
+
+    deinit { socket.close() }
+
+    /// The next `count` requests, each within 30 s.
+    func takeRequests(_ count: Int) async throws -> [(routing: [ZMQFrame], id: String)] {
+        var taken: [(routing: [ZMQFrame], id: String)] = []
+        while taken.count < count {
+            let result: Result<[ZMQFrame]?, ZMQError> = await withCheckedContinuation { continuation in
+                DispatchQueue(label: "sous.test.hung-peer").async {
+                    continuation.resume(returning: Result { () throws(ZMQError) in try self.socket.receive(timeout: .seconds(30)) })
+                }
+            }
+            guard let frames = try result.get() else { throw ServiceError.unavailable("\(taken.count) of \(count) requests reached the hung peer") }
+            guard case .request(let routing, let header, _) = Envelope.parseRequest(frames) else { continue }
+            taken.append((routing, header.id))
+        }
+        return taken
+    }
+
+    func answer(_ requests: [(routing: [ZMQFrame], id: String)]) throws {
+        for request in requests {
+            try socket.send(
+                multipart: Envelope.errorReplyFrames(routing: request.routing, requestID: request.id, error: .unavailable("back, but empty")))
         }
     }
 }
