@@ -273,6 +273,32 @@ struct NotifierRestartTests {
         }
     }
 
+    /// Killed between recording a sent reminder and publishing it: the next start publishes it
+    /// from the outbox, once; the one after publishes nothing.
+    @Test func aReminderRecordedButNotPublishedIsPublishedOnTheNextStart() async throws {
+        try await withTemporaryDirectory { directory in
+            let world = try NotifierWorld.make(at: NotifierServiceTests.rome19, dataDirectory: directory)
+            try await world.runPeers {
+                // What the killed notifier left: the reminder in the log and in the outbox.
+                let store = NotifierStore(
+                    database: try NotifierService.openDatabase(at: .testing(.notifier, dataDirectory: directory), logger: quietLogger("killed")))
+                let due = ScheduledReminder(user: "ada", date: LocalDate("2026-01-15")!, dueAt: NotifierServiceTests.rome19)
+                #expect(try store.record([ReminderDecision(reminder: due, outcome: .sent, kcal: 900, kcalGoal: 2000)], at: due.dueAt).count == 1)
+                store.database.close()
+
+                let second = try world.restartingNotifier(dataDirectory: directory)
+                try await second.runNotifier { listener in
+                    let published = try await listener.waitFor("ada")
+                    #expect(published.map(\.date) == [LocalDate("2026-01-15")!] && published.first?.kcal == 900)
+                    #expect(try await second.log("ada").map(\.outcome) == [.sent])
+                }
+                let third = try second.restartingNotifier(dataDirectory: directory)
+                let pending = try await third.runNotifier { _ in try third.notifier.store.unpublished(limit: 10) }
+                #expect(pending.isEmpty, "the outbox was emptied once published")
+            }
+        }
+    }
+
     @Test func aReminderThreeHoursLateOnStartIsRecordedMissedNotSent() async throws {
         try await withTemporaryDirectory { directory in
             let first = try NotifierWorld.make(at: NotifierServiceTests.morning, dataDirectory: directory)

@@ -51,6 +51,17 @@ enum NotifierMigrations {
                 "DROP INDEX schedule_due",
                 "CREATE INDEX schedule_wake ON schedule (wake_at)",
             ]),
+        PostgresMigration(
+            "v3: the outbox of sent reminders not yet published",
+            [
+                """
+                CREATE TABLE outbox (
+                    "user" TEXT NOT NULL,
+                    local_date TEXT NOT NULL,
+                    PRIMARY KEY ("user", local_date)
+                )
+                """
+            ]),
     ]
 
     static var migrator: DatabaseMigrator {
@@ -102,6 +113,18 @@ enum NotifierMigrations {
                     UPDATE schedule SET wake_at = due_at;
                     DROP INDEX schedule_due;
                     CREATE INDEX schedule_wake ON schedule(wake_at, local_date, due_at);
+                    """)
+        }
+        // A sent reminder is written here with its delivery row, in one transaction, and taken
+        // out once published: a notifier killed in between publishes it when it starts again.
+        migrator.registerMigration("v3: the outbox of sent reminders not yet published") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE outbox (
+                        user TEXT NOT NULL,
+                        local_date TEXT NOT NULL,
+                        PRIMARY KEY (user, local_date)
+                    ) WITHOUT ROWID;
                     """)
         }
         return migrator

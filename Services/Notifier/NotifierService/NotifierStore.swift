@@ -195,13 +195,50 @@ public final class NotifierStore: Sendable {
                     try session.values(
                         String.self, chunk.count == Self.rowsPerStatement ? Self.insertFullChunk : Self.insertDeliveries(chunk.count),
                         chunk.flatMap { DeliveryRecord($0, recordedAt: now).values }))
-                recorded += chunk.filter { inserted.contains($0.reminder.user) }
+                let written = chunk.filter { inserted.contains($0.reminder.user) }
+                recorded += written
+                let sent = written.filter { $0.outcome == .sent }
+                if !sent.isEmpty {
+                    try session.execute(
+                        #"INSERT INTO outbox ("user", local_date) VALUES "# + Array(repeating: "(?, ?)", count: sent.count).joined(separator: ", "),
+                        sent.flatMap { [$0.reminder.user, $0.reminder.date.description] as SQLArguments })
+                }
                 // Only the reminder that was due: activity may have moved it on meanwhile.
                 try session.execute(
                     chunk.count == Self.rowsPerStatement ? Self.deleteFullChunk : Self.deleteDue(chunk.count),
                     chunk.flatMap { [$0.reminder.user, $0.reminder.dueAt.timeIntervalSince1970] as SQLArguments })
             }
             return recorded
+        }
+    }
+
+    /// Sent reminders recorded but not yet published (a notifier stopped in between), oldest
+    /// first, at most `limit`.
+    public func unpublished(limit: Int) throws -> [Reminder] {
+        try database.reading { session in
+            try session.fetchAll(
+                DeliveryRecord.self,
+                """
+                SELECT d.* FROM outbox o JOIN delivery d ON d."user" = o."user" AND d.local_date = o.local_date
+                ORDER BY d.recorded_at, d."user" LIMIT ?
+                """, [limit]
+            ).map(\.reminder)
+        }
+    }
+
+    /// Takes published reminders out of the outbox.
+    public func published(_ reminders: [Reminder]) throws {
+        guard !reminders.isEmpty else { return }
+        try database.writing { session in
+            var start = 0
+            while start < reminders.count {
+                let chunk = reminders[start..<min(start + Self.rowsPerStatement, reminders.count)]
+                start += chunk.count
+                try session.execute(
+                    #"DELETE FROM outbox WHERE "#
+                        + Array(repeating: #"("user" = ? AND local_date = ?)"#, count: chunk.count).joined(separator: " OR "),
+                    chunk.flatMap { [$0.user, $0.date.description] as SQLArguments })
+            }
         }
     }
 

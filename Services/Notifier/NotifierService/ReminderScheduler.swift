@@ -12,8 +12,9 @@ import Synchronization
 /// It sleeps on the injected clock until the earliest due instant (or until the event consumer
 /// schedules an earlier one), then handles everything due at or before now in batches: decides
 /// sent, skipped (dinner already logged) or missed (2 hours or more late), records the batch in
-/// one transaction, and only then publishes the sent ones. A crash between recording and
-/// publishing loses those reminders on the wire but never sends one twice (at most once).
+/// one transaction with an outbox row per sent one, and only then publishes them. A crash
+/// between recording and publishing leaves them in the outbox, published on the next start: a
+/// reminder is in the log once, and on the bus at least once.
 public final class ReminderScheduler: Service, Sendable {
     private let store: NotifierStore
     private let tracker: Peer<Tracker>
@@ -49,6 +50,15 @@ public final class ReminderScheduler: Service, Sendable {
             try? await Task.sleep(for: options.startupGrace)
         }
         await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try self.publishUnpublished()
+                    break
+                } catch {
+                    self.logger.error("the outbox could not be published; retrying", metadata: ["error": "\(error)"])
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
             while !Task.isCancelled {
                 let now = self.clock.now
                 do {
@@ -90,29 +100,43 @@ public final class ReminderScheduler: Service, Sendable {
             let decided = DispatchTime.now().uptimeNanoseconds
             let recorded = try store.record(decisions, at: now)
             let committed = DispatchTime.now().uptimeNanoseconds
-            var sent = 0
-            for decision in recorded where decision.outcome == .sent {
-                let reminder = decision.reminder
-                publisher.publish(
-                    NotifierTopics.reminder(for: reminder.user),
-                    Reminder(
-                        user: reminder.user, date: reminder.date, message: ReminderRules.message(kcal: decision.kcal, goal: decision.kcalGoal),
-                        dueAt: reminder.dueAt, kcal: decision.kcal, kcalGoal: decision.kcalGoal
-                    ),
-                    time: now
-                )
-                inbox.sent(to: reminder.user)
-                sent += 1
+            let sent = recorded.filter { $0.outcome == .sent }.map { decision in
+                Reminder(
+                    user: decision.reminder.user, date: decision.reminder.date,
+                    message: ReminderRules.message(kcal: decision.kcal, goal: decision.kcalGoal), dueAt: decision.reminder.dueAt,
+                    kcal: decision.kcal, kcalGoal: decision.kcalGoal)
             }
+            try publish(sent, at: now)
             let published = DispatchTime.now().uptimeNanoseconds
             func ms(_ from: UInt64, _ to: UInt64) -> Logger.MetadataValue { "\((to - from) / 1_000_000)" }
             logger.debug(
                 "reminders handled",
                 metadata: [
-                    "due": "\(due.count)", "recorded": "\(recorded.count)", "sent": "\(sent)",
+                    "due": "\(due.count)", "recorded": "\(recorded.count)", "sent": "\(sent.count)",
                     "readMs": ms(started, read), "decideMs": ms(read, decided), "recordMs": ms(decided, committed),
                     "publishMs": ms(committed, published),
                 ])
+        }
+    }
+
+    /// Publishes sent reminders, wakes the `reminders.wait` calls waiting for them, then takes
+    /// them out of the outbox (a notifier stopped before that publishes them again on start:
+    /// at least once on the bus, once in the log).
+    private func publish(_ reminders: [Reminder], at now: Date) throws {
+        for reminder in reminders {
+            publisher.publish(NotifierTopics.reminder(for: reminder.user), reminder, time: now)
+            inbox.sent(to: reminder.user)
+        }
+        try store.published(reminders)
+    }
+
+    /// Publishes what a notifier stopped between recording and publishing left in the outbox.
+    func publishUnpublished() throws {
+        while true {
+            let pending = try store.unpublished(limit: options.batchSize)
+            guard !pending.isEmpty else { return }
+            logger.notice("publishing reminders recorded before a stop", metadata: ["count": "\(pending.count)"])
+            try publish(pending, at: clock.now)
         }
     }
 
