@@ -14,7 +14,8 @@ extension SchemaRecipe {
         self.init(
             name: recipe.name,
             description: recipe.summary.isEmpty ? nil : recipe.summary,
-            imageURLs: (recipe.image.map { [$0] } ?? []) + (photo.map { [Self.dataURL($0)] } ?? []),
+            // A file name means nothing to whoever reads the document: only an address goes out.
+            imageURLs: (recipe.image.flatMap(Self.absoluteURL).map { [$0] } ?? []) + (photo.map { [Self.dataURL($0)] } ?? []),
             servings: recipe.servings,
             prepMinutes: recipe.prepMinutes,
             cookMinutes: recipe.cookMinutes,
@@ -25,6 +26,7 @@ extension SchemaRecipe {
             categories: recipe.dishTypes.map(\.rawValue),
             keywords: recipe.tags,
             diets: recipe.diets.map(Self.schemaDiet),
+            nutrition: Self.nutritionInformation(recipe.nutritionPerServing),
             url: recipe.link,
             comments: comments
         )
@@ -45,11 +47,55 @@ extension SchemaRecipe {
         return Data(base64Encoded: String(text[text.index(after: comma)...]), options: .ignoreUnknownCharacters)
     }
 
-    /// "200 g red lentils"; a count of pieces has no unit word ("2 egg").
+    /// "200 g red lentils"; a count of pieces has no unit word, and more than one is plural
+    /// ("2 eggs", "6 lemons", "2 garlic cloves").
     static func line(_ ingredient: RecipeIngredientDetail) -> String {
         let amount = quantityText(ingredient.quantity)
         let name = ingredient.name.lowercased()
-        return ingredient.unit == .piece ? "\(amount) \(name)" : "\(amount) \(ingredient.unit.rawValue) \(name)"
+        guard ingredient.unit == .piece else { return "\(amount) \(ingredient.unit.rawValue) \(name)" }
+        return "\(amount) \(ingredient.quantity > 1 ? plural(name) : name)"
+    }
+
+    /// The English plural of a name, by its last word: "lemons", "tomatoes", "berries",
+    /// "bay leaves", "radishes". (The importer reads each back to its ingredient.)
+    static func plural(_ name: String) -> String {
+        // "potato (floury)", "egg, large": the noun is before the qualifier.
+        if let qualifier = name.range(of: " (") ?? name.range(of: ",") {
+            return plural(String(name[..<qualifier.lowerBound])) + name[qualifier.lowerBound...]
+        }
+        let lastWord = name.split(separator: " ").last.map(String.init) ?? name
+        let stem = name.dropLast(lastWord.count)
+        let irregular = ["leaf": "leaves", "loaf": "loaves", "half": "halves", "tomato": "tomatoes", "potato": "potatoes"]
+        if let plural = irregular[lastWord] { return stem + plural }
+        // "chickpeas", "brussels sprouts": already plural.
+        if lastWord.hasSuffix("s"), !lastWord.hasSuffix("ss"), !lastWord.hasSuffix("us") { return name }
+        if ["s", "x", "z", "ch", "sh"].contains(where: lastWord.hasSuffix) { return name + "es" }
+        if lastWord.hasSuffix("y"), let before = lastWord.dropLast().last, !"aeiou".contains(before) { return name.dropLast() + "ies" }
+        return name + "s"
+    }
+
+    /// `text` when it is an http(s) address, else nil.
+    public static func absoluteURL(_ text: String) -> String? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+            return nil
+        }
+        return text
+    }
+
+    /// Nutrition per serving as schema.org's NutritionInformation writes it ("310 kcal",
+    /// "12.5 g"); salt as sodium (a gram of salt holds 0.4 g of sodium), in milligrams.
+    static func nutritionInformation(_ nutrition: Nutrition) -> [String: String] {
+        func grams(_ value: Double) -> String { "\(quantityText((value * 10).rounded() / 10)) g" }
+        return [
+            "servingSize": "1 serving",
+            "calories": "\(nutrition.kcal.roundedInt) kcal",
+            "carbohydrateContent": grams(nutrition.carbohydrates),
+            "proteinContent": grams(nutrition.protein),
+            "fatContent": grams(nutrition.fat),
+            "fiberContent": grams(nutrition.fibre),
+            "sugarContent": grams(nutrition.sugar),
+            "sodiumContent": "\((nutrition.salt * 400).roundedInt) mg",
+        ]
     }
 
     /// A whole number without a decimal point, else at most three decimals, no exponent.

@@ -20,6 +20,20 @@ struct RecipeInterchangeTests {
         let exported = details.map { SchemaRecipe($0) }
         let read = try SchemaRecipeDocument.recipes(from: SchemaRecipe.jsonLD(exported))
         #expect(read == exported)
+        // Nutrition per serving goes out as schema.org writes it.
+        let soup = try #require(zip(details, exported).first { $0.0.id == "tomato-lentil-soup" })
+        #expect(soup.1.nutrition["calories"] == "\(soup.0.nutritionPerServing.kcal.roundedInt) kcal")
+        #expect(soup.1.nutrition["proteinContent"]?.hasSuffix(" g") == true && soup.1.nutrition["servingSize"] == "1 serving")
+        #expect(soup.1.imageURLs.allSatisfy { $0.hasPrefix("http") || $0.hasPrefix("data:") }, "no bare file name as an image")
+        // More than one piece is written in the plural, and read back to the same ingredient.
+        var pieces: [String] = []
+        for (detail, recipe) in zip(details, exported) {
+            for (ingredient, line) in zip(detail.ingredients, recipe.ingredients) where ingredient.unit == .piece && ingredient.quantity > 1 {
+                pieces.append(line)
+            }
+        }
+        let singular = pieces.filter { line in !line.split(separator: " (")[0].split(separator: ",")[0].hasSuffix("s") }
+        #expect(!pieces.isEmpty && singular.isEmpty, "\(singular)")
 
         for (detail, recipe) in zip(details, read) {
             #expect(recipe.name == detail.name && recipe.servings == detail.servings)
@@ -57,7 +71,8 @@ struct RecipeInterchangeTests {
                 #expect(
                     zip(back.ingredients, original.ingredients).allSatisfy { abs($0.quantity - $1.quantity) < 0.001 && $0.unit == $1.unit },
                     "\(original.id)")
-                #expect(back.link == original.link && back.image == original.image, "\(original.id)")
+                // Only an address goes out as the image; a file name stays behind.
+                #expect(back.link == original.link && back.image == original.image.flatMap(SchemaRecipe.absoluteURL), "\(original.id)")
             }
         }
     }

@@ -139,14 +139,11 @@ struct RecipeImporter {
     }
 
     /// What the document said that no Sous field holds, as (schema.org name, text) sorted by
-    /// name; kept in the notes. Diets are not among them: Sous derives its own from the
-    /// ingredients.
+    /// name; kept in the notes. Diets and nutrition are not among them: Sous derives its own
+    /// from the ingredients, and a second figure beside it would only disagree.
     static func unmappedFields(of recipe: SchemaRecipe) -> [(name: String, text: String)] {
         var fields = recipe.unmapped.map { (name: $0.key, text: $0.value) }
         if !recipe.cuisines.isEmpty { fields.append(("recipeCuisine", recipe.cuisines.joined(separator: ", "))) }
-        if !recipe.nutrition.isEmpty {
-            fields.append(("nutrition", recipe.nutrition.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
-        }
         if let author = recipe.authorName { fields.append(("author", author)) }
         if let yieldText = recipe.yieldText { fields.append(("recipeYield", yieldText)) }
         var otherImages = Array(recipe.imageURLs.filter { !$0.hasPrefix("data:") }.dropFirst())
