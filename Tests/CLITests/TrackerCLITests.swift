@@ -21,6 +21,17 @@ private func withTrackerCLI(_ body: (_ args: [String]) async throws -> Void) asy
 
 @Suite(.closesItsSockets)
 struct TrackerCLITests {
+    /// --kcal far from what the macros make at 4/4/9 kcal per gram is logged as given, with a
+    /// note (labels round; a typo usually shows here).
+    @Test func kcalFarFromTheMacrosIsLoggedWithANote() async throws {
+        try await withTrackerCLI { args in
+            let odd = await sous(
+                ["diary", "add", "Foo", "--meal", "snack", "--grams", "10", "--kcal", "400", "--carbs", "10", "--protein", "10", "--fat", "10"] + args
+            )
+            #expect(odd.code == 0 && odd.err.contains("sous: note: --kcal 400 is far from the 170 kcal"), "\(odd.err)")
+        }
+    }
+
     @Test func diaryAddListSummaryAndExport() async throws {
         try await withTrackerCLI { args in
             let added = await sous(
@@ -30,6 +41,8 @@ struct TrackerCLITests {
                 ] + args)
             #expect(added.code == 0, "\(added.err)")
             #expect(added.out.contains("Porridge, oats, 250 g at breakfast on 2026-03-10: 175 kcal"))
+            #expect(added.err.isEmpty, "70 kcal is near the 70.4 kcal of 12/2.5/1.4 g: no note")
+
             _ = await sous(["diary", "add", "--barcode", "2100000000005", "--meal", "dinner", "--grams", "100"] + args)
 
             let list = await sous(["diary", "list"] + args)

@@ -357,7 +357,8 @@ struct DiaryCommand: AsyncParsableCommand {
 
 /// --kcal, --carbs, --protein, --fat per 100 g: all four or none.
 struct NutritionOptions: ParsableArguments {
-    @Option(help: "kcal per 100 g.") var kcal: Double?
+    @Option(help: "kcal per 100 g (a note is printed when it is more than 25 % + 20 kcal from the 4/4/9 kcal per gram of the macros).")
+    var kcal: Double?
     @Option(name: .customLong("carbs"), help: "Carbohydrates per 100 g, grams.") var carbohydrates: Double?
     @Option(help: "Protein per 100 g, grams.") var protein: Double?
     @Option(help: "Fat per 100 g, grams.") var fat: Double?
@@ -367,13 +368,27 @@ struct NutritionOptions: ParsableArguments {
         "per100g.kcal": "--kcal", "per100g.carbohydrates": "--carbs", "per100g.protein": "--protein", "per100g.fat": "--fat",
     ]
 
+    /// The macros given, or nil for none. Values far from what they add up to (see
+    /// ``energyWarning(_:)``) are taken, with a note on stderr: labels round, and fibre or
+    /// alcohol change the sum, but a typo usually shows here.
     func macros() throws -> Macros? {
         let given = [kcal, carbohydrates, protein, fat]
         if given.allSatisfy({ $0 == nil }) { return nil }
         guard let kcal, let carbohydrates, let protein, let fat else {
             throw ValidationError("give all of --kcal, --carbs, --protein and --fat (per 100 g), or none")
         }
-        return Macros(kcal: kcal, carbohydrates: carbohydrates, protein: protein, fat: fat)
+        let macros = Macros(kcal: kcal, carbohydrates: carbohydrates, protein: protein, fat: fat)
+        if let warning = Self.energyWarning(macros) { Console.current.err("sous: note: \(warning)") }
+        return macros
+    }
+
+    /// How far --kcal may be from the 4/4/9 kcal per gram of carbohydrates, protein and fat
+    /// before the command says so: a quarter of the larger of the two, plus 20 kcal.
+    static func energyWarning(_ macros: Macros) -> String? {
+        let energy = 4 * macros.carbohydrates + 4 * macros.protein + 9 * macros.fat
+        guard abs(macros.kcal - energy) > 0.25 * max(macros.kcal, energy) + 20 else { return nil }
+        return "--kcal \(number(macros.kcal, decimals: 0)) is far from the \(number(energy, decimals: 0)) kcal its carbohydrates, protein "
+            + "and fat make at 4/4/9 kcal per gram; logged as given (check the label)"
     }
 }
 
