@@ -162,7 +162,28 @@ public struct AccountDeleted: Codable, Sendable, Equatable {
     }
 }
 
+/// Users whose display names another service shows (the authors of shared recipes).
+@MessagePackCodable
+public struct UserIDs: Codable, Equatable, Sendable {
+    /// At most ``maxUsers``.
+    public var users: [String]
+    public static let maxUsers = 100
+
+    public init(users: [String]) { self.users = users }
+}
+
+/// Display names by user id; a user without an account is left out.
+@MessagePackCodable
+public struct UserNames: Codable, Equatable, Sendable {
+    public var names: [String: String]
+
+    public init(names: [String: String]) { self.names = names }
+}
+
 extension AccountAPI {
+    /// The display names of the given users, for another Sous service that shows them (the
+    /// catalog's community page); no user may ask.
+    public static let names = Method<Planner, UserIDs, UserNames>.read("account.names", .service, activity: false)
     /// Argon2id hashing runs on the heavy lane: at most its two threads hash at once.
     public static let register = Method<Planner, Registration, AccountInfo>.write("account.register", .public, lane: .heavy)
     public static let login = Method<Planner, SignIn, SignedIn>.write("account.login", .public, lane: .heavy)

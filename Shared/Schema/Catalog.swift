@@ -700,12 +700,16 @@ public struct RecipeList: Codable, Equatable, Sendable {
 public struct CommunityRecipe: Codable, Equatable, Sendable {
     public var recipe: RecipeSummary
     public var favoriteCount: Int
+    /// The author's user id.
     public var sharedBy: String
+    /// The author's display name; nil when the planner could not say (the id is all there is).
+    public var sharedByName: String?
 
-    public init(recipe: RecipeSummary, favoriteCount: Int, sharedBy: String) {
+    public init(recipe: RecipeSummary, favoriteCount: Int, sharedBy: String, sharedByName: String? = nil) {
         self.recipe = recipe
         self.favoriteCount = favoriteCount
         self.sharedBy = sharedBy
+        self.sharedByName = sharedByName
     }
 }
 

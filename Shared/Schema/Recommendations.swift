@@ -51,9 +51,13 @@ public struct RecipeSuggestions: Codable, Equatable, Sendable {
     /// Whether the grocery list was read; false when the groceries service did not answer
     /// (suggestions are then ranked without it).
     public var groceryListRead: Bool
+    /// Why there are no suggestions (the day's kcal goal is reached, or no recipe passes the
+    /// filters); nil when there are some.
+    public var explanation: String?
 
     public init(
-        date: LocalDate, remaining: Macros, target: Macros, suggestions: [RecipeSuggestion], considered: Int, groceryListRead: Bool
+        date: LocalDate, remaining: Macros, target: Macros, suggestions: [RecipeSuggestion], considered: Int, groceryListRead: Bool,
+        explanation: String? = nil
     ) {
         self.date = date
         self.remaining = remaining
@@ -61,6 +65,7 @@ public struct RecipeSuggestions: Codable, Equatable, Sendable {
         self.suggestions = suggestions
         self.considered = considered
         self.groceryListRead = groceryListRead
+        self.explanation = explanation
     }
 
     /// Recipes closest in kcal that are scored in full.

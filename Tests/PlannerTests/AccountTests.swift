@@ -103,6 +103,27 @@ struct AccountTests {
         }
     }
 
+    /// The community page names a recipe's author by display name, which the catalog asks the
+    /// planner for (a method no user may call).
+    @Test func theCommunityPageNamesAuthorsByTheirDisplayName() async throws {
+        try await withStack { stack in
+            let ada = try await register("ada@example.org", on: stack)
+            let adaSession = try await login("ada@example.org", on: stack).token
+            _ = try await register("bob@example.org", on: stack)
+            let bobSession = try await login("bob@example.org", on: stack).token
+            let catalog = stack.client(Catalog.self, session: adaSession)
+            let toast = try await catalog.call(CatalogAPI.createRecipe, RecipeDraft(name: "Ada's toast", summary: "Toast, shared."))
+            _ = try await catalog.call(CatalogAPI.share, RecipeID(id: toast.id))
+            let page = try await stack.client(Catalog.self, session: bobSession).call(CatalogAPI.community, RecipeSearch())
+            let shared = try #require(page.recipes.first { $0.recipe.id == toast.id })
+            #expect(shared.sharedBy == ada.user && shared.sharedByName == "Ada")
+            let asked = await #expect(throws: ServiceError.self) {
+                try await stack.client(Planner.self, session: bobSession).call(AccountAPI.names, UserIDs(users: [ada.user]))
+            }
+            #expect(asked?.code == .forbidden)
+        }
+    }
+
     @Test func repeatedFailuresAreRefusedForAWhile() async throws {
         // The lockout is timed on the planner's clock: a manual one, so a slow machine cannot
         // let the first (1 s) lockout run out between two calls.

@@ -18,6 +18,26 @@ struct SuggestionTests {
     static let breakfast = DiaryAdd(
         meal: .breakfast, grams: 400, food: "Big breakfast", per100g: Macros(kcal: 325, carbohydrates: 37.5, protein: 8.75, fat: 11.25))
 
+    /// An empty recipe (0 kcal) is no meal, and past the day's kcal goal nothing fits: the
+    /// reply says so instead of suggesting what is closest to nothing.
+    @Test func noEmptyRecipeIsSuggestedAndPastTheGoalTheReplySaysWhy() async throws {
+        let stack = try StackFixture.make(clock: .manual(at: referenceInstant))
+        try await withRunningServices(stack.hosts) { _ in
+            let catalog = stack.client(Catalog.self), tracker = stack.client(Tracker.self)
+            _ = try await catalog.call(CatalogAPI.createRecipe, RecipeDraft(name: "Empty", summary: "Nothing in it yet."), user: "ada")
+            _ = try await tracker.call(TrackerAPI.addEntry, Self.breakfast, user: "ada")
+            let some = try await catalog.call(CatalogAPI.suggest, RecipeSuggestionRequest(limit: 20), user: "ada")
+            #expect(!some.suggestions.isEmpty && some.explanation == nil)
+            #expect(some.suggestions.allSatisfy { $0.perServing.kcal > 0 && $0.recipe.dishTypes.contains(.mainCourse) })
+
+            let feast = DiaryAdd(meal: .lunch, grams: 1000, food: "Feast", per100g: Macros(kcal: 300, carbohydrates: 30, protein: 10, fat: 15))
+            _ = try await tracker.call(TrackerAPI.addEntry, feast, user: "ada")
+            let none = try await catalog.call(CatalogAPI.suggest, RecipeSuggestionRequest(), user: "ada")
+            #expect(none.suggestions.isEmpty && none.considered == 0)
+            #expect(none.explanation?.contains("kcal goal is reached") == true, "\(none.explanation ?? "")")
+        }
+    }
+
     @Test func suggestionsFitWhatIsLeftPassTheFiltersAndSayWhy() async throws {
         let stack = try StackFixture.make(clock: .manual(at: referenceInstant))
         try await withRunningServices(stack.hosts) { _ in
@@ -25,7 +45,10 @@ struct SuggestionTests {
             let tracker = stack.client(Tracker.self), groceries = stack.client(Groceries.self)
             _ = try await planner.call(PlannerAPI.updateProfile, ProfileUpdate(diets: [.vegetarian], allergens: [.gluten]), user: "ada")
             _ = try await tracker.call(TrackerAPI.addEntry, Self.breakfast, user: "ada")
-            let filtered = try await catalog.call(CatalogAPI.searchRecipes, RecipeSearch(useSavedProfile: true, pageSize: 100), user: "ada").recipes
+            // Main courses, unless another dish type is asked for.
+            let filtered = try await catalog.call(
+                CatalogAPI.searchRecipes, RecipeSearch(dishType: .mainCourse, useSavedProfile: true, pageSize: 100), user: "ada"
+            ).recipes
             #expect(filtered.count > 5 && filtered.count <= RecipeSuggestions.maxConsidered, "the fixture's filtered recipes are all scored")
             // A filtered recipe on the grocery list: its ingredients are all on it.
             let listed = try #require(filtered.first)

@@ -41,7 +41,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @Option(name: .customLong("ingredient"), help: "Only recipes using this ingredient: an id, name or synonym (repeatable).") var ingredients:
             [String] = []
         @Option(name: .customLong("energy"), help: "Only this energy level, 1–5 (repeatable).") var energyLevels: [Int] = []
-        @Option(help: "Only this dish type, e.g. \"main course\".") var dishType: DishType?
+        @Option(help: "The dish type (default: main course), e.g. \"dessert\".") var dishType: DishType?
         @Option(name: .customLong("tag"), help: "Only recipes with this tag (repeatable: all of them).") var tags: [String] = []
         @OptionGroup var filters: FilterOptions
         @Option(help: "Page number, from 1.") var page = 1
@@ -101,7 +101,7 @@ struct RecipesCommand: AsyncParsableCommand {
         )
         @Option(help: "The diary day (YYYY-MM-DD); default today.") var date: String?
         @Option(help: "Meals still to eat that day (1–6).") var meals: Int?
-        @Option(help: "Only this dish type, e.g. \"main course\".") var dishType: DishType?
+        @Option(help: "The dish type (default: main course), e.g. \"dessert\".") var dishType: DishType?
         @Option(help: "How many suggestions (1–20).") var limit: Int?
         @OptionGroup var filters: FilterOptions
         @OptionGroup var global: GlobalOptions
@@ -128,7 +128,9 @@ struct RecipesCommand: AsyncParsableCommand {
                 "Left for \(result.date): "
                     + String(
                         format: "%.0f kcal, carbohydrates %.0f g, protein %.0f g, fat %.0f g", left.kcal, left.carbohydrates, left.protein, left.fat))
-            guard !result.suggestions.isEmpty else { return Console.current.out("No recipe passes your filters.") }
+            guard !result.suggestions.isEmpty else {
+                return Console.current.out("Nothing to suggest: \(result.explanation ?? "no recipe passes your filters").")
+            }
             var table = Table([("FIT", .right), ("RECIPE", .left), ("ID", .left), ("KCAL", .right), ("€/SERVING", .right)])
             for suggestion in result.suggestions {
                 table.add([
@@ -491,7 +493,9 @@ struct RecipesCommand: AsyncParsableCommand {
             var table = Table([("ID", .left), ("NAME", .left), ("BY", .left), ("★", .right), ("MIN", .right), ("DIETS", .left)])
             for entry in result.recipes {
                 table.add([
-                    entry.recipe.id, entry.recipe.name.truncated(36), entry.sharedBy, String(entry.favoriteCount), String(entry.recipe.totalMinutes),
+                    entry.recipe.id, entry.recipe.name.truncated(36), (entry.sharedByName ?? entry.sharedBy).truncated(24),
+                    String(entry.favoriteCount),
+                    String(entry.recipe.totalMinutes),
                     entry.recipe.diets.map(\.rawValue).joined(separator: ", "),
                 ])
             }

@@ -36,7 +36,7 @@ public struct CatalogService: Sendable {
         self.profiles = profiles
         CatalogHandlers(
             host: host.parts, store: store, profiles: profiles, seed: seed, tracker: Peer(Tracker.self, of: configuration),
-            groceries: Peer(Groceries.self, of: configuration)
+            groceries: Peer(Groceries.self, of: configuration), planner: Peer(Planner.self, of: configuration)
         ).register(on: host.server)
     }
 
@@ -56,6 +56,8 @@ struct CatalogHandlers: Sendable {
     let tracker: Peer<Tracker>
     /// A user's grocery list, for suggestions (optional: they are ranked without it).
     let groceries: Peer<Groceries>
+    /// Authors' display names, for the community page (optional: ids stand in).
+    let planner: Peer<Planner>
 
     /// The route table: every method the catalog serves and the function that answers it.
     func register(on server: RPCServer) {
@@ -148,11 +150,22 @@ struct CatalogHandlers: Sendable {
         let suggester = RecipeSuggester(
             goals: day.goals, remaining: day.remaining, meals: meals, groceryList: onList,
             filterDescription: filter.flatMap { RecipeSuggester.describe($0, saved: request.profile == nil) })
+        // A meal is a main course unless the caller asks for another dish type.
+        let dishType = request.dishType ?? .mainCourse
+        guard day.remaining.kcal > 0 else {
+            return RecipeSuggestions(
+                date: day.day.date, remaining: day.remaining, target: suggester.target, suggestions: [], considered: 0,
+                groceryListRead: onList != nil,
+                explanation: "\(day.day.date)'s kcal goal is reached (\((-day.remaining.kcal).roundedInt) kcal over): no meal fits what is left")
+        }
         let candidates = try store.suggestionCandidates(
-            user: user, filter: filter, dishType: request.dishType, kcal: suggester.target.kcal, limit: RecipeSuggestions.maxConsidered)
+            user: user, filter: filter, dishType: dishType, kcal: suggester.target.kcal, limit: RecipeSuggestions.maxConsidered)
         return RecipeSuggestions(
             date: day.day.date, remaining: day.remaining, target: suggester.target, suggestions: suggester.rank(candidates, limit: limit),
-            considered: candidates.count, groceryListRead: onList != nil)
+            considered: candidates.count, groceryListRead: onList != nil,
+            explanation: candidates.isEmpty
+                ? "no \(dishType.rawValue) \(filter.flatMap { RecipeSuggester.describe($0, saved: request.profile == nil) } ?? "is in the catalog")"
+                : nil)
     }
 
     func createRecipe(_ request: RecipeDraft, user: String, context: RequestContext) throws -> RecipeDetail {
@@ -208,8 +221,19 @@ struct CatalogHandlers: Sendable {
         return summary
     }
 
-    func community(_ request: RecipeSearch, context: RequestContext) throws -> CommunityPage {
-        try store.community(request, user: context.user)
+    /// A page of shared recipes, each with its author's display name from the planner (the
+    /// page is answered with ids alone when the planner does not).
+    func community(_ request: RecipeSearch, context: RequestContext) async throws -> CommunityPage {
+        var page = try store.community(request, user: context.user)
+        let authors = Array(Set(page.recipes.map(\.sharedBy))).sorted()
+        guard !authors.isEmpty else { return page }
+        do {
+            let names = try await planner.call(AccountAPI.names, UserIDs(users: authors), user: context.user, for: context, need: .optional).names
+            for index in page.recipes.indices { page.recipes[index].sharedByName = names[page.recipes[index].sharedBy] }
+        } catch {
+            context.logger.warning("community page without authors' names", metadata: ["error": "\(error)"])
+        }
+        return page
     }
 
     func saveCommunity(_ request: RecipeID, user: String, context: RequestContext) throws -> RecipeDetail {

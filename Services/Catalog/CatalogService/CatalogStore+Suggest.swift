@@ -6,8 +6,8 @@ import SousWire
 
 extension CatalogStore {
     /// Recipes to score for `recipes.suggest`: the `limit` whose serving is closest to `kcal`
-    /// among those `user` can see that pass `filter` and the dish type, each in full (nutrition,
-    /// lines) with its summary.
+    /// among those `user` can see that pass `filter` and the dish type and bring any energy at
+    /// all (an empty recipe is no meal), each in full (nutrition, lines) with its summary.
     ///
     /// The stored kcal per serving narrows the field in SQL, so a large catalog costs one indexed
     /// walk and `limit` detail reads, not a derivation per recipe.
@@ -24,7 +24,7 @@ extension CatalogStore {
                 let (scopeSQL, scopeArguments) = try searchScope(user: user, session)
                 let rows = try session.rows(
                     """
-                    SELECT \(sql.recipeColumns) FROM recipe r WHERE r.deleted = 0 AND \(scopeSQL)\(conditionsSQL)
+                    SELECT \(sql.recipeColumns) FROM recipe r WHERE r.deleted = 0 AND r.kcal_per_serving > 0 AND \(scopeSQL)\(conditionsSQL)
                     ORDER BY ABS(r.kcal_per_serving - ?), r.name, r.id LIMIT ?
                     """, scopeArguments + arguments + [kcal, limit])
                 return try rows.map { row in

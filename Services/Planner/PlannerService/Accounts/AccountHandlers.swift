@@ -28,6 +28,15 @@ struct AccountHandlers: Sendable {
         server.register(AccountAPI.changePassword, use: changePassword)
         server.register(AccountAPI.delete, use: delete)
         server.register(AccountAPI.revocations, use: revocations)
+        server.register(AccountAPI.names, use: names)
+    }
+
+    /// `account.names`: display names for another service to show.
+    func names(_ request: UserIDs, context: RequestContext) throws -> UserNames {
+        guard request.users.count <= UserIDs.maxUsers else {
+            throw ServiceError.badRequest("at most \(UserIDs.maxUsers) users per call", field: "users")
+        }
+        return UserNames(names: try store.displayNames(of: request.users))
     }
 
     // MARK: Signing up, in and out

@@ -63,6 +63,18 @@ public final class AccountStore: Sendable {
         }
     }
 
+    /// The display name of each of `users` that has an account.
+    func displayNames(of users: [String]) throws(ServiceError) -> [String: String] {
+        guard !users.isEmpty else { return [:] }
+        return try storage {
+            try database.reading { transaction in
+                let rows = try transaction.rows(
+                    #"SELECT "user", name FROM account WHERE "user" IN (\#(transaction.engine.jsonArrayValues))"#, [users.sqlJSONArray])
+                return Dictionary(rows.map { ($0["user"], $0["name"]) }, uniquingKeysWith: { first, _ in first })
+            }
+        }
+    }
+
     func account(user: String) throws(ServiceError) -> StoredAccount? {
         try storage {
             try database.reading { transaction in
