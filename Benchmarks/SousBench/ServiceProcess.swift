@@ -78,17 +78,51 @@ final class ServiceProcess: Sendable {
         try launch(SousService.allCases, arguments: ["all"], dataDirectory: dataDirectory, environment: [:])
     }
 
+    /// The five services, each in a process of its own (`sous-server <service> serve`), knowing
+    /// each other as deployed: one data folder (so one key folder), every endpoint given to
+    /// every process. Returns once each answers `health`.
+    static func startStack(dataDirectory: String) throws -> [SousService: ServiceProcess] {
+        // Sessions are the planner's own, as deployed: the others read its published key, so it
+        // starts first.
+        let (environment, served) = try prepare(SousService.allCases, dataDirectory: dataDirectory, environment: [:], testSessions: false)
+        var started: [SousService: ServiceProcess] = [:]
+        do {
+            for (service, endpoint, setup) in served.filter({ $0.service == .planner }) + served.filter({ $0.service != .planner }) {
+                let process = try run([service.rawValue, "serve"], environment: environment)
+                started[service] = ServiceProcess(process: process, endpoint: endpoint, setup: setup)
+                try waitUntilHealthy(service, endpoint: endpoint, setup: setup)
+            }
+        } catch {
+            for process in started.values { process.stop() }
+            throw error
+        }
+        return started
+    }
+
     /// Starts `sous-server arguments` serving `services`, and returns once each answers `health`.
     private static func launch(
         _ services: [SousService], arguments: [String], dataDirectory: String, environment extra: [String: String]
     ) throws -> ServiceProcess {
-        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let process = Process()
-        process.executableURL = folder.appendingPathComponent("sous-server")
-        process.arguments = arguments
+        let (environment, served) = try prepare(services, dataDirectory: dataDirectory, environment: extra)
+        let started = ServiceProcess(process: try run(arguments, environment: environment), endpoint: served[0].endpoint, setup: served[0].setup)
+        do {
+            for (service, endpoint, setup) in served { try waitUntilHealthy(service, endpoint: endpoint, setup: setup) }
+        } catch {
+            started.stop()
+            throw error
+        }
+        return started
+    }
+
+    /// The environment that serves `services` from `dataDirectory` on free loopback ports (the
+    /// others absent), with each service's endpoint and a client's CURVE setup for it.
+    /// With `testSessions`, the services trust this process's session tokens (``TestSessions``).
+    private static func prepare(
+        _ services: [SousService], dataDirectory: String, environment extra: [String: String], testSessions: Bool = true
+    ) throws -> (environment: [String: String], served: [(service: SousService, endpoint: String, setup: CurveClientSetup)]) {
         let keys = URL(fileURLWithPath: dataDirectory).appendingPathComponent("keys").path
         try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
-        try SessionKeyFile.publish(SessionSigner.inProcess.keyPair.publicKey, in: keys)
+        if testSessions { try SessionKeyFile.publish(SessionSigner.inProcess.keyPair.publicKey, in: keys) }
         var environment = ProcessInfo.processInfo.environment
         environment["SOUS_DATA_DIR"] = dataDirectory
         environment["SOUS_KEYS_DIR"] = keys
@@ -105,18 +139,24 @@ final class ServiceProcess: Sendable {
         }
         for peer in SousService.allCases where !services.contains(peer) { environment["\(peer.environmentPrefix)_ENDPOINT"] = "tcp://127.0.0.1:9" }
         environment.merge(extra) { _, given in given }
+        return (environment, served)
+    }
+
+    private static func run(_ arguments: [String], environment: [String: String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("sous-server")
+        process.arguments = arguments
         process.environment = environment
         try process.run()
-        let started = ServiceProcess(process: process, endpoint: served[0].endpoint, setup: served[0].setup)
-        for (service, endpoint, setup) in served {
-            let client = ServiceClient<AnyService>(
-                endpoint: endpoint, options: .init(timeout: .seconds(1), retries: 0), curve: { setup }, name: service.rawValue)
-            guard (0..<60).contains(where: { _ in (try? client.callBlocking(CommonAPI.health, Empty())) != nil }) else {
-                started.stop()
-                throw ServiceError.unavailable("sous-\(service.rawValue) did not become healthy")
-            }
+        return process
+    }
+
+    private static func waitUntilHealthy(_ service: SousService, endpoint: String, setup: CurveClientSetup) throws {
+        let client = ServiceClient<AnyService>(
+            endpoint: endpoint, options: .init(timeout: .seconds(1), retries: 0), curve: { setup }, name: service.rawValue)
+        guard (0..<60).contains(where: { _ in (try? client.callBlocking(CommonAPI.health, Empty())) != nil }) else {
+            throw ServiceError.unavailable("sous-\(service.rawValue) did not become healthy")
         }
-        return started
     }
 
     func state(_ label: String) -> String {

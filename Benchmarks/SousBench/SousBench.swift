@@ -9,7 +9,8 @@ struct SousBench: AsyncParsableCommand {
         abstract: "Measure Sous: request/reply latency against raw libzmq, codec cost against JSON, and each service's own workload.",
         subcommands: [
             RPCBenchmark.self, SecurityBenchmark.self, CodecBenchmark.self, CatalogBenchmark.self, PlannerBenchmark.self, GroceriesBenchmark.self,
-            TrackerBenchmark.self, NotifierBenchmark.self, HardeningBenchmark.self, ThroughputBenchmark.self, ReplicaBenchmark.self,
+            TrackerBenchmark.self, NotifierBenchmark.self, HardeningBenchmark.self, ThroughputBenchmark.self, HouseholdsBenchmark.self,
+            ReplicaBenchmark.self,
             RawEchoServer.self,
         ]
     )
