@@ -243,6 +243,8 @@ final class Recorder: Sendable {
         var latencies: [String: [Duration]] = [:]
         var busy = 0
         var otherErrors: [String: Int] = [:]
+        /// The first message of each kind of error, to print with its count.
+        var firstMessages: [String: String] = [:]
     }
 
     private let state = Mutex(State())
@@ -256,7 +258,9 @@ final class Recorder: Sendable {
             if error.code == .unavailable && error.message.contains("busy") {
                 state.busy += 1
             } else {
-                state.otherErrors["\(method): \(error.code)", default: 0] += 1
+                let key = "\(method): \(error.code)"
+                state.otherErrors[key, default: 0] += 1
+                if state.firstMessages[key] == nil { state.firstMessages[key] = error.message }
             }
         }
     }
@@ -268,7 +272,9 @@ final class Recorder: Sendable {
                 func percentile(_ p: Double) -> Double { sorted[max(0, min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1))] }
                 return StepResult.Method(name: name, count: sorted.count, p50: percentile(0.5), p99: percentile(0.99))
             }.sorted { $0.name < $1.name }
-            if !state.otherErrors.isEmpty { print("errors: \(state.otherErrors.sorted { $0.key < $1.key })") }
+            for (key, count) in state.otherErrors.sorted(by: { $0.key < $1.key }) {
+                print("errors: \(count) × \(key) (first: \(state.firstMessages[key] ?? ""))")
+            }
             let calls = methods.reduce(0) { $0 + $1.count } + state.busy + state.otherErrors.values.reduce(0, +)
             return StepResult(
                 methods: methods, calls: calls, busy: state.busy, otherErrors: state.otherErrors.values.reduce(0, +), seconds: seconds,
