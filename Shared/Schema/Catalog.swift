@@ -793,7 +793,9 @@ public enum CatalogAPI {
     public static let getRecipe = Method<Catalog, RecipeLookup, RecipeDetail>.read("recipes.get", .user, lane: .quick)
     /// A recipe's photo; notFound (field `id`) for a recipe without one.
     public static let photo = Method<Catalog, RecipeID, RecipePhoto>.read("recipes.photo", .user)
-    public static let createRecipe = Method<Catalog, RecipeDraft, RecipeDetail>.write("recipes.create", .user, keyCheck: .atCommit)
+    /// A draft's fields are optional (an edit sends only what changes); a new recipe needs a name and a summary.
+    public static let createRecipe = Method<Catalog, RecipeDraft, RecipeDetail>.write(
+        "recipes.create", .user, keyCheck: .atCommit, fields: FieldRule(required: ["name", "summary"]))
     public static let editRecipe = Method<Catalog, RecipeEdit, RecipeDetail>.write("recipes.edit", .user, keyCheck: .atCommit)
     public static let deleteRecipe = Method<Catalog, RecipeID, Empty>.write("recipes.delete", .user, keyCheck: .atCommit)
     public static let myRecipes = Method<Catalog, Empty, RecipeList>.read("recipes.mine", .user)

@@ -443,7 +443,8 @@ public enum GroceriesAPI {
     /// excluded id that is not in it.
     public static let addRecipe = Method<Groceries, AddRecipeToList, GroceryListChange>.write("groceries.addRecipe", .user, keyCheck: .atCommit)
     /// Changes a listed recipe's multiplier or exclusions.
-    public static let setRecipe = Method<Groceries, SetListRecipe, GroceryListChange>.write("groceries.setRecipe", .user, keyCheck: .atCommit)
+    public static let setRecipe = Method<Groceries, SetListRecipe, GroceryListChange>.write(
+        "groceries.setRecipe", .user, keyCheck: .atCommit, fields: FieldRule(oneOf: ["multiplier", "exclude", "include"]))
     /// Takes exactly the recipe's share out of every line.
     public static let removeRecipe = Method<Groceries, RemoveListRecipe, GroceryListChange>.write(
         "groceries.removeRecipe", .user, keyCheck: .atCommit)

@@ -555,7 +555,8 @@ extension TrackerAPI {
     public static let drinks = Method<Tracker, DayRequest, DrinkCounts>.read("drinks.get", .user)
 
     public static let goals = Method<Tracker, DayRequest, GoalsInForce>.read("goals.get", .user)
-    public static let setGoals = Method<Tracker, GoalsChange, GoalsInForce>.write("goals.set", .user, keyCheck: .atCommit)
+    public static let setGoals = Method<Tracker, GoalsChange, GoalsInForce>.write(
+        "goals.set", .user, keyCheck: .atCommit, fields: FieldRule(oneOf: ["goals", "preset"]))
     public static let presets = Method<Tracker, Empty, GoalPresets>.read("goals.presets", .user)
 
     public static let createFood = Method<Tracker, SavedFoodDraft, SavedFood>.write("foods.create", .user, keyCheck: .atCommit)

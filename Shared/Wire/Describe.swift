@@ -34,9 +34,14 @@ public struct MethodDescription: Codable, Equatable, Sendable {
     public var lane: MethodLane
     public var request: WireShape
     public var reply: WireShape
+    /// Optional fields of the request type that this method needs; nil for none.
+    public var required: [String]?
+    /// Optional fields of the request type of which this method needs at least one; nil for none.
+    public var oneOf: [String]?
 
     public init(
-        name: String, write: Bool, replaysReply: Bool, activity: Bool, access: Access, lane: MethodLane, request: WireShape, reply: WireShape
+        name: String, write: Bool, replaysReply: Bool, activity: Bool, access: Access, lane: MethodLane, request: WireShape, reply: WireShape,
+        required: [String]? = nil, oneOf: [String]? = nil
     ) {
         self.name = name
         self.write = write
@@ -46,6 +51,8 @@ public struct MethodDescription: Codable, Equatable, Sendable {
         self.lane = lane
         self.request = request
         self.reply = reply
+        self.required = required
+        self.oneOf = oneOf
     }
 }
 
@@ -55,7 +62,9 @@ extension Method {
         MethodDescription(
             name: name, write: isWrite, replaysReply: remembersReply, activity: recordsActivity, access: access, lane: lane,
             request: try schema.shape(of: Request.self),
-            reply: try schema.shape(of: Response.self)
+            reply: try schema.shape(of: Response.self),
+            required: fields.required.isEmpty ? nil : fields.required,
+            oneOf: fields.oneOf.isEmpty ? nil : fields.oneOf
         )
     }
 }

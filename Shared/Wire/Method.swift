@@ -42,10 +42,14 @@ public struct Method<Scope: MethodScope, Request: Codable & Sendable, Response: 
     public let recordsActivity: Bool
     /// When the server looks a keyed write's idempotency key up (``KeyCheck``).
     public let keyCheck: KeyCheck
+    /// Fields the request type leaves optional (it serves other methods too) that this method
+    /// needs, and fields of which it needs at least one: said in `describe`, so a client knows
+    /// before it is refused.
+    public let fields: FieldRule
 
     public init(
         _ name: String, write: Bool, access: Access, lane: MethodLane = .standard, remembersReply: Bool = true, activity: Bool? = nil,
-        keyCheck: KeyCheck = .beforeHandler
+        keyCheck: KeyCheck = .beforeHandler, fields: FieldRule = FieldRule()
     ) {
         self.name = name
         self.isWrite = write
@@ -54,6 +58,7 @@ public struct Method<Scope: MethodScope, Request: Codable & Sendable, Response: 
         self.remembersReply = write && remembersReply
         self.recordsActivity = activity ?? (access == .user)
         self.keyCheck = keyCheck
+        self.fields = fields
     }
 
     public static func read(_ name: String, _ access: Access, lane: MethodLane = .standard, activity: Bool? = nil) -> Method {
@@ -62,9 +67,11 @@ public struct Method<Scope: MethodScope, Request: Codable & Sendable, Response: 
 
     public static func write(
         _ name: String, _ access: Access, lane: MethodLane = .standard, remembersReply: Bool = true, activity: Bool? = nil,
-        keyCheck: KeyCheck = .beforeHandler
+        keyCheck: KeyCheck = .beforeHandler, fields: FieldRule = FieldRule()
     ) -> Method {
-        Method(name, write: true, access: access, lane: lane, remembersReply: remembersReply, activity: activity, keyCheck: keyCheck)
+        Method(
+            name, write: true, access: access, lane: lane, remembersReply: remembersReply, activity: activity, keyCheck: keyCheck,
+            fields: fields)
     }
 
     public var description: String { name }
@@ -77,7 +84,20 @@ extension Method {
     /// nothing on the wire changes.
     public func replying<Projection>(as _: Projection.Type) -> Method<Scope, Request, Projection> {
         Method<Scope, Request, Projection>(
-            name, write: isWrite, access: access, lane: lane, remembersReply: remembersReply, activity: recordsActivity, keyCheck: keyCheck)
+            name, write: isWrite, access: access, lane: lane, remembersReply: remembersReply, activity: recordsActivity, keyCheck: keyCheck,
+            fields: fields)
+    }
+}
+
+/// What a method needs of its request's optional fields: every one of `required`, and at least
+/// one of `oneOf`.
+public struct FieldRule: Sendable, Equatable {
+    public var required: [String]
+    public var oneOf: [String]
+
+    public init(required: [String] = [], oneOf: [String] = []) {
+        self.required = required
+        self.oneOf = oneOf
     }
 }
 

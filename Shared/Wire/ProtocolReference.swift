@@ -35,8 +35,11 @@ public enum ProtocolReference {
         var lines = ["| method | request | reply | kind | access | lane | activity |", "| --- | --- | --- | --- | --- | --- | --- |"]
         for method in methods {
             let kind = !method.write ? "read" : method.replaysReply ? "write" : "write, reply not replayed"
+            var request = code(method.request)
+            if let required = method.required { request += " (needs " + required.map { "`\($0)`" }.joined(separator: ", ") + ")" }
+            if let oneOf = method.oneOf { request += " (at least one of " + oneOf.map { "`\($0)`" }.joined(separator: ", ") + ")" }
             let cells = [
-                "`\(method.name)`", code(method.request), code(method.reply), kind, method.access.rawValue, method.lane.rawValue,
+                "`\(method.name)`", request, code(method.reply), kind, method.access.rawValue, method.lane.rawValue,
                 method.activity ? "yes" : "no",
             ]
             lines.append("| " + cells.joined(separator: " | ") + " |")

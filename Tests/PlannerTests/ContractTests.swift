@@ -1,5 +1,6 @@
 import CatalogService
 import Foundation
+import MessagePack
 import SousRuntime
 import SousSchema
 import SousServiceTesting
@@ -47,6 +48,47 @@ struct DescribeTests {
             }
             for type in description.types {
                 for field in type.fields ?? [] { check(field.shape, in: "\(type.name).\(field.name)") }
+            }
+        }
+    }
+
+    /// What a method says it needs of its request's optional fields (`required`, `oneOf`) names
+    /// optional fields of that request, and is what the method enforces: a body with everything
+    /// else but without them is refused naming one of them.
+    @Test func fieldsAMethodNeedsAreDescribedAndEnforced() async throws {
+        let stack = try StackFixture.make()
+        var declared: [(host: ServiceHost, method: MethodDescription, fields: [String])] = []
+        for host in stack.hosts {
+            let description = try host.server.description(of: host.name)
+            let types = Dictionary(uniqueKeysWithValues: description.types.map { ($0.name, $0) })
+            for method in description.methods {
+                let needed = (method.required ?? []) + (method.oneOf ?? [])
+                guard !needed.isEmpty else { continue }
+                let fields = try #require(method.request.type.flatMap { types[$0]?.fields }, "\(method.name) takes an object")
+                for name in needed {
+                    let field = fields.first { $0.name == name }
+                    #expect(field != nil && field?.required == false, "\(method.name) needs \(name), an optional field of its request")
+                }
+                declared.append((host, method, needed))
+            }
+        }
+        #expect(Set(declared.map(\.method.name)) == ["recipes.create", "groceries.setRecipe", "goals.set"])
+        // Each with the other fields it needs and none of those it declares.
+        let bodies: [String: [UInt8]] = [
+            "recipes.create": try MessagePackEncoder().encode(RecipeDraft(servings: 2)),
+            "groceries.setRecipe": try MessagePackEncoder().encode(SetListRecipe(recipe: "tomato-lentil-soup")),
+            "goals.set": try MessagePackEncoder().encode(GoalsChange()),
+        ]
+        try await withRunningServices(stack.hosts) { _ in
+            _ = try await stack.client(Groceries.self).call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: "tomato-lentil-soup"), user: "ada")
+            for (host, method, fields) in declared {
+                let peer = try RawPeer(connectingTo: host.boundEndpoints.requests)
+                let body = try #require(bodies[method.name])
+                try peer.send(
+                    Envelope.requestFrames(RequestHeader(method: method.name, id: "r", session: TestSessions.token(for: "ada")), body: body))
+                let frames = try #require(try await peer.receive(timeout: .seconds(30)))
+                let error = try? MessagePackDecoder().decode(ServiceError.self, from: try Envelope.parseReply(frames).body)
+                #expect(error?.code == .badRequest && fields.contains(error?.field ?? ""), "\(method.name): \(String(describing: error))")
             }
         }
     }
