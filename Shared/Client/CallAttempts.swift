@@ -9,6 +9,8 @@ struct CallAttempts {
     /// Each attempt's own time limit (shortened to fit the call's deadline).
     let configured: Duration
     let idempotencyKey: String?
+    /// When the call must be over: its own deadline, or its limit from now (the sooner).
+    let callDeadline: ContinuousClock.Instant?
     var id = ""
     var frames: [ZMQFrame] = []
     var attemptsLeft: Int
@@ -20,6 +22,8 @@ struct CallAttempts {
         self.attempt = attempt
         configured = min(max(attempt.timeout ?? options.timeout, .milliseconds(1)), ClientAttempt.longestAttempt)
         attemptsLeft = 1 + min(max(options.retries, 0), 10)
+        let limited = options.callLimit.map { ContinuousClock.now + $0 }
+        callDeadline = [attempt.deadline, limited].compactMap { $0 }.min()
         // The same key on every attempt: the service applies a retried write once.
         idempotencyKey = attempt.isWrite ? (attempt.idempotencyKey ?? UUID.random().uuidString) : nil
     }
@@ -29,7 +33,7 @@ struct CallAttempts {
     mutating func next(id: String) throws(ServiceError) -> Bool {
         let now = ContinuousClock.now
         var attemptTimeout = configured
-        if let callDeadline = attempt.deadline { attemptTimeout = min(attemptTimeout, callDeadline - now) }
+        if let callDeadline { attemptTimeout = min(attemptTimeout, callDeadline - now) }
         guard attemptsLeft > 0, attemptTimeout >= .milliseconds(1) else { return false }
         attemptsLeft -= 1
         self.id = id

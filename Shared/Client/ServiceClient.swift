@@ -11,9 +11,18 @@ public struct ClientOptions: Sendable {
     public var timeout: Duration = .seconds(3)
     /// Attempts after the first one.
     public var retries = 2
+    /// How long a call may take with all its attempts (a person at a command line waits this
+    /// long, not attempts × timeout); nil for no limit but the attempts'.
+    public var callLimit: Duration?
+
     public init(timeout: Duration = .seconds(3), retries: Int = 2) {
         self.timeout = timeout
         self.retries = retries
+    }
+
+    public init(timeout: Duration, retries: Int, callLimit: Duration) {
+        self.init(timeout: timeout, retries: retries)
+        self.callLimit = callLimit
     }
 }
 

@@ -39,6 +39,10 @@ struct CLIParsingTests {
         #expect(result.err.contains("catalog"))
         #expect(result.err.contains("inproc://nobody-binds-this"))
         #expect(result.err.split(separator: "\n").count == 1, "one line on stderr")
+        // The command's limit is for the whole call, retries included: one attempt used it up.
+        #expect(result.err.contains("(1 attempt,"), "\(result.err)")
+        let search = await sous(["recipes", "search", "lentil", "--catalog", "inproc://nobody-binds-this", "--timeout-ms", "100"])
+        #expect(search.code == 5 && search.err.contains("catalog did not answer") && !search.err.contains("--no-filters"), "\(search.err)")
     }
 
     @Test func numbersOutOfRangeAreUsageErrorsNotCrashes() async {

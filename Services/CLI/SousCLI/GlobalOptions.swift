@@ -27,7 +27,7 @@ public struct GlobalOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("notifier"), help: "Notifier endpoint (env SOUS_NOTIFIER_ENDPOINT).")
     public var notifierEndpoint: String?
 
-    @Option(name: .long, help: "Milliseconds to wait for each answer (env SOUS_TIMEOUT_MS, default 3000).")
+    @Option(name: .long, help: "Milliseconds to wait for each answer, retries included (env SOUS_TIMEOUT_MS, default 3000).")
     public var timeoutMs: Int?
 
     public init() {}
@@ -123,7 +123,8 @@ public struct GlobalOptions: ParsableArguments, Sendable {
         let milliseconds = timeoutMs ?? fromEnvironment ?? 3_000
         let endpoint = endpoint(of: service)
         return ServiceClient<Scope>(
-            endpoint: endpoint, options: .init(timeout: .milliseconds(milliseconds), retries: 2),
+            // A retry fits only when an attempt fails early: the person waits at most this long.
+            endpoint: endpoint, options: .init(timeout: .milliseconds(milliseconds), retries: 2, callLimit: .milliseconds(milliseconds)),
             curve: UserClientKeys.curve(for: service, endpoint: endpoint),
             name: service.rawValue
         )

@@ -73,7 +73,8 @@ struct RecipesCommand: AsyncParsableCommand {
             do {
                 result = try await global.client(Catalog.self).call(CatalogAPI.searchRecipes, request, session: token)
             } catch {
-                guard error.code == .unavailable, request.useSavedProfile == true else { throw error }
+                // The hint helps only when the saved profile could not be read (the planner).
+                guard error.code == .unavailable, request.useSavedProfile == true, error.message.contains("needs the planner") else { throw error }
                 throw ServiceError(.unavailable, "\(error.message); use --no-filters (or explicit filter flags) to search without your profile")
             }
             if global.json { return try printJSON(result) }
