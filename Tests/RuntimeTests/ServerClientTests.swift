@@ -119,7 +119,10 @@ struct ServerClientTests {
         let host = try makeNotesService(configuration: .inProcess(.catalog), gates: gates)
         try await withRunningService(host) { host in
             let client = try client(host)
-            async let slow: Empty = client.call(NotesAPI.wait, .init(gate: "slow"))
+            // The stuck call waits for the whole test, which the rest of the suite can slow past
+            // 30 s on a busy machine: its own client waits longer (a bound, not a check).
+            let patient = try self.client(host, timeout: .seconds(300))
+            async let slow: Empty = patient.call(NotesAPI.wait, .init(gate: "slow"))
             await gates.waitForArrival("slow")
             // The slow call is in its handler; these must still be answered.
             for _ in 0..<20 {
