@@ -50,18 +50,15 @@ public final class ReminderScheduler: Service, Sendable {
             try? await Task.sleep(for: options.startupGrace)
         }
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    try self.publishUnpublished()
-                    break
-                } catch {
-                    self.logger.error("the outbox could not be published; retrying", metadata: ["error": "\(error)"])
-                    try? await Task.sleep(for: .seconds(1))
-                }
-            }
+            // What a stopped notifier recorded but had not published goes out before anything new.
+            var outboxPublished = false
             while !Task.isCancelled {
                 let now = self.clock.now
                 do {
+                    if !outboxPublished {
+                        try self.publishUnpublished()
+                        outboxPublished = true
+                    }
                     try await self.handleDue(through: now)
                     self.passes.yield(now)
                     // The clock moved during the pass (a manual clock was set): its wake-up
