@@ -65,15 +65,14 @@ struct CatalogBenchmark: AsyncParsableCommand {
             }
             rows.append(samples)
         }
-        // The search itself: each call over the socket as another user, so no page is kept
-        // (the catalog keeps pages per user and request); the floor reads with nothing kept.
+        // The search itself, over the socket as a different user each time and direct on the store.
         var caller = 0
         func stranger() -> String {
             caller += 1
             return "bench\(caller)"
         }
         try await measure("name search, direct on the store (floor)") { index in
-            _ = try store.readSearch(.init(query: names[index]), user: "bench", filter: nil)
+            _ = try store.searchRecipes(.init(query: names[index]), user: "bench", filter: nil)
         }
         try await measure("name search over the socket") { index in
             _ = try client.callBlocking(CatalogAPI.searchRecipes, .init(query: names[index]), user: stranger())
@@ -83,14 +82,10 @@ struct CatalogBenchmark: AsyncParsableCommand {
             _ = try client.callBlocking(CatalogAPI.searchIngredients, .init(query: prefixes[index]), user: "bench")
         }
         try await measure("fully filtered search, direct (floor)") { _ in
-            _ = try store.readSearch(filtered, user: "bench", filter: (filtered.profile!, FilterSwitches()))
+            _ = try store.searchRecipes(filtered, user: "bench", filter: (filtered.profile!, FilterSwitches()))
         }
         try await measure("fully filtered search over the socket") { _ in
             _ = try client.callBlocking(CatalogAPI.searchRecipes, filtered, user: stranger())
-        }
-        // What a user asking the same search again gets: the kept page, on the I/O thread.
-        try await measure("fully filtered search over the socket, page kept (the same user again)") { _ in
-            _ = try client.callBlocking(CatalogAPI.searchRecipes, filtered, user: "bench")
         }
         report("Catalog search, \(recipes) recipes / \(ingredients) ingredients, page of 20", rows)
         let memory = ProcessMemory.read()

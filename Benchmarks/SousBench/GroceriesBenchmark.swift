@@ -144,14 +144,8 @@ struct GroceriesBenchmark: AsyncParsableCommand {
                     now: Date())
             }
         }
-        var direct = Samples(name: "aggregate on the store, nothing kept (a list changed elsewhere)")
-        for _ in 0..<reads { try direct.record { _ = try groceries.store.aggregate(user: user) } }
-        var kept = Samples(name: "the store's list, kept encoded at its version (one version query)")
-        for _ in 0..<reads { try kept.record { _ = try groceries.store.listReply(user: user) } }
-        var keptQuick = Samples(name: "the same as the I/O thread reads it")
-        for _ in 0..<reads {
-            try keptQuick.record { _ = try QuickReadBudget.running(within: .seconds(1)) { try groceries.store.listReply(user: user) } }
-        }
+        var direct = Samples(name: "the list aggregated on the store")
+        for _ in 0..<reads { try direct.record { _ = try groceries.store.list(user: user) } }
         let sampleList = try groceries.store.list(user: user)
         let replyBytes = try MessagePackEncoder().encode(sampleList).count
         var coding = Samples(name: "the list's reply encoded and decoded (\(replyBytes) bytes)")
@@ -162,7 +156,7 @@ struct GroceriesBenchmark: AsyncParsableCommand {
         report(
             "Groceries over tcp loopback, \(ids.count) recipes × \(linesPerRecipe) lines",
             [
-                health, direct, kept, keptQuick, coding, read, recipeCall, listedCall, decodeWhole, decodeListed, householdCall, write,
+                health, direct, coding, read, recipeCall, listedCall, decodeWhole, decodeListed, householdCall, write,
             ],
             baseline: health)
         report("Adding a recipe, against `health` timed between the builds", [healthBetween, addOne, addWithList], baseline: healthBetween)

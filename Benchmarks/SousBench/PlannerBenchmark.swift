@@ -78,25 +78,14 @@ struct PlannerBenchmark: AsyncParsableCommand {
         // Where a call's time goes: the same reads on the store alone, and the week's reply coded.
         let store = planner.store
         let profileRead = try measure("profile read on the store") { user in _ = try store.profile(user: user) }
-        let weekRead = try measure("week read on the store (kept encoded at its version: one version query)") { user in
-            _ = try store.weekReply(user: user, now: Date())
-        }
-        let profileQuickRead = try measure("profile read on the store as the I/O thread reads it") { user in
-            _ = try QuickReadBudget.running(within: .seconds(1)) { try store.profile(user: user) }
-        }
-        let weekQuickRead = try measure("week read on the store as the I/O thread reads it (kept)") { user in
-            _ = try QuickReadBudget.running(within: .seconds(1)) { try store.weekReply(user: user, now: Date()) }
-        }
-        let weekReadFresh = try measure("week read on the store, nothing kept (the first read after a change)") { user in
-            _ = try store.readWeek(user: user, now: Date())
-        }
+        let weekRead = try measure("week read on the store") { user in _ = try store.week(user: user, now: Date()) }
         let sampleWeek = try store.week(user: who[0], now: Date())
         let weekCoding = try measure("week reply encoded and decoded") { _ in
             _ = try MessagePackDecoder().decode(WeekPlan.self, from: MessagePackEncoder().encode(sampleWeek))
         }
         report(
             "Planner reads over tcp loopback, \(users) users",
-            [health, profile, week, profileRead, profileQuickRead, weekRead, weekQuickRead, weekReadFresh, weekCoding],
+            [health, profile, week, profileRead, weekRead, weekCoding],
             baseline: health)
         for task in [serving, servingCatalog] {
             task.cancel()

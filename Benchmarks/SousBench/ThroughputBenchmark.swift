@@ -114,7 +114,6 @@ struct ThroughputBenchmark: AsyncParsableCommand {
         // One client, one call at a time: what a single user's request costs next to `health`.
         let single = clients[0]
         var sequential: [Samples] = []
-        let strangers = Atomic<Int>(0)
         for (name, call) in [
             ("`health` (baseline)", { @Sendable in _ = try await single.call(CommonAPI.health, Empty()) }),
             (
@@ -122,13 +121,6 @@ struct ThroughputBenchmark: AsyncParsableCommand {
                 { @Sendable in _ = try await single.call(CatalogAPI.getRecipe, RecipeLookup(id: "tomato-lentil-soup"), user: "one") }
             ),
             ("default `recipes.search`", { @Sendable in _ = try await single.call(CatalogAPI.searchRecipes, RecipeSearch(), user: "one") }),
-            (
-                "default `recipes.search`, never kept (each call another user)",
-                { @Sendable in
-                    let caller = strangers.wrappingAdd(1, ordering: .relaxed).newValue
-                    _ = try await single.call(CatalogAPI.searchRecipes, RecipeSearch(), user: "single\(caller)")
-                }
-            ),
         ] as [(String, @Sendable () async throws -> Void)] {
             for _ in 0..<500 { try await call() }
             var samples = Samples(name: name)
@@ -143,22 +135,19 @@ struct ThroughputBenchmark: AsyncParsableCommand {
         // what the call costs before sockets, envelopes, CURVE and the codec.
         let store = try CatalogStore(
             database: CatalogService.openDatabase(at: .sqlite(directory: "\(root)/load"), logger: Logger(label: "bench")))
-        for _ in 0..<500 { _ = try store.recipeReply("tomato-lentil-soup", user: "one", people: nil) }
+        for _ in 0..<500 { _ = try store.recipe("tomato-lentil-soup", user: "one", people: nil) }
         var direct = Samples(name: "the same recipe read on the store (this process, the service's file)")
-        for _ in 0..<sequentialCalls { try direct.record { _ = try store.recipeReply("tomato-lentil-soup", user: "one", people: nil) } }
+        for _ in 0..<sequentialCalls { try direct.record { _ = try store.recipe("tomato-lentil-soup", user: "one", people: nil) } }
         sequential.append(direct)
-        for _ in 0..<500 { _ = try store.readSearch(RecipeSearch(), user: "one", filter: nil) }
-        var directSearch = Samples(name: "the same default search read on the store, nothing kept (this process, the service's file)")
-        for _ in 0..<sequentialCalls { try directSearch.record { _ = try store.readSearch(RecipeSearch(), user: "one", filter: nil) } }
+        for _ in 0..<500 { _ = try store.searchRecipes(RecipeSearch(), user: "one", filter: nil) }
+        var directSearch = Samples(name: "the same default search read on the store (this process, the service's file)")
+        for _ in 0..<sequentialCalls { try directSearch.record { _ = try store.searchRecipes(RecipeSearch(), user: "one", filter: nil) } }
         sequential.append(directSearch)
-        var keptSearch = Samples(name: "the same default search on the store, its page kept")
-        for _ in 0..<sequentialCalls { try keptSearch.record { _ = try store.searchReply(RecipeSearch(), user: "one", filter: nil) } }
-        sequential.append(keptSearch)
         report("One client, sequential calls, the catalog process (shipped catalog, CURVE)", sequential, baseline: sequential[0])
 
         // Warm-up: every client connected and the catalog's pages cached.
         for client in clients { _ = try await client.call(CatalogAPI.searchRecipes, RecipeSearch(), user: "warm") }
-        // From here, which of the catalog's pages the four loads use: its working set under load.
+        // From here, which of the catalog's pages the three loads use: its working set under load.
         let usesMeasured = ProcessMemory.forgetUse(pid: process.pid)
         let health = try await load("`health`, \(clients.count) clients (baseline)") { client, _ in
             _ = try await client.call(CommonAPI.health, Empty())
@@ -166,28 +155,21 @@ struct ThroughputBenchmark: AsyncParsableCommand {
         let search = try await load("default `recipes.search`, \(clients.count) clients") { client, index in
             _ = try await client.call(CatalogAPI.searchRecipes, RecipeSearch(), user: "user\(index)")
         }
-        // The same search never kept: each call as a user who has not searched yet (a page is
-        // kept per user and request), so every call reads the search on the heavy lane.
-        let callers = Atomic<Int>(0)
-        let unkept = try await load("default `recipes.search`, never kept, \(clients.count) clients") { client, _ in
-            let caller = callers.wrappingAdd(1, ordering: .relaxed).newValue
-            _ = try await client.call(CatalogAPI.searchRecipes, RecipeSearch(), user: "stranger\(caller)")
-        }
         let named = try await load("`recipes.search` for \"soup\", \(clients.count) clients") { client, index in
             _ = try await client.call(CatalogAPI.searchRecipes, RecipeSearch(query: "soup"), user: "user\(index)")
         }
         report(
             "\(clients.count) concurrent clients for \(Int(seconds)) s each, the catalog process (shipped catalog, CURVE)",
-            [health.0, search.0, unkept.0, named.0], baseline: health.0)
+            [health.0, search.0, named.0], baseline: health.0)
         print("\n| load | answered calls/s | busy refusals |\n|---|---:|---:|")
-        for (name, result) in [("health", health), ("default search", search), ("default search, never kept", unkept), ("\"soup\"", named)] {
+        for (name, result) in [("health", health), ("default search", search), ("\"soup\"", named)] {
             print("| \(name) | \(Int(result.rate)) | \(result.busy) |")
         }
         print(process.state("after the load"))
         if usesMeasured {
             let memory = ProcessMemory.read(pid: process.pid)
             print(
-                "pages used during the four loads (working set): "
+                "pages used during the three loads (working set): "
                     + String(format: "%.1f MiB of VmRSS %.1f MiB", Double(memory.used) / 1024, Double(memory.rss) / 1024))
         }
     }

@@ -790,7 +790,7 @@ public enum CatalogAPI {
     public static let getIngredients = Method<Catalog, IngredientIDs, IngredientList>.read("ingredients.get", .user, activity: false)
 
     public static let searchRecipes = Method<Catalog, RecipeSearch, RecipePage>.read("recipes.search", .user, lane: .heavy)
-    public static let getRecipe = Method<Catalog, RecipeLookup, RecipeDetail>.read("recipes.get", .user, lane: .quick)
+    public static let getRecipe = Method<Catalog, RecipeLookup, RecipeDetail>.read("recipes.get", .user)
     /// A recipe's photo; notFound (field `id`) for a recipe without one.
     public static let photo = Method<Catalog, RecipeID, RecipePhoto>.read("recipes.photo", .user)
     /// A draft's fields are optional (an edit sends only what changes); a new recipe needs a name and a summary.

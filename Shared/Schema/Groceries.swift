@@ -435,7 +435,7 @@ public enum GroceriesTopics {
 
 public enum GroceriesAPI {
     /// The caller's list, aggregated and grouped by category.
-    public static let list = Method<Groceries, Empty, GroceryList>.read("groceries.list", .user, lane: .quick)
+    public static let list = Method<Groceries, Empty, GroceryList>.read("groceries.list", .user)
     // Every write answers its new version and counts; the whole list only with `withList: true`.
     // Each changes nothing but this service's database, so its idempotency key is checked by
     // its own transaction (``KeyCheck/atCommit``).

@@ -281,10 +281,10 @@ extension PlannerAPI {
     public static let resetProfile = Method<Planner, Empty, CookingProfile>.write("profile.reset", .user, keyCheck: .atCommit)
 
     /// The visible week with the selection.
-    public static let getPlan = Method<Planner, Empty, WeekPlan>.read("plan.get", .user, lane: .quick)
+    public static let getPlan = Method<Planner, Empty, WeekPlan>.read("plan.get", .user)
     /// Any dates, past ones included (history).
     public static let history = Method<Planner, PlanDateRange, PlanDays>.read("plan.history", .user, lane: .heavy)
-    public static let selection = Method<Planner, Empty, PlanSelection>.read("plan.selection", .user, lane: .quick)
+    public static let selection = Method<Planner, Empty, PlanSelection>.read("plan.selection", .user)
     /// Adds a catalog recipe to the selection (notFound if the catalog has no such recipe).
     public static let addRecipe = Method<Planner, RecipeID, PlanSelection>.write("plan.add", .user, keyCheck: .atCommit)
     /// Removes a recipe from the selection and clears every slot from today on that holds it.

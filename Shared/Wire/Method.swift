@@ -147,11 +147,6 @@ public enum MethodLane: String, Sendable, CaseIterable, Codable {
     case control
     /// Ordinary reads and writes.
     case standard
-    /// Bounded reads of one user's thing by key (a profile, a recipe, the week, a kept list):
-    /// answered on the server's I/O thread, without a hop to a lane, when its database is on
-    /// the same machine (SQLite) and the read finishes within a budget; a read that runs past
-    /// it, and every read on PostgreSQL, is answered on the standard lane instead.
-    case quick
     /// Queries that may scan much of a table (searches over every recipe, long histories).
     case heavy
 }

@@ -156,12 +156,12 @@ struct RecipeSearchTests {
     @Test(.enabled(if: TestDatabase.url != nil, "PostgreSQL's name index (SOUS_TEST_DATABASE_URL)"))
     func theNameIndexIsBuiltForRecipesWrittenBeforeIt() throws {
         let database = try CatalogFixture.database()
-        try database.writing { session in
+        try database.write { session in
             try session.execute("UPDATE recipe SET name_search = NULL, name_words = 1", [])
             try session.execute("DELETE FROM meta WHERE key = 'namesIndexed'", [])
         }
         try Self.expectNamesFirstThenNewest(CatalogStore(database: database, relevanceLimit: 3), query: "garlic", named: 5)
-        #expect(try database.reading { try $0.value(Int.self, "SELECT value FROM meta WHERE key = 'namesIndexed'", []) } == 1)
+        #expect(try database.read { try $0.value(Int.self, "SELECT value FROM meta WHERE key = 'namesIndexed'", []) } == 1)
     }
 
     /// Checks a broad search's order: the `named` recipes whose name has the word first, fewer
@@ -171,7 +171,7 @@ struct RecipeSearchTests {
         let found = try store.searchRecipes(.init(query: query, page: 1, pageSize: 100), user: "ada", filter: nil).recipes
         #expect(found.count > named)
         let order = store.database.engine == .sqlite ? "rowid" : "rid"
-        let rowids = try store.database.reading { session in
+        let rowids = try store.database.read { session in
             try found.map { recipe in
                 try #require(
                     try session.value(

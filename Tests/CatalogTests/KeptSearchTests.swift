@@ -21,7 +21,7 @@ struct KeptSearchTests {
         var pages: [RecipePage] = []
         for search in Self.searches {
             let answered = try await client.call(CatalogAPI.searchRecipes, search, user: user)
-            #expect(answered == (try catalog.store.readSearch(search, user: user, filter: nil)), "\(search) for \(user)")
+            #expect(answered == (try catalog.store.searchRecipes(search, user: user, filter: nil)), "\(search) for \(user)")
             pages.append(answered)
         }
         return pages
@@ -83,7 +83,7 @@ struct KeptSearchTests {
         try await withCatalog(storage: storage) { catalog, client in
             let first = try await currentPages(catalog, client)
             let renamed = try #require(first[0].recipes.first { $0.origin == .builtIn })
-            try catalog.store.database.writing { session in
+            try catalog.store.database.write { session in
                 _ = try session.execute("UPDATE recipe SET name = ? WHERE id = ? AND origin = 'builtIn'", ["Zzz renamed by hand", renamed.id])
             }
             var pages = try await currentPages(catalog, client)
@@ -119,7 +119,7 @@ struct KeptSearchTests {
             let before = try await currentPages(catalog, client, user: "eve")
             #expect(before[0].recipes.first?.id == "chilled-gazpacho")
             func versions() throws -> Int {
-                try catalog.store.database.reading { session in
+                try catalog.store.database.read { session in
                     try session.value(Int.self, #"SELECT COUNT(*) FROM search_version WHERE "user" = ?"#, ["eve"]) ?? 0
                 }
             }
@@ -162,7 +162,7 @@ struct KeptDetailTests {
     /// With its ingredients' facts too: as they are now, in line order.
     func current(_ id: String, _ catalog: CatalogService, _ client: ServiceClient<Catalog>, user: String) async throws -> RecipeDetail {
         let answered = try await client.call(CatalogAPI.getRecipe, .init(id: id), user: user)
-        let read = try catalog.store.readRecipe(id, user: user, people: nil)
+        let read = try catalog.store.recipe(id, user: user, people: nil)
         #expect(answered == read, "\(id) for \(user)")
         let withFacts = try await client.call(CatalogAPI.getRecipe, .init(id: id, withIngredients: true), user: user)
         var expected = read
@@ -181,7 +181,7 @@ struct KeptDetailTests {
             _ = try await current(soup, catalog, client, user: "bob")
 
             // A raw statement on a built-in row, then a second store on the same file.
-            try catalog.store.database.writing { session in
+            try catalog.store.database.write { session in
                 _ = try session.execute("UPDATE recipe SET summary = ? WHERE id = ? AND origin = 'builtIn'", ["Changed by hand.", soup])
             }
             #expect(try await current(soup, catalog, client, user: "bob").summary == "Changed by hand.")

@@ -72,7 +72,7 @@ struct HostileStoredValueTests {
             for (name, database) in stack.databases {
                 let columns = try Self.doubleColumns(of: database)
                 #expect(!columns.isEmpty, "\(name) keeps numbers")
-                try database.writing { session in
+                try database.write { session in
                     for (table, column) in columns {
                         // Seconds past Int64's range for instants; past any quantity for the rest.
                         let value = sign * (column.hasSuffix("_at") ? 9.3e18 : 1e300)
@@ -132,7 +132,7 @@ struct HostileStoredValueTests {
                 WHERE table_schema = current_schema() AND data_type = 'double precision' ORDER BY 1, 2
                 """
             }
-        return try database.reading { session in try session.rows(sql, []).map { ($0["t"], $0["c"]) } }
+        return try database.read { session in try session.rows(sql, []).map { ($0["t"], $0["c"]) } }
     }
 }
 

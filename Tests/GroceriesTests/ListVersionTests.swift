@@ -66,29 +66,6 @@ import Testing
         }
     }
 
-    /// As the server's I/O thread reads a list (`groceries.list` on a SQLite file): the kept list
-    /// is confirmed by the file's stamp and then served without a query, until anything is
-    /// committed: a write through another store (another process) is in the very next read.
-    @Test func theIOThreadServesAKeptListOnlyWhileNothingWasCommitted() throws {
-        try withTwoStores { store, other, _ in
-            /// The list the I/O thread answers, or nil when it hands the read to a lane.
-            func onTheIOThread() throws -> GroceryList? {
-                try? QuickReadBudget.running(within: .seconds(30)) { try store.listReply(user: "ada") }.decoded()
-            }
-            _ = try store.addEdibleItem(Self.oats, quantity: 500, unit: .g, user: "ada", now: Date())
-            #expect(try onTheIOThread() == nil, "nothing kept yet: aggregated on a lane")
-            let built = try store.list(user: "ada")
-            #expect(try onTheIOThread() == built, "confirmed by its version and the stamp")
-            #expect(try onTheIOThread() == built, "served by the stamp")
-
-            let elsewhere = try other.addNonEdibleItem("paper towels", count: 2, user: "ada", now: Date(), withList: true)
-            let next = try onTheIOThread()
-            #expect(next != built, "never the list from before the write")
-            #expect(try store.list(user: "ada") == elsewhere.list)
-            #expect(try onTheIOThread() == elsewhere.list)
-        }
-    }
-
     /// A store skips writing facts it knows stored, but only while no other writer changed any
     /// facts since: a price another store (another process, a replica) changed back is written
     /// again, not taken for the one this store wrote before.
@@ -214,13 +191,6 @@ import Testing
         #expect(try store.list(user: "grace").recipes.map(\.recipe) == ["stew"])
     }
 
-    @Test func theCacheKeepsAtMostItsCapacity() {
-        let cache = VersionedCache<String, Int, String>(capacity: 8)
-        for user in 0..<100 { cache.store("list", for: "user-\(user)", at: user) }
-        #expect(cache.count <= 8)
-        #expect(cache.value(for: "user-99", at: 99) == "list", "the newest is kept")
-        #expect(cache.value(for: "user-99", at: 98) == nil, "only at its own version")
-    }
 }
 
 /// PostgreSQL's side of the keyed `list_recipe` (migration v2 there): a schema written by v1
@@ -231,7 +201,7 @@ struct PostgresListUpgradeTests {
         let location = try #require(TestDatabase.freshLocation("groceries_upgrade"))
         let first = DatabaseSchema(sqlite: GroceriesMigrations.migrator, postgres: [GroceriesMigrations.postgres[0]])
         let old = try SousDatabase(name: "groceries", location: .postgres(location), schema: first, logger: quietLogger("groceries"))
-        try old.writing { session in
+        try old.write { session in
             try session.execute(
                 "INSERT INTO ingredient (id, name, unit, price_amount, price_per, category) VALUES ('oats', 'Oats', 'g', 2, 'kg', ?)",
                 [ShoppingCategory.breads.rawValue])

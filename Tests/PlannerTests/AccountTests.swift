@@ -96,8 +96,8 @@ struct AccountTests {
             }
             #expect(forged?.code == .unauthorized && forged?.field == "header.session")
             // None of it created an account or a session.
-            let accounts = try stack.planner.store.database.reading { session in try session.value(Int.self, "SELECT count(*) FROM account") ?? -1 }
-            let sessions = try stack.planner.store.database.reading { session in try session.value(Int.self, "SELECT count(*) FROM session") ?? -1 }
+            let accounts = try stack.planner.store.database.read { session in try session.value(Int.self, "SELECT count(*) FROM account") ?? -1 }
+            let sessions = try stack.planner.store.database.read { session in try session.value(Int.self, "SELECT count(*) FROM session") ?? -1 }
             #expect(accounts == 1)
             #expect(sessions == 0)
         }
@@ -257,7 +257,7 @@ struct AccountTests {
     func rowsNaming(_ user: String, in stack: StackFixture) throws -> [String] {
         var found: [String] = []
         for (service, database) in stack.databases.sorted(by: { $0.key < $1.key }) {
-            try database.reading { session in
+            try database.read { session in
                 // (table, column, the test that the column's value contains the user's id)
                 let columns: [(String, String, String)]
                 switch session.engine {

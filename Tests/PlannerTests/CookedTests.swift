@@ -140,7 +140,7 @@ struct CookedTests {
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: ref.date, slot: ref.slot, recipe: soup))
             // What the dead attempt committed: the slot marked cooked, and its key's mark.
             let database = world.planner.store.database
-            try database.writing { session in
+            try database.write { session in
                 try session.execute(
                     #"UPDATE slot SET cooked_at = ? WHERE "user" = 'ada' AND date = '2026-03-10' AND slot = 2"#,
                     [referenceInstant.timeIntervalSince1970])

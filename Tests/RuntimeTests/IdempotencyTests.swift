@@ -12,10 +12,6 @@ import Testing
 struct IdempotencyTests {
     struct Reply: Codable, Equatable, Sendable { var id: Int64 }
 
-    static func encodeReply(_ value: Any) -> [UInt8]? {
-        (value as? Reply).flatMap { try? MessagePackEncoder().encode($0) }
-    }
-
     /// A notes database on disk (or in memory), with the runtime's idempotency table.
     static func database(in directory: String?) throws -> SousDatabase {
         var migrator = DatabaseMigrator()
@@ -23,17 +19,17 @@ struct IdempotencyTests {
         return try SousDatabase(name: "notes", directory: directory, migrator: migrator)
     }
 
-    /// What a write handler does: insert in one transaction whose result is the reply.
-    static func addNote(_ database: SousDatabase) throws -> [UInt8] {
-        let reply = try database.write { db -> Reply in
-            try db.execute(sql: "INSERT INTO note (text) VALUES ('x')")
-            return Reply(id: db.lastInsertedRowID)
+    /// What a write handler does: insert in one transaction whose result is the reply, stored
+    /// with the key of the keyed write `scope`.
+    static func addNote(_ database: SousDatabase, _ scope: IdempotencyScope?) throws -> [UInt8] {
+        let reply = try database.write(idempotent: scope) { session -> Reply in
+            Reply(id: try session.value(Int64.self, "INSERT INTO note (text) VALUES ('x') RETURNING id") ?? 0)
         }
         return try MessagePackEncoder().encode(reply)
     }
 
     static func count(_ database: SousDatabase) throws -> Int {
-        try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM note") ?? 0 }
+        try database.read { try $0.value(Int.self, "SELECT COUNT(*) FROM note") ?? 0 }
     }
 
     /// A write's outcome as a handler's: its own ServiceError (a key taken included) kept.
@@ -49,10 +45,10 @@ struct IdempotencyTests {
             for _ in 0..<20 {
                 group.addTask {
                     await guarded.perform(
-                        user: "ada", key: "k1", method: "notes.add", body: [0x80], keyCheck: keyCheck, encodeReply: Self.encodeReply
-                    ) {
+                        user: "ada", key: "k1", method: "notes.add", body: [0x80], keyCheck: keyCheck, reply: Reply.self
+                    ) { scope in
                         await Task.yield()
-                        return Self.outcome { try Self.addNote(database) }
+                        return Self.outcome { try Self.addNote(database, scope) }
                     }
                 }
             }
@@ -77,29 +73,29 @@ struct IdempotencyTests {
 
     @Test func keysAreScopedPerUserAndFailuresAreNotRemembered() async throws {
         let guarded = IdempotencyGuard(ledger: MemoryIdempotencyLedger())
-        let a = await guarded.perform(user: "ada", key: "k", method: "m", body: [1], encodeReply: Self.encodeReply) { .success([1]) }
-        let b = await guarded.perform(user: "bob", key: "k", method: "m", body: [1], encodeReply: Self.encodeReply) { .success([2]) }
+        let a = await guarded.perform(user: "ada", key: "k", method: "m", body: [1], reply: Reply.self) { _ in .success([1]) }
+        let b = await guarded.perform(user: "bob", key: "k", method: "m", body: [1], reply: Reply.self) { _ in .success([2]) }
         #expect((try? a.get()) == [1] && (try? b.get()) == [2])
-        let failed = await guarded.perform(user: "ada", key: "f", method: "m", body: [1], encodeReply: Self.encodeReply) {
+        let failed = await guarded.perform(user: "ada", key: "f", method: "m", body: [1], reply: Reply.self) { scope in
             .failure(.unavailable("down"))
         }
         #expect((try? failed.get()) == nil)
-        let second = await guarded.perform(user: "ada", key: "f", method: "m", body: [1], encodeReply: Self.encodeReply) { .success([7]) }
+        let second = await guarded.perform(user: "ada", key: "f", method: "m", body: [1], reply: Reply.self) { _ in .success([7]) }
         #expect((try? second.get()) == [7])
     }
 
     @Test func theSameKeyWithAnotherRequestIsAConflict() async throws {
         let guarded = IdempotencyGuard(ledger: MemoryIdempotencyLedger())
-        _ = await guarded.perform(user: "ada", key: "k", method: "recipes.create", body: [1], encodeReply: Self.encodeReply) { .success([1]) }
+        _ = await guarded.perform(user: "ada", key: "k", method: "recipes.create", body: [1], reply: Reply.self) { _ in .success([1]) }
         for (method, body) in [("recipes.delete", [UInt8(1)]), ("recipes.create", [2])] {
-            let other = await guarded.perform(user: "ada", key: "k", method: method, body: body, encodeReply: Self.encodeReply) { .success([2]) }
+            let other = await guarded.perform(user: "ada", key: "k", method: method, body: body, reply: Reply.self) { _ in .success([2]) }
             guard case .failure(let error) = other else {
                 Issue.record("expected a conflict for \(method) \(body)")
                 continue
             }
             #expect(error.code == .conflict && error.field == "header.idempotencyKey")
         }
-        let same = await guarded.perform(user: "ada", key: "k", method: "recipes.create", body: [1], encodeReply: Self.encodeReply) { .success([3]) }
+        let same = await guarded.perform(user: "ada", key: "k", method: "recipes.create", body: [1], reply: Reply.self) { _ in .success([3]) }
         #expect((try? same.get()) == [1])
     }
 
@@ -112,9 +108,9 @@ struct IdempotencyTests {
         do {
             let database = try Self.database(in: directory)
             let lost = await IdempotencyGuard(ledger: database).perform(
-                user: "ada", key: "k", method: "notes.add", body: [9], encodeReply: Self.encodeReply
-            ) {
-                let reply = try? Self.addNote(database)
+                user: "ada", key: "k", method: "notes.add", body: [9], reply: Reply.self
+            ) { scope in
+                let reply = try? Self.addNote(database, scope)
                 committed.withLock { $0 = reply }
                 return .failure(.unavailable("the process died before replying"))
             }
@@ -122,10 +118,10 @@ struct IdempotencyTests {
         }
         let restarted = try Self.database(in: directory)
         let retried = await IdempotencyGuard(ledger: restarted).perform(
-            user: "ada", key: "k", method: "notes.add", body: [9], encodeReply: Self.encodeReply
-        ) {
+            user: "ada", key: "k", method: "notes.add", body: [9], reply: Reply.self
+        ) { scope in
             Issue.record("the write ran a second time")
-            return Result { try Self.addNote(restarted) }.mapError { _ in ServiceError.internal("write failed") }
+            return Result { try Self.addNote(restarted, scope) }.mapError { _ in ServiceError.internal("write failed") }
         }
         #expect(try retried.get() == committed.withLock { $0 })
         #expect(try Self.count(restarted) == 1)
@@ -159,22 +155,22 @@ struct IdempotencyTests {
             }
         }
         let reopened = try Self.database(in: directory)
-        let schema = try reopened.read { db in try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'sous_idempotency'") }
+        let schema = try reopened.read { db in try db.value(String.self, "SELECT sql FROM sqlite_master WHERE name = 'sous_idempotency'") }
         #expect(schema?.uppercased().contains("WITHOUT ROWID") == false)
         #expect(try reopened.record(user: "bob", key: "big")?.reply.count == 80_000)
         let replayed = await IdempotencyGuard(ledger: reopened).perform(
-            user: "ada", key: "k", method: "notes.add", body: [9], encodeReply: Self.encodeReply
-        ) {
+            user: "ada", key: "k", method: "notes.add", body: [9], reply: Reply.self
+        ) { scope in
             Issue.record("a remembered write ran again")
-            return Result { try Self.addNote(reopened) }.mapError { _ in ServiceError.internal("write failed") }
+            return Result { try Self.addNote(reopened, scope) }.mapError { _ in ServiceError.internal("write failed") }
         }
         #expect(try replayed.get() == reply)
         let fresh = await IdempotencyGuard(ledger: reopened).perform(
-            user: "ada", key: "new", method: "notes.add", body: [9], encodeReply: Self.encodeReply
-        ) { Result { try Self.addNote(reopened) }.mapError { _ in ServiceError.internal("write failed") } }
+            user: "ada", key: "new", method: "notes.add", body: [9], reply: Reply.self
+        ) { scope in Result { try Self.addNote(reopened, scope) }.mapError { _ in ServiceError.internal("write failed") } }
         #expect(try reopened.record(user: "ada", key: "new")?.reply == (try fresh.get()))
-        let plan = try reopened.read { db in
-            try Row.fetchAll(db, sql: #"EXPLAIN QUERY PLAN SELECT reply FROM sous_idempotency WHERE "user" = 'ada' AND key = 'k'"#)
+        let plan = try reopened.read { session in
+            try session.rows(#"EXPLAIN QUERY PLAN SELECT reply FROM sous_idempotency WHERE "user" = 'ada' AND key = 'k'"#)
                 .map { $0["detail"] as String }.joined()
         }
         #expect(plan.contains("sous_idempotency_key"), "\(plan)")
@@ -204,12 +200,12 @@ struct IdempotencyTests {
         }
         let reopened = try Self.database(in: directory)
         let indexes = try reopened.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sous_idempotency'")
+            try db.values(String.self, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sous_idempotency'")
         }
         #expect(indexes == ["sous_idempotency_key"])
         try reopened.pruneLedger(now: now.timeIntervalSince1970)
         func kept() throws -> [String] {
-            try reopened.read { db in try String.fetchAll(db, sql: "SELECT key FROM sous_idempotency ORDER BY id") }
+            try reopened.read { db in try db.values(String.self, "SELECT key FROM sous_idempotency ORDER BY id") }
         }
         // "older-after" waits behind the renewed record, which is young; nothing young goes.
         #expect(try kept() == ["renewed", "older-after", "day", "new"])
@@ -232,9 +228,9 @@ struct IdempotencyTests {
         let (committed, commit) = AsyncStream.makeStream(of: Void.self)
         let (released, release) = AsyncStream.makeStream(of: Void.self)
         let first = Task {
-            await IdempotencyGuard(ledger: database).perform(user: "ada", key: "k", method: "notes.add", body: [9], encodeReply: Self.encodeReply) {
+            await IdempotencyGuard(ledger: database).perform(user: "ada", key: "k", method: "notes.add", body: [9], reply: Reply.self) { scope in
                 // The transaction's value is a row count, not a Reply.
-                _ = try? database.writing { session in try session.execute("INSERT INTO note (text) VALUES ('x')") }
+                _ = try? database.write { session in try session.execute("INSERT INTO note (text) VALUES ('x')") }
                 commit.yield()
                 for await _ in released { break }
                 return .failure(.unavailable("the peer this write also needed was down"))
@@ -243,10 +239,10 @@ struct IdempotencyTests {
         for await _ in committed { break }
         let other = try Self.database(in: directory)
         let retried = await IdempotencyGuard(ledger: other).perform(
-            user: "ada", key: "k", method: "notes.add", body: [9], encodeReply: Self.encodeReply
-        ) {
+            user: "ada", key: "k", method: "notes.add", body: [9], reply: Reply.self
+        ) { scope in
             Issue.record("the write ran a second time")
-            return Result { try Self.addNote(other) }.mapError { _ in ServiceError.internal("write failed") }
+            return Result { try Self.addNote(other, scope) }.mapError { _ in ServiceError.internal("write failed") }
         }
         // Refused, not applied: the first attempt is still answering, so a retry is asked for.
         let refused = #expect(throws: ServiceError.self) { try retried.get() }
@@ -264,8 +260,8 @@ struct IdempotencyTests {
                 user: "ada", key: "dead", method: "notes.add", digest: Sodium.digest([Array("notes.add".utf8), [9]]), reply: [],
                 createdAt: Date().addingTimeInterval(-3600)))
         let afterCrash = await IdempotencyGuard(ledger: other).perform(
-            user: "ada", key: "dead", method: "notes.add", body: [9], encodeReply: Self.encodeReply
-        ) {
+            user: "ada", key: "dead", method: "notes.add", body: [9], reply: Reply.self
+        ) { scope in
             Issue.record("the write ran a second time")
             return .success([0])
         }
@@ -275,11 +271,11 @@ struct IdempotencyTests {
         // When it answers, the reply the handler built replaces the mark, and a retry replays it.
         let guarded = IdempotencyGuard(ledger: database)
         let reply = try MessagePackEncoder().encode(Reply(id: 42))
-        let answered = await guarded.perform(user: "ada", key: "k2", method: "notes.add", body: [9], encodeReply: Self.encodeReply) {
-            _ = try? database.writing { session in try session.execute("INSERT INTO note (text) VALUES ('y')") }
+        let answered = await guarded.perform(user: "ada", key: "k2", method: "notes.add", body: [9], reply: Reply.self) { scope in
+            _ = try? database.write { session in try session.execute("INSERT INTO note (text) VALUES ('y')") }
             return .success(reply)
         }
-        let again = await guarded.perform(user: "ada", key: "k2", method: "notes.add", body: [9], encodeReply: Self.encodeReply) {
+        let again = await guarded.perform(user: "ada", key: "k2", method: "notes.add", body: [9], reply: Reply.self) { scope in
             Issue.record("the write ran a second time")
             return .success([0])
         }
@@ -299,35 +295,37 @@ struct IdempotencyTests {
         do {
             let database = try Self.database(in: directory)
             first = try await IdempotencyGuard(ledger: database).perform(
-                user: "ada", key: "k", method: "notes.add", body: [9], keyCheck: .atCommit, encodeReply: Self.encodeReply
-            ) { Self.outcome { try Self.addNote(database) } }.get()
+                user: "ada", key: "k", method: "notes.add", body: [9], keyCheck: .atCommit, reply: Reply.self
+            ) { scope in Self.outcome { try Self.addNote(database, scope) } }.get()
         }
         let database = try Self.database(in: directory)
         let guarded = IdempotencyGuard(ledger: database)
         let ran = Mutex(0)
-        func attempt(_ key: String, body: [UInt8] = [9], _ operation: () -> IdempotencyGuard.Outcome) async -> IdempotencyGuard.Outcome {
-            await guarded.perform(user: "ada", key: key, method: "notes.add", body: body, keyCheck: .atCommit, encodeReply: Self.encodeReply) {
+        func attempt(
+            _ key: String, body: [UInt8] = [9], _ operation: (IdempotencyScope) -> IdempotencyGuard.Outcome
+        ) async -> IdempotencyGuard.Outcome {
+            await guarded.perform(user: "ada", key: key, method: "notes.add", body: body, keyCheck: .atCommit, reply: Reply.self) { scope in
                 ran.withLock { $0 += 1 }
-                return operation()
+                return operation(scope)
             }
         }
-        let write = { Self.outcome { try Self.addNote(database) } }
+        let write = { (scope: IdempotencyScope) in Self.outcome { try Self.addNote(database, scope) } }
 
         #expect(try await attempt("k", write).get() == first)
-        #expect(try await attempt("k") { .failure(.notFound("no note 7", field: "id")) }.get() == first)
-        #expect(try await attempt("k") { .success([0x81, 0xa1, 0x78, 0x01]) }.get() == first)
+        #expect(try await attempt("k") { _ in .failure(.notFound("no note 7", field: "id")) }.get() == first)
+        #expect(try await attempt("k") { _ in .success([0x81, 0xa1, 0x78, 0x01]) }.get() == first)
         #expect(ran.withLock { $0 } == 3, "checked at commit, a retry runs its handler")
         #expect(try Self.count(database) == 1)
         #expect(try database.record(user: "ada", key: "k")?.reply == first)
 
-        for operation in [write, { .failure(.notFound("no note 7", field: "id")) }] {
+        for operation in [write, { _ in .failure(.notFound("no note 7", field: "id")) }] {
             let other = await attempt("k", body: [8], operation)
             let refused = #expect(throws: ServiceError.self) { try other.get() }
             #expect(refused?.code == .conflict && refused?.field == "header.idempotencyKey")
         }
         #expect(try Self.count(database) == 1)
 
-        let failed = await attempt("new") { .failure(.badRequest("text is empty", field: "text")) }
+        let failed = await attempt("new") { _ in .failure(.badRequest("text is empty", field: "text")) }
         #expect(throws: ServiceError.badRequest("text is empty", field: "text")) { try failed.get() }
         #expect(try database.record(user: "ada", key: "new") == nil)
         let second = try await attempt("new", write).get()

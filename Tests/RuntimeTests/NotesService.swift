@@ -82,17 +82,18 @@ func makeNotesService(configuration: ServiceConfiguration, gates: Gates = Gates(
     host.server.register(NotesAPI.add) { request, context async throws in
         let user = try context.requireUser()
         guard !request.text.isEmpty else { throw ServiceError.badRequest("text is empty", field: "text") }
-        let note = try database.write { db in
-            try db.execute(sql: "INSERT INTO note (text, tags) VALUES (?, ?)", arguments: [request.text, request.tags.joined(separator: ",")])
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note") ?? 0
-            return NotesAPI.Note(id: db.lastInsertedRowID, text: request.text, tags: request.tags, total: total)
+        let note = try database.write(idempotent: context.idempotency) { session in
+            let id = try session.value(
+                Int64.self, "INSERT INTO note (text, tags) VALUES (?, ?) RETURNING id", [request.text, request.tags.joined(separator: ",")])
+            let total = try session.value(Int.self, "SELECT COUNT(*) FROM note") ?? 0
+            return NotesAPI.Note(id: id ?? 0, text: request.text, tags: request.tags, total: total)
         }
         host.publisher.publish(NotesAPI.added, note)
         _ = user
         return note
     }
     host.server.register(NotesAPI.count) { _, _ async throws in
-        NotesAPI.Count(count: try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM note") ?? 0 })
+        NotesAPI.Count(count: try database.read { try $0.value(Int.self, "SELECT COUNT(*) FROM note") ?? 0 })
     }
     host.server.register(NotesAPI.echo) { request, _ in request }
     host.server.register(NotesAPI.wait) { request, _ in

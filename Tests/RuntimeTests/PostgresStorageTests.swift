@@ -89,7 +89,7 @@ struct PostgresStorageTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         defer { for database in databases { database.close() } }
-        let applied = try databases[0].reading { try $0.values(String.self, "SELECT id FROM sous_migration ORDER BY id") }
+        let applied = try databases[0].read { try $0.values(String.self, "SELECT id FROM sous_migration ORDER BY id") }
         #expect(applied == ["sous v1: idempotency ledger", "v1: counters", "v2: notes"])
         #expect(databases.allSatisfy { $0.health().status == "ok" })
     }
@@ -98,30 +98,13 @@ struct PostgresStorageTests {
         let database = try open(try #require(TestDatabase.freshLocation("rollback")))
         defer { database.close() }
         let error = #expect(throws: PostgresStatementError.self) {
-            try database.writing { session in
+            try database.write { session in
                 try session.execute(#"INSERT INTO note ("user", text) VALUES (?, ?)"#, ["ada", "first"])
                 try session.execute(#"INSERT INTO note ("user", text) VALUES (?, ?)"#, ["ada", ""])
             }
         }
         #expect(error?.isConstraintViolation == true)
-        #expect(try database.reading { try $0.value(Int.self, "SELECT COUNT(*) FROM note") } == 0)
-    }
-
-    /// `firstRow` reads a one-row query by position on PostgreSQL as on SQLite.
-    @Test func firstRowReadsTheFirstRowsValuesInOrder() throws {
-        let database = try open(try #require(TestDatabase.freshLocation("firstrow")))
-        defer { database.close() }
-        try database.writing { session in
-            try session.execute(#"INSERT INTO counter (name, value) VALUES (?, ?), (?, ?)"#, ["eggs", 6, "milk", 1])
-        }
-        try database.reading { session in
-            let row = try #require(try session.firstRow("SELECT name, value, NULL::BIGINT FROM counter WHERE name = ?", ["eggs"]))
-            #expect(try row.decoded(String.self, at: 0) == "eggs")
-            #expect(try row.decoded(Int.self, at: 1) == 6)
-            #expect(try row.decoded(Int.self, at: 2) == nil)
-            #expect(try session.firstRow("SELECT name FROM counter WHERE name = ?", ["flour"]) == nil)
-            #expect(try session.firstRow("SELECT COUNT(*) FROM counter", [])?.first == 2.databaseValue)
-        }
+        #expect(try database.read { try $0.value(Int.self, "SELECT COUNT(*) FROM note") } == 0)
     }
 
     /// A single value (`value`, read through `firstValue`) as on SQLite: the first row's only
@@ -129,10 +112,10 @@ struct PostgresStorageTests {
     @Test func aSingleValueIsReadAsOnSQLite() throws {
         let database = try open(try #require(TestDatabase.freshLocation("onevalue")))
         defer { database.close() }
-        try database.writing { session in
+        try database.write { session in
             try session.execute(#"INSERT INTO counter (name, value) VALUES (?, ?), (?, ?)"#, ["eggs", 6, "milk", 1])
         }
-        try database.reading { (session: any SQLSession) throws -> Void in
+        try database.read { (session: any SQLSession) throws -> Void in
             #expect(try session.value(Int.self, "SELECT value FROM counter WHERE name = ?", ["eggs"]) == 6)
             #expect(try session.value(Int.self, "SELECT NULL::BIGINT") == nil, "NULL")
             #expect(try session.value(Int.self, "SELECT value FROM counter WHERE name = ?", ["flour"]) == nil, "no row")
@@ -145,9 +128,9 @@ struct PostgresStorageTests {
     @Test func aQueryPastTheTimeLimitAnswersTimeout() throws {
         let database = try open(try #require(TestDatabase.freshLocation("slow")))
         defer { database.close() }
-        let error = #expect(throws: ServiceError.self) { try database.reading { try $0.execute("SELECT pg_sleep(30)") } }
+        let error = #expect(throws: ServiceError.self) { try database.read { try $0.execute("SELECT pg_sleep(30)") } }
         #expect(error?.code == .timeout)
-        #expect(try database.reading { try $0.value(Int.self, "SELECT 1") } == 1, "the connection is usable again")
+        #expect(try database.read { try $0.value(Int.self, "SELECT 1") } == 1, "the connection is usable again")
     }
 
     /// Read-modify-write from two threads at once: SERIALIZABLE refuses one of each clashing
@@ -155,12 +138,12 @@ struct PostgresStorageTests {
     @Test func concurrentReadModifyWritesAllLand() async throws {
         let database = try open(try #require(TestDatabase.freshLocation("counter")))
         defer { database.close() }
-        try database.writing { try $0.execute("INSERT INTO counter (name, value) VALUES ('meals', 0)") }
+        try database.write { try $0.execute("INSERT INTO counter (name, value) VALUES ('meals', 0)") }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<2 {
                 group.addTask(executorPreference: Self.blockingWork) {
                     for _ in 0..<20 {
-                        try database.writing { session in
+                        try database.write { session in
                             let value = try session.value(Int.self, "SELECT value FROM counter WHERE name = 'meals'") ?? 0
                             try session.execute("UPDATE counter SET value = ? WHERE name = 'meals'", [value + 1])
                         }
@@ -169,7 +152,7 @@ struct PostgresStorageTests {
             }
             try await group.waitForAll()
         }
-        #expect(try database.reading { try $0.value(Int.self, "SELECT value FROM counter WHERE name = 'meals'") } == 40)
+        #expect(try database.read { try $0.value(Int.self, "SELECT value FROM counter WHERE name = 'meals'") } == 40)
     }
 
     @Test func keyedRepliesAndErasureLiveInTheSharedStore() throws {
@@ -184,9 +167,9 @@ struct PostgresStorageTests {
         defer { replica.close() }
         let replayed = try #require(try replica.record(user: "ada", key: "k-1"))
         #expect(replayed.reply == record.reply && replayed.digest == record.digest && replayed.method == "notes.add")
-        try database.writing { try $0.execute(#"INSERT INTO note ("user", text) VALUES ('ada', 'a'), ('ada', 'b'), ('bob', 'c')"#) }
+        try database.write { try $0.execute(#"INSERT INTO note ("user", text) VALUES ('ada', 'a'), ('ada', 'b'), ('bob', 'c')"#) }
         #expect(try replica.eraseUser("ada") == ["note": 2, "sous_idempotency": 1])
-        #expect(try database.reading { try $0.values(String.self, #"SELECT "user" FROM note"#) } == ["bob"])
+        #expect(try database.read { try $0.values(String.self, #"SELECT "user" FROM note"#) } == ["bob"])
     }
 }
 
@@ -225,10 +208,10 @@ struct PostgresReplicaIdempotencyTests {
             for (index, replica) in replicas.enumerated() {
                 group.addTask(executorPreference: PostgresStorageTests.blockingWork) {
                     await IdempotencyGuard(ledger: replica).perform(
-                        user: "ada", key: "k-7", method: "notes.add", body: body, encodeReply: { ($0 as? Int).map { [UInt8($0)] } }
-                    ) {
+                        user: "ada", key: "k-7", method: "notes.add", body: body, reply: Int.self
+                    ) { scope in
                         do {
-                            let id = try replica.writing { session -> Int in
+                            let id = try replica.write(idempotent: scope) { session -> Int in
                                 try session.execute(#"INSERT INTO note ("user", text) VALUES ('ada', ?)"#, ["soup from replica \(index)"])
                                 // Both transactions are open before either stores its key.
                                 meeting.meet(index)
@@ -247,7 +230,7 @@ struct PostgresReplicaIdempotencyTests {
         }
         let replies = try outcomes.map { try $0.get() }
         #expect(replies.count == 2 && replies[0] == replies[1], "both replicas answer the reply that was stored")
-        #expect(try replicas[0].reading { try $0.value(Int.self, "SELECT COUNT(*) FROM note") } == 1, "the note was written once")
+        #expect(try replicas[0].read { try $0.value(Int.self, "SELECT COUNT(*) FROM note") } == 1, "the note was written once")
     }
 }
 
@@ -261,18 +244,18 @@ struct PostgresOutageTests {
             name: "kitchen", location: .postgres(try server.location(schema: "kitchen")), schema: PostgresStorageTests.schema,
             logger: quietLogger("postgres"))
         defer { database.close() }
-        try database.writing { try $0.execute("INSERT INTO counter (name, value) VALUES ('meals', 1)") }
+        try database.write { try $0.execute("INSERT INTO counter (name, value) VALUES ('meals', 1)") }
         try server.halt()
         let error = #expect(throws: ServiceError.self) {
-            try database.writing { try $0.execute("UPDATE counter SET value = 2 WHERE name = 'meals'") }
+            try database.write { try $0.execute("UPDATE counter SET value = 2 WHERE name = 'meals'") }
         }
         #expect(error?.code == .unavailable)
         #expect(error?.message.contains("kitchen database at postgres://sous@") == true, "\(error?.message ?? "")")
         #expect(database.health().status == "error")
         try server.resume()
         // The first request after the server returns opens a new connection.
-        try database.writing { try $0.execute("UPDATE counter SET value = 3 WHERE name = 'meals'") }
-        #expect(try database.reading { try $0.value(Int.self, "SELECT value FROM counter") } == 3)
+        try database.write { try $0.execute("UPDATE counter SET value = 3 WHERE name = 'meals'") }
+        #expect(try database.read { try $0.value(Int.self, "SELECT value FROM counter") } == 3)
     }
 
     @Test func aDatabaseThatDoesNotExistStopsTheServiceAtStartWithOneLine() throws {

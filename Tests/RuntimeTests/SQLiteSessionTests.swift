@@ -19,7 +19,7 @@ struct SQLiteSessionTests {
         try Self.withTable { database in
             let text = "crème brûlée 🍮"
             let bytes = Data([0, 1, 2, 255])
-            let changed = try database.writing { session in
+            let changed = try database.write { session in
                 try session.execute(
                     "INSERT INTO value (id, number, real, text, bytes, flag) VALUES (?, ?, ?, ?, ?, ?)",
                     [1, Int64.max, -0.5, text, bytes, true])
@@ -27,37 +27,37 @@ struct SQLiteSessionTests {
                         "INSERT INTO value (id, number, real, text, bytes, flag) VALUES (?, ?, ?, ?, ?, ?)", [2, nil, nil, nil, nil, nil])
             }
             #expect(changed == 2)
-            let rows = try database.reading { session in try session.rows("SELECT * FROM value ORDER BY id") }
+            let rows = try database.read { session in try session.rows("SELECT * FROM value ORDER BY id") }
             #expect(rows[0]["number"] as Int64 == Int64.max && rows[0]["real"] as Double == -0.5 && rows[0]["flag"] as Bool == true)
             #expect(rows[0]["text"] as String == text)
             #expect(rows[0]["bytes"] as Data == bytes)
             #expect(rows[1].databaseValues.dropFirst().allSatisfy { $0.isNull })
             // Run again with other values: nothing of the first binding is left over.
-            let updated = try database.writing { session in try session.execute("UPDATE value SET text = ? WHERE id = ?", ["other", 2]) }
+            let updated = try database.write { session in try session.execute("UPDATE value SET text = ? WHERE id = ?", ["other", 2]) }
             #expect(updated == 1)
-            #expect(try database.reading { session in try session.value(String.self, "SELECT text FROM value WHERE id = 1") } == text)
+            #expect(try database.read { session in try session.value(String.self, "SELECT text FROM value WHERE id = 1") } == text)
             // A text is bound as GRDB binds it, so a read bound by GRDB finds what was written.
             let withNul = "before\u{0}after"
-            try database.writing { session in try session.execute("UPDATE value SET text = ? WHERE id = ?", [withNul, 2]) }
-            let found = try database.reading { session in try session.value(Int.self, "SELECT id FROM value WHERE text = ?", [withNul]) }
+            try database.write { session in try session.execute("UPDATE value SET text = ? WHERE id = ?", [withNul, 2]) }
+            let found = try database.read { session in try session.value(Int.self, "SELECT id FROM value WHERE text = ?", [withNul]) }
             #expect(found == 2)
         }
     }
 
     @Test func sqliteErrorsComeOutAsGRDBsAndLeaveNothingWritten() throws {
         try Self.withTable { database in
-            try database.writing { session in try session.execute("INSERT INTO value (id, text) VALUES (?, ?)", [1, "same"]) }
+            try database.write { session in try session.execute("INSERT INTO value (id, text) VALUES (?, ?)", [1, "same"]) }
             let clash = #expect(throws: DatabaseError.self) {
-                try database.writing { session in
+                try database.write { session in
                     try session.execute("INSERT INTO value (id, text) VALUES (?, ?)", [2, "first"])
                     try session.execute("INSERT INTO value (id, text) VALUES (?, ?)", [3, "same"])
                 }
             }
             #expect(clash?.resultCode == .SQLITE_CONSTRAINT && clash?.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE)
             #expect(clash?.message?.contains("value.text") == true)
-            #expect(try database.reading { session in try session.value(Int.self, "SELECT COUNT(*) FROM value") } == 1)
+            #expect(try database.read { session in try session.value(Int.self, "SELECT COUNT(*) FROM value") } == 1)
             let wrongCount = #expect(throws: DatabaseError.self) {
-                try database.writing { session in try session.execute("INSERT INTO value (id, text) VALUES (?, ?)", [4]) }
+                try database.write { session in try session.execute("INSERT INTO value (id, text) VALUES (?, ?)", [4]) }
             }
             #expect(wrongCount?.message?.contains("arguments") == true, "\(String(describing: wrongCount))")
         }
@@ -65,22 +65,22 @@ struct SQLiteSessionTests {
 
     @Test func aSchemaChangeThroughTheSessionIsSeenByTheNextStatements() throws {
         try Self.withTable { database in
-            try database.writing { session in
+            try database.write { session in
                 try session.execute("ALTER TABLE value ADD COLUMN note TEXT")
                 try session.execute("INSERT INTO value (id, note) VALUES (?, ?)", [1, "added"])
             }
-            #expect(try database.read { db in try db.columns(in: "value").map(\.name) }.contains("note"))
-            #expect(try database.reading { session in try session.value(String.self, "SELECT note FROM value") } == "added")
+            #expect(try database.read { session in try session.values(String.self, "SELECT name FROM pragma_table_info('value')") }.contains("note"))
+            #expect(try database.read { session in try session.value(String.self, "SELECT note FROM value") } == "added")
         }
     }
 
     /// A single value read without building rows, as the rows would give it.
     @Test func aSingleValueIsReadAsTheRowsWouldGiveIt() throws {
         try Self.withTable { database in
-            try database.writing { session in
+            try database.write { session in
                 try session.execute("INSERT INTO value (id, number, real, text, flag) VALUES (1, 7, 2.5, 'seven', 1), (2, NULL, NULL, NULL, 0)")
             }
-            try database.reading { (session: any SQLSession) throws -> Void in
+            try database.read { (session: any SQLSession) throws -> Void in
                 #expect(try session.value(Int.self, "SELECT number FROM value WHERE id = ?", [1]) == 7)
                 #expect(try session.value(Double.self, "SELECT real FROM value WHERE id = ?", [1]) == 2.5)
                 #expect(try session.value(String.self, "SELECT text FROM value WHERE id = ?", [1]) == "seven")
@@ -93,9 +93,9 @@ struct SQLiteSessionTests {
                 #expect(throws: DatabaseError.self) { try session.value(Int.self, "SELECT number FROM value WHERE id = ?", []) }
             }
             // A change that answers with RETURNING is made, every row of it.
-            let returned = try database.writing { session in try session.value(Int.self, "UPDATE value SET number = 40 + id RETURNING number") }
+            let returned = try database.write { session in try session.value(Int.self, "UPDATE value SET number = 40 + id RETURNING number") }
             #expect(returned == 41 || returned == 42)
-            #expect(try database.reading { session in try session.values(Int.self, "SELECT number FROM value ORDER BY id") } == [41, 42])
+            #expect(try database.read { session in try session.values(Int.self, "SELECT number FROM value ORDER BY id") } == [41, 42])
         }
     }
 
@@ -123,21 +123,21 @@ struct SQLiteSessionTests {
     @Test func manyRecordsAreInsertedInAFewStatementsUnderEachConflictRule() throws {
         try Self.withTable { database in
             let notes = (1...70).map { Note(id: $0, text: "note \($0)") }
-            #expect(try database.writing { session in try session.insert(all: notes) } == 70)
-            let stored = try database.reading { session in try session.fetchAll(Note.self, "SELECT id, text FROM value ORDER BY id") }
+            #expect(try database.write { session in try session.insert(all: notes) } == 70)
+            let stored = try database.read { session in try session.fetchAll(Note.self, "SELECT id, text FROM value ORDER BY id") }
             #expect(stored.map(\.id) == Array(1...70) && stored.map(\.text) == notes.map(\.text))
 
             let again = [Note(id: 3, text: "changed"), Note(id: 71, text: "new")]
-            #expect(try database.writing { session in try session.insert(all: again, onConflict: .ignore) } == 1)
-            #expect(try database.reading { session in try session.value(String.self, "SELECT text FROM value WHERE id = 3") } == "note 3")
-            #expect(try database.writing { session in try session.insert(all: again, onConflict: .replace) } == 2)
-            #expect(try database.reading { session in try session.value(String.self, "SELECT text FROM value WHERE id = 3") } == "changed")
+            #expect(try database.write { session in try session.insert(all: again, onConflict: .ignore) } == 1)
+            #expect(try database.read { session in try session.value(String.self, "SELECT text FROM value WHERE id = 3") } == "note 3")
+            #expect(try database.write { session in try session.insert(all: again, onConflict: .replace) } == 2)
+            #expect(try database.read { session in try session.value(String.self, "SELECT text FROM value WHERE id = 3") } == "changed")
             #expect(throws: DatabaseError.self) {
-                try database.writing { session in try session.insert(all: [Note(id: 72, text: "x"), Note(id: 1, text: "y")]) }
+                try database.write { session in try session.insert(all: [Note(id: 72, text: "x"), Note(id: 1, text: "y")]) }
             }
             #expect(
-                try database.reading { session in try session.value(Int.self, "SELECT COUNT(*) FROM value") } == 71, "nothing of the failed insert")
-            #expect(try database.writing { session in try session.insert(all: [Note]()) } == 0)
+                try database.read { session in try session.value(Int.self, "SELECT COUNT(*) FROM value") } == 71, "nothing of the failed insert")
+            #expect(try database.write { session in try session.insert(all: [Note]()) } == 0)
         }
     }
 }

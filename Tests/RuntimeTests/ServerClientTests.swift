@@ -26,37 +26,6 @@ struct ServerClientTests {
         }
     }
 
-    /// Methods answered on the I/O thread (`registerOnIOThread`) keep every rule of the others:
-    /// the caller is checked, a bad body is a typed error naming the field, and a thrown error
-    /// is the reply.
-    @Test func inlineMethodsAreCheckedLikeAnyOther() async throws {
-        let host = try makeNotesService(configuration: .inProcess(.catalog))
-        let whoAmI = Method<Notes, NotesAPI.AddNote, NotesAPI.AddNote>.read("notes.whoami", .user, activity: false)
-        host.server.registerOnIOThread(
-            whoAmI,
-            { request, context in
-                guard request.text != "fail" else { throw ServiceError.conflict("asked to fail", field: "text") }
-                return NotesAPI.AddNote(text: context.user ?? "", tags: request.tags)
-            })
-        try await withRunningService(host) { host in
-            let client = try client(host)
-            let answer = try await client.call(whoAmI, NotesAPI.AddNote(text: "?", tags: ["x"]), user: "ada")
-            #expect(answer == NotesAPI.AddNote(text: "ada", tags: ["x"]))
-            let anonymous = await #expect(throws: ServiceError.self) { try await client.call(whoAmI, NotesAPI.AddNote(text: "?", tags: [])) }
-            #expect(anonymous?.code == .unauthorized)
-            let failed = await #expect(throws: ServiceError.self) {
-                try await client.call(whoAmI, NotesAPI.AddNote(text: "fail", tags: []), user: "ada")
-            }
-            #expect(failed?.code == .conflict && failed?.field == "text")
-            let raw = Method<Notes, [String: Int], NotesAPI.AddNote>.read("notes.whoami", .user)
-            let malformed = await #expect(throws: ServiceError.self) { try await client.call(raw, ["text": 1], user: "ada") }
-            #expect(malformed?.code == .badRequest && malformed?.field == "text")
-            // health and clock.get are answered the same way, and say when the database was last checked.
-            let report = try await client.call(CommonAPI.health, Empty())
-            #expect(report.database.status == "ok" && report.database.checkedAt != nil)
-        }
-    }
-
     @Test func typedCallsRoundTripStructuredBodies() async throws {
         let host = try makeNotesService(configuration: .inProcess(.catalog))
         try await withRunningService(host) { host in

@@ -64,8 +64,8 @@ struct CatalogHandlers: Sendable {
         server.register(CatalogAPI.searchIngredients, use: searchIngredients)
         server.register(CatalogAPI.getIngredients, use: getIngredients)
         server.register(CatalogAPI.importIngredients, use: importIngredients)
-        server.register(CatalogAPI.searchRecipes, keptEncoded: keptSearch, useEncoded: searchRecipes)
-        server.register(CatalogAPI.getRecipe, useEncoded: getRecipe)
+        server.register(CatalogAPI.searchRecipes, use: searchRecipes)
+        server.register(CatalogAPI.getRecipe, use: getRecipe)
         server.register(CatalogAPI.suggest, use: suggest)
         server.register(CatalogAPI.photo, use: photo)
         server.register(CatalogAPI.createRecipe, use: createRecipe)
@@ -104,24 +104,13 @@ struct CatalogHandlers: Sendable {
 
     // MARK: Recipes
 
-    func searchRecipes(_ request: RecipeSearch, user: String, context: RequestContext) async throws -> EncodedReply<RecipePage> {
+    func searchRecipes(_ request: RecipeSearch, user: String, context: RequestContext) async throws -> RecipePage {
         let filter = try await resolveFilter(request, user: user, context: context)
-        return try store.searchReply(request, user: user, filter: filter)
+        return try store.searchRecipes(request, user: user, filter: filter)
     }
 
-    /// The page, when it is kept and the saved profile it may need is at hand (nil otherwise):
-    /// the I/O thread's attempt before the heavy lane.
-    func keptSearch(_ request: RecipeSearch, user: String, context: RequestContext) throws -> EncodedReply<RecipePage>? {
-        var saved: CookingProfile?
-        if request.useSavedProfile == true && request.profile == nil {
-            guard let fresh = profiles.fresh(for: user) else { return nil }
-            saved = fresh
-        }
-        return try store.keptSearchReply(request, user: user, filter: try filter(of: request, saved: saved))
-    }
-
-    func getRecipe(_ request: RecipeLookup, context: RequestContext) throws -> EncodedReply<RecipeDetail> {
-        try store.recipeReply(request.id, user: context.user, people: request.people, withIngredients: request.withIngredients == true)
+    func getRecipe(_ request: RecipeLookup, context: RequestContext) throws -> RecipeDetail {
+        try store.recipe(request.id, user: context.user, people: request.people, withIngredients: request.withIngredients == true)
     }
 
     func photo(_ request: RecipeID, context: RequestContext) throws -> RecipePhoto {

@@ -10,7 +10,7 @@ extension CatalogStore {
     func archive(user: String) throws(ServiceError) -> CatalogArchive {
         let book = ingredients
         return try storage {
-            try database.reading { session in
+            try database.read { session in
                 let rows = try session.fetchAll(
                     RecipeRecord.self,
                     "SELECT \(sql.recipeColumns) FROM \(sql.recipeByOwner) WHERE r.owner = ? AND r.deleted = 0 ORDER BY r.created_at, r.id", [user])
@@ -56,7 +56,7 @@ extension CatalogStore {
             }
         }
         return try storage {
-            try database.writing { session -> ArchiveImported in
+            try database.write { session -> ArchiveImported in
                 let owned = try session.value(Int.self, "SELECT 1 FROM \(sql.recipeByOwner) WHERE r.owner = ? AND r.deleted = 0 LIMIT 1", [user])
                 let favored = try session.value(Int.self, #"SELECT 1 FROM favorite WHERE "user" = ? LIMIT 1"#, [user])
                 guard owned == nil, favored == nil else {

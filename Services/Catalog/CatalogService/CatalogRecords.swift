@@ -135,12 +135,7 @@ struct RecipeRecord: Sendable, Equatable, FetchableRecord {
     }
 
     init(row: Row) throws {
-        try self.init(row: row, positions: ColumnPositions(row))
-    }
-
-    /// A row of a statement whose column positions were found once (``ColumnPositions``).
-    init(row: Row, positions: ColumnPositions) throws {
-        func value<T: DatabaseValueConvertible>(_ column: Column) -> T { positions.value(column, in: row) }
+        func value<T: DatabaseValueConvertible>(_ column: Column) -> T { row[column] }
         rowID = value(Column.rowID)
         key = RecipeKey(rawValue: value(Columns.key))
         id = value(Columns.id)
@@ -243,17 +238,11 @@ struct RecipeLineRecord: Sendable, SQLRecord {
     }
 
     init(row: Row) {
-        self.init(row: row, positions: ColumnPositions(row))
-    }
-
-    /// A row of a statement whose column positions were found once (a recipe's lines).
-    init(row: Row, positions: ColumnPositions) {
-        recipeKey = RecipeKey(rawValue: positions.value(Columns.recipeKey, in: row))
-        position = positions.value(Columns.position, in: row)
+        recipeKey = RecipeKey(rawValue: row[Columns.recipeKey])
+        position = row[Columns.position]
         line = RecipeIngredient(
-            ingredient: positions.value(Columns.ingredient, in: row), quantity: positions.value(Columns.quantity, in: row),
-            unit: MeasureUnit(rawValue: positions.value(Columns.unit, in: row)) ?? .g,
-            use: IngredientUse(rawValue: positions.value(Columns.use, in: row)) ?? .eaten, eatenShare: positions.value(Columns.eatenShare, in: row)
+            ingredient: row[Columns.ingredient], quantity: row[Columns.quantity], unit: MeasureUnit(rawValue: row[Columns.unit]) ?? .g,
+            use: IngredientUse(rawValue: row[Columns.use]) ?? .eaten, eatenShare: row[Columns.eatenShare]
         )
     }
 

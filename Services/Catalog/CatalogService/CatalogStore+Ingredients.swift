@@ -12,7 +12,7 @@ extension CatalogStore {
     /// Loads `seed` if the database holds an older version (first start, or a new release).
     @discardableResult
     public func loadSeedIfNeeded(_ seed: SeedData) throws -> SeedReport? {
-        let loaded = try database.reading { try Self.meta($0, "seedVersion") }
+        let loaded = try database.read { try Self.meta($0, "seedVersion") }
         guard loaded < Int64(seed.version) else { return nil }
         return try reloadSeed(seed)
     }
@@ -20,7 +20,7 @@ extension CatalogStore {
     /// Writes the shipped ingredients and built-in recipes, removing built-ins the seed no longer
     /// has. Users' recipes, personal versions and favorites are kept.
     public func reloadSeed(_ seed: SeedData) throws -> SeedReport {
-        let report = try database.writing { session -> SeedReport in
+        let report = try database.write { session -> SeedReport in
             let version = try Self.nextVersion(session)
             var changes: [(id: String, change: IngredientChange)] = []
             for ingredient in seed.ingredients {
@@ -56,7 +56,7 @@ extension CatalogStore {
 
     /// Adds or updates ingredients from an external source (the USDA importer), in one transaction.
     public func importIngredients(_ ingredients: [Ingredient], source: String) throws -> Int64 {
-        let version = try database.writing { session -> Int64 in
+        let version = try database.write { session -> Int64 in
             // Nothing imported, nothing changed: the version (what sync clients follow) stays.
             guard !ingredients.isEmpty else { return try Self.meta(session, "version") }
             let version = try Self.nextVersion(session)
@@ -72,7 +72,7 @@ extension CatalogStore {
     }
 
     func refreshIngredientCache() throws {
-        let book = try database.reading { session in
+        let book = try database.read { session in
             IngredientBook(all: try Self.allIngredients(session), version: try Self.newestIngredientVersion(session))
         }
         ingredientCache.withLock { $0 = book }
@@ -86,7 +86,7 @@ extension CatalogStore {
     var ingredientBook: IngredientBook {
         let cached = ingredientCache.withLock { $0 }
         guard database.engine == .postgres,
-            let version = try? database.reading({ try Self.newestIngredientVersion($0) }), version != cached.version
+            let version = try? database.read({ try Self.newestIngredientVersion($0) }), version != cached.version
         else { return cached }
         try? refreshIngredientCache()
         return ingredientCache.withLock { $0 }
@@ -118,7 +118,7 @@ extension CatalogStore {
         let pattern = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(
             of: "_", with: "\\_")
         return try storage {
-            try database.reading { session in
+            try database.read { session in
                 // Every pattern is bound whole: a pattern SQLite has to build per row (from the
                 // column of a one-row CTE, as before) made the scan of 5 000 ingredients three
                 // times slower (3.6 against 1.5 ms) than patterns it sees as constants.

@@ -19,10 +19,6 @@ struct CatalogSQL: Sendable {
     let recipeByOwner: String
     /// The row ``CatalogStore/resolve(_:user:_:)`` finds; its arguments are ``visibleArguments``.
     let resolve: String
-    /// What ``CatalogStore/resolveVersion(_:user:_:)`` reads: the user, then ``visibleArguments``.
-    let resolveVersion: String
-    /// The built-in catalog's search version and `user`'s (the one argument).
-    let searchVersions: String
     let recipeByKey: String
     let upsertRecipe: String
     /// Recipes a text matches, as `r`, the match bound to the first `?`: a condition, and a
@@ -51,15 +47,6 @@ struct CatalogSQL: Sendable {
                 AND (r.key = ? OR (r.origin != 'personal' AND (r.origin = 'builtIn' OR r.owner = ? OR r.shared = 1)))
             """
         resolve = "SELECT \(recipeColumns) \(visible)"
-        let catalogVersion =
-            engine == .sqlite ? "SELECT value FROM search_counter WHERE name = 'catalog'" : "SELECT version FROM search_catalog_version"
-        resolveVersion = """
-            SELECT r.key,
-                CASE WHEN r.owner IS NULL THEN (\(catalogVersion)) ELSE (SELECT v.version FROM search_version v WHERE v."user" = r.owner) END AS version,
-                EXISTS (SELECT 1 FROM favorite f WHERE f."user" = ? AND f.recipe_id = r.id) AS favorite
-            \(visible)
-            """
-        searchVersions = #"SELECT (\#(catalogVersion)) AS catalog, (SELECT version FROM search_version WHERE "user" = ?) AS own"#
         recipeByKey = "SELECT \(recipeColumns) FROM recipe r WHERE r.key = ? AND r.deleted = 0"
         let columns = RecipeRecord.columnNames
         // A replaced row keeps when it was first created (and its rowid: its place in search).
@@ -332,24 +319,14 @@ extension CatalogStore {
         }
     }
 
-    /// The key of the row ``resolve(_:user:_:)`` finds, the search version its rows are at (its
-    /// owner's, or the built-in catalog's: raised by triggers on every write to them, so a row
-    /// changed by any statement has a new one), and whether `user` marked it a favourite.
-    func resolveVersion(_ id: String, user: String?, _ session: any SQLSession) throws -> (key: String, version: Int64?, favorite: Bool)? {
-        guard let row = try session.rows(sql.resolveVersion, [user ?? ""] + Self.visibleArguments(id, user: user)).first else { return nil }
-        let favorite: Bool = row["favorite"]
-        return (row["key"], row["version"], favorite)
-    }
-
     /// The row `user` sees under `id`: their personal version, else the original if it is a
-    /// built-in, theirs, or shared. One statement, kept prepared (a fixed text): preparing it
-    /// cost more than running it.
+    /// built-in, theirs, or shared.
     func resolve(_ id: String, user: String?, _ session: any SQLSession) throws -> RecipeRecord? {
         try session.fetchOne(RecipeRecord.self, sql.resolve, Self.visibleArguments(id, user: user))
     }
 
-    /// The arguments of the rule ``CatalogSQL`` writes once for ``resolve(_:user:_:)`` and
-    /// ``resolveVersion(_:user:_:)``: the personal key, the id, the personal key again, the user.
+    /// The arguments of the rule ``CatalogSQL`` writes once for ``resolve(_:user:_:)``: the
+    /// personal key, the id, the personal key again, the user.
     static func visibleArguments(_ id: String, user: String?) -> SQLArguments {
         let user = user ?? ""
         // No user has an empty name: an empty one has no personal version to find.
@@ -357,11 +334,9 @@ extension CatalogStore {
         return [personal, id, personal, user]
     }
 
-    /// Columns read by position: by name, every lookup lowercased and scanned the row's names
-    /// (a recipe has a dozen lines).
     static func lines(key: RecipeKey, _ session: any SQLSession) throws -> [RecipeIngredient] {
-        try session.rows("SELECT * FROM recipe_ingredient WHERE recipe_key = ? ORDER BY position", [key.rawValue])
-            .mapPositioned(session.engine) { row, positions in RecipeLineRecord(row: row, positions: positions).line }
+        try session.fetchAll(RecipeLineRecord.self, "SELECT * FROM recipe_ingredient WHERE recipe_key = ? ORDER BY position", [key.rawValue])
+            .map(\.line)
     }
 
     static func isFavorite(_ id: String, user: String, _ session: any SQLSession) throws -> Bool {

@@ -9,62 +9,20 @@ import Synchronization
 extension CatalogStore {
     // MARK: Recipes: reading
 
-    public func recipe(_ id: String, user: String?, people: Int?) throws(ServiceError) -> RecipeDetail {
-        let (kept, favorite) = try keptRecipe(id, user: user, people: people)
-        var detail = kept.detail
-        detail.isFavorite = favorite
-        return detail
-    }
-
-    /// ``recipe(_:user:people:)`` encoded, as `recipes.get` answers it; `withIngredients` adds
-    /// the facts of every ingredient in line order (what a grocery list needs), kept with it.
-    public func recipeReply(
-        _ id: String, user: String?, people: Int?, withIngredients: Bool = false
-    ) throws(ServiceError) -> EncodedReply<
-        RecipeDetail
-    > {
-        let (kept, favorite) = try keptRecipe(id, user: user, people: people, withFacts: withIngredients)
-        return kept.reply(favorite: favorite)
-    }
-
-    private func keptRecipe(
-        _ id: String, user: String?, people: Int?, withFacts: Bool = false
-    ) throws(ServiceError) -> (
-        KeptDetail, favorite: Bool
-    ) {
+    /// The recipe `user` sees under `id`, for `people` (its own servings when nil);
+    /// `withIngredients` adds the facts of every ingredient in line order (what a grocery list
+    /// needs).
+    public func recipe(_ id: String, user: String?, people: Int?, withIngredients: Bool = false) throws(ServiceError) -> RecipeDetail {
         if let people, !(1...50).contains(people) {
             throw .badRequest("people must be 1 to 50, got \(people)", field: "people")
         }
         let book = ingredientBook
-        let asked = "\(people ?? 0)\(withFacts ? "|facts" : "")"
-        // On the I/O thread, the answer given to the same request while nothing was committed.
-        let request = "\(id)|\(user ?? "")|\(asked)"
-        if let answer = answeredDetails.currentValue(for: request, in: database, where: { $0.ingredients == book.version }) { return answer }
         return try storage {
-            try database.reading { session in
-                let stamp = try session.dataStamp
-                // Which row the caller sees, at which version, and their mark, in one query; the
-                // row itself only when its details are not kept at that version.
-                guard let found = try resolveVersion(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
-                let key = "\(found.key)|\(asked)"
-                let version = found.version.map { KeptDetailVersion(rows: $0, ingredients: book.version) }
-                if let version, let kept = keptDetails.value(for: key, at: version) {
-                    answeredDetails.store((kept, found.favorite), for: request, at: version, confirmedAt: stamp)
-                    return (kept, found.favorite)
-                }
-                guard let row = try session.fetchOne(RecipeRecord.self, sql.recipeByKey, [found.key]) else {
-                    throw ServiceError.notFound("no recipe \"\(id)\"", field: "id")
-                }
-                // Lines from the same snapshot as the version, facts from the same book: what is
-                // kept matches both.
-                var detail = try self.detail(of: row, user: nil, people: people, ingredients: book.byID, session)
-                if withFacts { detail.ingredientFacts = try Self.facts(of: detail, in: book) }
-                let kept = try KeptDetail(detail)
-                if let version {
-                    keptDetails.store(kept, for: key, at: version)
-                    answeredDetails.store((kept, found.favorite), for: request, at: version, confirmedAt: stamp)
-                }
-                return (kept, found.favorite)
+            try database.read { session in
+                guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
+                var detail = try self.detail(of: row, user: user, people: people, ingredients: book.byID, session)
+                if withIngredients { detail.ingredientFacts = try Self.facts(of: detail, in: book) }
+                return detail
             }
         }
     }
@@ -78,18 +36,6 @@ extension CatalogStore {
                 throw ServiceError.internal("\(detail.id) uses an ingredient the catalog does not have: \(id)")
             }
             return ingredient
-        }
-    }
-
-    /// The details ``recipe(_:user:people:)`` serves, read whole with nothing kept or used: for
-    /// checking what is kept against it.
-    public func readRecipe(_ id: String, user: String?, people: Int?) throws(ServiceError) -> RecipeDetail {
-        let book = ingredientBook
-        return try storage {
-            try database.reading { session in
-                guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
-                return try self.detail(of: row, user: user, people: people, ingredients: book.byID, session)
-            }
         }
     }
 
@@ -117,7 +63,7 @@ extension CatalogStore {
     /// The photo of the recipe `user` sees under `id`.
     public func photo(_ id: String, user: String?) throws(ServiceError) -> RecipePhoto {
         try storage {
-            try database.reading { session in
+            try database.read { session in
                 guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 guard let info = row.photo,
                     let bytes = try session.value(Data.self, "SELECT bytes FROM recipe_photo WHERE recipe_key = ?", [row.key.rawValue])
@@ -146,66 +92,15 @@ extension CatalogStore {
 
     /// Recipes matching `request` for `user`, filtered by `filter` (already resolved from the
     /// request or the saved profile). Favorites come first unless a search text is given.
-    ///
-    /// The page is kept (``keptPages``) and served again while nothing it was read from has
-    /// changed: the built-in catalog, the user's own recipes and favorites (their versions, raised
-    /// by triggers on every write, ``CatalogMigrations/searchTables``) and the ingredients the
-    /// query was built with.
     public func searchRecipes(
         _ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?
     ) throws(ServiceError) -> RecipePage {
-        try search(request, user: user, filter: filter, keptOnly: false)!.page
-    }
-
-    /// ``searchRecipes(_:user:filter:)`` encoded, as `recipes.search` answers it.
-    public func searchReply(
-        _ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?
-    ) throws(ServiceError) -> EncodedReply<RecipePage> {
-        try search(request, user: user, filter: filter, keptOnly: false)!.reply
-    }
-
-    /// The reply ``searchReply(_:user:filter:)`` would give if its page is kept, else nil (nothing
-    /// is searched): for an answer on the I/O thread.
-    public func keptSearchReply(
-        _ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?
-    ) throws(ServiceError) -> EncodedReply<RecipePage>? {
-        try search(request, user: user, filter: filter, keptOnly: true)?.reply
-    }
-
-    private func search(
-        _ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?, keptOnly: Bool
-    ) throws(ServiceError) -> KeptPage? {
         _ = try Self.paging(page: request.page, pageSize: request.pageSize)
-        let user = user ?? ""
         let book = ingredientBook
-        let key = try KeptPageKey(user: user, request: request, profile: filter?.profile, switches: filter?.switches).bytes
-        // On the I/O thread, a page confirmed current while nothing was committed since.
-        if let kept = keptPages.currentValue(for: key, in: database, where: { $0.ingredients == book.version }) { return kept }
-        return try storage {
-            try database.reading { session in
-                // Read before the page: a write committed in between gives a newer version, so
-                // the page is at worst kept under a version that is already past.
-                let stamp = try session.dataStamp
-                let version = try KeptPageVersion(searchOf: user, ingredients: book.version, sql, session)
-                if let kept = keptPages.value(for: key, at: version, confirmedAt: stamp) { return kept }
-                if keptOnly { return nil }
-                let page = try KeptPage(readSearch(request, user: user, filter: filter, book: book, session))
-                keptPages.store(page, for: key, at: version, confirmedAt: stamp)
-                return page
-            }
-        }
+        return try storage { try database.read { session in try readSearch(request, user: user ?? "", filter: filter, book: book, session) } }
     }
 
-    /// The page ``searchRecipes(_:user:filter:)`` serves, read whole with nothing kept or used:
-    /// for checking what is kept against it, and for measuring the search itself.
-    public func readSearch(
-        _ request: RecipeSearch, user: String?, filter: (profile: RecipeFilterProfile, switches: FilterSwitches)?
-    ) throws(ServiceError) -> RecipePage {
-        let book = ingredientBook
-        return try storage { try database.reading { session in try readSearch(request, user: user ?? "", filter: filter, book: book, session) } }
-    }
-
-    /// The search itself, read whole in `session` (nothing kept).
+    /// The search itself, in `session`.
     ///
     /// Every condition is an integer test on the row or a membership test in a set SQLite
     /// builds once per query, so the name-ordered index can be walked and stopped at the page.
@@ -391,7 +286,7 @@ extension CatalogStore {
 
     public func myRecipes(user: String) throws(ServiceError) -> [RecipeSummary] {
         try storage {
-            try database.reading { session in
+            try database.read { session in
                 try Self.summaries(
                     session.rows(
                         """
@@ -404,12 +299,8 @@ extension CatalogStore {
         }
     }
 
-    /// Summaries of a page's rows (recipe columns plus `favorite`), the column positions found
-    /// once for the page (``Swift/Array/mapPositioned(_:_:)``).
+    /// Summaries of a page's rows (recipe columns plus `favorite`).
     static func summaries(_ rows: [Row], _ engine: SQLEngine) throws -> [RecipeSummary] {
-        let favorite = Column("favorite")
-        return try rows.mapPositioned(engine) { row, positions in
-            try RecipeRecord(row: row, positions: positions).summary(isFavorite: positions.value(favorite, in: row))
-        }
+        try rows.map { row in try RecipeRecord(row: row).summary(isFavorite: row["favorite"]) }
     }
 }

@@ -20,7 +20,7 @@ extension CatalogStore {
         let arguments = built.sqlArguments
         let conditionsSQL = built.conditions.map { " AND \($0)" }.joined()
         return try storage {
-            try database.reading { session in
+            try database.read { session in
                 let (scopeSQL, scopeArguments) = try searchScope(user: user, session)
                 let rows = try session.rows(
                     """
@@ -28,7 +28,7 @@ extension CatalogStore {
                     ORDER BY ABS(r.kcal_per_serving - ?), r.name, r.id LIMIT ?
                     """, scopeArguments + arguments + [kcal, limit])
                 return try rows.map { row in
-                    let record = try RecipeRecord(row: row, positions: ColumnPositions(row))
+                    let record = try RecipeRecord(row: row)
                     let detail = try detail(of: record, user: user, people: nil, ingredients: book.byID, session)
                     return (record.summary(isFavorite: detail.isFavorite), detail)
                 }

@@ -16,7 +16,7 @@ extension CatalogStore {
         let valid = try RecipeValidation.validate(new: draft, knownIngredients: Set(ingredients.keys))
         let id = "r-" + UUID().uuidString.lowercased().prefix(12)
         return try storage {
-            try database.writing { session in
+            try database.write { session in
                 try checkRecipeQuota(user: user, session)
                 let version = try Self.nextVersion(session)
                 try write(
@@ -33,7 +33,7 @@ extension CatalogStore {
         let ingredients = self.ingredients
         let known = Set(ingredients.keys)
         return try storage {
-            try database.writing { session in
+            try database.write { session in
                 guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 var current = try row.validRecipe()
                 current.ingredients = try Self.lines(key: row.key, session)
@@ -66,7 +66,7 @@ extension CatalogStore {
     /// Deletes one of the user's recipes. Deleting a personal version brings the original back.
     public func delete(_ id: String, user: String) throws(ServiceError) -> Int64 {
         try storage {
-            try database.writing { session in
+            try database.write { session in
                 guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 guard row.owner == user else {
                     throw ServiceError(
@@ -81,7 +81,7 @@ extension CatalogStore {
 
     public func setFavorite(_ id: String, user: String, favorite: Bool) throws(ServiceError) {
         try storage {
-            try database.writing { session in
+            try database.write { session in
                 guard try resolve(id, user: user, session) != nil else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 if favorite {
                     try session.execute(
@@ -102,7 +102,7 @@ extension CatalogStore {
 
     public func favorites(user: String) throws(ServiceError) -> [RecipeSummary] {
         try storage {
-            try database.reading { session in
+            try database.read { session in
                 let ids = try session.values(String.self, #"SELECT recipe_id FROM favorite WHERE "user" = ? ORDER BY created_at, recipe_id"#, [user])
                 return try ids.compactMap { try resolve($0, user: user, session)?.summary(isFavorite: true) }
             }
@@ -111,7 +111,7 @@ extension CatalogStore {
 
     public func share(_ id: String, user: String) throws(ServiceError) -> RecipeSummary {
         try storage {
-            try database.writing { session in
+            try database.write { session in
                 guard let row = try resolve(id, user: user, session) else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
                 guard row.owner == user, row.origin == .custom || row.origin == .saved else {
                     throw ServiceError(.forbidden, "only recipes you wrote can be shared; save a copy first", field: "id")
@@ -134,7 +134,7 @@ extension CatalogStore {
             filterArguments.append(match)
         }
         return try storage {
-            try database.reading { session in
+            try database.read { session in
                 let total =
                     try session.value(Int.self, "SELECT COUNT(*) FROM recipe r WHERE r.shared = 1 AND r.deleted = 0\(condition)", filterArguments)
                     ?? 0
@@ -160,7 +160,7 @@ extension CatalogStore {
     public func saveCommunity(_ id: String, user: String) throws(ServiceError) -> RecipeDetail {
         let ingredients = self.ingredients
         return try storage {
-            try database.writing { session in
+            try database.write { session in
                 guard let row = try resolve(id, user: user, session), row.shared else {
                     throw ServiceError.notFound("no shared recipe \"\(id)\"", field: "id")
                 }
@@ -187,7 +187,7 @@ extension CatalogStore {
         let user = user ?? ""
         let book = self.ingredients
         return try storage {
-            try database.reading { session in
+            try database.read { session in
                 let current = try Self.meta(session, "version")
                 let changedIDs = try session.values(
                     String.self,
@@ -263,7 +263,7 @@ extension CatalogStore {
         guard unmatched.isEmpty else { return RecipeImportReport(imported: [], unmatched: unmatched) }
         let ingredients = book.byID
         return try storage {
-            try database.writing { session -> RecipeImportReport in
+            try database.write { session -> RecipeImportReport in
                 var imported: [ImportedRecipe] = []
                 for (source, recipe) in valid {
                     try checkRecipeQuota(user: user, session)

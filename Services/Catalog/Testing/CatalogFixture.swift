@@ -28,7 +28,7 @@ public enum CatalogFixture {
         let template = try loaded.get().template
         guard let source = template.postgresLocation else { return try template.inMemoryCopy() }
         let database = try CatalogService.openDatabase(at: .testing(.catalog), logger: quietLogger("catalog"))
-        try database.writing { session in
+        try database.write { session in
             for table in ["ingredient", "recipe", "recipe_ingredient"] {
                 try session.execute("INSERT INTO \(table) SELECT * FROM \(source.schema).\(table)")
             }

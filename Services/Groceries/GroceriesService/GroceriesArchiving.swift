@@ -10,7 +10,7 @@ import SousWire
 extension GroceriesStore {
     func archive(user: String) throws(ServiceError) -> GroceriesArchive {
         try storage {
-            try database.reading { session in
+            try database.read { session in
                 let listed = try session.fetchAll(ListRecipeRecord.self, #"SELECT * FROM list_recipe WHERE "user" = ? ORDER BY position"#, [user])
                 let recipes = try listed.map { record in
                     let lines = try session.fetchAll(
@@ -46,7 +46,7 @@ extension GroceriesStore {
     func restore(_ archive: GroceriesArchive, facts: [ListIngredientFacts], user: String, dryRun: Bool) throws(ServiceError) -> ArchiveImported {
         let counts = ["recipes": archive.recipes.count, "items": archive.items.count, "orders": archive.orders.count]
         return try storage {
-            try database.writing { session in
+            try database.write { session in
                 try session.requireNoRows(of: user, in: ["list_recipe", "manual_item", "grocery_order"], what: "a grocery list or orders")
                 guard !dryRun else { return ArchiveImported(counts: counts) }
                 try Self.upsert(facts, session)

@@ -16,7 +16,7 @@ struct GroceriesHandlers: Sendable {
 
     /// The route table: every method the groceries service serves and the function that answers it.
     func register(on server: RPCServer) {
-        server.register(GroceriesAPI.list, useEncoded: list)
+        server.register(GroceriesAPI.list, use: list)
         server.register(GroceriesAPI.addRecipe, use: addRecipe)
         server.register(GroceriesAPI.setRecipe, use: setRecipe)
         server.register(GroceriesAPI.removeRecipe, use: removeRecipe)
@@ -32,8 +32,8 @@ struct GroceriesHandlers: Sendable {
 
     // MARK: The list and its recipes
 
-    func list(_ request: Empty, user: String, context: RequestContext) throws -> EncodedReply<GroceryList> {
-        try store.listReply(user: user)
+    func list(_ request: Empty, user: String, context: RequestContext) throws -> GroceryList {
+        try store.list(user: user)
     }
 
     func addRecipe(_ request: AddRecipeToList, user: String, context: RequestContext) async throws -> GroceryListChange {
@@ -65,7 +65,7 @@ struct GroceriesHandlers: Sendable {
         }
         let change = try store.addRecipe(
             recipe, snapshot: snapshot, multiplier: multiplier ?? 1, exclude: exclude, ingredients: facts, user: user, now: host.clock.now,
-            withList: request.wantsList
+            withList: request.wantsList, idempotent: context.idempotency
         )
         return changed(change, user: user, context: context)
     }
@@ -82,11 +82,12 @@ struct GroceriesHandlers: Sendable {
         }
         var cleaned = request
         cleaned.recipe = recipe
-        return changed(try store.setRecipe(cleaned, user: user), user: user, context: context)
+        return changed(try store.setRecipe(cleaned, user: user, idempotent: context.idempotency), user: user, context: context)
     }
 
     func removeRecipe(_ request: RemoveListRecipe, user: String, context: RequestContext) throws -> GroceryListChange {
-        let change = try store.removeRecipe(try Self.recipeID(request.id, field: "id"), user: user, withList: request.wantsList)
+        let change = try store.removeRecipe(
+            try Self.recipeID(request.id, field: "id"), user: user, withList: request.wantsList, idempotent: context.idempotency)
         return changed(change, user: user, context: context)
     }
 
@@ -98,19 +99,20 @@ struct GroceriesHandlers: Sendable {
     }
 
     func removeItem(_ request: RemoveListItem, user: String, context: RequestContext) throws -> GroceryListChange {
-        let change = try store.removeItem(request.id, user: user, withList: request.wantsList)
+        let change = try store.removeItem(request.id, user: user, withList: request.wantsList, idempotent: context.idempotency)
         return changed(change, user: user, context: context)
     }
 
     func check(_ request: CheckLines, user: String, context: RequestContext) throws -> GroceryListChange {
         guard !request.lines.isEmpty else { throw ServiceError.badRequest("name at least one line", field: "lines") }
         guard request.lines.count <= 1000 else { throw ServiceError.badRequest("at most 1000 lines per call", field: "lines") }
-        let change = try store.check(request.lines, checked: request.checked, user: user, withList: request.wantsList)
+        let change = try store.check(
+            request.lines, checked: request.checked, user: user, withList: request.wantsList, idempotent: context.idempotency)
         return changed(change, user: user, context: context)
     }
 
     func clear(_ request: ClearList, user: String, context: RequestContext) throws -> GroceryListChange {
-        let change = try store.clear(checkedOnly: request.checkedOnly, user: user, withList: request.wantsList)
+        let change = try store.clear(checkedOnly: request.checkedOnly, user: user, withList: request.wantsList, idempotent: context.idempotency)
         return changed(change, user: user, context: context)
     }
 
@@ -156,7 +158,7 @@ struct GroceriesHandlers: Sendable {
                     field: "unit")
             }
             return try store.addEdibleItem(
-                facts, quantity: quantity, unit: unit, user: user, now: host.clock.now, withList: request.wantsList)
+                facts, quantity: quantity, unit: unit, user: user, now: host.clock.now, withList: request.wantsList, idempotent: context.idempotency)
         }
         guard request.quantity == nil, request.unit == nil else {
             throw .badRequest(
@@ -167,7 +169,8 @@ struct GroceriesHandlers: Sendable {
         if let count = request.count, !(1...1000).contains(count) {
             throw .badRequest("count must be 1 to 1000, got \(count)", field: "count")
         }
-        return try store.addNonEdibleItem(text, count: request.count, user: user, now: host.clock.now, withList: request.wantsList)
+        return try store.addNonEdibleItem(
+            text, count: request.count, user: user, now: host.clock.now, withList: request.wantsList, idempotent: context.idempotency)
     }
 
     /// Publishes `groceries.changed`, then hands the reply back.

@@ -85,15 +85,15 @@ extension GroceriesStore {
     /// The user's list version and the shared facts' generation, read together.
     static func version(user: String, _ session: any SQLSession) throws -> ListVersion {
         guard
-            let row = try session.firstRow(
+            let row = try session.rows(
                 """
                 SELECT (SELECT version FROM list_version WHERE "user" = ?) AS list_version,
                     (\(factsGeneration)) AS facts
                 """, [user]
-            )
+            ).first
         else { return ListVersion(list: 0, facts: 0) }
         // NULL (no version yet) is 0.
-        return ListVersion(list: try row.decoded(Int64.self, at: 0) ?? 0, facts: try row.decoded(Int64.self, at: 1) ?? 0)
+        return ListVersion(list: row["list_version"] ?? 0, facts: row["facts"] ?? 0)
     }
 
     /// The counts a change's reply carries, read in one query (nothing aggregated).
@@ -107,19 +107,17 @@ extension GroceriesStore {
         user: String, recipe: String?, _ session: any SQLSession
     ) throws -> (multiplier: Int?, counts: ListCounts, lastPosition: Int64) {
         guard
-            let row = try session.firstRow(
+            let row = try session.rows(
                 """
                 SELECT COUNT(*) AS recipes, COALESCE(MAX(position), 0) AS last,
                     (SELECT multiplier FROM list_recipe WHERE "user" = ? AND recipe = ?) AS multiplier,
                     (SELECT COUNT(*) FROM manual_item WHERE "user" = ?) AS items, (SELECT COUNT(*) FROM checked_line WHERE "user" = ?) AS checked
                 FROM list_recipe WHERE "user" = ?
                 """, [user, recipe, user, user, user]
-            )
+            ).first
         else { return (nil, ListCounts(recipes: 0, items: 0, checked: 0), 0) }
-        let counts = ListCounts(
-            recipes: try row.decoded(Int.self, at: 0) ?? 0, items: try row.decoded(Int.self, at: 3) ?? 0,
-            checked: try row.decoded(Int.self, at: 4) ?? 0)
-        return (try row.decoded(Int.self, at: 2), counts, try row.decoded(Int64.self, at: 1) ?? 0)
+        let counts = ListCounts(recipes: row["recipes"] ?? 0, items: row["items"] ?? 0, checked: row["checked"] ?? 0)
+        return (row["multiplier"], counts, row["last"] ?? 0)
     }
 
     /// Draws the next list version for `user`, inside the transaction of the change: a user's

@@ -6,64 +6,33 @@ public import SousWire
 /// The groceries data: every read and write, each write one transaction that answers with the
 /// list as it is after the write.
 ///
-/// Lists are kept in memory at their version (``ListVersion``): a read asks the database for the
-/// version and aggregates again only if it changed.
-///
 /// The SQL is the same on SQLite and PostgreSQL (``SQLSession``). On PostgreSQL a write's body
-/// may run more than once (see ``SousDatabase/writing(_:)``): it only touches the database and
+/// may run more than once (see ``SousDatabase/write(_:)``): it only touches the database and
 /// returns what the caller keeps or publishes afterwards.
 public final class GroceriesStore: Sendable {
     public let database: SousDatabase
-    /// Kept encoded: the reply of `groceries.list` as it is sent, and smaller than the value.
-    let lists: VersionedCache<String, ListVersion, EncodedReply<GroceryList>>
     /// The ingredient facts last stored from here, so that adding a recipe whose ingredients are
     /// stored as the catalog describes them writes none of them again.
     let committedFacts = CommittedFacts()
 
-    public init(database: SousDatabase, cachedLists: Int = 2_000) {
+    public init(database: SousDatabase) {
         self.database = database
-        lists = VersionedCache(capacity: cachedLists)
     }
 
     // MARK: Reads
 
-    /// The user's list as `groceries.list` answers it: kept at its version, aggregated again
-    /// only when that changed.
-    public func listReply(user: String) throws(ServiceError) -> EncodedReply<GroceryList> {
-        // On the I/O thread, the list confirmed current while nothing was committed since.
-        if let kept = lists.currentValue(for: user, in: database) { return kept }
-        let (version, reply, built) = try storage {
-            try database.reading { session in
-                let stamp = try session.dataStamp
-                let version = try Self.version(user: user, session)
-                if let kept = lists.value(for: user, at: version, confirmedAt: stamp) { return (version, kept, false) }
-                // Aggregating takes milliseconds: not on the server's I/O thread.
-                try QuickReadBudget.yieldToLane()
-                return (version, try EncodedReply(Self.list(user: user, version: version, session)), true)
-            }
-        }
-        if built { lists.store(reply, for: user, at: version) }
-        return reply
-    }
-
+    /// The user's list, aggregated from what is stored.
     public func list(user: String) throws(ServiceError) -> GroceryList {
-        let reply = try listReply(user: user)
-        return try storage { try reply.decoded() }
-    }
-
-    /// The list aggregated from the database, whatever is kept: what a read costs when the list
-    /// changed elsewhere (benchmarks compare the two).
-    public func aggregate(user: String) throws(ServiceError) -> GroceryList {
-        try storage { try database.reading { session in try Self.list(user: user, version: Self.version(user: user, session), session) } }
+        try storage { try database.read { session in try Self.list(user: user, version: Self.version(user: user, session), session) } }
     }
 
     public func hasRecipe(_ recipe: String, user: String) throws(ServiceError) -> Bool {
-        try storage { try database.reading { session in try Self.isListed(recipe, user: user, session) } }
+        try storage { try database.read { session in try Self.isListed(recipe, user: user, session) } }
     }
 
     /// Newest first.
     public func orders(user: String, limit: Int) throws(ServiceError) -> [GroceryOrder] {
-        try storage { try database.reading { session in try Self.orders(user: user, newestFirst: limit, session) } }
+        try storage { try database.read { session in try Self.orders(user: user, newestFirst: limit, session) } }
     }
 
     /// The user's orders with their lines: the newest `limit`, or every one oldest first.
@@ -86,9 +55,9 @@ public final class GroceriesStore: Sendable {
     /// is kept; `snapshot` is then ignored). `exclude` joins the recipe's exclusions.
     public func addRecipe(
         _ recipe: String, snapshot: RecipeSnapshot?, multiplier: Int, exclude: [String], ingredients: [ListIngredientFacts], user: String, now: Date,
-        withList: Bool = false
+        withList: Bool = false, idempotent scope: IdempotencyScope? = nil
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList, storing: ingredients) { session, known in
+        try changeList(user: user, withList: withList, storing: ingredients, idempotent: scope) { session, known in
             // The recipe's multiplier if listed, the list's counts (the quota's, and the reply's
             // less a new recipe) and where a new recipe goes (after the last), in one query.
             let before = try Self.listState(user: user, recipe: recipe, session)
@@ -124,8 +93,9 @@ public final class GroceriesStore: Sendable {
     }
 
     /// Changes a listed recipe's multiplier and exclusions.
-    public func setRecipe(_ request: SetListRecipe, user: String) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: request.wantsList) { session, _ in
+    public func setRecipe(_ request: SetListRecipe, user: String, idempotent scope: IdempotencyScope? = nil) throws(ServiceError) -> GroceryListChange
+    {
+        try changeList(user: user, droppingStaleChecks: true, withList: request.wantsList, idempotent: scope) { session, _ in
             try Self.requireListed(request.recipe, user: user, session)
             try Self.requireInRecipe(request.exclude ?? [], recipe: request.recipe, user: user, field: "exclude", session)
             try Self.requireInRecipe(request.include ?? [], recipe: request.recipe, user: user, field: "include", session)
@@ -135,8 +105,10 @@ public final class GroceriesStore: Sendable {
         }
     }
 
-    public func removeRecipe(_ recipe: String, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: withList) { session, _ in
+    public func removeRecipe(
+        _ recipe: String, user: String, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
+    ) throws(ServiceError) -> GroceryListChange {
+        try changeList(user: user, droppingStaleChecks: true, withList: withList, idempotent: scope) { session, _ in
             try Self.requireListed(recipe, user: user, session)
             try session.execute(#"DELETE FROM list_recipe WHERE "user" = ? AND recipe = ?"#, [user, recipe])
         }
@@ -145,9 +117,10 @@ public final class GroceriesStore: Sendable {
     // MARK: Manual items
 
     public func addEdibleItem(
-        _ facts: ListIngredientFacts, quantity: Double, unit: MeasureUnit, user: String, now: Date, withList: Bool = false
+        _ facts: ListIngredientFacts, quantity: Double, unit: MeasureUnit, user: String, now: Date, withList: Bool = false,
+        idempotent scope: IdempotencyScope? = nil
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList, storing: [facts]) { session, _ in
+        try changeList(user: user, withList: withList, storing: [facts], idempotent: scope) { session, _ in
             try GroceriesQuotas.checkManualItems(user: user, session)
             try session.execute(
                 #"INSERT INTO manual_item ("user", ingredient, quantity, unit, added_at) VALUES (?, ?, ?, ?, ?)"#,
@@ -156,25 +129,29 @@ public final class GroceriesStore: Sendable {
     }
 
     public func addNonEdibleItem(
-        _ text: String, count: Int?, user: String, now: Date, withList: Bool = false
+        _ text: String, count: Int?, user: String, now: Date, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList) { session, _ in
+        try changeList(user: user, withList: withList, idempotent: scope) { session, _ in
             try GroceriesQuotas.checkManualItems(user: user, session)
             try session.execute(
                 #"INSERT INTO manual_item ("user", text, count, added_at) VALUES (?, ?, ?, ?)"#, [user, text, count, now.timeIntervalSince1970])
         }
     }
 
-    public func removeItem(_ id: Int64, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: withList) { session, _ in
+    public func removeItem(
+        _ id: Int64, user: String, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
+    ) throws(ServiceError) -> GroceryListChange {
+        try changeList(user: user, droppingStaleChecks: true, withList: withList, idempotent: scope) { session, _ in
             guard try session.execute(Self.deleteItem, [user, id]) > 0 else { throw ServiceError.notFound("no item \(id) on the list", field: "id") }
         }
     }
 
     // MARK: Check-off
 
-    public func check(_ lines: [String], checked: Bool, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList) { session, _ in
+    public func check(
+        _ lines: [String], checked: Bool, user: String, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
+    ) throws(ServiceError) -> GroceryListChange {
+        try changeList(user: user, withList: withList, idempotent: scope) { session, _ in
             let current = Set(try Self.list(user: user, version: nil, session).lines.map(\.id))
             for (index, line) in lines.enumerated() where !current.contains(line) {
                 throw ServiceError.notFound("no line \"\(line)\" on the list", field: "lines.\(index)")
@@ -191,8 +168,10 @@ public final class GroceriesStore: Sendable {
 
     /// Empties the list, or takes the checked lines off it: a checked ingredient is left out of
     /// every recipe on the list and its manual items are deleted; a checked item is deleted.
-    public func clear(checkedOnly: Bool, user: String, withList: Bool = false) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: withList) { session, _ in
+    public func clear(
+        checkedOnly: Bool, user: String, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
+    ) throws(ServiceError) -> GroceryListChange {
+        try changeList(user: user, droppingStaleChecks: true, withList: withList, idempotent: scope) { session, _ in
             if checkedOnly {
                 for line in try Self.list(user: user, version: nil, session).lines where line.checked {
                     if let ingredient = line.ingredient {
@@ -214,7 +193,7 @@ public final class GroceriesStore: Sendable {
     /// Also answers the emptied list's version.
     public func checkout(_ request: ValidCheckout, user: String, now: Date) throws(ServiceError) -> (order: GroceryOrder, version: Int64) {
         try storage {
-            try database.writing { session in
+            try database.write { session in
                 let list = try Self.list(user: user, version: nil, session)
                 guard list.lineCount > 0 else { throw ServiceError.badRequest("the list is empty: add a recipe or an item first", field: "list") }
                 try GroceriesQuotas.checkOrdersPerDay(user: user, now: now, session)
@@ -245,21 +224,18 @@ public final class GroceriesStore: Sendable {
     // MARK: Changing the list
 
     /// Every change to a list goes through here: the change, a new version and the counts the
-    /// reply carries, in one transaction. The list is aggregated in that transaction only when
-    /// the change can remove lines (their check marks go, so a line that comes back later starts
-    /// unchecked) or the caller asked for it; then it is kept at its version once committed.
-    /// Otherwise the next read aggregates it.
+    /// reply carries, in one transaction whose value is the reply (stored with the request's
+    /// idempotency key, `scope`). The list is aggregated in that transaction only when the
+    /// change can remove lines (their check marks go, so a line that comes back later starts
+    /// unchecked) or the caller asked for it.
     ///
     /// What the change already knows of the list after it (``ChangeKnowledge``) is not read again.
     func changeList(
-        user: String, droppingStaleChecks: Bool = false, withList: Bool, _ change: (any SQLSession, inout ChangeKnowledge) throws -> Void
+        user: String, droppingStaleChecks: Bool = false, withList: Bool, idempotent scope: IdempotencyScope?,
+        _ change: (any SQLSession, inout ChangeKnowledge) throws -> Void
     ) throws(ServiceError) -> GroceryListChange {
-        // The transaction's value is the reply itself, so that a keyed write stores it in the
-        // same transaction (SousDatabase.writing); the list it aggregated is kept aside.
-        var aggregated: (version: ListVersion, list: EncodedReply<GroceryList>)?
-        let reply = try storage {
-            try database.writing { session -> GroceryListChange in
-                aggregated = nil
+        try storage {
+            try database.write(idempotent: scope) { session -> GroceryListChange in
                 var known = ChangeKnowledge()
                 try change(session, &known)
                 let version = try Self.nextVersion(user: user, facts: known.factsGeneration, session)
@@ -271,22 +247,20 @@ public final class GroceriesStore: Sendable {
                 var reply = GroceryListChange(
                     version: version.list, recipeCount: counts.recipes, itemCount: counts.items, checkedCount: counts.checked)
                 if withList { reply.list = list }
-                aggregated = try list.map { (version, try EncodedReply($0)) }
                 return reply
             }
         }
-        if let aggregated { lists.store(aggregated.list, for: user, at: aggregated.version) }
-        return reply
     }
 
     /// ``changeList(user:droppingStaleChecks:withList:_:)`` that first stores what the catalog
     /// said of `facts` (those ``committedFacts`` does not know stored already), and tells it
     /// what was stored once the change is committed.
     func changeList(
-        user: String, withList: Bool, storing facts: [ListIngredientFacts], _ change: (any SQLSession, inout ChangeKnowledge) throws -> Void
+        user: String, withList: Bool, storing facts: [ListIngredientFacts], idempotent scope: IdempotencyScope?,
+        _ change: (any SQLSession, inout ChangeKnowledge) throws -> Void
     ) throws(ServiceError) -> GroceryListChange {
         var written: FactsWritten?
-        let reply = try changeList(user: user, withList: withList) { session, known in
+        let reply = try changeList(user: user, withList: withList, idempotent: scope) { session, known in
             let stored = try Self.upsert(facts, knownTo: committedFacts, session)
             written = stored
             known.factsGeneration = stored.after

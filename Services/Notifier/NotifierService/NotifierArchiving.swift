@@ -8,7 +8,7 @@ import SousWire
 /// not in it: the next reminder follows from the profile and the user's activity.
 extension NotifierStore {
     func archive(user: String) throws -> NotifierArchive {
-        try database.reading { session in
+        try database.read { session in
             NotifierArchive(
                 log: try session.fetchAll(DeliveryRecord.self, #"SELECT * FROM delivery WHERE "user" = ? ORDER BY local_date"#, [user])
                     .map(\.logEntry))
@@ -31,7 +31,7 @@ extension NotifierStore {
                 throw ServiceError.badRequest("kcal are 0 to 100000", field: "archive.log.\(index).kcal")
             }
         }
-        return try database.writing { session in
+        return try database.write { session in
             try session.requireNoRows(of: user, in: ["delivery"], what: "reminders")
             if !dryRun {
                 for entry in archive.log {

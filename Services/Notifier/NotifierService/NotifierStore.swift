@@ -71,11 +71,11 @@ public final class NotifierStore: Sendable {
     // MARK: Profiles
 
     public func profile(of user: String) throws -> ReminderProfile? {
-        try database.reading { session in try Self.profile(of: user, session) }
+        try database.read { session in try Self.profile(of: user, session) }
     }
 
     public func saveProfile(_ profile: ReminderProfile, of user: String) throws {
-        try database.writing { session in try Self.saveProfile(profile, of: user, session) }
+        try database.write { session in try Self.saveProfile(profile, of: user, session) }
     }
 
     // MARK: Schedule
@@ -88,7 +88,7 @@ public final class NotifierStore: Sendable {
     ) throws -> (
         pending: ScheduledReminder?, changed: Bool
     ) {
-        try database.writing { session in
+        try database.write { session in
             let existing = try Self.schedule(of: user, session)
             // Activity older than the reminder last handled was already answered by it: a late
             // or repeated event (a subscriber catching up, another replica's copy) must not
@@ -112,7 +112,7 @@ public final class NotifierStore: Sendable {
     /// pending reminder stays unscheduled: only activity schedules.
     @discardableResult
     public func applyProfileChange(_ user: String, profile: ReminderProfile, now: Date) throws -> Bool {
-        try database.writing { session in
+        try database.write { session in
             try Self.saveProfile(profile, of: user, session)
             guard try Self.schedule(of: user, session) != nil else { return false }
             if !profile.enabled {
@@ -125,14 +125,14 @@ public final class NotifierStore: Sendable {
     }
 
     public func pending(of user: String) throws -> ScheduledReminder? {
-        try database.reading { session in try Self.schedule(of: user, session) }
+        try database.read { session in try Self.schedule(of: user, session) }
     }
 
     /// When the scheduler should look again: the earliest due time of a pending reminder, or the
     /// end of another replica's claim on one (the scheduler asks after every pass; the
     /// statement stays prepared, docs/BENCHMARKS.md, next-due lookup).
     public func earliestDue() throws -> Date? {
-        try database.reading { session in
+        try database.read { session in
             try session.value(Double.self, "SELECT wake_at FROM schedule ORDER BY wake_at LIMIT 1").map(Date.init(timeIntervalSince1970:))
         }
     }
@@ -149,7 +149,7 @@ public final class NotifierStore: Sendable {
     public func claimDue(through now: Date, limit: Int, until: Date) throws -> [ScheduledReminder] {
         switch database.engine {
         case .sqlite:
-            return try database.reading { session in
+            return try database.read { session in
                 try session.fetchAll(
                     ScheduleRecord.self, "SELECT * FROM schedule WHERE wake_at <= ? ORDER BY wake_at LIMIT ?", [now.timeIntervalSince1970, limit]
                 )
@@ -180,7 +180,7 @@ public final class NotifierStore: Sendable {
         // can be recorded.
         var users = Set<String>()
         let decisions = decisions.filter { users.insert($0.reminder.user).inserted }
-        return try database.writing { session in
+        return try database.write { session in
             var recorded: [ReminderDecision] = []
             recorded.reserveCapacity(decisions.count)
             // A hundred rows per statement: a statement per row cost more than the rows.
@@ -215,7 +215,7 @@ public final class NotifierStore: Sendable {
     /// Sent reminders recorded but not yet published (a notifier stopped in between), oldest
     /// first, at most `limit`.
     public func unpublished(limit: Int) throws -> [Reminder] {
-        try database.reading { session in
+        try database.read { session in
             try session.fetchAll(
                 DeliveryRecord.self,
                 """
@@ -229,7 +229,7 @@ public final class NotifierStore: Sendable {
     /// Takes published reminders out of the outbox.
     public func published(_ reminders: [Reminder]) throws {
         guard !reminders.isEmpty else { return }
-        try database.writing { session in
+        try database.write { session in
             var start = 0
             while start < reminders.count {
                 let chunk = reminders[start..<min(start + Self.rowsPerStatement, reminders.count)]
@@ -265,7 +265,7 @@ public final class NotifierStore: Sendable {
     /// Adds pending reminders (and their profiles) in one transaction, bypassing activity: for
     /// the benchmark and maintenance tools.
     public func bulkSchedule(_ reminders: [ScheduledReminder], profile: ReminderProfile) throws {
-        try database.writing { session in
+        try database.write { session in
             for reminder in reminders {
                 try session.insert(ProfileRecord(user: reminder.user, profile: profile), onConflict: .replace)
                 try session.insert(ScheduleRecord(reminder), onConflict: .replace)
@@ -274,14 +274,14 @@ public final class NotifierStore: Sendable {
     }
 
     public func scheduledCount() throws -> Int {
-        try database.reading { session in try session.value(Int.self, "SELECT COUNT(*) FROM schedule") ?? 0 }
+        try database.read { session in try session.value(Int.self, "SELECT COUNT(*) FROM schedule") ?? 0 }
     }
 
     // MARK: Delivery log
 
     /// The newest `limit` entries of `user`'s delivery log, newest date first.
     public func log(of user: String, limit: Int) throws -> [ReminderLogEntry] {
-        try database.reading { session in
+        try database.read { session in
             try session.fetchAll(DeliveryRecord.self, #"SELECT * FROM delivery WHERE "user" = ? ORDER BY local_date DESC LIMIT ?"#, [user, limit])
                 .map(\.logEntry)
         }
@@ -290,7 +290,7 @@ public final class NotifierStore: Sendable {
     /// `user`'s reminders sent after `after` (recording time), oldest first, with the cursor to
     /// continue from.
     public func sentReminders(of user: String, after: Date, limit: Int = 500) throws -> (reminders: [Reminder], cursor: Date) {
-        try database.reading { session in
+        try database.read { session in
             let records = try session.fetchAll(
                 DeliveryRecord.self,
                 #"SELECT * FROM delivery WHERE "user" = ? AND outcome = ? AND recorded_at > ? ORDER BY recorded_at LIMIT ?"#,
@@ -301,7 +301,7 @@ public final class NotifierStore: Sendable {
 
     /// The newest local date with a delivery log entry for `user`.
     public func lastHandledDate(of user: String) throws -> LocalDate? {
-        try database.reading { session in try DeliveryRecord.lastHandledDate(of: user, session) }
+        try database.read { session in try DeliveryRecord.lastHandledDate(of: user, session) }
     }
 
     // MARK: Rows

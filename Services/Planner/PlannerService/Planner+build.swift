@@ -75,7 +75,7 @@ struct PlannerHandlers: Sendable {
         server.register(PlannerAPI.weekHousehold, use: weekHousehold)
         server.register(PlannerAPI.updateProfile, use: updateProfile)
         server.register(PlannerAPI.resetProfile, use: resetProfile)
-        server.register(PlannerAPI.getPlan, useEncoded: getPlan)
+        server.register(PlannerAPI.getPlan, use: getPlan)
         server.register(PlannerAPI.history, use: history)
         server.register(PlannerAPI.selection, use: selection)
         server.register(PlannerAPI.addRecipe, use: addRecipe)
@@ -134,8 +134,8 @@ struct PlannerHandlers: Sendable {
 
     // MARK: Plan
 
-    func getPlan(_ request: Empty, user: String, context: RequestContext) throws -> EncodedReply<WeekPlan> {
-        try store.weekReply(user: user, now: now)
+    func getPlan(_ request: Empty, user: String, context: RequestContext) throws -> WeekPlan {
+        try store.week(user: user, now: now)
     }
 
     func history(_ request: PlanDateRange, user: String, context: RequestContext) throws -> PlanDays {

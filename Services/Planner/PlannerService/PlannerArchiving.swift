@@ -10,7 +10,7 @@ import SousWire
 extension PlannerStore {
     func archive(user: String) throws(ServiceError) -> PlannerArchive {
         try storage {
-            try database.reading { session in
+            try database.read { session in
                 PlannerArchive(
                     profile: try Self.profile(session, user: user),
                     selection: try session.fetchAll(SelectionRecord.self, #"SELECT * FROM selection WHERE "user" = ? ORDER BY id"#, [user]).map {
@@ -26,7 +26,7 @@ extension PlannerStore {
     func restore(_ archive: PlannerArchive, user: String, dryRun: Bool, now: Date) throws(ServiceError) -> ArchiveImported {
         let counts = ["selection": archive.selection.count, "slots": archive.slots.count]
         return try storage {
-            try database.writing { session in
+            try database.write { session in
                 try session.requireNoRows(of: user, in: ["profile", "selection", "slot"], what: "a profile or a plan in the planner")
                 guard !dryRun else { return ArchiveImported(counts: counts) }
                 try session.insert(ProfileRecord(user: user, profile: archive.profile, updatedAt: now))

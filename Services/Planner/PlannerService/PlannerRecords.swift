@@ -33,13 +33,6 @@ struct ProfileRecord: Sendable, SQLRecord {
         try self.init { position in row[position.column] }
     }
 
-    /// A row of ``selectByUser`` on SQLite, read by position: looking seventeen columns up by
-    /// name cost more than the rest of the read (GRDB lowercases each name and scans the row's
-    /// names). PostgreSQL's rows are read by name.
-    init(positional row: Row) throws {
-        try self.init { position in row[position.rawValue] }
-    }
-
     /// The table's columns, in the order of ``columnNames``, ``values`` and ``selectByUser``
     /// (their raw values are their places in a row of it).
     enum Position: Int, CaseIterable {
@@ -92,7 +85,7 @@ struct ProfileRecord: Sendable, SQLRecord {
 
     static let columnNames = Position.allCases.map(\.column)
 
-    /// One user's row, its columns in the order of ``columnNames`` (for ``init(positional:)``).
+    /// One user's row.
     static let selectByUser = "SELECT \(columnNames.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) FROM profile WHERE \"user\" = ?"
 
     /// Booleans as 0 and 1 on both engines.
@@ -184,18 +177,6 @@ struct SlotRecord: Sendable, SQLRecord {
         recipeName = row[Columns.recipeName]
         cookedAt = (row[Columns.cookedAt] as Double?).map(Date.init(timeIntervalSince1970:))
         diaryEntry = row[Columns.diaryEntry]
-    }
-
-    /// A row of a statement whose column positions were found once (many rows: the week).
-    init(row: Row, positions: ColumnPositions) throws {
-        let text: String = positions.value(Columns.date, in: row)
-        guard let date = LocalDate(text) else { throw DatabaseError(message: "slot date \(text) is not a date") }
-        user = positions.value(Columns.user, in: row)
-        ref = SlotRef(date: date, slot: positions.value(Columns.slot, in: row))
-        recipe = positions.value(Columns.recipe, in: row)
-        recipeName = positions.value(Columns.recipeName, in: row)
-        cookedAt = (positions.value(Columns.cookedAt, in: row) as Double?).map(Date.init(timeIntervalSince1970:))
-        diaryEntry = positions.value(Columns.diaryEntry, in: row)
     }
 
     static let columnNames = [

@@ -14,7 +14,7 @@ extension PlannerStore {
         user: String, choices: [FilledSlot], seed: UInt64, now: Date, reply: (Int64, Set<SlotRef>, [PlanDay]) -> Reply
     ) throws(ServiceError) -> Reply {
         try storage {
-            try database.writing { session in
+            try database.write { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
                 let fill = (try session.value(Int64.self, #"SELECT MAX(id) FROM plan_fill WHERE "user" = ?"#, [user]) ?? 0) + 1
                 var written: Set<SlotRef> = []
@@ -51,7 +51,7 @@ extension PlannerStore {
     /// it added there that no slot holds any more, and forgets the fill.
     func unfill(user: String, number: Int64?, now: Date) throws(ServiceError) -> PlanUnfillResult {
         try storage {
-            try database.writing { session in
+            try database.write { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
                 let fill: Int64
                 if let number {

@@ -9,91 +9,38 @@ public import SousWire
 /// The same statements run on SQLite and PostgreSQL.
 public final class PlannerStore: Sendable {
     public let database: SousDatabase
-    /// Weeks as last read, at the user's plan version (``PlannerMigrations/weekTables``): a read
-    /// asks the database for the version, and serves the kept week while it and the user's today
-    /// are unchanged. The version is in the database, so a change made through another replica
-    /// is never hidden. Kept encoded, as `plan.get` sends them.
-    let weeks: VersionedCache<String, Int64, KeptWeek>
-
-    /// A week as `plan.get` answers it, with the day and time zone it was read for.
-    struct KeptWeek: Sendable {
-        let today: LocalDate
-        let timeZone: String
-        let reply: EncodedReply<WeekPlan>
-
-        init(_ week: WeekPlan) throws {
-            today = week.today
-            timeZone = week.timeZone
-            reply = try EncodedReply(week)
-        }
-    }
-
-    public init(database: SousDatabase, keptWeeks: Int = 2_000) {
+    public init(database: SousDatabase) {
         self.database = database
-        weeks = VersionedCache(capacity: keptWeeks)
     }
 
     // MARK: Profiles
 
     /// The user's profile, or the defaults if they never saved one.
     public func profile(user: String) throws(ServiceError) -> CookingProfile {
-        try storage { try database.reading { session in try Self.profile(session, user: user) } }
+        try storage { try database.read { session in try Self.profile(session, user: user) } }
     }
 
     /// Replaces the user's profile (already validated).
     func save(_ profile: CookingProfile, user: String, now: Date) throws(ServiceError) {
         try storage {
             let record = try ProfileRecord(user: user, profile: profile, updatedAt: now)
-            try database.writing { session in try session.insert(record, onConflict: .replace) }
+            try database.write { session in try session.insert(record, onConflict: .replace) }
         }
     }
 
     func resetProfile(user: String) throws(ServiceError) {
-        try storage { try database.writing { session in _ = try session.execute(#"DELETE FROM profile WHERE "user" = ?"#, [user]) } }
+        try storage { try database.write { session in _ = try session.execute(#"DELETE FROM profile WHERE "user" = ?"#, [user]) } }
     }
 
-    /// The statements of the reads every `plan.get` makes stay prepared (one text each): preparing
-    /// one cost more than running it.
     static func profile(_ session: any SQLSession, user: String) throws -> CookingProfile {
-        // PostgreSQL's rows keep their columns by name only (``ColumnPositions``).
-        try session.rows(ProfileRecord.selectByUser, [user]).first.map { row in
-            try (session.engine == .sqlite ? ProfileRecord(positional: row) : ProfileRecord(row: row)).profile
-        } ?? .defaults
+        try session.fetchOne(ProfileRecord.self, ProfileRecord.selectByUser, [user])?.profile ?? .defaults
     }
 
     // MARK: The week and history
 
-    /// The user's current week and selection: the one kept at the user's plan version if their
-    /// today is still its today, else read.
-    public func weekReply(user: String, now: Date) throws(ServiceError) -> EncodedReply<WeekPlan> {
-        func isToday(_ kept: KeptWeek) -> Bool { PlanWindow(now: now, timeZoneIdentifier: kept.timeZone).today == kept.today }
-        // On the I/O thread, the week confirmed current while nothing was committed since.
-        if let kept = weeks.currentValue(for: user, in: database), isToday(kept) { return kept.reply }
-        let (version, week, read, stamp) = try storage { () throws -> (Int64?, KeptWeek, Bool, DataStamp?) in
-            try database.reading { session throws -> (Int64?, KeptWeek, Bool, DataStamp?) in
-                let stamp = try session.dataStamp
-                let version = try session.value(Int64.self, #"SELECT version FROM plan_version WHERE "user" = ?"#, [user])
-                if let version, let kept = weeks.value(for: user, at: version, confirmedAt: stamp), isToday(kept) {
-                    return (version, kept, false, stamp)
-                }
-                return (version, try KeptWeek(Self.week(session, user: user, now: now)), true, stamp)
-            }
-        }
-        // Kept only after the read's transaction ended (``VersionedCache``), confirmed at the
-        // stamp of the snapshot it was read in.
-        if read, let version { weeks.store(week, for: user, at: version, confirmedAt: stamp) }
-        return week.reply
-    }
-
-    /// ``weekReply(user:now:)`` as a value.
+    /// The user's current week and selection.
     public func week(user: String, now: Date) throws(ServiceError) -> WeekPlan {
-        let reply = try weekReply(user: user, now: now)
-        return try storage { try reply.decoded() }
-    }
-
-    /// The week as the database has it now, nothing kept (tests compare the two).
-    public func readWeek(user: String, now: Date) throws(ServiceError) -> WeekPlan {
-        try storage { try database.reading { session in try Self.week(session, user: user, now: now) } }
+        try storage { try database.read { session in try Self.week(session, user: user, now: now) } }
     }
 
     static func week(_ session: any SQLSession, user: String, now: Date) throws -> WeekPlan {
@@ -109,7 +56,7 @@ public final class PlannerStore: Sendable {
     /// Any dates, marked against the user's today.
     func days(user: String, range: PlanDateRange, now: Date) throws(ServiceError) -> [PlanDay] {
         try storage {
-            try database.reading { session in
+            try database.read { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
                 return try Self.days(session, user: user, from: range.from, to: range.to, today: window.today)
             }
@@ -123,7 +70,7 @@ public final class PlannerStore: Sendable {
 
     func selection(user: String, now: Date) throws(ServiceError) -> [SelectedRecipe] {
         try storage {
-            try database.reading { session in
+            try database.read { session in
                 try Self.selection(session, user: user, window: PlanWindow(now: now, profile: try Self.profile(session, user: user)))
             }
         }
@@ -132,7 +79,7 @@ public final class PlannerStore: Sendable {
     /// The selected recipe's stored name, or nil if it is not in the selection.
     func selectedName(user: String, recipe: String) throws(ServiceError) -> String? {
         try storage {
-            try database.reading { session in
+            try database.read { session in
                 try session.value(String.self, #"SELECT name FROM selection WHERE "user" = ? AND recipe = ?"#, [user, recipe])
             }
         }
@@ -147,7 +94,7 @@ public final class PlannerStore: Sendable {
     /// valid until their next midnight.
     func weekHousehold(user: String, now: Date) throws(ServiceError) -> WeekHousehold {
         try storage {
-            try database.reading { session in
+            try database.read { session in
                 let profile = try Self.profile(session, user: user)
                 let window = PlanWindow(now: now, profile: profile)
                 let planned = try session.rows(
@@ -164,7 +111,7 @@ public final class PlannerStore: Sendable {
     /// Adds a recipe to the selection; false if it was already there.
     func add(user: String, recipe: String, name: String, now: Date) throws(ServiceError) -> Bool {
         try storage {
-            try database.writing { session in
+            try database.write { session in
                 try session.insert(SelectionRecord(user: user, recipe: recipe, name: name, addedAt: now), onConflict: .ignore) > 0
             }
         }
@@ -174,7 +121,7 @@ public final class PlannerStore: Sendable {
     /// days are history and keep what was planned). Returns the cleared dates.
     func remove(user: String, recipe: String, now: Date) throws(ServiceError) -> [LocalDate] {
         try storage {
-            try database.writing { session in
+            try database.write { session in
                 let removed = try session.execute(#"DELETE FROM selection WHERE "user" = ? AND recipe = ?"#, [user, recipe])
                 guard removed > 0 else { throw ServiceError.notFound("\(recipe) is not in your plan", field: "id") }
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
@@ -193,7 +140,7 @@ public final class PlannerStore: Sendable {
     /// mark on the slot is dropped: it was about the meal that was there.
     func put(user: String, assignment: SlotAssignment, name: String, now: Date) throws(ServiceError) -> PlanSlot {
         try storage {
-            try database.writing { session in
+            try database.write { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
                 try window.check(SlotRef(date: assignment.date, slot: assignment.slot))
                 try session.insert(SelectionRecord(user: user, recipe: assignment.recipe, name: name, addedAt: now), onConflict: .ignore)
@@ -208,7 +155,7 @@ public final class PlannerStore: Sendable {
     /// Moves a slot's meal (with its cooked mark) to another slot; an occupied target swaps.
     func move(user: String, move: SlotMove, now: Date) throws(ServiceError) -> [PlanSlot] {
         try storage {
-            try database.writing { session in
+            try database.write { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
                 try window.check(move.from, field: "from.")
                 try window.check(move.to, field: "to.")
@@ -234,7 +181,7 @@ public final class PlannerStore: Sendable {
     /// Empties a slot of the week (an empty slot stays empty).
     func clear(user: String, ref: SlotRef, now: Date) throws(ServiceError) -> PlanSlot {
         try storage {
-            try database.writing { session in
+            try database.write { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
                 try window.check(ref)
                 try session.execute(Self.deleteSlot, SlotRecord.key(ref, user: user))
@@ -250,7 +197,7 @@ public final class PlannerStore: Sendable {
     /// its serving is already in the diary, so a repeat never logs it twice.
     func markCooked(user: String, ref: SlotRef, now: Date) throws(ServiceError) -> PlanSlot {
         try storage {
-            try database.writing { session in
+            try database.write { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
                 try PlanWindow.check(slot: ref.slot)
                 guard ref.date <= window.today else {
@@ -279,7 +226,7 @@ public final class PlannerStore: Sendable {
     func recordDiaryEntry<Reply>(_ entry: Int64, user: String, ref: SlotRef, recipe: String, reply: (PlanSlot) -> Reply) throws(ServiceError) -> Reply
     {
         try storage {
-            try database.writing { session in
+            try database.write { session in
                 try session.execute(
                     #"UPDATE slot SET diary_entry = ? WHERE "user" = ? AND date = ? AND slot = ? AND recipe = ?"#,
                     [entry, user, ref.date.description, ref.slot, recipe])
@@ -302,19 +249,17 @@ public final class PlannerStore: Sendable {
             FROM selection s WHERE s."user" = ?
             """, [window.today.description, window.last.description, user]
         )
-        .mapPositioned(session.engine) { row, columns -> (Int64, SelectedRecipe) in
+        .map { row -> (Int64, SelectedRecipe) in
             let recipe = SelectedRecipe(
-                id: columns.value(Column("recipe"), in: row), name: columns.value(Column("name"), in: row),
-                addedAt: Date(timeIntervalSince1970: columns.value(Column("added_at"), in: row)),
-                plannedSlots: columns.value(Column("planned"), in: row))
-            return (columns.value(Column("id"), in: row), recipe)
+                id: row["recipe"], name: row["name"], addedAt: Date(timeIntervalSince1970: row["added_at"]), plannedSlots: row["planned"])
+            return (row["id"], recipe)
         }
         .sorted { $0.0 < $1.0 }.map { $0.1 }
     }
 
     static func days(_ session: any SQLSession, user: String, from: LocalDate, to: LocalDate, today: LocalDate) throws -> [PlanDay] {
         let records = try session.rows(#"SELECT * FROM slot WHERE "user" = ? AND date BETWEEN ? AND ?"#, [user, from.description, to.description])
-            .mapPositioned(session.engine) { row, positions in try SlotRecord(row: row, positions: positions) }
+            .map(SlotRecord.init(row:))
         let filled = Dictionary(records.map { ($0.ref, $0.planSlot) }, uniquingKeysWith: { first, _ in first })
         let count = from.days(to: to) + 1
         return (0..<max(count, 0)).map { offset in

@@ -17,7 +17,7 @@ final class CoeliacStore: Sendable {
 
     /// Adds a validated entry (with its photo, if any).
     func addEntry(_ entry: ValidJournalEntry, user: String, now: Date) throws -> JournalEntry {
-        try database.writing { session in
+        try database.write { session in
             try TrackerQuotas.journalEntriesPerDay.check(
                 current: session.value(
                     Int.self, #"SELECT COUNT(*) FROM coeliac_journal_entry WHERE "user" = ? AND date = ?"#, [user, entry.date.description]) ?? 0
@@ -39,7 +39,7 @@ final class CoeliacStore: Sendable {
 
     /// Entries from `from` to `to` (both included), by date, time and id.
     func entries(user: String, from: LocalDate, to: LocalDate) throws -> [JournalEntry] {
-        try database.reading { session in
+        try database.read { session in
             try session.fetchAll(
                 JournalEntryRecord.self,
                 #"SELECT * FROM coeliac_journal_entry WHERE "user" = ? AND date BETWEEN ? AND ? ORDER BY date, time, id"#,
@@ -50,7 +50,7 @@ final class CoeliacStore: Sendable {
 
     /// One entry with its photo's bytes.
     func entryDetail(_ id: Int64, user: String) throws -> JournalEntryDetail {
-        try database.reading { session in
+        try database.read { session in
             let entry = try Self.entry(id, user: user, session)
             let photo = try session.value(Data.self, "SELECT bytes FROM coeliac_journal_photo WHERE entry_id = ?", [id])
             return JournalEntryDetail(entry: entry, photo: photo)
@@ -59,7 +59,7 @@ final class CoeliacStore: Sendable {
 
     /// Applies validated changes; returns the entry before and after.
     func edit(_ id: Int64, changes: ValidJournalEdit, user: String, now: Date) throws -> (before: JournalEntry, after: JournalEntry) {
-        try database.writing { session in
+        try database.write { session in
             let before = try Self.entry(id, user: user, session)
             var after = before
             if let title = changes.title { after.title = title }
@@ -88,7 +88,7 @@ final class CoeliacStore: Sendable {
 
     /// Deletes an entry and its photo; returns what was deleted.
     func deleteEntry(_ id: Int64, user: String) throws -> JournalEntry {
-        try database.writing { session in
+        try database.write { session in
             let entry = try Self.entry(id, user: user, session)
             try session.execute(#"DELETE FROM coeliac_journal_entry WHERE id = ? AND "user" = ?"#, [id, user])
             return entry
@@ -115,7 +115,7 @@ final class CoeliacStore: Sendable {
 
     /// Records or changes the prediction of `date`; a day with a result is a conflict.
     func predict(_ date: LocalDate, expectsGluten: Bool, user: String, now: Date) throws -> GlutenDay {
-        try database.writing { session in
+        try database.write { session in
             if let existing = try Self.day(date, user: user, session), existing.positive != nil {
                 throw ServiceError.conflict("\(date) already has a test result; its prediction can no longer change", field: "date")
             }
@@ -133,7 +133,7 @@ final class CoeliacStore: Sendable {
     /// Records the result of `date` (once, unless `replace` corrects it), and in the same
     /// transaction the badges the new history reaches for the first time.
     func recordResult(_ date: LocalDate, positive: Bool, replace: Bool, user: String, now: Date) throws -> GlutenResultRecorded {
-        try database.writing { session in
+        try database.write { session in
             let existing = try Self.day(date, user: user, session)
             if existing?.positive != nil, !replace {
                 throw ServiceError.conflict("\(date) already has a test result; send replace: true to correct it", field: "date")
@@ -161,7 +161,7 @@ final class CoeliacStore: Sendable {
 
     /// Withdraws the result of `date`; the day stays if it has a prediction. Badges are kept.
     func deleteResult(_ date: LocalDate, user: String) throws -> GlutenDay {
-        try database.writing { session in
+        try database.write { session in
             guard let existing = try Self.day(date, user: user, session), existing.positive != nil else {
                 throw ServiceError.notFound("\(date) has no test result", field: "date")
             }
@@ -177,12 +177,12 @@ final class CoeliacStore: Sendable {
 
     /// The user's whole history and earned badges, read in one snapshot.
     func statsInputs(user: String) throws -> (history: [GlutenDay], badges: [GlutenBadge]) {
-        try database.reading { session in (try Self.history(user: user, from: nil, to: nil, session), try Self.badges(user: user, session)) }
+        try database.read { session in (try Self.history(user: user, from: nil, to: nil, session), try Self.badges(user: user, session)) }
     }
 
     /// Days with a prediction or result between `from` and `to` (both included).
     func history(user: String, from: LocalDate, to: LocalDate) throws -> [GlutenDay] {
-        try database.reading { session in try Self.history(user: user, from: from, to: to, session) }
+        try database.read { session in try Self.history(user: user, from: from, to: to, session) }
     }
 
     private static func day(_ date: LocalDate, user: String, _ session: any SQLSession) throws -> GlutenDay? {

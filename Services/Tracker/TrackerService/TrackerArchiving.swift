@@ -15,7 +15,7 @@ extension TrackerStore {
     ]
 
     func archive(user: String) throws -> TrackerArchive {
-        try database.reading { session in
+        try database.read { session in
             let entries = try session.fetchAll(DiaryEntryRecord.self, #"SELECT * FROM diary_entry WHERE "user" = ? ORDER BY date, id"#, [user])
                 .map(\.entry)
             let goals = try session.fetchAll(GoalRecord.self, #"SELECT * FROM goal WHERE "user" = ? ORDER BY from_date"#, [user])
@@ -48,7 +48,7 @@ extension TrackerStore {
     /// writes it for `user` in one transaction; conflict when the user already has data here.
     func restore(_ archive: TrackerArchive, user: String, dryRun: Bool, now: Date) throws -> ArchiveImported {
         try TrackerArchiveCheck.check(archive)
-        return try database.writing { session in
+        return try database.write { session in
             try session.requireNoRows(of: user, in: Self.archivedTables, what: "a diary, goals, foods or a journal in the tracker")
             try session.requireNoRows(of: user, in: ["user_product"], column: "owner", what: "products of your own in the tracker")
             guard !dryRun else { return ArchiveImported(counts: archive.counts) }

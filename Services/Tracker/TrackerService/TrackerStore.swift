@@ -25,7 +25,7 @@ public final class TrackerStore: Sendable {
     }
 
     func insert(_ new: NewEntry, user: String, at time: Date) throws -> DiaryEntry {
-        try database.writing { session in
+        try database.write { session in
             try TrackerQuotas.diaryEntriesPerDay.check(
                 current: session.value(Int.self, #"SELECT COUNT(*) FROM diary_entry WHERE "user" = ? AND date = ?"#, [user, new.date.description])
                     ?? 0)
@@ -37,7 +37,7 @@ public final class TrackerStore: Sendable {
 
     /// One of the user's entries; notFound (field `id`) for another user's or an unknown id.
     func entry(_ id: Int64, user: String) throws -> DiaryEntry {
-        try database.reading { session in try Self.entry(id, user: user, session) }
+        try database.read { session in try Self.entry(id, user: user, session) }
     }
 
     private static func entry(_ id: Int64, user: String, _ session: any SQLSession) throws -> DiaryEntry {
@@ -49,7 +49,7 @@ public final class TrackerStore: Sendable {
 
     /// Replaces an entry's fields (validated by the caller) and returns the old and new entry.
     func update(_ id: Int64, user: String, _ change: (inout DiaryEntry) throws -> Void) throws -> (old: DiaryEntry, new: DiaryEntry) {
-        try database.writing { session in
+        try database.write { session in
             let old = try Self.entry(id, user: user, session)
             var new = old
             try change(&new)
@@ -63,7 +63,7 @@ public final class TrackerStore: Sendable {
     }
 
     func delete(_ id: Int64, user: String) throws -> DiaryEntry {
-        try database.writing { session in
+        try database.write { session in
             let entry = try Self.entry(id, user: user, session)
             try session.execute(#"DELETE FROM diary_entry WHERE id = ? AND "user" = ?"#, [id, user])
             return entry
@@ -72,7 +72,7 @@ public final class TrackerStore: Sendable {
 
     /// Entries from `from` to `to` inclusive, by date, meal, then logging order.
     func entries(user: String, from: LocalDate, to: LocalDate) throws -> [DiaryEntry] {
-        try database.reading { session in
+        try database.read { session in
             try session.fetchAll(
                 DiaryEntryRecord.self, #"SELECT * FROM diary_entry WHERE "user" = ? AND date BETWEEN ? AND ?"#,
                 [user, from.description, to.description]
@@ -85,7 +85,7 @@ public final class TrackerStore: Sendable {
 
     /// Every goal change of the user, oldest first.
     func goalHistory(user: String) throws -> GoalHistory {
-        try database.reading { session in try Self.goalHistory(user: user, session) }
+        try database.read { session in try Self.goalHistory(user: user, session) }
     }
 
     private static func goalHistory(user: String, _ session: any SQLSession) throws -> GoalHistory {
@@ -101,7 +101,7 @@ public final class TrackerStore: Sendable {
         guard !days.isEmpty else { return [] }
         let users = Set(days.map(\.user)).sqlJSONArray
         let dates = Set(days.map(\.date.description)).sqlJSONArray
-        return try database.reading { session in
+        return try database.read { session in
             let values = session.engine.jsonArrayValues
             // In index order, as a day's own read gives them: its kcal is summed in the same order.
             let records = try session.fetchAll(
@@ -130,17 +130,17 @@ public final class TrackerStore: Sendable {
 
     /// Sets the goals from `from` on; a change on the same date replaces the earlier one.
     func setGoals(_ goals: Goals, from: LocalDate, user: String) throws {
-        try database.writing { session in try session.insert(GoalRecord(user: user, from: from, goals: goals), onConflict: .replace) }
+        try database.write { session in try session.insert(GoalRecord(user: user, from: from, goals: goals), onConflict: .replace) }
     }
 
     // MARK: Water and coffee
 
     func drinks(user: String, date: LocalDate) throws -> DrinkCounts {
-        try database.reading { session in try Self.drinks(user: user, date: date, session) }
+        try database.read { session in try Self.drinks(user: user, date: date, session) }
     }
 
     func drinks(user: String, from: LocalDate, to: LocalDate) throws -> [LocalDate: DrinkCounts] {
-        try database.reading { session in
+        try database.read { session in
             let rows = try session.rows(
                 #"SELECT date, water, coffee FROM drinks WHERE "user" = ? AND date BETWEEN ? AND ?"#, [user, from.description, to.description])
             var result: [LocalDate: DrinkCounts] = [:]
@@ -158,7 +158,7 @@ public final class TrackerStore: Sendable {
 
     /// Adds `delta` to one drink's count, stopping at 0.
     func changeDrink(_ drink: Drink, by delta: Int, user: String, date: LocalDate) throws -> DrinkCounts {
-        try database.writing { session in
+        try database.write { session in
             try session.execute(#"INSERT INTO drinks ("user", date) VALUES (?, ?) ON CONFLICT DO NOTHING"#, [user, date.description])
             try session.execute(drink == .water ? Self.changeWater : Self.changeCoffee, [delta, delta, user, date.description])
             return try Self.drinks(user: user, date: date, session)
@@ -172,7 +172,7 @@ public final class TrackerStore: Sendable {
     // MARK: Saved foods
 
     func createFood(_ draft: SavedFoodDraft, user: String) throws -> SavedFood {
-        try database.writing { session in
+        try database.write { session in
             try TrackerQuotas.savedFoods.check(current: session.value(Int.self, #"SELECT COUNT(*) FROM saved_food WHERE "user" = ?"#, [user]) ?? 0)
             return try SavedFoodRecord.insert(
                 SavedFood(id: 0, name: draft.name, meals: draft.meals, grams: draft.grams, per100g: draft.per100g), user: user, session)
@@ -180,7 +180,7 @@ public final class TrackerStore: Sendable {
     }
 
     func food(_ id: Int64, user: String) throws -> SavedFood {
-        try database.reading { session in try Self.food(id, user: user, session) }
+        try database.read { session in try Self.food(id, user: user, session) }
     }
 
     private static func food(_ id: Int64, user: String, _ session: any SQLSession) throws -> SavedFood {
@@ -191,7 +191,7 @@ public final class TrackerStore: Sendable {
     }
 
     func editFood(_ id: Int64, user: String, _ change: (inout SavedFood) throws -> Void) throws -> SavedFood {
-        try database.writing { session in
+        try database.write { session in
             var food = try Self.food(id, user: user, session)
             try change(&food)
             food.id = id
@@ -202,7 +202,7 @@ public final class TrackerStore: Sendable {
     }
 
     func deleteFood(_ id: Int64, user: String) throws {
-        try database.writing { session in
+        try database.write { session in
             _ = try Self.food(id, user: user, session)
             try session.execute(#"DELETE FROM saved_food WHERE id = ? AND "user" = ?"#, [id, user])
         }
@@ -211,7 +211,7 @@ public final class TrackerStore: Sendable {
     /// The user's saved foods by name (ASCII letters without case), then by id; with `meal`,
     /// those suiting it (no meals = every meal).
     func foods(user: String, meal: Meal?) throws -> [SavedFood] {
-        try database.reading { session in
+        try database.read { session in
             try session.fetchAll(SavedFoodRecord.self, #"SELECT * FROM saved_food WHERE "user" = ? ORDER BY lower(name), id"#, [user])
                 .map(\.food)
                 .filter { food in meal.map { food.meals.isEmpty || food.meals.contains($0) } ?? true }
@@ -222,7 +222,7 @@ public final class TrackerStore: Sendable {
 
     /// The product `user` sees for `code`: their own if they added one, else the shared one.
     func product(code: String, user: String) throws -> Product? {
-        try database.reading { session in
+        try database.read { session in
             if let own = try session.fetchOne(OwnProductRecord.self, "SELECT * FROM user_product WHERE owner = ? AND code = ?", [user, code]) {
                 return own.product
             }
@@ -232,7 +232,7 @@ public final class TrackerStore: Sendable {
 
     /// Adds (or replaces) a product of `user`'s own; shared products and other users' are untouched.
     func addOwnProduct(_ product: Product, user: String) throws {
-        try database.writing { session in
+        try database.write { session in
             let exists = try session.value(Int.self, "SELECT 1 FROM user_product WHERE owner = ? AND code = ?", [user, product.code]) != nil
             if !exists {
                 try TrackerQuotas.ownProducts.check(
@@ -244,7 +244,7 @@ public final class TrackerStore: Sendable {
 
     /// Adds or replaces products by code in one transaction.
     func upsert(_ products: [Product], source: String) throws -> ProductImportResult {
-        try database.writing { session in try Self.upsert(products, source: source, session) }
+        try database.write { session in try Self.upsert(products, source: source, session) }
     }
 
     private static func upsert(_ products: [Product], source: String, _ session: any SQLSession) throws -> ProductImportResult {
@@ -260,7 +260,7 @@ public final class TrackerStore: Sendable {
     /// Loads the shipped products when the database holds an older seed (first start, new release).
     @discardableResult
     public func loadProductSeedIfNeeded(_ seed: ProductSeed) throws -> Int? {
-        try database.writing { session in
+        try database.write { session in
             let loaded = try session.value(Int.self, "SELECT value FROM meta WHERE key = 'productSeedVersion'") ?? 0
             guard loaded < seed.version else { return nil }
             _ = try Self.upsert(seed.products, source: "seed", session)

@@ -43,7 +43,7 @@ public final class AccountStore: Sendable {
         guard let hash = Sodium.hashPassword(password, cost: passwordCost) else { throw .internal("the password could not be hashed") }
         let info = AccountInfo(user: user ?? Self.newID(prefix: "u-"), email: email, name: name, role: role, createdAt: now)
         try storage {
-            try database.writing { transaction in
+            try database.write { transaction in
                 // Emails are stored and looked up normalized (lowercased), so equality is the rule.
                 if try transaction.value(Int.self, "SELECT 1 FROM account WHERE email = ?", [email]) != nil {
                     throw ServiceError.conflict("an account with this email exists; sign in instead", field: "email")
@@ -59,7 +59,7 @@ public final class AccountStore: Sendable {
 
     func account(email: String) throws(ServiceError) -> StoredAccount? {
         try storage {
-            try database.reading { transaction in try transaction.fetchOne(AccountRecord.self, "SELECT * FROM account WHERE email = ?", [email]) }
+            try database.read { transaction in try transaction.fetchOne(AccountRecord.self, "SELECT * FROM account WHERE email = ?", [email]) }
         }
     }
 
@@ -67,7 +67,7 @@ public final class AccountStore: Sendable {
     func displayNames(of users: [String]) throws(ServiceError) -> [String: String] {
         guard !users.isEmpty else { return [:] }
         return try storage {
-            try database.reading { transaction in
+            try database.read { transaction in
                 let rows = try transaction.rows(
                     #"SELECT "user", name FROM account WHERE "user" IN (\#(transaction.engine.jsonArrayValues))"#, [users.sqlJSONArray])
                 return Dictionary(rows.map { ($0["user"], $0["name"]) }, uniquingKeysWith: { first, _ in first })
@@ -77,7 +77,7 @@ public final class AccountStore: Sendable {
 
     func account(user: String) throws(ServiceError) -> StoredAccount? {
         try storage {
-            try database.reading { transaction in
+            try database.read { transaction in
                 try transaction.fetchOne(AccountRecord.self, #"SELECT * FROM account WHERE "user" = ?"#, [user])
             }
         }
@@ -87,7 +87,7 @@ public final class AccountStore: Sendable {
     func changePassword(user: String, to password: String, keeping session: String, now: Date) throws(ServiceError) -> [RevokedSession] {
         guard let hash = Sodium.hashPassword(password, cost: passwordCost) else { throw .internal("the password could not be hashed") }
         return try storage {
-            try database.writing { transaction in
+            try database.write { transaction in
                 try transaction.execute(#"UPDATE account SET password_hash = ? WHERE "user" = ?"#, [hash, user])
                 return try Self.endSessions(
                     transaction, #"SELECT * FROM session WHERE "user" = ? AND id <> ? ORDER BY created_at, id"#, [user, session])
@@ -99,7 +99,7 @@ public final class AccountStore: Sendable {
     /// the erasure of their rows in `services`: one transaction.
     func deleteAccount(user: String, erasingIn services: [SousService], now: Date) throws(ServiceError) -> [RevokedSession] {
         try storage {
-            try database.writing { transaction in
+            try database.write { transaction in
                 let ended = try Self.endSessions(transaction, #"SELECT * FROM session WHERE "user" = ? ORDER BY created_at, id"#, [user])
                 _ = try SousDatabase.eraseUser(user, in: transaction)
                 for service in services {
@@ -117,7 +117,7 @@ public final class AccountStore: Sendable {
             id: Self.newID(prefix: "s-"), user: user, device: device, createdAt: now, expiresAt: now.addingTimeInterval(AccountRules.sessionLifetime)
         )
         try storage {
-            try database.writing { transaction in
+            try database.write { transaction in
                 // Expired sessions are dropped as new ones start: nothing else reads them.
                 try transaction.execute(#"DELETE FROM session WHERE "user" = ? AND expires_at <= ?"#, [user, now.timeIntervalSince1970])
                 try transaction.insert(session)
@@ -128,7 +128,7 @@ public final class AccountStore: Sendable {
 
     func sessions(user: String, now: Date) throws(ServiceError) -> [StoredSession] {
         try storage {
-            try database.reading { transaction in
+            try database.read { transaction in
                 try transaction.fetchAll(
                     SessionRecord.self, #"SELECT * FROM session WHERE "user" = ? AND expires_at > ? ORDER BY created_at, id"#,
                     [user, now.timeIntervalSince1970])
@@ -139,7 +139,7 @@ public final class AccountStore: Sendable {
     /// Ends one session of `user`; nil if they have no such session.
     func endSession(_ id: String, user: String) throws(ServiceError) -> [RevokedSession]? {
         try storage {
-            try database.writing { transaction in
+            try database.write { transaction in
                 let ended = try Self.endSessions(
                     transaction, #"SELECT * FROM session WHERE id = ? AND "user" = ? ORDER BY created_at, id"#, [id, user])
                 return ended.isEmpty ? nil : ended
@@ -165,7 +165,7 @@ public final class AccountStore: Sendable {
     /// Revocations after `sequence` whose tokens have not expired, and the newest sequence.
     public func revocations(since sequence: Int64, now: Date) throws(ServiceError) -> Revocations {
         try storage {
-            try database.writing { transaction in
+            try database.write { transaction in
                 let cutoff = Int64(now.timeIntervalSince1970)
                 // Expired ones go, but never the newest: its sequence is the one returned (and the
                 // next one is counted from it).
@@ -183,7 +183,7 @@ public final class AccountStore: Sendable {
     /// follow the list each other write (every second, see RevocationSync).
     public func liveRevocations(since sequence: Int64, now: Date) throws(ServiceError) -> Revocations {
         try storage {
-            try database.reading { transaction in
+            try database.read { transaction in
                 let live = try transaction.fetchAll(
                     RevocationRecord.self, "SELECT * FROM revocation WHERE sequence > ? AND expires_at > ? ORDER BY sequence",
                     [sequence, Int64(now.timeIntervalSince1970)])
@@ -197,7 +197,7 @@ public final class AccountStore: Sendable {
 
     func pendingErasures() throws(ServiceError) -> [(user: String, service: SousService)] {
         try storage {
-            try database.reading { transaction in
+            try database.read { transaction in
                 try transaction.fetchAll(ErasureRecord.self, Self.erasuresInOrder).compactMap { erasure in
                     SousService(rawValue: erasure.service).map { (user: erasure.deletedUser, service: $0) }
                 }
@@ -210,7 +210,7 @@ public final class AccountStore: Sendable {
 
     func erasureDone(user: String, service: SousService) throws(ServiceError) {
         try storage {
-            try database.writing { transaction in
+            try database.write { transaction in
                 _ = try transaction.execute("DELETE FROM erasure WHERE deleted_user = ? AND service = ?", [user, service.rawValue])
             }
         }

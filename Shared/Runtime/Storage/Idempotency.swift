@@ -42,25 +42,26 @@ public protocol IdempotencyLedger: Sendable {
     func forgetMark(user: String, key: String) throws
 }
 
-/// The keyed write a handler is running, visible to ``SousDatabase/write(_:)`` through a task
-/// local so the reply is stored in the same transaction as the write.
+/// A keyed write being answered: what ``SousDatabase/write(idempotent:_:)`` stores its reply
+/// under. The runtime also keeps it as the running task's current scope, so that every other
+/// write of the request marks the key applied in its own transaction without being told.
 public final class IdempotencyScope: Sendable {
-    @TaskLocal public static var current: IdempotencyScope?
+    @TaskLocal static var current: IdempotencyScope?
 
     let user: String
     let key: String
     let method: String
     let digest: [UInt8]
-    /// The reply's encoding when `value` is a value of the method's reply type.
-    let encodeReply: @Sendable (Any) -> [UInt8]?
+    /// The method's reply type: the only type a write may store as its reply.
+    let replyType: Any.Type
     private let stored = Mutex<[UInt8]?>(nil)
 
-    init(user: String, key: String, method: String, digest: [UInt8], encodeReply: @escaping @Sendable (Any) -> [UInt8]?) {
+    init(user: String, key: String, method: String, digest: [UInt8], replyType: Any.Type) {
         self.user = user
         self.key = key
         self.method = method
         self.digest = digest
-        self.encodeReply = encodeReply
+        self.replyType = replyType
     }
 
     func record(reply: [UInt8]) -> IdempotencyRecord {
@@ -107,12 +108,12 @@ public final class IdempotencyGuard: Sendable {
     }
 
     /// Runs `operation` for a keyed write of `method` with request `body`, or answers from the
-    /// ledger. `operation` runs with ``IdempotencyScope/current`` set; `encodeReply` encodes a
-    /// value of the method's reply type. `keyCheck` says whether the ledger is read before
+    /// ledger. `operation` is handed the write's scope, which is also the task's current one;
+    /// `reply` is the method's reply type. `keyCheck` says whether the ledger is read before
     /// `operation` or only when its write finds the key taken or it fails (``KeyCheck``).
-    public func perform(
-        user: String, key: String, method: String, body: [UInt8], keyCheck: KeyCheck = .beforeHandler,
-        encodeReply: @escaping @Sendable (Any) -> [UInt8]?, _ operation: () async -> Outcome
+    public func perform<Reply>(
+        user: String, key: String, method: String, body: [UInt8], keyCheck: KeyCheck = .beforeHandler, reply: Reply.Type,
+        _ operation: (IdempotencyScope) async -> Outcome
     ) async -> Outcome {
         let cacheKey = Key(user: user, key: key)
         await claim(cacheKey)
@@ -161,10 +162,10 @@ public final class IdempotencyGuard: Sendable {
             }
         }
         if keyCheck != .atCommit, let answer = answerFromLedger() { return answer }
-        let scope = IdempotencyScope(user: user, key: key, method: method, digest: digest, encodeReply: encodeReply)
+        let scope = IdempotencyScope(user: user, key: key, method: method, digest: digest, replyType: reply)
         // The mark is in the ledger already: this attempt's writes must not add it again.
         if resumes { scope.markedApplied() }
-        let outcome = await IdempotencyScope.$current.withValue(scope) { await operation() }
+        let outcome = await IdempotencyScope.$current.withValue(scope) { await operation(scope) }
         if case .failure(let error) = outcome, error == IdempotencyScope.takenConcurrently {
             // Another attempt committed a write under this key (another replica's while this one
             // ran or, checked at commit, an earlier attempt): this one was rolled back. Answer

@@ -17,6 +17,10 @@ public struct RequestContext: Sendable {
     public let deadline: Int64?
     /// The key the client sent with a write; peer calls made for it carry keys derived from it.
     public let idempotencyKey: String?
+    /// The keyed write this request is, when it carries an idempotency key and the method
+    /// remembers its reply: handed to ``SousDatabase/write(idempotent:_:)`` by the write whose
+    /// value is the reply, which then commits with the reply a retry is answered.
+    public private(set) var idempotency: IdempotencyScope?
     private let serviceLogger: Logger
     /// The service logger with `request`, `method` and (once known) `user` metadata. Built when a
     /// handler logs, not for every request: a stream log handler formats its metadata each time
@@ -41,6 +45,13 @@ public struct RequestContext: Sendable {
         self.deadline = deadline
         self.idempotencyKey = idempotencyKey
         serviceLogger = logger
+    }
+
+    /// The same context for the keyed write `scope`.
+    func keyed(by scope: IdempotencyScope) -> RequestContext {
+        var context = self
+        context.idempotency = scope
+        return context
     }
 
     /// The verified user; the server already refused `user` methods called without one.

@@ -16,9 +16,8 @@ struct CommonHandlers: Sendable {
     /// The route table.
     func register() {
         guard let server else { return }
-        // Answered on the I/O thread: both read only what is in memory.
-        server.registerOnIOThread(CommonAPI.health, health)
-        server.registerOnIOThread(CommonAPI.clock, readClock)
+        server.register(CommonAPI.health, use: health)
+        server.register(CommonAPI.clock, use: readClock)
         server.register(CommonAPI.setClock, use: setClock)
         server.register(CommonAPI.describe, use: describe)
     }
@@ -62,7 +61,7 @@ struct CommonHandlers: Sendable {
 }
 
 /// The database's health, checked when the host starts and then every second off the request
-/// path, so `health` is answered from memory on the I/O thread.
+/// path, so `health` is answered from memory.
 final class DatabaseHealthProbe: Service, Sendable {
     private let check: @Sendable () -> DatabaseHealth
     private let current: Mutex<DatabaseHealth>

@@ -38,13 +38,12 @@ public final class ServiceHost: Sendable {
     ) throws {
         try self.init(
             configuration: configuration, logger: logger, databaseHealth: { database.health() }, ledger: database, services: services,
-            ownRevocations: ownRevocations, closeDatabase: { database.close() }, answersQuickReadsInline: database.engine == .sqlite)
+            ownRevocations: ownRevocations, closeDatabase: { database.close() })
         server.register(AccountAPI.erase, use: ErasureHandler(service: name, database: database).erase)
     }
 
     /// A host with its own health check; keyed writes are remembered in `ledger` (in memory
-    /// unless given: only for hosts with no database of their own). `answersQuickReadsInline`:
-    /// whether the database is on this machine, so that quick reads may run on the I/O thread.
+    /// unless given: only for hosts with no database of their own).
     public init(
         configuration: ServiceConfiguration,
         logger: Logger,
@@ -52,8 +51,7 @@ public final class ServiceHost: Sendable {
         ledger: any IdempotencyLedger = MemoryIdempotencyLedger(),
         services: [any Service] = [],
         ownRevocations: (@Sendable (_ since: Int64) throws -> Revocations)? = nil,
-        closeDatabase: @escaping @Sendable () -> Void = {},
-        answersQuickReadsInline: Bool = false
+        closeDatabase: @escaping @Sendable () -> Void = {}
     ) throws {
         self.closeDatabase = closeDatabase
         self.configuration = configuration
@@ -81,7 +79,6 @@ public final class ServiceHost: Sendable {
         }
         var serverOptions = configuration.serverOptions
         serverOptions.curve = keyring.own
-        serverOptions.answersQuickReadsInline = answersQuickReadsInline
         let revocations = RevocationList()
         let gate = Gate(revocations: revocations) { keyring.sessionKey }
         self.gate = gate

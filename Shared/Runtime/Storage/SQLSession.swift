@@ -45,13 +45,6 @@ public protocol SQLSession {
     /// Runs one statement and returns the first row's value when the statement has a single
     /// column (nil for no row or more columns): what ``value(_:_:_:)`` reads.
     func firstValue(_ sql: String, _ arguments: SQLArguments) throws -> DatabaseValue?
-    /// Runs one query and returns its first row's values in column order (nil for no row):
-    /// for a one-row query on a hot path, read by position (``Swift/Array/decoded(_:at:)``),
-    /// where building a `Row` and finding its columns by name cost more than the query.
-    func firstRow(_ sql: String, _ arguments: SQLArguments) throws -> [DatabaseValue]?
-    /// This snapshot's ``DataStamp``, when the transaction runs on the one connection that gives
-    /// them (the I/O thread's reader of a SQLite file); nil on any other.
-    var dataStamp: DataStamp? { get throws }
 }
 
 extension SQLSession {
@@ -181,121 +174,21 @@ enum SQLRecordStatements {
     }
 }
 
-extension [DatabaseValue] {
-    /// Column `index` of a ``SQLSession/firstRow(_:_:)`` as `Value`, nil for NULL; a value of
-    /// another type throws, naming the column.
-    public func decoded<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int) throws -> Value? {
-        let stored = self[index]
-        guard !stored.isNull else { return nil }
-        guard let value = Value.fromDatabaseValue(stored) else {
-            throw DatabaseError(message: "column \(index) holds \(stored), not a \(Value.self)")
-        }
-        return value
-    }
-}
-
 /// A transaction on the SQLite database, through GRDB. Every statement stays prepared on its
 /// connection (GRDB's statement cache, keyed by the SQL text).
 struct SQLiteSession: SQLSession {
     let db: Database
-    /// Whether `db` is the I/O thread's reader (``SousDatabase/currentStamp``).
-    var givesStamps = false
     var engine: SQLEngine { .sqlite }
 
-    var dataStamp: DataStamp? {
-        get throws { givesStamps ? try DataStamp.read(db) : nil }
-    }
-
-    /// Bound value by value and stepped by hand (like ``DataStamp/read(_:)``): GRDB's
-    /// `StatementArguments` are built by generic code it cannot specialize for us, which took a
-    /// fifth of a small write. The statement is still GRDB's cached one, each value is bound by
-    /// GRDB's own binding, and SQLite's hooks (the query time limit's trace and progress
-    /// handler) still see it.
     @discardableResult
     func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int {
-        let statement = try db.cachedStatement(sql: sql)
-        if try !stepping(statement, sql, arguments, row: { _ in }) {
-            try statement.execute(arguments: StatementArguments(arguments))
-        }
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
         return db.changesCount
     }
 
-    /// Stepped by hand like ``execute(_:_:)``, without building rows.
     func firstValue(_ sql: String, _ arguments: SQLArguments) throws -> DatabaseValue? {
-        let statement = try db.cachedStatement(sql: sql)
-        var first: DatabaseValue?
-        var columns: Int32 = 1
-        let stepped = try stepping(statement, sql, arguments) { handle in
-            columns = sqlite3_column_count(handle)
-            if first == nil, columns == 1 { first = DatabaseValue(sqliteStatement: handle, index: 0) }
-        }
-        guard stepped else {
-            guard let row = try Row.fetchOne(statement, arguments: StatementArguments(arguments)), row.count == 1 else { return nil }
-            return row.databaseValues.first
-        }
-        return columns == 1 ? first : nil
-    }
-
-    /// Stepped by hand like ``firstValue(_:_:)``: the first row's values copied out, no `Row`.
-    func firstRow(_ sql: String, _ arguments: SQLArguments) throws -> [DatabaseValue]? {
-        let statement = try db.cachedStatement(sql: sql)
-        var first: [DatabaseValue]?
-        let stepped = try stepping(statement, sql, arguments) { handle in
-            guard first == nil else { return }
-            first = (0..<sqlite3_column_count(handle)).map { DatabaseValue(sqliteStatement: handle, index: $0) }
-        }
-        guard stepped else { return try Row.fetchOne(statement, arguments: StatementArguments(arguments)).map { Array($0.databaseValues) } }
-        return first
-    }
-
-    /// Binds `arguments` to `statement` (the cached statement of `sql`) and steps it to the end,
-    /// calling `row` for each row; false, having run nothing, for a statement GRDB should run: a
-    /// schema change (GRDB keeps its schema cache by them) or a count of arguments that does not
-    /// match (its execution names the mismatch).
-    private func stepping(_ statement: Statement, _ sql: String, _ arguments: SQLArguments, row: (SQLiteStatement) -> Void) throws -> Bool {
-        let handle = statement.sqliteStatement
-        guard Self.isRowStatement(sql), Int(sqlite3_bind_parameter_count(handle)) == arguments.count else { return false }
-        sqlite3_reset(handle)
-        defer {
-            sqlite3_reset(handle)
-            sqlite3_clear_bindings(handle)
-        }
-        for (offset, argument) in arguments.enumerated() {
-            // GRDB's own binding of each value: what its reads bind compares equal.
-            let code = (argument?.databaseValue ?? .null).bind(to: handle, at: Int32(offset + 1))
-            guard code == SQLITE_OK else { throw Self.error(code, db, sql) }
-        }
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { return true }
-            guard code == SQLITE_ROW else { throw Self.error(code, db, sql) }
-            row(handle)
-        }
-    }
-
-    /// Whether the statement's first word is one of the statements that read or change rows
-    /// (letters packed into one integer: this runs for every statement).
-    static func isRowStatement(_ sql: String) -> Bool {
-        var word: UInt64 = 0
-        var length = 0
-        for byte in sql.utf8 {
-            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t") {
-                if length == 0 { continue } else { break }
-            }
-            guard length < 7 else { return false }
-            word = word << 8 | UInt64(byte & 0xDF)  // ASCII letters in upper case
-            length += 1
-        }
-        return rowVerbs.contains(word)
-    }
-
-    private static let rowVerbs: Set<UInt64> = Set(
-        ["INSERT", "UPDATE", "DELETE", "REPLACE", "SELECT", "WITH"].map { $0.utf8.reduce(0) { $0 << 8 | UInt64($1) } })
-
-    private static func error(_ code: Int32, _ db: Database, _ sql: String) -> DatabaseError {
-        DatabaseError(
-            resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
-            message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)), row.count == 1 else { return nil }
+        return row.databaseValues.first
     }
 
     func rows(_ sql: String, _ arguments: SQLArguments) throws -> [Row] {

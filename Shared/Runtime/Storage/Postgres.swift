@@ -158,7 +158,7 @@ public final class PostgresDatabase: @unchecked Sendable {
     private var open = 0
     private var closed = false
     private let nextID = Atomic<Int>(0)
-    /// Keyed writes of one user through this handle go one at a time (``SousDatabase/writing(_:)``).
+    /// Keyed writes of one user through this handle go one at a time (``SousDatabase/write(_:)``).
     let userWrites = UserWriteLocks()
     /// A write refused for a clash with another transaction runs again this many times at most,
     /// after a random pause of up to 1, 2, 4 … and at most 64 ms (about a second and a half in
@@ -413,9 +413,6 @@ public struct PostgresStatementError: Error, CustomStringConvertible {
 
 /// A transaction on a PostgreSQL connection.
 struct PostgresSession: SQLSession {
-    /// No stamps: PostgreSQL has no change counter per connection, so kept values are checked
-    /// by their versions on every read.
-    var dataStamp: DataStamp? { nil }
     let connection: PostgresConnection
     let logger: Logger
     var engine: SQLEngine { .postgres }
@@ -429,16 +426,10 @@ struct PostgresSession: SQLSession {
         try run(sql, arguments).rows.map(Self.row)
     }
 
-    /// The first row's only column: nothing else of the result is converted.
+    /// The first row's only column.
     func firstValue(_ sql: String, _ arguments: SQLArguments) throws -> DatabaseValue? {
-        guard let row = try firstRow(sql, arguments), row.count == 1 else { return nil }
-        return row.first
-    }
-
-    /// In column order: a `Row` built here finds its columns by name only.
-    func firstRow(_ sql: String, _ arguments: SQLArguments) throws -> [DatabaseValue]? {
-        guard let row = try run(sql, arguments).rows.first else { return nil }
-        return try row.map(Self.value)
+        guard let row = try run(sql, arguments).rows.first, row.count == 1 else { return nil }
+        return try row.map(Self.value).first
     }
 
     private func run(_ sql: String, _ arguments: SQLArguments) throws -> PostgresQueryResult {
