@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-public import SousRuntime
+import SousRuntime
 public import SousSchema
 public import SousWire
 import Synchronization

@@ -166,7 +166,7 @@ struct PlannerHandlers: Sendable {
         // Checked before asking the catalog, so a bad slot is named even when it is down.
         try store.window(user: user, now: now).check(SlotRef(date: request.date, slot: request.slot))
         let name = try await recipeName(request.recipe, user: user, field: "recipe", context: context)
-        let slot = try store.put(user: user, assignment: request, name: name, now: now)
+        let slot = try store.put(user: user, assignment: request, name: name, now: now, idempotent: context.idempotency)
         planChanged(user: user, dates: [request.date])
         return slot
     }

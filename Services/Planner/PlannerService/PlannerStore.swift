@@ -138,9 +138,11 @@ public final class PlannerStore: Sendable {
 
     /// Puts a recipe into a slot of the week, adding it to the selection if missing. A cooked
     /// mark on the slot is dropped: it was about the meal that was there.
-    func put(user: String, assignment: SlotAssignment, name: String, now: Date) throws(ServiceError) -> PlanSlot {
+    func put(
+        user: String, assignment: SlotAssignment, name: String, now: Date, idempotent scope: IdempotencyScope? = nil
+    ) throws(ServiceError) -> PlanSlot {
         try storage {
-            try database.write { session in
+            try database.write(idempotent: scope) { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
                 try window.check(SlotRef(date: assignment.date, slot: assignment.slot))
                 try session.insert(SelectionRecord(user: user, recipe: assignment.recipe, name: name, addedAt: now), onConflict: .ignore)

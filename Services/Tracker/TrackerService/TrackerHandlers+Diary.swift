@@ -12,7 +12,7 @@ extension TrackerHandlers {
         let date = try await recordedDay(request.date, .happened, user: user, context: context)
         let entry = try store.insert(
             .init(date: date, meal: request.meal, food: new.food, grams: request.grams, per100g: new.per100g, source: new.source), user: user,
-            at: clock.now)
+            at: clock.now, idempotent: context.idempotency)
         logged(entry, user: user)
         return entry
     }
@@ -40,7 +40,7 @@ extension TrackerHandlers {
             .init(
                 date: date, meal: request.meal, food: recipe.name, grams: grams, per100g: per100g,
                 source: EntrySource(kind: .recipe, reference: recipe.id)),
-            user: user, at: clock.now
+            user: user, at: clock.now, idempotent: context.idempotency
         )
         logged(entry, user: user)
         return entry

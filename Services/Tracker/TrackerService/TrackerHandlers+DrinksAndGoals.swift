@@ -11,7 +11,7 @@ extension TrackerHandlers {
             throw ServiceError.badRequest("delta must be -20 to 20 and not 0", field: "delta")
         }
         let date = try await recordedDay(request.date, .happened, user: user, context: context)
-        let counts = try store.changeDrink(request.drink, by: request.delta, user: user, date: date)
+        let counts = try store.changeDrink(request.drink, by: request.delta, user: user, date: date, idempotent: context.idempotency)
         return counts
     }
 

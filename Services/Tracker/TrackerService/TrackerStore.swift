@@ -24,8 +24,8 @@ public final class TrackerStore: Sendable {
         var source: EntrySource
     }
 
-    func insert(_ new: NewEntry, user: String, at time: Date) throws -> DiaryEntry {
-        try database.write { session in
+    func insert(_ new: NewEntry, user: String, at time: Date, idempotent scope: IdempotencyScope? = nil) throws -> DiaryEntry {
+        try database.write(idempotent: scope) { session in
             try TrackerQuotas.diaryEntriesPerDay.check(
                 current: session.value(Int.self, #"SELECT COUNT(*) FROM diary_entry WHERE "user" = ? AND date = ?"#, [user, new.date.description])
                     ?? 0)
@@ -157,8 +157,8 @@ public final class TrackerStore: Sendable {
     }
 
     /// Adds `delta` to one drink's count, stopping at 0.
-    func changeDrink(_ drink: Drink, by delta: Int, user: String, date: LocalDate) throws -> DrinkCounts {
-        try database.write { session in
+    func changeDrink(_ drink: Drink, by delta: Int, user: String, date: LocalDate, idempotent scope: IdempotencyScope? = nil) throws -> DrinkCounts {
+        try database.write(idempotent: scope) { session in
             try session.execute(#"INSERT INTO drinks ("user", date) VALUES (?, ?) ON CONFLICT DO NOTHING"#, [user, date.description])
             try session.execute(drink == .water ? Self.changeWater : Self.changeCoffee, [delta, delta, user, date.description])
             return try Self.drinks(user: user, date: date, session)
