@@ -5,12 +5,12 @@ import Synchronization
 import ZeroMQ
 
 extension RPCServer {
-    /// The server's I/O thread: the only thread that touches the ROUTER. It reads requests,
-    /// refuses what is past a bound, hands the rest to the lanes, and sends their replies.
-    /// Everything here is used by that thread alone.
+    /// The server's I/O thread: it reads requests, refuses what is past a bound, and hands the
+    /// rest to the lanes, which send their own replies. Everything here is used by that thread
+    /// alone (the ROUTER aside, behind its lock).
     final class IOLoop: @unchecked Sendable {
         let server: RPCServer
-        let router: ZMQSocket
+        let router: SharedRouter
         let pull: ZMQSocket
         let monitor: ZMQSocket?
         let executors: [MethodLane: ThreadPoolExecutor]
@@ -32,7 +32,7 @@ extension RPCServer {
         /// Whether the ROUTER has an `inproc` endpoint (in-process callers are trusted as the service).
         let servesInProcess: Bool
 
-        init(server: RPCServer, router: ZMQSocket, pull: ZMQSocket, monitor: ZMQSocket?, executors: [MethodLane: ThreadPoolExecutor]) {
+        init(server: RPCServer, router: SharedRouter, pull: ZMQSocket, monitor: ZMQSocket?, executors: [MethodLane: ThreadPoolExecutor]) {
             self.server = server
             self.router = router
             self.pull = pull
@@ -50,18 +50,19 @@ extension RPCServer {
             }
             let descriptors: (router: Int32, pull: Int32)
             do {
-                descriptors = (try router.eventDescriptor(), try pull.eventDescriptor())
+                guard let routerDescriptor = try router.withSocket({ socket throws(ZMQError) in try socket.eventDescriptor() }) else { return }
+                descriptors = (routerDescriptor, try pull.eventDescriptor())
             } catch {
                 server.logger.critical("cannot wait on the server's sockets", metadata: ["error": "\(error)"])
                 return
             }
             // The descriptors are edge-triggered (ZMQSocket.eventDescriptor): each pass empties
-            // the mailbox, sends the lanes' replies and reads the ROUTER until EAGAIN (every
-            // call on a socket may take in the event that would have signalled it) before
-            // waiting in one poll(2).
+            // the mailbox, counts what the lanes answered and reads the ROUTER until EAGAIN
+            // (every call on a socket may take in the event that would have signalled it)
+            // before waiting in one poll(2).
             while true {
                 takeWakeUps()
-                sendAnswers()
+                takeFinished()
                 let draining = server.draining.load(ordering: .acquiring)
                 if draining && total == 0 { return }
                 // Reading never pauses while serving: a ROUTER that stops reading lets a flooding
@@ -101,30 +102,27 @@ extension RPCServer {
             }
         }
 
-        /// Sends the replies the lanes have produced, and counts their requests off the bounds.
-        func sendAnswers() {
-            let answers = server.answers.withLock { answers -> [Answer] in
-                defer { answers.removeAll(keepingCapacity: true) }
-                return answers
+        /// Counts the requests the lanes have answered since the last look off the bounds.
+        func takeFinished() {
+            let jobs = server.finishedJobs.withLock { jobs -> [FinishedJob] in
+                defer { jobs.removeAll(keepingCapacity: true) }
+                return jobs
             }
-            for answer in answers {
+            for job in jobs {
                 total -= 1
-                laneInFlight[answer.lane, default: 1] -= 1
-                if let count = peerInFlight[answer.peer] {
-                    peerInFlight[answer.peer] = count > 1 ? count - 1 : nil
+                laneInFlight[job.lane, default: 1] -= 1
+                if let count = peerInFlight[job.peer] {
+                    peerInFlight[job.peer] = count > 1 ? count - 1 : nil
                 }
-                send(answer.frames)
             }
         }
 
         func send(_ frames: [ZMQFrame]) {
-            do {
-                // Dropped: the peer is gone (the ROUTER is mandatory) or stopped reading its replies.
-                if try !router.send(multipart: frames, dontWait: true) { droppedSinceLog += 1 }
-            } catch  where error.isHostUnreachable {
-                droppedSinceLog += 1
-            } catch {
-                server.logger.error("reply failed", metadata: ["error": "\(error)"])
+            switch router.send(frames) {
+            case .sent: break
+            // Dropped: the peer is gone (the ROUTER is mandatory) or stopped reading its replies.
+            case .dropped: droppedSinceLog += 1
+            case .failed(let error): server.logger.error("reply failed", metadata: ["error": "\(error)"])
             }
         }
 
@@ -134,10 +132,11 @@ extension RPCServer {
             for _ in 0..<256 {
                 let message: (frames: [ZMQFrame], property: String?)
                 do {
-                    message = try router.receiveMultipart(dontWait: true, property: "User-Id")
+                    guard let received = try router.receive() else { return false }
+                    message = received
                 } catch {
                     if error.isTerminated { terminated = true }
-                    if !error.isTerminated && !error.isWouldBlock { server.logger.error("receive failed", metadata: ["error": "\(error)"]) }
+                    if !error.isTerminated { server.logger.error("receive failed", metadata: ["error": "\(error)"]) }
                     return false
                 }
                 // Without a User-Id the message did not pass the ZAP handler: only an `inproc`
@@ -168,9 +167,9 @@ extension RPCServer {
                     send(Envelope.errorReplyFrames(routing: routing, requestID: header.id, error: error))
                     return
                 }
-                // The bounds count what the lanes have not answered: their replies go first,
+                // The bounds count what the lanes have not answered: their notes are taken first,
                 // since a caller may send again as soon as its reply is out.
-                sendAnswers()
+                takeFinished()
                 let lane = registration.lane
                 let peer = routing[0]
                 let limits = server.options.limits(of: lane)
@@ -218,6 +217,7 @@ extension RPCServer {
         }
 
         func logRefusals() {
+            droppedSinceLog += server.lanesDropped.exchange(0, ordering: .relaxed)
             guard refusedSinceLog + droppedSinceLog > 0, ContinuousClock.now - lastLog >= .seconds(1) else { return }
             server.logger.notice(
                 "under load",

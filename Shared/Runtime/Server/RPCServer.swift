@@ -8,13 +8,14 @@ public import ZeroMQ
 
 /// A typed request/reply server on a ZeroMQ ROUTER socket.
 ///
-/// One I/O thread owns the ROUTER (docs/ARCHITECTURE.md, "A request's path"): it reads
-/// without pause, parses envelopes, answers malformed and refused requests itself, and hands
-/// each good request to a task on its method's lane (``MethodLane``), a small pool of threads of
-/// its own, so a slow handler in one lane never holds up another and none runs on Swift's
-/// cooperative pool. A lane's answer goes back to the I/O thread, which sends it. Each lane and
-/// each connection has a bound on requests in flight; past it the I/O thread answers
-/// `unavailable` ("busy") at once instead of queueing. Graceful shutdown stops reading new
+/// One I/O thread reads the ROUTER (docs/ARCHITECTURE.md, "A request's path"): without pause,
+/// it parses envelopes, answers malformed and refused requests itself, and hands each good
+/// request to a task on its method's lane (``MethodLane``), a small pool of threads of its own,
+/// so a slow handler in one lane never holds up another and none runs on Swift's cooperative
+/// pool. The lane's thread sends its reply on the ROUTER itself (``SharedRouter``) and leaves a
+/// note of it for the I/O thread's counts. Each lane and each connection has a bound on
+/// requests in flight; past it the I/O thread answers `unavailable` ("busy") at once instead of
+/// queueing. Graceful shutdown stops reading new
 /// requests, lets in-flight handlers finish and their replies go out, then closes the sockets.
 public final class RPCServer: Service, Sendable {
     /// A request's header, body and context in; its encoded reply (or the error to send) out.
@@ -79,11 +80,10 @@ public final class RPCServer: Service, Sendable {
         let registration: Registration
     }
 
-    /// A lane's reply, for the I/O thread to send and to count off the job's bounds.
-    struct Answer: Sendable {
+    /// A request a lane answered: whose bounds it no longer counts against.
+    struct FinishedJob: Sendable {
         let lane: MethodLane
-        let frames: [Envelope.Frame]
-        var peer: [UInt8] { frames[0] }
+        let peer: [UInt8]
     }
 
     public let name: String
@@ -97,10 +97,14 @@ public final class RPCServer: Service, Sendable {
     private let handlers = Mutex<[String: Registration]>([:])
     private let state: Mutex<State>
     let draining = Atomic<Bool>(false)
-    /// Replies the lanes have produced and the I/O thread has not sent yet.
-    let answers = Mutex<[Answer]>([])
-    /// The mailbox's sending end: a lane wakes the I/O thread through it (nil once the server
-    /// has stopped).
+    /// The ROUTER: read by the I/O thread, replies sent by whichever thread has one.
+    let router: SharedRouter
+    /// The requests the lanes have answered since the I/O thread last counted.
+    let finishedJobs = Mutex<[FinishedJob]>([])
+    /// Replies the lanes could not deliver (the peer gone, or not reading), for the log line.
+    let lanesDropped = Atomic<Int>(0)
+    /// The mailbox's sending end: a lane wakes the I/O thread through it when it must look
+    /// (nil once the server has stopped).
     private let mailbox: Mutex<ZMQSocket?>
     /// Signalled once by the I/O thread when it has exited. Not an AsyncStream: iterating one
     /// ends as soon as the waiting task is cancelled, and cancellation is exactly when the server
@@ -108,7 +112,6 @@ public final class RPCServer: Service, Sendable {
     let threadFinished = Completion()
 
     private struct State: ~Copyable {
-        var router: ZMQSocket?
         var pull: ZMQSocket?
         /// The ROUTER's handshake failures (a `PAIR` on its monitor), when it serves CURVE.
         var monitor: ZMQSocket?
@@ -164,7 +167,8 @@ public final class RPCServer: Service, Sendable {
         try push.setSendHighWaterMark(0)
         try push.connect(mailboxEndpoint)
         mailbox = Mutex(push)
-        state = Mutex(State(router: router, pull: pull, monitor: monitor))
+        self.router = SharedRouter(router)
+        state = Mutex(State(pull: pull, monitor: monitor))
     }
 
     /// The ZAP domain of a service's request socket.
@@ -179,9 +183,11 @@ public final class RPCServer: Service, Sendable {
             throw ZMQError(code: EPROTONOSUPPORT, operation: "bind(\(endpoint)): refusing to serve in plaintext; give the server a CURVE key")
         }
         return try state.withLock { state throws(ZMQError) -> String in
-            guard let router = state.router else { preconditionFailure("bind after the server started") }
-            try router.bind(endpoint)
-            let bound = try router.lastEndpoint
+            let bound = try router.withSocket { router throws(ZMQError) -> String in
+                try router.bind(endpoint)
+                return try router.lastEndpoint
+            }
+            guard let bound else { preconditionFailure("bind after the server stopped") }
             state.boundEndpoints.append(bound)
             return bound
         }
@@ -276,16 +282,15 @@ public final class RPCServer: Service, Sendable {
 
     /// Serves until graceful shutdown or cancellation, then drains in-flight requests.
     public func run() async throws {
-        let sockets = state.withLock { state -> (ZMQSocket, ZMQSocket, ZMQSocket?)? in
-            guard let router = state.router, let pull = state.pull else { return nil }
+        let sockets = state.withLock { state -> (ZMQSocket, ZMQSocket?)? in
+            guard let pull = state.pull else { return nil }
             defer {
-                state.router = nil
                 state.pull = nil
                 state.monitor = nil
             }
-            return (router, pull, state.monitor)
+            return (pull, state.monitor)
         }
-        guard let (router, pull, monitor) = sockets else { preconditionFailure("RPCServer.run() called twice") }
+        guard let (pull, monitor) = sockets else { preconditionFailure("RPCServer.run() called twice") }
         // The lanes' threads exist while the server runs.
         var executors: [MethodLane: ThreadPoolExecutor] = [:]
         for lane in MethodLane.allCases {
@@ -311,8 +316,7 @@ public final class RPCServer: Service, Sendable {
         logger.info("stopped", metadata: ["service": "\(name)"])
     }
 
-    /// Runs a job on its lane: admits the caller, runs the handler, and hands the reply to the
-    /// I/O thread.
+    /// Runs a job on its lane: admits the caller, runs the handler, and sends the reply.
     func handle(_ job: Job) async {
         let header = job.header
         let result: Result<[UInt8], ServiceError>
@@ -326,13 +330,27 @@ public final class RPCServer: Service, Sendable {
         } catch {
             result = .failure(error)
         }
-        let frames = replyFrames(for: result, routing: job.routing, header: header)
-        let wasEmpty = answers.withLock { answers in
-            defer { answers.append(Answer(lane: job.lane, frames: frames)) }
-            return answers.isEmpty
+        reply(replyFrames(for: result, routing: job.routing, header: header), to: job)
+    }
+
+    /// Sends a lane's reply and wakes the I/O thread when it must look: requests are waiting
+    /// that this send may have hidden from its poll (the socket's descriptor is edge-triggered),
+    /// or the server is draining and may be done.
+    ///
+    /// The request is noted as answered before its reply goes out, so the caller's next request
+    /// is never counted against a bound this one still held; and under the ROUTER's lock, so
+    /// the I/O thread, which closes the ROUTER once nothing is counted in flight, never closes
+    /// it before the reply is sent.
+    private func reply(_ frames: [Envelope.Frame], to job: Job) {
+        let (delivery, requestsWaiting) = router.sendFromLane(frames) {
+            finishedJobs.withLock { $0.append(FinishedJob(lane: job.lane, peer: job.routing[0])) }
         }
-        // The I/O thread takes every answer at once: only the first of a batch wakes it.
-        if wasEmpty { wakeIOThread() }
+        switch delivery {
+        case .sent: break
+        case .dropped: lanesDropped.add(1, ordering: .relaxed)
+        case .failed(let error): logger.error("reply failed", metadata: ["error": "\(error)"])
+        }
+        if requestsWaiting || draining.load(ordering: .acquiring) { wakeIOThread() }
     }
 
     /// The frames of a reply to `header`: the body, or the error (logged when it is internal).
