@@ -41,6 +41,16 @@ enum QueryClock {
             }, context)
     }
 
+    /// Runs `body` with no time limit on its statements (what begins or ends a transaction must
+    /// not be interrupted half done); the limit applies again to the statements after it.
+    static func unlimited<T>(_ db: Database, _ body: () throws -> T) rethrows -> T {
+        guard let box = boxes.withLock({ $0[ObjectIdentifier(db)] }) else { return try body() }
+        let armed = box.armed.exchange(false, ordering: .relaxed)
+        box.deadline.store(0, ordering: .relaxed)
+        defer { box.armed.store(armed, ordering: .relaxed) }
+        return try body()
+    }
+
     /// Runs `body` with its statements limited; an interrupted statement becomes `timeout`.
     static func timed<T>(_ db: Database, _ body: () throws -> T) throws -> T {
         guard let box = boxes.withLock({ $0[ObjectIdentifier(db)] }) else { return try body() }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Lists and small structures kept as JSON text in one column (a recipe's steps, an
 /// ingredient's synonyms, a profile's diets).

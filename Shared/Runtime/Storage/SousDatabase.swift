@@ -1,5 +1,6 @@
 import Foundation
 public import GRDB
+import GRDBSQLite
 public import Logging
 import MessagePack
 public import SousWire
@@ -50,6 +51,8 @@ public struct SousDatabase: Sendable {
     }
 
     let backend: Backend
+    /// The reads' connections to a SQLite file (``SQLiteReaders``); nil in memory and on PostgreSQL.
+    private let readers: SQLiteReaders?
     /// The file path, ":memory:", or the PostgreSQL location (without its password).
     public let path: String
     private let migrationCount: Int
@@ -104,6 +107,8 @@ public struct SousDatabase: Sendable {
         }
         try migrator.migrate(writer)
         try writer.write { db in try IdempotencyLedgerTable.create(SQLiteSession(db: db)) }
+        // Opened after the migrations: a connection keeps the schema it first reads.
+        readers = writer is DatabasePool ? SQLiteReaders(path: path, configuration: configuration, limit: Self.readerCount) : nil
         backend = .sqlite(writer)
         migrationCount = migrator.migrations.count
     }
@@ -130,6 +135,7 @@ public struct SousDatabase: Sendable {
 
     private init(backend: Backend, path: String, migrationCount: Int) {
         self.backend = backend
+        readers = nil
         self.path = path
         self.migrationCount = migrationCount
     }
@@ -170,12 +176,44 @@ public struct SousDatabase: Sendable {
 
     // MARK: Reads and writes
 
-    /// Runs `body` in a read transaction (one snapshot), each statement within ``queryTimeLimit``.
+    /// Runs `body` in a read transaction (one snapshot), each statement within ``queryTimeLimit``:
+    /// on one of the file's readers (``SQLiteReaders``), or GRDB's pool when all are busy.
     public func read<T>(_ body: (any SQLSession) throws -> T) throws -> T {
         switch backend {
-        case .sqlite(let writer): try writer.read { db in try QueryClock.timed(db) { try body(SQLiteSession(db: db)) } }
-        case .postgres(let database): try database.read { try body($0) }
+        case .sqlite(let writer):
+            if let readers,
+                let value = try readers.withReader({ reader in
+                    try reader.unsafeRead { db in
+                        try QueryClock.timed(db) { try Self.transaction(db, "BEGIN DEFERRED TRANSACTION") { try body(SQLiteSession(db: db)) } }
+                    }
+                })
+            {
+                return value
+            }
+            return try writer.read { db in try QueryClock.timed(db) { try body(SQLiteSession(db: db)) } }
+        case .postgres(let database): return try database.read { try body($0) }
         }
+    }
+
+    /// Runs `body` in one transaction begun with `begin`, with `begin` and `COMMIT` kept prepared
+    /// (GRDB prepares both anew for every transaction), neither of them ever interrupted: a
+    /// transaction left open on a connection stops the process (GRDB's precondition).
+    private static func transaction<T>(_ db: Database, _ begin: String, _ body: () throws -> T) throws -> T {
+        let value: T
+        do {
+            try QueryClock.unlimited(db) { try db.cachedStatement(sql: begin).execute() }
+            value = try body()
+            try QueryClock.unlimited(db) { try db.cachedStatement(sql: "COMMIT TRANSACTION").execute() }
+        } catch {
+            QueryClock.unlimited(db) {
+                // An interrupted statement may have ended the transaction already.
+                guard sqlite3_get_autocommit(db.sqliteConnection) == 0 else { return }
+                try? db.rollback()
+                if sqlite3_get_autocommit(db.sqliteConnection) == 0 { _ = sqlite3_exec(db.sqliteConnection, "ROLLBACK", nil, nil, nil) }
+            }
+            throw error
+        }
+        return value
     }
 
     /// Runs `body` in a write transaction, each statement within ``queryTimeLimit``. For a
@@ -237,7 +275,9 @@ public struct SousDatabase: Sendable {
         let value: T
         switch backend {
         case .sqlite(let writer):
-            value = try writer.write { db in try QueryClock.timed(db) { try run(SQLiteSession(db: db)) } }
+            value = try writer.writeWithoutTransaction { db in
+                try QueryClock.timed(db) { try Self.transaction(db, "BEGIN IMMEDIATE TRANSACTION") { try run(SQLiteSession(db: db)) } }
+            }
         case .postgres(let database):
             // One user's writes in this process go one at a time (a phone flushing its queue,
             // ten requests at once): at SERIALIZABLE they would all clash on the user's rows and
