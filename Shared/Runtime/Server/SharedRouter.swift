@@ -3,8 +3,8 @@ import ZeroMQ
 
 /// A server's ROUTER, used from more than one thread: the I/O thread reads the requests and
 /// sends the replies it makes itself, and each lane's thread sends its own replies instead of
-/// handing them back to the I/O thread and waking it for each: that hand-off cost a fifth of
-/// the households served (docs/BENCHMARKS.md). libzmq lets a socket pass from thread to thread
+/// handing them back to the I/O thread and waking it for each (not yet shown to matter in the
+/// households benchmark: keep only if a figure shows it). libzmq lets a socket pass from thread to thread
 /// behind a full memory barrier; the lock is that barrier, and no two calls on the socket overlap.
 ///
 /// The lock is glibc's plain mutex (`NSLock`), which waits in the kernel at once when taken, not
