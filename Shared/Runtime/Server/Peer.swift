@@ -56,10 +56,11 @@ public struct Peer<Target: MethodScope>: Sendable {
     }
 
     /// How long a lane's thread waits for a peer's reply itself before the client's thread
-    /// takes the wait over: long enough for a peer on the same host to answer a quick call
-    /// (saving two thread hand-offs, a sixth of such a call), short enough that a peer which is
-    /// slow or down holds a lane's thread for no longer than this per call.
-    package static var waitOnLane: Duration { .milliseconds(1) }
+    /// takes the wait over: long enough for a peer on the same host to answer an ordinary call
+    /// (the hand-off and the task's resumption on the lane cost two thread switches), short
+    /// enough that a peer which is slow or down holds a lane's thread for no longer than this
+    /// per call. At 1 ms the households benchmark served half as many (docs/BENCHMARKS.md).
+    package static var waitOnLane: Duration { .milliseconds(20) }
 
     /// What is kept back from the caller's remaining time for answering after the peer: a
     /// fifth of it, at most this much.
