@@ -40,6 +40,11 @@ public final class RPCServer: Service, Sendable {
         public var maxInFlightPerPeer = 32
         /// Messages libzmq holds per connection before TCP pushes back (`ZMQ_RCVHWM`).
         public var receiveQueuePerConnection = 100
+        /// Replies libzmq holds for a connection that does not read them (`ZMQ_SNDHWM`); past
+        /// it a reply is dropped (logged as `repliesDropped`). A client reads its replies as they
+        /// come and has at most ``maxInFlightPerPeer`` requests in flight, so only one that
+        /// stopped reading loses any, and what it can make the server hold is bounded.
+        public var sendQueuePerConnection = 64
         public var maxMessageBytes = SousProtocol.maxMessageBytes
         /// How often the I/O thread looks at its shutdown flag when idle.
         public var pollInterval: Duration = .milliseconds(50)
@@ -173,6 +178,7 @@ public final class RPCServer: Service, Sendable {
         // sender; a flood over many connections holds at most this much per connection until
         // the I/O thread has read (and mostly refused) it.
         try router.setReceiveHighWaterMark(Int32(options.receiveQueuePerConnection))
+        try router.setSendHighWaterMark(Int32(options.sendQueuePerConnection))
         let pull = try context.socket(.pull)
         // Every reply passes through here once; the lanes' bounds bound what can wait in it.
         try pull.setReceiveHighWaterMark(0)
