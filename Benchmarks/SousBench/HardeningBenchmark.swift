@@ -207,6 +207,37 @@ struct HardeningBenchmark: AsyncParsableCommand {
         print("Flood rounds: \(rounds.value); unanswered light calls: \(floodedLost) (\(floodedBusy) busy).")
         print(during)
         print(process.state("after the flood"))
+
+        // Unread replies: 20 connections each send 32 searches (what one connection may have in
+        // flight) every 100 ms for 30 s, and never read (each takes in one reply at most); they
+        // stay connected while light calls are timed, then go.
+        var unread: [ZMQSocket] = []
+        let search = try Envelope.requestFrames(
+            RequestHeader(method: CatalogAPI.searchRecipes.name, id: "unread"), body: MessagePackEncoder().encode(RecipeSearch(query: "soup")))
+        for _ in 0..<20 {
+            let socket = try ZMQContext.shared.socket(.dealer)
+            try socket.setLinger(milliseconds: 0)
+            try socket.setCurveClient(serverKey: floodCurve.serverKey, keyPair: floodCurve.keyPair)
+            try socket.setSendHighWaterMark(0)
+            try socket.setReceiveHighWaterMark(1)
+            try socket.connect(endpoint)
+            unread.append(socket)
+        }
+        for _ in 0..<300 {
+            for socket in unread {
+                for _ in 0..<32 { try socket.send(multipart: search) }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await Task.sleep(for: .seconds(3))
+        let (withUnread, unreadLost, _) = await lightCalls("ingredients.search while 20 connections leave replies unread")
+        report("20 connections sending 32 searches every 100 ms for 30 s, never reading", [baseline, withUnread], baseline: baseline)
+        print("Unanswered light calls: \(unreadLost).")
+        print(process.state("with 20 connections not reading"))
+        for socket in unread { socket.close() }
+        unread.removeAll()
+        try await Task.sleep(for: .seconds(2))
+        print(process.state("after they went"))
     }
 
     // MARK: A peer down
