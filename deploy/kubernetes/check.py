@@ -7,7 +7,7 @@ exits 1 if there is any (0 when all is well, 2 when it cannot run at all).
 
 What it holds the manifests to (the facts come from this repository: README.md, deploy/Dockerfile,
 deploy/postgres.Dockerfile and its entrypoint, Shared/Client/Services.swift and
-Shared/Runtime/Storage.swift; nothing is fetched, no cluster is needed):
+Shared/Runtime/Storage/SousDatabase.swift; nothing is fetched, no cluster is needed):
   - every file parses (YAML, the generator's env file); kustomization.yaml lists every manifest,
     namespace `sous`; every object is of a kind this deployment uses;
   - each of the five services (Shared/Client/Services.swift) has a StatefulSet of 2 or more
@@ -186,10 +186,10 @@ def served_services():
 
 
 def connections_per_replica():
-    path = ROOT / "Shared/Runtime/Storage.swift"
+    path = ROOT / "Shared/Runtime/Storage/SousDatabase.swift"
     found = re.search(r"postgresConnections = (\d+)", path.read_text())
     if not found:
-        problem("Shared/Runtime/Storage.swift", "cannot find postgresConnections")
+        problem("Shared/Runtime/Storage/SousDatabase.swift", "cannot find postgresConnections")
         return 0
     return int(found.group(1))
 

@@ -51,7 +51,7 @@ def key_secret_name(service):
 
 
 def key_files(service):
-    """The files a service reads from SOUS_DATA_DIR (Shared/Runtime/Keyring.swift)."""
+    """The files a service reads from SOUS_DATA_DIR (Shared/Runtime/Identity/Keyring.swift)."""
     return [f"{service}.curve"] + (["sessions.key"] if service == "planner" else [])
 
 
