@@ -229,15 +229,27 @@ struct HardeningBenchmark: AsyncParsableCommand {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        try await Task.sleep(for: .seconds(3))
+        try await Self.untilSettled(pid: process.pid)
         let (withUnread, unreadLost, _) = await lightCalls("ingredients.search while 20 connections leave replies unread")
         report("20 connections sending 32 searches every 100 ms for 30 s, never reading", [baseline, withUnread], baseline: baseline)
         print("Unanswered light calls: \(unreadLost).")
         print(process.state("with 20 connections not reading"))
         for socket in unread { socket.close() }
         unread.removeAll()
-        try await Task.sleep(for: .seconds(2))
+        try await Self.untilSettled(pid: process.pid)
         print(process.state("after they went"))
+    }
+
+    /// Waits until the process's resident memory stops changing (the same in two looks half a
+    /// second apart) or 30 s pass: the catalog has worked through the backlog or freed it.
+    static func untilSettled(pid: Int32) async throws {
+        var last = ProcessMemory.read(pid: pid).rss
+        for _ in 0..<60 {
+            try await Task.sleep(for: .milliseconds(500))
+            let now = ProcessMemory.read(pid: pid).rss
+            if now == last { return }
+            last = now
+        }
     }
 
     // MARK: A peer down
