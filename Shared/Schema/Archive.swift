@@ -400,8 +400,8 @@ extension CatalogAPI {
 }
 
 extension PlannerAPI {
-    public static let exportArchive = Method<Planner, Empty, PlannerArchive>.read("planner.export", .user, lane: .heavy)
-    public static let importArchive = Method<Planner, PlannerArchiveImport, ArchiveImported>.write("planner.import", .user, lane: .heavy)
+    public static let exportArchive = Method<Planner, Empty, PlannerArchive>.read("planner.export", .household, lane: .heavy)
+    public static let importArchive = Method<Planner, PlannerArchiveImport, ArchiveImported>.write("planner.import", .household, lane: .heavy)
 }
 
 extension GroceriesAPI {
