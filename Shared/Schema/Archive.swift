@@ -405,8 +405,8 @@ extension PlannerAPI {
 }
 
 extension GroceriesAPI {
-    public static let exportArchive = Method<Groceries, Empty, GroceriesArchive>.read("groceries.export", .user, lane: .heavy)
-    public static let importArchive = Method<Groceries, GroceriesArchiveImport, ArchiveImported>.write("groceries.import", .user, lane: .heavy)
+    public static let exportArchive = Method<Groceries, Empty, GroceriesArchive>.read("groceries.export", .household, lane: .heavy)
+    public static let importArchive = Method<Groceries, GroceriesArchiveImport, ArchiveImported>.write("groceries.import", .household, lane: .heavy)
 }
 
 extension TrackerAPI {

@@ -39,9 +39,12 @@ public struct HouseholdRef: Codable, Sendable, Equatable {
 @MessagePackCodable
 public struct HouseholdOf: Codable, Sendable, Equatable {
     public var household: String
+    /// How many people belong to it (1 for a person alone).
+    public var members: Int
 
-    public init(household: String) {
+    public init(household: String, members: Int) {
         self.household = household
+        self.members = members
     }
 }
 

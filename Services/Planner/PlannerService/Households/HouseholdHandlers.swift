@@ -29,7 +29,8 @@ struct HouseholdHandlers: Sendable {
 
     /// `household.of`, for another service acting for the user.
     func of(_ request: Empty, user: String, context: RequestContext) throws -> HouseholdOf {
-        HouseholdOf(household: try store.household(of: user, for: context))
+        let household = try store.household(of: user, for: context)
+        return HouseholdOf(household: household, members: try store.memberIDs(of: household).count)
     }
 
     func get(_ request: Empty, user: String, context: RequestContext) throws -> HouseholdInfo {
