@@ -189,7 +189,7 @@ public enum HouseholdAPI {
     /// shared plan and list if others remain in it; if nobody does, they are erased.
     public static let join = Method<Planner, JoinHousehold, HouseholdInfo>.write("household.join", .user)
     /// The caller leaves and is alone in a new household of their own (with an empty plan and
-    /// list). The owner hands ownership on first, unless they are the last member.
+    /// list). An owner hands ownership on first (`household.transfer`).
     public static let leave = Method<Planner, Empty, HouseholdInfo>.write("household.leave", .user)
     /// Owner only: the member removed is alone in a new household of their own.
     public static let remove = Method<Planner, MemberRef, HouseholdInfo>.write("household.remove", .user)

@@ -282,6 +282,10 @@ public final class HouseholdStore: HouseholdDirectory, Sendable {
                 guard current.members.count > 1 else {
                     throw ServiceError.conflict("you are the only member of your household: there is nobody to leave", field: "household")
                 }
+                guard current.owner != user else {
+                    throw ServiceError.conflict(
+                        "you own the household and others are in it: hand ownership to one of them first (household.transfer)", field: "household")
+                }
                 _ = try Self.depart(session, from: current, user: user, now: now, erasingIn: services)
                 let own = try Self.startOwn(session, user: user, now: now)
                 return Moved(info: try Self.info(session, user: user), households: [current.id, own], users: [user], dissolved: [])
