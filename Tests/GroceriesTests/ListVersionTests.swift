@@ -91,7 +91,8 @@ import Testing
 
     @Test func aPriceAnotherUsersAddRefreshedChangesEveryListUsingIt() throws {
         try withTwoStores { store, _, _ in
-            let before = try #require(try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, household: "ada", now: Date(), withList: true).list)
+            let before = try #require(
+                try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, household: "ada", now: Date(), withList: true).list)
             #expect(try store.list(household: "ada").total == before.total)
             var dearer = Self.oats
             dearer.price = Price(amount: 3, per: .kg)
@@ -106,7 +107,8 @@ import Testing
     /// every list using it moved), the same ingredient twice in one call stored as its last.
     @Test func aRecipesFactsAreStoredTogetherAndOnlyAChangeMovesOtherLists() throws {
         try withTwoStores { store, _, _ in
-            let before = try #require(try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, household: "ada", now: Date(), withList: true).list)
+            let before = try #require(
+                try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, household: "ada", now: Date(), withList: true).list)
             let rice = ListIngredientFacts(
                 id: "rice", name: "Rice", unit: .g, gramsPerPiece: nil, gramsPerMl: nil, price: Price(amount: 3, per: .kg), category: .breads,
                 bought: true)
@@ -193,8 +195,9 @@ import Testing
 
 }
 
-/// PostgreSQL's side of the keyed `list_recipe` (migration v2 there): a schema written by v1
-/// keeps its recipes, their shares and order.
+/// PostgreSQL's side of the keyed `list_recipe` (migration v2 there) and of lists becoming
+/// households' (v3): a schema written by v1 keeps its recipes, their shares and order, each
+/// user's list now their household's.
 @Suite(.closesItsSockets, .enabled(if: TestDatabase.url != nil, "needs the test PostgreSQL (SOUS_TEST_DATABASE_URL)"))
 struct PostgresListUpgradeTests {
     @Test func listsWrittenBeforeThePositionColumnKeepTheirRecipesAndOrder() throws {
@@ -208,10 +211,10 @@ struct PostgresListUpgradeTests {
             // Soup, then grace's stew, then ada's porridge: the identity column numbers them.
             for (user, recipe) in [("ada", "soup"), ("grace", "stew"), ("ada", "porridge")] {
                 try session.execute(
-                    #"INSERT INTO list_recipe (household, recipe, name, multiplier, people, servings, added_at) VALUES (?, ?, ?, 1, 2, 2, 0)"#,
+                    #"INSERT INTO list_recipe ("user", recipe, name, multiplier, people, servings, added_at) VALUES (?, ?, ?, 1, 2, 2, 0)"#,
                     [user, recipe, recipe.capitalized])
                 try session.execute(
-                    #"INSERT INTO recipe_share (household, recipe, position, ingredient, quantity, unit) VALUES (?, ?, 0, 'oats', 100, 'g')"#,
+                    #"INSERT INTO recipe_share ("user", recipe, position, ingredient, quantity, unit) VALUES (?, ?, 0, 'oats', 100, 'g')"#,
                     [user, recipe])
             }
         }

@@ -17,7 +17,10 @@ struct HouseholdCommand: AsyncParsableCommand {
               sous household join K7QM-P2XD-R9TA
               sous household show
             """,
-        subcommands: [Show.self, Rename.self, People.self, Invite.self, Invitations.self, Revoke.self, Join.self, Leave.self, Remove.self, Transfer.self, AllowInvites.self]
+        subcommands: [
+            Show.self, Rename.self, People.self, Invite.self, Invitations.self, Revoke.self, Join.self, Leave.self, Remove.self, Transfer.self,
+            AllowInvites.self,
+        ]
     )
 
     struct Show: AsyncParsableCommand {
@@ -77,7 +80,8 @@ struct HouseholdCommand: AsyncParsableCommand {
             let made = try await global.client(Planner.self).call(HouseholdAPI.invite, InvitationRequest(days: days), session: global.token)
             if global.json { return try printJSON(made) }
             Console.current.out("Invitation code: \(made.code)")
-            Console.current.out("Valid once, until \(made.invitation.expiresAt.formatted(date: .abbreviated, time: .shortened)) (id \(made.invitation.id)).")
+            Console.current.out(
+                "Valid once, until \(made.invitation.expiresAt.formatted(date: .abbreviated, time: .shortened)) (id \(made.invitation.id)).")
             Console.current.out("The person you invite runs: sous household join \(made.code)")
         }
     }

@@ -11,7 +11,8 @@ extension GroceriesStore {
     func archive(household: String) throws(ServiceError) -> GroceriesArchive {
         try storage {
             try database.read { session in
-                let listed = try session.fetchAll(ListRecipeRecord.self, #"SELECT * FROM list_recipe WHERE household = ? ORDER BY position"#, [household])
+                let listed = try session.fetchAll(
+                    ListRecipeRecord.self, #"SELECT * FROM list_recipe WHERE household = ? ORDER BY position"#, [household])
                 let recipes = try listed.map { record in
                     let lines = try session.fetchAll(
                         RecipeShareRecord.self, #"SELECT * FROM recipe_share WHERE household = ? AND recipe = ? ORDER BY position"#,
@@ -72,7 +73,10 @@ extension GroceriesStore {
                         let id = try session.value(
                             Int64.self,
                             #"INSERT INTO manual_item (household, ingredient, quantity, unit, text, count, added_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id"#,
-                            [household, item.ingredient, item.quantity, item.unit?.rawValue, item.text, item.count, item.addedAt.timeIntervalSince1970])
+                            [
+                                household, item.ingredient, item.quantity, item.unit?.rawValue, item.text, item.count,
+                                item.addedAt.timeIntervalSince1970,
+                            ])
                     else { throw ServiceError.internal("an imported item got no id") }
                     if item.checked, item.ingredient == nil { checked.append(GroceryLineID.item(id).description) }
                 }

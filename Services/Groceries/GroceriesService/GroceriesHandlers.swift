@@ -67,7 +67,8 @@ struct GroceriesHandlers: Sendable {
             }
         }
         let change = try store.addRecipe(
-            recipe, snapshot: snapshot, multiplier: multiplier ?? 1, exclude: exclude, ingredients: facts, household: try context.requireHousehold(), now: host.clock.now,
+            recipe, snapshot: snapshot, multiplier: multiplier ?? 1, exclude: exclude, ingredients: facts, household: try context.requireHousehold(),
+            now: host.clock.now,
             withList: request.wantsList, idempotent: context.idempotency
         )
         return changed(change, user: user, context: context)
@@ -91,7 +92,8 @@ struct GroceriesHandlers: Sendable {
 
     func removeRecipe(_ request: RemoveListRecipe, user: String, context: RequestContext) throws -> GroceryListChange {
         let change = try store.removeRecipe(
-            try Self.recipeID(request.id, field: "id"), household: try context.requireHousehold(), withList: request.wantsList, idempotent: context.idempotency)
+            try Self.recipeID(request.id, field: "id"), household: try context.requireHousehold(), withList: request.wantsList,
+            idempotent: context.idempotency)
         return changed(change, user: user, context: context)
     }
 
@@ -103,7 +105,8 @@ struct GroceriesHandlers: Sendable {
     }
 
     func removeItem(_ request: RemoveListItem, user: String, context: RequestContext) throws -> GroceryListChange {
-        let change = try store.removeItem(request.id, household: try context.requireHousehold(), withList: request.wantsList, idempotent: context.idempotency)
+        let change = try store.removeItem(
+            request.id, household: try context.requireHousehold(), withList: request.wantsList, idempotent: context.idempotency)
         return changed(change, user: user, context: context)
     }
 
@@ -111,12 +114,14 @@ struct GroceriesHandlers: Sendable {
         guard !request.lines.isEmpty else { throw ServiceError.badRequest("name at least one line", field: "lines") }
         guard request.lines.count <= 1000 else { throw ServiceError.badRequest("at most 1000 lines per call", field: "lines") }
         let change = try store.check(
-            request.lines, checked: request.checked, household: try context.requireHousehold(), withList: request.wantsList, idempotent: context.idempotency)
+            request.lines, checked: request.checked, household: try context.requireHousehold(), withList: request.wantsList,
+            idempotent: context.idempotency)
         return changed(change, user: user, context: context)
     }
 
     func clear(_ request: ClearList, user: String, context: RequestContext) throws -> GroceryListChange {
-        let change = try store.clear(checkedOnly: request.checkedOnly, household: try context.requireHousehold(), withList: request.wantsList, idempotent: context.idempotency)
+        let change = try store.clear(
+            checkedOnly: request.checkedOnly, household: try context.requireHousehold(), withList: request.wantsList, idempotent: context.idempotency)
         return changed(change, user: user, context: context)
     }
 
@@ -185,7 +190,8 @@ struct GroceriesHandlers: Sendable {
                     field: "unit")
             }
             return try store.addEdibleItem(
-                facts, quantity: quantity, unit: unit, household: try context.requireHousehold(), now: host.clock.now, withList: request.wantsList, idempotent: context.idempotency)
+                facts, quantity: quantity, unit: unit, household: try context.requireHousehold(), now: host.clock.now, withList: request.wantsList,
+                idempotent: context.idempotency)
         }
         guard request.quantity == nil, request.unit == nil else {
             throw .badRequest(
@@ -197,7 +203,8 @@ struct GroceriesHandlers: Sendable {
             throw .badRequest("count must be 1 to 1000, got \(count)", field: "count")
         }
         return try store.addNonEdibleItem(
-            text, count: request.count, household: try context.requireHousehold(), now: host.clock.now, withList: request.wantsList, idempotent: context.idempotency)
+            text, count: request.count, household: try context.requireHousehold(), now: host.clock.now, withList: request.wantsList,
+            idempotent: context.idempotency)
     }
 
     /// Publishes `groceries.changed`, then hands the reply back.

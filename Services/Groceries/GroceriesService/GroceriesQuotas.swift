@@ -16,7 +16,8 @@ enum GroceriesQuotas {
     static func checkOrdersPerDay(household: String, now: Date, _ session: any SQLSession) throws {
         try ordersPerDay.check(
             current: session.value(
-                Int.self, #"SELECT COUNT(*) FROM grocery_order WHERE household = ? AND placed_at > ?"#, [household, now.timeIntervalSince1970 - 86_400]
+                Int.self, #"SELECT COUNT(*) FROM grocery_order WHERE household = ? AND placed_at > ?"#,
+                [household, now.timeIntervalSince1970 - 86_400]
             ) ?? 0)
     }
 }

@@ -144,8 +144,10 @@ struct RecipeShareRecord: Sendable, SQLRecord {
         excluded = row[Columns.excluded]
     }
 
-    static let columnNames = [Columns.household, Columns.recipe, Columns.position, Columns.ingredient, Columns.quantity, Columns.unit, Columns.excluded]
-        .map(\.name)
+    static let columnNames = [
+        Columns.household, Columns.recipe, Columns.position, Columns.ingredient, Columns.quantity, Columns.unit, Columns.excluded,
+    ]
+    .map(\.name)
 
     var values: SQLArguments { [household, recipe, position, ingredient, quantity, unit.rawValue, excluded] }
 }
@@ -189,7 +191,8 @@ struct OrderRecord: Sendable, FetchableRecord {
     mutating func insert(_ session: any SQLSession) throws {
         // Recipe ids are slugs, so a newline never occurs inside one.
         let values: SQLArguments = [
-            household, order.placedAt.timeIntervalSince1970, order.phone, order.address.street, order.address.postalCode, order.address.city, order.note,
+            household, order.placedAt.timeIntervalSince1970, order.phone, order.address.street, order.address.postalCode, order.address.city,
+            order.note,
             order.total, order.recipes.joined(separator: "\n"),
         ]
         guard let id = try session.value(Int64.self, Self.insertSQL, values) else { throw ServiceError.internal("a new order got no id") }

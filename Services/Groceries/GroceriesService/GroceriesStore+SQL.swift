@@ -56,7 +56,9 @@ extension GroceriesStore {
         }
         for index in recipes.indices { recipes[index].excluded = excluded[recipes[index].recipe] ?? [] }
         var items: [NonEdibleItem] = []
-        for row in try session.rows(#"SELECT id, ingredient, quantity, unit, text, count FROM manual_item WHERE household = ? ORDER BY id"#, [household]) {
+        for row in try session.rows(
+            #"SELECT id, ingredient, quantity, unit, text, count FROM manual_item WHERE household = ? ORDER BY id"#, [household])
+        {
             let id: Int64 = row["id"]
             if let ingredient = row["ingredient"] as String? {
                 let unit = try storedValue(MeasureUnit.self, row["unit"])
@@ -168,12 +170,15 @@ extension GroceriesStore {
     }
 
     static func requireListed(_ recipe: String, household: String, _ session: any SQLSession) throws {
-        guard try isListed(recipe, household: household, session) else { throw ServiceError.notFound("\(recipe) is not on the list", field: "recipe") }
+        guard try isListed(recipe, household: household, session) else {
+            throw ServiceError.notFound("\(recipe) is not on the list", field: "recipe")
+        }
     }
 
     static func requireInRecipe(_ ingredients: [String], recipe: String, household: String, field: String, _ session: any SQLSession) throws {
         guard !ingredients.isEmpty else { return }
-        let used = Set(try session.values(String.self, #"SELECT ingredient FROM recipe_share WHERE household = ? AND recipe = ?"#, [household, recipe]))
+        let used = Set(
+            try session.values(String.self, #"SELECT ingredient FROM recipe_share WHERE household = ? AND recipe = ?"#, [household, recipe]))
         for (index, id) in ingredients.enumerated() where !used.contains(id) {
             throw ServiceError.notFound("\(recipe) does not use \"\(id)\"", field: "\(field).\(index)")
         }

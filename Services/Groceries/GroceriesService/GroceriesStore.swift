@@ -23,7 +23,9 @@ public final class GroceriesStore: Sendable {
 
     /// The household's list, aggregated from what is stored.
     public func list(household: String) throws(ServiceError) -> GroceryList {
-        try storage { try database.read { session in try Self.list(household: household, version: Self.version(household: household, session), session) } }
+        try storage {
+            try database.read { session in try Self.list(household: household, version: Self.version(household: household, session), session) }
+        }
     }
 
     /// The household's list version (0 before its first change).
@@ -59,7 +61,8 @@ public final class GroceriesStore: Sendable {
     /// Puts a recipe on the list, or raises the multiplier of one already on it (whose snapshot
     /// is kept; `snapshot` is then ignored). `exclude` joins the recipe's exclusions.
     public func addRecipe(
-        _ recipe: String, snapshot: RecipeSnapshot?, multiplier: Int, exclude: [String], ingredients: [ListIngredientFacts], household: String, now: Date,
+        _ recipe: String, snapshot: RecipeSnapshot?, multiplier: Int, exclude: [String], ingredients: [ListIngredientFacts], household: String,
+        now: Date,
         withList: Bool = false, idempotent scope: IdempotencyScope? = nil
     ) throws(ServiceError) -> GroceryListChange {
         try changeList(household: household, withList: withList, storing: ingredients, idempotent: scope) { session, known in
@@ -90,7 +93,8 @@ public final class GroceriesStore: Sendable {
                 try session.insert(
                     all: snapshot.lines.enumerated().map { position, line in
                         RecipeShareRecord(
-                            household: household, recipe: recipe, position: position, ingredient: line.ingredient, quantity: line.quantity, unit: line.unit)
+                            household: household, recipe: recipe, position: position, ingredient: line.ingredient, quantity: line.quantity,
+                            unit: line.unit)
                     })
             }
             try Self.setExcluded(exclude, true, recipe: recipe, household: household, session)
@@ -98,8 +102,9 @@ public final class GroceriesStore: Sendable {
     }
 
     /// Changes a listed recipe's multiplier and exclusions.
-    public func setRecipe(_ request: SetListRecipe, household: String, idempotent scope: IdempotencyScope? = nil) throws(ServiceError) -> GroceryListChange
-    {
+    public func setRecipe(
+        _ request: SetListRecipe, household: String, idempotent scope: IdempotencyScope? = nil
+    ) throws(ServiceError) -> GroceryListChange {
         try changeList(household: household, droppingStaleChecks: true, withList: request.wantsList, idempotent: scope) { session, _ in
             try Self.requireListed(request.recipe, household: household, session)
             try Self.requireInRecipe(request.exclude ?? [], recipe: request.recipe, household: household, field: "exclude", session)
@@ -139,7 +144,8 @@ public final class GroceriesStore: Sendable {
         try changeList(household: household, withList: withList, idempotent: scope) { session, _ in
             try GroceriesQuotas.checkManualItems(household: household, session)
             try session.execute(
-                #"INSERT INTO manual_item (household, text, count, added_at) VALUES (?, ?, ?, ?)"#, [household, text, count, now.timeIntervalSince1970])
+                #"INSERT INTO manual_item (household, text, count, added_at) VALUES (?, ?, ?, ?)"#,
+                [household, text, count, now.timeIntervalSince1970])
         }
     }
 
@@ -147,7 +153,9 @@ public final class GroceriesStore: Sendable {
         _ id: Int64, household: String, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
     ) throws(ServiceError) -> GroceryListChange {
         try changeList(household: household, droppingStaleChecks: true, withList: withList, idempotent: scope) { session, _ in
-            guard try session.execute(Self.deleteItem, [household, id]) > 0 else { throw ServiceError.notFound("no item \(id) on the list", field: "id") }
+            guard try session.execute(Self.deleteItem, [household, id]) > 0 else {
+                throw ServiceError.notFound("no item \(id) on the list", field: "id")
+            }
         }
     }
 

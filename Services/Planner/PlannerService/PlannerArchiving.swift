@@ -15,10 +15,12 @@ extension PlannerStore {
                 let household = [member.household]
                 return PlannerArchive(
                     profile: try Self.profile(session, user: member.user),
-                    selection: try session.fetchAll(SelectionRecord.self, #"SELECT * FROM selection WHERE household = ? ORDER BY id"#, household).map {
+                    selection: try session.fetchAll(SelectionRecord.self, #"SELECT * FROM selection WHERE household = ? ORDER BY id"#, household).map
+                    {
                         ArchivedSelection(recipe: $0.recipe, name: $0.name, addedAt: $0.addedAt)
                     },
-                    slots: try session.fetchAll(SlotRecord.self, #"SELECT * FROM slot WHERE household = ? ORDER BY date, slot"#, household).map(\.planSlot))
+                    slots: try session.fetchAll(SlotRecord.self, #"SELECT * FROM slot WHERE household = ? ORDER BY date, slot"#, household).map(
+                        \.planSlot))
             }
         }
     }
@@ -49,7 +51,8 @@ extension PlannerStore {
                     guard let recipe = slot.recipe else { continue }
                     try session.insert(
                         SlotRecord(
-                            household: member.household, ref: SlotRef(date: slot.date, slot: slot.slot), recipe: recipe, recipeName: slot.recipeName ?? recipe,
+                            household: member.household, ref: SlotRef(date: slot.date, slot: slot.slot), recipe: recipe,
+                            recipeName: slot.recipeName ?? recipe,
                             cookedAt: slot.cookedAt, diaryEntry: slot.diaryEntry))
                 }
                 return ArchiveImported(counts: counts)

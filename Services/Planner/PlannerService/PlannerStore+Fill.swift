@@ -55,7 +55,9 @@ extension PlannerStore {
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
                 let fill: Int64
                 if let number {
-                    guard try session.value(Int64.self, #"SELECT id FROM plan_fill WHERE household = ? AND id = ?"#, [member.household, number]) != nil else {
+                    guard
+                        try session.value(Int64.self, #"SELECT id FROM plan_fill WHERE household = ? AND id = ?"#, [member.household, number]) != nil
+                    else {
                         throw ServiceError.notFound("no fill \(number) to undo (it may be undone already)", field: "fill")
                     }
                     fill = number
@@ -75,7 +77,8 @@ extension PlannerStore {
                     let ref = SlotRef(date: date, slot: row["slot"])
                     let current = try Self.slotRecord(session, household: member.household, ref)
                     if window.contains(date), let current, current.recipe == row["recipe"], current.cookedAt == nil {
-                        try session.execute(#"DELETE FROM slot WHERE household = ? AND date = ? AND slot = ?"#, SlotRecord.key(ref, household: member.household))
+                        try session.execute(
+                            #"DELETE FROM slot WHERE household = ? AND date = ? AND slot = ?"#, SlotRecord.key(ref, household: member.household))
                         cleared.append(ref)
                     } else {
                         kept.append(ref)
@@ -85,7 +88,9 @@ extension PlannerStore {
                     String.self, #"SELECT recipe FROM plan_fill_recipe WHERE household = ? AND fill = ? ORDER BY recipe"#, [member.household, fill])
                 var unselected: [String] = []
                 for recipe in added
-                where try session.value(Int.self, #"SELECT 1 FROM slot WHERE household = ? AND recipe = ? LIMIT 1"#, [member.household, recipe]) == nil {
+                where try session.value(Int.self, #"SELECT 1 FROM slot WHERE household = ? AND recipe = ? LIMIT 1"#, [member.household, recipe])
+                    == nil
+                {
                     try session.execute(#"DELETE FROM selection WHERE household = ? AND recipe = ?"#, [member.household, recipe])
                     unselected.append(recipe)
                 }

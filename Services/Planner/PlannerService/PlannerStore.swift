@@ -86,7 +86,8 @@ public final class PlannerStore: Sendable {
     func selection(member: PlanMember, now: Date) throws(ServiceError) -> [SelectedRecipe] {
         try storage {
             try database.read { session in
-                try Self.selection(session, household: member.household, window: PlanWindow(now: now, profile: try Self.profile(session, user: member.user)))
+                try Self.selection(
+                    session, household: member.household, window: PlanWindow(now: now, profile: try Self.profile(session, user: member.user)))
             }
         }
     }
@@ -161,10 +162,12 @@ public final class PlannerStore: Sendable {
             try database.write(idempotent: scope) { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
                 try window.check(SlotRef(date: assignment.date, slot: assignment.slot))
-                try session.insert(SelectionRecord(household: member.household, recipe: assignment.recipe, name: name, addedAt: now), onConflict: .ignore)
+                try session.insert(
+                    SelectionRecord(household: member.household, recipe: assignment.recipe, name: name, addedAt: now), onConflict: .ignore)
                 let ref = SlotRef(date: assignment.date, slot: assignment.slot)
                 // The whole row replaced: the cooked mark and diary entry go with the meal.
-                try session.insert(SlotRecord(household: member.household, ref: ref, recipe: assignment.recipe, recipeName: name), onConflict: .replace)
+                try session.insert(
+                    SlotRecord(household: member.household, ref: ref, recipe: assignment.recipe, recipeName: name), onConflict: .replace)
                 return try Self.slot(session, household: member.household, ref)
             }
         }
@@ -241,8 +244,9 @@ public final class PlannerStore: Sendable {
     /// Records the diary entry the tracker made for a cooked slot, if the slot still holds `recipe`.
     /// Links the slot to its diary entry and builds the reply in the same transaction (so a
     /// keyed `plan.cooked` stores that reply with the write).
-    func recordDiaryEntry<Reply>(_ entry: Int64, member: PlanMember, ref: SlotRef, recipe: String, reply: (PlanSlot) -> Reply) throws(ServiceError) -> Reply
-    {
+    func recordDiaryEntry<Reply>(
+        _ entry: Int64, member: PlanMember, ref: SlotRef, recipe: String, reply: (PlanSlot) -> Reply
+    ) throws(ServiceError) -> Reply {
         try storage {
             try database.write { session in
                 try session.execute(
@@ -276,8 +280,10 @@ public final class PlannerStore: Sendable {
     }
 
     static func days(_ session: any SQLSession, household: String, from: LocalDate, to: LocalDate, today: LocalDate) throws -> [PlanDay] {
-        let records = try session.rows(#"SELECT * FROM slot WHERE household = ? AND date BETWEEN ? AND ?"#, [household, from.description, to.description])
-            .map(SlotRecord.init(row:))
+        let records = try session.rows(
+            #"SELECT * FROM slot WHERE household = ? AND date BETWEEN ? AND ?"#, [household, from.description, to.description]
+        )
+        .map(SlotRecord.init(row:))
         let filled = Dictionary(records.map { ($0.ref, $0.planSlot) }, uniquingKeysWith: { first, _ in first })
         let count = from.days(to: to) + 1
         return (0..<max(count, 0)).map { offset in
@@ -290,11 +296,13 @@ public final class PlannerStore: Sendable {
     }
 
     static func slotRecord(_ session: any SQLSession, household: String, _ ref: SlotRef) throws -> SlotRecord? {
-        try session.fetchOne(SlotRecord.self, #"SELECT * FROM slot WHERE household = ? AND date = ? AND slot = ?"#, SlotRecord.key(ref, household: household))
+        try session.fetchOne(
+            SlotRecord.self, #"SELECT * FROM slot WHERE household = ? AND date = ? AND slot = ?"#, SlotRecord.key(ref, household: household))
     }
 
     private static func slot(_ session: any SQLSession, household: String, _ ref: SlotRef) throws -> PlanSlot {
-        try slotRecord(session, household: household, ref)?.planSlot ?? PlanSlot(date: ref.date, slot: ref.slot, meal: PlanSlotKind.meal(of: ref.slot)!)
+        try slotRecord(session, household: household, ref)?.planSlot
+            ?? PlanSlot(date: ref.date, slot: ref.slot, meal: PlanSlotKind.meal(of: ref.slot)!)
     }
 
     static func label(_ ref: SlotRef) -> String {

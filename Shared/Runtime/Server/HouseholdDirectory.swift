@@ -1,7 +1,7 @@
-import SousClient
-import Synchronization
-public import SousWire
 import Logging
+import SousClient
+public import SousWire
+import Synchronization
 
 /// Where a service finds which household a user belongs to, for the methods whose data the
 /// household shares (``Access/household``). The planner keeps the households and answers from

@@ -256,10 +256,13 @@ public final class HouseholdStore: HouseholdDirectory, Sendable {
                 else { throw ServiceError.notFound("no invitation has this code: check it, or ask for a new one", field: "code") }
                 let target: String = row["household"]
                 if (row["revoked"] as Int64) != 0 { throw ServiceError.conflict("this invitation was revoked: ask for a new one", field: "code") }
-                if (row["used_by"] as String?) != nil { throw ServiceError.conflict("this invitation was already used: ask for a new one", field: "code") }
+                if (row["used_by"] as String?) != nil {
+                    throw ServiceError.conflict("this invitation was already used: ask for a new one", field: "code")
+                }
                 let expiresAt = Date(timeIntervalSince1970: row["expires_at"])
                 guard expiresAt > now else {
-                    throw ServiceError.conflict("this invitation expired at \(ISO8601DateFormatter().string(from: expiresAt)): ask for a new one", field: "code")
+                    throw ServiceError.conflict(
+                        "this invitation expired at \(ISO8601DateFormatter().string(from: expiresAt)): ask for a new one", field: "code")
                 }
                 let current = try Self.household(session, user: user)
                 guard current.id != target else { throw ServiceError.conflict("you are already in this household", field: "code") }
