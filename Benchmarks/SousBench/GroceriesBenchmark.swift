@@ -136,17 +136,17 @@ struct GroceriesBenchmark: AsyncParsableCommand {
         }
         for index in 0..<reads {
             let detail = details[index % details.count]
-            if index % details.count == 0 { _ = try groceries.store.clear(checkedOnly: false, user: user) }
+            if index % details.count == 0 { _ = try groceries.store.clear(checkedOnly: false, household: user) }
             let facts = (detail.ingredientFacts ?? []).map(ListIngredientFacts.init)
             try write.record {
                 _ = try groceries.store.addRecipe(
-                    detail.id, snapshot: RecipeSnapshot(detail, people: 2), multiplier: 1, exclude: [], ingredients: facts, user: user,
+                    detail.id, snapshot: RecipeSnapshot(detail, people: 2), multiplier: 1, exclude: [], ingredients: facts, household: user,
                     now: Date())
             }
         }
         var direct = Samples(name: "the list aggregated on the store")
-        for _ in 0..<reads { try direct.record { _ = try groceries.store.list(user: user) } }
-        let sampleList = try groceries.store.list(user: user)
+        for _ in 0..<reads { try direct.record { _ = try groceries.store.list(household: user) } }
+        let sampleList = try groceries.store.list(household: user)
         let replyBytes = try MessagePackEncoder().encode(sampleList).count
         var coding = Samples(name: "the list's reply encoded and decoded (\(replyBytes) bytes)")
         for _ in 0..<reads {

@@ -23,6 +23,12 @@ struct HouseholdsBenchmark: AsyncParsableCommand {
     @Option(help: "Seconds a simulated day lasts.") var day = 20.0
     @Option(help: "The p99 every method must stay within, in milliseconds.") var p99Bound = 50.0
     @Option(help: "Households sharing one connection to each service (a phone each would be one).") var perConnection = 8
+    @Option(help: "People in each household (1 to 4): with two or more, a second member waits on the list while the first ticks it.")
+    var members = 1
+
+    func validate() throws {
+        guard (1...4).contains(members) else { throw ValidationError("--members is 1 to 4") }
+    }
 
     func run() async throws {
         let counts = households.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -30,7 +36,9 @@ struct HouseholdsBenchmark: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let stack = try ServiceProcess.startStack(dataDirectory: root)
         defer { for process in stack.values { process.stop() } }
-        print("\n### Households served (a day in \(Self.text(day)) s, \(Day.calls) calls per household-day, p99 bound \(Self.text(p99Bound)) ms)\n")
+        print(
+            "\n### Households served (\(members) member\(members == 1 ? "" : "s") each, a day in \(Self.text(day)) s, \(Day.calls) calls per household-day, "
+                + "p99 bound \(Self.text(p99Bound)) ms)\n")
         print("| households | calls | calls/s | slowest method at p99 | p99 ms | busy | other errors | services' CPU per call, µs |")
         print("|---:|---:|---:|---|---:|---:|---:|---:|")
         var passed: (households: Int, result: StepResult)?
@@ -74,7 +82,7 @@ struct HouseholdsBenchmark: AsyncParsableCommand {
     func runStep(households count: Int, step: Int, stack: [SousService: ServiceProcess]) async throws -> StepResult {
         let recorder = Recorder()
         let connections = (0..<max(1, (count + perConnection - 1) / perConnection)).map { _ in Clients(stack) }
-        let tokens = try await Self.signUp(count, step: step, planner: connections[0].planner)
+        let tokens = try await Self.signUp(count, members: members, step: step, planner: connections[0].planner)
         let interval = Duration.seconds(day / Double(Day.calls))
         let cpuBefore = Self.cpuTicks(stack)
         let started = ContinuousClock.now
@@ -83,8 +91,8 @@ struct HouseholdsBenchmark: AsyncParsableCommand {
                 // Spread over the first interval: households do not all start in the same instant.
                 let offset = interval * (Double(index) / Double(count))
                 let household = Day(
-                    clients: connections[index / perConnection], token: tokens[index], recorder: recorder,
-                    interval: interval, next: started + offset)
+                    clients: connections[index / perConnection], token: tokens[index][0], partner: tokens[index].dropFirst().first,
+                    recorder: recorder, interval: interval, next: started + offset)
                 group.addTask {
                     var day = household
                     await day.live()
@@ -97,27 +105,37 @@ struct HouseholdsBenchmark: AsyncParsableCommand {
         return recorder.result(seconds: seconds, cpuSeconds: cpu)
     }
 
-    /// Registers and signs in one account per household, before the day is timed (the password
-    /// hashing of sign-up is the planner's heaviest work, and no part of a household's day).
-    static func signUp(_ count: Int, step: Int, planner: ServiceClient<Planner>) async throws -> [String] {
-        try await withThrowingTaskGroup(of: (Int, String).self) { group in
-            var tokens = [String](repeating: "", count: count)
+    /// Registers and signs in the accounts of each household (the first invites the others, who
+    /// join), before the day is timed (the password hashing of sign-up is the planner's heaviest
+    /// work, and no part of a household's day). Returns each household's members' tokens.
+    static func signUp(_ count: Int, members: Int, step: Int, planner: ServiceClient<Planner>) async throws -> [[String]] {
+        try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
+            var tokens = [[String]](repeating: [], count: count)
             var next = 0
+            func account(_ email: String, _ password: String) async throws -> String {
+                _ = try await planner.call(AccountAPI.register, Registration(email: email, password: password, name: email))
+                return try await planner.call(AccountAPI.login, SignIn(email: email, password: password, device: "bench")).token
+            }
             func add() {
                 let index = next
                 next += 1
                 group.addTask {
-                    let email = "household-\(step)-\(index)@bench.example"
-                    let password = "bench-password-\(index)-kitchen"
-                    _ = try await planner.call(AccountAPI.register, Registration(email: email, password: password, name: "Household \(index)"))
-                    let signedIn = try await planner.call(AccountAPI.login, SignIn(email: email, password: password, device: "bench"))
-                    return (index, signedIn.token)
+                    var household: [String] = []
+                    for member in 0..<members {
+                        let token = try await account("household-\(step)-\(index)-\(member)@bench.example", "bench-password-\(index)-kitchen")
+                        if member > 0 {
+                            let code = try await planner.call(HouseholdAPI.invite, InvitationRequest(), session: household[0]).code
+                            _ = try await planner.call(HouseholdAPI.join, JoinHousehold(code: code), session: token)
+                        }
+                        household.append(token)
+                    }
+                    return (index, household)
                 }
             }
             // As many at once as the planner hashes passwords at once, and a few waiting.
             for _ in 0..<min(count, 8) { add() }
-            for try await (index, token) in group {
-                tokens[index] = token
+            for try await (index, household) in group {
+                tokens[index] = household
                 if next < count { add() }
             }
             return tokens
@@ -167,6 +185,9 @@ struct Day: Sendable {
 
     let clients: Clients
     let token: String
+    /// Another member of the household, who waits on the list (`groceries.wait`) while this one
+    /// ticks it: how long a tick takes to reach them is recorded as `groceries.wait (seen)`.
+    let partner: String?
     let recorder: Recorder
     let interval: Duration
     var next: ContinuousClock.Instant
@@ -214,10 +235,30 @@ struct Day: Sendable {
             }
         }
         let list = await call("groceries.list") { try await groceries.call(GroceriesAPI.list, Empty(), session: $0) }
+        var version = list?.version ?? 0
         for line in (list?.lines ?? []).prefix(3) {
-            _ = await call("groceries.check") {
+            // The other member is already waiting for the list to move past what they saw.
+            let after = version
+            let seen = partner.map { partner in
+                Task { [recorder, groceries] () -> ContinuousClock.Instant? in
+                    do {
+                        let answer = try await groceries.call(GroceriesAPI.wait, ListWait(after: after, waitSeconds: 10), session: partner)
+                        return answer.changed ? ContinuousClock.now : nil
+                    } catch let error as ServiceError {
+                        recorder.failed("groceries.wait (seen)", error)
+                    } catch {
+                        recorder.failed("groceries.wait (seen)", .internal("\(error)"))
+                    }
+                    return nil
+                }
+            }
+            try? await Task.sleep(until: next, clock: .continuous)
+            let ticked = ContinuousClock.now
+            let change = await call("groceries.check") {
                 try await groceries.call(GroceriesAPI.check, CheckLines(lines: [line.id], checked: true), session: $0)
             }
+            version = change?.version ?? version
+            if let seen, let at = await seen.value { recorder.record("groceries.wait (seen)", at - ticked) }
         }
         _ = await call("groceries.list") { try await groceries.call(GroceriesAPI.list, Empty(), session: $0) }
         for (meal, food) in [(Meal.breakfast, "Porridge"), (.lunch, "Sandwich")] {

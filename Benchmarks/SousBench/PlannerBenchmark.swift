@@ -78,8 +78,8 @@ struct PlannerBenchmark: AsyncParsableCommand {
         // Where a call's time goes: the same reads on the store alone, and the week's reply coded.
         let store = planner.store
         let profileRead = try measure("profile read on the store") { user in _ = try store.profile(user: user) }
-        let weekRead = try measure("week read on the store") { user in _ = try store.week(user: user, now: Date()) }
-        let sampleWeek = try store.week(user: who[0], now: Date())
+        let weekRead = try measure("week read on the store") { user in _ = try store.week(member: .alone(user), now: Date()) }
+        let sampleWeek = try store.week(member: .alone(who[0]), now: Date())
         let weekCoding = try measure("week reply encoded and decoded") { _ in
             _ = try MessagePackDecoder().decode(WeekPlan.self, from: MessagePackEncoder().encode(sampleWeek))
         }

@@ -400,13 +400,13 @@ extension CatalogAPI {
 }
 
 extension PlannerAPI {
-    public static let exportArchive = Method<Planner, Empty, PlannerArchive>.read("planner.export", .user, lane: .heavy)
-    public static let importArchive = Method<Planner, PlannerArchiveImport, ArchiveImported>.write("planner.import", .user, lane: .heavy)
+    public static let exportArchive = Method<Planner, Empty, PlannerArchive>.read("planner.export", .household, lane: .heavy)
+    public static let importArchive = Method<Planner, PlannerArchiveImport, ArchiveImported>.write("planner.import", .household, lane: .heavy)
 }
 
 extension GroceriesAPI {
-    public static let exportArchive = Method<Groceries, Empty, GroceriesArchive>.read("groceries.export", .user, lane: .heavy)
-    public static let importArchive = Method<Groceries, GroceriesArchiveImport, ArchiveImported>.write("groceries.import", .user, lane: .heavy)
+    public static let exportArchive = Method<Groceries, Empty, GroceriesArchive>.read("groceries.export", .household, lane: .heavy)
+    public static let importArchive = Method<Groceries, GroceriesArchiveImport, ArchiveImported>.write("groceries.import", .household, lane: .heavy)
 }
 
 extension TrackerAPI {

@@ -412,50 +412,86 @@ public struct OrderHistory: Codable, Equatable, Sendable {
 /// Body of ``GroceriesTopics/changed``.
 @MessagePackCodable
 public struct GroceriesChangedEvent: Codable, Equatable, Sendable {
+    /// Who changed it.
     public var user: String
+    /// Whose list it is: every member of this household sees the change.
+    public var household: String
     /// The method that changed the list, e.g. "groceries.addRecipe".
     public var change: String
     /// The list's version afterwards (see ``GroceryList/version``): a client showing an older
     /// one reads the list again.
     public var version: Int64
 
-    public init(user: String, change: String, version: Int64) {
+    public init(user: String, household: String, change: String, version: Int64) {
         self.user = user
+        self.household = household
         self.change = change
         self.version = version
     }
 }
 
+/// `groceries.wait`: wait for the list to change.
+@MessagePackCodable
+public struct ListWait: Codable, Equatable, Sendable {
+    /// The list version the caller has (``GroceryList/version``); the answer comes as soon as
+    /// the list is past it.
+    public var after: Int64
+    /// How long to wait when it is not: 0 to 25 seconds (default 20).
+    public var waitSeconds: Double?
+
+    public init(after: Int64, waitSeconds: Double? = nil) {
+        self.after = after
+        self.waitSeconds = waitSeconds
+    }
+}
+
+/// `groceries.wait`'s answer.
+@MessagePackCodable
+public struct ListVersionNow: Codable, Equatable, Sendable {
+    /// The list's version now.
+    public var version: Int64
+    /// Whether it is past `after` (false: the wait ran out); read the list again when true.
+    public var changed: Bool
+
+    public init(version: Int64, changed: Bool) {
+        self.version = version
+        self.changed = changed
+    }
+}
+
 public enum GroceriesTopics {
-    /// ``GroceriesChangedEvent``: the caller's list changed (including emptied by a checkout).
+    /// ``GroceriesChangedEvent``: a household's list changed (including emptied by a checkout).
     public static let changed = Topic<GroceriesChangedEvent>("groceries.changed")
 }
 
 // MARK: - Methods
 
 public enum GroceriesAPI {
-    /// The caller's list, aggregated and grouped by category.
-    public static let list = Method<Groceries, Empty, GroceryList>.read("groceries.list", .user)
+    /// The list of the caller's household (every member shares it), aggregated and grouped by category.
+    public static let list = Method<Groceries, Empty, GroceryList>.read("groceries.list", .household)
     // Every write answers its new version and counts; the whole list only with `withList: true`.
     // Each changes nothing but this service's database, so its idempotency key is checked by
     // its own transaction (``KeyCheck/atCommit``).
     /// Adds a recipe (scaled to the profile's people); notFound for an unknown recipe or an
     /// excluded id that is not in it.
-    public static let addRecipe = Method<Groceries, AddRecipeToList, GroceryListChange>.write("groceries.addRecipe", .user, keyCheck: .atCommit)
+    public static let addRecipe = Method<Groceries, AddRecipeToList, GroceryListChange>.write("groceries.addRecipe", .household, keyCheck: .atCommit)
     /// Changes a listed recipe's multiplier or exclusions.
     public static let setRecipe = Method<Groceries, SetListRecipe, GroceryListChange>.write(
-        "groceries.setRecipe", .user, keyCheck: .atCommit, fields: FieldRule(oneOf: ["multiplier", "exclude", "include"]))
+        "groceries.setRecipe", .household, keyCheck: .atCommit, fields: FieldRule(oneOf: ["multiplier", "exclude", "include"]))
     /// Takes exactly the recipe's share out of every line.
     public static let removeRecipe = Method<Groceries, RemoveListRecipe, GroceryListChange>.write(
-        "groceries.removeRecipe", .user, keyCheck: .atCommit)
-    public static let addItem = Method<Groceries, AddListItem, GroceryListChange>.write("groceries.addItem", .user, keyCheck: .atCommit)
+        "groceries.removeRecipe", .household, keyCheck: .atCommit)
+    public static let addItem = Method<Groceries, AddListItem, GroceryListChange>.write("groceries.addItem", .household, keyCheck: .atCommit)
     /// Deletes a manual item by its id (see ``GroceryLineSource/item``, or `item:<n>` line ids).
-    public static let removeItem = Method<Groceries, RemoveListItem, GroceryListChange>.write("groceries.removeItem", .user, keyCheck: .atCommit)
-    public static let check = Method<Groceries, CheckLines, GroceryListChange>.write("groceries.check", .user, keyCheck: .atCommit)
-    public static let clear = Method<Groceries, ClearList, GroceryListChange>.write("groceries.clear", .user, keyCheck: .atCommit)
+    public static let removeItem = Method<Groceries, RemoveListItem, GroceryListChange>.write("groceries.removeItem", .household, keyCheck: .atCommit)
+    public static let check = Method<Groceries, CheckLines, GroceryListChange>.write("groceries.check", .household, keyCheck: .atCommit)
+    public static let clear = Method<Groceries, ClearList, GroceryListChange>.write("groceries.clear", .household, keyCheck: .atCommit)
     /// Stores the list as an order and empties it, in one transaction.
-    public static let checkout = Method<Groceries, Checkout, GroceryOrder>.write("groceries.checkout", .user, keyCheck: .atCommit)
-    public static let orders = Method<Groceries, OrderQuery, OrderHistory>.read("groceries.orders", .user)
+    public static let checkout = Method<Groceries, Checkout, GroceryOrder>.write("groceries.checkout", .household, keyCheck: .atCommit)
+    public static let orders = Method<Groceries, OrderQuery, OrderHistory>.read("groceries.orders", .household)
+    /// Answers when the household's list changes (any member's change), or after the wait: how
+    /// a client shows another member's ticks within a second without asking every second.
+    public static let wait = Method<Groceries, ListWait, ListVersionNow>.read("groceries.wait", .household, activity: false)
 }
 
 /// Takes a recipe, and exactly its share of every line, off the list.

@@ -281,20 +281,20 @@ extension PlannerAPI {
     public static let resetProfile = Method<Planner, Empty, CookingProfile>.write("profile.reset", .user, keyCheck: .atCommit)
 
     /// The visible week with the selection.
-    public static let getPlan = Method<Planner, Empty, WeekPlan>.read("plan.get", .user)
+    public static let getPlan = Method<Planner, Empty, WeekPlan>.read("plan.get", .household)
     /// Any dates, past ones included (history).
-    public static let history = Method<Planner, PlanDateRange, PlanDays>.read("plan.history", .user, lane: .heavy)
-    public static let selection = Method<Planner, Empty, PlanSelection>.read("plan.selection", .user)
+    public static let history = Method<Planner, PlanDateRange, PlanDays>.read("plan.history", .household, lane: .heavy)
+    public static let selection = Method<Planner, Empty, PlanSelection>.read("plan.selection", .household)
     /// Adds a catalog recipe to the selection (notFound if the catalog has no such recipe).
-    public static let addRecipe = Method<Planner, RecipeID, PlanSelection>.write("plan.add", .user, keyCheck: .atCommit)
+    public static let addRecipe = Method<Planner, RecipeID, PlanSelection>.write("plan.add", .household, keyCheck: .atCommit)
     /// Removes a recipe from the selection and clears every slot from today on that holds it.
-    public static let removeRecipe = Method<Planner, RecipeID, PlanSelection>.write("plan.remove", .user, keyCheck: .atCommit)
-    public static let putSlot = Method<Planner, SlotAssignment, PlanSlot>.write("plan.put", .user, keyCheck: .atCommit)
+    public static let removeRecipe = Method<Planner, RecipeID, PlanSelection>.write("plan.remove", .household, keyCheck: .atCommit)
+    public static let putSlot = Method<Planner, SlotAssignment, PlanSlot>.write("plan.put", .household, keyCheck: .atCommit)
     /// Answers both slots after the move.
-    public static let moveSlot = Method<Planner, SlotMove, PlanDays>.write("plan.move", .user, keyCheck: .atCommit)
-    public static let clearSlot = Method<Planner, SlotRef, PlanSlot>.write("plan.clear", .user, keyCheck: .atCommit)
+    public static let moveSlot = Method<Planner, SlotMove, PlanDays>.write("plan.move", .household, keyCheck: .atCommit)
+    public static let clearSlot = Method<Planner, SlotRef, PlanSlot>.write("plan.clear", .household, keyCheck: .atCommit)
     /// Records that the slot's meal was cooked and asks the tracker to log one serving.
-    public static let cooked = Method<Planner, SlotRef, CookedResult>.write("plan.cooked", .user, keyCheck: .resumable)
+    public static let cooked = Method<Planner, SlotRef, CookedResult>.write("plan.cooked", .household, keyCheck: .resumable)
     /// iCalendar of the visible week or a date range.
-    public static let calendar = Method<Planner, CalendarRequest, CalendarExport>.read("plan.ics", .user, lane: .heavy)
+    public static let calendar = Method<Planner, CalendarRequest, CalendarExport>.read("plan.ics", .household, lane: .heavy)
 }

@@ -104,16 +104,16 @@ public enum PlannerAPI {
     public static let getProfile = Method<Planner, Empty, CookingProfile>.read("profile.get", .user, activity: false)
     /// How many times the groceries should buy a recipe: the slots it fills in the caller's
     /// visible week, or 1 if none.
-    public static let suggestedMultiplier = Method<Planner, RecipeID, SuggestedMultiplier>.read("plan.multiplier", .user, activity: false)
+    public static let suggestedMultiplier = Method<Planner, RecipeID, SuggestedMultiplier>.read("plan.multiplier", .household, activity: false)
     /// The caller's household size and the slots a recipe fills in their visible week, in one
     /// read: what a service adding the recipe to a list needs. The recipe is not looked up (the
     /// caller reads it itself): an id nobody knows fills no slot.
-    public static let household = Method<Planner, RecipeID, RecipeHousehold>.read("plan.household", .user, activity: false)
+    public static let household = Method<Planner, RecipeID, RecipeHousehold>.read("plan.household", .household, activity: false)
     /// The caller's household for the whole visible week in one read: `people` and every planned
     /// recipe's slots, valid until the week moves on. What a service keeps per user to scale
     /// recipes without asking each time (dropping it on `planner.profile.changed` and
     /// `planner.plan.changed` for the user).
-    public static let weekHousehold = Method<Planner, Empty, WeekHousehold>.read("plan.weekHousehold", .user, activity: false)
+    public static let weekHousehold = Method<Planner, Empty, WeekHousehold>.read("plan.weekHousehold", .household, activity: false)
 }
 
 @MessagePackCodable

@@ -243,7 +243,7 @@ public struct PlanUnfillResult: Codable, Equatable, Sendable {
 
 extension PlannerAPI {
     /// Fills the week's empty slots under the profile's filters and the request's constraints.
-    public static let fill = Method<Planner, PlanFill, PlanFillResult>.write("plan.fill", .user, lane: .heavy)
+    public static let fill = Method<Planner, PlanFill, PlanFillResult>.write("plan.fill", .household, lane: .heavy)
     /// Undoes a fill: empties the slots it filled that still hold its recipes.
-    public static let unfill = Method<Planner, PlanFillRef, PlanUnfillResult>.write("plan.unfill", .user)
+    public static let unfill = Method<Planner, PlanFillRef, PlanUnfillResult>.write("plan.unfill", .household)
 }

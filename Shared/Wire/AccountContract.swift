@@ -25,6 +25,38 @@ public struct ErasureReport: Codable, Sendable, Equatable {
     }
 }
 
+/// A household whose shared rows go (`household.erase`).
+@MessagePackCodable
+public struct HouseholdRef: Codable, Sendable, Equatable {
+    public var household: String
+
+    public init(household: String) {
+        self.household = household
+    }
+}
+
+/// The household a user belongs to (`household.of`).
+@MessagePackCodable
+public struct HouseholdOf: Codable, Sendable, Equatable {
+    public var household: String
+    /// How many people belong to it (1 for a person alone).
+    public var members: Int
+
+    public init(household: String, members: Int) {
+        self.household = household
+        self.members = members
+    }
+}
+
+/// How another service finds the household of the user it acts for (``HouseholdDirectory``).
+public enum HouseholdLookup {
+    /// Served by the planner, for services only; `activity: false`, since a lookup is not the user doing something.
+    public static let method = Method<Planner, Empty, HouseholdOf>.read("household.of", .service, activity: false)
+    /// Answered by every service: deletes the rows a household shared (every table's
+    /// `household` column), once nobody belongs to it any more.
+    public static let erase = Method<AnyService, HouseholdRef, ErasureReport>.write("household.erase", .service, remembersReply: false)
+}
+
 @MessagePackCodable
 public struct RevocationsSince: Codable, Sendable {
     /// The `sequence` of the last answer; 0 for every revocation still in force.

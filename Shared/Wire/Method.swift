@@ -56,7 +56,7 @@ public struct Method<Scope: MethodScope, Request: Codable & Sendable, Response: 
         self.access = access
         self.lane = lane
         self.remembersReply = write && remembersReply
-        self.recordsActivity = activity ?? (access == .user)
+        self.recordsActivity = activity ?? access.actsForUser
         self.keyCheck = keyCheck
         self.fields = fields
     }
@@ -133,10 +133,18 @@ public enum Access: String, Sendable, CaseIterable, Codable {
     /// A signed-in user (a valid session token), or a Sous service acting for one. The handler
     /// sees only the verified user, and answers only with that user's data.
     case user
+    /// A signed-in user, or a Sous service acting for one, on data the people of their household
+    /// share (the week plan, the grocery list): the server finds the caller's household before
+    /// the handler runs and hands it over (`RequestContext.household`), so a handler can only
+    /// reach the household its caller belongs to.
+    case household
     /// A signed-in user whose account is an operator's: changes to what every user shares.
     case `operator`
     /// Only another Sous service (an allow-listed CURVE key): erasure, revocation lists.
     case service
+
+    /// Whether the method acts for a signed-in user (or a service acting for one).
+    public var actsForUser: Bool { self == .user || self == .household }
 }
 
 /// The group of threads a server runs a method's handler on, each with its own bound on

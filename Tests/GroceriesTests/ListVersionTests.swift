@@ -28,13 +28,13 @@ import Testing
 
     @Test func everyWriteRaisesTheVersionAndTheReadAnswersWhatTheWriteDid() throws {
         try withTwoStores { store, _, _ in
-            #expect(try store.list(user: "ada").version == 0)
-            let added = try store.addEdibleItem(Self.oats, quantity: 500, unit: .g, user: "ada", now: Date(), withList: true)
-            let read = try store.list(user: "ada")
+            #expect(try store.list(household: "ada").version == 0)
+            let added = try store.addEdibleItem(Self.oats, quantity: 500, unit: .g, household: "ada", now: Date(), withList: true)
+            let read = try store.list(household: "ada")
             #expect(read == added.list && read.version > 0)
-            let checked = try store.check(["oats"], checked: true, user: "ada", withList: true)
+            let checked = try store.check(["oats"], checked: true, household: "ada", withList: true)
             #expect(checked.version > added.version && checked.list?.checkedCount == 1)
-            #expect(try store.list(user: "ada") == checked.list)
+            #expect(try store.list(household: "ada") == checked.list)
         }
     }
 
@@ -42,26 +42,26 @@ import Testing
     /// next read builds is the one at the version the write answered.
     @Test func aWriteWithoutTheListAnswersItsVersionAndCounts() throws {
         try withTwoStores { store, _, _ in
-            let oats = try store.addEdibleItem(Self.oats, quantity: 500, unit: .g, user: "ada", now: Date())
+            let oats = try store.addEdibleItem(Self.oats, quantity: 500, unit: .g, household: "ada", now: Date())
             #expect(oats.list == nil && oats.itemCount == 1 && oats.recipeCount == 0 && oats.checkedCount == 0)
-            let towels = try store.addNonEdibleItem("paper towels", count: 2, user: "ada", now: Date())
+            let towels = try store.addNonEdibleItem("paper towels", count: 2, household: "ada", now: Date())
             #expect(towels.version > oats.version && towels.itemCount == 2)
-            let checked = try store.check(["oats"], checked: true, user: "ada")
+            let checked = try store.check(["oats"], checked: true, household: "ada")
             #expect(checked.checkedCount == 1 && checked.list == nil)
-            let read = try store.list(user: "ada")
+            let read = try store.list(household: "ada")
             #expect(read.version == checked.version && read.lineCount == 2 && read.checkedCount == 1)
-            let cleared = try store.clear(checkedOnly: true, user: "ada")
+            let cleared = try store.clear(checkedOnly: true, household: "ada")
             #expect(cleared.itemCount == 1 && cleared.checkedCount == 0 && cleared.list == nil, "the oats item went with its check")
-            #expect(try store.list(user: "ada").lines.map(\.name) == ["paper towels"])
+            #expect(try store.list(household: "ada").lines.map(\.name) == ["paper towels"])
         }
     }
 
     @Test func aChangeThroughAnotherStoreOnTheSameDatabaseIsSeen() throws {
         try withTwoStores { store, other, _ in
-            _ = try store.addEdibleItem(Self.oats, quantity: 500, unit: .g, user: "ada", now: Date())
-            #expect(try store.list(user: "ada").lineCount == 1)  // kept in memory now
-            let elsewhere = try other.addNonEdibleItem("paper towels", count: 2, user: "ada", now: Date(), withList: true)
-            let read = try store.list(user: "ada")
+            _ = try store.addEdibleItem(Self.oats, quantity: 500, unit: .g, household: "ada", now: Date())
+            #expect(try store.list(household: "ada").lineCount == 1)  // kept in memory now
+            let elsewhere = try other.addNonEdibleItem("paper towels", count: 2, household: "ada", now: Date(), withList: true)
+            let read = try store.list(household: "ada")
             #expect(read.lineCount == 2 && read == elsewhere.list)
         }
     }
@@ -71,32 +71,33 @@ import Testing
     /// again, not taken for the one this store wrote before.
     @Test func factsKnownStoredAreWrittenAgainOnceAnotherWriterChangedAny() throws {
         try withTwoStores { store, other, _ in
-            _ = try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, user: "ada", now: Date())
-            let cheap = try store.list(user: "ada").total
+            _ = try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, household: "ada", now: Date())
+            let cheap = try store.list(household: "ada").total
             var dearer = Self.oats
             dearer.price = Price(amount: 3, per: .kg)
-            _ = try other.addEdibleItem(dearer, quantity: 100, unit: .g, user: "grace", now: Date())
-            #expect(try store.list(user: "ada").total > cheap)
+            _ = try other.addEdibleItem(dearer, quantity: 100, unit: .g, household: "grace", now: Date())
+            #expect(try store.list(household: "ada").total > cheap)
             // The catalog's price is the first one again: this store knew it stored, once.
-            _ = try store.addEdibleItem(Self.oats, quantity: 1, unit: .g, user: "ada", now: Date())
-            #expect(abs(try store.list(user: "ada").total - cheap) < 0.01, "the first price, written again")
+            _ = try store.addEdibleItem(Self.oats, quantity: 1, unit: .g, household: "ada", now: Date())
+            #expect(abs(try store.list(household: "ada").total - cheap) < 0.01, "the first price, written again")
             // One ingredient twice: the last is stored, though this store knows it stored already.
             let porridge = RecipeSnapshot(
                 id: "porridge", name: "Porridge", people: 2, servings: 2, lines: [.init(ingredient: "oats", quantity: 1, unit: .g)])
             _ = try store.addRecipe(
-                "porridge", snapshot: porridge, multiplier: 1, exclude: [], ingredients: [dearer, Self.oats], user: "ada", now: Date())
-            #expect(abs(try store.list(user: "ada").total - cheap) < 0.01, "the last of the two")
+                "porridge", snapshot: porridge, multiplier: 1, exclude: [], ingredients: [dearer, Self.oats], household: "ada", now: Date())
+            #expect(abs(try store.list(household: "ada").total - cheap) < 0.01, "the last of the two")
         }
     }
 
     @Test func aPriceAnotherUsersAddRefreshedChangesEveryListUsingIt() throws {
         try withTwoStores { store, _, _ in
-            let before = try #require(try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, user: "ada", now: Date(), withList: true).list)
-            #expect(try store.list(user: "ada").total == before.total)
+            let before = try #require(
+                try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, household: "ada", now: Date(), withList: true).list)
+            #expect(try store.list(household: "ada").total == before.total)
             var dearer = Self.oats
             dearer.price = Price(amount: 3, per: .kg)
-            _ = try store.addEdibleItem(dearer, quantity: 100, unit: .g, user: "grace", now: Date())
-            let after = try store.list(user: "ada")
+            _ = try store.addEdibleItem(dearer, quantity: 100, unit: .g, household: "grace", now: Date())
+            let after = try store.list(household: "ada")
             #expect(after.version == before.version, "ada's rows did not change")
             #expect(after.total > before.total, "but the price her line is built from did")
         }
@@ -106,7 +107,8 @@ import Testing
     /// every list using it moved), the same ingredient twice in one call stored as its last.
     @Test func aRecipesFactsAreStoredTogetherAndOnlyAChangeMovesOtherLists() throws {
         try withTwoStores { store, _, _ in
-            let before = try #require(try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, user: "ada", now: Date(), withList: true).list)
+            let before = try #require(
+                try store.addEdibleItem(Self.oats, quantity: 1000, unit: .g, household: "ada", now: Date(), withList: true).list)
             let rice = ListIngredientFacts(
                 id: "rice", name: "Rice", unit: .g, gramsPerPiece: nil, gramsPerMl: nil, price: Price(amount: 3, per: .kg), category: .breads,
                 bought: true)
@@ -115,9 +117,9 @@ import Testing
                 lines: [.init(ingredient: "oats", quantity: 200, unit: .g), .init(ingredient: "rice", quantity: 100, unit: .g)])
             // Same facts as stored: ada's list is left as it was.
             _ = try store.addRecipe(
-                "porridge", snapshot: porridge, multiplier: 1, exclude: [], ingredients: [Self.oats, rice], user: "grace", now: Date())
-            #expect(try store.list(user: "ada") == before)
-            let grace = try store.list(user: "grace")
+                "porridge", snapshot: porridge, multiplier: 1, exclude: [], ingredients: [Self.oats, rice], household: "grace", now: Date())
+            #expect(try store.list(household: "ada") == before)
+            let grace = try store.list(household: "grace")
             #expect(Set(grace.lines.compactMap(\.ingredient)) == ["oats", "rice"])
             #expect(abs(grace.total - (0.2 * 2 + 0.1 * 3)) < 0.001)
             // Oats dearer, given twice (the last wins): ada's total follows, her version does not move.
@@ -126,8 +128,8 @@ import Testing
             var dearest = Self.oats
             dearest.price = Price(amount: 5, per: .kg)
             _ = try store.addRecipe(
-                "porridge", snapshot: nil, multiplier: 1, exclude: [], ingredients: [dearer, rice, dearest], user: "grace", now: Date())
-            let after = try store.list(user: "ada")
+                "porridge", snapshot: nil, multiplier: 1, exclude: [], ingredients: [dearer, rice, dearest], household: "grace", now: Date())
+            let after = try store.list(household: "ada")
             #expect(after.version == before.version)
             #expect(abs(after.total - 5) < 0.001)
         }
@@ -135,13 +137,13 @@ import Testing
 
     @Test func aVersionIsNeverReusedAfterAnErasure() throws {
         try withTwoStores { store, _, database in
-            let first = try store.addNonEdibleItem("candles", count: 1, user: "ada", now: Date())
-            _ = try database.eraseUser("ada")
-            let emptied = try store.list(user: "ada")
+            let first = try store.addNonEdibleItem("candles", count: 1, household: "ada", now: Date())
+            _ = try database.eraseHousehold("ada")
+            let emptied = try store.list(household: "ada")
             #expect(emptied.lineCount == 0 && emptied.version == 0)
-            let again = try store.addNonEdibleItem("matches", count: 1, user: "ada", now: Date())
+            let again = try store.addNonEdibleItem("matches", count: 1, household: "ada", now: Date())
             #expect(again.version > first.version)
-            #expect(try store.list(user: "ada").lines.map(\.name) == ["matches"])
+            #expect(try store.list(household: "ada").lines.map(\.name) == ["matches"])
         }
     }
 
@@ -172,29 +174,30 @@ import Testing
         try old.close()
         let database = try GroceriesService.openDatabase(at: .sqlite(directory: directory), logger: quietLogger("groceries"))
         let store = GroceriesStore(database: database)
-        let before = try store.list(user: "ada")
+        let before = try store.list(household: "ada")
         #expect(before.recipes.map(\.recipe) == ["soup", "porridge"] && before.version == 7)
         #expect(before.line("oats")?.exactQuantity == 200)
         let snapshot = RecipeSnapshot(
             id: "muesli", name: "Muesli", people: 2, servings: 2, lines: [RecipeSnapshot.Line(ingredient: "oats", quantity: 50, unit: .g)])
-        _ = try store.addNonEdibleItem("candles", count: 1, user: "ada", now: Date())
+        _ = try store.addNonEdibleItem("candles", count: 1, household: "ada", now: Date())
         let added = try store.addRecipe(
-            "muesli", snapshot: snapshot, multiplier: 1, exclude: [], ingredients: [Self.oats], user: "ada", now: Date(), withList: true)
+            "muesli", snapshot: snapshot, multiplier: 1, exclude: [], ingredients: [Self.oats], household: "ada", now: Date(), withList: true)
         #expect(added.list?.recipes.map(\.recipe) == ["soup", "porridge", "muesli"] && added.version == 9)
         #expect(added.recipeCount == 3 && added.itemCount == 1 && added.checkedCount == 0)
         // Added again without the list: the counts the add read with its own check.
-        let again = try store.addRecipe("muesli", snapshot: nil, multiplier: 2, exclude: [], ingredients: [], user: "ada", now: Date())
+        let again = try store.addRecipe("muesli", snapshot: nil, multiplier: 2, exclude: [], ingredients: [], household: "ada", now: Date())
         #expect(again.recipeCount == 3 && again.itemCount == 1 && again.list == nil && again.version == 10)
-        _ = try store.removeRecipe("soup", user: "ada")
+        _ = try store.removeRecipe("soup", household: "ada")
         // Porridge's 100 g and muesli's 3 × 50 g are left.
-        #expect(try store.list(user: "ada").line("oats")?.exactQuantity == 250, "the soup's share went with it")
-        #expect(try store.list(user: "grace").recipes.map(\.recipe) == ["stew"])
+        #expect(try store.list(household: "ada").line("oats")?.exactQuantity == 250, "the soup's share went with it")
+        #expect(try store.list(household: "grace").recipes.map(\.recipe) == ["stew"])
     }
 
 }
 
-/// PostgreSQL's side of the keyed `list_recipe` (migration v2 there): a schema written by v1
-/// keeps its recipes, their shares and order.
+/// PostgreSQL's side of the keyed `list_recipe` (migration v2 there) and of lists becoming
+/// households' (v3): a schema written by v1 keeps its recipes, their shares and order, each
+/// user's list now their household's.
 @Suite(.closesItsSockets, .enabled(if: TestDatabase.url != nil, "needs the test PostgreSQL (SOUS_TEST_DATABASE_URL)"))
 struct PostgresListUpgradeTests {
     @Test func listsWrittenBeforeThePositionColumnKeepTheirRecipesAndOrder() throws {
@@ -219,17 +222,17 @@ struct PostgresListUpgradeTests {
         let database = try GroceriesService.openDatabase(at: .postgres(location), logger: quietLogger("groceries"))
         defer { database.close() }
         let store = GroceriesStore(database: database)
-        let before = try store.list(user: "ada")
+        let before = try store.list(household: "ada")
         #expect(before.recipes.map(\.recipe) == ["soup", "porridge"])
         #expect(before.line("oats")?.exactQuantity == 200)
         let snapshot = RecipeSnapshot(
             id: "muesli", name: "Muesli", people: 2, servings: 2, lines: [RecipeSnapshot.Line(ingredient: "oats", quantity: 50, unit: .g)])
         let added = try store.addRecipe(
-            "muesli", snapshot: snapshot, multiplier: 1, exclude: [], ingredients: [ListVersionTests.oats], user: "ada", now: Date(),
+            "muesli", snapshot: snapshot, multiplier: 1, exclude: [], ingredients: [ListVersionTests.oats], household: "ada", now: Date(),
             withList: true)
         #expect(added.list?.recipes.map(\.recipe) == ["soup", "porridge", "muesli"] && added.recipeCount == 3)
-        _ = try store.removeRecipe("soup", user: "ada")
-        #expect(try store.list(user: "ada").line("oats")?.exactQuantity == 150, "the soup's share went with it")
-        #expect(try store.list(user: "grace").recipes.map(\.recipe) == ["stew"])
+        _ = try store.removeRecipe("soup", household: "ada")
+        #expect(try store.list(household: "ada").line("oats")?.exactQuantity == 150, "the soup's share went with it")
+        #expect(try store.list(household: "grace").recipes.map(\.recipe) == ["stew"])
     }
 }

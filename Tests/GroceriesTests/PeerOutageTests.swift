@@ -20,6 +20,8 @@ struct PeerOutageTests {
         // Longer than the test: no waiting call gives up before the hung catalog is released.
         configuration.peerTimeouts[.catalog] = .seconds(120)
         let groceries = try GroceriesService(configuration: configuration, logger: quietLogger("groceries"))
+        // No planner here: the test is about the catalog.
+        groceries.host.server.useHouseholds(EveryoneAlone())
         try await withRunningService(groceries.host) { host in
             let session = TestSessions.token(for: "ada")
             let body = try MessagePackEncoder().encode(AddListItem(ingredient: "onion", quantity: 2))

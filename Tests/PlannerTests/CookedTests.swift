@@ -142,7 +142,7 @@ struct CookedTests {
             let database = world.planner.store.database
             try database.write { session in
                 try session.execute(
-                    #"UPDATE slot SET cooked_at = ? WHERE "user" = 'ada' AND date = '2026-03-10' AND slot = 2"#,
+                    #"UPDATE slot SET cooked_at = ? WHERE household = 'ada' AND date = '2026-03-10' AND slot = 2"#,
                     [referenceInstant.timeIntervalSince1970])
             }
             let body = try MessagePackEncoder().encode(ref)

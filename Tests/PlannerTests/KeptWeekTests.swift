@@ -7,15 +7,14 @@ import SousTestSupport
 import SousWire
 import Testing
 
-/// `plan.get` serves the week kept at the user's plan version (triggers raise it on every row
-/// of theirs written in the profile, selection and slot tables). Whatever changes, the week it
-/// answers is the one the database holds now.
+/// Whatever changes the plan, and however, the week `plan.get` answers is the one the database
+/// holds now.
 @Suite(.closesItsSockets)
 struct KeptWeekTests {
     /// The week `plan.get` answers, checked against one read from the database with nothing kept.
     func currentWeek(_ world: PlannerWorld, user: String = "ada") async throws -> WeekPlan {
         let answered = try await world.call(PlannerAPI.getPlan, Empty(), user: user)
-        #expect(answered == (try world.planner.store.week(user: user, now: world.clock.now)))
+        #expect(answered == (try world.planner.store.week(member: .alone(user), now: world.clock.now)))
         return answered
     }
 
@@ -88,15 +87,15 @@ struct KeptWeekTests {
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))
             let database = world.planner.store.database
             let replica = PlannerStore(database: database)
-            #expect(try replica.week(user: "ada", now: world.clock.now) == (try await currentWeek(world)))
+            #expect(try replica.week(member: .alone("ada"), now: world.clock.now) == (try await currentWeek(world)))
 
             try database.write { session in
-                _ = try session.execute(#"UPDATE slot SET recipe_name = 'Soup of the day' WHERE "user" = ?"#, ["ada"])
+                _ = try session.execute(#"UPDATE slot SET recipe_name = 'Soup of the day' WHERE household = ?"#, ["ada"])
             }
             #expect(slot(try await currentWeek(world), "2026-03-10", 1)?.recipeName == "Soup of the day")
 
             _ = try await world.call(PlannerAPI.clearSlot, SlotRef(date: localDate("2026-03-10"), slot: 1))
-            #expect(slot(try replica.week(user: "ada", now: world.clock.now), "2026-03-10", 1)?.recipe == nil)
+            #expect(slot(try replica.week(member: .alone("ada"), now: world.clock.now), "2026-03-10", 1)?.recipe == nil)
 
             guard onFile, database.engine == .sqlite else { return }
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-11"), slot: 2, recipe: soup))
@@ -104,29 +103,23 @@ struct KeptWeekTests {
             #expect(try await currentWeek(world) == week)
             let outside = try DatabaseQueue(path: database.path)
             try await outside.write { db in
-                try db.execute(sql: #"UPDATE slot SET recipe_name = 'Soup by hand' WHERE "user" = ?"#, arguments: ["ada"])
+                try db.execute(sql: #"UPDATE slot SET recipe_name = 'Soup by hand' WHERE household = ?"#, arguments: ["ada"])
             }
             #expect(slot(try await currentWeek(world), "2026-03-11", 2)?.recipeName == "Soup by hand")
         }
     }
 
-    /// Erasing a user leaves no version of theirs behind, and a version is never given twice to
-    /// the same user (a week kept from before the erasure can never match again).
-    @Test func erasureLeavesNoVersionAndVersionsNeverRepeat() async throws {
+    /// Erasing a household that nobody belongs to any more empties its plan; the person's
+    /// profile stays theirs, and a new plan starts from nothing.
+    @Test func erasingAHouseholdEmptiesItsPlan() async throws {
         try await withPlanner { world in
             let database = world.planner.store.database
-            func version() throws -> Int64? {
-                try database.read { session in try session.value(Int64.self, #"SELECT version FROM plan_version WHERE "user" = ?"#, ["ada"]) }
-            }
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))
-            let before = try #require(try version())
-            _ = try await currentWeek(world)
-            _ = try database.write { session in try SousDatabase.eraseUser("ada", in: session) }
-            #expect(try version() == nil)
+            #expect(try await currentWeek(world).selection.map(\.id) == [soup])
+            let erased = try database.eraseHousehold("ada")
+            #expect(erased["slot"] == 1 && erased["selection"] == 1)
             #expect(try await currentWeek(world).selection.isEmpty)
             _ = try await world.call(PlannerAPI.addRecipe, RecipeID(id: soup))
-            let after = try #require(try version())
-            #expect(after > before)
             #expect(try await currentWeek(world).selection.map(\.id) == [soup])
         }
     }

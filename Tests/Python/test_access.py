@@ -1,11 +1,12 @@
 """No method returns or changes another user's data: a test generated from the method list.
 
-Ada fills every service with data marked by a unique string. Then Bob, signed in as himself,
-calls every `user` method that docs/PROTOCOL.md lists (ContractTests keeps that list equal to
-what the services serve) with every recorded request body of the fuzz corpus, and with those
+Ada fills every service with data marked by a unique string, her household's plan and list
+included. Then Bob, signed in as himself and a member of another household (Dan's), calls every
+`user` and `household` method that docs/PROTOCOL.md lists (ContractTests keeps that list equal
+to what the services serve) with every recorded request body of the fuzz corpus, and with those
 bodies rewritten to name Ada's ids. Every answer must be an error or free of Ada's data, and
-Ada's rows in every database must be exactly as before. A method added without seeds fails
-the test, so none can be forgotten.
+Ada's rows in every database (her household's included) must be exactly as before. A method
+added without seeds fails the test, so none can be forgotten.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ from sous_stack import REPO_ROOT, SERVICES, running_stack  # noqa: E402,F401 (ru
 CORPUS = REPO_ROOT / "Tests" / "FuzzTests" / "Corpus"
 # These act on the caller's own session or account (Bob would sign himself out); their
 # cross-user form, ending someone else's session, is account.endSession, which is walked.
-OWN_SESSION_ONLY = {"account.logout", "account.password", "account.delete"}
-ID_KEYS = {"id", "ids", "recipe", "entry", "item", "items", "lines", "session", "code"}
+# Leaving moves Bob out of Dan's household, which the rest of the walk needs him in; what it
+# could reach of anyone else's is walked through household.remove and household.join.
+OWN_SESSION_ONLY = {"account.logout", "account.password", "account.delete", "household.leave"}
+ID_KEYS = {"id", "ids", "recipe", "entry", "item", "items", "lines", "session", "code", "user"}
 
 
 def methods_by_access() -> dict:
@@ -48,7 +51,7 @@ def service_of(method: str) -> str:
     area = method.split(".")[0]
     return {
         "ingredients": "catalog", "recipes": "catalog", "catalog": "catalog",
-        "profile": "planner", "plan": "planner", "account": "planner", "planner": "planner",
+        "profile": "planner", "plan": "planner", "account": "planner", "planner": "planner", "household": "planner",
         "groceries": "groceries",
         "diary": "tracker", "drinks": "tracker", "goals": "tracker", "foods": "tracker", "products": "tracker",
         "journal": "tracker", "gluten": "tracker", "tracker": "tracker",
@@ -91,7 +94,8 @@ def aimed_at(body, ada_ids: list) -> list:
 
 
 def ada_rows(stack: Stack, user: str) -> dict:
-    """Every row of every table with a user or owner column that belongs to `user`."""
+    """Every row of every table with a user, owner or household column that belongs to `user` (a
+    person alone is in the household whose id is their user id)."""
     rows = {}
     for service in SERVICES:
         connection = sqlite3.connect(f"file:{stack.data_dir(service) / (service + '.sqlite')}?mode=ro", uri=True)
@@ -101,10 +105,10 @@ def ada_rows(stack: Stack, user: str) -> dict:
                 if table == "sous_idempotency":
                     continue  # Ada's own retries are remembered there; Bob cannot touch them
                 columns = [row[1] for row in connection.execute(f'PRAGMA table_info("{table}")')]
-                for column in ("user", "owner"):
+                for column in ("user", "owner", "household"):
                     if column in columns:
                         found = sorted(connection.execute(f'SELECT * FROM "{table}" WHERE "{column}" = ?', (user,)).fetchall(), key=repr)
-                        rows[f"{service}.{table}"] = found
+                        rows[f"{service}.{table}.{column}"] = found
         finally:
             connection.close()
     return rows
@@ -114,10 +118,15 @@ def test_no_user_method_returns_or_changes_another_users_data(stack):
     marker = f"ADA-SECRET-{uuid.uuid4().hex[:12]}"
     ada_token = stack.register("ada@example.org", name="Ada")
     bob_token = stack.register("bob@example.org", name="Bob")
+    dan_token = stack.register("dan@example.org", name="Dan")
     ada = {service: stack.client(service, session=ada_token) for service in SERVICES}
     bob = {service: stack.client(service, session=bob_token) for service in SERVICES}
+    dan = stack.client("planner", session=dan_token)
     try:
         ada_user = ada["planner"].call("account.whoami")["account"]["user"]
+        # Bob lives with Dan: a member of another household than Ada's.
+        code = dan.call("household.invite", {}, write=True)["code"]
+        assert bob["planner"].call("household.join", {"code": code}, write=True)["members"][1]["user"] != ada_user
         # Ada's data, in every service, each piece carrying the marker where it can.
         ids: list = []
         recipe = ada["catalog"].call("recipes.create", {"name": marker, "summary": marker}, write=True)
@@ -132,13 +141,16 @@ def test_no_user_method_returns_or_changes_another_users_data(stack):
         food = ada["tracker"].call("foods.create", {"name": marker, "meals": ["snack"], "grams": 50,
                                                      "per100g": {"kcal": 100, "carbohydrates": 10, "protein": 5, "fat": 2}}, write=True)
         journal = ada["tracker"].call("journal.add", {"title": marker, "description": marker}, write=True)
-        ids += [entry["id"], food["id"], journal["id"], ada["planner"].call("account.whoami")["session"]["id"]]
+        ids += [entry["id"], food["id"], journal["id"], ada["planner"].call("account.whoami")["session"]["id"], ada_user]
+        # Ada's user id names her as a member (household.remove, .transfer), and her household.
+        # An invitation to Ada's household that Bob's calls must not be able to use or see.
+        ids.append(ada["planner"].call("household.invite", {}, write=True)["invitation"]["id"])
         before = ada_rows(stack, ada_user)
         assert sum(len(rows) for rows in before.values()) >= 8, before
 
         walked, unseeded = 0, []
         for method, (kind, access) in sorted(methods_by_access().items()):
-            if access != "user" or method in OWN_SESSION_ONLY:
+            if access not in ("user", "household") or method in OWN_SESSION_ONLY:
                 continue
             bodies = seeds(method)
             if not bodies:
@@ -154,10 +166,11 @@ def test_no_user_method_returns_or_changes_another_users_data(stack):
                     continue
                 leaked = pack(reply)
                 assert marker.encode() not in leaked, f"Bob's {method} {body} returned Ada's data: {reply}"
-                assert ada_user.encode() not in leaked, f"Bob's {method} {body} named Ada: {reply}"
+                if ada_user.encode() not in pack(body):  # a reply may echo an id the request gave
+                    assert ada_user.encode() not in leaked, f"Bob's {method} {body} named Ada: {reply}"
         assert not unseeded, f"user methods without fuzz seeds (add some, see make_corpus.py): {unseeded}"
         assert walked > 300, walked
         assert ada_rows(stack, ada_user) == before, "Bob's calls changed Ada's data"
     finally:
-        for client in list(ada.values()) + list(bob.values()):
+        for client in list(ada.values()) + list(bob.values()) + [dan]:
             client.close()

@@ -25,12 +25,17 @@ public struct GroceriesService: Sendable {
             PlannerAPI.weekHousehold,
             changes: [.dropped(by: PlannerTopics.profileChanged, user: \.user), .dropped(by: PlannerTopics.planChanged, user: \.user)],
             expiry: \.validUntil, configuration: configuration, logger: logger)
-        let host = try ServiceHost(configuration: configuration, logger: logger, database: database, services: [households])
-        let peers = GroceriesPeers(catalog: Peer<Catalog>(Catalog.self, of: configuration), households: households)
+        let changes = ChangeSignals()
+        let follower = ListChangeFollower(configuration: configuration, changes: changes, logger: logger)
+        let host = try ServiceHost(
+            configuration: configuration, logger: logger, database: database, services: [households] + (follower.map { [$0] } ?? []))
+        host.server.useHouseholds(PlannerHouseholds(of: configuration))
+        let peers = GroceriesPeers(
+            catalog: Peer<Catalog>(Catalog.self, of: configuration), planner: Peer<Planner>(Planner.self, of: configuration), households: households)
         self.host = host
         self.store = store
         self.households = households
-        GroceriesHandlers(host: host.parts, store: store, peers: peers).register(on: host.server)
+        GroceriesHandlers(host: host.parts, store: store, peers: peers, changes: changes).register(on: host.server)
     }
 
     /// Opens (creating and migrating as needed) the groceries database at `location`.

@@ -5,32 +5,33 @@ import SousSchema
 import SousUnits
 import SousWire
 
-/// The groceries' part of a user's archive: the list (recipes with the lines they were listed
+/// The groceries' part of a household's archive: the list (recipes with the lines they were listed
 /// with, items added by hand, check marks) and past orders.
 extension GroceriesStore {
-    func archive(user: String) throws(ServiceError) -> GroceriesArchive {
+    func archive(household: String) throws(ServiceError) -> GroceriesArchive {
         try storage {
             try database.read { session in
-                let listed = try session.fetchAll(ListRecipeRecord.self, #"SELECT * FROM list_recipe WHERE "user" = ? ORDER BY position"#, [user])
+                let listed = try session.fetchAll(
+                    ListRecipeRecord.self, #"SELECT * FROM list_recipe WHERE household = ? ORDER BY position"#, [household])
                 let recipes = try listed.map { record in
                     let lines = try session.fetchAll(
-                        RecipeShareRecord.self, #"SELECT * FROM recipe_share WHERE "user" = ? AND recipe = ? ORDER BY position"#,
-                        [user, record.recipe.recipe])
+                        RecipeShareRecord.self, #"SELECT * FROM recipe_share WHERE household = ? AND recipe = ? ORDER BY position"#,
+                        [household, record.recipe.recipe])
                     let recipe = record.recipe
                     return ArchivedListRecipe(
                         recipe: recipe.recipe, name: recipe.name, multiplier: recipe.multiplier, people: recipe.people, servings: recipe.servings,
                         addedAt: recipe.addedAt,
                         lines: lines.map { ArchivedListLine(ingredient: $0.ingredient, quantity: $0.quantity, unit: $0.unit, excluded: $0.excluded) })
                 }
-                let checked = Set(try session.values(String.self, #"SELECT line FROM checked_line WHERE "user" = ?"#, [user]))
-                let items = try session.rows(#"SELECT * FROM manual_item WHERE "user" = ? ORDER BY id"#, [user]).map { row in
+                let checked = Set(try session.values(String.self, #"SELECT line FROM checked_line WHERE household = ?"#, [household]))
+                let items = try session.rows(#"SELECT * FROM manual_item WHERE household = ? ORDER BY id"#, [household]).map { row in
                     let id: Int64 = row["id"]
                     return ArchivedListItem(
                         ingredient: row["ingredient"], quantity: row["quantity"], unit: (row["unit"] as String?).flatMap(MeasureUnit.init(rawValue:)),
                         text: row["text"], count: row["count"], addedAt: Date(timeIntervalSince1970: row["added_at"]),
                         checked: checked.contains(GroceryLineID.item(id).description))
                 }
-                let orders = try Self.orders(user: user, newestFirst: nil, session)
+                let orders = try Self.orders(household: household, newestFirst: nil, session)
                 return GroceriesArchive(
                     recipes: recipes, items: items,
                     checkedIngredients: checked.filter {
@@ -41,19 +42,20 @@ extension GroceriesStore {
         }
     }
 
-    /// Writes a checked archive for `user` in one transaction (nothing when `dryRun`), with the
-    /// catalog's facts of the ingredients it uses; conflict when the user has a list or orders.
-    func restore(_ archive: GroceriesArchive, facts: [ListIngredientFacts], user: String, dryRun: Bool) throws(ServiceError) -> ArchiveImported {
+    /// Writes a checked archive for `household` in one transaction (nothing when `dryRun`), with the
+    /// catalog's facts of the ingredients it uses; conflict when the household has a list or orders.
+    func restore(_ archive: GroceriesArchive, facts: [ListIngredientFacts], household: String, dryRun: Bool) throws(ServiceError) -> ArchiveImported {
         let counts = ["recipes": archive.recipes.count, "items": archive.items.count, "orders": archive.orders.count]
         return try storage {
             try database.write { session in
-                try session.requireNoRows(of: user, in: ["list_recipe", "manual_item", "grocery_order"], what: "a grocery list or orders")
+                try session.requireNoRows(
+                    of: household, in: ["list_recipe", "manual_item", "grocery_order"], column: "household", what: "a grocery list or orders")
                 guard !dryRun else { return ArchiveImported(counts: counts) }
                 try Self.upsert(facts, session)
                 for (position, listed) in archive.recipes.enumerated() {
                     try session.insert(
                         ListRecipeRecord(
-                            user: user,
+                            household: household,
                             recipe: ListRecipe(
                                 recipe: listed.recipe, name: listed.name, multiplier: listed.multiplier, people: listed.people,
                                 servings: listed.servings, excluded: [], addedAt: listed.addedAt),
@@ -61,7 +63,7 @@ extension GroceriesStore {
                     for (position, line) in listed.lines.enumerated() {
                         try session.insert(
                             RecipeShareRecord(
-                                user: user, recipe: listed.recipe, position: position, ingredient: line.ingredient, quantity: line.quantity,
+                                household: household, recipe: listed.recipe, position: position, ingredient: line.ingredient, quantity: line.quantity,
                                 unit: line.unit, excluded: line.excluded))
                     }
                 }
@@ -70,20 +72,23 @@ extension GroceriesStore {
                     guard
                         let id = try session.value(
                             Int64.self,
-                            #"INSERT INTO manual_item ("user", ingredient, quantity, unit, text, count, added_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id"#,
-                            [user, item.ingredient, item.quantity, item.unit?.rawValue, item.text, item.count, item.addedAt.timeIntervalSince1970])
+                            #"INSERT INTO manual_item (household, ingredient, quantity, unit, text, count, added_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id"#,
+                            [
+                                household, item.ingredient, item.quantity, item.unit?.rawValue, item.text, item.count,
+                                item.addedAt.timeIntervalSince1970,
+                            ])
                     else { throw ServiceError.internal("an imported item got no id") }
                     if item.checked, item.ingredient == nil { checked.append(GroceryLineID.item(id).description) }
                 }
-                for line in Set(checked) { try session.execute(#"INSERT INTO checked_line ("user", line) VALUES (?, ?)"#, [user, line]) }
+                for line in Set(checked) { try session.execute(#"INSERT INTO checked_line (household, line) VALUES (?, ?)"#, [household, line]) }
                 for order in archive.orders {
-                    var record = OrderRecord(user: user, order: order)
+                    var record = OrderRecord(household: household, order: order)
                     try record.insert(session)
                     for (position, line) in order.lines.enumerated() {
                         try session.insert(OrderLineRecord(order: record.order.id, position: position, line: line))
                     }
                 }
-                _ = try Self.nextVersion(user: user, session)
+                _ = try Self.nextVersion(household: household, session)
                 return ArchiveImported(counts: counts)
             }
         }
@@ -92,7 +97,7 @@ extension GroceriesStore {
 
 extension GroceriesHandlers {
     func exportArchive(_ request: Empty, user: String, context: RequestContext) throws -> GroceriesArchive {
-        try store.archive(user: user)
+        try store.archive(household: try context.requireHousehold())
     }
 
     /// Checks every recipe, item, check mark and order as the list's methods would, reads the
@@ -101,6 +106,12 @@ extension GroceriesHandlers {
     func importArchive(_ request: GroceriesArchiveImport, user: String, context: RequestContext) async throws -> ArchiveImported {
         let archive = request.archive
         try GroceriesArchiveCheck.check(archive)
+        let holdsAnything = !archive.recipes.isEmpty || !archive.items.isEmpty || !archive.orders.isEmpty
+        if holdsAnything, try await peers.householdMembers(user: user, for: context) > 1 {
+            throw ServiceError.conflict(
+                "your household is shared: an archive's list and orders are imported only into a household nobody else is in (household.leave first)",
+                field: "archive.recipes")
+        }
         var ids: [String] = []
         for id in archive.recipes.flatMap({ $0.lines.map(\.ingredient) }) + archive.items.compactMap(\.ingredient) where !ids.contains(id) {
             ids.append(id)
@@ -119,7 +130,7 @@ extension GroceriesHandlers {
                 throw ServiceError.badRequest("\(ingredient) cannot be measured in \(unit.rawValue)", field: "archive.items.\(index).unit")
             }
         }
-        return try store.restore(archive, facts: facts, user: user, dryRun: request.dryRun ?? false)
+        return try store.restore(archive, facts: facts, household: try context.requireHousehold(), dryRun: request.dryRun ?? false)
     }
 }
 

@@ -10,6 +10,8 @@ struct GroceriesHandlers: Sendable {
     let host: HostParts
     let store: GroceriesStore
     let peers: GroceriesPeers
+    /// Wakes `groceries.wait` calls when their household's list changes.
+    let changes: ChangeSignals
 
     /// Above this a multiplier is a typo, not a shopping list.
     static let maximumMultiplier = 100
@@ -26,6 +28,7 @@ struct GroceriesHandlers: Sendable {
         server.register(GroceriesAPI.clear, use: clear)
         server.register(GroceriesAPI.checkout, use: checkout)
         server.register(GroceriesAPI.orders, use: orders)
+        server.register(GroceriesAPI.wait, use: wait)
         server.register(GroceriesAPI.exportArchive, use: exportArchive)
         server.register(GroceriesAPI.importArchive, use: importArchive)
     }
@@ -33,7 +36,7 @@ struct GroceriesHandlers: Sendable {
     // MARK: The list and its recipes
 
     func list(_ request: Empty, user: String, context: RequestContext) throws -> GroceryList {
-        try store.list(user: user)
+        try store.list(household: try context.requireHousehold())
     }
 
     func addRecipe(_ request: AddRecipeToList, user: String, context: RequestContext) async throws -> GroceryListChange {
@@ -58,13 +61,14 @@ struct GroceriesHandlers: Sendable {
         } catch {
             // A recipe already on the list needs nothing from the catalog (down, or the recipe
             // no longer there for this user): its multiplier still goes up.
-            guard try store.hasRecipe(recipe, user: user) else { throw error }
+            guard try store.hasRecipe(recipe, household: try context.requireHousehold()) else { throw error }
             if multiplier == nil {
                 multiplier = min(max(try await peers.household(recipe, user: user, for: context).plannedSlots, 1), Self.maximumMultiplier)
             }
         }
         let change = try store.addRecipe(
-            recipe, snapshot: snapshot, multiplier: multiplier ?? 1, exclude: exclude, ingredients: facts, user: user, now: host.clock.now,
+            recipe, snapshot: snapshot, multiplier: multiplier ?? 1, exclude: exclude, ingredients: facts, household: try context.requireHousehold(),
+            now: host.clock.now,
             withList: request.wantsList, idempotent: context.idempotency
         )
         return changed(change, user: user, context: context)
@@ -82,12 +86,14 @@ struct GroceriesHandlers: Sendable {
         }
         var cleaned = request
         cleaned.recipe = recipe
-        return changed(try store.setRecipe(cleaned, user: user, idempotent: context.idempotency), user: user, context: context)
+        let change = try store.setRecipe(cleaned, household: try context.requireHousehold(), idempotent: context.idempotency)
+        return changed(change, user: user, context: context)
     }
 
     func removeRecipe(_ request: RemoveListRecipe, user: String, context: RequestContext) throws -> GroceryListChange {
         let change = try store.removeRecipe(
-            try Self.recipeID(request.id, field: "id"), user: user, withList: request.wantsList, idempotent: context.idempotency)
+            try Self.recipeID(request.id, field: "id"), household: try context.requireHousehold(), withList: request.wantsList,
+            idempotent: context.idempotency)
         return changed(change, user: user, context: context)
     }
 
@@ -99,7 +105,8 @@ struct GroceriesHandlers: Sendable {
     }
 
     func removeItem(_ request: RemoveListItem, user: String, context: RequestContext) throws -> GroceryListChange {
-        let change = try store.removeItem(request.id, user: user, withList: request.wantsList, idempotent: context.idempotency)
+        let change = try store.removeItem(
+            request.id, household: try context.requireHousehold(), withList: request.wantsList, idempotent: context.idempotency)
         return changed(change, user: user, context: context)
     }
 
@@ -107,12 +114,14 @@ struct GroceriesHandlers: Sendable {
         guard !request.lines.isEmpty else { throw ServiceError.badRequest("name at least one line", field: "lines") }
         guard request.lines.count <= 1000 else { throw ServiceError.badRequest("at most 1000 lines per call", field: "lines") }
         let change = try store.check(
-            request.lines, checked: request.checked, user: user, withList: request.wantsList, idempotent: context.idempotency)
+            request.lines, checked: request.checked, household: try context.requireHousehold(), withList: request.wantsList,
+            idempotent: context.idempotency)
         return changed(change, user: user, context: context)
     }
 
     func clear(_ request: ClearList, user: String, context: RequestContext) throws -> GroceryListChange {
-        let change = try store.clear(checkedOnly: request.checkedOnly, user: user, withList: request.wantsList, idempotent: context.idempotency)
+        let change = try store.clear(
+            checkedOnly: request.checkedOnly, household: try context.requireHousehold(), withList: request.wantsList, idempotent: context.idempotency)
         return changed(change, user: user, context: context)
     }
 
@@ -120,16 +129,39 @@ struct GroceriesHandlers: Sendable {
 
     func checkout(_ request: Checkout, user: String, context: RequestContext) throws -> GroceryOrder {
         let valid = try CheckoutValidation.validate(request)
-        let (order, version) = try store.checkout(valid, user: user, now: host.clock.now)
-        host.publisher.publish(GroceriesTopics.changed, GroceriesChangedEvent(user: user, change: context.method, version: version))
+        let (order, version) = try store.checkout(valid, household: try context.requireHousehold(), now: host.clock.now)
+        announce(user: user, version: version, context: context)
         return order
     }
 
     func orders(_ request: OrderQuery, user: String, context: RequestContext) throws -> OrderHistory {
         let limit = request.limit ?? 20
         guard (1...100).contains(limit) else { throw ServiceError.badRequest("limit must be 1 to 100, got \(limit)", field: "limit") }
-        let orders = try store.orders(user: user, limit: limit)
+        let orders = try store.orders(household: try context.requireHousehold(), limit: limit)
         return OrderHistory(orders: orders)
+    }
+
+    // MARK: Live changes
+
+    /// `groceries.wait`: answers as soon as the household's list is past `after` (at once if it
+    /// already is), else when `waitSeconds` have passed, with the list's version then.
+    func wait(_ request: ListWait, user: String, context: RequestContext) async throws -> ListVersionNow {
+        let wait = request.waitSeconds ?? 20
+        guard wait.isFinite, (0...25).contains(wait) else { throw ServiceError.badRequest("waitSeconds must be 0 to 25", field: "waitSeconds") }
+        guard request.after >= 0 else { throw ServiceError.badRequest("after is a list version, 0 or more", field: "after") }
+        let household = try context.requireHousehold()
+        // Listening starts before the first look, so a change committed in between is not missed.
+        let arrivals = changes.listen(for: household)
+        defer { arrivals.stop() }
+        var version = try store.version(household: household)
+        // The wait ends a second before the caller's deadline, so the answer reaches it.
+        var budget = Duration.milliseconds(Int(wait * 1000))
+        if let remaining = context.remainingTime { budget = min(budget, remaining - .seconds(1)) }
+        if version <= request.after && budget > .zero {
+            await arrivals.next(within: budget)
+            version = try store.version(household: household)
+        }
+        return ListVersionNow(version: version, changed: version > request.after)
     }
 
     // MARK: Helpers
@@ -158,7 +190,8 @@ struct GroceriesHandlers: Sendable {
                     field: "unit")
             }
             return try store.addEdibleItem(
-                facts, quantity: quantity, unit: unit, user: user, now: host.clock.now, withList: request.wantsList, idempotent: context.idempotency)
+                facts, quantity: quantity, unit: unit, household: try context.requireHousehold(), now: host.clock.now, withList: request.wantsList,
+                idempotent: context.idempotency)
         }
         guard request.quantity == nil, request.unit == nil else {
             throw .badRequest(
@@ -170,13 +203,23 @@ struct GroceriesHandlers: Sendable {
             throw .badRequest("count must be 1 to 1000, got \(count)", field: "count")
         }
         return try store.addNonEdibleItem(
-            text, count: request.count, user: user, now: host.clock.now, withList: request.wantsList, idempotent: context.idempotency)
+            text, count: request.count, household: try context.requireHousehold(), now: host.clock.now, withList: request.wantsList,
+            idempotent: context.idempotency)
     }
 
     /// Publishes `groceries.changed`, then hands the reply back.
     func changed(_ change: GroceryListChange, user: String, context: RequestContext) -> GroceryListChange {
-        host.publisher.publish(GroceriesTopics.changed, GroceriesChangedEvent(user: user, change: context.method, version: change.version))
+        announce(user: user, version: change.version, context: context)
         return change
+    }
+
+    /// Publishes `groceries.changed` for the household's list and wakes the `groceries.wait`
+    /// calls of its members here (those on other replicas wake on the event).
+    func announce(user: String, version: Int64, context: RequestContext) {
+        guard let household = context.household else { return }
+        host.publisher.publish(
+            GroceriesTopics.changed, GroceriesChangedEvent(user: user, household: household, change: context.method, version: version))
+        changes.changed(household)
     }
 
     static func recipeID(_ raw: String, field: String = "recipe") throws(ServiceError) -> String {

@@ -130,7 +130,14 @@ enum GroceriesMigrations {
                 "ALTER TABLE list_recipe ALTER COLUMN position SET NOT NULL",
                 "ALTER TABLE list_recipe DROP COLUMN rowid",
             ]),
+        PostgresMigration(
+            "v3: lists are households'",
+            GroceriesMigrations.householdTables.map { #"ALTER TABLE \#($0) RENAME COLUMN "user" TO household"# }),
     ]
+
+    /// Every table keyed by whose list it is: since households, the household's (whose id, for
+    /// a person alone, is their user id: every list from before is already theirs).
+    static let householdTables = ["list_recipe", "recipe_share", "manual_item", "checked_line", "grocery_order", "list_version"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -282,6 +289,10 @@ enum GroceriesMigrations {
                     DROP TABLE list_recipe;
                     ALTER TABLE list_recipe_keyed RENAME TO list_recipe;
                     """)
+        }
+        migrator.registerMigration("v6: lists are households'") { db in
+            // SQLite renames the column in the foreign keys, indexes and triggers that name it too.
+            for table in householdTables { try db.execute(sql: "ALTER TABLE \(table) RENAME COLUMN user TO household") }
         }
         return migrator
     }

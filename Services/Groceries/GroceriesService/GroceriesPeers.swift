@@ -6,7 +6,13 @@ import SousWire
 /// long they may take and how their failures read).
 struct GroceriesPeers: Sendable {
     let catalog: Peer<Catalog>
+    let planner: Peer<Planner>
     let households: PeerValueCache<Planner, WeekHousehold>
+
+    /// How many people share the caller's household now.
+    func householdMembers(user: String, for context: RequestContext) async throws(ServiceError) -> Int {
+        try await planner.call(HouseholdLookup.method, Empty(), user: user, for: context).members
+    }
 
     /// The caller's household size and the slots the recipe fills in their visible week: the
     /// week's household kept from the planner (read from it when not kept, or no longer valid).

@@ -56,13 +56,13 @@ struct IngredientFactsRecord: Sendable, SQLRecord {
     }
 }
 
-/// A recipe on a user's list (`list_recipe`); the list's order is `position` (order of first add).
+/// A recipe on a household's list (`list_recipe`); the list's order is `position` (order of first add).
 struct ListRecipeRecord: Sendable, SQLRecord {
     static let tableName = "list_recipe"
-    static let primaryKey = ["user", "recipe"]
+    static let primaryKey = ["household", "recipe"]
 
     enum Columns {
-        static let user = Column("user")
+        static let household = Column("household")
         static let recipe = Column("recipe")
         static let name = Column("name")
         static let multiplier = Column("multiplier")
@@ -72,19 +72,19 @@ struct ListRecipeRecord: Sendable, SQLRecord {
         static let position = Column("position")
     }
 
-    var user: String
+    var household: String
     var recipe: ListRecipe
     /// Where the recipe stands on the list: after every recipe added before it.
     var position: Int64
 
-    init(user: String, recipe: ListRecipe, position: Int64) {
-        self.user = user
+    init(household: String, recipe: ListRecipe, position: Int64) {
+        self.household = household
         self.recipe = recipe
         self.position = position
     }
 
     init(row: Row) {
-        user = row[Columns.user]
+        household = row[Columns.household]
         recipe = ListRecipe(
             recipe: row[Columns.recipe], name: row[Columns.name], multiplier: row[Columns.multiplier], people: row[Columns.people],
             servings: row[Columns.servings], excluded: [], addedAt: Date(timeIntervalSince1970: row[Columns.addedAt]))
@@ -92,11 +92,11 @@ struct ListRecipeRecord: Sendable, SQLRecord {
     }
 
     static let columnNames = [
-        Columns.user, Columns.recipe, Columns.name, Columns.multiplier, Columns.people, Columns.servings, Columns.addedAt, Columns.position,
+        Columns.household, Columns.recipe, Columns.name, Columns.multiplier, Columns.people, Columns.servings, Columns.addedAt, Columns.position,
     ].map(\.name)
 
     var values: SQLArguments {
-        [user, recipe.recipe, recipe.name, recipe.multiplier, recipe.people, recipe.servings, recipe.addedAt.timeIntervalSince1970, position]
+        [household, recipe.recipe, recipe.name, recipe.multiplier, recipe.people, recipe.servings, recipe.addedAt.timeIntervalSince1970, position]
     }
 }
 
@@ -104,10 +104,10 @@ struct ListRecipeRecord: Sendable, SQLRecord {
 /// gave it when the recipe was first added.
 struct RecipeShareRecord: Sendable, SQLRecord {
     static let tableName = "recipe_share"
-    static let primaryKey = ["user", "recipe", "position"]
+    static let primaryKey = ["household", "recipe", "position"]
 
     enum Columns {
-        static let user = Column("user")
+        static let household = Column("household")
         static let recipe = Column("recipe")
         static let position = Column("position")
         static let ingredient = Column("ingredient")
@@ -116,7 +116,7 @@ struct RecipeShareRecord: Sendable, SQLRecord {
         static let excluded = Column("excluded")
     }
 
-    var user: String
+    var household: String
     var recipe: String
     var position: Int
     var ingredient: String
@@ -124,8 +124,8 @@ struct RecipeShareRecord: Sendable, SQLRecord {
     var unit: MeasureUnit
     var excluded: Bool
 
-    init(user: String, recipe: String, position: Int, ingredient: String, quantity: Double, unit: MeasureUnit, excluded: Bool = false) {
-        self.user = user
+    init(household: String, recipe: String, position: Int, ingredient: String, quantity: Double, unit: MeasureUnit, excluded: Bool = false) {
+        self.household = household
         self.recipe = recipe
         self.position = position
         self.ingredient = ingredient
@@ -135,7 +135,7 @@ struct RecipeShareRecord: Sendable, SQLRecord {
     }
 
     init(row: Row) throws {
-        user = row[Columns.user]
+        household = row[Columns.household]
         recipe = row[Columns.recipe]
         position = row[Columns.position]
         ingredient = row[Columns.ingredient]
@@ -144,10 +144,12 @@ struct RecipeShareRecord: Sendable, SQLRecord {
         excluded = row[Columns.excluded]
     }
 
-    static let columnNames = [Columns.user, Columns.recipe, Columns.position, Columns.ingredient, Columns.quantity, Columns.unit, Columns.excluded]
-        .map(\.name)
+    static let columnNames = [
+        Columns.household, Columns.recipe, Columns.position, Columns.ingredient, Columns.quantity, Columns.unit, Columns.excluded,
+    ]
+    .map(\.name)
 
-    var values: SQLArguments { [user, recipe, position, ingredient, quantity, unit.rawValue, excluded] }
+    var values: SQLArguments { [household, recipe, position, ingredient, quantity, unit.rawValue, excluded] }
 }
 
 /// A placed order (`grocery_order`); its lines are ``OrderLineRecord``s. Its id is the database's
@@ -155,7 +157,7 @@ struct RecipeShareRecord: Sendable, SQLRecord {
 struct OrderRecord: Sendable, FetchableRecord {
     enum Columns {
         static let id = Column("id")
-        static let user = Column("user")
+        static let household = Column("household")
         static let placedAt = Column("placed_at")
         static let phone = Column("phone")
         static let street = Column("street")
@@ -166,17 +168,17 @@ struct OrderRecord: Sendable, FetchableRecord {
         static let recipes = Column("recipes")
     }
 
-    var user: String
+    var household: String
     /// The order without its lines (id 0 until inserted).
     var order: GroceryOrder
 
-    init(user: String, order: GroceryOrder) {
-        self.user = user
+    init(household: String, order: GroceryOrder) {
+        self.household = household
         self.order = order
     }
 
     init(row: Row) {
-        user = row[Columns.user]
+        household = row[Columns.household]
         let recipes: String = row[Columns.recipes]
         order = GroceryOrder(
             id: row[Columns.id], placedAt: Date(timeIntervalSince1970: row[Columns.placedAt]), phone: row[Columns.phone],
@@ -189,7 +191,8 @@ struct OrderRecord: Sendable, FetchableRecord {
     mutating func insert(_ session: any SQLSession) throws {
         // Recipe ids are slugs, so a newline never occurs inside one.
         let values: SQLArguments = [
-            user, order.placedAt.timeIntervalSince1970, order.phone, order.address.street, order.address.postalCode, order.address.city, order.note,
+            household, order.placedAt.timeIntervalSince1970, order.phone, order.address.street, order.address.postalCode, order.address.city,
+            order.note,
             order.total, order.recipes.joined(separator: "\n"),
         ]
         guard let id = try session.value(Int64.self, Self.insertSQL, values) else { throw ServiceError.internal("a new order got no id") }
@@ -197,7 +200,7 @@ struct OrderRecord: Sendable, FetchableRecord {
     }
 
     private static let insertSQL = """
-        INSERT INTO grocery_order ("user", placed_at, phone, street, postal_code, city, note, total, recipes)
+        INSERT INTO grocery_order (household, placed_at, phone, street, postal_code, city, note, total, recipes)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
         """
 }

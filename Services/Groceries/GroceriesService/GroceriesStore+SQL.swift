@@ -5,25 +5,26 @@ import SousSchema
 import SousWire
 import Synchronization
 
-/// What a kept list was built at: the user's list version and the generation of the ingredient
-/// facts all lists share (a catalog price refreshed by one user's add changes everyone's total).
+/// What a kept list was built at: the household's list version and the generation of the ingredient
+/// facts all lists share (a catalog price refreshed by one household's add changes everyone's total).
 struct ListVersion: Equatable, Sendable {
     var list: Int64
     var facts: Int64
 }
 
 /// The SQL the reads and writes share: building the list from its parts, and its checks. The
-/// same statements on SQLite and PostgreSQL: `"user"` quoted (a function in PostgreSQL), result
-/// columns named (PostgreSQL's rows are read by name), lists bound as one JSON array.
+/// same statements on SQLite and PostgreSQL: result columns named (PostgreSQL's rows are read by
+/// name), lists bound as one JSON array. Every row is a household's: the people in it share one
+/// list.
 extension GroceriesStore {
     // MARK: Helpers
 
-    /// Reads every part of the user's list and aggregates it; `version` is what the list is
+    /// Reads every part of the household's list and aggregates it; `version` is what the list is
     /// stamped with (nil inside a change, before its new version is drawn).
-    static func list(user: String, version: ListVersion?, _ session: any SQLSession) throws -> GroceryList {
+    static func list(household: String, version: ListVersion?, _ session: any SQLSession) throws -> GroceryList {
         var recipes: [ListRecipe] = []
         var multipliers: [String: (name: String, multiplier: Double)] = [:]
-        for record in try session.fetchAll(ListRecipeRecord.self, #"SELECT * FROM list_recipe WHERE "user" = ? ORDER BY position"#, [user]) {
+        for record in try session.fetchAll(ListRecipeRecord.self, #"SELECT * FROM list_recipe WHERE household = ? ORDER BY position"#, [household]) {
             let recipe = record.recipe
             multipliers[recipe.recipe] = (recipe.name, Double(recipe.multiplier))
             recipes.append(recipe)
@@ -34,9 +35,9 @@ extension GroceriesStore {
         for row in try session.rows(
             """
             SELECT s.recipe, s.ingredient, s.quantity, s.unit, s.excluded
-            FROM recipe_share s JOIN list_recipe r ON r."user" = s."user" AND r.recipe = s.recipe
-            WHERE s."user" = ? ORDER BY r.position, s.position
-            """, [user])
+            FROM recipe_share s JOIN list_recipe r ON r.household = s.household AND r.recipe = s.recipe
+            WHERE s.household = ? ORDER BY r.position, s.position
+            """, [household])
         {
             let recipe: String = row["recipe"]
             let ingredient: String = row["ingredient"]
@@ -55,7 +56,9 @@ extension GroceriesStore {
         }
         for index in recipes.indices { recipes[index].excluded = excluded[recipes[index].recipe] ?? [] }
         var items: [NonEdibleItem] = []
-        for row in try session.rows(#"SELECT id, ingredient, quantity, unit, text, count FROM manual_item WHERE "user" = ? ORDER BY id"#, [user]) {
+        for row in try session.rows(
+            #"SELECT id, ingredient, quantity, unit, text, count FROM manual_item WHERE household = ? ORDER BY id"#, [household])
+        {
             let id: Int64 = row["id"]
             if let ingredient = row["ingredient"] as String? {
                 let unit = try storedValue(MeasureUnit.self, row["unit"])
@@ -76,20 +79,20 @@ extension GroceriesStore {
                 ingredients[record.facts.id] = record.facts
             }
         }
-        let checked = Set(try session.values(String.self, #"SELECT line FROM checked_line WHERE "user" = ?"#, [user]))
+        let checked = Set(try session.values(String.self, #"SELECT line FROM checked_line WHERE household = ?"#, [household]))
         var list = GroceryAggregator.build(recipes: recipes, contributions: contributions, items: items, ingredients: ingredients, checked: checked)
         list.version = version?.list ?? 0
         return list
     }
 
-    /// The user's list version and the shared facts' generation, read together.
-    static func version(user: String, _ session: any SQLSession) throws -> ListVersion {
+    /// The household's list version and the shared facts' generation, read together.
+    static func version(household: String, _ session: any SQLSession) throws -> ListVersion {
         guard
             let row = try session.rows(
                 """
-                SELECT (SELECT version FROM list_version WHERE "user" = ?) AS list_version,
+                SELECT (SELECT version FROM list_version WHERE household = ?) AS list_version,
                     (\(factsGeneration)) AS facts
-                """, [user]
+                """, [household]
             ).first
         else { return ListVersion(list: 0, facts: 0) }
         // NULL (no version yet) is 0.
@@ -97,92 +100,95 @@ extension GroceriesStore {
     }
 
     /// The counts a change's reply carries, read in one query (nothing aggregated).
-    static func counts(user: String, _ session: any SQLSession) throws -> ListCounts {
-        try listState(user: user, recipe: nil, session).counts
+    static func counts(household: String, _ session: any SQLSession) throws -> ListCounts {
+        try listState(household: household, recipe: nil, session).counts
     }
 
-    /// The list's counts (``counts(user:_:)``), `recipe`'s multiplier if it is on the list, and
-    /// the position of the user's last listed recipe (0 for none), in one query.
+    /// The list's counts (``counts(household:_:)``), `recipe`'s multiplier if it is on the list, and
+    /// the position of the household's last listed recipe (0 for none), in one query.
     static func listState(
-        user: String, recipe: String?, _ session: any SQLSession
+        household: String, recipe: String?, _ session: any SQLSession
     ) throws -> (multiplier: Int?, counts: ListCounts, lastPosition: Int64) {
         guard
             let row = try session.rows(
                 """
                 SELECT COUNT(*) AS recipes, COALESCE(MAX(position), 0) AS last,
-                    (SELECT multiplier FROM list_recipe WHERE "user" = ? AND recipe = ?) AS multiplier,
-                    (SELECT COUNT(*) FROM manual_item WHERE "user" = ?) AS items, (SELECT COUNT(*) FROM checked_line WHERE "user" = ?) AS checked
-                FROM list_recipe WHERE "user" = ?
-                """, [user, recipe, user, user, user]
+                    (SELECT multiplier FROM list_recipe WHERE household = ? AND recipe = ?) AS multiplier,
+                    (SELECT COUNT(*) FROM manual_item WHERE household = ?) AS items, (SELECT COUNT(*) FROM checked_line WHERE household = ?) AS checked
+                FROM list_recipe WHERE household = ?
+                """, [household, recipe, household, household, household]
             ).first
         else { return (nil, ListCounts(recipes: 0, items: 0, checked: 0), 0) }
         let counts = ListCounts(recipes: row["recipes"] ?? 0, items: row["items"] ?? 0, checked: row["checked"] ?? 0)
         return (row["multiplier"], counts, row["last"] ?? 0)
     }
 
-    /// Draws the next list version for `user`, inside the transaction of the change: a user's
-    /// versions only grow, and no two of their changes share one. On SQLite the user's own row
-    /// counts up (one row written, the `list_version_floor` trigger keeps an erased user's
+    /// Draws the next list version for `household`, inside the transaction of the change: a household's
+    /// versions only grow, and no two of their changes share one. On SQLite the household's own row
+    /// counts up (one row written, the `list_version_floor` trigger keeps an erased household's
     /// numbers from coming back); on PostgreSQL a sequence, whose numbers do not make concurrent
     /// writers of different users clash (a rolled-back one leaves a gap). `facts` is the facts'
     /// generation when the caller knows it (read here otherwise).
-    static func nextVersion(user: String, facts: Int64? = nil, _ session: any SQLSession) throws -> ListVersion {
+    static func nextVersion(household: String, facts: Int64? = nil, _ session: any SQLSession) throws -> ListVersion {
         let next: Int64
         switch session.engine {
         case .sqlite:
-            next = try session.value(Int64.self, nextUserVersion, [user]) ?? 0
+            next = try session.value(Int64.self, nextUserVersion, [household]) ?? 0
         case .postgres:
             next = try session.value(Int64.self, "SELECT nextval('list_version_number')") ?? 0
             try session.execute(
-                #"INSERT INTO list_version ("user", version) VALUES (?, ?) ON CONFLICT ("user") DO UPDATE SET version = excluded.version"#,
-                [user, next])
+                #"INSERT INTO list_version (household, version) VALUES (?, ?) ON CONFLICT (household) DO UPDATE SET version = excluded.version"#,
+                [household, next])
         }
         return ListVersion(list: next, facts: try facts ?? session.value(Int64.self, factsGeneration) ?? 0)
     }
 
-    /// A user's first version starts above every version an erased list had (the 'list'
+    /// A household's first version starts above every version an erased list had (the 'list'
     /// counter, which the trigger raises as rows are deleted; it also holds the versions drawn
-    /// when all lists shared it); later ones count up from the user's own.
+    /// when all lists shared it); later ones count up from the household's own.
     private static let nextUserVersion = """
-        INSERT INTO list_version ("user", version) VALUES (?, (SELECT value FROM list_counter WHERE name = 'list') + 1)
-        ON CONFLICT ("user") DO UPDATE SET version = list_version.version + 1 RETURNING version
+        INSERT INTO list_version (household, version) VALUES (?, (SELECT value FROM list_counter WHERE name = 'list') + 1)
+        ON CONFLICT (household) DO UPDATE SET version = list_version.version + 1 RETURNING version
         """
 
     /// The list after a write that may have removed lines; check marks of vanished lines go, so a
     /// line that comes back later starts unchecked.
-    static func listDroppingStaleChecks(user: String, version: ListVersion, _ session: any SQLSession) throws -> GroceryList {
-        let list = try list(user: user, version: version, session)
-        try session.execute(staleChecks[session.engine], [user, list.lines.map(\.id).sqlJSONArray])
+    static func listDroppingStaleChecks(household: String, version: ListVersion, _ session: any SQLSession) throws -> GroceryList {
+        let list = try list(household: household, version: version, session)
+        try session.execute(staleChecks[session.engine], [household, list.lines.map(\.id).sqlJSONArray])
         return list
     }
 
-    static func empty(user: String, _ session: any SQLSession) throws {
-        try session.execute(#"DELETE FROM list_recipe WHERE "user" = ?"#, [user])
-        try session.execute(#"DELETE FROM manual_item WHERE "user" = ?"#, [user])
-        try session.execute(#"DELETE FROM checked_line WHERE "user" = ?"#, [user])
+    static func empty(household: String, _ session: any SQLSession) throws {
+        try session.execute(#"DELETE FROM list_recipe WHERE household = ?"#, [household])
+        try session.execute(#"DELETE FROM manual_item WHERE household = ?"#, [household])
+        try session.execute(#"DELETE FROM checked_line WHERE household = ?"#, [household])
     }
 
-    static func isListed(_ recipe: String, user: String, _ session: any SQLSession) throws -> Bool {
-        try session.value(Int.self, #"SELECT 1 FROM list_recipe WHERE "user" = ? AND recipe = ?"#, [user, recipe]) != nil
+    static func isListed(_ recipe: String, household: String, _ session: any SQLSession) throws -> Bool {
+        try session.value(Int.self, #"SELECT 1 FROM list_recipe WHERE household = ? AND recipe = ?"#, [household, recipe]) != nil
     }
 
-    static func requireListed(_ recipe: String, user: String, _ session: any SQLSession) throws {
-        guard try isListed(recipe, user: user, session) else { throw ServiceError.notFound("\(recipe) is not on the list", field: "recipe") }
+    static func requireListed(_ recipe: String, household: String, _ session: any SQLSession) throws {
+        guard try isListed(recipe, household: household, session) else {
+            throw ServiceError.notFound("\(recipe) is not on the list", field: "recipe")
+        }
     }
 
-    static func requireInRecipe(_ ingredients: [String], recipe: String, user: String, field: String, _ session: any SQLSession) throws {
+    static func requireInRecipe(_ ingredients: [String], recipe: String, household: String, field: String, _ session: any SQLSession) throws {
         guard !ingredients.isEmpty else { return }
-        let used = Set(try session.values(String.self, #"SELECT ingredient FROM recipe_share WHERE "user" = ? AND recipe = ?"#, [user, recipe]))
+        let used = Set(
+            try session.values(String.self, #"SELECT ingredient FROM recipe_share WHERE household = ? AND recipe = ?"#, [household, recipe]))
         for (index, id) in ingredients.enumerated() where !used.contains(id) {
             throw ServiceError.notFound("\(recipe) does not use \"\(id)\"", field: "\(field).\(index)")
         }
     }
 
-    static func setExcluded(_ ingredients: [String], _ excluded: Bool, recipe: String, user: String, _ session: any SQLSession) throws {
+    static func setExcluded(_ ingredients: [String], _ excluded: Bool, recipe: String, household: String, _ session: any SQLSession) throws {
         for ingredient in ingredients {
             try session.execute(
-                #"UPDATE recipe_share SET excluded = ? WHERE "user" = ? AND recipe = ? AND ingredient = ?"#,
-                [excluded ? 1 : 0, user, recipe, ingredient])
+                #"UPDATE recipe_share SET excluded = ? WHERE household = ? AND recipe = ? AND ingredient = ?"#,
+                [excluded ? 1 : 0, household, recipe, ingredient])
         }
     }
 
@@ -230,13 +236,13 @@ extension GroceriesStore {
 
     /// The generation of the stored ingredient facts, raised by every change to any of them.
     static let factsGeneration = "SELECT value FROM list_counter WHERE name = 'facts'"
-    static let setMultiplier = #"UPDATE list_recipe SET multiplier = ? WHERE "user" = ? AND recipe = ?"#
-    static let deleteItem = #"DELETE FROM manual_item WHERE "user" = ? AND id = ?"#
+    static let setMultiplier = #"UPDATE list_recipe SET multiplier = ? WHERE household = ? AND recipe = ?"#
+    static let deleteItem = #"DELETE FROM manual_item WHERE household = ? AND id = ?"#
 
     /// The facts of the ingredients in one JSON array.
     private static let ingredientsIn = ListStatement { list in "SELECT * FROM ingredient WHERE id IN (\(list))" }
-    /// Deletes the user's check marks of lines not in one JSON array (all of them for `[]`).
-    private static let staleChecks = ListStatement { list in #"DELETE FROM checked_line WHERE "user" = ? AND line NOT IN (\#(list))"# }
+    /// Deletes the household's check marks of lines not in one JSON array (all of them for `[]`).
+    private static let staleChecks = ListStatement { list in #"DELETE FROM checked_line WHERE household = ? AND line NOT IN (\#(list))"# }
 
     /// Runs a database operation, passing service errors through and turning anything else into `internal`.
     func storage<T>(_ body: () throws -> T) throws(ServiceError) -> T {
@@ -279,7 +285,7 @@ struct ListCounts: Equatable, Sendable {
 }
 
 /// What a change to a list knows of the list after it, so that
-/// ``GroceriesStore/changeList(user:droppingStaleChecks:withList:_:)`` does not read it again.
+/// ``GroceriesStore/changeList(household:droppingStaleChecks:withList:_:)`` does not read it again.
 struct ChangeKnowledge {
     /// The facts' generation, when the change stored facts.
     var factsGeneration: Int64?

@@ -21,26 +21,33 @@ public final class GroceriesStore: Sendable {
 
     // MARK: Reads
 
-    /// The user's list, aggregated from what is stored.
-    public func list(user: String) throws(ServiceError) -> GroceryList {
-        try storage { try database.read { session in try Self.list(user: user, version: Self.version(user: user, session), session) } }
+    /// The household's list, aggregated from what is stored.
+    public func list(household: String) throws(ServiceError) -> GroceryList {
+        try storage {
+            try database.read { session in try Self.list(household: household, version: Self.version(household: household, session), session) }
+        }
     }
 
-    public func hasRecipe(_ recipe: String, user: String) throws(ServiceError) -> Bool {
-        try storage { try database.read { session in try Self.isListed(recipe, user: user, session) } }
+    /// The household's list version (0 before its first change).
+    public func version(household: String) throws(ServiceError) -> Int64 {
+        try storage { try database.read { session in try Self.version(household: household, session).list } }
+    }
+
+    public func hasRecipe(_ recipe: String, household: String) throws(ServiceError) -> Bool {
+        try storage { try database.read { session in try Self.isListed(recipe, household: household, session) } }
     }
 
     /// Newest first.
-    public func orders(user: String, limit: Int) throws(ServiceError) -> [GroceryOrder] {
-        try storage { try database.read { session in try Self.orders(user: user, newestFirst: limit, session) } }
+    public func orders(household: String, limit: Int) throws(ServiceError) -> [GroceryOrder] {
+        try storage { try database.read { session in try Self.orders(household: household, newestFirst: limit, session) } }
     }
 
-    /// The user's orders with their lines: the newest `limit`, or every one oldest first.
-    static func orders(user: String, newestFirst limit: Int?, _ session: any SQLSession) throws -> [GroceryOrder] {
+    /// The household's orders with their lines: the newest `limit`, or every one oldest first.
+    static func orders(household: String, newestFirst limit: Int?, _ session: any SQLSession) throws -> [GroceryOrder] {
         let orders =
             try limit.map {
-                try session.fetchAll(OrderRecord.self, #"SELECT * FROM grocery_order WHERE "user" = ? ORDER BY id DESC LIMIT ?"#, [user, $0])
-            } ?? session.fetchAll(OrderRecord.self, #"SELECT * FROM grocery_order WHERE "user" = ? ORDER BY id"#, [user])
+                try session.fetchAll(OrderRecord.self, #"SELECT * FROM grocery_order WHERE household = ? ORDER BY id DESC LIMIT ?"#, [household, $0])
+            } ?? session.fetchAll(OrderRecord.self, #"SELECT * FROM grocery_order WHERE household = ? ORDER BY id"#, [household])
         return try orders.map { record in
             var order = record.order
             order.lines = try session.fetchAll(OrderLineRecord.self, "SELECT * FROM order_line WHERE order_id = ? ORDER BY position", [order.id])
@@ -54,21 +61,22 @@ public final class GroceriesStore: Sendable {
     /// Puts a recipe on the list, or raises the multiplier of one already on it (whose snapshot
     /// is kept; `snapshot` is then ignored). `exclude` joins the recipe's exclusions.
     public func addRecipe(
-        _ recipe: String, snapshot: RecipeSnapshot?, multiplier: Int, exclude: [String], ingredients: [ListIngredientFacts], user: String, now: Date,
+        _ recipe: String, snapshot: RecipeSnapshot?, multiplier: Int, exclude: [String], ingredients: [ListIngredientFacts], household: String,
+        now: Date,
         withList: Bool = false, idempotent scope: IdempotencyScope? = nil
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList, storing: ingredients, idempotent: scope) { session, known in
+        try changeList(household: household, withList: withList, storing: ingredients, idempotent: scope) { session, known in
             // The recipe's multiplier if listed, the list's counts (the quota's, and the reply's
             // less a new recipe) and where a new recipe goes (after the last), in one query.
-            let before = try Self.listState(user: user, recipe: recipe, session)
+            let before = try Self.listState(household: household, recipe: recipe, session)
             known.counts = before.counts
             if let current = before.multiplier {
                 let total = current + multiplier
                 guard total <= 100 else {
                     throw ServiceError.badRequest("\(recipe) would be bought \(total) times; at most 100", field: "multiplier")
                 }
-                try Self.requireInRecipe(exclude, recipe: recipe, user: user, field: "exclude", session)
-                try session.execute(Self.setMultiplier, [total, user, recipe])
+                try Self.requireInRecipe(exclude, recipe: recipe, household: household, field: "exclude", session)
+                try session.execute(Self.setMultiplier, [total, household, recipe])
             } else {
                 guard let snapshot else { throw ServiceError.notFound("\(recipe) is not on the list", field: "recipe") }
                 try GroceriesQuotas.listRecipes.check(current: before.counts.recipes)
@@ -80,87 +88,92 @@ public final class GroceriesStore: Sendable {
                 let listed = ListRecipe(
                     recipe: recipe, name: snapshot.name, multiplier: multiplier, people: snapshot.people, servings: snapshot.servings,
                     excluded: [], addedAt: now)
-                try session.insert(ListRecipeRecord(user: user, recipe: listed, position: position))
+                try session.insert(ListRecipeRecord(household: household, recipe: listed, position: position))
                 known.counts?.recipes += 1
                 try session.insert(
                     all: snapshot.lines.enumerated().map { position, line in
                         RecipeShareRecord(
-                            user: user, recipe: recipe, position: position, ingredient: line.ingredient, quantity: line.quantity, unit: line.unit)
+                            household: household, recipe: recipe, position: position, ingredient: line.ingredient, quantity: line.quantity,
+                            unit: line.unit)
                     })
             }
-            try Self.setExcluded(exclude, true, recipe: recipe, user: user, session)
+            try Self.setExcluded(exclude, true, recipe: recipe, household: household, session)
         }
     }
 
     /// Changes a listed recipe's multiplier and exclusions.
-    public func setRecipe(_ request: SetListRecipe, user: String, idempotent scope: IdempotencyScope? = nil) throws(ServiceError) -> GroceryListChange
-    {
-        try changeList(user: user, droppingStaleChecks: true, withList: request.wantsList, idempotent: scope) { session, _ in
-            try Self.requireListed(request.recipe, user: user, session)
-            try Self.requireInRecipe(request.exclude ?? [], recipe: request.recipe, user: user, field: "exclude", session)
-            try Self.requireInRecipe(request.include ?? [], recipe: request.recipe, user: user, field: "include", session)
-            if let multiplier = request.multiplier { try session.execute(Self.setMultiplier, [multiplier, user, request.recipe]) }
-            try Self.setExcluded(request.exclude ?? [], true, recipe: request.recipe, user: user, session)
-            try Self.setExcluded(request.include ?? [], false, recipe: request.recipe, user: user, session)
+    public func setRecipe(
+        _ request: SetListRecipe, household: String, idempotent scope: IdempotencyScope? = nil
+    ) throws(ServiceError) -> GroceryListChange {
+        try changeList(household: household, droppingStaleChecks: true, withList: request.wantsList, idempotent: scope) { session, _ in
+            try Self.requireListed(request.recipe, household: household, session)
+            try Self.requireInRecipe(request.exclude ?? [], recipe: request.recipe, household: household, field: "exclude", session)
+            try Self.requireInRecipe(request.include ?? [], recipe: request.recipe, household: household, field: "include", session)
+            if let multiplier = request.multiplier { try session.execute(Self.setMultiplier, [multiplier, household, request.recipe]) }
+            try Self.setExcluded(request.exclude ?? [], true, recipe: request.recipe, household: household, session)
+            try Self.setExcluded(request.include ?? [], false, recipe: request.recipe, household: household, session)
         }
     }
 
     public func removeRecipe(
-        _ recipe: String, user: String, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
+        _ recipe: String, household: String, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: withList, idempotent: scope) { session, _ in
-            try Self.requireListed(recipe, user: user, session)
-            try session.execute(#"DELETE FROM list_recipe WHERE "user" = ? AND recipe = ?"#, [user, recipe])
+        try changeList(household: household, droppingStaleChecks: true, withList: withList, idempotent: scope) { session, _ in
+            try Self.requireListed(recipe, household: household, session)
+            try session.execute(#"DELETE FROM list_recipe WHERE household = ? AND recipe = ?"#, [household, recipe])
         }
     }
 
     // MARK: Manual items
 
     public func addEdibleItem(
-        _ facts: ListIngredientFacts, quantity: Double, unit: MeasureUnit, user: String, now: Date, withList: Bool = false,
+        _ facts: ListIngredientFacts, quantity: Double, unit: MeasureUnit, household: String, now: Date, withList: Bool = false,
         idempotent scope: IdempotencyScope? = nil
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList, storing: [facts], idempotent: scope) { session, _ in
-            try GroceriesQuotas.checkManualItems(user: user, session)
+        try changeList(household: household, withList: withList, storing: [facts], idempotent: scope) { session, _ in
+            try GroceriesQuotas.checkManualItems(household: household, session)
             try session.execute(
-                #"INSERT INTO manual_item ("user", ingredient, quantity, unit, added_at) VALUES (?, ?, ?, ?, ?)"#,
-                [user, facts.id, quantity, unit.rawValue, now.timeIntervalSince1970])
+                #"INSERT INTO manual_item (household, ingredient, quantity, unit, added_at) VALUES (?, ?, ?, ?, ?)"#,
+                [household, facts.id, quantity, unit.rawValue, now.timeIntervalSince1970])
         }
     }
 
     public func addNonEdibleItem(
-        _ text: String, count: Int?, user: String, now: Date, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
+        _ text: String, count: Int?, household: String, now: Date, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList, idempotent: scope) { session, _ in
-            try GroceriesQuotas.checkManualItems(user: user, session)
+        try changeList(household: household, withList: withList, idempotent: scope) { session, _ in
+            try GroceriesQuotas.checkManualItems(household: household, session)
             try session.execute(
-                #"INSERT INTO manual_item ("user", text, count, added_at) VALUES (?, ?, ?, ?)"#, [user, text, count, now.timeIntervalSince1970])
+                #"INSERT INTO manual_item (household, text, count, added_at) VALUES (?, ?, ?, ?)"#,
+                [household, text, count, now.timeIntervalSince1970])
         }
     }
 
     public func removeItem(
-        _ id: Int64, user: String, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
+        _ id: Int64, household: String, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: withList, idempotent: scope) { session, _ in
-            guard try session.execute(Self.deleteItem, [user, id]) > 0 else { throw ServiceError.notFound("no item \(id) on the list", field: "id") }
+        try changeList(household: household, droppingStaleChecks: true, withList: withList, idempotent: scope) { session, _ in
+            guard try session.execute(Self.deleteItem, [household, id]) > 0 else {
+                throw ServiceError.notFound("no item \(id) on the list", field: "id")
+            }
         }
     }
 
     // MARK: Check-off
 
     public func check(
-        _ lines: [String], checked: Bool, user: String, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
+        _ lines: [String], checked: Bool, household: String, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, withList: withList, idempotent: scope) { session, _ in
-            let current = Set(try Self.list(user: user, version: nil, session).lines.map(\.id))
+        try changeList(household: household, withList: withList, idempotent: scope) { session, _ in
+            let current = Set(try Self.list(household: household, version: nil, session).lines.map(\.id))
             for (index, line) in lines.enumerated() where !current.contains(line) {
                 throw ServiceError.notFound("no line \"\(line)\" on the list", field: "lines.\(index)")
             }
             for line in lines {
                 if checked {
-                    try session.execute(#"INSERT INTO checked_line ("user", line) VALUES (?, ?) ON CONFLICT DO NOTHING"#, [user, line])
+                    try session.execute(#"INSERT INTO checked_line (household, line) VALUES (?, ?) ON CONFLICT DO NOTHING"#, [household, line])
                 } else {
-                    try session.execute(#"DELETE FROM checked_line WHERE "user" = ? AND line = ?"#, [user, line])
+                    try session.execute(#"DELETE FROM checked_line WHERE household = ? AND line = ?"#, [household, line])
                 }
             }
         }
@@ -169,20 +182,20 @@ public final class GroceriesStore: Sendable {
     /// Empties the list, or takes the checked lines off it: a checked ingredient is left out of
     /// every recipe on the list and its manual items are deleted; a checked item is deleted.
     public func clear(
-        checkedOnly: Bool, user: String, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
+        checkedOnly: Bool, household: String, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
     ) throws(ServiceError) -> GroceryListChange {
-        try changeList(user: user, droppingStaleChecks: true, withList: withList, idempotent: scope) { session, _ in
+        try changeList(household: household, droppingStaleChecks: true, withList: withList, idempotent: scope) { session, _ in
             if checkedOnly {
-                for line in try Self.list(user: user, version: nil, session).lines where line.checked {
+                for line in try Self.list(household: household, version: nil, session).lines where line.checked {
                     if let ingredient = line.ingredient {
-                        try session.execute(#"UPDATE recipe_share SET excluded = 1 WHERE "user" = ? AND ingredient = ?"#, [user, ingredient])
-                        try session.execute(#"DELETE FROM manual_item WHERE "user" = ? AND ingredient = ?"#, [user, ingredient])
+                        try session.execute(#"UPDATE recipe_share SET excluded = 1 WHERE household = ? AND ingredient = ?"#, [household, ingredient])
+                        try session.execute(#"DELETE FROM manual_item WHERE household = ? AND ingredient = ?"#, [household, ingredient])
                     } else if case .item(let id)? = GroceryLineID(line.id) {
-                        try session.execute(Self.deleteItem, [user, id])
+                        try session.execute(Self.deleteItem, [household, id])
                     }
                 }
             } else {
-                try Self.empty(user: user, session)
+                try Self.empty(household: household, session)
             }
         }
     }
@@ -191,12 +204,12 @@ public final class GroceriesStore: Sendable {
 
     /// Stores the list as an order and empties it, in one transaction; badRequest on an empty list.
     /// Also answers the emptied list's version.
-    public func checkout(_ request: ValidCheckout, user: String, now: Date) throws(ServiceError) -> (order: GroceryOrder, version: Int64) {
+    public func checkout(_ request: ValidCheckout, household: String, now: Date) throws(ServiceError) -> (order: GroceryOrder, version: Int64) {
         try storage {
             try database.write { session in
-                let list = try Self.list(user: user, version: nil, session)
+                let list = try Self.list(household: household, version: nil, session)
                 guard list.lineCount > 0 else { throw ServiceError.badRequest("the list is empty: add a recipe or an item first", field: "list") }
-                try GroceriesQuotas.checkOrdersPerDay(user: user, now: now, session)
+                try GroceriesQuotas.checkOrdersPerDay(household: household, now: now, session)
                 let lines = list.lines.map { line in
                     OrderLine(
                         ingredient: line.ingredient, name: line.name, category: line.category, quantity: line.quantity, unit: line.unit,
@@ -204,7 +217,7 @@ public final class GroceriesStore: Sendable {
                     )
                 }
                 var record = OrderRecord(
-                    user: user,
+                    household: household,
                     order: GroceryOrder(
                         id: 0, placedAt: now, phone: request.phone,
                         address: DeliveryAddress(street: request.street, postalCode: request.postalCode, city: request.city), note: request.note,
@@ -212,8 +225,8 @@ public final class GroceriesStore: Sendable {
                 try record.insert(session)
                 try session.insert(
                     all: lines.enumerated().map { position, line in OrderLineRecord(order: record.order.id, position: position, line: line) })
-                try Self.empty(user: user, session)
-                let version = try Self.nextVersion(user: user, session)
+                try Self.empty(household: household, session)
+                let version = try Self.nextVersion(household: household, session)
                 var order = record.order
                 order.lines = lines
                 return (order, version.list)
@@ -231,19 +244,19 @@ public final class GroceriesStore: Sendable {
     ///
     /// What the change already knows of the list after it (``ChangeKnowledge``) is not read again.
     func changeList(
-        user: String, droppingStaleChecks: Bool = false, withList: Bool, idempotent scope: IdempotencyScope?,
+        household: String, droppingStaleChecks: Bool = false, withList: Bool, idempotent scope: IdempotencyScope?,
         _ change: (any SQLSession, inout ChangeKnowledge) throws -> Void
     ) throws(ServiceError) -> GroceryListChange {
         try storage {
             try database.write(idempotent: scope) { session -> GroceryListChange in
                 var known = ChangeKnowledge()
                 try change(session, &known)
-                let version = try Self.nextVersion(user: user, facts: known.factsGeneration, session)
+                let version = try Self.nextVersion(household: household, facts: known.factsGeneration, session)
                 let list: GroceryList? =
                     droppingStaleChecks
-                    ? try Self.listDroppingStaleChecks(user: user, version: version, session)
-                    : withList ? try Self.list(user: user, version: version, session) : nil
-                let counts = try known.counts ?? Self.counts(user: user, session)
+                    ? try Self.listDroppingStaleChecks(household: household, version: version, session)
+                    : withList ? try Self.list(household: household, version: version, session) : nil
+                let counts = try known.counts ?? Self.counts(household: household, session)
                 var reply = GroceryListChange(
                     version: version.list, recipeCount: counts.recipes, itemCount: counts.items, checkedCount: counts.checked)
                 if withList { reply.list = list }
@@ -252,15 +265,15 @@ public final class GroceriesStore: Sendable {
         }
     }
 
-    /// ``changeList(user:droppingStaleChecks:withList:_:)`` that first stores what the catalog
+    /// ``changeList(household:droppingStaleChecks:withList:_:)`` that first stores what the catalog
     /// said of `facts` (those ``committedFacts`` does not know stored already), and tells it
     /// what was stored once the change is committed.
     func changeList(
-        user: String, withList: Bool, storing facts: [ListIngredientFacts], idempotent scope: IdempotencyScope?,
+        household: String, withList: Bool, storing facts: [ListIngredientFacts], idempotent scope: IdempotencyScope?,
         _ change: (any SQLSession, inout ChangeKnowledge) throws -> Void
     ) throws(ServiceError) -> GroceryListChange {
         var written: FactsWritten?
-        let reply = try changeList(user: user, withList: withList, idempotent: scope) { session, known in
+        let reply = try changeList(household: household, withList: withList, idempotent: scope) { session, known in
             let stored = try Self.upsert(facts, knownTo: committedFacts, session)
             written = stored
             known.factsGeneration = stored.after

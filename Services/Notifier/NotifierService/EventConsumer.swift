@@ -18,7 +18,7 @@ public final class EventConsumer: Service, Sendable {
     private let events: AsyncStream<Envelope.Event>
     private let store: NotifierStore
     private let profiles: ProfileBook
-    private let inbox: ReminderInbox
+    private let inbox: ChangeSignals
     private let clock: WallClock
     private let wakeup: Wakeup
     private let logger: Logger
@@ -26,7 +26,7 @@ public final class EventConsumer: Service, Sendable {
     public let applied = Broadcast<AppliedEvent>()
 
     init(
-        events: AsyncStream<Envelope.Event>, store: NotifierStore, profiles: ProfileBook, inbox: ReminderInbox, clock: WallClock, wakeup: Wakeup,
+        events: AsyncStream<Envelope.Event>, store: NotifierStore, profiles: ProfileBook, inbox: ChangeSignals, clock: WallClock, wakeup: Wakeup,
         logger: Logger
     ) {
         self.events = events
@@ -53,7 +53,7 @@ public final class EventConsumer: Service, Sendable {
             if event.header.topic.hasPrefix(NotifierTopics.reminderPrefix) {
                 // A reminder a replica sent (this one's own come back too): wake its user's waits.
                 guard event.header.source == "notifier", let reminder = try? event.decode(Reminder.self) else { return nil }
-                inbox.sent(to: reminder.user)
+                inbox.changed(reminder.user)
                 return reminder.user
             }
             if let activity = try event.body(of: EventTopics.activity) {

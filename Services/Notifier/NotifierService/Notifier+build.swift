@@ -64,7 +64,7 @@ public struct NotifierService: Sendable {
             logger: logger
         )
         let wakeup = Wakeup()
-        let inbox = ReminderInbox()
+        let inbox = ChangeSignals()
         let consumer = EventConsumer(
             events: subscriber.events, store: store, profiles: profiles, inbox: inbox, clock: configuration.clock, wakeup: wakeup, logger: logger)
         // The scheduler publishes on the host's socket, and the host runs the scheduler: the

@@ -9,7 +9,7 @@ struct NotifierHandlers: Sendable {
     let host: HostParts
     let store: NotifierStore
     let profiles: ProfileBook
-    let inbox: ReminderInbox
+    let inbox: ChangeSignals
 
     /// The route table: every method the notifier serves and the function that answers it.
     func register(on server: RPCServer) {
@@ -72,45 +72,5 @@ struct NotifierHandlers: Sendable {
             return answer(.handledToday, "today's reminder was already handled; your next activity schedules the next one")
         }
         return answer(.notActive, "no activity since the last reminder: reminders come only while you use Sous")
-    }
-}
-
-/// Wakes `reminders.wait` calls when their user's reminder is sent.
-final class ReminderInbox: Sendable {
-    private let listeners = Mutex<[String: [UUID: AsyncStream<Void>.Continuation]]>([:])
-
-    /// One waiting call's subscription.
-    struct Arrivals: Sendable {
-        let stream: AsyncStream<Void>
-        let stop: @Sendable () -> Void
-
-        /// Returns when a reminder arrived (since listening started) or `timeout` passed.
-        func next(within timeout: Duration) async {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { for await _ in stream { return } }
-                group.addTask { try? await Task.sleep(for: timeout) }
-                await group.next()
-                group.cancelAll()
-            }
-        }
-    }
-
-    func listen(for user: String) -> Arrivals {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let id = UUID()
-        listeners.withLock { $0[user, default: [:]][id] = continuation }
-        return Arrivals(stream: stream) { [self] in
-            listeners.withLock { listeners in
-                listeners[user]?[id] = nil
-                if listeners[user]?.isEmpty == true { listeners[user] = nil }
-            }
-            continuation.finish()
-        }
-    }
-
-    func sent(to user: String) {
-        listeners.withLock { listeners in
-            for continuation in listeners[user]?.values ?? [:].values { continuation.yield() }
-        }
     }
 }

@@ -19,7 +19,7 @@ public final class ReminderScheduler: Service, Sendable {
     private let store: NotifierStore
     private let tracker: Peer<Tracker>
     private let publisher: HostPublisher
-    private let inbox: ReminderInbox
+    private let inbox: ChangeSignals
     private let clock: WallClock
     private let wakeup: Wakeup
     private let options: NotifierOptions
@@ -28,7 +28,7 @@ public final class ReminderScheduler: Service, Sendable {
     public let passes = Broadcast<Date>()
 
     init(
-        store: NotifierStore, tracker: Peer<Tracker>, publisher: HostPublisher, inbox: ReminderInbox, clock: WallClock, wakeup: Wakeup,
+        store: NotifierStore, tracker: Peer<Tracker>, publisher: HostPublisher, inbox: ChangeSignals, clock: WallClock, wakeup: Wakeup,
         options: NotifierOptions,
         logger: Logger
     ) {
@@ -122,7 +122,7 @@ public final class ReminderScheduler: Service, Sendable {
     private func publish(_ reminders: [Reminder], at now: Date) throws {
         for reminder in reminders {
             publisher.publish(NotifierTopics.reminder(for: reminder.user), reminder, time: now)
-            inbox.sent(to: reminder.user)
+            inbox.changed(reminder.user)
         }
         try store.published(reminders)
     }

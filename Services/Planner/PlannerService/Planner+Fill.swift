@@ -10,6 +10,7 @@ extension PlannerHandlers {
     static let maxFillCandidates = 500
 
     func fill(_ request: PlanFill, user: String, context: RequestContext) async throws -> PlanFillResult {
+        let member = try member(user, context)
         let profile = try store.profile(user: user)
         let window = PlanWindow(now: now, profile: profile)
         let from = request.from ?? window.today
@@ -43,7 +44,7 @@ extension PlannerHandlers {
         let dishType = request.dishType ?? .mainCourse
 
         let candidates = try await fillCandidates(dishType: dishType, user: user, context: context)
-        let history = try store.days(user: user, range: PlanDateRange(from: window.today.adding(days: -noRepeatDays), to: window.last), now: now)
+        let history = try store.days(member: member, range: PlanDateRange(from: window.today.adding(days: -noRepeatDays), to: window.last), now: now)
         let known = Dictionary(candidates.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var planned: [SlotRef: PlanFiller.Planned] = [:]
         var outside: [String: PlanFiller.Candidate?] = [:]
@@ -70,7 +71,7 @@ extension PlannerHandlers {
         let (chosen, unfilled) = filler.fill(empty, planned: planned)
         var costs = planned.mapValues { $0.cost ?? 0 }
         for choice in chosen { costs[SlotRef(date: choice.date, slot: choice.slot)] = choice.costPerServing }
-        let result = try store.fill(user: user, choices: chosen, seed: seed, now: now) { fill, written, days in
+        let result = try store.fill(member: member, choices: chosen, seed: seed, now: now) { fill, written, days in
             let lost = chosen.filter { !written.contains(SlotRef(date: $0.date, slot: $0.slot)) }
             let weekCost = days.flatMap(\.slots).reduce(0.0) { total, slot in
                 total + (slot.recipe == nil ? 0 : costs[SlotRef(date: slot.date, slot: slot.slot)] ?? 0)
@@ -80,13 +81,14 @@ extension PlannerHandlers {
                 unfilled: unfilled + lost.map { UnfilledSlot(date: $0.date, slot: $0.slot, reason: "planned by another change meanwhile") },
                 candidates: candidates.count, weekCost: (weekCost * Double(profile.people) * 100).rounded() / 100, days: days)
         }
-        if !result.filled.isEmpty { planChanged(user: user, dates: Array(Set(result.filled.map(\.date))).sorted()) }
+        if !result.filled.isEmpty { planChanged(member, dates: Array(Set(result.filled.map(\.date))).sorted()) }
         return result
     }
 
     func unfill(_ request: PlanFillRef, user: String, context: RequestContext) throws -> PlanUnfillResult {
-        let result = try store.unfill(user: user, number: request.fill, now: now)
-        if !result.cleared.isEmpty { planChanged(user: user, dates: Array(Set(result.cleared.map(\.date))).sorted()) }
+        let member = try member(user, context)
+        let result = try store.unfill(member: member, number: request.fill, now: now)
+        if !result.cleared.isEmpty { planChanged(member, dates: Array(Set(result.cleared.map(\.date))).sorted()) }
         return result
     }
 

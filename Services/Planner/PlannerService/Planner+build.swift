@@ -24,7 +24,8 @@ public struct PlannerService: Sendable {
         let database = try database ?? Self.openDatabase(at: configuration.database, logger: logger)
         let store = PlannerStore(database: database)
         let accounts = AccountStore(database: database, passwordCost: passwordCost)
-        let eraser = AccountEraser(store: accounts, configuration: configuration, logger: logger)
+        let households = HouseholdStore(database: database)
+        let eraser = AccountEraser(store: accounts, households: households, configuration: configuration, logger: logger)
         let host = try ServiceHost(
             configuration: configuration, logger: logger, database: database, services: [eraser],
             ownRevocations: { since in try accounts.liveRevocations(since: since, now: configuration.clock.now) })
@@ -34,11 +35,13 @@ public struct PlannerService: Sendable {
         self.host = host
         self.store = store
         self.accounts = accounts
+        host.server.useHouseholds(households)
         PlannerHandlers(
-            host: host.parts, store: store, catalog: Peer<Catalog>(Catalog.self, of: configuration),
+            host: host.parts, store: store, households: households, catalog: Peer<Catalog>(Catalog.self, of: configuration),
             tracker: Peer<Tracker>(Tracker.self, of: configuration)
         ).register(on: host.server)
         AccountHandlers(host: host.parts, store: accounts, signer: signer, eraser: eraser).register(on: host.server)
+        HouseholdHandlers(host: host.parts, store: households, eraser: eraser).register(on: host.server)
     }
 
     /// The key sessions are signed with: the configured one, or `<data>/sessions.key`, whose
@@ -59,6 +62,7 @@ public struct PlannerService: Sendable {
 struct PlannerHandlers: Sendable {
     let host: HostParts
     let store: PlannerStore
+    let households: HouseholdStore
     let catalog: Peer<Catalog>
     let tracker: Peer<Tracker>
 
@@ -98,22 +102,24 @@ struct PlannerHandlers: Sendable {
     }
 
     func suggestedMultiplier(_ request: RecipeID, user: String, context: RequestContext) async throws -> SuggestedMultiplier {
-        let planned = try store.plannedSlots(user: user, recipe: request.id, now: now)
+        let member = try member(user, context)
+        let planned = try store.plannedSlots(member: member, recipe: request.id, now: now)
         // An id in no slot may be one nobody knows: notFound, like every other planner method.
-        if planned == 0 { _ = try await recipeName(request.id, user: user, field: "id", context: context) }
+        if planned == 0 { _ = try await recipeName(request.id, member: member, field: "id", context: context) }
         return SuggestedMultiplier(recipe: request.id, multiplier: max(planned, 1), plannedSlots: planned)
     }
 
     /// For the groceries service, which reads the recipe from the catalog itself: no catalog call.
     func household(_ request: RecipeID, user: String, context: RequestContext) throws -> RecipeHousehold {
+        let member = try member(user, context)
         guard !request.id.isEmpty else { throw ServiceError.badRequest("recipe id is empty", field: "id") }
         guard request.id.utf8.count <= 200 else { throw ServiceError.badRequest("recipe id is longer than 200 bytes", field: "id") }
-        return try store.weekHousehold(user: user, now: now).household(of: request.id)
+        return try store.weekHousehold(member: member, now: now).household(of: request.id)
     }
 
     /// For the groceries service, which keeps it per user until a planner event or midnight.
     func weekHousehold(_ request: Empty, user: String, context: RequestContext) throws -> WeekHousehold {
-        try store.weekHousehold(user: user, now: now)
+        try store.weekHousehold(member: try member(user, context), now: now)
     }
 
     // MARK: Profile
@@ -135,56 +141,62 @@ struct PlannerHandlers: Sendable {
     // MARK: Plan
 
     func getPlan(_ request: Empty, user: String, context: RequestContext) throws -> WeekPlan {
-        try store.week(user: user, now: now)
+        try store.week(member: try member(user, context), now: now)
     }
 
     func history(_ request: PlanDateRange, user: String, context: RequestContext) throws -> PlanDays {
+        let member = try member(user, context)
         try checkRange(request)
-        let days = try store.days(user: user, range: request, now: now)
+        let days = try store.days(member: member, range: request, now: now)
         return PlanDays(days: days)
     }
 
     func selection(_ request: Empty, user: String, context: RequestContext) throws -> PlanSelection {
-        PlanSelection(recipes: try store.selection(user: user, now: now))
+        PlanSelection(recipes: try store.selection(member: try member(user, context), now: now))
     }
 
     func addRecipe(_ request: RecipeID, user: String, context: RequestContext) async throws -> PlanSelection {
-        let name = try await recipeName(request.id, user: user, field: "id", context: context)
-        if try store.add(user: user, recipe: request.id, name: name, now: now) {
-            planChanged(user: user, dates: [])
+        let member = try member(user, context)
+        let name = try await recipeName(request.id, member: member, field: "id", context: context)
+        if try store.add(member: member, recipe: request.id, name: name, now: now) {
+            planChanged(member, dates: [])
         }
-        return PlanSelection(recipes: try store.selection(user: user, now: now))
+        return PlanSelection(recipes: try store.selection(member: member, now: now))
     }
 
     func removeRecipe(_ request: RecipeID, user: String, context: RequestContext) throws -> PlanSelection {
-        let cleared = try store.remove(user: user, recipe: request.id, now: now)
-        planChanged(user: user, dates: cleared)
-        return PlanSelection(recipes: try store.selection(user: user, now: now))
+        let member = try member(user, context)
+        let cleared = try store.remove(member: member, recipe: request.id, now: now)
+        planChanged(member, dates: cleared)
+        return PlanSelection(recipes: try store.selection(member: member, now: now))
     }
 
     func putSlot(_ request: SlotAssignment, user: String, context: RequestContext) async throws -> PlanSlot {
+        let member = try member(user, context)
         // Checked before asking the catalog, so a bad slot is named even when it is down.
         try store.window(user: user, now: now).check(SlotRef(date: request.date, slot: request.slot))
-        let name = try await recipeName(request.recipe, user: user, field: "recipe", context: context)
-        let slot = try store.put(user: user, assignment: request, name: name, now: now, idempotent: context.idempotency)
-        planChanged(user: user, dates: [request.date])
+        let name = try await recipeName(request.recipe, member: member, field: "recipe", context: context)
+        let slot = try store.put(member: member, assignment: request, name: name, now: now, idempotent: context.idempotency)
+        planChanged(member, dates: [request.date])
         return slot
     }
 
     func moveSlot(_ request: SlotMove, user: String, context: RequestContext) throws -> PlanDays {
-        let slots = try store.move(user: user, move: request, now: now)
-        planChanged(user: user, dates: Array(Set([request.from.date, request.to.date])).sorted())
+        let member = try member(user, context)
+        let slots = try store.move(member: member, move: request, now: now)
+        planChanged(member, dates: Array(Set([request.from.date, request.to.date])).sorted())
         return PlanDays(
             days: try store.days(
-                user: user, range: PlanDateRange(from: min(request.from.date, request.to.date), to: max(request.from.date, request.to.date)),
+                member: member, range: PlanDateRange(from: min(request.from.date, request.to.date), to: max(request.from.date, request.to.date)),
                 now: now
             )
             .filter { day in slots.contains { $0.date == day.date } })
     }
 
     func clearSlot(_ request: SlotRef, user: String, context: RequestContext) throws -> PlanSlot {
-        let slot = try store.clear(user: user, ref: request, now: now)
-        planChanged(user: user, dates: [request.date])
+        let member = try member(user, context)
+        let slot = try store.clear(member: member, ref: request, now: now)
+        planChanged(member, dates: [request.date])
         return slot
     }
 
@@ -193,8 +205,9 @@ struct PlannerHandlers: Sendable {
     /// Commits the cooked mark first, then asks the tracker to log one serving. A tracker that
     /// fails leaves the mark in place and says so in the reply; calling again retries the logging.
     func cooked(_ request: SlotRef, user: String, context: RequestContext) async throws -> CookedResult {
-        let slot = try store.markCooked(user: user, ref: request, now: now)
-        planChanged(user: user, dates: [request.date])
+        let member = try member(user, context)
+        let slot = try store.markCooked(member: member, ref: request, now: now)
+        planChanged(member, dates: [request.date])
         guard let recipe = slot.recipe else { throw ServiceError.internal("cooked slot lost its recipe") }
         let entry: DiaryEntry
         do {
@@ -210,7 +223,7 @@ struct PlannerHandlers: Sendable {
                 + "Mark it as cooked again to retry logging."
             return CookedResult(slot: slot, logged: false, diaryEntry: nil, loggingError: message)
         }
-        return try store.recordDiaryEntry(entry.id, user: user, ref: request, recipe: recipe) { recorded in
+        return try store.recordDiaryEntry(entry.id, member: member, ref: request, recipe: recipe) { recorded in
             CookedResult(slot: recorded, logged: true, diaryEntry: entry, loggingError: nil)
         }
     }
@@ -227,6 +240,7 @@ struct PlannerHandlers: Sendable {
     }
 
     func calendar(_ request: CalendarRequest, user: String, context: RequestContext) throws -> CalendarExport {
+        let member = try member(user, context)
         let profile = try store.profile(user: user)
         let window = PlanWindow(now: now, profile: profile)
         let range: PlanDateRange
@@ -237,7 +251,7 @@ struct PlannerHandlers: Sendable {
         case (_, nil): throw ServiceError.badRequest("give both from and to, or neither for the visible week", field: "to")
         }
         try checkRange(range)
-        let days = try store.days(user: user, range: range, now: now)
+        let days = try store.days(member: member, range: range, now: now)
         let events = days.flatMap(\.slots).compactMap { slot -> ICalendar.Event? in
             guard let recipe = slot.recipe else { return nil }
             let hour = slot.meal == .lunch ? 12 : 19
@@ -262,10 +276,10 @@ struct PlannerHandlers: Sendable {
     // MARK: Helpers
 
     /// The recipe's name: the selection's copy, or the catalog's (notFound naming `field`).
-    func recipeName(_ id: String, user: String, field: String, context: RequestContext) async throws -> String {
-        if let name = try store.selectedName(user: user, recipe: id) { return name }
+    func recipeName(_ id: String, member: PlanMember, field: String, context: RequestContext) async throws -> String {
+        if let name = try store.selectedName(member: member, recipe: id) { return name }
         do {
-            return try await catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: id), user: user, for: context, notFoundField: field).name
+            return try await catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: id), user: member.user, for: context, notFoundField: field).name
         } catch {
             guard error.code == .notFound else { throw error }
             throw ServiceError.notFound("no recipe \"\(id)\" in the catalog", field: field)
@@ -276,7 +290,18 @@ struct PlannerHandlers: Sendable {
         host.publisher.publish(PlannerTopics.profileChanged, ProfileChangedEvent(user: user, profile: profile))
     }
 
-    func planChanged(user: String, dates: [LocalDate]) {
-        host.publisher.publish(PlannerTopics.planChanged, PlanChangedEvent(user: user, dates: dates))
+    /// Tells every member of the household: each one's week as another service keeps it
+    /// (the groceries' scaling) is out of date.
+    func planChanged(_ member: PlanMember, dates: [LocalDate]) {
+        let members = (try? households.memberIDs(of: member.household)) ?? [member.user]
+        for user in members {
+            host.publisher.publish(PlannerTopics.planChanged, PlanChangedEvent(user: user, dates: dates))
+        }
+    }
+
+    /// The person and the household whose plan a call reads or writes (the server found the
+    /// household: plan methods are declared with household access).
+    func member(_ user: String, _ context: RequestContext) throws(ServiceError) -> PlanMember {
+        PlanMember(user: user, household: try context.requireHousehold())
     }
 }

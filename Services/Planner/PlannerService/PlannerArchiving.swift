@@ -4,40 +4,55 @@ import SousRuntime
 import SousSchema
 import SousWire
 
-/// The planner's part of a user's archive: the cooking profile, the selection and every filled
-/// slot (past days included). The account itself (name, e-mail, password) is not in it: an
-/// archive is imported into an account its owner made.
+/// The planner's part of a user's archive: the cooking profile, and the selection and every
+/// filled slot (past days included) of their household's plan, which every member exports. The
+/// account itself (name, e-mail, password) is not in it: an archive is imported into an
+/// account its owner made, and its plan only into a household nobody else is in.
 extension PlannerStore {
-    func archive(user: String) throws(ServiceError) -> PlannerArchive {
+    func archive(member: PlanMember) throws(ServiceError) -> PlannerArchive {
         try storage {
             try database.read { session in
-                PlannerArchive(
-                    profile: try Self.profile(session, user: user),
-                    selection: try session.fetchAll(SelectionRecord.self, #"SELECT * FROM selection WHERE "user" = ? ORDER BY id"#, [user]).map {
+                let household = [member.household]
+                return PlannerArchive(
+                    profile: try Self.profile(session, user: member.user),
+                    selection: try session.fetchAll(SelectionRecord.self, #"SELECT * FROM selection WHERE household = ? ORDER BY id"#, household).map
+                    {
                         ArchivedSelection(recipe: $0.recipe, name: $0.name, addedAt: $0.addedAt)
                     },
-                    slots: try session.fetchAll(SlotRecord.self, #"SELECT * FROM slot WHERE "user" = ? ORDER BY date, slot"#, [user]).map(\.planSlot))
+                    slots: try session.fetchAll(SlotRecord.self, #"SELECT * FROM slot WHERE household = ? ORDER BY date, slot"#, household).map(
+                        \.planSlot))
             }
         }
     }
 
-    /// Writes a checked archive for `user` in one transaction (nothing when `dryRun`); conflict
-    /// when the user already has a profile, a selection or slots.
-    func restore(_ archive: PlannerArchive, user: String, dryRun: Bool, now: Date) throws(ServiceError) -> ArchiveImported {
+    /// Writes a checked archive for `member` in one transaction (nothing when `dryRun`); conflict
+    /// when the user already has a profile, their household a selection or slots, or when the
+    /// archive holds a plan and others share the household.
+    func restore(_ archive: PlannerArchive, member: PlanMember, dryRun: Bool, now: Date) throws(ServiceError) -> ArchiveImported {
         let counts = ["selection": archive.selection.count, "slots": archive.slots.count]
         return try storage {
             try database.write { session in
-                try session.requireNoRows(of: user, in: ["profile", "selection", "slot"], what: "a profile or a plan in the planner")
+                try session.requireNoRows(of: member.user, in: ["profile"], what: "a profile in the planner")
+                try session.requireNoRows(of: member.household, in: ["selection", "slot"], column: "household", what: "a plan in the planner")
+                if !archive.selection.isEmpty || !archive.slots.isEmpty,
+                    try HouseholdStore.members(session, household: member.household).count > 1
+                {
+                    throw ServiceError.conflict(
+                        "your household is shared: an archive's plan is imported only into a household nobody else is in (household.leave first)",
+                        field: "archive.slots")
+                }
                 guard !dryRun else { return ArchiveImported(counts: counts) }
-                try session.insert(ProfileRecord(user: user, profile: archive.profile, updatedAt: now))
+                try session.insert(ProfileRecord(user: member.user, profile: archive.profile, updatedAt: now))
                 for picked in archive.selection {
-                    try session.insert(SelectionRecord(user: user, recipe: picked.recipe, name: picked.name, addedAt: picked.addedAt))
+                    try session.insert(
+                        SelectionRecord(household: member.household, recipe: picked.recipe, name: picked.name, addedAt: picked.addedAt))
                 }
                 for slot in archive.slots {
                     guard let recipe = slot.recipe else { continue }
                     try session.insert(
                         SlotRecord(
-                            user: user, ref: SlotRef(date: slot.date, slot: slot.slot), recipe: recipe, recipeName: slot.recipeName ?? recipe,
+                            household: member.household, ref: SlotRef(date: slot.date, slot: slot.slot), recipe: recipe,
+                            recipeName: slot.recipeName ?? recipe,
                             cookedAt: slot.cookedAt, diaryEntry: slot.diaryEntry))
                 }
                 return ArchiveImported(counts: counts)
@@ -48,7 +63,7 @@ extension PlannerStore {
 
 extension PlannerHandlers {
     func exportArchive(_ request: Empty, user: String, context: RequestContext) throws -> PlannerArchive {
-        try store.archive(user: user)
+        try store.archive(member: try member(user, context))
     }
 
     /// Checks the profile as `profile.update` does (dislikes against the catalog), the selection
@@ -88,10 +103,11 @@ extension PlannerHandlers {
         }
         var checked = archive
         checked.profile = profile
-        let result = try store.restore(checked, user: user, dryRun: request.dryRun ?? false, now: now)
+        let member = try member(user, context)
+        let result = try store.restore(checked, member: member, dryRun: request.dryRun ?? false, now: now)
         if request.dryRun != true {
             profileChanged(user: user, profile: profile)
-            planChanged(user: user, dates: Array(Set(archive.slots.map(\.date))).sorted())
+            planChanged(member, dates: Array(Set(archive.slots.map(\.date))).sorted())
         }
         return result
     }

@@ -153,7 +153,61 @@ enum PlannerMigrations {
                 )
                 """
             ]),
+        PostgresMigration(
+            "v6: households",
+            [
+                "DROP TRIGGER profile_plan_version ON profile",
+                "DROP TRIGGER selection_plan_version ON selection",
+                "DROP TRIGGER slot_plan_version ON slot",
+                "DROP FUNCTION plan_version_bump()",
+                "DROP TABLE plan_version",
+                "DROP SEQUENCE plan_version_number",
+            ] + PlannerMigrations.sharedTables.map { #"ALTER TABLE \#($0) RENAME COLUMN "user" TO household"# } + [
+                """
+                CREATE TABLE household (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    owner TEXT NOT NULL,
+                    people BIGINT,
+                    created_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE household_member (
+                    "user" TEXT PRIMARY KEY,
+                    household TEXT NOT NULL REFERENCES household (id) ON DELETE CASCADE,
+                    may_invite BIGINT NOT NULL,
+                    joined_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX household_member_by_household ON household_member (household, joined_at)",
+                """
+                CREATE TABLE household_invitation (
+                    id TEXT PRIMARY KEY,
+                    code_digest TEXT NOT NULL UNIQUE,
+                    household TEXT NOT NULL,
+                    created_by TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL,
+                    used_by TEXT,
+                    revoked BIGINT NOT NULL DEFAULT 0
+                )
+                """,
+                "CREATE INDEX household_invitation_by_household ON household_invitation (household, created_at)",
+                """
+                CREATE TABLE household_erasure (
+                    dissolved TEXT NOT NULL,
+                    service TEXT NOT NULL,
+                    requested_at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (dissolved, service)
+                )
+                """,
+            ]),
     ]
+
+    /// The tables of what a household shares: keyed by its id (the `household` column), erased
+    /// with the household once nobody belongs to it (``SousDatabase/eraseHousehold(_:)``).
+    static let sharedTables = ["selection", "slot", "plan_fill", "plan_fill_slot", "plan_fill_recipe"]
 
     /// The tables a user's week is read from: a row of theirs written in any of them, by any
     /// statement, gives the user a new plan version (triggers), so a week kept at a version
@@ -316,6 +370,52 @@ enum PlannerMigrations {
                         fill INTEGER NOT NULL,
                         recipe TEXT NOT NULL,
                         PRIMARY KEY (user, fill, recipe)
+                    ) WITHOUT ROWID;
+                    """)
+        }
+        migrator.registerMigration("v8: households") { db in
+            // Plan versions were read by nothing: their triggers go before the columns they name.
+            for table in ["profile", "selection", "slot"] {
+                for event in ["insert", "update", "delete"] { try db.execute(sql: "DROP TRIGGER \(table)_plan_version_\(event)") }
+            }
+            try db.execute(sql: "DROP TABLE plan_version; DROP TABLE plan_counter;")
+            for table in sharedTables { try db.execute(sql: "ALTER TABLE \(table) RENAME COLUMN user TO household") }
+            // A user without a member row is alone in a household whose id is their user id,
+            // so every plan written before households is already that household's.
+            try db.execute(
+                sql: """
+                    CREATE TABLE household (
+                        id TEXT PRIMARY KEY,
+                        name TEXT NOT NULL,
+                        owner TEXT NOT NULL,
+                        people INTEGER,
+                        created_at REAL NOT NULL
+                    );
+                    CREATE TABLE household_member (
+                        user TEXT PRIMARY KEY,
+                        household TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                        may_invite INTEGER NOT NULL,
+                        joined_at REAL NOT NULL
+                    );
+                    CREATE INDEX household_member_by_household ON household_member(household, joined_at);
+                    -- The code is kept only as its digest: the database never holds a usable code.
+                    CREATE TABLE household_invitation (
+                        id TEXT PRIMARY KEY,
+                        code_digest TEXT NOT NULL UNIQUE,
+                        household TEXT NOT NULL,
+                        created_by TEXT NOT NULL,
+                        created_at REAL NOT NULL,
+                        expires_at REAL NOT NULL,
+                        used_by TEXT,
+                        revoked INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX household_invitation_by_household ON household_invitation(household, created_at);
+                    -- Households nobody belongs to any more, whose shared rows a service has not yet erased.
+                    CREATE TABLE household_erasure (
+                        dissolved TEXT NOT NULL,
+                        service TEXT NOT NULL,
+                        requested_at REAL NOT NULL,
+                        PRIMARY KEY (dissolved, service)
                     ) WITHOUT ROWID;
                     """)
         }

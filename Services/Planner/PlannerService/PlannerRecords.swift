@@ -98,52 +98,52 @@ struct ProfileRecord: Sendable, SQLRecord {
     }
 }
 
-/// A recipe the user picked for the week (`selection`), in the order they picked them (its
+/// A recipe the household picked for the week (`selection`), in the order they picked them (its
 /// `id`, numbered by the database: never written here).
 struct SelectionRecord: Sendable, SQLRecord {
     static let tableName = "selection"
-    /// The key a row is known by (`UNIQUE (user, recipe)`); `id` only orders the rows.
-    static let primaryKey = ["user", "recipe"]
+    /// The key a row is known by (`UNIQUE (household, recipe)`); `id` only orders the rows.
+    static let primaryKey = ["household", "recipe"]
 
     enum Columns {
         static let id = Column("id")
-        static let user = Column("user")
+        static let household = Column("household")
         static let recipe = Column("recipe")
         static let name = Column("name")
         static let addedAt = Column("added_at")
     }
 
-    var user: String
+    var household: String
     var recipe: String
     var name: String
     var addedAt: Date
 
-    init(user: String, recipe: String, name: String, addedAt: Date) {
-        self.user = user
+    init(household: String, recipe: String, name: String, addedAt: Date) {
+        self.household = household
         self.recipe = recipe
         self.name = name
         self.addedAt = addedAt
     }
 
     init(row: Row) {
-        user = row[Columns.user]
+        household = row[Columns.household]
         recipe = row[Columns.recipe]
         name = row[Columns.name]
         addedAt = Date(timeIntervalSince1970: row[Columns.addedAt])
     }
 
-    static let columnNames = [Columns.user, Columns.recipe, Columns.name, Columns.addedAt].map(\.name)
+    static let columnNames = [Columns.household, Columns.recipe, Columns.name, Columns.addedAt].map(\.name)
 
-    var values: SQLArguments { [user, recipe, name, addedAt.timeIntervalSince1970] }
+    var values: SQLArguments { [household, recipe, name, addedAt.timeIntervalSince1970] }
 }
 
 /// A filled slot of a day (`slot`); an empty slot has no row.
 struct SlotRecord: Sendable, SQLRecord {
     static let tableName = "slot"
-    static let primaryKey = ["user", "date", "slot"]
+    static let primaryKey = ["household", "date", "slot"]
 
     enum Columns {
-        static let user = Column("user")
+        static let household = Column("household")
         static let date = Column("date")
         static let slot = Column("slot")
         static let recipe = Column("recipe")
@@ -152,15 +152,15 @@ struct SlotRecord: Sendable, SQLRecord {
         static let diaryEntry = Column("diary_entry")
     }
 
-    var user: String
+    var household: String
     var ref: SlotRef
     var recipe: String
     var recipeName: String
     var cookedAt: Date?
     var diaryEntry: Int64?
 
-    init(user: String, ref: SlotRef, recipe: String, recipeName: String, cookedAt: Date? = nil, diaryEntry: Int64? = nil) {
-        self.user = user
+    init(household: String, ref: SlotRef, recipe: String, recipeName: String, cookedAt: Date? = nil, diaryEntry: Int64? = nil) {
+        self.household = household
         self.ref = ref
         self.recipe = recipe
         self.recipeName = recipeName
@@ -171,7 +171,7 @@ struct SlotRecord: Sendable, SQLRecord {
     init(row: Row) throws {
         let text: String = row[Columns.date]
         guard let date = LocalDate(text) else { throw DatabaseError(message: "slot date \(text) is not a date") }
-        user = row[Columns.user]
+        household = row[Columns.household]
         ref = SlotRef(date: date, slot: row[Columns.slot])
         recipe = row[Columns.recipe]
         recipeName = row[Columns.recipeName]
@@ -180,16 +180,16 @@ struct SlotRecord: Sendable, SQLRecord {
     }
 
     static let columnNames = [
-        Columns.user, Columns.date, Columns.slot, Columns.recipe, Columns.recipeName, Columns.cookedAt, Columns.diaryEntry,
+        Columns.household, Columns.date, Columns.slot, Columns.recipe, Columns.recipeName, Columns.cookedAt, Columns.diaryEntry,
     ].map(\.name)
 
     var values: SQLArguments {
-        [user, ref.date.description, ref.slot, recipe, recipeName, cookedAt?.timeIntervalSince1970, diaryEntry]
+        [household, ref.date.description, ref.slot, recipe, recipeName, cookedAt?.timeIntervalSince1970, diaryEntry]
     }
 
-    /// The primary key of the user's slot at `ref`, for `"user" = ? AND date = ? AND slot = ?`.
-    static func key(_ ref: SlotRef, user: String) -> SQLArguments {
-        [user, ref.date.description, ref.slot]
+    /// The primary key of the household's slot at `ref`, for `household = ? AND date = ? AND slot = ?`.
+    static func key(_ ref: SlotRef, household: String) -> SQLArguments {
+        [household, ref.date.description, ref.slot]
     }
 
     var planSlot: PlanSlot {

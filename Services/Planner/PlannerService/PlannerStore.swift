@@ -4,6 +4,21 @@ public import SousRuntime
 public import SousSchema
 public import SousWire
 
+/// Who a plan call is for: the person (whose profile gives the time zone, so the week is their
+/// own today and six days on) and the household whose plan it is.
+public struct PlanMember: Sendable, Equatable {
+    public let user: String
+    public let household: String
+
+    public init(user: String, household: String) {
+        self.user = user
+        self.household = household
+    }
+
+    /// A person alone in the household of their own (whose id is their user id).
+    public static func alone(_ user: String) -> PlanMember { PlanMember(user: user, household: user) }
+}
+
 /// The planner's data: profiles, selections and slots. Every write is one transaction that reads
 /// the user's time zone inside it, so the week a write is checked against is the one it lands in.
 /// The same statements run on SQLite and PostgreSQL.
@@ -39,26 +54,26 @@ public final class PlannerStore: Sendable {
     // MARK: The week and history
 
     /// The user's current week and selection.
-    public func week(user: String, now: Date) throws(ServiceError) -> WeekPlan {
-        try storage { try database.read { session in try Self.week(session, user: user, now: now) } }
+    public func week(member: PlanMember, now: Date) throws(ServiceError) -> WeekPlan {
+        try storage { try database.read { session in try Self.week(session, member: member, now: now) } }
     }
 
-    static func week(_ session: any SQLSession, user: String, now: Date) throws -> WeekPlan {
-        let profile = try Self.profile(session, user: user)
+    static func week(_ session: any SQLSession, member: PlanMember, now: Date) throws -> WeekPlan {
+        let profile = try Self.profile(session, user: member.user)
         let window = PlanWindow(now: now, profile: profile)
         return WeekPlan(
             today: window.today, timeZone: profile.timeZone,
-            days: try Self.days(session, user: user, from: window.today, to: window.last, today: window.today),
-            selection: try Self.selection(session, user: user, window: window)
+            days: try Self.days(session, household: member.household, from: window.today, to: window.last, today: window.today),
+            selection: try Self.selection(session, household: member.household, window: window)
         )
     }
 
     /// Any dates, marked against the user's today.
-    func days(user: String, range: PlanDateRange, now: Date) throws(ServiceError) -> [PlanDay] {
+    func days(member: PlanMember, range: PlanDateRange, now: Date) throws(ServiceError) -> [PlanDay] {
         try storage {
             try database.read { session in
-                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
-                return try Self.days(session, user: user, from: range.from, to: range.to, today: window.today)
+                let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
+                return try Self.days(session, household: member.household, from: range.from, to: range.to, today: window.today)
             }
         }
     }
@@ -68,40 +83,42 @@ public final class PlannerStore: Sendable {
         PlanWindow(now: now, profile: try profile(user: user))
     }
 
-    func selection(user: String, now: Date) throws(ServiceError) -> [SelectedRecipe] {
+    func selection(member: PlanMember, now: Date) throws(ServiceError) -> [SelectedRecipe] {
         try storage {
             try database.read { session in
-                try Self.selection(session, user: user, window: PlanWindow(now: now, profile: try Self.profile(session, user: user)))
+                try Self.selection(
+                    session, household: member.household, window: PlanWindow(now: now, profile: try Self.profile(session, user: member.user)))
             }
         }
     }
 
     /// The selected recipe's stored name, or nil if it is not in the selection.
-    func selectedName(user: String, recipe: String) throws(ServiceError) -> String? {
+    func selectedName(member: PlanMember, recipe: String) throws(ServiceError) -> String? {
         try storage {
             try database.read { session in
-                try session.value(String.self, #"SELECT name FROM selection WHERE "user" = ? AND recipe = ?"#, [user, recipe])
+                try session.value(String.self, #"SELECT name FROM selection WHERE household = ? AND recipe = ?"#, [member.household, recipe])
             }
         }
     }
 
     /// Slots `recipe` fills in the visible week.
-    func plannedSlots(user: String, recipe: String, now: Date) throws(ServiceError) -> Int {
-        try weekHousehold(user: user, now: now).plannedSlots(of: recipe)
+    func plannedSlots(member: PlanMember, recipe: String, now: Date) throws(ServiceError) -> Int {
+        try weekHousehold(member: member, now: now).plannedSlots(of: recipe)
     }
 
     /// The user's household size and every recipe's slots in their visible week, in one read,
     /// valid until their next midnight.
-    func weekHousehold(user: String, now: Date) throws(ServiceError) -> WeekHousehold {
+    func weekHousehold(member: PlanMember, now: Date) throws(ServiceError) -> WeekHousehold {
         try storage {
             try database.read { session in
-                let profile = try Self.profile(session, user: user)
+                let profile = try Self.profile(session, user: member.user)
                 let window = PlanWindow(now: now, profile: profile)
                 let planned = try session.rows(
-                    #"SELECT recipe, COUNT(*) AS slots FROM slot WHERE "user" = ? AND date BETWEEN ? AND ? GROUP BY recipe ORDER BY recipe"#,
-                    [user, window.today.description, window.last.description]
+                    #"SELECT recipe, COUNT(*) AS slots FROM slot WHERE household = ? AND date BETWEEN ? AND ? GROUP BY recipe ORDER BY recipe"#,
+                    [member.household, window.today.description, window.last.description]
                 ).map { row in PlannedRecipe(recipe: row["recipe"], slots: row["slots"]) }
-                return WeekHousehold(people: profile.people, planned: planned, validUntil: window.moves)
+                let people = try HouseholdStore.people(session, household: member.household, profile: profile)
+                return WeekHousehold(people: people, planned: planned, validUntil: window.moves)
             }
         }
     }
@@ -109,26 +126,26 @@ public final class PlannerStore: Sendable {
     // MARK: Selection writes
 
     /// Adds a recipe to the selection; false if it was already there.
-    func add(user: String, recipe: String, name: String, now: Date) throws(ServiceError) -> Bool {
+    func add(member: PlanMember, recipe: String, name: String, now: Date) throws(ServiceError) -> Bool {
         try storage {
             try database.write { session in
-                try session.insert(SelectionRecord(user: user, recipe: recipe, name: name, addedAt: now), onConflict: .ignore) > 0
+                try session.insert(SelectionRecord(household: member.household, recipe: recipe, name: name, addedAt: now), onConflict: .ignore) > 0
             }
         }
     }
 
     /// Removes a recipe from the selection and clears the slots holding it from today on (past
     /// days are history and keep what was planned). Returns the cleared dates.
-    func remove(user: String, recipe: String, now: Date) throws(ServiceError) -> [LocalDate] {
+    func remove(member: PlanMember, recipe: String, now: Date) throws(ServiceError) -> [LocalDate] {
         try storage {
             try database.write { session in
-                let removed = try session.execute(#"DELETE FROM selection WHERE "user" = ? AND recipe = ?"#, [user, recipe])
+                let removed = try session.execute(#"DELETE FROM selection WHERE household = ? AND recipe = ?"#, [member.household, recipe])
                 guard removed > 0 else { throw ServiceError.notFound("\(recipe) is not in your plan", field: "id") }
-                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
-                let coming: SQLArguments = [user, recipe, window.today.description]
+                let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
+                let coming: SQLArguments = [member.household, recipe, window.today.description]
                 let records = try session.fetchAll(
-                    SlotRecord.self, #"SELECT * FROM slot WHERE "user" = ? AND recipe = ? AND date >= ?"#, coming)
-                try session.execute(#"DELETE FROM slot WHERE "user" = ? AND recipe = ? AND date >= ?"#, coming)
+                    SlotRecord.self, #"SELECT * FROM slot WHERE household = ? AND recipe = ? AND date >= ?"#, coming)
+                try session.execute(#"DELETE FROM slot WHERE household = ? AND recipe = ? AND date >= ?"#, coming)
                 return Set(records.map(\.ref.date)).sorted()
             }
         }
@@ -139,55 +156,57 @@ public final class PlannerStore: Sendable {
     /// Puts a recipe into a slot of the week, adding it to the selection if missing. A cooked
     /// mark on the slot is dropped: it was about the meal that was there.
     func put(
-        user: String, assignment: SlotAssignment, name: String, now: Date, idempotent scope: IdempotencyScope? = nil
+        member: PlanMember, assignment: SlotAssignment, name: String, now: Date, idempotent scope: IdempotencyScope? = nil
     ) throws(ServiceError) -> PlanSlot {
         try storage {
             try database.write(idempotent: scope) { session in
-                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
+                let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
                 try window.check(SlotRef(date: assignment.date, slot: assignment.slot))
-                try session.insert(SelectionRecord(user: user, recipe: assignment.recipe, name: name, addedAt: now), onConflict: .ignore)
+                try session.insert(
+                    SelectionRecord(household: member.household, recipe: assignment.recipe, name: name, addedAt: now), onConflict: .ignore)
                 let ref = SlotRef(date: assignment.date, slot: assignment.slot)
                 // The whole row replaced: the cooked mark and diary entry go with the meal.
-                try session.insert(SlotRecord(user: user, ref: ref, recipe: assignment.recipe, recipeName: name), onConflict: .replace)
-                return try Self.slot(session, user: user, ref)
+                try session.insert(
+                    SlotRecord(household: member.household, ref: ref, recipe: assignment.recipe, recipeName: name), onConflict: .replace)
+                return try Self.slot(session, household: member.household, ref)
             }
         }
     }
 
     /// Moves a slot's meal (with its cooked mark) to another slot; an occupied target swaps.
-    func move(user: String, move: SlotMove, now: Date) throws(ServiceError) -> [PlanSlot] {
+    func move(member: PlanMember, move: SlotMove, now: Date) throws(ServiceError) -> [PlanSlot] {
         try storage {
             try database.write { session in
-                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
+                let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
                 try window.check(move.from, field: "from.")
                 try window.check(move.to, field: "to.")
-                guard var source = try Self.slotRecord(session, user: user, move.from) else {
+                guard var source = try Self.slotRecord(session, household: member.household, move.from) else {
                     throw ServiceError.notFound("nothing is planned for \(Self.label(move.from))", field: "from")
                 }
                 // A meal moved onto its own slot stays where it is.
-                if move.from == move.to { return [try Self.slot(session, user: user, move.from)] }
-                var target = try Self.slotRecord(session, user: user, move.to)
-                try session.execute(Self.deleteSlot, SlotRecord.key(move.from, user: user))
-                try session.execute(Self.deleteSlot, SlotRecord.key(move.to, user: user))
+                if move.from == move.to { return [try Self.slot(session, household: member.household, move.from)] }
+                var target = try Self.slotRecord(session, household: member.household, move.to)
+                try session.execute(Self.deleteSlot, SlotRecord.key(move.from, household: member.household))
+                try session.execute(Self.deleteSlot, SlotRecord.key(move.to, household: member.household))
                 source.ref = move.to
                 try session.insert(source)
                 if target != nil {
                     target!.ref = move.from
                     try session.insert(target!)
                 }
-                return [try Self.slot(session, user: user, move.from), try Self.slot(session, user: user, move.to)]
+                return [try Self.slot(session, household: member.household, move.from), try Self.slot(session, household: member.household, move.to)]
             }
         }
     }
 
     /// Empties a slot of the week (an empty slot stays empty).
-    func clear(user: String, ref: SlotRef, now: Date) throws(ServiceError) -> PlanSlot {
+    func clear(member: PlanMember, ref: SlotRef, now: Date) throws(ServiceError) -> PlanSlot {
         try storage {
             try database.write { session in
-                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
+                let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
                 try window.check(ref)
-                try session.execute(Self.deleteSlot, SlotRecord.key(ref, user: user))
-                return try Self.slot(session, user: user, ref)
+                try session.execute(Self.deleteSlot, SlotRecord.key(ref, household: member.household))
+                return try Self.slot(session, household: member.household, ref)
             }
         }
     }
@@ -197,10 +216,10 @@ public final class PlannerStore: Sendable {
 
     /// Marks a planned meal as cooked (keeping the first time it was marked). Throws conflict if
     /// its serving is already in the diary, so a repeat never logs it twice.
-    func markCooked(user: String, ref: SlotRef, now: Date) throws(ServiceError) -> PlanSlot {
+    func markCooked(member: PlanMember, ref: SlotRef, now: Date) throws(ServiceError) -> PlanSlot {
         try storage {
             try database.write { session in
-                let window = PlanWindow(now: now, profile: try Self.profile(session, user: user))
+                let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
                 try PlanWindow.check(slot: ref.slot)
                 guard ref.date <= window.today else {
                     throw ServiceError.badRequest(
@@ -209,15 +228,15 @@ public final class PlannerStore: Sendable {
                 guard ref.date >= window.today.adding(days: -Self.cookedDaysBack) else {
                     throw ServiceError.badRequest("\(ref.date) is more than \(Self.cookedDaysBack) days ago", field: "date")
                 }
-                let current = try Self.slot(session, user: user, ref)
+                let current = try Self.slot(session, household: member.household, ref)
                 guard current.recipe != nil else { throw ServiceError.notFound("nothing is planned for \(Self.label(ref))", field: "slot") }
                 if let entry = current.diaryEntry {
                     throw ServiceError.conflict("\(Self.label(ref)) is already cooked and in your diary (entry \(entry))", field: "slot")
                 }
                 try session.execute(
-                    #"UPDATE slot SET cooked_at = ? WHERE "user" = ? AND date = ? AND slot = ? AND cooked_at IS NULL"#,
-                    [now.timeIntervalSince1970, user, ref.date.description, ref.slot])
-                return try Self.slot(session, user: user, ref)
+                    #"UPDATE slot SET cooked_at = ? WHERE household = ? AND date = ? AND slot = ? AND cooked_at IS NULL"#,
+                    [now.timeIntervalSince1970, member.household, ref.date.description, ref.slot])
+                return try Self.slot(session, household: member.household, ref)
             }
         }
     }
@@ -225,31 +244,32 @@ public final class PlannerStore: Sendable {
     /// Records the diary entry the tracker made for a cooked slot, if the slot still holds `recipe`.
     /// Links the slot to its diary entry and builds the reply in the same transaction (so a
     /// keyed `plan.cooked` stores that reply with the write).
-    func recordDiaryEntry<Reply>(_ entry: Int64, user: String, ref: SlotRef, recipe: String, reply: (PlanSlot) -> Reply) throws(ServiceError) -> Reply
-    {
+    func recordDiaryEntry<Reply>(
+        _ entry: Int64, member: PlanMember, ref: SlotRef, recipe: String, reply: (PlanSlot) -> Reply
+    ) throws(ServiceError) -> Reply {
         try storage {
             try database.write { session in
                 try session.execute(
-                    #"UPDATE slot SET diary_entry = ? WHERE "user" = ? AND date = ? AND slot = ? AND recipe = ?"#,
-                    [entry, user, ref.date.description, ref.slot, recipe])
-                return reply(try Self.slot(session, user: user, ref))
+                    #"UPDATE slot SET diary_entry = ? WHERE household = ? AND date = ? AND slot = ? AND recipe = ?"#,
+                    [entry, member.household, ref.date.description, ref.slot, recipe])
+                return reply(try Self.slot(session, household: member.household, ref))
             }
         }
     }
 
     // MARK: Helpers
 
-    private static let deleteSlot = #"DELETE FROM slot WHERE "user" = ? AND date = ? AND slot = ?"#
+    private static let deleteSlot = #"DELETE FROM slot WHERE household = ? AND date = ? AND slot = ?"#
 
-    private static func selection(_ session: any SQLSession, user: String, window: PlanWindow) throws -> [SelectedRecipe] {
+    private static func selection(_ session: any SQLSession, household: String, window: PlanWindow) throws -> [SelectedRecipe] {
         // Ordered here rather than by the statement: a handful of rows, and SQLite would sort
         // them with a sorter of its own on every week read. Columns read by position.
         try session.rows(
             """
             SELECT s.id, s.recipe, s.name, s.added_at,
-                (SELECT COUNT(*) FROM slot WHERE slot."user" = s."user" AND slot.recipe = s.recipe AND slot.date BETWEEN ? AND ?) AS planned
-            FROM selection s WHERE s."user" = ?
-            """, [window.today.description, window.last.description, user]
+                (SELECT COUNT(*) FROM slot WHERE slot.household = s.household AND slot.recipe = s.recipe AND slot.date BETWEEN ? AND ?) AS planned
+            FROM selection s WHERE s.household = ?
+            """, [window.today.description, window.last.description, household]
         )
         .map { row -> (Int64, SelectedRecipe) in
             let recipe = SelectedRecipe(
@@ -259,9 +279,11 @@ public final class PlannerStore: Sendable {
         .sorted { $0.0 < $1.0 }.map { $0.1 }
     }
 
-    static func days(_ session: any SQLSession, user: String, from: LocalDate, to: LocalDate, today: LocalDate) throws -> [PlanDay] {
-        let records = try session.rows(#"SELECT * FROM slot WHERE "user" = ? AND date BETWEEN ? AND ?"#, [user, from.description, to.description])
-            .map(SlotRecord.init(row:))
+    static func days(_ session: any SQLSession, household: String, from: LocalDate, to: LocalDate, today: LocalDate) throws -> [PlanDay] {
+        let records = try session.rows(
+            #"SELECT * FROM slot WHERE household = ? AND date BETWEEN ? AND ?"#, [household, from.description, to.description]
+        )
+        .map(SlotRecord.init(row:))
         let filled = Dictionary(records.map { ($0.ref, $0.planSlot) }, uniquingKeysWith: { first, _ in first })
         let count = from.days(to: to) + 1
         return (0..<max(count, 0)).map { offset in
@@ -273,12 +295,14 @@ public final class PlannerStore: Sendable {
         }
     }
 
-    static func slotRecord(_ session: any SQLSession, user: String, _ ref: SlotRef) throws -> SlotRecord? {
-        try session.fetchOne(SlotRecord.self, #"SELECT * FROM slot WHERE "user" = ? AND date = ? AND slot = ?"#, SlotRecord.key(ref, user: user))
+    static func slotRecord(_ session: any SQLSession, household: String, _ ref: SlotRef) throws -> SlotRecord? {
+        try session.fetchOne(
+            SlotRecord.self, #"SELECT * FROM slot WHERE household = ? AND date = ? AND slot = ?"#, SlotRecord.key(ref, household: household))
     }
 
-    private static func slot(_ session: any SQLSession, user: String, _ ref: SlotRef) throws -> PlanSlot {
-        try slotRecord(session, user: user, ref)?.planSlot ?? PlanSlot(date: ref.date, slot: ref.slot, meal: PlanSlotKind.meal(of: ref.slot)!)
+    private static func slot(_ session: any SQLSession, household: String, _ ref: SlotRef) throws -> PlanSlot {
+        try slotRecord(session, household: household, ref)?.planSlot
+            ?? PlanSlot(date: ref.date, slot: ref.slot, meal: PlanSlotKind.meal(of: ref.slot)!)
     }
 
     static func label(_ ref: SlotRef) -> String {

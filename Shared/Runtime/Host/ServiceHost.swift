@@ -39,7 +39,9 @@ public final class ServiceHost: Sendable {
         try self.init(
             configuration: configuration, logger: logger, databaseHealth: { database.health() }, ledger: database, services: services,
             ownRevocations: ownRevocations, closeDatabase: { database.close() })
-        server.register(AccountAPI.erase, use: ErasureHandler(service: name, database: database).erase)
+        let erasure = ErasureHandler(service: name, database: database)
+        server.register(AccountAPI.erase, use: erasure.erase)
+        server.register(HouseholdLookup.erase, use: erasure.eraseHousehold)
     }
 
     /// A host with its own health check; keyed writes are remembered in `ledger` (in memory

@@ -105,4 +105,15 @@ struct ErasureHandler: Sendable {
         context.logger.notice("erased a deleted account's rows", metadata: ["rows": "\(rows.values.reduce(0, +))"])
         return ErasureReport(service: service, rows: rows)
     }
+
+    /// `household.erase`: what a household nobody belongs to any more shared.
+    func eraseHousehold(_ request: HouseholdRef, context: RequestContext) throws -> ErasureReport {
+        guard !request.household.isEmpty else { throw ServiceError.badRequest("household is empty", field: "household") }
+        let rows = try database.eraseHousehold(request.household)
+        if try !database.checkpointAfterErasure() {
+            context.logger.warning("a reader kept the checkpoint after an erasure from emptying the WAL; the next checkpoint will")
+        }
+        context.logger.notice("erased a dissolved household's rows", metadata: ["rows": "\(rows.values.reduce(0, +))"])
+        return ErasureReport(service: service, rows: rows)
+    }
 }

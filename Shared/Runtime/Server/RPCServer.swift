@@ -95,6 +95,8 @@ public final class RPCServer: Service, Sendable {
     /// Publishes a user's activity after a call that counts as one (the host's publisher).
     private let activity: @Sendable (RequestContext) -> Void
     private let handlers = Mutex<[String: Registration]>([:])
+    /// Where the household of a ``Access/household`` method's caller is found (``useHouseholds(_:)``).
+    private let households = HouseholdDirectorySlot()
     private let state: Mutex<State>
     let draining = Atomic<Bool>(false)
     /// The ROUTER: read by the I/O thread, replies sent by whichever thread has one.
@@ -210,12 +212,27 @@ public final class RPCServer: Service, Sendable {
     ) {
         let idempotency = self.idempotency
         let activity = method.recordsActivity ? self.activity : nil
-        let raw: RawHandler = { header, body, context in
+        let households = method.access == .household ? self.households : nil
+        let raw: RawHandler = { header, body, incoming in
             let request: Request
             do {
                 request = try MessagePackDecoder.requests.decode(Request.self, from: body)
             } catch {
                 return .failure(ServiceError(decoding: error))
+            }
+            var context = incoming
+            // A household method's handler is handed the caller's household, found here: no
+            // handler can choose which household it reads.
+            if let households {
+                guard let directory = households.directory else {
+                    return .failure(.internal("\(method.name) needs the caller's household, and this server has no household directory"))
+                }
+                do throws(ServiceError) {
+                    let user = try context.requireUser()
+                    context = context.member(of: try await directory.household(of: user, for: context))
+                } catch {
+                    return .failure(error)
+                }
             }
             @Sendable func run(_ context: RequestContext) async -> Result<[UInt8], ServiceError> {
                 do {
@@ -252,6 +269,11 @@ public final class RPCServer: Service, Sendable {
         use handler: @escaping @Sendable (Request, _ user: String, RequestContext) async throws -> Response
     ) {
         register(method) { request, context in try await handler(request, try context.requireUser(), context) }
+    }
+
+    /// Sets where the households of ``Access/household`` methods' callers are found.
+    public func useHouseholds(_ directory: any HouseholdDirectory) {
+        households.directory = directory
     }
 
     public var registeredMethods: [String] { handlers.withLock { $0.keys.sorted() } }

@@ -21,6 +21,10 @@ public struct RequestContext: Sendable {
     /// remembers its reply: handed to ``SousDatabase/write(idempotent:_:)`` by the write whose
     /// value is the reply, which then commits with the reply a retry is answered.
     public private(set) var idempotency: IdempotencyScope?
+    /// The household the user belongs to, for a method whose data the household shares
+    /// (``Access/household``): found by the server before the handler runs, never sent by the
+    /// client. Nil for every other method.
+    public private(set) var household: String?
     private let serviceLogger: Logger
     /// The service logger with `request`, `method` and (once known) `user` metadata. Built when a
     /// handler logs, not for every request: a stream log handler formats its metadata each time
@@ -52,6 +56,22 @@ public struct RequestContext: Sendable {
         var context = self
         context.idempotency = scope
         return context
+    }
+
+    /// The same context for a member of `household`.
+    func member(of household: String) -> RequestContext {
+        var context = self
+        context.household = household
+        return context
+    }
+
+    /// The caller's household; the server found it before a ``Access/household`` method's
+    /// handler runs.
+    public func requireHousehold() throws(ServiceError) -> String {
+        guard let household else {
+            throw ServiceError.internal("\(method) reads a household, but is not declared with household access")
+        }
+        return household
     }
 
     /// The verified user; the server already refused `user` methods called without one.

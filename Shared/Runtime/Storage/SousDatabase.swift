@@ -312,6 +312,8 @@ public struct SousDatabase: Sendable {
 
     /// The columns that say whose a row is: every table's `user` or `owner` column.
     public static let ownerColumns: Set<String> = ["user", "owner"]
+    /// The column that says which household shares a row.
+    public static let householdColumn = "household"
 
     /// Deletes every row of `user` in every table, in one transaction: rows whose `user` or
     /// `owner` column names them, and through `ON DELETE CASCADE` the rows that hang off those.
@@ -319,6 +321,11 @@ public struct SousDatabase: Sendable {
     /// per table.
     public func eraseUser(_ user: String) throws -> [String: Int] {
         try write { session in try Self.eraseUser(user, in: session) }
+    }
+
+    /// Deletes every row a household shared, in every table with a `household` column.
+    public func eraseHousehold(_ household: String) throws -> [String: Int] {
+        try write { session in try Self.erase(owner: household, columns: [Self.householdColumn], in: session) }
     }
 
     /// Moves everything the WAL holds into the database file and empties the WAL, so the older
@@ -341,31 +348,37 @@ public struct SousDatabase: Sendable {
 
     /// ``eraseUser(_:)`` inside a transaction the caller already holds.
     public static func eraseUser(_ user: String, in session: any SQLSession) throws -> [String: Int] {
+        try erase(owner: user, columns: ownerColumns, in: session)
+    }
+
+    /// Deletes the rows whose column of `columns` names `owner`.
+    public static func erase(owner: String, columns: Set<String>, in session: any SQLSession) throws -> [String: Int] {
         var deleted: [String: Int] = [:]
-        for (table, column) in try ownedTables(session) {
-            let count = try session.execute("DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \(column.quotedDatabaseIdentifier) = ?", [user])
+        for (table, column) in try ownedTables(session, columns: columns) {
+            let count = try session.execute("DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \(column.quotedDatabaseIdentifier) = ?", [owner])
             if count > 0 { deleted[table, default: 0] += count }
         }
         return deleted
     }
 
-    /// Every (table, owner column) pair of the schema.
-    static func ownedTables(_ session: any SQLSession) throws -> [(String, String)] {
-        let owners = ownerColumns.sorted()
+    /// Every (table, column) pair of the schema whose column is one of `columns`.
+    static func ownedTables(_ session: any SQLSession, columns: Set<String> = ownerColumns) throws -> [(String, String)] {
+        let owners = columns.sorted()
         switch session.engine {
         case .sqlite:
             let tables = try session.values(
                 String.self,
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
             return try tables.flatMap { table in
-                try session.values(String.self, "SELECT name FROM pragma_table_info(?)", [table]).filter(ownerColumns.contains).map { (table, $0) }
+                try session.values(String.self, "SELECT name FROM pragma_table_info(?)", [table]).filter(columns.contains).map { (table, $0) }
             }
         case .postgres:
             return try session.rows(
                 """
                 SELECT table_name, column_name FROM information_schema.columns
-                WHERE table_schema = current_schema() AND column_name IN (?, ?) ORDER BY table_name, column_name
-                """, owners
+                WHERE table_schema = current_schema() AND column_name IN (\(SQLEngine.postgres.jsonArrayValues))
+                ORDER BY table_name, column_name
+                """, [owners.sqlJSONArray]
             ).map { ($0["table_name"], $0["column_name"]) }
         }
     }

@@ -131,13 +131,13 @@ struct AccountHandlers: Sendable {
         guard let account = try store.account(user: claims.user) else { throw ServiceError.notFound("the account no longer exists") }
         try AccountRules.checkOfferedPassword(request.password)
         _ = try checkPassword(request.password, email: account.info.email, context: context)
-        let ended = try store.deleteAccount(user: claims.user, erasingIn: AccountEraser.services, now: now)
+        let (ended, dissolved) = try store.deleteAccount(user: claims.user, erasingIn: AccountEraser.services, now: now)
         revoked(ended)
         if try !store.database.checkpointAfterErasure() {
             context.logger.warning("a reader kept the checkpoint after an erasure from emptying the WAL; the next checkpoint will")
         }
         context.logger.notice("account deleted", metadata: ["user": "\(claims.user)"])
-        let erased = await eraser.eraseNow(user: claims.user, for: context)
+        let erased = await eraser.eraseNow(user: claims.user, dissolving: dissolved, for: context)
         return AccountDeleted(
             user: claims.user, erased: [SousService.planner.rawValue] + erased.map(\.rawValue),
             pending: AccountEraser.services.filter { !erased.contains($0) }.map(\.rawValue)
@@ -211,27 +211,59 @@ final class AccountEraser: Service, Sendable {
     static let retryInterval = Duration.seconds(5)
 
     private let store: AccountStore
+    private let households: HouseholdStore
     private let peers: [SousService: Peer<AnyService>]
     private let logger: Logger
 
-    init(store: AccountStore, configuration: ServiceConfiguration, logger: Logger) {
+    init(store: AccountStore, households: HouseholdStore, configuration: ServiceConfiguration, logger: Logger) {
         self.store = store
+        self.households = households
         var peers: [SousService: Peer<AnyService>] = [:]
         for service in Self.services { peers[service] = Peer<AnyService>(service, of: configuration) }
         self.peers = peers
         self.logger = logger
     }
 
-    /// Asks every service with a pending erasure of `user`; returns those that confirmed.
-    func eraseNow(user: String, for context: RequestContext?) async -> [SousService] {
+    /// Asks every service with a pending erasure of `user` (and of the households dissolved
+    /// with it); returns those that confirmed both.
+    func eraseNow(user: String, dissolving households: [String] = [], for context: RequestContext?) async -> [SousService] {
         var erased: [SousService] = []
         await withTaskGroup(of: SousService?.self) { group in
             for service in Self.services {
-                group.addTask { await self.erase(user: user, in: service, for: context) ? service : nil }
+                group.addTask {
+                    var done = await self.erase(user: user, in: service, for: context)
+                    for household in households where done {
+                        done = await self.erase(household: household, in: service, for: context)
+                    }
+                    return done ? service : nil
+                }
             }
             for await done in group { if let done { erased.append(done) } }
         }
         return Self.services.filter(erased.contains)
+    }
+
+    /// Erases in every service what households nobody belongs to any more shared (queued by
+    /// the change that emptied them); what fails is retried by ``run()``.
+    func eraseHouseholds(_ dissolved: [String], for context: RequestContext?) async {
+        guard !dissolved.isEmpty else { return }
+        await withTaskGroup(of: Void.self) { group in
+            for service in Self.services {
+                group.addTask { for household in dissolved { _ = await self.erase(household: household, in: service, for: context) } }
+            }
+        }
+    }
+
+    private func erase(household: String, in service: SousService, for context: RequestContext?) async -> Bool {
+        guard let peer = peers[service] else { return false }
+        do {
+            _ = try await peer.call(HouseholdLookup.erase, HouseholdRef(household: household), user: nil, for: context)
+            try households.erasureDone(household: household, service: service)
+            return true
+        } catch {
+            logger.notice("household erasure pending", metadata: ["service": "\(service.rawValue)", "error": "\(error)"])
+            return false
+        }
     }
 
     private func erase(user: String, in service: SousService, for context: RequestContext?) async -> Bool {
@@ -251,6 +283,9 @@ final class AccountEraser: Service, Sendable {
             while !Task.isCancelled {
                 if let pending = try? self.store.pendingErasures() {
                     for (user, service) in pending { _ = await self.erase(user: user, in: service, for: nil) }
+                }
+                if let pending = try? self.households.pendingErasures() {
+                    for (household, service) in pending { _ = await self.erase(household: household, in: service, for: nil) }
                 }
                 try await Task.sleep(for: Self.retryInterval)
             }

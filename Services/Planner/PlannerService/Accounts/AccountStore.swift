@@ -96,16 +96,21 @@ public final class AccountStore: Sendable {
     }
 
     /// Deletes the account and every planner row of the user, ends their sessions, and queues
-    /// the erasure of their rows in `services`: one transaction.
-    func deleteAccount(user: String, erasingIn services: [SousService], now: Date) throws(ServiceError) -> [RevokedSession] {
+    /// the erasure of their rows in `services`: one transaction. Their household passes to the
+    /// member who has been in it longest; one nobody is left in goes too, here and (queued) in
+    /// `services`.
+    func deleteAccount(
+        user: String, erasingIn services: [SousService], now: Date
+    ) throws(ServiceError) -> (ended: [RevokedSession], dissolved: [String]) {
         try storage {
             try database.write { transaction in
                 let ended = try Self.endSessions(transaction, #"SELECT * FROM session WHERE "user" = ? ORDER BY created_at, id"#, [user])
+                let dissolved = try HouseholdStore.removeForDeletion(transaction, user: user, now: now, erasingIn: services)
                 _ = try SousDatabase.eraseUser(user, in: transaction)
                 for service in services {
                     try transaction.insert(ErasureRecord(deletedUser: user, service: service, requestedAt: now), onConflict: .ignore)
                 }
-                return ended
+                return (ended, dissolved)
             }
         }
     }
