@@ -202,12 +202,44 @@ public struct WeekPlan: Codable, Equatable, Sendable {
     public var timeZone: String
     public var days: [PlanDay]
     public var selection: [SelectedRecipe]
+    /// The household's plan version: it changes with every change to the selection or the slots,
+    /// whichever member made it (`plan.wait`). 0 before the first.
+    public var version: Int64
 
-    public init(today: LocalDate, timeZone: String, days: [PlanDay], selection: [SelectedRecipe]) {
+    public init(today: LocalDate, timeZone: String, days: [PlanDay], selection: [SelectedRecipe], version: Int64 = 0) {
         self.today = today
         self.timeZone = timeZone
         self.days = days
         self.selection = selection
+        self.version = version
+    }
+}
+
+/// `plan.wait`: wait for the household's plan to change.
+@MessagePackCodable
+public struct PlanWait: Codable, Equatable, Sendable {
+    /// The plan version the caller has (``WeekPlan/version``); the answer comes as soon as the
+    /// plan's differs.
+    public var after: Int64
+    /// How long to wait when it does not: 0 to 25 seconds (default 20).
+    public var waitSeconds: Double?
+
+    public init(after: Int64, waitSeconds: Double? = nil) {
+        self.after = after
+        self.waitSeconds = waitSeconds
+    }
+}
+
+/// `plan.wait`'s answer.
+@MessagePackCodable
+public struct PlanVersionNow: Codable, Equatable, Sendable {
+    public var version: Int64
+    /// Whether it differs from `after` (false: the wait ran out); read the week again when true.
+    public var changed: Bool
+
+    public init(version: Int64, changed: Bool) {
+        self.version = version
+        self.changed = changed
     }
 }
 
@@ -229,21 +261,63 @@ public struct PlanDays: Codable, Equatable, Sendable {
     public init(days: [PlanDay]) { self.days = days }
 }
 
+/// `plan.cooked`: the slot whose meal was cooked, and who else ate it.
+@MessagePackCodable
+public struct CookedSlot: Codable, Equatable, Sendable {
+    public var date: LocalDate
+    public var slot: Int
+    /// Other members of the caller's household who ate it too (user ids, at most 20): each gets
+    /// one serving in their own diary, once however often the meal is marked.
+    public var alsoEatenBy: [String]?
+
+    public init(date: LocalDate, slot: Int, alsoEatenBy: [String]? = nil) {
+        self.date = date
+        self.slot = slot
+        self.alsoEatenBy = alsoEatenBy
+    }
+
+    public var ref: SlotRef { SlotRef(date: date, slot: slot) }
+}
+
 /// What "cooked it" did: the slot as recorded, and whether the tracker logged the serving.
 @MessagePackCodable
 public struct CookedResult: Codable, Equatable, Sendable {
+    /// The slot, with the caller's own diary entry.
     public var slot: PlanSlot
-    /// True when the diary has the serving (now, or from an earlier attempt).
+    /// True when the caller's diary has the serving (now, or from an earlier attempt).
     public var logged: Bool
+    /// The entry logged now; nil when it was logged before or could not be.
     public var diaryEntry: DiaryEntry?
     /// Why logging failed, in a sentence a user can act on; nil when it worked.
     public var loggingError: String?
+    /// The other members named in `alsoEatenBy`, in that order.
+    public var others: [MemberServing]
 
-    public init(slot: PlanSlot, logged: Bool, diaryEntry: DiaryEntry?, loggingError: String?) {
+    public init(slot: PlanSlot, logged: Bool, diaryEntry: DiaryEntry?, loggingError: String?, others: [MemberServing] = []) {
         self.slot = slot
         self.logged = logged
         self.diaryEntry = diaryEntry
         self.loggingError = loggingError
+        self.others = others
+    }
+}
+
+/// One other member's serving of a cooked meal.
+@MessagePackCodable
+public struct MemberServing: Codable, Equatable, Sendable {
+    public var user: String
+    /// True when their diary has the serving (now, or from an earlier mark).
+    public var logged: Bool
+    /// Their diary entry, when it was logged by this call.
+    public var diaryEntry: DiaryEntry?
+    /// Why it could not be logged; nil when it was.
+    public var error: String?
+
+    public init(user: String, logged: Bool, diaryEntry: DiaryEntry?, error: String?) {
+        self.user = user
+        self.logged = logged
+        self.diaryEntry = diaryEntry
+        self.error = error
     }
 }
 
@@ -294,7 +368,9 @@ extension PlannerAPI {
     public static let moveSlot = Method<Planner, SlotMove, PlanDays>.write("plan.move", .household, keyCheck: .atCommit)
     public static let clearSlot = Method<Planner, SlotRef, PlanSlot>.write("plan.clear", .household, keyCheck: .atCommit)
     /// Records that the slot's meal was cooked and asks the tracker to log one serving.
-    public static let cooked = Method<Planner, SlotRef, CookedResult>.write("plan.cooked", .household, keyCheck: .resumable)
+    public static let cooked = Method<Planner, CookedSlot, CookedResult>.write("plan.cooked", .household, keyCheck: .resumable)
+    /// Answers when the household's plan changes (any member's change), or after the wait.
+    public static let wait = Method<Planner, PlanWait, PlanVersionNow>.read("plan.wait", .household, activity: false)
     /// iCalendar of the visible week or a date range.
     public static let calendar = Method<Planner, CalendarRequest, CalendarExport>.read("plan.ics", .household, lane: .heavy)
 }

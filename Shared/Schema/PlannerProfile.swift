@@ -203,12 +203,16 @@ public struct ProfileChangedEvent: Codable, Equatable, Sendable {
 
 @MessagePackCodable
 public struct PlanChangedEvent: Codable, Equatable, Sendable {
+    /// A member of the household whose plan changed: the event is published for each.
     public var user: String
+    /// The household whose plan it is (nil when only the household the user belongs to changed).
+    public var household: String?
     /// The dates whose slots changed (empty when only the selection did).
     public var dates: [LocalDate]
 
-    public init(user: String, dates: [LocalDate]) {
+    public init(user: String, household: String? = nil, dates: [LocalDate]) {
         self.user = user
+        self.household = household
         self.dates = dates
     }
 }

@@ -37,7 +37,7 @@ extension StackFixture {
 
         _ = try await planner.call(PlannerAPI.putSlot, SlotAssignment(date: today, slot: 2, recipe: toast.id), user: user)
         _ = try await planner.call(PlannerAPI.putSlot, SlotAssignment(date: today.adding(days: 1), slot: 1, recipe: "tomato-lentil-soup"), user: user)
-        let cooked = try await planner.call(PlannerAPI.cooked, SlotRef(date: today, slot: 2), user: user)
+        let cooked = try await planner.call(PlannerAPI.cooked, CookedSlot(date: today, slot: 2), user: user)
         guard cooked.logged else { throw FillError(description: "plan.cooked logged nothing") }
 
         _ = try await groceries.call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: "minestrone"), user: user)

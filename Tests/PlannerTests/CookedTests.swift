@@ -19,7 +19,7 @@ struct CookedTests {
             let tracker = try #require(world.tracker)
             _ = try await world.call(PlannerAPI.updateProfile, ProfileUpdate(people: 4))
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup))
-            let result = try await world.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 1))
+            let result = try await world.call(PlannerAPI.cooked, CookedSlot(date: localDate("2026-03-10"), slot: 1))
             #expect(result.logged && result.loggingError == nil)
             let entry = try #require(result.diaryEntry)
             #expect(result.slot.cookedAt == referenceInstant && result.slot.diaryEntry == entry.id)
@@ -36,7 +36,7 @@ struct CookedTests {
             let week = try await world.call(PlannerAPI.getPlan, Empty())
             #expect(week.days[0].slots[0].diaryEntry == entry.id)
             let again = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 1))
+                try await world.call(PlannerAPI.cooked, CookedSlot(date: localDate("2026-03-10"), slot: 1))
             }
             #expect(again?.code == .conflict)
             #expect(try await tracker.call(TrackerAPI.listEntries, DayRequest(date: localDate("2026-03-10")), user: "ada").entries.count == 1)
@@ -46,21 +46,21 @@ struct CookedTests {
     @Test func cookedNeedsAPlannedMealOnOrBeforeToday() async throws {
         try await withPlanner(tracker: .real) { world in
             let empty = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 2))
+                try await world.call(PlannerAPI.cooked, CookedSlot(date: localDate("2026-03-10"), slot: 2))
             }
             #expect(empty?.code == .notFound && empty?.field == "slot")
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-11"), slot: 2, recipe: soup))
             let future = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-11"), slot: 2))
+                try await world.call(PlannerAPI.cooked, CookedSlot(date: localDate("2026-03-11"), slot: 2))
             }
             #expect(future?.code == .badRequest && future?.field == "date")
             let slot = await #expect(throws: ServiceError.self) {
-                try await world.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 5))
+                try await world.call(PlannerAPI.cooked, CookedSlot(date: localDate("2026-03-10"), slot: 5))
             }
             #expect(slot?.field == "slot")
             // Yesterday's dinner can still be marked after midnight, into yesterday's diary.
             world.clock.advance(by: 86_400)
-            let late = try await world.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-11"), slot: 2))
+            let late = try await world.call(PlannerAPI.cooked, CookedSlot(date: localDate("2026-03-11"), slot: 2))
             #expect(late.logged && late.slot.meal == .dinner && late.diaryEntry?.date == localDate("2026-03-11"))
         }
     }
@@ -68,7 +68,7 @@ struct CookedTests {
     @Test func whenTheTrackerIsDownTheMarkStaysAndTheUserIsTold() async throws {
         try await withPlanner(tracker: .absent) { world in
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 2, recipe: soup))
-            let result = try await world.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 2))
+            let result = try await world.call(PlannerAPI.cooked, CookedSlot(date: localDate("2026-03-10"), slot: 2))
             #expect(!result.logged && result.diaryEntry == nil)
             let message = try #require(result.loggingError)
             #expect(message.contains("could not be logged") && message.contains("tracker"))
@@ -96,9 +96,9 @@ struct CookedTests {
             let downClient = down.host.client(Planner.self)
             let upClient = up.host.client(Planner.self)
             _ = try await downClient.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup), user: "ada")
-            #expect(try await downClient.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 1), user: "ada").logged == false)
+            #expect(try await downClient.call(PlannerAPI.cooked, CookedSlot(date: localDate("2026-03-10"), slot: 1), user: "ada").logged == false)
             clock.advance(by: 600)
-            let retried = try await upClient.call(PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 1), user: "ada")
+            let retried = try await upClient.call(PlannerAPI.cooked, CookedSlot(date: localDate("2026-03-10"), slot: 1), user: "ada")
             #expect(retried.logged && retried.diaryEntry?.meal == .lunch)
             #expect(retried.slot.cookedAt == referenceInstant, "the first mark's time is kept")
         }
@@ -116,11 +116,11 @@ struct CookedTests {
                 user: "ada", idempotencyKey: "cook-1>diary.logRecipe"
             )
             let cooked = try await world.client.call(
-                PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 2), user: "ada", idempotencyKey: "cook-1")
+                PlannerAPI.cooked, CookedSlot(date: localDate("2026-03-10"), slot: 2), user: "ada", idempotencyKey: "cook-1")
             #expect(cooked.logged && cooked.diaryEntry == logged)
             // And the same request again replays the planner's reply.
             let again = try await world.client.call(
-                PlannerAPI.cooked, SlotRef(date: localDate("2026-03-10"), slot: 2), user: "ada", idempotencyKey: "cook-1")
+                PlannerAPI.cooked, CookedSlot(date: localDate("2026-03-10"), slot: 2), user: "ada", idempotencyKey: "cook-1")
             #expect(again == cooked)
             #expect(
                 try await tracker.call(TrackerAPI.listEntries, DayRequest(date: localDate("2026-03-10")), user: "ada").entries.map(\.id) == [
@@ -136,7 +136,7 @@ struct CookedTests {
     func aCookedRetriedAfterItsMarkWasCommittedFinishesTheLogging(markAge: TimeInterval) async throws {
         try await withPlanner(tracker: .real) { world in
             let tracker = try #require(world.tracker)
-            let ref = SlotRef(date: localDate("2026-03-10"), slot: 2)
+            let ref = CookedSlot(date: localDate("2026-03-10"), slot: 2)
             _ = try await world.call(PlannerAPI.putSlot, SlotAssignment(date: ref.date, slot: ref.slot, recipe: soup))
             // What the dead attempt committed: the slot marked cooked, and its key's mark.
             let database = world.planner.store.database

@@ -89,7 +89,7 @@ struct DeadlineTests {
             _ = try await client.call(PlannerAPI.putSlot, SlotAssignment(date: localDate("2026-03-10"), slot: 1, recipe: soup), user: "ada")
             // The planner gives the tracker 28 s, the tracker the catalog about 26 s.
             let (reply, elapsed) = try await Self.call(
-                PlannerAPI.cooked.name, SlotRef(date: localDate("2026-03-10"), slot: 1), at: planner.host.boundEndpoints.requests)
+                PlannerAPI.cooked.name, CookedSlot(date: localDate("2026-03-10"), slot: 1), at: planner.host.boundEndpoints.requests)
             let cooked = try reply.decode(CookedResult.self)
             #expect(!cooked.logged)
             #expect(cooked.loggingError?.contains("the tracker needs the catalog") == true, "\(cooked.loggingError ?? "")")

@@ -40,7 +40,8 @@ struct EventTests {
                 let planEvent = try await firstElement(of: subscriber.events, within: .seconds(10)) {
                     $0.header.topic == PlannerTopics.planChanged.name
                 }
-                #expect(try planEvent.decode(PlanChangedEvent.self) == PlanChangedEvent(user: "bea", dates: [localDate("2026-03-12")]))
+                #expect(
+                    try planEvent.decode(PlanChangedEvent.self) == PlanChangedEvent(user: "bea", household: "bea", dates: [localDate("2026-03-12")]))
                 let activity = try await firstElement(of: subscriber.events, within: .seconds(10)) {
                     $0.header.topic == EventTopics.activity.name && ((try? $0.decode(ActivityEvent.self).user) == "bea")
                 }

@@ -126,6 +126,15 @@ struct HouseholdTests {
             // Nothing new since: a wait of 0 s answers at once, unchanged.
             let now = try await bob.groceries.call(GroceriesAPI.wait, ListWait(after: answer.version, waitSeconds: 0))
             #expect(!now.changed && now.version == answer.version)
+
+            // The plan the same way.
+            let week = try await bob.planner.call(PlannerAPI.getPlan, Empty())
+            async let planWoke = bob.planner.call(PlannerAPI.wait, PlanWait(after: week.version, waitSeconds: 25))
+            _ = try await ada.planner.call(PlannerAPI.putSlot, SlotAssignment(date: week.today, slot: 1, recipe: "tomato-lentil-soup"))
+            let planAnswer = try await planWoke
+            #expect(planAnswer.changed && planAnswer.version != week.version)
+            let seen = try await bob.planner.call(PlannerAPI.getPlan, Empty())
+            #expect(seen.version == planAnswer.version && seen.days[0].slots[0].recipe == "tomato-lentil-soup")
         }
     }
 
@@ -153,6 +162,55 @@ struct HouseholdTests {
             let (adas, bobs) = (try await ada.list(), try await bob.list())
             #expect(adas == bobs)
             #expect(adas.version == last.0 && adas.lines.first?.checked == last.1)
+        }
+    }
+
+    /// A meal cooked for the household is logged once in the diary of each member who ate it:
+    /// the cook's, those they name, and anyone who marks it later for themselves.
+    @Test func aCookedMealIsLoggedOnceInTheDiaryOfEachMemberWhoAteIt() async throws {
+        try await withStack { stack, _ in
+            let ada = try await person("Ada", on: stack)
+            let bob = try await person("Bob", on: stack)
+            let cat = try await person("Cat", on: stack)
+            let eve = try await person("Eve", on: stack)
+            try await bob.join(try await ada.invite())
+            try await cat.join(try await ada.invite())
+            let today = try await ada.planner.call(PlannerAPI.getPlan, Empty()).today
+            _ = try await ada.planner.call(PlannerAPI.putSlot, SlotAssignment(date: today, slot: 2, recipe: "tomato-lentil-soup"))
+
+            let stranger = await error {
+                try await ada.planner.call(PlannerAPI.cooked, CookedSlot(date: today, slot: 2, alsoEatenBy: [eve.user]))
+            }
+            #expect(stranger?.code == .notFound && stranger?.field == "alsoEatenBy.0")
+            let twice = await error {
+                try await ada.planner.call(PlannerAPI.cooked, CookedSlot(date: today, slot: 2, alsoEatenBy: [bob.user, bob.user]))
+            }
+            #expect(twice?.code == .badRequest && twice?.field == "alsoEatenBy.1")
+
+            let cooked = try await ada.planner.call(PlannerAPI.cooked, CookedSlot(date: today, slot: 2, alsoEatenBy: [bob.user]))
+            #expect(cooked.logged && cooked.diaryEntry != nil && cooked.others.map(\.user) == [bob.user])
+            let bobsEntry = try #require(cooked.others.first?.diaryEntry)
+            #expect(cooked.slot.diaryEntry == cooked.diaryEntry?.id)
+
+            // Bob's serving is in his diary; marking it himself logs nothing twice.
+            let bobsDay = try await bob.tracker.call(TrackerAPI.listEntries, DayRequest(date: today))
+            #expect(bobsDay.entries.map(\.id) == [bobsEntry.id])
+            let again = await error { try await bob.planner.call(PlannerAPI.cooked, CookedSlot(date: today, slot: 2)) }
+            #expect(again?.code == .conflict && again?.field == "slot")
+            let bobsWeek = try await bob.planner.call(PlannerAPI.getPlan, Empty())
+            #expect(bobsWeek.days[0].slots[1].diaryEntry == bobsEntry.id, "each member sees their own entry")
+
+            // Cat ate too, and says so herself.
+            let cats = try await cat.planner.call(PlannerAPI.cooked, CookedSlot(date: today, slot: 2))
+            #expect(cats.logged && cats.diaryEntry != nil && cats.diaryEntry?.id != cooked.diaryEntry?.id)
+            #expect(try await ada.tracker.call(TrackerAPI.listEntries, DayRequest(date: today)).entries.count == 1)
+            #expect(try await cat.tracker.call(TrackerAPI.listEntries, DayRequest(date: today)).entries.count == 1)
+
+            // Moving the meal moves everyone's serving with it.
+            let tomorrow = today.adding(days: 1)
+            _ = try await ada.planner.call(PlannerAPI.moveSlot, SlotMove(from: SlotRef(date: today, slot: 2), to: SlotRef(date: tomorrow, slot: 1)))
+            let moved = try await bob.planner.call(PlannerAPI.getPlan, Empty())
+            #expect(moved.days[1].slots[0].diaryEntry == bobsEntry.id && moved.days[0].slots[1].recipe == nil)
         }
     }
 

@@ -153,7 +153,7 @@ public enum CommandIndex {
         "plan.history": "plan show", "plan.selection": "plan list", "plan.add": "plan add", "plan.remove": "plan remove", "plan.put": "plan put",
         "plan.move": "plan move", "plan.clear": "plan clear", "plan.cooked": "plan cooked", "plan.multiplier": "plan multiplier",
         "plan.household": "plan household", "plan.weekHousehold": "plan household",
-        "plan.ics": "plan ics", "plan.fill": "plan fill", "plan.unfill": "plan clear --fill",
+        "plan.ics": "plan ics", "plan.fill": "plan fill", "plan.unfill": "plan clear --fill", "plan.wait": "plan watch",
         "household.get": "household show", "household.update": "household rename", "household.invite": "household invite",
         "household.invitations": "household invitations", "household.revokeInvitation": "household revoke", "household.join": "household join",
         "household.leave": "household leave", "household.remove": "household remove", "household.transfer": "household transfer",

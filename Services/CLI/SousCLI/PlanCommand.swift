@@ -18,7 +18,7 @@ struct PlanCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Show.self, List.self, Add.self, Remove.self, Put.self, Move.self, Clear.self, Fill.self, Cooked.self, Multiplier.self, Household.self,
-            ICS.self,
+            ICS.self, Watch.self,
         ]
     )
 
@@ -51,6 +51,62 @@ struct PlanCommand: AsyncParsableCommand {
                 Console.current.out(
                     "Picked: "
                         + week.selection.map { "\($0.name) (\($0.id))\($0.plannedSlots > 0 ? " ×\($0.plannedSlots)" : "")" }.joined(separator: ", "))
+            }
+        }
+    }
+
+    struct Watch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the week each time anyone in your household changes the plan (Ctrl-C stops).",
+            discussion: """
+                Waits on the planner (plan.wait) rather than asking again and again: a meal another member plans shows \
+                here within a second. With --json each change is one JSON object per line (the week). --count and \
+                --timeout make it return by itself (for scripts): exit 5 if --count changes did not come within --timeout seconds.
+                """)
+        @Option(help: "Return after this many changes.") var count: Int?
+        @Option(help: "Return after this many seconds.") var timeout: Double?
+        @OptionGroup var global: GlobalOptions
+
+        func validate() throws {
+            if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+            if let timeout, !(timeout > 0 && timeout <= 365 * 86_400) {
+                throw ValidationError("--timeout must be a number of seconds above 0 and at most 31536000 (one year)")
+            }
+        }
+
+        func run() async throws {
+            let token = try global.token
+            let client = global.client(Planner.self)
+            let stopAt = timeout.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
+            // The version comes first, so a change made after the "Watching" line is never missed.
+            var version = try await client.call(PlannerAPI.getPlan, Empty(), session: token).version
+            if !global.json { Console.current.out("Watching your household's plan (version \(version))…") }
+            var seen = 0
+            while count.map({ seen < $0 }) ?? true {
+                var wait = 20.0
+                if let stopAt {
+                    let left = stopAt - .now
+                    if left <= .zero { break }
+                    wait = min(wait, Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
+                }
+                let now = try await client.call(
+                    PlannerAPI.wait, PlanWait(after: version, waitSeconds: wait), session: token, timeout: .milliseconds(Int(wait * 1000) + 10_000))
+                guard now.changed else { continue }
+                let week = try await client.call(PlannerAPI.getPlan, Empty(), session: token)
+                version = week.version
+                seen += 1
+                if global.json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                    encoder.dateEncodingStrategy = .iso8601
+                    Console.current.out(String(decoding: try encoder.encode(week), as: UTF8.self))
+                } else {
+                    Console.current.out("Version \(week.version), week of \(week.today):")
+                    Console.current.out(renderPlanGrid(week.days))
+                }
+            }
+            if let count, seen < count {
+                throw ServiceError(.timeout, "fewer than \(count) change\(count == 1 ? "" : "s") came within \(number(timeout ?? 0)) s")
             }
         }
     }
@@ -300,17 +356,22 @@ struct PlanCommand: AsyncParsableCommand {
     struct Cooked: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Say you cooked a planned meal: it is marked in the plan and one serving is logged to your diary.",
-            discussion:
-                "If the tracker cannot be reached the meal is still marked; run the command again later to log it. Exit code 5 when logging failed."
+            discussion: """
+                --for names other members of your household who ate it too (user ids from `sous household show`): each gets \
+                one serving in their own diary, once. If the tracker cannot be reached the meal is still marked; run the \
+                command again later to log it. Exit code 5 when logging failed.
+                """
         )
         @Argument(help: "Date (today or up to 7 days back): \(PlanDate.forms).") var date: String
         @Argument(help: "Slot.") var slot: String
+        @Option(name: .customLong("for"), help: "Another member who ate it too (repeat for several).") var others: [String] = []
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
             let client = global.client(Planner.self)
             let ref = try await PlanDate.slot(date, slot, client: client, session: global.token)
-            let result = try await client.call(PlannerAPI.cooked, ref, session: global.token)
+            let request = CookedSlot(date: ref.date, slot: ref.slot, alsoEatenBy: others.isEmpty ? nil : others)
+            let result = try await client.call(PlannerAPI.cooked, request, session: global.token)
             if global.json {
                 try printJSON(result)
             } else {
@@ -319,9 +380,17 @@ struct PlanCommand: AsyncParsableCommand {
                 if let entry = result.diaryEntry {
                     Console.current.out("Logged 1 serving to your diary (\(entry.totals.kcal.roundedInt) kcal, entry \(entry.id)).")
                 }
+                for other in result.others where other.logged {
+                    Console.current.out(
+                        other.diaryEntry.map { "Logged 1 serving to \(other.user)'s diary (entry \($0.id))." }
+                            ?? "\(other.user) had it logged already.")
+                }
             }
             if let message = result.loggingError {
                 Console.current.err("sous: \(message)")
+            }
+            for other in result.others { if let message = other.error { Console.current.err("sous: \(other.user): \(message)") } }
+            if result.loggingError != nil || result.others.contains(where: { $0.error != nil }) {
                 throw ExitCode(ExitCodes.unavailable)
             }
         }

@@ -26,7 +26,9 @@ public struct GroceriesService: Sendable {
             changes: [.dropped(by: PlannerTopics.profileChanged, user: \.user), .dropped(by: PlannerTopics.planChanged, user: \.user)],
             expiry: \.validUntil, configuration: configuration, logger: logger)
         let changes = ChangeSignals()
-        let follower = ListChangeFollower(configuration: configuration, changes: changes, logger: logger)
+        // Other replicas' changes wake the `groceries.wait` calls waiting here.
+        let follower = ReplicaChangeFollower(
+            configuration: configuration, topic: GroceriesTopics.changed, key: { $0.household }, changes: changes, logger: logger)
         let host = try ServiceHost(
             configuration: configuration, logger: logger, database: database, services: [households] + (follower.map { [$0] } ?? []))
         host.server.useHouseholds(PlannerHouseholds(of: configuration))

@@ -26,8 +26,12 @@ public struct PlannerService: Sendable {
         let accounts = AccountStore(database: database, passwordCost: passwordCost)
         let households = HouseholdStore(database: database)
         let eraser = AccountEraser(store: accounts, households: households, configuration: configuration, logger: logger)
+        let changes = ChangeSignals()
+        // Other replicas' changes wake the `plan.wait` calls waiting here.
+        let follower = ReplicaChangeFollower(
+            configuration: configuration, topic: PlannerTopics.planChanged, key: { $0.household }, changes: changes, logger: logger)
         let host = try ServiceHost(
-            configuration: configuration, logger: logger, database: database, services: [eraser],
+            configuration: configuration, logger: logger, database: database, services: [eraser] + (follower.map { [$0] } ?? []),
             ownRevocations: { since in try accounts.liveRevocations(since: since, now: configuration.clock.now) })
         let signer = try Self.sessionSigner(configuration)
         let known = try accounts.revocations(since: 0, now: Date())
@@ -37,7 +41,7 @@ public struct PlannerService: Sendable {
         self.accounts = accounts
         host.server.useHouseholds(households)
         PlannerHandlers(
-            host: host.parts, store: store, households: households, catalog: Peer<Catalog>(Catalog.self, of: configuration),
+            host: host.parts, store: store, households: households, changes: changes, catalog: Peer<Catalog>(Catalog.self, of: configuration),
             tracker: Peer<Tracker>(Tracker.self, of: configuration)
         ).register(on: host.server)
         AccountHandlers(host: host.parts, store: accounts, signer: signer, eraser: eraser).register(on: host.server)
@@ -63,6 +67,8 @@ struct PlannerHandlers: Sendable {
     let host: HostParts
     let store: PlannerStore
     let households: HouseholdStore
+    /// Wakes `plan.wait` calls when their household's plan changes.
+    let changes: ChangeSignals
     let catalog: Peer<Catalog>
     let tracker: Peer<Tracker>
 
@@ -93,6 +99,7 @@ struct PlannerHandlers: Sendable {
         server.register(PlannerAPI.exportArchive, use: exportArchive)
         server.register(PlannerAPI.importArchive, use: importArchive)
         server.register(PlannerAPI.calendar, use: calendar)
+        server.register(PlannerAPI.wait, use: wait)
     }
 
     // MARK: Read by other services
@@ -202,30 +209,71 @@ struct PlannerHandlers: Sendable {
 
     // MARK: Cooked it
 
-    /// Commits the cooked mark first, then asks the tracker to log one serving. A tracker that
+    /// Commits the cooked mark first, then asks the tracker to log one serving in the diary of
+    /// the caller and of each member named in `alsoEatenBy` who has none of it yet. A tracker that
     /// fails leaves the mark in place and says so in the reply; calling again retries the logging.
-    func cooked(_ request: SlotRef, user: String, context: RequestContext) async throws -> CookedResult {
+    func cooked(_ request: CookedSlot, user: String, context: RequestContext) async throws -> CookedResult {
         let member = try member(user, context)
-        let slot = try store.markCooked(member: member, ref: request, now: now)
-        planChanged(member, dates: [request.date])
+        let others = try eaters(request.alsoEatenBy ?? [], besides: member)
+        let ref = request.ref
+        let (slot, logged) = try store.markCooked(member: member, ref: ref, others: others, now: now)
+        planChanged(member, dates: [ref.date])
         guard let recipe = slot.recipe else { throw ServiceError.internal("cooked slot lost its recipe") }
+        var servings: [MemberServing] = []
+        for other in others {
+            if logged.contains(other) {
+                servings.append(MemberServing(user: other, logged: true, diaryEntry: nil, error: nil))
+                continue
+            }
+            do {
+                let entry = try await logServing(of: recipe, slot: slot, for: other, context: context)
+                try store.recordDiaryEntry(entry.id, eater: other, member: member, ref: ref, recipe: recipe) { _ in () }
+                servings.append(MemberServing(user: other, logged: true, diaryEntry: entry, error: nil))
+            } catch {
+                context.logger.warning("cooked meal not logged for another member", metadata: ["error": "\(error)"])
+                servings.append(
+                    MemberServing(user: other, logged: false, diaryEntry: nil, error: "could not be logged to their diary (\(error.message))"))
+            }
+        }
+        if slot.diaryEntry != nil {
+            return CookedResult(slot: slot, logged: true, diaryEntry: nil, loggingError: nil, others: servings)
+        }
         let entry: DiaryEntry
         do {
-            // Under a key derived from this request's: marking again after a lost reply logs once.
-            entry = try await tracker.call(
-                TrackerAPI.logRecipeServing, RecipeServingLog(date: request.date, meal: slot.meal, recipe: recipe, servings: 1), user: user,
-                for: context
-            )
+            entry = try await logServing(of: recipe, slot: slot, for: user, context: context)
         } catch {
             context.logger.warning("cooked meal not logged", metadata: ["error": "\(error)"])
             let message =
-                "Marked \(PlannerStore.label(request)) as cooked, but it could not be logged to your diary (\(error.message)). "
+                "Marked \(PlannerStore.label(ref)) as cooked, but it could not be logged to your diary (\(error.message)). "
                 + "Mark it as cooked again to retry logging."
-            return CookedResult(slot: slot, logged: false, diaryEntry: nil, loggingError: message)
+            return CookedResult(slot: slot, logged: false, diaryEntry: nil, loggingError: message, others: servings)
         }
-        return try store.recordDiaryEntry(entry.id, member: member, ref: request, recipe: recipe) { recorded in
-            CookedResult(slot: recorded, logged: true, diaryEntry: entry, loggingError: nil)
+        return try store.recordDiaryEntry(entry.id, eater: user, member: member, ref: ref, recipe: recipe) { recorded in
+            CookedResult(slot: recorded, logged: true, diaryEntry: entry, loggingError: nil, others: servings)
         }
+    }
+
+    /// One serving of the slot's meal in `eater`'s diary, under a key derived from this request's
+    /// (per user): marking again after a lost reply logs it once.
+    private func logServing(of recipe: String, slot: PlanSlot, for eater: String, context: RequestContext) async throws(ServiceError) -> DiaryEntry {
+        try await tracker.call(
+            TrackerAPI.logRecipeServing, RecipeServingLog(date: slot.date, meal: slot.meal, recipe: recipe, servings: 1), user: eater, for: context)
+    }
+
+    /// The other members named as having eaten a meal: each once, each in the caller's household.
+    private func eaters(_ named: [String], besides member: PlanMember) throws(ServiceError) -> [String] {
+        guard named.count <= 20 else { throw .badRequest("at most 20 people ate one meal", field: "alsoEatenBy") }
+        let members = Set(try households.memberIDs(of: member.household))
+        var others: [String] = []
+        for (index, user) in named.enumerated() {
+            guard user != member.user else { throw .badRequest("you are counted already: name the others", field: "alsoEatenBy.\(index)") }
+            guard members.contains(user) else {
+                throw .notFound("\(user) is not a member of your household", field: "alsoEatenBy.\(index)")
+            }
+            guard !others.contains(user) else { throw .badRequest("\(user) is named twice", field: "alsoEatenBy.\(index)") }
+            others.append(user)
+        }
+        return others
     }
 
     // MARK: Calendar
@@ -295,8 +343,29 @@ struct PlannerHandlers: Sendable {
     func planChanged(_ member: PlanMember, dates: [LocalDate]) {
         let members = (try? households.memberIDs(of: member.household)) ?? [member.user]
         for user in members {
-            host.publisher.publish(PlannerTopics.planChanged, PlanChangedEvent(user: user, dates: dates))
+            host.publisher.publish(PlannerTopics.planChanged, PlanChangedEvent(user: user, household: member.household, dates: dates))
         }
+        changes.changed(member.household)
+    }
+
+    /// `plan.wait`: answers as soon as the household's plan version differs from `after` (at once
+    /// if it already does), else when `waitSeconds` have passed.
+    func wait(_ request: PlanWait, user: String, context: RequestContext) async throws -> PlanVersionNow {
+        let wait = request.waitSeconds ?? 20
+        guard wait.isFinite, (0...25).contains(wait) else { throw ServiceError.badRequest("waitSeconds must be 0 to 25", field: "waitSeconds") }
+        let household = try context.requireHousehold()
+        // Listening starts before the first look, so a change committed in between is not missed.
+        let arrivals = changes.listen(for: household)
+        defer { arrivals.stop() }
+        var version = try store.version(household: household)
+        // The wait ends a second before the caller's deadline, so the answer reaches it.
+        var budget = Duration.milliseconds(Int(wait * 1000))
+        if let remaining = context.remainingTime { budget = min(budget, remaining - .seconds(1)) }
+        if version == request.after && budget > .zero {
+            await arrivals.next(within: budget)
+            version = try store.version(household: household)
+        }
+        return PlanVersionNow(version: version, changed: version != request.after)
     }
 
     /// The person and the household whose plan a call reads or writes (the server found the

@@ -19,8 +19,15 @@ extension PlannerStore {
                     {
                         ArchivedSelection(recipe: $0.recipe, name: $0.name, addedAt: $0.addedAt)
                     },
-                    slots: try session.fetchAll(SlotRecord.self, #"SELECT * FROM slot WHERE household = ? ORDER BY date, slot"#, household).map(
-                        \.planSlot))
+                    // Each slot with the exporter's own serving of it.
+                    slots: try session.fetchAll(
+                        SlotRecord.self,
+                        """
+                        SELECT s.*, e.diary_entry FROM slot s
+                        LEFT JOIN slot_eaten e ON e.household = s.household AND e.date = s.date AND e.slot = s.slot AND e."user" = ?
+                        WHERE s.household = ? ORDER BY s.date, s.slot
+                        """, [member.user, member.household]
+                    ).map(\.planSlot))
             }
         }
     }
@@ -31,7 +38,7 @@ extension PlannerStore {
     func restore(_ archive: PlannerArchive, member: PlanMember, dryRun: Bool, now: Date) throws(ServiceError) -> ArchiveImported {
         let counts = ["selection": archive.selection.count, "slots": archive.slots.count]
         return try storage {
-            try database.write { session in
+            try writePlan(member.household) { session in
                 try session.requireNoRows(of: member.user, in: ["profile"], what: "a profile in the planner")
                 try session.requireNoRows(of: member.household, in: ["selection", "slot"], column: "household", what: "a plan in the planner")
                 if !archive.selection.isEmpty || !archive.slots.isEmpty,
@@ -53,7 +60,12 @@ extension PlannerStore {
                         SlotRecord(
                             household: member.household, ref: SlotRef(date: slot.date, slot: slot.slot), recipe: recipe,
                             recipeName: slot.recipeName ?? recipe,
-                            cookedAt: slot.cookedAt, diaryEntry: slot.diaryEntry))
+                            cookedAt: slot.cookedAt))
+                    if let entry = slot.diaryEntry {
+                        try session.execute(
+                            #"INSERT INTO slot_eaten (household, date, slot, "user", diary_entry) VALUES (?, ?, ?, ?, ?)"#,
+                            [member.household, slot.date.description, slot.slot, member.user, entry])
+                    }
                 }
                 return ArchiveImported(counts: counts)
             }

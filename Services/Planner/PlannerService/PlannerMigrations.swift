@@ -203,7 +203,31 @@ enum PlannerMigrations {
                 )
                 """,
             ]),
+        PostgresMigration("v7: households' plan versions", [PlannerMigrations.planVersions]),
+        PostgresMigration(
+            "v8: each member's serving of a cooked meal",
+            [
+                """
+                CREATE TABLE slot_eaten (
+                    household TEXT NOT NULL,
+                    date TEXT NOT NULL,
+                    slot BIGINT NOT NULL,
+                    "user" TEXT NOT NULL,
+                    diary_entry BIGINT NOT NULL,
+                    PRIMARY KEY (household, date, slot, "user")
+                )
+                """,
+                PlannerMigrations.servingsFromSlots,
+                "ALTER TABLE slot DROP COLUMN diary_entry",
+            ]),
     ]
+
+    /// The servings logged before households: every plan was its user's own.
+    static let servingsFromSlots =
+        #"INSERT INTO slot_eaten (household, date, slot, "user", diary_entry) SELECT household, date, slot, household, diary_entry FROM slot WHERE diary_entry IS NOT NULL"#
+
+    /// Each household's plan version, moved by every write to its plan (`plan.wait`).
+    static let planVersions = "CREATE TABLE plan_version (household TEXT PRIMARY KEY, version BIGINT NOT NULL)"
 
     /// The tables of what a household shares: keyed by its id (the `household` column), erased
     /// with the household once nobody belongs to it (``SousDatabase/eraseHousehold(_:)``).
@@ -418,6 +442,26 @@ enum PlannerMigrations {
                         PRIMARY KEY (dissolved, service)
                     ) WITHOUT ROWID;
                     """)
+        }
+        migrator.registerMigration("v9: households' plan versions") { db in
+            try db.execute(sql: planVersions)
+        }
+        migrator.registerMigration("v10: each member's serving of a cooked meal") { db in
+            // A slot's diary entry was its one user's; in a household each member who ate the
+            // meal has their own.
+            try db.execute(
+                sql: """
+                    CREATE TABLE slot_eaten (
+                        household TEXT NOT NULL,
+                        date TEXT NOT NULL,
+                        slot INTEGER NOT NULL,
+                        user TEXT NOT NULL,
+                        diary_entry INTEGER NOT NULL,
+                        PRIMARY KEY (household, date, slot, user)
+                    ) WITHOUT ROWID;
+                    """)
+            try db.execute(sql: servingsFromSlots)
+            try db.execute(sql: "ALTER TABLE slot DROP COLUMN diary_entry")
         }
         return migrator
     }

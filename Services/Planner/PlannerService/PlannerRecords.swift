@@ -137,7 +137,9 @@ struct SelectionRecord: Sendable, SQLRecord {
     var values: SQLArguments { [household, recipe, name, addedAt.timeIntervalSince1970] }
 }
 
-/// A filled slot of a day (`slot`); an empty slot has no row.
+/// A filled slot of a day (`slot`); an empty slot has no row. `diaryEntry` is one member's serving
+/// of it (`slot_eaten`), read with the slot where a read joins it for that member, never written
+/// with the slot.
 struct SlotRecord: Sendable, SQLRecord {
     static let tableName = "slot"
     static let primaryKey = ["household", "date", "slot"]
@@ -176,15 +178,13 @@ struct SlotRecord: Sendable, SQLRecord {
         recipe = row[Columns.recipe]
         recipeName = row[Columns.recipeName]
         cookedAt = (row[Columns.cookedAt] as Double?).map(Date.init(timeIntervalSince1970:))
-        diaryEntry = row[Columns.diaryEntry]
+        diaryEntry = row.hasColumn(Columns.diaryEntry.name) ? row[Columns.diaryEntry] : nil
     }
 
-    static let columnNames = [
-        Columns.household, Columns.date, Columns.slot, Columns.recipe, Columns.recipeName, Columns.cookedAt, Columns.diaryEntry,
-    ].map(\.name)
+    static let columnNames = [Columns.household, Columns.date, Columns.slot, Columns.recipe, Columns.recipeName, Columns.cookedAt].map(\.name)
 
     var values: SQLArguments {
-        [household, ref.date.description, ref.slot, recipe, recipeName, cookedAt?.timeIntervalSince1970, diaryEntry]
+        [household, ref.date.description, ref.slot, recipe, recipeName, cookedAt?.timeIntervalSince1970]
     }
 
     /// The primary key of the household's slot at `ref`, for `household = ? AND date = ? AND slot = ?`.

@@ -14,7 +14,7 @@ extension PlannerStore {
         member: PlanMember, choices: [FilledSlot], seed: UInt64, now: Date, reply: (Int64, Set<SlotRef>, [PlanDay]) -> Reply
     ) throws(ServiceError) -> Reply {
         try storage {
-            try database.write { session in
+            try writePlan(member.household) { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
                 let fill = (try session.value(Int64.self, #"SELECT MAX(id) FROM plan_fill WHERE household = ?"#, [member.household]) ?? 0) + 1
                 var written: Set<SlotRef> = []
@@ -40,7 +40,7 @@ extension PlannerStore {
                         #"INSERT INTO plan_fill (household, id, seed, created_at) VALUES (?, ?, ?, ?)"#,
                         [member.household, fill, String(seed), now.timeIntervalSince1970])
                 }
-                let days = try Self.days(session, household: member.household, from: window.today, to: window.last, today: window.today)
+                let days = try Self.days(session, member: member, from: window.today, to: window.last, today: window.today)
                 return reply(written.isEmpty ? 0 : fill, written, days)
             }
         }
@@ -51,7 +51,7 @@ extension PlannerStore {
     /// it added there that no slot holds any more, and forgets the fill.
     func unfill(member: PlanMember, number: Int64?, now: Date) throws(ServiceError) -> PlanUnfillResult {
         try storage {
-            try database.write { session in
+            try writePlan(member.household) { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
                 let fill: Int64
                 if let number {

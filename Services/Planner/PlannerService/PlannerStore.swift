@@ -63,8 +63,9 @@ public final class PlannerStore: Sendable {
         let window = PlanWindow(now: now, profile: profile)
         return WeekPlan(
             today: window.today, timeZone: profile.timeZone,
-            days: try Self.days(session, household: member.household, from: window.today, to: window.last, today: window.today),
-            selection: try Self.selection(session, household: member.household, window: window)
+            days: try Self.days(session, member: member, from: window.today, to: window.last, today: window.today),
+            selection: try Self.selection(session, household: member.household, window: window),
+            version: try Self.version(session, household: member.household)
         )
     }
 
@@ -73,7 +74,7 @@ public final class PlannerStore: Sendable {
         try storage {
             try database.read { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
-                return try Self.days(session, household: member.household, from: range.from, to: range.to, today: window.today)
+                return try Self.days(session, member: member, from: range.from, to: range.to, today: window.today)
             }
         }
     }
@@ -128,7 +129,7 @@ public final class PlannerStore: Sendable {
     /// Adds a recipe to the selection; false if it was already there.
     func add(member: PlanMember, recipe: String, name: String, now: Date) throws(ServiceError) -> Bool {
         try storage {
-            try database.write { session in
+            try writePlan(member.household) { session in
                 try session.insert(SelectionRecord(household: member.household, recipe: recipe, name: name, addedAt: now), onConflict: .ignore) > 0
             }
         }
@@ -138,7 +139,7 @@ public final class PlannerStore: Sendable {
     /// days are history and keep what was planned). Returns the cleared dates.
     func remove(member: PlanMember, recipe: String, now: Date) throws(ServiceError) -> [LocalDate] {
         try storage {
-            try database.write { session in
+            try writePlan(member.household) { session in
                 let removed = try session.execute(#"DELETE FROM selection WHERE household = ? AND recipe = ?"#, [member.household, recipe])
                 guard removed > 0 else { throw ServiceError.notFound("\(recipe) is not in your plan", field: "id") }
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
@@ -146,6 +147,7 @@ public final class PlannerStore: Sendable {
                 let records = try session.fetchAll(
                     SlotRecord.self, #"SELECT * FROM slot WHERE household = ? AND recipe = ? AND date >= ?"#, coming)
                 try session.execute(#"DELETE FROM slot WHERE household = ? AND recipe = ? AND date >= ?"#, coming)
+                for record in records { try Self.forgetServings(session, household: member.household, record.ref) }
                 return Set(records.map(\.ref.date)).sorted()
             }
         }
@@ -159,16 +161,17 @@ public final class PlannerStore: Sendable {
         member: PlanMember, assignment: SlotAssignment, name: String, now: Date, idempotent scope: IdempotencyScope? = nil
     ) throws(ServiceError) -> PlanSlot {
         try storage {
-            try database.write(idempotent: scope) { session in
+            try writePlan(member.household, idempotent: scope) { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
                 try window.check(SlotRef(date: assignment.date, slot: assignment.slot))
                 try session.insert(
                     SelectionRecord(household: member.household, recipe: assignment.recipe, name: name, addedAt: now), onConflict: .ignore)
                 let ref = SlotRef(date: assignment.date, slot: assignment.slot)
-                // The whole row replaced: the cooked mark and diary entry go with the meal.
+                // The whole row replaced: the cooked mark and the servings eaten go with the meal.
+                try Self.forgetServings(session, household: member.household, ref)
                 try session.insert(
                     SlotRecord(household: member.household, ref: ref, recipe: assignment.recipe, recipeName: name), onConflict: .replace)
-                return try Self.slot(session, household: member.household, ref)
+                return try Self.slot(session, member: member, ref)
             }
         }
     }
@@ -176,7 +179,7 @@ public final class PlannerStore: Sendable {
     /// Moves a slot's meal (with its cooked mark) to another slot; an occupied target swaps.
     func move(member: PlanMember, move: SlotMove, now: Date) throws(ServiceError) -> [PlanSlot] {
         try storage {
-            try database.write { session in
+            try writePlan(member.household) { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
                 try window.check(move.from, field: "from.")
                 try window.check(move.to, field: "to.")
@@ -184,17 +187,18 @@ public final class PlannerStore: Sendable {
                     throw ServiceError.notFound("nothing is planned for \(Self.label(move.from))", field: "from")
                 }
                 // A meal moved onto its own slot stays where it is.
-                if move.from == move.to { return [try Self.slot(session, household: member.household, move.from)] }
+                if move.from == move.to { return [try Self.slot(session, member: member, move.from)] }
                 var target = try Self.slotRecord(session, household: member.household, move.to)
                 try session.execute(Self.deleteSlot, SlotRecord.key(move.from, household: member.household))
                 try session.execute(Self.deleteSlot, SlotRecord.key(move.to, household: member.household))
+                try Self.swapServings(session, household: member.household, move.from, move.to)
                 source.ref = move.to
                 try session.insert(source)
                 if target != nil {
                     target!.ref = move.from
                     try session.insert(target!)
                 }
-                return [try Self.slot(session, household: member.household, move.from), try Self.slot(session, household: member.household, move.to)]
+                return [try Self.slot(session, member: member, move.from), try Self.slot(session, member: member, move.to)]
             }
         }
     }
@@ -202,11 +206,12 @@ public final class PlannerStore: Sendable {
     /// Empties a slot of the week (an empty slot stays empty).
     func clear(member: PlanMember, ref: SlotRef, now: Date) throws(ServiceError) -> PlanSlot {
         try storage {
-            try database.write { session in
+            try writePlan(member.household) { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
                 try window.check(ref)
                 try session.execute(Self.deleteSlot, SlotRecord.key(ref, household: member.household))
-                return try Self.slot(session, household: member.household, ref)
+                try Self.forgetServings(session, household: member.household, ref)
+                return try Self.slot(session, member: member, ref)
             }
         }
     }
@@ -214,11 +219,12 @@ public final class PlannerStore: Sendable {
     /// How far back a meal can still be marked as cooked.
     static let cookedDaysBack = 7
 
-    /// Marks a planned meal as cooked (keeping the first time it was marked). Throws conflict if
-    /// its serving is already in the diary, so a repeat never logs it twice.
-    func markCooked(member: PlanMember, ref: SlotRef, now: Date) throws(ServiceError) -> PlanSlot {
+    /// Marks a planned meal as cooked (keeping the first time it was marked), and says whose
+    /// diaries already have a serving of it. Throws conflict if the member's does and nobody
+    /// else was named (`others`), so a repeat never logs a serving twice.
+    func markCooked(member: PlanMember, ref: SlotRef, others: [String], now: Date) throws(ServiceError) -> (slot: PlanSlot, logged: Set<String>) {
         try storage {
-            try database.write { session in
+            try writePlan(member.household) { session in
                 let window = PlanWindow(now: now, profile: try Self.profile(session, user: member.user))
                 try PlanWindow.check(slot: ref.slot)
                 guard ref.date <= window.today else {
@@ -228,36 +234,93 @@ public final class PlannerStore: Sendable {
                 guard ref.date >= window.today.adding(days: -Self.cookedDaysBack) else {
                     throw ServiceError.badRequest("\(ref.date) is more than \(Self.cookedDaysBack) days ago", field: "date")
                 }
-                let current = try Self.slot(session, household: member.household, ref)
+                let current = try Self.slot(session, member: member, ref)
                 guard current.recipe != nil else { throw ServiceError.notFound("nothing is planned for \(Self.label(ref))", field: "slot") }
-                if let entry = current.diaryEntry {
+                let logged = Set(
+                    try session.values(
+                        String.self, #"SELECT "user" FROM slot_eaten WHERE household = ? AND date = ? AND slot = ?"#,
+                        SlotRecord.key(ref, household: member.household)))
+                if let entry = current.diaryEntry, others.allSatisfy(logged.contains) {
                     throw ServiceError.conflict("\(Self.label(ref)) is already cooked and in your diary (entry \(entry))", field: "slot")
                 }
                 try session.execute(
                     #"UPDATE slot SET cooked_at = ? WHERE household = ? AND date = ? AND slot = ? AND cooked_at IS NULL"#,
                     [now.timeIntervalSince1970, member.household, ref.date.description, ref.slot])
-                return try Self.slot(session, household: member.household, ref)
+                return (try Self.slot(session, member: member, ref), logged)
             }
         }
     }
 
-    /// Records the diary entry the tracker made for a cooked slot, if the slot still holds `recipe`.
-    /// Links the slot to its diary entry and builds the reply in the same transaction (so a
-    /// keyed `plan.cooked` stores that reply with the write).
+    /// Records the diary entry the tracker made in `eater`'s diary for a cooked slot, if the slot
+    /// still holds `recipe`, and builds the reply in the same transaction (so a keyed
+    /// `plan.cooked` stores that reply with the write). The slot in the reply is `member`'s view.
     func recordDiaryEntry<Reply>(
-        _ entry: Int64, member: PlanMember, ref: SlotRef, recipe: String, reply: (PlanSlot) -> Reply
+        _ entry: Int64, eater: String, member: PlanMember, ref: SlotRef, recipe: String, reply: (PlanSlot) -> Reply
     ) throws(ServiceError) -> Reply {
         try storage {
-            try database.write { session in
+            try writePlan(member.household) { session in
                 try session.execute(
-                    #"UPDATE slot SET diary_entry = ? WHERE household = ? AND date = ? AND slot = ? AND recipe = ?"#,
-                    [entry, member.household, ref.date.description, ref.slot, recipe])
-                return reply(try Self.slot(session, household: member.household, ref))
+                    """
+                    INSERT INTO slot_eaten (household, date, slot, "user", diary_entry)
+                    SELECT household, date, slot, ?, ? FROM slot WHERE household = ? AND date = ? AND slot = ? AND recipe = ?
+                    ON CONFLICT (household, date, slot, "user") DO NOTHING
+                    """, [eater, entry, member.household, ref.date.description, ref.slot, recipe])
+                return reply(try Self.slot(session, member: member, ref))
             }
         }
+    }
+
+    /// Forgets who ate the meal at `ref` (it was replaced or cleared); their diaries keep it.
+    static func forgetServings(_ session: any SQLSession, household: String, _ ref: SlotRef) throws {
+        try session.execute("DELETE FROM slot_eaten WHERE household = ? AND date = ? AND slot = ?", SlotRecord.key(ref, household: household))
+    }
+
+    /// The servings eaten of the meals at `first` and `second` change places with their meals.
+    private static func swapServings(_ session: any SQLSession, household: String, _ first: SlotRef, _ second: SlotRef) throws {
+        let move = "UPDATE slot_eaten SET date = ?, slot = ? WHERE household = ? AND date = ? AND slot = ?"
+        // Slot 0 holds no meal: a place to park the first's while the second's move.
+        try session.execute(move, [first.date.description, 0, household, first.date.description, first.slot])
+        try session.execute(move, [first.date.description, first.slot, household, second.date.description, second.slot])
+        try session.execute(move, [second.date.description, second.slot, household, first.date.description, 0])
     }
 
     // MARK: Helpers
+
+    /// A write to the household's plan: its version moves in the same transaction, so a
+    /// `plan.wait` that reads the new version reads the change with it.
+    func writePlan<T>(_ household: String, _ body: (any SQLSession) throws -> T) throws -> T {
+        try database.write { session in
+            let value = try body(session)
+            try Self.moveVersion(session, household: household)
+            return value
+        }
+    }
+
+    /// ``writePlan(_:_:)`` whose value is a keyed write's reply (``SousDatabase/write(idempotent:_:)``).
+    func writePlan<Reply: Encodable>(
+        _ household: String, idempotent scope: IdempotencyScope?, _ body: (any SQLSession) throws -> Reply
+    ) throws -> Reply {
+        try database.write(idempotent: scope) { session in
+            let value = try body(session)
+            try Self.moveVersion(session, household: household)
+            return value
+        }
+    }
+
+    private static func moveVersion(_ session: any SQLSession, household: String) throws {
+        try session.execute(
+            "INSERT INTO plan_version (household, version) VALUES (?, 1) ON CONFLICT (household) DO UPDATE SET version = plan_version.version + 1",
+            [household])
+    }
+
+    /// The household's plan version (0 before its first change).
+    func version(household: String) throws(ServiceError) -> Int64 {
+        try storage { try database.read { session in try Self.version(session, household: household) } }
+    }
+
+    static func version(_ session: any SQLSession, household: String) throws -> Int64 {
+        try session.value(Int64.self, "SELECT version FROM plan_version WHERE household = ?", [household]) ?? 0
+    }
 
     private static let deleteSlot = #"DELETE FROM slot WHERE household = ? AND date = ? AND slot = ?"#
 
@@ -279,9 +342,14 @@ public final class PlannerStore: Sendable {
         .sorted { $0.0 < $1.0 }.map { $0.1 }
     }
 
-    static func days(_ session: any SQLSession, household: String, from: LocalDate, to: LocalDate, today: LocalDate) throws -> [PlanDay] {
+    /// The household's days, each slot with the member's own diary entry for it.
+    static func days(_ session: any SQLSession, member: PlanMember, from: LocalDate, to: LocalDate, today: LocalDate) throws -> [PlanDay] {
         let records = try session.rows(
-            #"SELECT * FROM slot WHERE household = ? AND date BETWEEN ? AND ?"#, [household, from.description, to.description]
+            """
+            SELECT s.*, e.diary_entry FROM slot s
+            LEFT JOIN slot_eaten e ON e.household = s.household AND e.date = s.date AND e.slot = s.slot AND e."user" = ?
+            WHERE s.household = ? AND s.date BETWEEN ? AND ?
+            """, [member.user, member.household, from.description, to.description]
         )
         .map(SlotRecord.init(row:))
         let filled = Dictionary(records.map { ($0.ref, $0.planSlot) }, uniquingKeysWith: { first, _ in first })
@@ -300,9 +368,16 @@ public final class PlannerStore: Sendable {
             SlotRecord.self, #"SELECT * FROM slot WHERE household = ? AND date = ? AND slot = ?"#, SlotRecord.key(ref, household: household))
     }
 
-    private static func slot(_ session: any SQLSession, household: String, _ ref: SlotRef) throws -> PlanSlot {
-        try slotRecord(session, household: household, ref)?.planSlot
-            ?? PlanSlot(date: ref.date, slot: ref.slot, meal: PlanSlotKind.meal(of: ref.slot)!)
+    /// The slot, with the member's own diary entry for it.
+    private static func slot(_ session: any SQLSession, member: PlanMember, _ ref: SlotRef) throws -> PlanSlot {
+        let row = try session.rows(
+            """
+            SELECT s.*, e.diary_entry FROM slot s
+            LEFT JOIN slot_eaten e ON e.household = s.household AND e.date = s.date AND e.slot = s.slot AND e."user" = ?
+            WHERE s.household = ? AND s.date = ? AND s.slot = ?
+            """, [member.user, member.household, ref.date.description, ref.slot]
+        ).first
+        return try row.map(SlotRecord.init(row:))?.planSlot ?? PlanSlot(date: ref.date, slot: ref.slot, meal: PlanSlotKind.meal(of: ref.slot)!)
     }
 
     static func label(_ ref: SlotRef) -> String {

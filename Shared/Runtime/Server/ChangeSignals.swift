@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// Wakes the long-polling calls waiting on one key (a user's reminders, a household's grocery
