@@ -51,8 +51,6 @@ public struct SousDatabase: Sendable {
     }
 
     let backend: Backend
-    /// The reads' connections to a SQLite file (``SQLiteReaders``); nil in memory and on PostgreSQL.
-    private let readers: SQLiteReaders?
     /// The file path, ":memory:", or the PostgreSQL location (without its password).
     public let path: String
     private let migrationCount: Int
@@ -107,8 +105,6 @@ public struct SousDatabase: Sendable {
         }
         try migrator.migrate(writer)
         try writer.write { db in try IdempotencyLedgerTable.create(SQLiteSession(db: db)) }
-        // Opened after the migrations: a connection keeps the schema it first reads.
-        readers = writer is DatabasePool ? SQLiteReaders(path: path, configuration: configuration, limit: Self.readerCount) : nil
         backend = .sqlite(writer)
         migrationCount = migrator.migrations.count
     }
@@ -135,7 +131,6 @@ public struct SousDatabase: Sendable {
 
     private init(backend: Backend, path: String, migrationCount: Int) {
         self.backend = backend
-        readers = nil
         self.path = path
         self.migrationCount = migrationCount
     }
@@ -177,19 +172,10 @@ public struct SousDatabase: Sendable {
     // MARK: Reads and writes
 
     /// Runs `body` in a read transaction (one snapshot), each statement within ``queryTimeLimit``:
-    /// on one of the file's readers (``SQLiteReaders``), or GRDB's pool when all are busy.
+    /// on SQLite one of the pool's readers.
     public func read<T>(_ body: (any SQLSession) throws -> T) throws -> T {
         switch backend {
         case .sqlite(let writer):
-            if let readers,
-                let value = try readers.withReader({ reader in
-                    try reader.unsafeRead { db in
-                        try QueryClock.timed(db) { try Self.transaction(db, "BEGIN DEFERRED TRANSACTION") { try body(SQLiteSession(db: db)) } }
-                    }
-                })
-            {
-                return value
-            }
             return try writer.read { db in try QueryClock.timed(db) { try body(SQLiteSession(db: db)) } }
         case .postgres(let database): return try database.read { try body($0) }
         }
