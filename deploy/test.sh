@@ -44,6 +44,14 @@ SOUS_BIN_DIR="$(swift build --show-bin-path)" python3 -m pytest -q Tests/Python
 if [ "${SOUS_SKIP_COMPOSE:-0}" = 1 ]; then
     echo "==> docker compose test skipped (SOUS_SKIP_COMPOSE=1)"
 else
+    # The deployment is tested with the binaries just built and tested (debug): what it checks is
+    # the images, compose files, health checks, networks and volumes, and a release build of
+    # everything from a clean tree would double the run. SOUS_COMPOSE_RELEASE=1 builds and uses
+    # release binaries, as the Dockerfile does.
     echo "==> docker compose deployment test"
-    deploy/compose-test.sh
+    if [ "${SOUS_COMPOSE_RELEASE:-0}" = 1 ]; then
+        deploy/compose-test.sh
+    else
+        SOUS_BIN_DIR="$(swift build --show-bin-path)" deploy/compose-test.sh
+    fi
 fi

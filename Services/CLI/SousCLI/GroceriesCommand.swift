@@ -260,52 +260,28 @@ struct GroceriesCommand: AsyncParsableCommand {
                 --count and --timeout make it return by itself (for scripts): exit 5 if --count changes did not come \
                 within --timeout seconds.
                 """)
-        @Option(help: "Return after this many changes.") var count: Int?
-        @Option(help: "Return after this many seconds.") var timeout: Double?
+        @OptionGroup var watch: WatchOptions
         @OptionGroup var global: GlobalOptions
-
-        static let maxTimeout: Double = 365 * 86_400
-
-        func validate() throws {
-            if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-            if let timeout, !(timeout > 0 && timeout <= Self.maxTimeout) {
-                throw ValidationError("--timeout must be a number of seconds above 0 and at most \(Int(Self.maxTimeout)) (one year)")
-            }
-        }
 
         func run() async throws {
             let token = try global.token
             let client = global.client(Groceries.self)
-            let stopAt = timeout.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
             // The version comes first, so a change made after the "Watching" line is never missed.
             var version = try await client.call(GroceriesAPI.list, Empty(), session: token).version
             if !global.json { Console.current.out("Watching your household's list (version \(version))…") }
-            var seen = 0
-            while count.map({ seen < $0 }) ?? true {
-                var wait = 20.0
-                if let stopAt {
-                    let left = stopAt - .now
-                    if left <= .zero { break }
-                    wait = min(wait, Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
-                }
+            try await watch.run(one: "change", many: "changes") { wait, _ in
                 let now = try await client.call(
                     GroceriesAPI.wait, ListWait(after: version, waitSeconds: wait), session: token, timeout: .milliseconds(Int(wait * 1000) + 10_000))
-                guard now.changed else { continue }
+                guard now.changed else { return 0 }
                 let list = try await client.call(GroceriesAPI.list, Empty(), session: token)
                 version = max(now.version, list.version)
-                seen += 1
                 if global.json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                    encoder.dateEncodingStrategy = .iso8601
-                    Console.current.out(String(decoding: try encoder.encode(list), as: UTF8.self))
-                } else {
-                    let checked = list.lines.filter(\.checked).count
-                    Console.current.out("Version \(list.version): \(list.lines.count) lines, \(checked) checked, total \(money(list.total))")
+                    try printJSONLine(list)
+                    return 1
                 }
-            }
-            if let count, seen < count {
-                throw ServiceError(.timeout, "fewer than \(count) change\(count == 1 ? "" : "s") came within \(number(timeout ?? 0)) s")
+                let checked = list.lines.filter(\.checked).count
+                Console.current.out("Version \(list.version): \(list.lines.count) lines, \(checked) checked, total \(money(list.total))")
+                return 1
             }
         }
     }

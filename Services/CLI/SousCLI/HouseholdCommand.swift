@@ -186,7 +186,7 @@ func printHousehold(_ household: HouseholdInfo) {
     Console.current.out("\(household.name): cooks for \(people)")
     var table = Table([("member", .left), ("user", .left), ("role", .left), ("may invite", .left), ("joined", .left)])
     for member in household.members {
-        let joined = member.joinedAt == .distantPast ? "" : member.joinedAt.formatted(date: .abbreviated, time: .omitted)
+        let joined = member.joinedAt.formatted(date: .abbreviated, time: .omitted)
         table.add([member.name.isEmpty ? "-" : member.name, member.user, member.role.rawValue, member.mayInvite ? "yes" : "no", joined])
     }
     Console.current.out(table.render())

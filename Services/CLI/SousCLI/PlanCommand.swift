@@ -63,50 +63,28 @@ struct PlanCommand: AsyncParsableCommand {
                 here within a second. With --json each change is one JSON object per line (the week). --count and \
                 --timeout make it return by itself (for scripts): exit 5 if --count changes did not come within --timeout seconds.
                 """)
-        @Option(help: "Return after this many changes.") var count: Int?
-        @Option(help: "Return after this many seconds.") var timeout: Double?
+        @OptionGroup var watch: WatchOptions
         @OptionGroup var global: GlobalOptions
-
-        func validate() throws {
-            if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-            if let timeout, !(timeout > 0 && timeout <= 365 * 86_400) {
-                throw ValidationError("--timeout must be a number of seconds above 0 and at most 31536000 (one year)")
-            }
-        }
 
         func run() async throws {
             let token = try global.token
             let client = global.client(Planner.self)
-            let stopAt = timeout.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
             // The version comes first, so a change made after the "Watching" line is never missed.
             var version = try await client.call(PlannerAPI.getPlan, Empty(), session: token).version
             if !global.json { Console.current.out("Watching your household's plan (version \(version))…") }
-            var seen = 0
-            while count.map({ seen < $0 }) ?? true {
-                var wait = 20.0
-                if let stopAt {
-                    let left = stopAt - .now
-                    if left <= .zero { break }
-                    wait = min(wait, Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
-                }
+            try await watch.run(one: "change", many: "changes") { wait, _ in
                 let now = try await client.call(
                     PlannerAPI.wait, PlanWait(after: version, waitSeconds: wait), session: token, timeout: .milliseconds(Int(wait * 1000) + 10_000))
-                guard now.changed else { continue }
+                guard now.changed else { return 0 }
                 let week = try await client.call(PlannerAPI.getPlan, Empty(), session: token)
                 version = week.version
-                seen += 1
                 if global.json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                    encoder.dateEncodingStrategy = .iso8601
-                    Console.current.out(String(decoding: try encoder.encode(week), as: UTF8.self))
-                } else {
-                    Console.current.out("Version \(week.version), week of \(week.today):")
-                    Console.current.out(renderPlanGrid(week.days))
+                    try printJSONLine(week)
+                    return 1
                 }
-            }
-            if let count, seen < count {
-                throw ServiceError(.timeout, "fewer than \(count) change\(count == 1 ? "" : "s") came within \(number(timeout ?? 0)) s")
+                Console.current.out("Version \(week.version), week of \(week.today):")
+                Console.current.out(renderPlanGrid(week.days))
+                return 1
             }
         }
     }

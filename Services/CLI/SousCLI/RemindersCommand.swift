@@ -31,57 +31,31 @@ struct RemindersCommand: AsyncParsableCommand {
                 """
         )
 
-        @Option(help: "Return after this many reminders.") var count: Int?
-        @Option(help: "Return after this many seconds.") var timeout: Double?
+        @OptionGroup var watch: WatchOptions
         @OptionGroup var global: GlobalOptions
-
-        static let maxTimeout: Double = 365 * 86_400
-
-        func validate() throws {
-            if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-            if let timeout, !(timeout > 0 && timeout <= Self.maxTimeout) {
-                throw ValidationError("--timeout must be a number of seconds above 0 and at most \(Int(Self.maxTimeout)) (one year)")
-            }
-        }
 
         func run() async throws {
             let token = try global.token
             let client = global.client(Notifier.self)
             let json = global.json
-            let stopAt = timeout.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
             // The cursor comes first, so a reminder sent after the "Waiting" line is never missed.
             var cursor = try await client.call(NotifierAPI.wait, ReminderWait(), session: token).cursor
             if !json { Console.current.out("Waiting for your reminders from \(global.endpoint(of: .notifier))…") }
-            var received = 0
-            while count.map({ received < $0 }) ?? true {
-                var wait = 20.0
-                if let stopAt {
-                    let left = stopAt - .now
-                    if left <= .zero { break }
-                    wait = min(wait, Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
-                }
+            try await watch.run(one: "reminder", many: "reminders", verb: "arrived") { wait, wanted in
                 let feed = try await client.call(
                     NotifierAPI.wait, ReminderWait(after: cursor, waitSeconds: wait), session: token,
                     timeout: .milliseconds(Int(wait * 1000) + 10_000)
                 )
                 cursor = feed.cursor
-                for reminder in feed.reminders {
-                    try Self.print(reminder, json: json)
-                    received += 1
-                    if let count, received >= count { break }
-                }
-            }
-            if let count, received < count {
-                throw ServiceError(.timeout, "fewer than \(count) reminder\(count == 1 ? "" : "s") arrived within \(number(timeout ?? 0)) s")
+                let shown = feed.reminders.prefix(wanted ?? feed.reminders.count)
+                for reminder in shown { try Self.print(reminder, json: json) }
+                return shown.count
             }
         }
 
         static func print(_ reminder: Reminder, json: Bool) throws {
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                encoder.dateEncodingStrategy = .iso8601
-                Console.current.out(String(decoding: try encoder.encode(reminder), as: UTF8.self))
+                try printJSONLine(reminder)
             } else {
                 Console.current.out("\(reminder.date)  \(reminder.message)")
             }

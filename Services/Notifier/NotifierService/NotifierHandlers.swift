@@ -30,20 +30,15 @@ struct NotifierHandlers: Sendable {
     }
 
     func wait(_ request: ReminderWait, user: String, context: RequestContext) async throws -> ReminderFeed {
-        let wait = request.waitSeconds ?? 20
-        guard wait.isFinite, (0...25).contains(wait) else { throw ServiceError.badRequest("waitSeconds must be 0 to 25", field: "waitSeconds") }
-        guard let after = request.after else { return ReminderFeed(reminders: [], cursor: host.clock.now) }
-        // Listening starts before the first look, so a reminder sent in between is not missed.
-        let arrivals = inbox.listen(for: user)
-        defer { arrivals.stop() }
-        var found = try store.sentReminders(of: user, after: after)
-        // The wait ends a second before the caller's deadline, so the answer reaches it.
-        var budget = Duration.milliseconds(Int(wait * 1000))
-        if let remaining = context.remainingTime { budget = min(budget, remaining - .seconds(1)) }
-        if found.reminders.isEmpty && budget > .zero {
-            await arrivals.next(within: budget)
-            found = try store.sentReminders(of: user, after: after)
+        guard let after = request.after else {
+            if let wait = request.waitSeconds, !(wait.isFinite && (0...25).contains(wait)) {
+                throw ServiceError.badRequest("waitSeconds must be 0 to 25", field: "waitSeconds")
+            }
+            return ReminderFeed(reminders: [], cursor: host.clock.now)
         }
+        let found = try await inbox.longPoll(
+            user, waitSeconds: request.waitSeconds, context: context, read: { try store.sentReminders(of: user, after: after) },
+            isNew: { !$0.reminders.isEmpty })
         return ReminderFeed(reminders: found.reminders, cursor: found.cursor)
     }
 

@@ -351,20 +351,10 @@ struct PlannerHandlers: Sendable {
     /// `plan.wait`: answers as soon as the household's plan version differs from `after` (at once
     /// if it already does), else when `waitSeconds` have passed.
     func wait(_ request: PlanWait, user: String, context: RequestContext) async throws -> PlanVersionNow {
-        let wait = request.waitSeconds ?? 20
-        guard wait.isFinite, (0...25).contains(wait) else { throw ServiceError.badRequest("waitSeconds must be 0 to 25", field: "waitSeconds") }
         let household = try context.requireHousehold()
-        // Listening starts before the first look, so a change committed in between is not missed.
-        let arrivals = changes.listen(for: household)
-        defer { arrivals.stop() }
-        var version = try store.version(household: household)
-        // The wait ends a second before the caller's deadline, so the answer reaches it.
-        var budget = Duration.milliseconds(Int(wait * 1000))
-        if let remaining = context.remainingTime { budget = min(budget, remaining - .seconds(1)) }
-        if version == request.after && budget > .zero {
-            await arrivals.next(within: budget)
-            version = try store.version(household: household)
-        }
+        let version = try await changes.longPoll(
+            household, waitSeconds: request.waitSeconds, context: context, read: { try store.version(household: household) },
+            isNew: { $0 != request.after })
         return PlanVersionNow(version: version, changed: version != request.after)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SousWire
 import Synchronization
 
 /// Wakes the long-polling calls waiting on one key (a user's reminders, a household's grocery
@@ -36,6 +37,25 @@ public final class ChangeSignals: Sendable {
             }
             continuation.finish()
         }
+    }
+
+    /// A long poll: reads at once and, when `isNew` finds nothing new, waits for a change to `key`
+    /// (at most `waitSeconds`, 0 to 25, default 20, and ending a second before the caller's
+    /// deadline so the answer reaches it) and reads again. Listening starts before the first
+    /// read, so a change committed between the read and the wait is not missed.
+    public func longPoll<Value>(
+        _ key: String, waitSeconds: Double?, context: RequestContext, read: () throws -> Value, isNew: (Value) -> Bool
+    ) async throws -> Value {
+        let wait = waitSeconds ?? 20
+        guard wait.isFinite, (0...25).contains(wait) else { throw ServiceError.badRequest("waitSeconds must be 0 to 25", field: "waitSeconds") }
+        let arrivals = listen(for: key)
+        defer { arrivals.stop() }
+        let first = try read()
+        var budget = Duration.milliseconds(Int(wait * 1000))
+        if let remaining = context.remainingTime { budget = min(budget, remaining - .seconds(1)) }
+        guard !isNew(first), budget > .zero else { return first }
+        await arrivals.next(within: budget)
+        return try read()
     }
 
     /// Wakes every call waiting on `key`.

@@ -77,8 +77,11 @@ public final class HouseholdStore: HouseholdDirectory, Sendable {
     static func household(_ session: any SQLSession, user: String) throws -> Household {
         let id = try householdID(session, user: user)
         guard let row = try session.rows("SELECT name, owner, people FROM household WHERE id = ?", [id]).first else {
+            // Alone since the account was made.
+            let since = try session.value(Double.self, #"SELECT created_at FROM account WHERE "user" = ?"#, [user]) ?? 0
             return Household(
-                id: user, name: defaultName, owner: user, people: nil, members: [Member(user: user, mayInvite: true, joinedAt: .distantPast)])
+                id: user, name: defaultName, owner: user, people: nil,
+                members: [Member(user: user, mayInvite: true, joinedAt: Date(timeIntervalSince1970: since))])
         }
         let owner: String = row["owner"]
         let members = try members(session, household: id)
@@ -125,9 +128,10 @@ public final class HouseholdStore: HouseholdDirectory, Sendable {
         try session.execute(
             "INSERT INTO household (id, name, owner, people, created_at) VALUES (?, ?, ?, NULL, ?)",
             [household.id, defaultName, user, now.timeIntervalSince1970])
+        // The member since the account was made, as the household of their own always showed.
+        let since = household.members.first?.joinedAt.timeIntervalSince1970 ?? now.timeIntervalSince1970
         try session.execute(
-            #"INSERT INTO household_member ("user", household, may_invite, joined_at) VALUES (?, ?, 1, ?)"#,
-            [user, household.id, now.timeIntervalSince1970])
+            #"INSERT INTO household_member ("user", household, may_invite, joined_at) VALUES (?, ?, 1, ?)"#, [user, household.id, since])
         return try self.household(session, user: user)
     }
 
@@ -346,7 +350,10 @@ public final class HouseholdStore: HouseholdDirectory, Sendable {
     /// households dissolved.
     static func removeForDeletion(_ session: any SQLSession, user: String, now: Date, erasingIn services: [SousService]) throws -> [String] {
         let household = try household(session, user: user)
+        // Nothing of the user stays in the invitations: theirs that were never used go, and their
+        // id is blanked where an invitation names them as its maker or its user.
         try session.execute("DELETE FROM household_invitation WHERE created_by = ? AND used_by IS NULL", [user])
+        try session.execute("UPDATE household_invitation SET created_by = '' WHERE created_by = ?", [user])
         try session.execute("UPDATE household_invitation SET used_by = '' WHERE used_by = ?", [user])
         return try depart(session, from: household, user: user, now: now, erasingIn: services)
     }
