@@ -70,13 +70,7 @@ extension CatalogStore {
 
     /// Runs database work, passing ServiceErrors through and reporting anything else as internal.
     func storage<T>(_ work: () throws -> T) throws(ServiceError) -> T {
-        do {
-            return try work()
-        } catch let error as ServiceError {
-            throw error
-        } catch {
-            throw .internal("catalog storage failed: \(error)")
-        }
+        try ServiceError.storage("catalog storage failed", work)
     }
 
     /// What one user may store in the catalog (docs/PROTOCOL.md, "Quotas").

@@ -246,13 +246,7 @@ extension GroceriesStore {
 
     /// Runs a database operation, passing service errors through and turning anything else into `internal`.
     func storage<T>(_ body: () throws -> T) throws(ServiceError) -> T {
-        do {
-            return try body()
-        } catch let error as ServiceError {
-            throw error
-        } catch {
-            throw .internal("groceries database: \(error)")
-        }
+        try ServiceError.storage("groceries database", body)
     }
 }
 

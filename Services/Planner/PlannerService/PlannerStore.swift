@@ -385,12 +385,6 @@ public final class PlannerStore: Sendable {
     }
 
     func storage<T>(_ work: () throws -> T) throws(ServiceError) -> T {
-        do {
-            return try work()
-        } catch let error as ServiceError {
-            throw error
-        } catch {
-            throw .internal("planner storage failed: \(error)")
-        }
+        try ServiceError.storage("planner storage failed", work)
     }
 }

@@ -380,3 +380,17 @@ public struct SousDatabase: Sendable {
         }
     }
 }
+
+extension ServiceError {
+    /// Runs a store's `work`: a ``ServiceError`` it throws passes through, any other (the
+    /// engine's) becomes `internal`, prefixed with `what` ("planner storage failed").
+    public static func storage<T>(_ what: String, _ work: () throws -> T) throws(ServiceError) -> T {
+        do {
+            return try work()
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw .internal("\(what): \(error)")
+        }
+    }
+}

@@ -229,12 +229,6 @@ public final class AccountStore: Sendable {
     }
 
     private func storage<T>(_ work: () throws -> T) throws(ServiceError) -> T {
-        do {
-            return try work()
-        } catch let error as ServiceError {
-            throw error
-        } catch {
-            throw .internal("account storage failed: \(error)")
-        }
+        try ServiceError.storage("account storage failed", work)
     }
 }

@@ -29,8 +29,7 @@ struct HouseholdHandlers: Sendable {
 
     /// `household.of`, for another service acting for the user.
     func of(_ request: Empty, user: String, context: RequestContext) throws -> HouseholdOf {
-        let household = try store.household(of: user, for: context)
-        return HouseholdOf(household: household, members: try store.memberIDs(of: household).count)
+        try store.membership(of: user)
     }
 
     func get(_ request: Empty, user: String, context: RequestContext) throws -> HouseholdInfo {

@@ -47,6 +47,17 @@ public final class HouseholdStore: HouseholdDirectory, Sendable {
         try storage { try database.read { session in try Self.householdID(session, user: user) } }
     }
 
+    /// The user's household and how many people are in it, in one read (`household.of`, asked
+    /// on every call of another service's household methods).
+    func membership(of user: String) throws(ServiceError) -> HouseholdOf {
+        try storage {
+            try database.read { session in
+                let household = try Self.householdID(session, user: user)
+                return HouseholdOf(household: household, members: max(try Self.members(session, household: household).count, 1))
+            }
+        }
+    }
+
     /// Every member's user id (the user alone for a household without rows).
     func memberIDs(of household: String) throws(ServiceError) -> [String] {
         try storage {
@@ -428,12 +439,6 @@ public final class HouseholdStore: HouseholdDirectory, Sendable {
     }
 
     func storage<T>(_ work: () throws -> T) throws(ServiceError) -> T {
-        do {
-            return try work()
-        } catch let error as ServiceError {
-            throw error
-        } catch {
-            throw .internal("household storage failed: \(error)")
-        }
+        try ServiceError.storage("household storage failed", work)
     }
 }
