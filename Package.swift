@@ -19,6 +19,9 @@ let grdbSQLite = Target.Dependency.product(name: "GRDBSQLite", package: "GRDB.sw
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
 let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
+let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
+let mustache = Target.Dependency.product(name: "Mustache", package: "swift-mustache")
 
 let package = Package(
     name: "Sous",
@@ -43,6 +46,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // MARK: Shared layer
@@ -198,10 +203,32 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The web app: HTML pages over HTTP for browsers, one more client of the five services.
+        .target(
+            name: "WebApp",
+            dependencies: [
+                "SousClient", "SousSchema", "SousWire", "SousCrypto", "SousCharts", "SousUnits", "SousInterchange", "ZeroMQ", hummingbird, mustache,
+                logging,
+            ],
+            path: "Services/Web/WebApp",
+            // The stylesheet, the script, the service worker, the manifest and the icon, compiled
+            // into the one executable (PackageResources): nothing to copy beside it.
+            resources: [.embedInCode("Assets")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "WebMain",
+            dependencies: ["WebApp", "SousClient", "SousRuntime", "SousWire", "ZeroMQ", hummingbird, logging, lifecycle, argumentParser],
+            path: "Services/Web/Main",
+            swiftSettings: swiftSettings
+        ),
+
         // `sous-server`: whichever service it is started as (Services/Server).
         .executableTarget(
             name: "sous-server",
-            dependencies: ["CatalogMain", "PlannerMain", "GroceriesMain", "TrackerMain", "NotifierMain", "SousRuntime", "SousWire", argumentParser],
+            dependencies: [
+                "CatalogMain", "PlannerMain", "GroceriesMain", "TrackerMain", "NotifierMain", "WebMain", "SousRuntime", "SousWire", argumentParser,
+            ],
             path: "Services/Server",
             swiftSettings: swiftSettings
         ),
@@ -310,6 +337,15 @@ let package = Package(
                 "SousSchema", "SousWire", "SousInterchange", "MessagePack", logging,
             ],
             path: "Tests/CLITests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WebTests",
+            dependencies: [
+                "WebApp", "SousClient", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", hummingbird,
+                hummingbirdTesting, logging,
+            ],
+            path: "Tests/WebTests",
             swiftSettings: swiftSettings
         ),
     ]

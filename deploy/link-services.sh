@@ -12,7 +12,7 @@ if [ $# -ne 1 ]; then echo "usage: $0 FOLDER (holding sous-server)" >&2; exit 64
 folder="$1"
 if [ ! -x "$folder/sous-server" ]; then echo "error: no sous-server executable in $folder (build first)" >&2; exit 1; fi
 
-for service in $("$folder/sous-server" --services); do
+for service in $("$folder/sous-server" --services) web; do
     # Relative, so the folder can be copied or mounted elsewhere; -n replaces an old link (or
     # the separate executable of an older build) instead of following it.
     ln -sfn sous-server "$folder/sous-$service"

@@ -7,6 +7,7 @@ import PlannerMain
 import SousRuntime
 import SousWire
 import TrackerMain
+import WebMain
 
 // `sous-server`: the five services in one executable. Started through a link named after a
 // service (`sous-catalog serve`) it is that service; `sous-server catalog serve` is the same.
@@ -76,8 +77,12 @@ let arguments = CommandLine.arguments
 let calledAs = URL(fileURLWithPath: arguments.first ?? "sous-server").lastPathComponent
 if let command = commands[calledAs] {
     await run(command, arguments: nil)
+} else if calledAs == "sous-web" {
+    await run(WebCommand.self, arguments: nil)
 } else if arguments.count > 1, let command = commands["sous-\(arguments[1])"] {
     await run(command, arguments: Array(arguments.dropFirst(2)))
+} else if arguments.count > 1, arguments[1] == "web" {
+    await run(WebCommand.self, arguments: Array(arguments.dropFirst(2)))
 } else if arguments.count > 1, arguments[1] == "all" {
     await run(AllServices.self, arguments: Array(arguments.dropFirst(2)))
 } else {
@@ -87,6 +92,7 @@ if let command = commands[calledAs] {
 
         USAGE: sous-server <service> [<subcommand>] [<options>]
                sous-<service> [<subcommand>] [<options>]   a link to sous-server (deploy/link-services.sh makes them)
+               sous-server web [<subcommand>]              the web app (also as the link sous-web)
                sous-server all [<options>]                  the five in this one process (see 'sous-server all --help')
                sous-server --services                       the services, one per line
 

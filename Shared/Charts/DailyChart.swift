@@ -350,3 +350,19 @@ struct DailyPlot {
         }
     }
 }
+
+/// The diary's history as chart input: a day with nothing logged has no bar.
+public enum DiaryChart {
+    public static func svg(_ history: DiaryHistory, range: DateRange, only: MacroSeries?) -> String {
+        let title = "Diary \(range.from) to \(range.to)"
+        let days = history.days.map { day in
+            MacroDay(
+                day: day.date, totals: day.entries > 0 ? day.totals : nil,
+                goals: day.goals?.macros
+                    ?? Macros(kcal: day.kcalGoal, carbohydrates: .nan, protein: .nan, fat: .nan))
+        }
+        guard let only else { return DailyChart.macros(title: title, days: days).render() }
+        let entries = days.map { DailyChart.Entry(day: $0.day, value: $0.totals?[only], goal: $0.goals?[only]) }
+        return DailyChart(title: "\(only.name), \(title)", seriesName: only.name, unit: only.unit, entries: entries).render()
+    }
+}

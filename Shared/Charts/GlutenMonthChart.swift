@@ -190,3 +190,19 @@ public struct GlutenMonthChart: Sendable, Equatable {
         count == 1 ? "1 \(noun)" : "\(count) \(noun)s"
     }
 }
+
+extension GlutenMonthChart {
+    /// The month of the coeliac diary's calendar: each day's prediction and test result.
+    public init(_ calendar: GlutenCalendar, title: String) {
+        let entries = calendar.days.map { day -> Entry in
+            let positive: Bool? =
+                switch day.status {
+                case .positive: true
+                case .negative: false
+                case .predicted, .nothing: nil
+                }
+            return Entry(day: day.date, expectsGluten: day.expectsGluten, positive: positive)
+        }
+        self.init(title: title, year: calendar.year, month: calendar.month, entries: entries)
+    }
+}

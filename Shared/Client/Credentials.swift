@@ -111,11 +111,12 @@ public enum UserClientKeys {
     /// A key pair for this run: a user is known by their session token, not by a device key.
     static let keyPair: CurveKeyPair? = try? CurveKeyPair.generate()
 
-    /// CURVE with the service's published key, for any endpoint but `inproc`.
-    public static func curve(for service: SousService, endpoint: String) -> CurveSetupProvider {
+    /// CURVE with the service's published key (read from `keysDirectory`, default
+    /// ``directory``), for any endpoint but `inproc`.
+    public static func curve(for service: SousService, endpoint: String, keysDirectory: String? = nil) -> CurveSetupProvider {
         { () throws(ServiceError) -> CurveClientSetup? in
             guard !endpoint.hasPrefix("inproc://") else { return nil }
-            let path = PublishedKeys.publicKeyPath(of: service, in: directory)
+            let path = PublishedKeys.publicKeyPath(of: service, in: keysDirectory ?? directory)
             guard let key = PublishedKeys.readLine(path) else {
                 throw .unavailable(
                     "no public key for the \(service.rawValue) at \(path): set SOUS_KEYS_DIR to the folder the services publish their keys in")

@@ -114,3 +114,41 @@ extension Sodium {
         return sodium_memcmp(a, b, a.count) == 0
     }
 }
+
+// MARK: Sealed values and MACs (the web app's cookies and form tokens)
+
+extension Sodium {
+    /// `plaintext` encrypted and authenticated under a 32-byte `key` (XSalsa20-Poly1305 with a
+    /// random 24-byte nonce in front): what only a holder of the key can read or forge.
+    public static func seal(_ plaintext: [UInt8], key: [UInt8]) -> [UInt8] {
+        precondition(isReady, "libsodium could not be initialised")
+        precondition(key.count == Int(crypto_secretbox_KEYBYTES), "a sealing key is 32 bytes")
+        let nonce = randomBytes(Int(crypto_secretbox_NONCEBYTES))
+        var box = [UInt8](repeating: 0, count: plaintext.count + Int(crypto_secretbox_MACBYTES))
+        _ = crypto_secretbox_easy(&box, plaintext, UInt64(plaintext.count), nonce, key)
+        return nonce + box
+    }
+
+    /// The plaintext of a ``seal(_:key:)`` result, or nil when `sealed` was not sealed under
+    /// `key` or was changed since.
+    public static func open(_ sealed: [UInt8], key: [UInt8]) -> [UInt8]? {
+        precondition(isReady, "libsodium could not be initialised")
+        let nonceBytes = Int(crypto_secretbox_NONCEBYTES)
+        let macBytes = Int(crypto_secretbox_MACBYTES)
+        guard key.count == Int(crypto_secretbox_KEYBYTES), sealed.count >= nonceBytes + macBytes else { return nil }
+        let nonce = Array(sealed.prefix(nonceBytes))
+        let box = Array(sealed.dropFirst(nonceBytes))
+        var plaintext = [UInt8](repeating: 0, count: box.count - macBytes)
+        guard crypto_secretbox_open_easy(&plaintext, box, UInt64(box.count), nonce, key) == 0 else { return nil }
+        return plaintext
+    }
+
+    /// A 32-byte keyed BLAKE2b MAC of `message` under `key` (16 to 64 bytes).
+    public static func mac(_ message: [UInt8], key: [UInt8]) -> [UInt8] {
+        precondition(isReady, "libsodium could not be initialised")
+        precondition((16...64).contains(key.count), "a MAC key is 16 to 64 bytes")
+        var output = [UInt8](repeating: 0, count: 32)
+        _ = crypto_generichash(&output, 32, message, UInt64(message.count), key, key.count)
+        return output
+    }
+}

@@ -113,6 +113,13 @@ public struct GlobalOptions: ParsableArguments, Sendable {
         client(of: Service.service, as: Service.self)
     }
 
+    /// The five services' clients together.
+    public var clients: SousClients {
+        SousClients(
+            catalog: client(Catalog.self), planner: client(Planner.self), groceries: client(Groceries.self), tracker: client(Tracker.self),
+            notifier: client(Notifier.self))
+    }
+
     /// A client of any of the five, for the methods every service answers (`health`, `describe`, …).
     public func anyClient(_ service: SousService) -> ServiceClient<AnyService> {
         client(of: service, as: AnyService.self)

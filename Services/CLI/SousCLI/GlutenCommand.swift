@@ -131,17 +131,8 @@ struct GlutenCommand: AsyncParsableCommand {
 
         func run() async throws {
             let calendar = try await global.client(Tracker.self).call(CoeliacAPI.calendar, try GlutenText.request(month), session: global.token)
-            let entries = calendar.days.map { day -> GlutenMonthChart.Entry in
-                let positive: Bool? =
-                    switch day.status {
-                    case .positive: true
-                    case .negative: false
-                    case .predicted, .nothing: nil
-                    }
-                return GlutenMonthChart.Entry(day: day.date, expectsGluten: day.expectsGluten, positive: positive)
-            }
             let name = String(format: "%04d-%02d", calendar.year, calendar.month)
-            let chart = GlutenMonthChart(title: "Gluten tests, \(name)", year: calendar.year, month: calendar.month, entries: entries)
+            let chart = GlutenMonthChart(calendar, title: "Gluten tests, \(name)")
             let file = output ?? "gluten-\(name).svg"
             try writeChart(chart.render(), to: file)
             if global.json { return try printJSON(["file": file, "month": name]) }

@@ -97,6 +97,18 @@ public final class Keyring: Sendable {
         return pair
     }
 
+    /// 32 secret random bytes kept in `<data>/<name>.key` (64 hex digits, mode 0600), created on
+    /// first start: a key that replicas sharing the folder share (the web app's cookie key).
+    public static func secretKey(named name: String, dataDirectory: String?) throws -> [UInt8] {
+        guard let dataDirectory else { return Sodium.randomBytes(32) }
+        let path = URL(fileURLWithPath: dataDirectory).appendingPathComponent("\(name).key").path
+        let text = try SecretFile.readOrCreate(path) { Hex.encode(Sodium.randomBytes(32)) }
+        guard let key = Hex.decode(text), key.count == 32 else {
+            throw KeyError("\(path) does not hold a 32-byte key (64 hex digits); move it away to create a new one")
+        }
+        return key
+    }
+
     /// Writes `<keys>/<service>.pub` for the other services and clients (world-readable: it is
     /// public), unless it already holds this key.
     public static func publish(_ key: String, of service: SousService, in directory: String) throws {

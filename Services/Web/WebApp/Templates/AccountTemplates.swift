@@ -1,0 +1,82 @@
+extension Templates {
+    static let signIn = #"""
+        {{<layout}}{{$content}}
+        <form method="post" action="/signin" class="card stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="next" value="{{next}}">
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" required value="{{email}}">
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required>
+        <button type="submit" class="primary">Sign in</button>
+        </form>
+        <p>New to Sous? <a href="/register">Create an account</a>.</p>
+        {{/content}}{{/layout}}
+        """#
+
+    static let register = #"""
+        {{<layout}}{{$content}}
+        <form method="post" action="/register" class="card stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="name">Your name</label>
+        <input id="name" name="name" autocomplete="name" required maxlength="100" value="{{name}}">
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" required value="{{email}}">
+        <label for="password">Password <span class="hint">(at least 10 characters)</span></label>
+        <input id="password" name="password" type="password" autocomplete="new-password" required minlength="10">
+        <button type="submit" class="primary">Create account</button>
+        </form>
+        <p>Have an account? <a href="/signin">Sign in</a>.</p>
+        {{/content}}{{/layout}}
+        """#
+
+    static let account = #"""
+        {{<layout}}{{$content}}
+        <section class="card">
+        <h2>You</h2>
+        <p>{{account.name}} · {{account.email}}</p>
+        </section>
+        <section class="card">
+        <h2>Where you are signed in</h2>
+        <ul class="rows">
+        {{#sessions}}
+        <li><span>{{device}}{{#current}} <strong>(this browser)</strong>{{/current}}<br><small>since {{created}} · until {{expires}}</small></span>
+        {{^current}}<form method="post" action="/account/sessions/end"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="session" value="{{id}}"><button type="submit">End</button></form>{{/current}}
+        </li>
+        {{/sessions}}
+        </ul>
+        </section>
+        <section class="card">
+        <h2>Change password</h2>
+        <form method="post" action="/account/password" class="stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="current">Current password</label>
+        <input id="current" name="current" type="password" autocomplete="current-password" required>
+        <label for="new">New password</label>
+        <input id="new" name="new" type="password" autocomplete="new-password" required minlength="10">
+        <button type="submit">Change password</button>
+        </form>
+        </section>
+        <section class="card">
+        <h2>Take your data with you</h2>
+        <p><a href="/account/export" download>Download everything (JSON)</a></p>
+        <form method="post" action="/account/import" enctype="multipart/form-data" class="stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="archive">Import an archive (into an empty account)</label>
+        <input id="archive" name="archive" type="file" accept="application/json,.json" required>
+        <button type="submit">Import</button>
+        </form>
+        </section>
+        <section class="card danger">
+        <h2>Delete account</h2>
+        <p>Erases your diary, goals, recipes and everything else of yours from every service. It cannot be undone.</p>
+        <form method="post" action="/account/delete" class="stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="delete-password">Your password</label>
+        <input id="delete-password" name="password" type="password" autocomplete="current-password" required>
+        <button type="submit" class="danger">Delete my account</button>
+        </form>
+        </section>
+        {{/content}}{{/layout}}
+        """#
+}

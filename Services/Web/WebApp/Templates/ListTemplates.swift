@@ -1,0 +1,81 @@
+extension Templates {
+    static let list = #"""
+        {{<layout}}{{$content}}
+        <div id="list" data-version="{{version}}" data-csrf="{{csrf}}" aria-live="polite">
+        {{>list_body}}
+        </div>
+        <section class="card">
+        <h2>Add something</h2>
+        <form method="post" action="/list/items" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="idempotencyKey" value="{{formKey}}">
+        <label for="item-text">Item</label>
+        <input id="item-text" name="text" required maxlength="200" placeholder="kitchen roll">
+        <button type="submit">Add</button>
+        </form>
+        </section>
+        <section class="card">
+        <h2>Check out</h2>
+        <form method="post" action="/list/checkout" class="stack">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="idempotencyKey" value="{{formKey}}">
+        <label for="phone">Phone</label><input id="phone" name="phone" type="tel" autocomplete="tel" required>
+        <label for="street">Street</label><input id="street" name="street" autocomplete="street-address" required>
+        <label for="postalCode">Postal code</label><input id="postalCode" name="postalCode" autocomplete="postal-code" required>
+        <label for="city">City</label><input id="city" name="city" autocomplete="address-level2" required>
+        <label for="note">Note for the delivery (optional)</label><input id="note" name="note" maxlength="500">
+        <button type="submit" class="primary">Place the order</button>
+        </form>
+        <p><a href="/list/orders">Past orders</a></p>
+        </section>
+        {{/content}}{{/layout}}
+        """#
+
+    /// The part of the list page that live updates replace.
+    static let listBody = #"""
+        <p class="totals" id="list-totals">{{checkedCount}} of {{lineCount}} ticked · {{total}}</p>
+        {{#empty(categories)}}<p>The list is empty. Plan some meals and put the week on the list, or add an item below.</p>{{/empty(categories)}}
+        {{#categories}}
+        <section class="category">
+        <h2>{{category}} <small>{{subtotal}}</small></h2>
+        <ul class="lines">
+        {{#lines}}
+        <li class="line{{#checked}} checked{{/checked}}" data-line="{{id}}">
+        <form method="post" action="/list/check" class="tick">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="line" value="{{id}}"><input type="hidden" name="checked" value="{{next}}">
+        <button type="submit" class="tick-button" aria-pressed="{{#checked}}true{{/checked}}{{^checked}}false{{/checked}}">
+        <span class="box" aria-hidden="true"></span><span class="what">{{amount}} {{name}}</span>{{#price}} <small>{{price}}</small>{{/price}}
+        </button>
+        </form>
+        {{#item}}<form method="post" action="/list/items/remove"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="id" value="{{item}}"><button type="submit" class="link" aria-label="Remove {{name}}">Remove</button></form>{{/item}}
+        {{#fromRecipes}}<form method="post" action="/list/have"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="ingredient" value="{{ingredient}}"><button type="submit" class="link" aria-label="I have {{name}}">I have it</button></form>{{/fromRecipes}}
+        </li>
+        {{/lines}}
+        </ul>
+        </section>
+        {{/categories}}
+        {{^empty(recipes)}}
+        <section class="card">
+        <h2>For these recipes</h2>
+        <ul class="rows">
+        {{#recipes}}
+        <li><span><a href="/recipes/{{recipe}}">{{name}}</a> × {{multiplier}}{{^empty(excluded)}} <small>(you have {{#excluded}}{{.}} {{/excluded}})</small>{{/empty(excluded)}}</span>
+        <form method="post" action="/list/recipes/remove"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="recipe" value="{{recipe}}"><button type="submit" class="link" aria-label="Take {{name}} off the list">Remove</button></form>
+        </li>
+        {{/recipes}}
+        </ul>
+        </section>
+        {{/empty(recipes)}}
+        """#
+
+    static let orders = #"""
+        {{<layout}}{{$content}}
+        {{#empty(orders)}}<p>No orders yet.</p>{{/empty(orders)}}
+        {{#orders}}
+        <section class="card">
+        <h2>Order {{id}} · {{placed}}</h2>
+        <p>{{total}} · to {{address}}</p>
+        <ul>{{#lines}}<li>{{amount}} {{name}}</li>{{/lines}}</ul>
+        </section>
+        {{/orders}}
+        {{/content}}{{/layout}}
+        """#
+}

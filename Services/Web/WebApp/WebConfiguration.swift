@@ -1,0 +1,54 @@
+public import SousClient
+
+/// What one `sous-web` process needs: where to listen, where the five services are, and the
+/// key its cookies are sealed with. Nothing else is kept: several replicas with the same key
+/// serve the same people behind a proxy.
+public struct WebConfiguration: Sendable {
+    /// The address and port to listen on (`SOUS_WEB_BIND`, default 127.0.0.1:8080).
+    public var host: String
+    public var port: Int
+    /// Each service's request endpoint (or replicas, separated by commas).
+    public var endpoints: [SousService: String]
+    /// Where the services publish their CURVE public keys; nil for `inproc` endpoints (tests).
+    public var keysDirectory: String?
+    /// 32 bytes: cookies are sealed and form tokens derived with keys derived from it.
+    public var secret: [UInt8]
+    /// Cookies carry `Secure` (set when the app is served over HTTPS, behind a TLS proxy).
+    public var secureCookies: Bool
+    /// How long one call to a service may take, retries included.
+    public var callLimit: Duration
+    public var limits: WebLimits
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, endpoints: [SousService: String], keysDirectory: String?, secret: [UInt8],
+        secureCookies: Bool = false, callLimit: Duration = .seconds(10), limits: WebLimits = WebLimits()
+    ) {
+        self.host = host
+        self.port = port
+        self.endpoints = endpoints
+        self.keysDirectory = keysDirectory
+        self.secret = secret
+        self.secureCookies = secureCookies
+        self.callLimit = callLimit
+        self.limits = limits
+    }
+}
+
+/// What one request may send, and how fast one address may send them.
+public struct WebLimits: Sendable {
+    /// A form's whole body (URL-encoded).
+    public var formBytes = 64 * 1024
+    /// An upload's whole body (multipart: a photo, an archive).
+    public var uploadBytes = 8 * 1024 * 1024
+    /// Fields in one form.
+    public var formFields = 200
+    /// Characters in one text field.
+    public var fieldCharacters = 10_000
+    /// Requests one client address may make per minute, and in a burst.
+    public var requestsPerMinute = 600
+    public var burst = 120
+    /// A connection that sends nothing for this long is closed (a slow client holds nothing).
+    public var idleTimeout: Duration = .seconds(30)
+
+    public init() {}
+}

@@ -1,0 +1,215 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import SocketCheck
+import SousClient
+import SousSchema
+import Testing
+import WebApp
+
+/// Every page, signed in and not, over real HTTP against the real services.
+@Suite(.closesItsSockets)
+struct WebPagesTests {
+    static let pages = [
+        ("/week", "This week"), ("/list", "Grocery list"), ("/recipes", "recipes found"), ("/recipes?show=favorites", "Favourites"),
+        ("/recipes?show=mine", "Mine"), ("/recipes?show=community", "Community"), ("/recipes/tomato-lentil-soup", "Nutrition per serving"),
+        ("/recipes/new", "Write a recipe"), ("/recipes/import", "Import a recipe"), ("/cook/tomato-lentil-soup", "Have these ready"),
+        ("/cook/tomato-lentil-soup?step=1", "Step 1 of"), ("/diary", "Today against your goals"), ("/diary?q=lentils", "kcal/100 g"),
+        ("/goals", "Or start from a preset"), ("/settings", "Cooking patience"), ("/household", "Invite someone"),
+        ("/coeliac", "Journal"), ("/reminders", "Next reminder"), ("/account", "Where you are signed in"), ("/list/orders", "No orders yet"),
+    ]
+
+    @Test func everyPageRendersForASignedInPersonWithTheSecurityHeaders() async throws {
+        try await WebHarness.run { _, client in
+            let ada = Browser(client)
+            try await ada.register("Ada", email: "ada@example.org")
+            for (path, text) in Self.pages {
+                let page = try await ada.get(path)
+                #expect(page.status == .ok, "\(path): \(page.status) \(page.text.prefix(300))")
+                #expect(page.text.contains(text), "\(path) shows \(text)")
+                #expect(page.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true, "\(path)")
+                #expect(page.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true, "\(path)")
+                #expect(page.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff", "\(path)")
+                #expect(page.headers[HTTPField.Name("Referrer-Policy")!] == "same-origin", "\(path)")
+                #expect(!page.text.contains("<script>") && !page.text.contains(" style=\""), "\(path): no inline script or style")
+                for attribute in ["src=\"http", "href=\"http", "action=\"http", "src=\"//", "href=\"//"] {
+                    #expect(!page.text.contains(attribute), "\(path): nothing from another origin")
+                }
+                #expect(page.text.contains("<html lang=\"en\">") && page.text.contains("Skip to content"), "\(path)")
+            }
+            let chart = try await ada.get("/diary")
+            #expect(chart.text.contains("<svg") && !chart.text.contains("<?xml"), "the chart is inline SVG")
+        }
+    }
+
+    @Test func withoutASessionPagesSendToSignInAndAssetsAreServed() async throws {
+        try await WebHarness.run { _, client in
+            let stranger = Browser(client)
+            for (path, _) in Self.pages {
+                let page = try await stranger.get(path)
+                #expect(page.status == .seeOther, "\(path)")
+                #expect(page.location?.hasPrefix("/signin?next=") == true, "\(path): \(page.location ?? "")")
+            }
+            #expect(try await stranger.get("/signin").status == .ok)
+            #expect(try await stranger.get("/register").status == .ok)
+            for asset in ["/static/app.css", "/static/app.js", "/sw.js", "/manifest.webmanifest", "/static/icon.svg"] {
+                let file = try await stranger.get(asset)
+                #expect(file.status == .ok && file.body.readableBytes > 100, "\(asset)")
+            }
+            #expect(try await stranger.get("/static/../Package.swift").status == .notFound)
+            #expect(try await stranger.get("/static/%2e%2e/%2e%2e/etc/passwd").status == .notFound)
+            #expect(try await stranger.get("/no-such-page").status == .notFound)
+            let signedOut = try await stranger.post("/list/check", [("line", "onion"), ("checked", "1")])
+            #expect(signedOut.status == .seeOther || signedOut.status == .unauthorized)
+        }
+    }
+
+    @Test func signInOutAndWrongCredentialsSayWhatWentWrong() async throws {
+        try await WebHarness.run { _, client in
+            let ada = Browser(client)
+            try await ada.register("Ada", email: "ada@example.org")
+            try await ada.post("/signout")
+            #expect(ada.cookie("sous_session") == nil)
+            #expect(try await ada.get("/week").status == .seeOther)
+
+            try await ada.get("/signin")
+            let wrong = try await ada.post("/signin", [("email", "ada@example.org"), ("password", "not the password")])
+            #expect(wrong.status == .unauthorized && wrong.text.contains("role=\"alert\""), "\(wrong.status)")
+            #expect(wrong.text.contains("value=\"ada@example.org\""), "the email is kept")
+            let short = try await Browser(client).post("/register", [("name", "Bo"), ("email", "bo@example.org"), ("password", "short")])
+            #expect(short.status == .forbidden, "no form token from this browser yet")
+            let bo = Browser(client)
+            try await bo.get("/register")
+            let refused = try await bo.post("/register", [("name", "Bo"), ("email", "bo@example.org"), ("password", "short")])
+            #expect(refused.status == .unprocessableContent && refused.text.contains("password"), "\(refused.text.prefix(200))")
+
+            let right = try await ada.post("/signin", [("email", "ada@example.org"), ("password", "correct horse battery"), ("next", "/diary")])
+            #expect(right.status == .seeOther && right.location == "/diary")
+            try await ada.get("/week")
+            let offsite = try await ada.post(
+                "/signin", [("email", "ada@example.org"), ("password", "correct horse battery"), ("next", "//evil.example")])
+            #expect(offsite.location == "/week", "only a path on this site: \(offsite.status) \(offsite.text.prefix(300))")
+        }
+    }
+
+    @Test func formsWithoutTheirTokenAreRefusedAndWriteNothing() async throws {
+        try await WebHarness.run { _, client in
+            let ada = Browser(client)
+            try await ada.register("Ada", email: "ada@example.org")
+            try await ada.get("/list")
+            for token in ["", "forged", String(repeating: "A", count: 43)] {
+                let refused = try await ada.post("/list/items", [("text", "paper towels")], csrf: token)
+                #expect(refused.status == .forbidden && refused.text.contains("expired"), "\(token)")
+            }
+            let list = try await ada.get("/list")
+            #expect(!list.text.contains("paper towels"), "nothing was written")
+
+            // Another browser's token is not this one's.
+            let bo = Browser(client)
+            try await bo.register("Bo", email: "bo@example.org")
+            try await bo.get("/list")
+            #expect(try await ada.post("/list/items", [("text", "paper towels")], csrf: bo.formToken).status == .forbidden)
+            #expect(try await ada.post("/list/items", [("text", "paper towels")]).status == .seeOther)
+            #expect(try await ada.get("/list").text.contains("paper towels"))
+        }
+    }
+
+    @Test func aForgedOrChangedCookieIsNobody() async throws {
+        try await WebHarness.run { _, client in
+            let ada = Browser(client)
+            try await ada.register("Ada", email: "ada@example.org")
+            let sealed = try #require(ada.cookie("sous_session"))
+            var changed = Array(sealed)
+            changed[changed.count / 2] = changed[changed.count / 2] == "A" ? "B" : "A"
+            for value in [String(changed), "not-a-cookie", String(repeating: "x", count: 5000), "%00%ff", ""] {
+                ada.setCookie("sous_session", value)
+                let page = try await ada.get("/week")
+                #expect(page.status == .seeOther && page.location?.hasPrefix("/signin") == true, "\(value.prefix(20))")
+            }
+            ada.setCookie("sous_session", sealed)
+            #expect(try await ada.get("/week").status == .ok)
+        }
+    }
+
+    @Test func hostileTextIsShownAsTextAndLimitsAnswerClearly() async throws {
+        try await WebHarness.run { _, client in
+            let ada = Browser(client)
+            try await ada.register("Ada", email: "ada@example.org")
+            try await ada.get("/list")
+            let hostile = "<script>alert(1)</script>\"'><img src=x onerror=alert(2)>"
+            #expect(try await ada.post("/list/items", [("text", hostile)]).status == .seeOther)
+            let list = try await ada.get("/list")
+            #expect(list.text.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "escaped")
+            #expect(!list.text.contains("<script>alert(1)") && !list.text.contains("<img src=x"))
+
+            let large = try await ada.post("/list/items", [("text", String(repeating: "a", count: 70 * 1024))])
+            #expect(large.status == .contentTooLarge && large.text.contains("KiB"))
+            let many = try await ada.post("/list/items", (0..<300).map { ("f\($0)", "x") })
+            #expect(many.status == .contentTooLarge && many.text.contains("200 fields"))
+            let badUTF8 = try await ada.send(
+                "/list/items", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "csrf=\(Browser.escape(ada.formToken))&text=%ff%fe"))
+            #expect(badUTF8.status == .unprocessableContent && badUTF8.text.contains("text"))
+            let json = try await ada.send("/list/items", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: "{}"))
+            #expect(json.status == .unsupportedMediaType)
+
+            try await ada.get("/coeliac")
+            let notImage = try await ada.upload(
+                "/coeliac/journal", fields: [("title", "Lunch out")], file: ("photo", "photo.png", "image/png", Array("<?php echo 1; ?>".utf8)))
+            #expect(notImage.status == .unprocessableContent && notImage.text.contains("not a JPEG, PNG or WebP"))
+            #expect(!(try await ada.get("/coeliac")).text.contains("Lunch out"), "nothing written")
+            let huge = try await ada.upload(
+                "/coeliac/journal", fields: [("title", "Lunch out")],
+                file: ("photo", "big.png", "image/png", [0x89] + [UInt8](repeating: 0, count: 600 * 1024)))
+            #expect(huge.status == .contentTooLarge)
+            #expect(try await ada.send("/week", method: .put, headers: [:], body: nil).status == .methodNotAllowed)
+        }
+    }
+
+    @Test func aTickSentTwiceWithOneKeyIsAppliedOnce() async throws {
+        try await WebHarness.run { stack, client in
+            let ada = Browser(client)
+            try await ada.register("Ada", email: "ada@example.org")
+            try await ada.get("/list")
+            #expect(try await ada.post("/list/recipes", [("recipe", "tomato-lentil-soup")]).status == .seeOther)
+            let before = try await ada.get("/list?part=body")
+            let version = try #require(before.headers[HTTPField.Name("X-List-Version")!].flatMap(Int.init))
+            #expect(before.text.contains("data-line=\"red-lentils\""), "\(before.text.prefix(600))")
+            for _ in 0..<3 {
+                let tick = try await ada.post(
+                    "/list/check", [("line", "red-lentils"), ("checked", "1")],
+                    headers: [HTTPField.Name("X-Sous-Fetch")!: "1", HTTPField.Name("Idempotency-Key")!: "tick-0001-red-lentils"])
+                #expect(tick.status == .noContent)
+            }
+            let after = try await ada.get("/list?part=body")
+            #expect(after.headers[HTTPField.Name("X-List-Version")!].flatMap(Int.init) == version + 1, "one write for three sends")
+            #expect(after.text.contains("1 of"))
+            let refused = try await ada.post(
+                "/list/check", [("line", "no-such-line"), ("checked", "1")], headers: [HTTPField.Name("X-Sous-Fetch")!: "1"])
+            #expect(refused.status == .notFound && refused.headers[.contentType]?.hasPrefix("application/json") == true)
+            #expect(refused.text.contains("\"field\""))
+            _ = stack
+        }
+    }
+
+    @Test func aSessionEndedElsewhereEndsHere() async throws {
+        try await WebHarness.run { _, client in
+            let phone = Browser(client)
+            try await phone.register("Ada", email: "ada@example.org")
+            let laptop = Browser(client)
+            try await laptop.get("/signin")
+            #expect(try await laptop.post("/signin", [("email", "ada@example.org"), ("password", "correct horse battery")]).status == .seeOther)
+            let account = try await laptop.get("/account")
+            // The laptop ends the phone's session (the one that is not "this browser").
+            let other = try #require(
+                account.text.components(separatedBy: "name=\"session\" value=\"").dropFirst().first?.split(separator: "\"").first)
+            #expect(try await laptop.post("/account/sessions/end", [("session", String(other))]).status == .seeOther)
+            // Every service learns of it within about a second; the planner at once.
+            let ended = try await phone.get("/week")
+            #expect(ended.status == .seeOther && ended.location?.hasPrefix("/signin") == true)
+            #expect(phone.cookie("sous_session") == nil, "the cookie is forgotten")
+            #expect(try await laptop.get("/week").status == .ok)
+        }
+    }
+}
