@@ -210,6 +210,7 @@
   // ---------------------------------------------------------------- the week
   function setupWeek(week) {
     let dragged = null;
+    // A planned meal carries "DATE SLOT"; a chosen recipe (the list under the week) "recipe:ID".
     week.addEventListener("dragstart", (event) => {
       const slot = event.target.closest && event.target.closest(".slot.planned");
       if (!slot) return;
@@ -218,6 +219,21 @@
       event.dataTransfer.effectAllowed = "move";
       event.dataTransfer.setData("text/plain", `${slot.dataset.date} ${slot.dataset.slot}`);
     });
+    const picks = document.getElementById("picks");
+    if (picks) {
+      picks.addEventListener("dragstart", (event) => {
+        const pick = event.target.closest && event.target.closest(".pick");
+        if (!pick) return;
+        dragged = pick;
+        pick.classList.add("dragging");
+        event.dataTransfer.effectAllowed = "copy";
+        event.dataTransfer.setData("text/plain", `recipe:${pick.dataset.recipe}`);
+      });
+      picks.addEventListener("dragend", () => {
+        if (dragged) dragged.classList.remove("dragging");
+        dragged = null;
+      });
+    }
     week.addEventListener("dragend", () => {
       if (dragged) dragged.classList.remove("dragging");
       week.querySelectorAll(".drop-target").forEach((slot) => slot.classList.remove("drop-target"));
@@ -235,13 +251,21 @@
       const slot = event.target.closest && event.target.closest(".slot");
       if (!slot) return;
       event.preventDefault();
-      const from = (event.dataTransfer.getData("text/plain") || "").split(" ");
-      if (from.length !== 2 || (from[0] === slot.dataset.date && from[1] === slot.dataset.slot)) return;
-      const body = new URLSearchParams({
-        csrf: week.dataset.csrf, fromDate: from[0], fromSlot: from[1], toDate: slot.dataset.date, toSlot: slot.dataset.slot, fetch: "1",
-      });
+      const carried = event.dataTransfer.getData("text/plain") || "";
+      let path;
+      let fields;
+      if (carried.startsWith("recipe:")) {
+        path = "/week/put";
+        fields = { recipe: carried.slice(7), date: slot.dataset.date, slot: slot.dataset.slot };
+      } else {
+        const from = carried.split(" ");
+        if (from.length !== 2 || (from[0] === slot.dataset.date && from[1] === slot.dataset.slot)) return;
+        path = "/week/move";
+        fields = { fromDate: from[0], fromSlot: from[1], toDate: slot.dataset.date, toSlot: slot.dataset.slot };
+      }
+      const body = new URLSearchParams({ csrf: week.dataset.csrf, fetch: "1", ...fields });
       try {
-        const response = await fetch("/week/move", {
+        const response = await fetch(path, {
           method: "POST", body, credentials: "same-origin",
           headers: { "X-Sous-Fetch": "1", "Idempotency-Key": randomKey(), "Content-Type": "application/x-www-form-urlencoded" },
         });
@@ -251,9 +275,9 @@
         }
         const answer = await response.json().catch(() => ({}));
         if (answer.signIn) location.href = answer.signIn;
-        else showError(answer.error || "The meal could not be moved.");
+        else showError(answer.error || "The meal could not be planned there.");
       } catch (error) {
-        showError("No connection: the meal was not moved.");
+        showError("No connection: the week was not changed.");
       }
     });
   }

@@ -37,6 +37,11 @@ struct WeekPages {
                 _ = try await app.backend.planner.call(PlannerAPI.moveSlot, SlotMove(from: from, to: to), session: token)
             }
         }
+        router.post("/week/choose") { _, context in
+            try await act(context) { form, token in
+                _ = try await app.backend.planner.call(PlannerAPI.addRecipe, RecipeID(id: try form.required("recipe", label: "Recipe")), session: token)
+            }
+        }
         router.post("/week/clear") { _, context in
             try await act(context) { form, token in
                 let slot = SlotRef(date: try Self.date(form, "date"), slot: try Self.slot(form, "slot"))
@@ -107,7 +112,11 @@ struct WeekPages {
         async let household = app.backend.planner.call(HouseholdAPI.get, Empty(), session: session.token)
         let week = try await app.backend.planner.call(PlannerAPI.getPlan, Empty(), session: session.token)
         let others = try await household.members.filter { $0.user != session.user }.map { ["user": $0.user, "name": $0.name] }
-        let selection = week.selection.map { ["id": $0.id, "name": $0.name] }
+        let selection = week.selection.map { recipe -> [String: Any] in
+            var values: [String: Any] = ["id": recipe.id, "name": recipe.name]
+            if recipe.plannedSlots > 0 { values["plannedSlots"] = recipe.plannedSlots }
+            return values
+        }
         let targets = week.days.flatMap { day in
             [1, 2].map { slot in ["value": "\(day.date) \(slot)", "label": "\(Show.weekday(day.weekday)) \(slot == 1 ? "lunch" : "dinner")"] }
         }

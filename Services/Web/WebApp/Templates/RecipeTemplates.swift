@@ -54,6 +54,8 @@ extension Templates {
         <input type="hidden" name="csrf" value="{{csrf}}">
         <button type="submit">{{#isFavorite}}★ Favourite{{/isFavorite}}{{^isFavorite}}☆ Add to favourites{{/isFavorite}}</button>
         </form>
+        <form method="post" action="/week/choose"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="recipe" value="{{id}}">
+        <button type="submit">Choose for this week</button></form>
         <form method="post" action="/list/recipes"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="recipe" value="{{id}}">
         <button type="submit">Add to the list</button></form>
         {{#editable}}<a class="button" href="/recipes/{{id}}/edit">Edit</a>{{/editable}}

@@ -2,6 +2,13 @@ extension Templates {
     static let week = #"""
         {{<layout}}{{$content}}
         <p class="hint">Drag a meal onto another slot to move it (an occupied slot swaps), or use its Move menu.</p>
+        {{^empty(selection)}}
+        <section class="card">
+        <h2>Chosen for this week</h2>
+        <p class="hint">Drag one onto a day, or pick it in a slot's Plan menu.</p>
+        <ul class="picks" id="picks">{{#selection}}<li class="pick" draggable="true" data-recipe="{{id}}"><a href="/recipes/{{id}}">{{name}}</a>{{#plannedSlots}} <small>planned {{plannedSlots}}×</small>{{/plannedSlots}}</li>{{/selection}}</ul>
+        </section>
+        {{/empty(selection)}}
         <ol class="week" id="week" data-csrf="{{csrf}}">
         {{#days}}
         <li class="day{{#isToday}} today{{/isToday}}">
@@ -65,12 +72,6 @@ extension Templates {
         <h2>Shopping</h2>
         <form method="post" action="/list/week"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" class="primary">Put the week's meals on the list</button></form>
         </section>
-        {{^empty(selection)}}
-        <section class="card">
-        <h2>Chosen, not yet planned</h2>
-        <ul>{{#selection}}<li><a href="/recipes/{{id}}">{{name}}</a></li>{{/selection}}</ul>
-        </section>
-        {{/empty(selection)}}
         <p><a href="/week/calendar.ics" download>Download the week as a calendar (iCalendar)</a></p>
         {{/content}}{{/layout}}
         """#
