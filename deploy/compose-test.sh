@@ -112,7 +112,7 @@ log "Services under test: ${active[*]}"
 # SQLite stack's only one), 27111…27512 (replica 2) and PostgreSQL's 25432.
 if command -v ss >/dev/null; then
     for port in 27101 27102 27201 27202 27301 27302 27401 27402 27501 27502 \
-        27111 27112 27211 27212 27311 27312 27411 27412 27511 27512 25432; do
+        27111 27112 27211 27212 27311 27312 27411 27412 27511 27512 25432 28080; do
         if ss -ltnH "sport = :$port" | grep -q .; then fail "port $port is in use; the host-network stacks need 27101…27512 and 25432"; fi
     done
 fi
@@ -472,6 +472,26 @@ check_host_client() {
     echo "host client: the keys of volume ${PROJECT}_keys, signed in as $ADA, searched the catalog"
 }
 
+# The web app (deploy/docker-compose.yml's `web`): healthy, and Ada signs in through it over HTTP
+# and sees the week and the list the journey made. Host networking: it listens on 127.0.0.1:28080.
+check_web() {
+    is_active catalog planner groceries || return 0
+    compose up -d --no-build --no-deps web
+    wait_healthy web
+    local jar="$WORK/web-cookies" page="$WORK/web-page.html" base=http://127.0.0.1:28080 token status
+    curl -fsS -c "$jar" -b "$jar" "$base/signin" -o "$page" || fail "the web app did not serve /signin"
+    token="$(grep -o 'name="csrf" value="[^"]*"' "$page" | head -n1 | sed 's/.*value="//; s/"$//')"
+    [ -n "$token" ] || fail "the sign-in page has no form token"
+    status="$(curl -sS -c "$jar" -b "$jar" -o /dev/null -w '%{http_code}' --data-urlencode "csrf=$token" \
+        --data-urlencode "email=$ADA" --data-urlencode "password=$PASSWORD" "$base/signin")"
+    [ "$status" = 303 ] || fail "signing in through the web app answered $status, not 303"
+    curl -fsS -c "$jar" -b "$jar" "$base/week" -o "$page" || fail "the web app did not serve /week"
+    grep -q 'Tomato and Red Lentil Soup' "$page" || fail "the web app's week does not show the planned soup"
+    curl -fsS -c "$jar" -b "$jar" "$base/list" -o "$page" || fail "the web app did not serve /list"
+    grep -q 'data-line="red-lentils"' "$page" || fail "the web app's list does not show the red lentils"
+    echo "web: healthy; $ADA signed in over HTTP and saw the week's soup and the list's red lentils"
+}
+
 stack_down() {
     compose logs --no-color >"$WORK/compose-$STACK.log" 2>&1 || true
     log "Stopping the stack: compose down --volumes (its logs: $WORK/compose-$STACK.log)"
@@ -500,6 +520,9 @@ run_journey
 
 log "A client on the host (deploy/README.md, host networking)"
 check_host_client
+
+log "The web app"
+check_web
 
 log "Recreating every container: the data must stay in the named volumes"
 compose up -d --no-build --no-deps --force-recreate "${active[@]}"

@@ -12,6 +12,8 @@ deploy/install-deps.sh
 
 SERVICES=(catalog planner groceries tracker notifier)
 export SOUS_DATA_DIR="${SOUS_DATA_DIR:-$PWD/data}"
+# The web app listens here (SOUS_WEB_BIND=0.0.0.0:8080 to reach it from other devices on the network).
+export SOUS_WEB_BIND="${SOUS_WEB_BIND:-127.0.0.1:8080}"
 # Each service creates its CURVE key pair under $SOUS_DATA_DIR on first start and publishes the
 # public key here; the services and the `sous` CLI read each other's keys from it.
 export SOUS_KEYS_DIR="${SOUS_KEYS_DIR:-$SOUS_DATA_DIR/keys}"
@@ -27,7 +29,7 @@ pids=()
 stop_all() {
     trap - INT TERM EXIT
     if [ ${#pids[@]} -gt 0 ]; then
-        echo; echo "==> Stopping ${SERVICES[*]}"
+        echo; echo "==> Stopping ${SERVICES[*]} and the web app"
         kill -TERM "${pids[@]}" 2>/dev/null || true
         wait "${pids[@]}" 2>/dev/null || true
     fi
@@ -49,9 +51,22 @@ for service in "${SERVICES[@]}"; do
     done
 done
 
+# The web app: one more client of the five, started once they answer.
+"$BIN/sous-web" serve 2>>"$SOUS_DATA_DIR/web.log" &
+pids+=($!)
+echo "==> Started the web app (pid $!, log $SOUS_DATA_DIR/web.log)"
+for attempt in $(seq 1 60); do
+    if "$BIN/sous-web" check --timeout-ms 500 >/dev/null 2>&1; then "$BIN/sous-web" check; break; fi
+    if [ "$attempt" -eq 60 ]; then echo "error: the web app did not answer; see $SOUS_DATA_DIR/web.log" >&2; exit 1; fi
+    sleep 0.5
+done
+
 cat <<INFO
 
 Sous is running (data in $SOUS_DATA_DIR, logs in $SOUS_DATA_DIR/<service>.log). Ctrl-C stops every service.
+
+  Open http://$SOUS_WEB_BIND in a browser: create an account, plan the week, shop from the list.
+
   catalog    tcp://127.0.0.1:7101   events :7102
   planner    tcp://127.0.0.1:7201   events :7202
   groceries  tcp://127.0.0.1:7301   events :7302

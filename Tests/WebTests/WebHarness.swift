@@ -22,6 +22,8 @@ enum WebHarness {
             for service in SousService.allCases { endpoints[service] = stack.host(of: service).boundEndpoints.requests }
             var limits = WebLimits()
             limits.uploadBytes = 512 * 1024
+            // A test's open stream ends within a wait of the end of its test.
+            limits.streamWait = .seconds(1)
             let configuration = WebConfiguration(
                 port: 0, endpoints: endpoints, keysDirectory: nil, secret: Sodium.randomBytes(32), callLimit: .seconds(30), limits: limits)
             var logger = Logger(label: "web-test")

@@ -160,6 +160,10 @@
     async function refresh() {
       try {
         const response = await fetch("/list?part=body", { credentials: "same-origin", headers: { "X-Sous-Fetch": "1" } });
+        if (response.status === 401) {
+          location.href = "/signin";
+          return;
+        }
         if (!response.ok) return;
         const served = Number(response.headers.get("X-List-Version") || "0");
         const html = await response.text();

@@ -196,13 +196,15 @@ struct ListPages {
     // MARK: Live updates
 
     /// Server-sent events: `list` with the new version whenever the household's list changes
-    /// (the groceries service's long poll), a comment every 15 s to keep proxies from closing
-    /// the stream, and `ended` when the session has ended. A stream lasts at most 30 minutes;
+    /// (the groceries service's long poll), a comment after every quiet wait (``WebLimits/streamWait``)
+    /// to keep proxies from closing the stream, and `ended` when the session has ended. A stream lasts at most 30 minutes;
     /// the browser reconnects by itself.
     private func events(_ request: Request, _ context: WebContext) throws -> Response {
         let session = try context.signedIn()
         let start = request.uri.queryParameters.get("after").flatMap(Int64.init) ?? -1
         let watcher = app.backend.watcher
+        let wait = app.configuration.limits.streamWait
+        let waitSeconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
         let body = ResponseBody { (writer: inout any ResponseBodyWriter) in
             var after = start
             try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
@@ -210,7 +212,7 @@ struct ListPages {
             while ContinuousClock.now < end {
                 let now: ListVersionNow
                 do {
-                    now = try await watcher.call(GroceriesAPI.wait, ListWait(after: after, waitSeconds: 15), session: session.token)
+                    now = try await watcher.call(GroceriesAPI.wait, ListWait(after: after, waitSeconds: waitSeconds), session: session.token)
                 } catch let error as ServiceError where error.code == .unauthorized {
                     try await writer.write(ByteBuffer(string: "event: ended\ndata: /signin\n\n"))
                     break

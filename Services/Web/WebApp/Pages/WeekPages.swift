@@ -39,7 +39,8 @@ struct WeekPages {
         }
         router.post("/week/choose") { _, context in
             try await act(context) { form, token in
-                _ = try await app.backend.planner.call(PlannerAPI.addRecipe, RecipeID(id: try form.required("recipe", label: "Recipe")), session: token)
+                _ = try await app.backend.planner.call(
+                    PlannerAPI.addRecipe, RecipeID(id: try form.required("recipe", label: "Recipe")), session: token)
             }
         }
         router.post("/week/clear") { _, context in
