@@ -18,7 +18,7 @@ import pytest
 from sous_stack import SERVICES, Stack, bin_dir, free_ports, log_tail
 
 WEB_STARTUP_SECONDS = 30
-WEB_STOP_SECONDS = 15
+WEB_STOP_SECONDS = 10
 CHECK_SECONDS = 10
 
 
@@ -41,6 +41,7 @@ class WebApp:
         for service in SERVICES:
             self.env[f"SOUS_{service.upper()}_ENDPOINT"] = stack.endpoints[service][0]
         self.executable = bin_dir() / "sous-web"
+        self.stop_seconds = WEB_STOP_SECONDS
         #: What the last stop took: "sigterm" (exited by itself) or "sigkill" (had to be killed).
         self.last_stop = ""
 
@@ -85,7 +86,7 @@ class WebApp:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
         try:
-            code = process.wait(timeout=WEB_STOP_SECONDS)
+            code = process.wait(timeout=self.stop_seconds)
             self.last_stop = "sigterm"
             return code
         except subprocess.TimeoutExpired:
@@ -93,7 +94,7 @@ class WebApp:
             process.wait(timeout=10)
             self.last_stop = "sigkill"
             with open(self.log, "ab") as log_file:
-                log_file.write(f"---- killed: still running {WEB_STOP_SECONDS} s after SIGTERM\n".encode())
+                log_file.write(f"---- killed: still running {self.stop_seconds} s after SIGTERM\n".encode())
             return None
 
     def restart(self) -> None:
@@ -117,4 +118,4 @@ def web_app(tmp_path_factory):
         yield app
     finally:
         app.stop()
-        stack.stop_all()
+        stack.assert_stopped_cleanly()

@@ -15,7 +15,9 @@ import WebApp
 /// The web app over real HTTP (Hummingbird's live test server on a free port) in front of the
 /// five services running in-process: what a browser sees, without the browser.
 enum WebHarness {
-    static func run(_ body: @Sendable (StackFixture, any TestClientProtocol) async throws -> Void) async throws {
+    static func run(
+        configure: (inout WebConfiguration) -> Void = { _ in }, _ body: @Sendable (StackFixture, any TestClientProtocol) async throws -> Void
+    ) async throws {
         let stack = try StackFixture.make()
         try await withRunningServices(stack.hosts) { _ in
             var endpoints: [SousService: String] = [:]
@@ -24,8 +26,9 @@ enum WebHarness {
             limits.uploadBytes = 512 * 1024
             // A test's open stream ends within a wait of the end of its test.
             limits.streamWait = .seconds(1)
-            let configuration = WebConfiguration(
+            var configuration = WebConfiguration(
                 port: 0, endpoints: endpoints, keysDirectory: nil, secret: Sodium.randomBytes(32), callLimit: .seconds(30), limits: limits)
+            configure(&configuration)
             var logger = Logger(label: "web-test")
             logger.logLevel = .critical
             let web = try WebApp(configuration: configuration)

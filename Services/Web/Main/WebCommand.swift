@@ -16,7 +16,8 @@ public struct WebCommand: AsyncParsableCommand {
             Settings come from the environment: SOUS_WEB_BIND (host:port, default 127.0.0.1:8080), \
             SOUS_<SERVICE>_ENDPOINT for each service, SOUS_KEYS_DIR (the services' public keys), SOUS_DATA_DIR \
             (where web.key, the secret cookies are sealed with, is created on first start; replicas share it), \
-            SOUS_WEB_SECURE_COOKIES=1 behind an HTTPS proxy, SOUS_LOG_LEVEL.
+            SOUS_WEB_SECURE_COOKIES=1 behind an HTTPS proxy, SOUS_WEB_TRUST_PROXY=1 when that proxy sets \
+            X-Forwarded-For, SOUS_LOG_LEVEL.
             """,
         version: SousVersion.current,
         subcommands: [Serve.self, Check.self],
@@ -36,9 +37,10 @@ public struct WebCommand: AsyncParsableCommand {
             var endpoints: [SousService: String] = [:]
             for service in SousService.allCases { endpoints[service] = ServiceEndpoints.fromEnvironment(service).requests }
             let secret = try Keyring.secretKey(named: "web", dataDirectory: environment["SOUS_DATA_DIR"] ?? "./data")
-            let configuration = WebConfiguration(
+            var configuration = WebConfiguration(
                 host: host, port: port, endpoints: endpoints, keysDirectory: UserClientKeys.directory, secret: secret,
                 secureCookies: environment["SOUS_WEB_SECURE_COOKIES"] == "1")
+            configuration.trustForwardedFor = environment["SOUS_WEB_TRUST_PROXY"] == "1"
             var logger = Logger(label: "web")
             logger.logLevel = level
             logger.info("sous-web listening", metadata: ["address": "http://\(host):\(port)"])

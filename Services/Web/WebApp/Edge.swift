@@ -18,6 +18,7 @@ struct Edge: RouterMiddleware {
     let limits: WebLimits
     let limiter: RateLimiter
     let secureCookies: Bool
+    let trustForwardedFor: Bool
 
     func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
         var context = context
@@ -25,7 +26,7 @@ struct Edge: RouterMiddleware {
         var response: Response
         var newVisitor: String?
         do {
-            guard limiter.allow(context.peerAddress) else { throw WebError.rateLimited }
+            guard limiter.allow(clientAddress(request, context)) else { throw WebError.rateLimited }
             let sessionCookie = request.cookies[CookieKeys.sessionCookie]?.value
             context.session = sessionCookie.flatMap(keys.open)
             let subject: String
@@ -59,6 +60,13 @@ struct Edge: RouterMiddleware {
         }
         Self.addSecurityHeaders(&response.headers)
         return response
+    }
+
+    /// Who the rate limit counts: the connection's address, or the one a trusted proxy names.
+    private func clientAddress(_ request: Request, _ context: WebContext) -> String {
+        guard trustForwardedFor, let forwarded = request.headers[.init("X-Forwarded-For")!] else { return context.peerAddress }
+        let last = forwarded.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        return last.isEmpty || last.utf8.count > 64 ? context.peerAddress : last
     }
 
     /// The form of a POST: URL-encoded within `formBytes`, multipart within `uploadBytes`.

@@ -25,7 +25,7 @@ public final class WebApp: Sendable {
             middleware: Edge(
                 keys: keys, views: views, limits: configuration.limits,
                 limiter: RateLimiter(perMinute: configuration.limits.requestsPerMinute, burst: configuration.limits.burst),
-                secureCookies: configuration.secureCookies))
+                secureCookies: configuration.secureCookies, trustForwardedFor: configuration.trustForwardedFor))
         Assets.addRoutes(to: router)
         router.get("/") { _, context in Views.seeOther(context.session == nil ? "/signin" : "/week") }
         // For proxies and orchestrators: the process answers (the services have their own checks).

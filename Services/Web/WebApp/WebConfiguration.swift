@@ -15,6 +15,9 @@ public struct WebConfiguration: Sendable {
     public var secret: [UInt8]
     /// Cookies carry `Secure` (set when the app is served over HTTPS, behind a TLS proxy).
     public var secureCookies: Bool
+    /// The client is the last address of `X-Forwarded-For` (set when a proxy in front says
+    /// whom it forwards; without a proxy a client could name any address it likes).
+    public var trustForwardedFor = false
     /// How long one call to a service may take, retries included.
     public var callLimit: Duration
     public var limits: WebLimits

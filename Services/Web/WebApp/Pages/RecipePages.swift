@@ -66,7 +66,8 @@ struct RecipePages {
             let id = try context.parameters.require("id")
             let photo = try await app.backend.catalog.call(CatalogAPI.photo, RecipeID(id: id), session: session.token)
             // The catalog judged the type from the bytes when it stored them; say only what it said.
-            let type = ["image/jpeg", "image/png", "image/webp", "image/heic"].contains(photo.type) ? photo.type : "application/octet-stream"
+            let type =
+                ["jpeg": "image/jpeg", "png": "image/png", "webp": "image/webp", "heic": "image/heic"][photo.type] ?? "application/octet-stream"
             return Response(
                 status: .ok, headers: [.contentType: type, .cacheControl: "private, max-age=3600"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: photo.photo)))
@@ -110,7 +111,8 @@ struct RecipePages {
             let id = try context.parameters.require("id")
             let form = context.form
             return try await app.submit {
-                let changes = try Self.changes(from: form)
+                let current = try await app.backend.catalog.call(CatalogAPI.getRecipe, RecipeLookup(id: id), session: session.token)
+                let changes = try await changes(from: form, current: current, token: session.token)
                 _ = try await app.backend.catalog.call(CatalogAPI.editRecipe, RecipeEdit(id: id, changes: changes), session: session.token)
                 return Views.seeOther("/recipes/\(Views.urlQueryValue(id))")
             } orShow: { error in
@@ -266,7 +268,7 @@ struct RecipePages {
         [
             "name": recipe.name, "summary": recipe.summary, "servings": String(recipe.servings), "prep": String(recipe.prepMinutes),
             "cook": String(recipe.cookMinutes),
-            "ingredients": recipe.ingredients.map { "\($0.quantity.formatted(decimals: 2)) \($0.unit.rawValue) \($0.name)" }.joined(separator: "\n"),
+            "ingredients": recipe.ingredients.map(ingredientLine).joined(separator: "\n"),
             "steps": recipe.steps.map(\.description).joined(separator: "\n"), "dishType": recipe.dishTypes.first?.rawValue ?? "",
         ]
     }
@@ -295,26 +297,80 @@ struct RecipePages {
         return String(decoding: recipe.jsonLD(), as: UTF8.self)
     }
 
-    /// What an edit changes: every field the form shows but the ingredients, which keep theirs.
-    static func changes(from form: Form) throws(WebError) -> RecipeDraft {
+    /// What an edit changes: only the fields that differ from the recipe as it is, so a step
+    /// left alone keeps its minutes and the ingredients it names. Ingredient lines are read as
+    /// the form shows them, "quantity unit ingredient" (200 g Red lentils), the ingredient by
+    /// its name or id in the catalog.
+    func changes(from form: Form, current recipe: RecipeDetail, token: String) async throws -> RecipeDraft {
         var draft = RecipeDraft()
-        draft.name = try form.required("name", label: "Name")
-        draft.summary = form.text("summary") ?? ""
-        draft.servings = try form.integer("servings", label: "Servings", in: 1...50)
-        draft.prepMinutes = try form.integer("prepMinutes", label: "Preparation", in: 0...1440)
-        draft.cookMinutes = try form.integer("cookMinutes", label: "Cooking", in: 0...1440)
-        let steps = lines(form.raw("steps"))
-        guard !steps.isEmpty else { throw .field("steps", "Write at least one step") }
-        draft.steps = steps.map { RecipeStep(description: $0, type: .preparation) }
+        let name = try form.required("name", label: "Name")
+        if name != recipe.name { draft.name = name }
+        // A recipe keeps a summary once it has one: an empty field leaves it as it is.
+        if let summary = form.text("summary"), summary != recipe.summary { draft.summary = summary }
+        if let servings = try form.integer("servings", label: "Servings", in: 1...50), servings != recipe.servings { draft.servings = servings }
+        if let prep = try form.integer("prepMinutes", label: "Preparation", in: 0...1440), prep != recipe.prepMinutes { draft.prepMinutes = prep }
+        if let cook = try form.integer("cookMinutes", label: "Cooking", in: 0...1440), cook != recipe.cookMinutes { draft.cookMinutes = cook }
+        let steps = Self.lines(form.raw("steps"))
+        guard !steps.isEmpty else { throw WebError.field("steps", "Write at least one step") }
+        if steps != recipe.steps.map(\.description) {
+            let kept = Dictionary(recipe.steps.map { ($0.description, $0) }) { first, _ in first }
+            draft.steps = steps.map { kept[$0] ?? RecipeStep(description: $0, type: .preparation) }
+        }
+        let lines = Self.lines(form.raw("ingredients"))
+        guard !lines.isEmpty else { throw WebError.field("ingredients", "Write at least one ingredient") }
+        if lines != recipe.ingredients.map(Self.ingredientLine) {
+            let kept = Dictionary(recipe.ingredients.map { (Self.ingredientLine($0), $0) }) { first, _ in first }
+            var ingredients: [RecipeIngredient] = []
+            for (index, line) in lines.enumerated() {
+                if let same = kept[line] {
+                    ingredients.append(
+                        RecipeIngredient(
+                            ingredient: same.ingredient, quantity: same.quantity, unit: same.unit, use: same.use, eatenShare: same.eatenShare))
+                } else {
+                    ingredients.append(try await ingredient(line, number: index + 1, token: token))
+                }
+            }
+            draft.ingredients = ingredients
+        }
         if let dish = form.text("dishType") {
-            guard let type = DishType(rawValue: dish) else { throw .field("dishType", "Choose a dish from the list") }
-            draft.dishTypes = [type]
+            guard let type = DishType(rawValue: dish) else { throw WebError.field("dishType", "Choose a dish from the list") }
+            if recipe.dishTypes.first != type { draft.dishTypes = [type] + recipe.dishTypes.filter { $0 != type } }
         }
         if let photo = form.file("photo") {
             _ = try Self.imageType(photo)
             draft.photo = Data(photo.bytes)
         }
         return draft
+    }
+
+    /// An ingredient line as the edit form shows it.
+    static func ingredientLine(_ line: RecipeIngredientDetail) -> String {
+        "\(line.quantity.formatted(decimals: 2)) \(line.unit.rawValue) \(line.name)"
+    }
+
+    /// "200 g Red lentils" as a recipe's ingredient: the catalog's ingredient whose id or name
+    /// (or, when only one matches, synonym) it names.
+    private func ingredient(_ line: String, number: Int, token: String) async throws -> RecipeIngredient {
+        let field = "ingredients"
+        let parts = line.split(separator: " ", maxSplits: 2).map(String.init)
+        let units = MeasureUnit.allCases.map(\.rawValue).joined(separator: ", ")
+        guard parts.count == 3, let quantity = Double(parts[0].replacingOccurrences(of: ",", with: ".")), quantity.isFinite, quantity > 0,
+            quantity <= 100_000
+        else {
+            throw WebError.field(field, "Line \(number), “\(line)”: write a quantity, a unit (\(units)) and the ingredient, like “200 g red lentils”")
+        }
+        let unitText = parts[1].lowercased() == "pieces" ? "piece" : parts[1].lowercased()
+        guard let unit = MeasureUnit(rawValue: unitText) else {
+            throw WebError.field(field, "Line \(number), “\(line)”: \(parts[1]) is not a unit Sous knows (\(units))")
+        }
+        let wanted = parts[2].trimmingCharacters(in: .whitespaces)
+        let found = try await app.backend.catalog.call(CatalogAPI.searchIngredients, IngredientSearch(query: wanted, limit: 10), session: token)
+        let exact = found.ingredients.first { $0.id == wanted.lowercased() || $0.name.lowercased() == wanted.lowercased() }
+        guard let match = exact ?? (found.ingredients.count == 1 ? found.ingredients.first : nil) else {
+            let hint = found.ingredients.prefix(3).map(\.name).joined(separator: ", ")
+            throw WebError.field(field, "Line \(number): no ingredient is called “\(wanted)”" + (hint.isEmpty ? "" : " (did you mean \(hint)?)"))
+        }
+        return RecipeIngredient(ingredient: match.id, quantity: quantity, unit: unit)
     }
 
     /// The image type judged from the bytes (not from the name or the browser's word).

@@ -1,0 +1,83 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import SocketCheck
+import Testing
+import WebApp
+
+/// Writing and editing a recipe through the forms, and the rate limit.
+@Suite(.closesItsSockets)
+struct WebRecipeTests {
+    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 7, count: 64)
+
+    @Test func aRecipeWrittenInTheFormIsReadLikeAnImportAndEditsKeepWhatWasNotChanged() async throws {
+        try await WebHarness.run { _, client in
+            let ada = Browser(client)
+            try await ada.register("Ada", email: "ada@example.org")
+            try await ada.get("/recipes/new")
+            let unknown = try await ada.upload(
+                "/recipes/new",
+                fields: [
+                    ("name", "Garlic toast"), ("servings", "2"), ("ingredients", "2 slices bread\n1 clove unobtainium"), ("steps", "Toast."),
+                    ("dishType", "side dish"),
+                ], file: ("photo", "", "application/octet-stream", []))
+            #expect(unknown.status == .unprocessableContent && unknown.text.contains("unobtainium"), "\(unknown.text.prefix(300))")
+            #expect(unknown.text.contains("Garlic toast"), "the form keeps what was written")
+
+            let written = try await ada.upload(
+                "/recipes/new",
+                fields: [
+                    ("name", "Garlic toast"), ("servings", "2"), ("prepMinutes", "5"),
+                    ("ingredients", "200 g rye bread\n2 garlic cloves\n1 tbsp olive oil"),
+                    ("steps", "Rub the toast with garlic.\nDrizzle with oil."), ("dishType", "side dish"),
+                ], file: ("photo", "toast.png", "image/png", Self.png))
+            #expect(written.status == .seeOther, "\(written.text.components(separatedBy: "role=\"alert\"").last?.prefix(400) ?? "")")
+            let path = try #require(written.location)
+            let page = try await ada.get(path)
+            #expect(page.text.contains("Garlic toast") && page.text.contains("Rub the toast with garlic.") && page.text.contains("class=\"photo\""))
+            let photo = try await ada.get(path + "/photo")
+            #expect(
+                photo.status == .ok && photo.headers[.contentType] == "image/png" && Array(photo.body.readableBytesView) == Self.png,
+                "\(photo.status) \(photo.headers[.contentType] ?? "")")
+
+            let form = try await ada.get(path + "/edit")
+            let lines = try #require(form.text.components(separatedBy: "name=\"ingredients\"").last?.components(separatedBy: ">").dropFirst().first)
+            #expect(lines.contains("200 g"), "the edit form shows the lines as they are: \(lines)")
+            let ingredientLines = lines.components(separatedBy: "</textarea").first ?? ""
+            let edited = try await ada.upload(
+                path + "/edit",
+                fields: [
+                    ("name", "Garlic toast"), ("servings", "2"), ("prepMinutes", "5"), ("cookMinutes", "0"),
+                    ("ingredients", ingredientLines.replacingOccurrences(of: "200 g", with: "300 g") + "\n1 piece onion"),
+                    ("steps", "Rub the toast with garlic.\nDrizzle with oil."), ("dishType", "side dish"),
+                ], file: ("photo", "", "application/octet-stream", []))
+            #expect(edited.status == .seeOther, "\(edited.text.components(separatedBy: "role=\"alert\"").last?.prefix(400) ?? "")")
+            let after = try await ada.get(path)
+            #expect(after.text.contains("300 g") && after.text.lowercased().contains("onion"), "\(after.text.prefix(2000))")
+
+            let wrong = try await ada.upload(
+                path + "/edit",
+                fields: [
+                    ("name", "Garlic toast"), ("servings", "2"), ("ingredients", "a lot of garlic"), ("steps", "Rub."), ("dishType", "side dish"),
+                ], file: ("photo", "", "application/octet-stream", []))
+            #expect(wrong.status == .unprocessableContent && wrong.text.contains("Line 1"))
+        }
+    }
+
+    @Test func anAddressOverTheRateLimitIsToldToWait() async throws {
+        try await WebHarness.run(configure: { configuration in
+            configuration.limits.requestsPerMinute = 6
+            configuration.limits.burst = 5
+            configuration.trustForwardedFor = true
+        }) { _, client in
+            let browser = Browser(client)
+            let forwarded: HTTPFields = [HTTPField.Name("X-Forwarded-For")!: "203.0.113.9, 198.51.100.7"]
+            for _ in 0..<5 { #expect(try await browser.get("/signin", headers: forwarded).status == .ok) }
+            let refused = try await browser.get("/signin", headers: forwarded)
+            #expect(refused.status == .tooManyRequests && refused.text.contains("Wait a minute"))
+            // Another address the proxy names has its own allowance.
+            #expect(try await browser.get("/signin", headers: [HTTPField.Name("X-Forwarded-For")!: "198.51.100.8"]).status == .ok)
+        }
+    }
+}
