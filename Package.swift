@@ -208,7 +208,7 @@ let package = Package(
             name: "WebApp",
             dependencies: [
                 "SousClient", "SousSchema", "SousWire", "SousCrypto", "SousCharts", "SousUnits", "SousInterchange", "ZeroMQ", hummingbird, mustache,
-                logging,
+                logging, lifecycle,
             ],
             path: "Services/Web/WebApp",
             // The stylesheet, the script, the service worker, the manifest and the icon, compiled

@@ -177,7 +177,7 @@ final class ReminderListener: Sendable {
         let stream = received.subscribe()
         if reminders(for: user).count >= count { return reminders(for: user) }
         do {
-            _ = try await firstElement(of: stream, within: .seconds(20)) { [self] _ in reminders(for: user).count >= count }
+            _ = try await firstElement(of: stream, within: .seconds(60)) { [self] _ in reminders(for: user).count >= count }
         } catch {
             throw NotSeen(
                 what: "\(count) reminders for \(user); got \(reminders(for: user).map(\.dueAt)), all: \(all.values.map { "\($0.user)@\($0.dueAt)" })")

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 import SousClient
 import SousCrypto
 import SousSchema
@@ -201,7 +202,8 @@ struct ListPages {
     /// the browser reconnects by itself.
     private func events(_ request: Request, _ context: WebContext) throws -> Response {
         let session = try context.signedIn()
-        let start = request.uri.queryParameters.get("after").flatMap(Int64.init) ?? -1
+        // The version the page shows; without one, any version but 0 is news.
+        let start = max(request.uri.queryParameters.get("after").flatMap(Int64.init) ?? 0, 0)
         let watcher = app.backend.watcher
         let wait = app.configuration.limits.streamWait
         let waitSeconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
@@ -209,20 +211,31 @@ struct ListPages {
             var after = start
             try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
             let end = ContinuousClock.now + .seconds(30 * 60)
-            while ContinuousClock.now < end {
+            // A server that is stopping ends its streams at once (the browsers reconnect to
+            // another replica, or to this one when it is back) instead of holding its shutdown.
+            while ContinuousClock.now < end, !Task.isShuttingDownGracefully {
+                let request = ListWait(after: after, waitSeconds: waitSeconds)
+                let call = Task { try await watcher.call(GroceriesAPI.wait, request, session: session.token) }
                 let now: ListVersionNow
                 do {
-                    now = try await watcher.call(GroceriesAPI.wait, ListWait(after: after, waitSeconds: waitSeconds), session: session.token)
+                    now = try await withGracefulShutdownHandler {
+                        try await call.value
+                    } onGracefulShutdown: {
+                        call.cancel()
+                    }
                 } catch let error as ServiceError where error.code == .unauthorized {
                     try await writer.write(ByteBuffer(string: "event: ended\ndata: /signin\n\n"))
                     break
-                } catch {
+                } catch let error as ServiceError where [.unavailable, .timeout].contains(error.code) {
+                    if Task.isShuttingDownGracefully { break }
                     // The service is restarting: say nothing new, try again shortly.
                     try await writer.write(ByteBuffer(string: ": waiting\n\n"))
-                    try await Task.sleep(for: .seconds(2))
+                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(2)) }
                     continue
+                } catch {
+                    break
                 }
-                if now.changed || after < 0 {
+                if now.changed {
                     after = now.version
                     try await writer.write(ByteBuffer(string: "event: list\ndata: \(now.version)\n\n"))
                 } else {
