@@ -614,6 +614,10 @@ public struct RecipeSearch: Codable, Equatable, Sendable {
     /// …or by the user's saved cooking profile, read from the planner.
     public var useSavedProfile: Bool?
     public var switches: FilterSwitches?
+    /// With the saved profile: the diets, allergens and dislikes of everyone in the caller's
+    /// household apply too (default true; false for the caller's own alone). Each layer's switch
+    /// turns it off for everyone; equipment and patience are the caller's.
+    public var forHousehold: Bool?
     /// 1-based; default 1.
     public var page: Int?
     /// 1–100; default 20.
@@ -622,8 +626,9 @@ public struct RecipeSearch: Codable, Equatable, Sendable {
     public init(
         query: String? = nil, ingredients: [String]? = nil, energyLevels: [Int]? = nil, dishType: DishType? = nil,
         profile: RecipeFilterProfile? = nil, useSavedProfile: Bool? = nil, switches: FilterSwitches? = nil, page: Int? = nil, pageSize: Int? = nil,
-        tags: [String]? = nil
+        tags: [String]? = nil, forHousehold: Bool? = nil
     ) {
+        self.forHousehold = forHousehold
         self.tags = tags
         self.query = query
         self.ingredients = ingredients
@@ -646,13 +651,51 @@ public struct RecipePage: Codable, Equatable, Sendable {
     public var pageSize: Int
     /// False when there are more than ``total`` matches (counting stops at 200 to stay fast).
     public var totalIsExact: Bool
+    /// What other members of the caller's household brought to the filter (a search for the
+    /// household): each restriction the caller does not have, and whose it is. Empty for a
+    /// person alone, a search for oneself, or a household whose members want the same.
+    public var household: [HouseholdRestriction]?
 
-    public init(recipes: [RecipeSummary], total: Int, page: Int, pageSize: Int, totalIsExact: Bool = true) {
+    public init(recipes: [RecipeSummary], total: Int, page: Int, pageSize: Int, totalIsExact: Bool = true, household: [HouseholdRestriction]? = nil) {
         self.recipes = recipes
         self.total = total
         self.page = page
         self.pageSize = pageSize
         self.totalIsExact = totalIsExact
+        self.household = household
+    }
+}
+
+/// One member's diet, allergen or dislike that a search for the household applied.
+@MessagePackCodable
+public struct HouseholdRestriction: Codable, Equatable, Sendable {
+    public var user: String
+    /// The member's name, as the household shows it.
+    public var name: String
+    public var kind: RestrictionKind
+    /// The diet, the allergen or the disliked ingredient's id.
+    public var value: String
+
+    public init(user: String, name: String, kind: RestrictionKind, value: String) {
+        self.user = user
+        self.name = name
+        self.kind = kind
+        self.value = value
+    }
+}
+
+public enum RestrictionKind: String, Codable, Sendable, CaseIterable {
+    case diet, allergen, dislike
+}
+
+extension HouseholdRestriction {
+    /// "vegetarian only (Bob's diet)", "no milk (Bob's allergen)": as clients show it.
+    public var summary: String {
+        switch kind {
+        case .diet: "\(value) only (\(name)'s diet)"
+        case .allergen: "no \(value) (\(name)'s allergen)"
+        case .dislike: "no \(value) (\(name)'s dislike)"
+        }
     }
 }
 

@@ -300,6 +300,13 @@ struct RecipeSearchTests {
             reads.add(1, ordering: .relaxed)
             return context.user == "vera" ? vegetarianWithoutOven : .defaults
         }
+        // Vera lives alone: her search for the household is her own.
+        planner.server.register(HouseholdAPI.get) { _, context in
+            let user = context.user ?? "vera"
+            return HouseholdInfo(
+                id: user, name: "Home", members: [HouseholdMember(user: user, name: "Vera", role: .owner, mayInvite: true, joinedAt: Date())],
+                people: 2, peopleOverride: nil)
+        }
         try await withRunningService(planner) { planner in
             let catalog = try CatalogFixture.make(peers: [.planner: planner.boundEndpoints], clock: clock)
             let client = ServiceClient<Catalog>(

@@ -39,6 +39,7 @@ CHROMEDRIVER = shutil.which("chromedriver")
 
 try:
     from selenium import webdriver
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
@@ -104,8 +105,8 @@ def browsers(tmp_path):
         driver.quit()
 
 
-def wait_for(driver, condition, message: str, seconds: float = WAIT_SECONDS):
-    return WebDriverWait(driver, seconds, poll_frequency=0.2).until(condition, message)
+def wait_for(driver, condition, message: str, seconds: float = WAIT_SECONDS, ignoring=None):
+    return WebDriverWait(driver, seconds, poll_frequency=0.2, ignored_exceptions=ignoring).until(condition, message)
 
 
 def wait_for_script(driver, script: str, message: str, *arguments, seconds: float = WAIT_SECONDS):
@@ -123,12 +124,25 @@ def click(driver, element) -> None:
     element.click()
 
 
+def mark_page(driver) -> None:
+    """Marks the page shown now (its window object), so that `wait_for_new_page` knows it left."""
+    driver.execute_script("window.sousOldPage = true")
+
+
+def wait_for_new_page(driver, message: str) -> None:
+    # While a document goes away chromedriver may answer anything (no such node, no context):
+    # only a new, loaded document ends the wait.
+    wait_for(
+        driver, lambda d: d.execute_script("return !window.sousOldPage && document.readyState === 'complete'"), message,
+        ignoring=[WebDriverException],
+    )
+
+
 def click_to_new_page(driver, element) -> None:
     """Clicks what sends a form or follows a link, and waits for the page it leads to."""
-    page = driver.find_element(By.TAG_NAME, "html")
+    mark_page(driver)
     click(driver, element)
-    wait_for(driver, expected_conditions.staleness_of(page), f"clicking did not leave {driver.current_url}")
-    wait_loaded(driver)
+    wait_for_new_page(driver, f"clicking did not leave {driver.current_url}")
 
 
 def fill(driver, field_id: str, text: str) -> None:
@@ -337,10 +351,10 @@ def test_household_week_list_offline_cook_diary(web_app: WebApp, browsers):
     for recipe, (date, slot) in zip(recipes, targets):
         pick = ada.find_element(By.CSS_SELECTOR, f"#picks li.pick[data-recipe='{recipe}']")
         target = ada.find_element(By.CSS_SELECTOR, f"#week li.slot[data-date='{date}'][data-slot='{slot}']")
-        page = ada.find_element(By.TAG_NAME, "html")
+        mark_page(ada)
         ada.execute_script(DRAG_AND_DROP, pick, target)
         # The script sends the drop and reloads the week.
-        wait_for(ada, expected_conditions.staleness_of(page), f"dropping {recipe} on {date} {slot} did not reload the week")
+        wait_for_new_page(ada, f"dropping {recipe} on {date} {slot} did not reload the week")
         wait_for(
             ada, expected_conditions.presence_of_element_located((By.CSS_SELECTOR, f"li.slot[data-date='{date}'][data-slot='{slot}'] a.dish")),
             f"{date} slot {slot} shows no dish after dropping {recipe}",
@@ -415,9 +429,10 @@ def test_household_week_list_offline_cook_diary(web_app: WebApp, browsers):
     assert steps >= 1
     for step in range(1, steps + 2):
         ada.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
-        wait_for_script(
-            ada, "const cook = document.getElementById('cook'); return cook && cook.dataset.step === arguments[0]",
-            f"the right arrow did not lead to step {step} of {steps}", str(step),
+        wait_for(
+            ada, lambda d, step=str(step): d.execute_script(
+                "const cook = document.getElementById('cook'); return cook && cook.dataset.step === arguments[0]", step),
+            f"the right arrow did not lead to step {step} of {steps}", ignoring=[WebDriverException],  # (navigating)
         )
     assert not ada.find_elements(By.CSS_SELECTOR, "a[rel=next]"), "a next step after the last"
     cooked = ada.find_element(By.CSS_SELECTOR, "form[action='/week/cooked'] button[type=submit]")

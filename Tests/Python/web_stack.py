@@ -42,7 +42,8 @@ class WebApp:
             self.env[f"SOUS_{service.upper()}_ENDPOINT"] = stack.endpoints[service][0]
         self.executable = bin_dir() / "sous-web"
         self.stop_seconds = WEB_STOP_SECONDS
-        #: What the last stop took: "sigterm" (exited by itself) or "sigkill" (had to be killed).
+        #: How the last stop went: "sigterm" (exited on it), "sigkill" (had to be killed), or how it
+        #: had ended before.
         self.last_stop = ""
 
     @property
@@ -83,8 +84,12 @@ class WebApp:
         if self.process is None:
             return None
         process, self.process = self.process, None
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
+        if process.poll() is not None:
+            # Gone before anyone asked: say so, a test failing after it is explained by it.
+            self.last_stop = f"exited with {process.returncode} before it was stopped"
+            self._note(f"---- {self.last_stop}")
+            return process.returncode
+        process.send_signal(signal.SIGTERM)
         try:
             code = process.wait(timeout=self.stop_seconds)
             self.last_stop = "sigterm"
@@ -93,9 +98,12 @@ class WebApp:
             process.kill()
             process.wait(timeout=10)
             self.last_stop = "sigkill"
-            with open(self.log, "ab") as log_file:
-                log_file.write(f"---- killed: still running {self.stop_seconds} s after SIGTERM\n".encode())
+            self._note(f"---- killed: still running {self.stop_seconds} s after SIGTERM")
             return None
+
+    def _note(self, line: str) -> None:
+        with open(self.log, "ab") as log_file:
+            log_file.write(f"{line}\n".encode())
 
     def restart(self) -> None:
         """Stopped, then started again on the same port with the same cookie secret."""

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -81,6 +82,56 @@ struct WebRecipeTests {
             #expect(refused.status == .tooManyRequests && refused.text.contains("Wait a minute"))
             // Another address the proxy names has its own allowance.
             #expect(try await browser.get("/signin", headers: [HTTPField.Name("X-Forwarded-For")!: "198.51.100.8"]).status == .ok)
+        }
+    }
+}
+
+/// A client that opens a connection and sends half a request holds it only until the idle limit.
+@Suite(.closesItsSockets)
+struct WebSlowClientTests {
+    static func shortIdle(_ configuration: inout WebConfiguration) {
+        configuration.limits.idleTimeout = .seconds(1)
+    }
+
+    @Test func aSlowClientIsDisconnectedAfterTheIdleLimit() async throws {
+        try await WebHarness.run(configure: Self.shortIdle) { _, client in
+            let port = try #require(client.port)
+            let started = ContinuousClock.now
+            let closed = try await SlowClient.sendHalfARequestAndWaitForClose(port: port, limit: .seconds(30))
+            #expect(closed, "the server closed the connection")
+            #expect(ContinuousClock.now - started < .seconds(30))
+        }
+    }
+}
+
+enum SlowClient {
+    /// Sends the start of a request line and nothing more; true once the server closes the
+    /// connection (a read returns 0 or fails), false if it is still open after `limit`.
+    static func sendHalfARequestAndWaitForClose(port: Int, limit: Duration) async throws -> Bool {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                guard descriptor >= 0 else { return continuation.resume(throwing: HarnessError("socket failed")) }
+                defer { close(descriptor) }
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(port).bigEndian)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard connected == 0 else { return continuation.resume(throwing: HarnessError("could not connect")) }
+                let half = Array("GET /signin HT".utf8)
+                _ = write(descriptor, half, half.count)
+                var timeout = timeval(tv_sec: Int(limit.components.seconds), tv_usec: 0)
+                setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                // Whatever the server says first (a 408, say), then 0: closed; -1 with ECONNRESET:
+                // reset; -1 with EAGAIN: the limit passed and it is still open.
+                var buffer = [UInt8](repeating: 0, count: 512)
+                var count = read(descriptor, &buffer, buffer.count)
+                while count > 0 { count = read(descriptor, &buffer, buffer.count) }
+                continuation.resume(returning: count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
+            }
         }
     }
 }

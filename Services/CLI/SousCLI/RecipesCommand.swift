@@ -32,8 +32,9 @@ struct RecipesCommand: AsyncParsableCommand {
                 Without filter flags the search uses your cooking profile from the planner (diets, allergens, \
                 dislikes, equipment, patience, and its own filter switches; `sous profile set --filter-allergens off` \
                 and the like switch a layer off for good). --ignore LAYER switches a layer off for one search. \
-                Passing any of --diet, --allergen, --dislike, --equipment or --patience filters by exactly those \
-                instead; --no-filters shows everything.
+                In a household, everyone's diets, allergens and dislikes apply (the output says whose); --just-me \
+                searches by your own alone. Passing any of --diet, --allergen, --dislike, --equipment or --patience \
+                filters by exactly those instead; --no-filters shows everything.
                 """
         )
 
@@ -44,12 +45,14 @@ struct RecipesCommand: AsyncParsableCommand {
         @Option(help: "The dish type (default: main course), e.g. \"dessert\".") var dishType: DishType?
         @Option(name: .customLong("tag"), help: "Only recipes with this tag (repeatable: all of them).") var tags: [String] = []
         @OptionGroup var filters: FilterOptions
+        @Flag(help: "Your own diets, allergens and dislikes alone, not your household's.") var justMe = false
         @Option(help: "Page number, from 1.") var page = 1
         @Option(help: "Recipes per page (1–100).") var pageSize = 20
         @OptionGroup var global: GlobalOptions
 
         static let flagsForFields = FilterOptions.flagsForFields.merging([
             "ingredients": "--ingredient", "energyLevels": "--energy", "dishType": "--dish-type", "tags": "--tag", "pageSize": "--page-size",
+            "forHousehold": "--just-me",
         ]) { filter, _ in filter }
 
         var request: RecipeSearch {
@@ -61,6 +64,7 @@ struct RecipesCommand: AsyncParsableCommand {
             if !filters.noFilters {
                 request.profile = filters.explicitProfile
                 request.useSavedProfile = request.profile == nil ? true : nil
+                if justMe, request.useSavedProfile == true { request.forHousehold = false }
             }
             request.switches = filters.ignoredLayers
             return request
@@ -78,6 +82,9 @@ struct RecipesCommand: AsyncParsableCommand {
                 throw ServiceError(.unavailable, "\(error.message); use --no-filters (or explicit filter flags) to search without your profile")
             }
             if global.json { return try printJSON(result) }
+            if let restrictions = result.household, !restrictions.isEmpty {
+                Console.current.out("For your household: \(restrictions.map(\.summary).joined(separator: ", ")) (--just-me for yours alone)\n")
+            }
             guard !result.recipes.isEmpty else { return Console.current.out("No recipes match.") }
             Console.current.out(recipeTable(result.recipes))
             let first = (result.page - 1) * result.pageSize + 1

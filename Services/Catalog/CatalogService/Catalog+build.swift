@@ -11,6 +11,9 @@ public struct CatalogService: Sendable {
     public let store: CatalogStore
     /// Users' saved cooking profiles, as the planner last announced them.
     public let profiles: PeerValueCache<Planner, CookingProfile>
+    /// Users' households (whose profiles a search for the household joins), dropped when the
+    /// planner announces a change to one of its members.
+    public let households: PeerValueCache<Planner, HouseholdInfo>
 
     /// Builds the catalog from `configuration`: opens the database, loads the shipped seed data
     /// on first start (or when a newer version ships), binds the sockets and registers methods.
@@ -30,12 +33,15 @@ public struct CatalogService: Sendable {
         let profiles = PeerValueCache(
             PlannerAPI.getProfile, changedBy: PlannerTopics.profileChanged, change: { ($0.user, $0.profile) }, configuration: configuration,
             logger: logger)
-        let host = try ServiceHost(configuration: configuration, logger: logger, database: database, services: [profiles])
+        let households = PeerValueCache(
+            HouseholdAPI.get, changes: [.dropped(by: HouseholdTopics.changed, users: \.users)], configuration: configuration, logger: logger)
+        let host = try ServiceHost(configuration: configuration, logger: logger, database: database, services: [profiles, households])
         self.host = host
         self.store = store
         self.profiles = profiles
+        self.households = households
         CatalogHandlers(
-            host: host.parts, store: store, profiles: profiles, seed: seed, tracker: Peer(Tracker.self, of: configuration),
+            host: host.parts, store: store, profiles: profiles, households: households, seed: seed, tracker: Peer(Tracker.self, of: configuration),
             groceries: Peer(Groceries.self, of: configuration), planner: Peer(Planner.self, of: configuration)
         ).register(on: host.server)
     }
@@ -51,6 +57,7 @@ struct CatalogHandlers: Sendable {
     let host: HostParts
     let store: CatalogStore
     let profiles: PeerValueCache<Planner, CookingProfile>
+    let households: PeerValueCache<Planner, HouseholdInfo>
     let seed: SeedData
     /// What is left of a user's day, for suggestions.
     let tracker: Peer<Tracker>
@@ -106,7 +113,9 @@ struct CatalogHandlers: Sendable {
 
     func searchRecipes(_ request: RecipeSearch, user: String, context: RequestContext) async throws -> RecipePage {
         let filter = try await resolveFilter(request, user: user, context: context)
-        return try store.searchRecipes(request, user: user, filter: filter)
+        var page = try store.searchRecipes(request, user: user, filter: filter.map { ($0.profile, $0.switches) })
+        if let restrictions = filter?.household, !restrictions.isEmpty { page.household = restrictions }
+        return page
     }
 
     func getRecipe(_ request: RecipeLookup, context: RequestContext) throws -> RecipeDetail {
@@ -124,8 +133,9 @@ struct CatalogHandlers: Sendable {
         guard (1...6).contains(meals) else { throw ServiceError.badRequest("meals must be 1 to 6, got \(meals)", field: "meals") }
         let limit = request.limit ?? 5
         guard (1...20).contains(limit) else { throw ServiceError.badRequest("limit must be 1 to 20, got \(limit)", field: "limit") }
-        let search = RecipeSearch(profile: request.profile, useSavedProfile: request.profile == nil, switches: request.switches)
-        let filter = try await resolveFilter(search, user: user, context: context)
+        // Suggestions fit what is left of the caller's own day: their own filter.
+        let search = RecipeSearch(profile: request.profile, useSavedProfile: request.profile == nil, switches: request.switches, forHousehold: false)
+        let filter = try await resolveFilter(search, user: user, context: context).map { ($0.profile, $0.switches) }
         let day = try await tracker.call(TrackerAPI.summary, DayRequest(date: request.date), user: user, for: context)
         var onList: [String: String]?
         do {
@@ -242,12 +252,42 @@ struct CatalogHandlers: Sendable {
     }
 
     /// The filter a search asks for: the profile it passes, or the user's saved profile read
-    /// (cached from the planner), with the request's switches over the profile's own.
+    /// (cached from the planner), with the request's switches over the profile's own; for the
+    /// household (the default with the saved profile), every other member's diets, allergens and
+    /// dislikes joined in, layer by layer where both the caller's and the member's switch is on,
+    /// each one the caller did not have named with whose it is.
     func resolveFilter(
         _ request: RecipeSearch, user: String, context: RequestContext
-    ) async throws -> (profile: RecipeFilterProfile, switches: FilterSwitches)? {
+    ) async throws -> (profile: RecipeFilterProfile, switches: FilterSwitches, household: [HouseholdRestriction])? {
         let saved = request.useSavedProfile == true && request.profile == nil ? try await profiles.value(for: user, context: context) : nil
-        return try filter(of: request, saved: saved)
+        guard let resolved = try filter(of: request, saved: saved) else { return nil }
+        var profile = resolved.profile
+        let switches = resolved.switches
+        guard saved != nil, request.forHousehold != false else { return (profile, switches, []) }
+        let household = try await households.value(for: user, context: context)
+        var restrictions: [HouseholdRestriction] = []
+        for member in household.members where member.user != user {
+            let (theirs, theirSwitches) = try await profiles.value(for: member.user, context: context).recipeFilter
+            if switches.diets != false, theirSwitches.diets != false {
+                for diet in theirs.diets where !profile.diets.contains(diet) {
+                    profile.diets.append(diet)
+                    restrictions.append(HouseholdRestriction(user: member.user, name: member.name, kind: .diet, value: diet.rawValue))
+                }
+            }
+            if switches.allergens != false, theirSwitches.allergens != false {
+                for allergen in theirs.allergens where !profile.allergens.contains(allergen) {
+                    profile.allergens.append(allergen)
+                    restrictions.append(HouseholdRestriction(user: member.user, name: member.name, kind: .allergen, value: allergen.rawValue))
+                }
+            }
+            if switches.dislikes != false, theirSwitches.dislikes != false {
+                for dislike in theirs.dislikes where !profile.dislikes.contains(dislike) && (try? store.ingredients([dislike])) != nil {
+                    profile.dislikes.append(dislike)
+                    restrictions.append(HouseholdRestriction(user: member.user, name: member.name, kind: .dislike, value: dislike))
+                }
+            }
+        }
+        return (profile, switches, restrictions)
     }
 
     /// The filter `request` asks for: its own profile, or `saved` (the user's saved profile,

@@ -134,24 +134,25 @@ public final class PeerValueCache<Target: PeerService, Value: Codable & Sendable
 
     func apply(_ event: Envelope.Event) {
         guard let change = changes[event.header.topic] else { return }
-        let update: (user: String, value: Value?)?
+        let updates: [(user: String, value: Value?)]
         do {
-            update = try change.read(event)
+            updates = try change.read(event)
         } catch {
             logger.error("change not applied", metadata: ["topic": "\(event.header.topic)", "error": "\(error)"])
             return
         }
-        guard let update else { return }
         let now = clock.now
-        state.withLock { state in
-            state.generations[update.user, default: 0] &+= 1
-            if let value = update.value {
-                Self.store(value, for: update.user, at: now, in: &state, maximumAge: maximumAge)
-            } else {
-                state.entries[update.user] = nil
+        for update in updates {
+            state.withLock { state in
+                state.generations[update.user, default: 0] &+= 1
+                if let value = update.value {
+                    Self.store(value, for: update.user, at: now, in: &state, maximumAge: maximumAge)
+                } else {
+                    state.entries[update.user] = nil
+                }
             }
+            applied.yield(update.user)
         }
-        applied.yield(update.user)
     }
 
     private static func store(_ value: Value, for user: String, at now: Date, in state: inout State, maximumAge: TimeInterval) {
@@ -168,18 +169,24 @@ public final class PeerValueCache<Target: PeerService, Value: Codable & Sendable
 /// says only that it changed (the value is dropped and read again when next needed).
 public struct PeerValueChange<Value: Sendable>: Sendable {
     let topic: String
-    /// The user and their new value (nil: dropped), or nil for an event about nobody's value.
-    let read: @Sendable (Envelope.Event) throws -> (user: String, value: Value?)?
+    /// The users the event is about and each one's new value (nil: dropped); none for an event
+    /// about nobody's value.
+    let read: @Sendable (Envelope.Event) throws -> [(user: String, value: Value?)]
 
     /// Each `topic` event carries the user's new value, which replaces the kept one.
     public static func replaced<Body: Decodable & Sendable>(
         by topic: Topic<Body>, _ change: @escaping @Sendable (Body) -> (user: String, value: Value)
     ) -> Self {
-        Self(topic: topic.name) { event in try event.body(of: topic).map(change).map { ($0.user, $0.value) } }
+        Self(topic: topic.name) { event in try event.body(of: topic).map(change).map { [($0.user, $0.value)] } ?? [] }
     }
 
     /// Each `topic` event names a user whose kept value no longer holds.
     public static func dropped<Body: Decodable & Sendable>(by topic: Topic<Body>, user: @escaping @Sendable (Body) -> String) -> Self {
-        Self(topic: topic.name) { event in try event.body(of: topic).map { (user($0), nil) } }
+        Self(topic: topic.name) { event in try event.body(of: topic).map { [(user($0), nil)] } ?? [] }
+    }
+
+    /// Each `topic` event names users whose kept values no longer hold (a household's members).
+    public static func dropped<Body: Decodable & Sendable>(by topic: Topic<Body>, users: @escaping @Sendable (Body) -> [String]) -> Self {
+        Self(topic: topic.name) { event in try event.body(of: topic).map { users($0).map { ($0, nil) } } ?? [] }
     }
 }

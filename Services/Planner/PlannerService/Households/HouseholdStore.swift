@@ -286,8 +286,10 @@ public final class HouseholdStore: HouseholdDirectory, Sendable {
                 try session.execute(
                     #"INSERT INTO household_member ("user", household, may_invite, joined_at) VALUES (?, ?, 0, ?)"#,
                     [user, target, now.timeIntervalSince1970])
+                // Those left behind have one member fewer: their households changed too.
                 return Moved(
-                    info: try Self.info(session, user: user), households: [current.id, target], users: [user], dissolved: dissolved)
+                    info: try Self.info(session, user: user), households: [current.id, target], users: current.members.map(\.user),
+                    dissolved: dissolved)
             }
         }
     }
@@ -306,7 +308,8 @@ public final class HouseholdStore: HouseholdDirectory, Sendable {
                 }
                 _ = try Self.depart(session, from: current, user: user, now: now, erasingIn: services)
                 let own = try Self.startOwn(session, user: user, now: now)
-                return Moved(info: try Self.info(session, user: user), households: [current.id, own], users: [user], dissolved: [])
+                return Moved(
+                    info: try Self.info(session, user: user), households: [current.id, own], users: current.members.map(\.user), dissolved: [])
             }
         }
     }

@@ -147,15 +147,20 @@ struct RecipePages {
             let submitted = query.get("filters") != nil
             let names = ["diets", "allergens", "dislikes", "equipment", "patience"]
             let on = Dictionary(uniqueKeysWithValues: names.map { ($0, !submitted || query.get($0) != nil) })
+            let forHousehold = !submitted || query.get("household") != nil
             let text = query.get("q").map { String($0.prefix(200)) }.flatMap { $0.isEmpty ? nil : $0 }
             let dish = query.get("dish").flatMap(DishType.init(rawValue:))
             let search = RecipeSearch(
                 query: text, dishType: dish, useSavedProfile: true,
                 switches: FilterSwitches(
                     diets: on["diets"], allergens: on["allergens"], dislikes: on["dislikes"], equipment: on["equipment"], patience: on["patience"]),
-                page: page, pageSize: Self.pageSize)
+                page: page, pageSize: Self.pageSize, forHousehold: forHousehold)
             let found = try await app.backend.catalog.call(CatalogAPI.searchRecipes, search, session: session.token)
             summaries = found.recipes
+            data["household"] = forHousehold
+            if let restrictions = found.household, !restrictions.isEmpty {
+                data["householdText"] = restrictions.map(\.summary).joined(separator: ", ")
+            }
             data["query"] = text ?? ""
             data["dishTypes"] = DishType.allCases.map { ["value": $0.rawValue, "selected": $0 == dish] }
             let labels = ["diets": "diets", "allergens": "allergens", "dislikes": "dislikes", "equipment": "equipment", "patience": "patience"]
@@ -166,6 +171,7 @@ struct RecipePages {
                 if let text { items.append("q=\(Views.urlQueryValue(text))") }
                 if let dish { items.append("dish=\(Views.urlQueryValue(dish.rawValue))") }
                 items += names.filter { on[$0]! }.map { "\($0)=1" }
+                if forHousehold { items.append("household=1") }
                 more = "/recipes?" + items.joined(separator: "&")
             }
         }

@@ -28,10 +28,12 @@ extension Templates {
         <fieldset>
         <legend>Use my profile's</legend>
         {{#switches}}<label class="check"><input type="checkbox" name="{{name}}" value="1"{{#on}} checked{{/on}}> {{label}}</label>{{/switches}}
+        <label class="check"><input type="checkbox" name="household" value="1"{{#household}} checked{{/household}}> and my household's</label>
         </fieldset>
         <button type="submit" class="primary">Search</button>
         </form>
         {{/tab_search}}
+        {{#householdText}}<p class="hint">For your household: {{householdText}}.</p>{{/householdText}}
         <p class="count" role="status">{{countText}}</p>
         <ul class="recipes">
         {{#recipes}}{{>recipe_card}}{{/recipes}}
