@@ -353,7 +353,7 @@ struct DailyPlot {
 
 /// The diary's history as chart input: a day with nothing logged has no bar.
 public enum DiaryChart {
-    public static func svg(_ history: DiaryHistory, range: DateRange, only: MacroSeries?) -> String {
+    public static func svg(_ history: DiaryHistory, range: DateRange, only: MacroSeries?, width: Double = 800) -> String {
         let title = "Diary \(range.from) to \(range.to)"
         let days = history.days.map { day in
             MacroDay(
@@ -361,8 +361,8 @@ public enum DiaryChart {
                 goals: day.goals?.macros
                     ?? Macros(kcal: day.kcalGoal, carbohydrates: .nan, protein: .nan, fat: .nan))
         }
-        guard let only else { return DailyChart.macros(title: title, days: days).render() }
+        guard let only else { return DailyChart.macros(title: title, days: days, width: width).render() }
         let entries = days.map { DailyChart.Entry(day: $0.day, value: $0.totals?[only], goal: $0.goals?[only]) }
-        return DailyChart(title: "\(only.name), \(title)", seriesName: only.name, unit: only.unit, entries: entries).render()
+        return DailyChart(title: "\(only.name), \(title)", seriesName: only.name, unit: only.unit, entries: entries, width: width).render()
     }
 }

@@ -193,7 +193,7 @@ public struct GlutenMonthChart: Sendable, Equatable {
 
 extension GlutenMonthChart {
     /// The month of the coeliac diary's calendar: each day's prediction and test result.
-    public init(_ calendar: GlutenCalendar, title: String) {
+    public init(_ calendar: GlutenCalendar, title: String, width: Double = 720, height: Double = 480) {
         let entries = calendar.days.map { day -> Entry in
             let positive: Bool? =
                 switch day.status {
@@ -203,6 +203,6 @@ extension GlutenMonthChart {
                 }
             return Entry(day: day.date, expectsGluten: day.expectsGluten, positive: positive)
         }
-        self.init(title: title, year: calendar.year, month: calendar.month, entries: entries)
+        self.init(title: title, year: calendar.year, month: calendar.month, entries: entries, width: width, height: height)
     }
 }

@@ -28,6 +28,8 @@ struct Views: Sendable {
             values["signedIn"] = ["name": session.name]
         }
         if let section { values["nav_\(section)"] = true }
+        // The "More" pages' tabs mark the page itself (the profile is the settings template).
+        values["tab_\(template == "settings" ? "profile" : template)"] = true
         if let error {
             values["error"] = error.message
             if let field = error.field { values["errorField"] = field }

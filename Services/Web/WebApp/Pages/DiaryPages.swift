@@ -134,10 +134,7 @@ struct DiaryPages {
         let suggestedMeal = Self.mealNow(timeZone: summary.day.timeZone)
         let goals = summary.goals, totals = summary.totals
         func row(_ label: String, _ eaten: Double, _ goal: Double, _ unit: String) -> [String: String] {
-            [
-                "label": label, "eaten": "\(Show.number(eaten)) \(unit)", "goal": "\(Show.number(goal)) \(unit)",
-                "left": "\(Show.number(max(goal - eaten, 0))) \(unit)",
-            ]
+            ["label": "\(label) (\(unit))", "eaten": Show.number(eaten), "goal": Show.number(goal), "left": Show.number(max(goal - eaten, 0))]
         }
         let weeks = try await analysis
         var data: [String: Any] = [
@@ -166,7 +163,8 @@ struct DiaryPages {
                 ["index": index, "food": food.food, "grams": Show.number(food.grams), "meal": food.meal.rawValue]
             },
             "saved": try await saved.foods.map { ["id": $0.id, "name": $0.name, "grams": Show.number($0.grams)] as [String: Any] },
-            "chart": Views.inlineSVG(DiaryChart.svg(try await history, range: range, only: nil)),
+            // Drawn at a phone's width, so its labels stay readable there; it scales up on wider screens.
+            "chart": Views.inlineSVG(DiaryChart.svg(try await history, range: range, only: nil, width: 400)),
             "weeks": weeks.weeks.map { week -> [String: Any] in
                 [
                     "start": week.weekStart.description, "days": week.daysLogged, "kcal": Show.number(week.average.kcal),

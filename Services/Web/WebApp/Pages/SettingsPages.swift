@@ -254,7 +254,7 @@ struct SettingsPages {
         let data: [String: Any] = [
             "stats": "\(figures.correct) of \(figures.scored) predictions right\(rate); streak \(figures.currentStreak), best \(figures.bestStreak).",
             "badges": figures.badges.map { ["streak": $0.streak] },
-            "calendar": Views.inlineSVG(GlutenMonthChart(month, title: "Gluten tests, \(name)").render()),
+            "calendar": Views.inlineSVG(GlutenMonthChart(month, title: "Gluten tests, \(name)", width: 400, height: 320).render()),
             "journal": journal.entries.map { entry -> [String: Any] in
                 var values: [String: Any] = [
                     "id": entry.id, "title": entry.title, "date": entry.date.description, "time": entry.time.description, "hasPhoto": entry.hasPhoto,

@@ -32,6 +32,7 @@ extension Templates {
 
     static let account = #"""
         {{<layout}}{{$content}}
+        {{>more_tabs}}
         <section class="card">
         <h2>You</h2>
         <p>{{account.name}} · {{account.email}}</p>

@@ -1,13 +1,18 @@
 extension Templates {
+    /// The pages under "More", one tab each (`tab_<name>` marks the current one).
+    static let moreTabs = #"""
+        <nav class="tabs" aria-label="More">
+        <a href="/settings"{{#tab_profile}} aria-current="page"{{/tab_profile}}>Profile</a>
+        <a href="/household"{{#tab_household}} aria-current="page"{{/tab_household}}>Household</a>
+        <a href="/coeliac"{{#tab_coeliac}} aria-current="page"{{/tab_coeliac}}>Coeliac diary</a>
+        <a href="/reminders"{{#tab_reminders}} aria-current="page"{{/tab_reminders}}>Reminders</a>
+        <a href="/account"{{#tab_account}} aria-current="page"{{/tab_account}}>Account</a>
+        </nav>
+        """#
+
     static let settings = #"""
         {{<layout}}{{$content}}
-        <nav class="tabs" aria-label="More">
-        <a href="/settings" aria-current="page">Profile</a>
-        <a href="/household">Household</a>
-        <a href="/coeliac">Coeliac diary</a>
-        <a href="/reminders">Reminders</a>
-        <a href="/account">Account</a>
-        </nav>
+        {{>more_tabs}}
         {{#welcome}}<p class="notice" role="status">Welcome! Tell Sous how you cook; you can change it any time.</p>{{/welcome}}
         <form method="post" action="/settings" class="card stack">
         <input type="hidden" name="csrf" value="{{csrf}}">
@@ -35,6 +40,7 @@ extension Templates {
 
     static let household = #"""
         {{<layout}}{{$content}}
+        {{>more_tabs}}
         <section class="card">
         <h2>{{household.name}}</h2>
         <p>Cooking for {{household.people}} people.</p>
@@ -80,6 +86,7 @@ extension Templates {
 
     static let reminders = #"""
         {{<layout}}{{$content}}
+        {{>more_tabs}}
         <section class="card">
         <h2>Next reminder</h2>
         <p>{{next}}</p>
@@ -95,6 +102,7 @@ extension Templates {
 
     static let coeliac = #"""
         {{<layout}}{{$content}}
+        {{>more_tabs}}
         <section class="card">
         <h2>Today's test</h2>
         <form method="post" action="/coeliac/predict" class="inline"><input type="hidden" name="csrf" value="{{csrf}}">
