@@ -23,6 +23,11 @@ The web app rate-limits each client address (600 a minute, bursts of 120); the b
 it with SOUS_WEB_TRUST_PROXY=1 and names a new X-Forwarded-For address every 100 requests, so the
 limit never refuses one (the limiter still runs on every request).
 
+The machine is shared: each block (a page's, a command's) is measured again, after waiting for
+two idle seconds, while other processes took more than --max-foreign cores or the hypervisor
+stole more than --max-steal of the CPU during it; the cleanest try is kept and the report says
+how many it took and whether it was clean. --pin-cpu N pins everything to one core.
+
 Raw samples (ms) and the summary go to --json (default Benchmarks/results/web-pages-<date>.json).
 Every process started is stopped on the way out.
 """
@@ -630,6 +635,7 @@ def cpu_note(values: dict) -> str:
 def print_report(report: dict) -> None:
     state = report["machine"]
     print(f"\nSous web pages — {report['started']}  commit {report['commit']}  bin {report['bin_dir']}")
+    print("binaries: " + ", ".join(f"{name} {values['sha256_16']} built {values['modified']}" for name, values in report["binaries"].items() if values))
     if report["changed_files"]:
         print(f"working tree changes: {', '.join(report['changed_files'])}")
     print(f"nproc {state['before']['nproc']}, affinity {state['before']['affinity']}, load average at start {state['before']['loadavg']}, "
@@ -697,6 +703,21 @@ def git_commit() -> str:
         return "?"
 
 
+def binaries() -> dict:
+    """Which build ran: the executables' size, time and hash (HEAD may have moved since the build)."""
+    found = {}
+    for name in ("sous-server", "sous"):
+        path = bin_dir() / name
+        try:
+            digest = subprocess.run(["sha256sum", str(path)], capture_output=True, text=True, timeout=60).stdout.split()[0][:16]
+            stat = path.stat()
+            found[name] = {"sha256_16": digest, "bytes": stat.st_size,
+                           "modified": datetime.fromtimestamp(stat.st_mtime, timezone.utc).isoformat(timespec="seconds")}
+        except (OSError, IndexError):
+            found[name] = None
+    return found
+
+
 def git_changes() -> list:
     """Files changed in the working tree (the binaries may have been built with them)."""
     try:
@@ -735,7 +756,7 @@ def main() -> int:
         os.sched_setaffinity(0, {args.pin_cpu})
     report: dict = {
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "commit": git_commit(), "changed_files": git_changes(),
-        "bin_dir": str(bin_dir()),
+        "bin_dir": str(bin_dir()), "binaries": binaries(),
         "host": platform.node(), "iterations": args.iterations, "warmup": args.warmup, "cli_runs": args.cli_runs,
         "cli_warmup": args.cli_warmup, "query": args.query, "pin_cpu": args.pin_cpu,
         "machine": {"before": machine_state()},

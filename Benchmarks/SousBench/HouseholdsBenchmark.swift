@@ -194,20 +194,22 @@ struct Day: Sendable {
 
     let clients: Clients
     let token: String
-    /// Another member of the household, who waits on the list (`groceries.wait`) while this one
-    /// ticks it: how long a tick takes to reach them is recorded as `groceries.wait (seen)`.
+    /// Another member of the household. The two take turns ticking the list, the one who does
+    /// not tick waiting on it (`groceries.wait`): how long a tick takes to reach the other is
+    /// recorded as `groceries.wait (seen)`.
     let partner: String?
     let recorder: Recorder
     let interval: Duration
     var next: ContinuousClock.Instant
 
-    /// Waits for this call's turn, makes it, and records how long it took (or why it failed).
-    mutating func call<T: Sendable>(_ method: String, _ body: (String) async throws -> T) async -> T? {
+    /// Waits for this call's turn, makes it (as `member`, default the one living the day), and
+    /// records how long it took (or why it failed).
+    mutating func call<T: Sendable>(_ method: String, as member: String? = nil, _ body: (String) async throws -> T) async -> T? {
         try? await Task.sleep(until: next, clock: .continuous)
         next += interval
         let start = ContinuousClock.now
         do {
-            let value = try await body(token)
+            let value = try await body(member ?? token)
             recorder.record(method, ContinuousClock.now - start)
             return value
         } catch let error as ServiceError {
@@ -245,13 +247,15 @@ struct Day: Sendable {
         }
         let list = await call("groceries.list") { try await groceries.call(GroceriesAPI.list, Empty(), session: $0) }
         var version = list?.version ?? 0
-        for line in (list?.lines ?? []).prefix(3) {
+        for (index, line) in (list?.lines ?? []).prefix(3).enumerated() {
+            // Turn about: the second line is ticked by the partner, the others by this member.
+            let (ticker, watcher): (String, String?) = if let partner, index % 2 == 1 { (partner, token) } else { (token, partner) }
             // The other member is already waiting for the list to move past what they saw.
             let after = version
-            let seen = partner.map { partner in
+            let seen = watcher.map { watcher in
                 Task { [recorder, groceries] () -> ContinuousClock.Instant? in
                     do {
-                        let answer = try await groceries.call(GroceriesAPI.wait, ListWait(after: after, waitSeconds: 10), session: partner)
+                        let answer = try await groceries.call(GroceriesAPI.wait, ListWait(after: after, waitSeconds: 10), session: watcher)
                         return answer.changed ? ContinuousClock.now : nil
                     } catch let error as ServiceError {
                         recorder.failed("groceries.wait (seen)", error)
@@ -263,7 +267,7 @@ struct Day: Sendable {
             }
             try? await Task.sleep(until: next, clock: .continuous)
             let ticked = ContinuousClock.now
-            let change = await call("groceries.check") {
+            let change = await call("groceries.check", as: ticker) {
                 try await groceries.call(GroceriesAPI.check, CheckLines(lines: [line.id], checked: true), session: $0)
             }
             version = change?.version ?? version
