@@ -9,19 +9,7 @@ final class EventStream: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port` and sends GET `path` with `cookie`.
     init(port: Int, path: String, cookie: String) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw HarnessError("socket failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            throw HarnessError("could not connect to port \(port)")
-        }
+        descriptor = try LoopbackSocket.connect(port: port)
         let request = Array("GET \(path) HTTP/1.1\r\nHost: localhost\r\nCookie: \(cookie)\r\nAccept: text/event-stream\r\n\r\n".utf8)
         guard write(descriptor, request, request.count) == request.count else { throw HarnessError("could not send the request") }
     }

@@ -6,7 +6,7 @@ import Testing
 
 /// Two members of one household on the web: the same list, and a tick reaching the other's
 /// open page through the event stream, without asking again.
-@Suite(.closesItsSockets)
+@Suite(.closesItsSockets, .serialized)
 struct WebHouseholdTests {
     @Test func aTickReachesTheOtherMembersOpenList() async throws {
         try await WebHarness.run { _, client in

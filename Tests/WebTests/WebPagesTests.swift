@@ -9,7 +9,7 @@ import Testing
 import WebApp
 
 /// Every page, signed in and not, over real HTTP against the real services.
-@Suite(.closesItsSockets)
+@Suite(.closesItsSockets, .serialized)
 struct WebPagesTests {
     static let pages = [
         ("/week", "This week"), ("/list", "Grocery list"), ("/recipes", "recipes found"), ("/recipes?show=favorites", "Favourites"),

@@ -8,7 +8,7 @@ import Testing
 import WebApp
 
 /// Writing and editing a recipe through the forms, and the rate limit.
-@Suite(.closesItsSockets)
+@Suite(.closesItsSockets, .serialized)
 struct WebRecipeTests {
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 7, count: 64)
 
@@ -87,7 +87,7 @@ struct WebRecipeTests {
 }
 
 /// A client that opens a connection and sends half a request holds it only until the idle limit.
-@Suite(.closesItsSockets)
+@Suite(.closesItsSockets, .serialized)
 struct WebSlowClientTests {
     static func shortIdle(_ configuration: inout WebConfiguration) {
         configuration.limits.idleTimeout = .seconds(1)
@@ -110,17 +110,13 @@ enum SlowClient {
     static func sendHalfARequestAndWaitForClose(port: Int, limit: Duration) async throws -> Bool {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                guard descriptor >= 0 else { return continuation.resume(throwing: HarnessError("socket failed")) }
-                defer { close(descriptor) }
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = in_port_t(UInt16(port).bigEndian)
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                let connected = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                let descriptor: Int32
+                do {
+                    descriptor = try LoopbackSocket.connect(port: port)
+                } catch {
+                    return continuation.resume(throwing: error)
                 }
-                guard connected == 0 else { return continuation.resume(throwing: HarnessError("could not connect")) }
+                defer { close(descriptor) }
                 let half = Array("GET /signin HT".utf8)
                 _ = write(descriptor, half, half.count)
                 var timeout = timeval(tv_sec: Int(limit.components.seconds), tv_usec: 0)

@@ -72,31 +72,50 @@ struct RecipePages {
                 status: .ok, headers: [.contentType: type, .cacheControl: "private, max-age=3600"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: photo.photo)))
         }
-        for (action, method) in [("favorite", CatalogAPI.favorite), ("unfavorite", CatalogAPI.unfavorite)] {
+        // One-button actions on a recipe: each answers with where to go next.
+        let actions: [(String, @Sendable (String, String, ServiceClient<Catalog>) async throws -> String)] = [
+            (
+                "favorite",
+                { id, token, catalog in
+                    try await catalog.call(CatalogAPI.favorite, RecipeID(id: id), session: token)
+                    return "/recipes/\(Views.urlQueryValue(id))"
+                }
+            ),
+            (
+                "unfavorite",
+                { id, token, catalog in
+                    try await catalog.call(CatalogAPI.unfavorite, RecipeID(id: id), session: token)
+                    return "/recipes/\(Views.urlQueryValue(id))"
+                }
+            ),
+            (
+                "share",
+                { id, token, catalog in
+                    try await catalog.call(CatalogAPI.share, RecipeID(id: id), session: token)
+                    return "/recipes/\(Views.urlQueryValue(id))"
+                }
+            ),
+            (
+                "save",
+                { id, token, catalog in
+                    let saved = try await catalog.call(CatalogAPI.saveCommunity, RecipeID(id: id), session: token)
+                    return "/recipes/\(Views.urlQueryValue(saved.id))"
+                }
+            ),
+            (
+                "delete",
+                { id, token, catalog in
+                    try await catalog.call(CatalogAPI.deleteRecipe, RecipeID(id: id), session: token)
+                    return "/recipes?show=mine"
+                }
+            ),
+        ]
+        for (action, perform) in actions {
             router.post("/recipes/:id/\(action)") { _, context in
                 let session = try context.signedIn()
-                let id = try context.parameters.require("id")
-                _ = try await app.backend.catalog.call(method, RecipeID(id: id), session: session.token)
-                return Views.seeOther("/recipes/\(Views.urlQueryValue(id))")
+                let next = try await perform(try context.parameters.require("id"), session.token, app.backend.catalog)
+                return Views.seeOther(next)
             }
-        }
-        router.post("/recipes/:id/share") { _, context in
-            let session = try context.signedIn()
-            let id = try context.parameters.require("id")
-            _ = try await app.backend.catalog.call(CatalogAPI.share, RecipeID(id: id), session: session.token)
-            return Views.seeOther("/recipes/\(Views.urlQueryValue(id))")
-        }
-        router.post("/recipes/:id/save") { _, context in
-            let session = try context.signedIn()
-            let id = try context.parameters.require("id")
-            let saved = try await app.backend.catalog.call(CatalogAPI.saveCommunity, RecipeID(id: id), session: session.token)
-            return Views.seeOther("/recipes/\(Views.urlQueryValue(saved.id))")
-        }
-        router.post("/recipes/:id/delete") { _, context in
-            let session = try context.signedIn()
-            let id = try context.parameters.require("id")
-            _ = try await app.backend.catalog.call(CatalogAPI.deleteRecipe, RecipeID(id: id), session: session.token)
-            return Views.seeOther("/recipes?show=mine")
         }
         router.get("/recipes/:id/edit") { _, context in
             let session = try context.signedIn()
