@@ -73,6 +73,7 @@ log "Check 1: docker-compose validates the compose files (no engine needed)"
 docker-compose -f deploy/docker-compose.yml config -q
 docker-compose -f deploy/docker-compose.yml -f deploy/docker-compose.hostnet.yml config -q
 docker-compose -f deploy/docker-compose.yml -f deploy/docker-compose.publish.yml config -q
+docker-compose -f deploy/docker-compose.yml -f deploy/docker-compose.override.yml config -q
 docker-compose -f deploy/docker-compose.postgres.yml config -q
 docker-compose -f deploy/docker-compose.postgres.yml -f deploy/docker-compose.postgres.hostnet.yml config -q
 # The PostgreSQL stack has no default password: without one, Compose must refuse to start it.

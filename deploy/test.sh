@@ -37,7 +37,7 @@ trap - EXIT
 echo "==> Kubernetes manifests (deploy/kubernetes/check.py)"
 python3 deploy/kubernetes/check.py
 
-echo "==> Protocol and whole-journey tests from Python (pyzmq + msgpack only)"
+echo "==> Protocol, whole-journey and browser tests from Python (pyzmq, msgpack; Chromium through Selenium for the web app)"
 deploy/link-services.sh "$(swift build --show-bin-path)"
 SOUS_BIN_DIR="$(swift build --show-bin-path)" python3 -m pytest -q Tests/Python
 
