@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # CI test of the docker compose deployment, on a machine with no image registry:
-#   1. Debian's docker-compose validates deploy/docker-compose.yml (and its host-network and publish
-#      overrides) and deploy/docker-compose.postgres.yml (and its host-network override);
+#   1. Debian's docker-compose validates deploy/docker-compose.yml (and its host-network, publish and
+#      web-port overrides) and deploy/docker-compose.postgres.yml (and its host-network override);
 #   2. a private dockerd (no iptables, no bridge, everything under a temporary folder) gets a
 #      debootstrap-made base image (deploy/build-base-image.sh), the Sous image is built from the
 #      host's release binaries (Dockerfile target `prebuilt`), the stack comes up on the host's
 #      loopback (deploy/docker-compose.hostnet.yml), every container turns healthy, `sous status`
 #      and a short journey run through the `cli` service, the host's own `sous` signs in and
 #      searches with the public keys copied out of the keys volume (as deploy/README.md says),
-#      then the stack is torn down;
+#      the web app turns healthy and the journey's user signs in through it over HTTP and sees
+#      the week and the list, then the stack is torn down;
 #   3. the PostgreSQL image is built on the same base (deploy/postgres.Dockerfile), the PostgreSQL
 #      stack (deploy/docker-compose.postgres.yml + its hostnet override: PostgreSQL and two replicas
 #      of each service) comes up healthy, `sous status` and the same journey run, one replica of
