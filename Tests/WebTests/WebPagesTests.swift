@@ -168,7 +168,7 @@ struct WebPagesTests {
     }
 
     @Test func aTickSentTwiceWithOneKeyIsAppliedOnce() async throws {
-        try await WebHarness.run { stack, client in
+        try await WebHarness.run { _, client in
             let ada = Browser(client)
             try await ada.register("Ada", email: "ada@example.org")
             try await ada.get("/list")
@@ -189,7 +189,6 @@ struct WebPagesTests {
                 "/list/check", [("line", "no-such-line"), ("checked", "1")], headers: [HTTPField.Name("X-Sous-Fetch")!: "1"])
             #expect(refused.status == .notFound && refused.headers[.contentType]?.hasPrefix("application/json") == true)
             #expect(refused.text.contains("\"field\""))
-            _ = stack
         }
     }
 

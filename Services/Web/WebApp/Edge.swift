@@ -17,7 +17,6 @@ struct Edge: RouterMiddleware {
     let views: Views
     let limits: WebLimits
     let limiter: RateLimiter
-    let secureCookies: Bool
     let trustForwardedFor: Bool
 
     func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
@@ -52,11 +51,11 @@ struct Edge: RouterMiddleware {
             let refusal = refusal(for: error, request: request, context: context)
             response = self.response(for: refusal, request: request, context: context, wantsJSON: wantsJSON)
             if refusal.sessionEnded, context.session != nil {
-                response.headers.append(HTTPField(name: .setCookie, value: clearedCookie(CookieKeys.sessionCookie)))
+                response.headers.append(HTTPField(name: .setCookie, value: keys.cleared(CookieKeys.sessionCookie)))
             }
         }
         if let newVisitor {
-            response.headers.append(HTTPField(name: .setCookie, value: cookie(CookieKeys.visitorCookie, newVisitor, maxAge: 60 * 60 * 24 * 30)))
+            response.headers.append(HTTPField(name: .setCookie, value: keys.cookie(CookieKeys.visitorCookie, newVisitor, maxAge: 60 * 60 * 24 * 30)))
         }
         Self.addSecurityHeaders(&response.headers)
         return response
@@ -129,14 +128,6 @@ struct Edge: RouterMiddleware {
             return response
         }
         return views.errorPage(refusal, context: context)
-    }
-
-    func cookie(_ name: String, _ value: String, maxAge: Int) -> String {
-        "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax\(secureCookies ? "; Secure" : "")"
-    }
-
-    func clearedCookie(_ name: String) -> String {
-        "\(name)=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax\(secureCookies ? "; Secure" : "")"
     }
 
     /// No script, style or frame from anywhere but this origin; nothing inline.

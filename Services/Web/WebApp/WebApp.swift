@@ -16,7 +16,7 @@ public final class WebApp: Sendable {
         self.configuration = configuration
         backend = Backend(configuration: configuration)
         views = try Views()
-        keys = CookieKeys(secret: configuration.secret)
+        keys = CookieKeys(secret: configuration.secret, secure: configuration.secureCookies)
     }
 
     public func router() -> Router<WebContext> {
@@ -25,7 +25,7 @@ public final class WebApp: Sendable {
             middleware: Edge(
                 keys: keys, views: views, limits: configuration.limits,
                 limiter: RateLimiter(perMinute: configuration.limits.requestsPerMinute, burst: configuration.limits.burst),
-                secureCookies: configuration.secureCookies, trustForwardedFor: configuration.trustForwardedFor))
+                trustForwardedFor: configuration.trustForwardedFor))
         Assets.addRoutes(to: router)
         router.get("/") { _, context in Views.seeOther(context.session == nil ? "/signin" : "/week") }
         // For proxies and orchestrators: the process answers (the services have their own checks).
@@ -54,16 +54,5 @@ public final class WebApp: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "sous-web"),
             logger: logger
         )
-    }
-
-    /// The cookie that signs `session` in on this browser (a week; the Sous session decides
-    /// how long it really holds).
-    func sessionCookie(_ session: WebSession) -> String {
-        "\(CookieKeys.sessionCookie)=\(keys.seal(session)); Path=/; Max-Age=\(60 * 60 * 24 * 30); HttpOnly; SameSite=Lax"
-            + (configuration.secureCookies ? "; Secure" : "")
-    }
-
-    func clearedSessionCookie() -> String {
-        "\(CookieKeys.sessionCookie)=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax" + (configuration.secureCookies ? "; Secure" : "")
     }
 }

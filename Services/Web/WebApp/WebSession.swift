@@ -21,10 +21,26 @@ struct CookieKeys: Sendable {
 
     private let sealing: [UInt8]
     private let forms: [UInt8]
+    /// Cookies go over HTTPS only (behind a TLS proxy).
+    private let secure: Bool
 
-    init(secret: [UInt8]) {
+    init(secret: [UInt8], secure: Bool) {
         sealing = Sodium.digest([Array("sous-web session cookie".utf8), secret])
         forms = Sodium.digest([Array("sous-web form token".utf8), secret])
+        self.secure = secure
+    }
+
+    /// A `Set-Cookie` value: scripts cannot read it, other sites' forms do not send it.
+    func cookie(_ name: String, _ value: String, maxAge: Int) -> String {
+        "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "")
+    }
+
+    func cleared(_ name: String) -> String { cookie(name, "", maxAge: 0) }
+
+    /// The cookie that signs `session` in on this browser (a month; the Sous session decides
+    /// how long it really holds).
+    func sessionCookie(_ session: WebSession) -> String {
+        cookie(Self.sessionCookie, seal(session), maxAge: 60 * 60 * 24 * 30)
     }
 
     func seal(_ session: WebSession) -> String {
@@ -46,24 +62,5 @@ struct CookieKeys: Sendable {
 
     func isValid(formToken: String, for subject: String) -> Bool {
         Sodium.constantTimeEqual(Array(formToken.utf8), Array(self.formToken(for: subject).utf8))
-    }
-}
-
-/// Base64 with the URL- and cookie-safe alphabet, without padding.
-enum Base64URL {
-    static func encode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decode(_ text: String) -> [UInt8]? {
-        guard
-            text.utf8.allSatisfy({
-                $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
-            })
-        else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.utf8.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64).map(Array.init)
     }
 }

@@ -71,29 +71,6 @@ public struct SessionVerifier: Sendable {
     }
 }
 
-/// RFC 4648 base64url without padding.
-enum Base64URL {
-    static func encode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        guard text.utf8.allSatisfy({ $0.isBase64URL }) else { return nil }
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
-        return Data(base64Encoded: standard).map { [UInt8]($0) }
-    }
-}
-
-extension UInt8 {
-    fileprivate var isBase64URL: Bool {
-        (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self) || (0x30...0x39).contains(self) || self == 0x2D || self == 0x5F
-    }
-}
-
 /// Sessions that ended before their tokens expire, as one service knows them. The planner
 /// publishes each revocation on its event bus and answers `account.revocations`; every other
 /// service keeps this list current from both (``RevocationSync``).

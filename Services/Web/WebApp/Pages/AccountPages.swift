@@ -56,7 +56,7 @@ struct AccountPages {
                 _ = try? await app.backend.planner.call(AccountAPI.logout, Empty(), session: session.token)
             }
             var response = Views.seeOther("/signin")
-            response.headers.append(HTTPField(name: .setCookie, value: app.clearedSessionCookie()))
+            response.headers.append(HTTPField(name: .setCookie, value: app.keys.cleared(CookieKeys.sessionCookie)))
             return response
         }
         router.get("/account") { _, context in try await accountPage(context) }
@@ -89,7 +89,7 @@ struct AccountPages {
                 let deletion = AccountDeletion(password: context.form.raw("password") ?? "")
                 _ = try await app.checkingPassword { try await app.backend.planner.call(AccountAPI.delete, deletion, session: session.token) }
                 var response = Views.seeOther("/register")
-                response.headers.append(HTTPField(name: .setCookie, value: app.clearedSessionCookie()))
+                response.headers.append(HTTPField(name: .setCookie, value: app.keys.cleared(CookieKeys.sessionCookie)))
                 return response
             } orShow: { error in
                 try await accountPage(context, error: error)
@@ -141,7 +141,7 @@ struct AccountPages {
     private func signInResponse(_ signedIn: SignedIn, goingTo path: String) -> Response {
         var response = Views.seeOther(path)
         let session = WebSession(token: signedIn.token, user: signedIn.account.user, name: signedIn.account.name)
-        response.headers.append(HTTPField(name: .setCookie, value: app.sessionCookie(session)))
+        response.headers.append(HTTPField(name: .setCookie, value: app.keys.sessionCookie(session)))
         return response
     }
 

@@ -67,19 +67,16 @@ struct ListPages {
             }
         }
         router.post("/list/week") { request, context in
-            var added = 0
-            let response = try await act(request, context) { _, token, _ in
+            try await act(request, context) { _, token, _ in
                 let week = try await app.backend.planner.call(PlannerAPI.getPlan, Empty(), session: token)
                 let onList = Set(try await app.backend.groceries.call(GroceriesAPI.list, Empty(), session: token).recipes.map(\.recipe))
                 var seen = Set<String>()
                 for day in week.days where day.date >= week.today {
                     for recipe in day.slots.compactMap(\.recipe) where !onList.contains(recipe) && seen.insert(recipe).inserted {
                         _ = try await app.backend.groceries.call(GroceriesAPI.addRecipe, AddRecipeToList(recipe: recipe), session: token)
-                        added += 1
                     }
                 }
             }
-            return response.status == .seeOther ? Views.seeOther("/list") : response
         }
         router.post("/list/checkout") { request, context in
             let session = try context.signedIn()
