@@ -42,13 +42,15 @@ struct CallerThreadWaitTests {
         let call = Task {
             await client.send(Self.write("notes.add", key: "key-1"), waitingHereFor: Self.laneWait)
         }
-        let first = try #require(try await peer.nextRequest())
-        let second = try #require(try await peer.nextRequest())
+        // Both attempts are received and answered on the peer's own thread: the second attempt's
+        // ten seconds never wait on Swift's cooperative pool, which other suites may keep busy.
+        let requests = try await peer.answerEachOnArrival(count: 2, with: [[9], [7]])
+        let first = try #require(requests.first)
+        let second = try #require(requests.last)
+        #expect(requests.count == 2)
         #expect(first.header.idempotencyKey == "key-1")
         #expect(second.header.idempotencyKey == "key-1")
         #expect(first.header.id != second.header.id)
-        try peer.answer(first, with: [9])
-        try peer.answer(second, with: [7])
         let reply = try await withTimeout(.seconds(60), waitingFor: "the retried write's reply") { await call.value }.get()
         #expect(reply.header.id == second.header.id)
         #expect(reply.body == [7])
@@ -111,7 +113,7 @@ struct CallerThreadWaitTests {
 
 /// A ROUTER standing in for a service, answering only when the test says so.
 private final class HandAnsweredPeer: @unchecked Sendable {
-    struct Request {
+    struct Request: Sendable {
         let routing: [Envelope.Frame]
         let header: RequestHeader
     }
@@ -138,6 +140,26 @@ private final class HandAnsweredPeer: @unchecked Sendable {
         guard let frames else { return nil }
         guard case let .request(routing, header, _) = Envelope.parseRequest(frames) else { return nil }
         return Request(routing: routing, header: header)
+    }
+
+    /// Receives `count` requests and answers them in order with `bodies` once the last has
+    /// arrived, all on the peer's own thread; returns what was received (fewer if one did not
+    /// come in 90 s).
+    func answerEachOnArrival(count: Int, with bodies: [[UInt8]]) async throws -> [Request] {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue(label: "sous.test.hand-answered").async {
+                continuation.resume(
+                    with: Result {
+                        var requests: [Request] = []
+                        while requests.count < count, let frames = try self.socket.receive(timeout: .seconds(90)) {
+                            guard case let .request(routing, header, _) = Envelope.parseRequest(frames) else { break }
+                            requests.append(Request(routing: routing, header: header))
+                        }
+                        for (request, body) in zip(requests, bodies) { try self.answer(request, with: body) }
+                        return requests
+                    })
+            }
+        }
     }
 
     func answer(_ request: Request, with body: [UInt8]) throws {
