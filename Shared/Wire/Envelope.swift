@@ -59,9 +59,16 @@ public enum Envelope {
         case dropped(reason: String)
     }
 
+    /// The most of one incoming message worth keeping: routing frames, the delimiter and the one
+    /// request frame. A ROUTER reads past this without copying and passes `overflowed` to
+    /// ``parseRequest(_:overflowed:)``, so a message of many large frames is refused as it is read.
+    public static let requestFramesKept = SousProtocol.maxRoutingFrames + 2
+    public static let requestBytesKept = SousProtocol.maxMessageBytes + SousProtocol.maxRoutingFrames * SousProtocol.maxRoutingFrameBytes
+
     /// Parses a message as a ROUTER received it: routing id frame(s), empty delimiter, then the
-    /// request frames.
-    public static func parseRequest(_ frames: [Frame]) -> Incoming {
+    /// request frames. `overflowed`: frames past ``requestFramesKept`` or ``requestBytesKept``
+    /// were dropped unread.
+    public static func parseRequest(_ frames: [Frame], overflowed: Bool = false) -> Incoming {
         // A closure, not the key path `\.isEmpty`: that one was instantiated at run time on every request.
         guard let delimiter = frames.firstIndex(where: { $0.isEmpty }), delimiter > 0 else {
             return .dropped(reason: "no routing envelope (missing empty delimiter frame)")
@@ -73,6 +80,11 @@ public enum Envelope {
         let parts = frames[(delimiter + 1)...]
         func reject(_ message: String, field: String, id: String = "") -> Incoming {
             .rejected(routing: routing, requestID: id, error: .badRequest(message, field: field))
+        }
+        if overflowed {
+            return reject(
+                "the request is over \(SousProtocol.maxMessageBytes) bytes or \(requestFramesKept) frames, routing included; "
+                    + "a request is one frame after the delimiter, at most \(SousProtocol.maxMessageBytes) bytes", field: "frames")
         }
         let size = parts.reduce(0) { $0 + $1.count }
         guard size <= SousProtocol.maxMessageBytes else {

@@ -128,20 +128,68 @@ public final class ZMQSocket: @unchecked Sendable {
     /// The property is read from the frames that came over the wire: a ROUTER's routing-id
     /// frame is made by the ROUTER itself and carries no metadata.
     public func receiveMultipart(dontWait: Bool = false, property: String?) throws(ZMQError) -> (frames: [ZMQFrame], property: String?) {
-        var frames: [ZMQFrame] = []
-        var (frame, more, value) = try receiveFrame(dontWait: dontWait, property: property)
-        frames.append(frame)
+        let message = try receiveMultipart(dontWait: dontWait, property: property, keeping: .unbounded)
+        return (message.frames, message.property)
+    }
+
+    /// How much of one message a receive copies out: frames past either bound are read and
+    /// freed without being copied, so a hostile message costs no more than libzmq's own copy.
+    public struct KeepBound: Sendable {
+        public var frames: Int
+        public var bytes: Int
+
+        public init(frames: Int, bytes: Int) {
+            self.frames = frames
+            self.bytes = bytes
+        }
+
+        public static let unbounded = KeepBound(frames: .max, bytes: .max)
+    }
+
+    /// A message as a bounded receive kept it: `frames` is its start, and `overflowed` says
+    /// that frames past the bound were read and thrown away.
+    public struct BoundedMessage: Sendable {
+        public var frames: [ZMQFrame]
+        public var property: String?
+        public var overflowed: Bool
+    }
+
+    /// Receives a whole multipart message, copying out frames only while they stay within
+    /// `bound` (the first frame past it and every later one are dropped unread).
+    public func receiveMultipart(dontWait: Bool = false, property: String?, keeping bound: KeepBound) throws(ZMQError) -> BoundedMessage {
+        var kept = BoundedMessage(frames: [], property: nil, overflowed: false)
+        var keptBytes = 0
+        var more = true
+        var first = true
         while more {
             // The rest of a message arrives together with its first frame: this never blocks.
-            let next = try receiveFrame(dontWait: false, property: value == nil ? property : nil)
-            (frame, more) = (next.frame, next.more)
-            value = value ?? next.property
-            frames.append(frame)
+            let next = try receiveFrame(dontWait: first && dontWait, property: kept.property == nil ? property : nil) { size in
+                guard !kept.overflowed, kept.frames.count < bound.frames, size <= bound.bytes - keptBytes else {
+                    kept.overflowed = true
+                    return false
+                }
+                return true
+            }
+            first = false
+            more = next.more
+            kept.property = kept.property ?? next.property
+            if let frame = next.frame {
+                keptBytes += frame.count
+                kept.frames.append(frame)
+            }
         }
-        return (frames, value)
+        return kept
     }
 
     private func receiveFrame(dontWait: Bool, property: String?) throws(ZMQError) -> (frame: ZMQFrame, more: Bool, property: String?) {
+        let received = try receiveFrame(dontWait: dontWait, property: property) { _ in true }
+        return (received.frame ?? [], received.more, received.property)
+    }
+
+    /// Receives one frame; its bytes are copied out only if `keep` says so for its size.
+    private func receiveFrame(
+        dontWait: Bool, property: String?, keep: (Int) -> Bool
+    ) throws(ZMQError) -> (frame: ZMQFrame?, more: Bool, property: String?) {
         // zmq_msg_t must not be copied by value (small messages live inside the struct), so it
         // stays heap-allocated and its bytes are copied out before it is closed.
         let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)
@@ -152,7 +200,10 @@ public final class ZMQSocket: @unchecked Sendable {
         let handle = self.handle
         _ = try retryingEINTR("zmq_msg_recv") { zmq_msg_recv(message, handle, flags) }
         let size = zmq_msg_size(message)
-        let frame: ZMQFrame = size == 0 ? [] : ZMQFrame(UnsafeRawBufferPointer(start: zmq_msg_data(message)!, count: size))
+        var frame: ZMQFrame?
+        if keep(size) {
+            frame = size == 0 ? [] : ZMQFrame(UnsafeRawBufferPointer(start: zmq_msg_data(message)!, count: size))
+        }
         let value = property.flatMap { zmq_msg_gets(message, $0) }.map { String(cString: $0) }
         return (frame, zmq_msg_more(message) == 1, value)
     }

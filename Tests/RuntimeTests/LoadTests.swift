@@ -203,6 +203,13 @@ struct LoadTests {
             let error = try MessagePackDecoder().decode(ServiceError.self, from: Envelope.parseReply(reply).body)
             #expect(error.code == .badRequest && error.field == "frames")
 
+            // Many small frames: refused at the frame bound, read away without being kept.
+            let many = try RawPeer(connectingTo: host.boundEndpoints.requests)
+            try many.send([[], SousProtocol.prefix(.request)] + Array(repeating: [UInt8](repeating: 0x62, count: 64 << 10), count: 200))
+            let manyReply = try #require(try await many.receive(timeout: .seconds(30)))
+            let manyError = try MessagePackDecoder().decode(ServiceError.self, from: Envelope.parseReply(manyReply).body)
+            #expect(manyError.code == .badRequest && manyError.field == "frames")
+
             // Routing frames are echoed in a reply, so too many (or too large) are not answered.
             let padded = try RawPeer(connectingTo: host.boundEndpoints.requests)
             try padded.send(Array(repeating: [UInt8](repeating: 1, count: 200), count: 16) + requestFrames("health", id: "padded"))

@@ -30,6 +30,32 @@ struct ZeroMQTests {
         #expect(try dealer.receive(timeout: .seconds(5)) == [[], Array("reply".utf8)])
     }
 
+    /// A bounded receive copies out only the frames within its bound and reads the rest of the
+    /// message away, so the next message arrives whole and first.
+    @Test func aBoundedReceiveKeepsTheStartAndDropsTheRest() throws {
+        let (router, dealer) = try pair(.router, .dealer)
+        defer {
+            router.close()
+            dealer.close()
+        }
+        try dealer.send(multipart: [[], [1, 2, 3]] + Array(repeating: [UInt8](repeating: 7, count: 1024), count: 40))
+        try dealer.send(multipart: [[], [4, 5]])
+        try dealer.send(multipart: [[], [UInt8](repeating: 9, count: 600), [UInt8](repeating: 9, count: 600)])
+        // Bounded waits: a message that never came fails the test instead of hanging it.
+        try router.setReceiveTimeout(milliseconds: 60_000)
+        let bound = ZMQSocket.KeepBound(frames: 4, bytes: 1000)
+        let many = try router.receiveMultipart(property: nil, keeping: bound)
+        #expect(many.overflowed)
+        #expect(Array(many.frames.dropFirst()) == [[], [1, 2, 3]], "the first 1 KiB frame passes the byte bound")
+        let small = try router.receiveMultipart(property: nil, keeping: bound)
+        #expect(!small.overflowed)
+        #expect(Array(small.frames.dropFirst()) == [[], [4, 5]])
+        let wide = try router.receiveMultipart(property: nil, keeping: bound)
+        #expect(wide.overflowed, "600 + 600 bytes pass the 1000-byte bound")
+        #expect(Array(wide.frames.dropFirst()) == [[], [UInt8](repeating: 9, count: 600)])
+        #expect(try router.receive(timeout: .zero) == nil, "nothing of the three messages is left behind")
+    }
+
     /// A socket's descriptor is edge-triggered: any call on the socket takes in the command that
     /// signalled it, after which a poll of the descriptor no longer says a message waits. The
     /// server's lanes send on its ROUTER while the I/O thread polls that descriptor, so they ask

@@ -130,7 +130,7 @@ extension RPCServer {
         /// whether more may be waiting (it stopped at the bound, not at `EAGAIN`).
         func readRequests() -> Bool {
             for _ in 0..<256 {
-                let message: (frames: [ZMQFrame], property: String?)
+                let message: ZMQSocket.BoundedMessage
                 do {
                     guard let received = try router.receive() else { return false }
                     message = received
@@ -143,13 +143,13 @@ extension RPCServer {
                 // connection can do that, and only a server bound in-process accepts one.
                 let principal =
                     message.property == nil && !servesInProcess ? .client(address: "unknown") : ConnectionPrincipal(userID: message.property)
-                dispatch(message.frames, principal: principal)
+                dispatch(message.frames, overflowed: message.overflowed, principal: principal)
             }
             return true
         }
 
-        func dispatch(_ frames: [ZMQFrame], principal: ConnectionPrincipal) {
-            switch Envelope.parseRequest(frames) {
+        func dispatch(_ frames: [ZMQFrame], overflowed: Bool, principal: ConnectionPrincipal) {
+            switch Envelope.parseRequest(frames, overflowed: overflowed) {
             case .dropped(let reason):
                 server.logger.warning("dropped a message that cannot be answered", metadata: ["reason": "\(reason)"])
             case let .rejected(routing, requestID, error):

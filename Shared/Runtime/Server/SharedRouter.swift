@@ -1,4 +1,5 @@
 import Foundation
+import SousWire
 import ZeroMQ
 
 /// A server's ROUTER, used from more than one thread: the I/O thread reads the requests and
@@ -34,11 +35,16 @@ final class SharedRouter: @unchecked Sendable {
         return try body(socket)
     }
 
-    /// The next message waiting and its connection's `User-Id`, nil when none is (or the socket
-    /// is closed).
-    func receive() throws(ZMQError) -> (frames: [ZMQFrame], property: String?)? {
+    /// What of a request is copied out; the rest is read and dropped (``Envelope/requestFramesKept``).
+    private static let keepBound = ZMQSocket.KeepBound(frames: Envelope.requestFramesKept, bytes: Envelope.requestBytesKept)
+
+    /// The next message waiting, as much of it as a request can be, and its connection's
+    /// `User-Id`; nil when none is (or the socket is closed).
+    func receive() throws(ZMQError) -> ZMQSocket.BoundedMessage? {
         do {
-            return try withSocket { socket throws(ZMQError) in try socket.receiveMultipart(dontWait: true, property: "User-Id") }
+            return try withSocket { socket throws(ZMQError) in
+                try socket.receiveMultipart(dontWait: true, property: "User-Id", keeping: Self.keepBound)
+            }
         } catch  where error.isWouldBlock {
             return nil
         }
