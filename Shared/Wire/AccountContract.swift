@@ -115,3 +115,48 @@ public enum AccountTopics {
     /// ``SessionsRevokedEvent`` on the planner's service bus.
     public static let revoked = Topic<SessionsRevokedEvent>("account.revoked")
 }
+
+/// A friend as another service sees them (`friends.of`): who they are and what they share with
+/// the user asked for.
+@MessagePackCodable
+public struct FriendShare: Codable, Sendable, Equatable {
+    public var user: String
+    /// The friend's display name.
+    public var name: String
+    /// Whether the friend shares their daily summary with the user.
+    public var sharesSummary: Bool
+    /// Whether the friend takes part in the weekly board.
+    public var competes: Bool
+
+    public init(user: String, name: String, sharesSummary: Bool, competes: Bool) {
+        self.user = user
+        self.name = name
+        self.sharesSummary = sharesSummary
+        self.competes = competes
+    }
+}
+
+/// A user's friends and what each shares with them (`friends.of`).
+@MessagePackCodable
+public struct FriendsOf: Codable, Sendable, Equatable {
+    /// Whether the user takes part in the weekly board themselves.
+    public var competes: Bool
+    public var friends: [FriendShare]
+
+    public init(competes: Bool, friends: [FriendShare]) {
+        self.competes = competes
+        self.friends = friends
+    }
+}
+
+/// How another service finds what a user's friends share with them (``FriendDirectory``).
+public enum FriendLookup {
+    /// Served by the planner, for services only.
+    public static let method = Method<Planner, Empty, FriendsOf>.read("friends.of", .service, activity: false)
+}
+
+/// A request of a ``Access/friend`` method: the friend whose shared data it reads, or nil for
+/// the caller's own.
+public protocol FriendScoped {
+    var friend: String? { get }
+}

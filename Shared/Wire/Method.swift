@@ -138,13 +138,19 @@ public enum Access: String, Sendable, CaseIterable, Codable {
     /// the handler runs and hands it over (`RequestContext.household`), so a handler can only
     /// reach the household its caller belongs to.
     case household
+    /// A signed-in user, or a Sous service acting for one, reading what their friends chose to
+    /// share with them: the server asks the planner which friends share what before the handler
+    /// runs and hands over only those (`RequestContext.friends`); a request naming a friend
+    /// (``FriendScoped``) who does not share with the caller is refused before the handler runs,
+    /// and the handler reads whom the server chose (`RequestContext.subject`), never the field.
+    case friend
     /// A signed-in user whose account is an operator's: changes to what every user shares.
     case `operator`
     /// Only another Sous service (an allow-listed CURVE key): erasure, revocation lists.
     case service
 
     /// Whether the method acts for a signed-in user (or a service acting for one).
-    public var actsForUser: Bool { self == .user || self == .household }
+    public var actsForUser: Bool { self == .user || self == .household || self == .friend }
 }
 
 /// The group of threads a server runs a method's handler on, each with its own bound on

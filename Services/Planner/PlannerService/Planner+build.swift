@@ -46,6 +46,7 @@ public struct PlannerService: Sendable {
         ).register(on: host.server)
         AccountHandlers(host: host.parts, store: accounts, signer: signer, eraser: eraser).register(on: host.server)
         HouseholdHandlers(host: host.parts, store: households, eraser: eraser).register(on: host.server)
+        FriendHandlers(host: host.parts, store: FriendStore(database: database)).register(on: host.server)
     }
 
     /// The key sessions are signed with: the configured one, or `<data>/sessions.key`, whose

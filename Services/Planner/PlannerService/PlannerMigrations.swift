@@ -220,6 +220,40 @@ enum PlannerMigrations {
                 PlannerMigrations.servingsFromSlots,
                 "ALTER TABLE slot DROP COLUMN diary_entry",
             ]),
+        PostgresMigration("v9: friends", PlannerMigrations.friendTables),
+    ]
+
+    /// Friends, the same on both engines. A request keeps the email it was sent to, not an
+    /// account, so sending one is the same write whether or not anyone has that email. A
+    /// friendship is two rows, one per direction: what `user` shares with `friend`.
+    static let friendTables = [
+        """
+        CREATE TABLE friend_request (
+            id TEXT PRIMARY KEY,
+            "user" TEXT NOT NULL,
+            to_email TEXT NOT NULL,
+            sent_at DOUBLE PRECISION NOT NULL,
+            UNIQUE ("user", to_email)
+        )
+        """,
+        "CREATE INDEX friend_request_by_email ON friend_request (to_email, sent_at)",
+        """
+        CREATE TABLE friend (
+            "user" TEXT NOT NULL,
+            friend TEXT NOT NULL,
+            since DOUBLE PRECISION NOT NULL,
+            shares BIGINT,
+            PRIMARY KEY ("user", friend)
+        )
+        """,
+        "CREATE INDEX friend_by_friend ON friend (friend)",
+        """
+        CREATE TABLE friend_setting (
+            "user" TEXT PRIMARY KEY,
+            share_with_all BIGINT NOT NULL,
+            competes BIGINT NOT NULL
+        )
+        """,
     ]
 
     /// The servings logged before households: every plan was its user's own.
@@ -462,6 +496,9 @@ enum PlannerMigrations {
                     """)
             try db.execute(sql: servingsFromSlots)
             try db.execute(sql: "ALTER TABLE slot DROP COLUMN diary_entry")
+        }
+        migrator.registerMigration("v11: friends") { db in
+            for statement in friendTables { try db.execute(sql: statement) }
         }
         return migrator
     }

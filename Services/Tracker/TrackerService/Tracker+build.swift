@@ -29,6 +29,7 @@ public struct TrackerService: Sendable {
             logger: logger)
         let host = try ServiceHost(configuration: configuration, logger: logger, database: database, services: [profiles])
         let zones = UserTimeZones(profiles: profiles)
+        host.server.useFriends(PlannerFriends(of: configuration))
         self.host = host
         self.store = store
         self.profiles = profiles

@@ -43,6 +43,7 @@ struct TrackerHandlers: Sendable {
         server.register(TrackerAPI.importProducts, use: importProducts)
         server.register(TrackerAPI.exportArchive, use: exportArchive)
         server.register(TrackerAPI.importArchive, use: importArchive)
+        registerProgress(on: server)
     }
 
     // MARK: Shared helpers

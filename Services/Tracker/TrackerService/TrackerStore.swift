@@ -81,6 +81,15 @@ public final class TrackerStore: Sendable {
         }
     }
 
+    /// The dates with at least one entry, up to and including `through`, oldest first.
+    func loggedDates(user: String, through: LocalDate) throws -> [LocalDate] {
+        try database.read { session in
+            try session.values(
+                String.self, #"SELECT DISTINCT date FROM diary_entry WHERE "user" = ? AND date <= ? ORDER BY date"#, [user, through.description]
+            ).compactMap(LocalDate.init)
+        }
+    }
+
     // MARK: Goals
 
     /// Every goal change of the user, oldest first.

@@ -1,4 +1,4 @@
-public import HTTPTypes
+import HTTPTypes
 import SousWire
 
 /// Why a request was refused, as the page shows it: a status, one sentence for a person, and

@@ -97,7 +97,7 @@ public final class Gate: Sendable {
         switch access {
         case .public:
             break
-        case .user, .household:
+        case .user, .household, .friend:
             guard caller.user != nil else {
                 throw ServiceError(
                     .unauthorized, "\(header.method) is for signed-in users: sign in (account.login) and send the session token",

@@ -57,6 +57,8 @@ public final class RPCServer: Service, Sendable {
     private let handlers = Mutex<[String: Registration]>([:])
     /// Where the household of a ``Access/household`` method's caller is found (``useHouseholds(_:)``).
     private let households = HouseholdDirectorySlot()
+    /// Where the friends of a ``Access/friend`` method's caller are found (``useFriends(_:)``).
+    private let friends = FriendDirectorySlot()
     private let state: Mutex<State>
     let draining = Atomic<Bool>(false)
     /// The ROUTER: read by the I/O thread, replies sent by whichever thread has one.
@@ -173,6 +175,7 @@ public final class RPCServer: Service, Sendable {
         let idempotency = self.idempotency
         let activity = method.recordsActivity ? self.activity : nil
         let households = method.access == .household ? self.households : nil
+        let friends = method.access == .friend ? self.friends : nil
         let raw: RawHandler = { header, body, incoming in
             let request: Request
             do {
@@ -190,6 +193,24 @@ public final class RPCServer: Service, Sendable {
                 do throws(ServiceError) {
                     let user = try context.requireUser()
                     context = context.member(of: try await directory.household(of: user, for: context))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            // A friend method's handler is handed whose data it reads, checked here against what
+            // the planner says that friend shares: no handler reads a name from the request.
+            if let friends {
+                guard let directory = friends.directory else {
+                    return .failure(.internal("\(method.name) reads what friends share, and this server has no friend directory"))
+                }
+                do throws(ServiceError) {
+                    let user = try context.requireUser()
+                    if let named = (request as? any FriendScoped).map(\.friend), named == nil || named == user {
+                        context = context.reading(user, friends: nil)  // the caller's own: nobody to ask about
+                    } else {
+                        let known = try await directory.friends(of: user, for: context)
+                        context = context.reading(try known.subject(of: request, caller: user, method: method.name), friends: known)
+                    }
                 } catch {
                     return .failure(error)
                 }
@@ -229,6 +250,11 @@ public final class RPCServer: Service, Sendable {
         use handler: @escaping @Sendable (Request, _ user: String, RequestContext) async throws -> Response
     ) {
         register(method) { request, context in try await handler(request, try context.requireUser(), context) }
+    }
+
+    /// Sets where the friends of ``Access/friend`` methods' callers are found.
+    public func useFriends(_ directory: any FriendDirectory) {
+        friends.directory = directory
     }
 
     /// Sets where the households of ``Access/household`` methods' callers are found.

@@ -25,6 +25,13 @@ public struct RequestContext: Sendable {
     /// (``Access/household``): found by the server before the handler runs, never sent by the
     /// client. Nil for every other method.
     public private(set) var household: String?
+    /// For a method that reads what friends share (``Access/friend``): the caller's friends and
+    /// what each shares, found by the server before the handler runs. Nil for every other method,
+    /// and when the request reads the caller's own data.
+    public private(set) var friends: FriendsOf?
+    /// Whose data a ``Access/friend`` method reads: the caller, or the friend the request named
+    /// once the server found that friend shares with the caller.
+    public private(set) var subject: String?
     private let serviceLogger: Logger
     /// The service logger with `request`, `method` and (once known) `user` metadata. Built when a
     /// handler logs, not for every request: a stream log handler formats its metadata each time
@@ -63,6 +70,29 @@ public struct RequestContext: Sendable {
         var context = self
         context.household = household
         return context
+    }
+
+    /// The same context reading `subject`'s data, for a caller whose friends are `friends` (nil
+    /// when the request reads the caller's own and names nobody).
+    func reading(_ subject: String, friends: FriendsOf?) -> RequestContext {
+        var context = self
+        context.subject = subject
+        context.friends = friends
+        return context
+    }
+
+    /// Whose data a ``Access/friend`` method's handler reads; the server chose it before the
+    /// handler runs.
+    public func requireSubject() throws(ServiceError) -> String {
+        guard let subject else { throw ServiceError.internal("\(method) reads what friends share, but is not declared with friend access") }
+        return subject
+    }
+
+    /// The caller's friends and what each shares, for a ``Access/friend`` method whose request
+    /// names no friend (a board of them all).
+    public func requireFriends() throws(ServiceError) -> FriendsOf {
+        guard let friends else { throw ServiceError.internal("\(method) reads every friend's share, but is not declared with friend access") }
+        return friends
     }
 
     /// The caller's household; the server found it before a ``Access/household`` method's

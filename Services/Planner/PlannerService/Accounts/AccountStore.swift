@@ -106,6 +106,7 @@ public final class AccountStore: Sendable {
             try database.write { transaction in
                 let ended = try Self.endSessions(transaction, #"SELECT * FROM session WHERE "user" = ? ORDER BY created_at, id"#, [user])
                 let dissolved = try HouseholdStore.removeForDeletion(transaction, user: user, now: now, erasingIn: services)
+                try FriendStore.removeForDeletion(transaction, user: user)
                 _ = try SousDatabase.eraseUser(user, in: transaction)
                 for service in services {
                     try transaction.insert(ErasureRecord(deletedUser: user, service: service, requestedAt: now), onConflict: .ignore)
