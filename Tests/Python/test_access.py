@@ -5,8 +5,11 @@ included. Then Bob, signed in as himself and a member of another household (Dan'
 `user` and `household` method that docs/PROTOCOL.md lists (ContractTests keeps that list equal
 to what the services serve) with every recorded request body of the fuzz corpus, and with those
 bodies rewritten to name Ada's ids. Every answer must be an error or free of Ada's data, and
-Ada's rows in every database (her household's included) must be exactly as before. A method
-added without seeds fails the test, so none can be forgotten.
+Ada's rows in every database (her household's included) must be exactly as before. Then every
+`friend` method is walked as Dan, who is not Ada's friend, and as Cara, a friend Ada shares
+nothing with (she shares with Eve, so there is something to leak): each request naming Ada is
+refused, and no answer names her. A method added without seeds fails the test, so none can be
+forgotten.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ CORPUS = REPO_ROOT / "Tests" / "FuzzTests" / "Corpus"
 # Leaving moves Bob out of Dan's household, which the rest of the walk needs him in; what it
 # could reach of anyone else's is walked through household.remove and household.join.
 OWN_SESSION_ONLY = {"account.logout", "account.password", "account.delete", "household.leave"}
-ID_KEYS = {"id", "ids", "recipe", "entry", "item", "items", "lines", "session", "code", "user"}
+ID_KEYS = {"id", "ids", "recipe", "entry", "item", "items", "lines", "session", "code", "user", "friend"}
 
 
 def methods_by_access() -> dict:
@@ -52,6 +55,7 @@ def service_of(method: str) -> str:
     return {
         "ingredients": "catalog", "recipes": "catalog", "catalog": "catalog",
         "profile": "planner", "plan": "planner", "account": "planner", "planner": "planner", "household": "planner",
+        "friends": "planner", "progress": "tracker",
         "groceries": "groceries",
         "diary": "tracker", "drinks": "tracker", "goals": "tracker", "foods": "tracker", "products": "tracker",
         "journal": "tracker", "gluten": "tracker", "tracker": "tracker",
@@ -171,6 +175,44 @@ def test_no_user_method_returns_or_changes_another_users_data(stack):
         assert not unseeded, f"user methods without fuzz seeds (add some, see make_corpus.py): {unseeded}"
         assert walked > 300, walked
         assert ada_rows(stack, ada_user) == before, "Bob's calls changed Ada's data"
+
+        # Friends: Eve sees Ada's progress; Cara is a friend Ada shares nothing with; Dan is no friend.
+        ada["tracker"].call("diary.add", {"meal": "dinner", "grams": 100, "food": marker,
+                                          "per100g": {"kcal": 100, "carbohydrates": 10, "protein": 5, "fat": 2}}, write=True)
+        friends = {}
+        for name in ("eve", "cara"):
+            token = stack.register(f"{name}@example.org", name=name.title())
+            friends[name] = {service: stack.client(service, session=token) for service in ("planner", "tracker")}
+            ada["planner"].call("friends.request", {"email": f"{name}@example.org"}, write=True)
+            request = friends[name]["planner"].call("friends.requests")["received"][0]
+            friends[name]["planner"].call("friends.answer", {"id": request["id"], "accept": True}, write=True)
+        eve_user = friends["eve"]["planner"].call("account.whoami")["account"]["user"]
+        ada["planner"].call("friends.share", {"user": eve_user, "share": True}, write=True)
+        assert friends["eve"]["tracker"].call("progress.summary", {"friend": ada_user})["logged"], "Eve, who is shared with, sees Ada"
+        dan_tracker = stack.client("tracker", session=dan_token)
+        friends_walked = 0
+        try:
+            for method, (kind, access) in sorted(methods_by_access().items()):
+                if access != "friend":
+                    continue
+                bodies = seeds(method)
+                assert bodies, f"friend method {method} has no fuzz seeds"
+                for client in (dan_tracker, friends["cara"]["tracker"]):
+                    for body in bodies + [dict(body, friend=ada_user) for body in bodies if isinstance(body, dict)]:
+                        friends_walked += 1
+                        try:
+                            reply = client.call(method, body, timeout_ms=10_000)
+                        except SousError as error:
+                            assert error.code != "internal", f"{method} {body}: {error}"
+                            continue
+                        assert body.get("friend") != ada_user, f"{method} {body} read Ada's share without it: {reply}"
+                        assert ada_user.encode() not in pack(reply), f"{method} {body} named Ada: {reply}"
+        finally:
+            dan_tracker.close()
+            for clients in friends.values():
+                for client in clients.values():
+                    client.close()
+        assert friends_walked > 10, friends_walked
     finally:
         for client in list(ada.values()) + list(bob.values()) + [dan]:
             client.close()

@@ -25,7 +25,7 @@ public struct SousCommand: AsyncParsableCommand {
             SessionsCommand.self, PasswordCommand.self, AccountCommand.self,  // accounts (planner)
             StatusCommand.self, DescribeCommand.self,
             RecipesCommand.self, IngredientsCommand.self, CatalogCommand.self,  // catalog
-            ProfileCommand.self, PlanCommand.self, CookCommand.self, HouseholdCommand.self,  // planner
+            ProfileCommand.self, PlanCommand.self, CookCommand.self, HouseholdCommand.self, FriendsCommand.self,  // planner
             GroceriesCommand.self,  // groceries
             DiaryCommand.self, WaterCommand.self, CoffeeCommand.self, GoalsCommand.self,
             FoodsCommand.self, BarcodeCommand.self, ProductsCommand.self,  // tracker
