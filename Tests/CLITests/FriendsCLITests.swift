@@ -47,7 +47,11 @@ struct FriendsCLITests {
             #expect(await run(["friends", "progress", "Ada"], as: "bob@example.org").code == 8, "nothing is shared until Ada says so")
             let shared = await run(["friends", "share", "on", "--with", "bob"], as: "ada@example.org")
             #expect(shared.code == 0 && shared.out.contains("yes (their own)"), "\(shared.out)\(shared.err)")
-            #expect(await run(["diary", "add", "Soup", "--meal", "lunch", "--grams", "200", "--kcal", "50", "--carbs", "6", "--protein", "2", "--fat", "1.5"], as: "ada@example.org").code == 0)
+            #expect(
+                await run(
+                    ["diary", "add", "Soup", "--meal", "lunch", "--grams", "200", "--kcal", "50", "--carbs", "6", "--protein", "2", "--fat", "1.5"],
+                    as: "ada@example.org"
+                ).code == 0)
             let progress = await run(["friends", "progress", "ada"], as: "bob@example.org")
             #expect(
                 progress.code == 0 && progress.out.contains("ada on 2026-03-10: logged") && progress.out.contains("kcal 5 %")

@@ -47,7 +47,8 @@ struct FriendsCommand: AsyncParsableCommand {
         func run() async throws {
             let sent = try await global.client(Planner.self).call(FriendsAPI.request, FriendRequestDraft(email: email), session: global.token)
             if global.json { return try printJSON(sent) }
-            Console.current.out("Asked \(sent.email) (request \(sent.id), valid 30 days). If they have an account, they see it in `sous friends requests`.")
+            Console.current.out(
+                "Asked \(sent.email) (request \(sent.id), valid 30 days). If they have an account, they see it in `sous friends requests`.")
         }
     }
 
@@ -172,7 +173,8 @@ struct FriendsCommand: AsyncParsableCommand {
             let percent = summary.percent
             Console.current.out("\(friend ?? "You") on \(summary.date): \(summary.logged ? "logged" : "nothing logged yet")")
             Console.current.out(
-                "  kcal \(percent.kcal) % · carbohydrates \(percent.carbohydrates) % · protein \(percent.protein) % · fat \(percent.fat) % of the goals")
+                "  kcal \(percent.kcal) % · carbohydrates \(percent.carbohydrates) % · protein \(percent.protein) % · fat \(percent.fat) % of the goals"
+            )
             Console.current.out("  days logged: \(summary.daysLogged7) of 7, \(summary.daysLogged30) of 30")
             Console.current.out("  streak: \(summary.streak) days (best \(summary.bestStreak))")
             if !summary.badges.isEmpty { Console.current.out("  badges: " + summary.badges.map { "\($0) days" }.joined(separator: ", ")) }

@@ -72,7 +72,9 @@ enum ProgressMath {
         }
         var ranked: [BoardRow] = []
         for (index, var row) in ordered.enumerated() {
-            if let previous = ranked.last, (previous.daysWithinGoal, previous.daysLogged, previous.streak) == (row.daysWithinGoal, row.daysLogged, row.streak) {
+            if let previous = ranked.last,
+                (previous.daysWithinGoal, previous.daysLogged, previous.streak) == (row.daysWithinGoal, row.daysLogged, row.streak)
+            {
                 row.rank = previous.rank
             } else {
                 row.rank = index + 1

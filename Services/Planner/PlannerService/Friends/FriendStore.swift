@@ -28,8 +28,9 @@ struct FriendStore: Sendable {
                 guard email != own else { throw ServiceError.badRequest("that is your own email: ask someone else", field: "email") }
                 let cutoff = now.timeIntervalSince1970 - Self.requestLifetime
                 try session.execute(#"DELETE FROM friend_request WHERE "user" = ? AND sent_at <= ?"#, [user, cutoff])
-                let pending = try session.value(
-                    Int.self, #"SELECT COUNT(*) FROM friend_request WHERE "user" = ? AND to_email <> ?"#, [user, email]) ?? 0
+                let pending =
+                    try session.value(
+                        Int.self, #"SELECT COUNT(*) FROM friend_request WHERE "user" = ? AND to_email <> ?"#, [user, email]) ?? 0
                 guard pending < Self.maxPendingSent else {
                     throw ServiceError.conflict(
                         "you have \(Self.maxPendingSent) requests waiting for an answer: withdraw one first (friends.withdraw)", field: "email")
@@ -85,7 +86,8 @@ struct FriendStore: Sendable {
                 try session.execute("DELETE FROM friend_request WHERE id = ?", [answer.id])
                 if answer.accept {
                     // A request the caller had sent the other way is answered by this one too.
-                    try session.execute(#"DELETE FROM friend_request WHERE "user" = ? AND to_email = ?"#, [user, try Self.email(session, of: sender)])
+                    try session.execute(
+                        #"DELETE FROM friend_request WHERE "user" = ? AND to_email = ?"#, [user, try Self.email(session, of: sender)])
                     let known = try session.value(Int.self, #"SELECT 1 FROM friend WHERE "user" = ? AND friend = ?"#, [user, sender]) != nil
                     if !known {
                         for person in [user, sender] {
@@ -99,7 +101,8 @@ struct FriendStore: Sendable {
                         }
                         for (one, other) in [(user, sender), (sender, user)] {
                             try session.execute(
-                                #"INSERT INTO friend ("user", friend, since, shares) VALUES (?, ?, ?, NULL)"#, [one, other, now.timeIntervalSince1970])
+                                #"INSERT INTO friend ("user", friend, since, shares) VALUES (?, ?, ?, NULL)"#,
+                                [one, other, now.timeIntervalSince1970])
                         }
                     }
                 }
