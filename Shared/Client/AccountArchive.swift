@@ -75,14 +75,27 @@ public struct SousClients: Sendable {
 
 /// Taking everything with you: one archive from the five services, and back into an empty account.
 public enum AccountArchive {
-    /// Everything `user` keeps, read from each service with their session `token`.
+    /// Everything `user` keeps, read from each service with their session `token`. Photos
+    /// travel apart, one per answer (`recipes.photo`, `journal.get`), so that no answer passes a
+    /// message's 8 MiB however many a user has; the archive holds them in place.
     public static func export(_ clients: SousClients, user: String, token: String) async throws(ServiceError) -> SousArchive {
-        SousArchive(
-            exportedAt: Date(), user: user,
-            catalog: try await clients.catalog.call(CatalogAPI.exportArchive, Empty(), session: token),
+        var catalog = try await clients.catalog.call(CatalogAPI.exportArchive, Empty(), session: token)
+        for index in catalog.recipes.indices where catalog.recipes[index].photo != nil {
+            catalog.recipes[index].draft.photo = try await clients.catalog.call(
+                CatalogAPI.photo, RecipeID(id: catalog.recipes[index].id), session: token
+            ).photo
+        }
+        var tracker = try await clients.tracker.call(TrackerAPI.exportArchive, Empty(), session: token)
+        for index in tracker.journal.indices where tracker.journal[index].entry.hasPhoto {
+            tracker.journal[index].photo = try await clients.tracker.call(
+                CoeliacAPI.getEntry, JournalEntryID(id: tracker.journal[index].entry.id), session: token
+            ).photo
+        }
+        return SousArchive(
+            exportedAt: Date(), user: user, catalog: catalog,
             planner: try await clients.planner.call(PlannerAPI.exportArchive, Empty(), session: token),
             groceries: try await clients.groceries.call(GroceriesAPI.exportArchive, Empty(), session: token),
-            tracker: try await clients.tracker.call(TrackerAPI.exportArchive, Empty(), session: token),
+            tracker: tracker,
             notifier: try await clients.notifier.call(NotifierAPI.exportArchive, Empty(), session: token))
     }
 
@@ -105,25 +118,39 @@ public enum AccountArchive {
     }
 
     /// Restores `archive` into the account of `token`, which must be empty. Every part is
-    /// checked by its service first, so a bad record or a non-empty account writes nothing;
-    /// recipes keep their ids unless taken, and the plan, the list and the diary follow the new ids.
+    /// checked by its service first, photos by the same rules here, so a bad record or a
+    /// non-empty account writes nothing; recipes keep their ids unless taken, and the plan, the
+    /// list and the diary follow the new ids. Photos are sent apart, one per request, after the
+    /// part they belong to, so that no request passes a message's 8 MiB.
     public static func restore(_ archive: SousArchive, into clients: SousClients, token: String) async throws -> Restored {
         let catalog = clients.catalog, planner = clients.planner, groceries = clients.groceries
         let tracker = clients.tracker, notifier = clients.notifier
-        _ = try await catalog.call(CatalogAPI.importArchive, CatalogArchiveImport(archive: archive.catalog, dryRun: true), session: token)
-        _ = try await tracker.call(TrackerAPI.importArchive, TrackerArchiveImport(archive: archive.tracker, dryRun: true), session: token)
+        let photos = try ArchivePhotos(archive)
+        _ = try await catalog.call(CatalogAPI.importArchive, CatalogArchiveImport(archive: photos.catalog, dryRun: true), session: token)
+        _ = try await tracker.call(TrackerAPI.importArchive, TrackerArchiveImport(archive: photos.tracker, dryRun: true), session: token)
         _ = try await planner.call(PlannerAPI.importArchive, PlannerArchiveImport(archive: archive.planner, dryRun: true), session: token)
         _ = try await groceries.call(GroceriesAPI.importArchive, GroceriesArchiveImport(archive: archive.groceries, dryRun: true), session: token)
         _ = try await notifier.call(NotifierAPI.importArchive, NotifierArchiveImport(archive: archive.notifier, dryRun: true), session: token)
 
         var done: [String] = []
-        do {
-            let recipes = try await catalog.call(CatalogAPI.importArchive, CatalogArchiveImport(archive: archive.catalog), session: token)
+        do throws(ServiceError) {
+            let recipes = try await catalog.call(CatalogAPI.importArchive, CatalogArchiveImport(archive: photos.catalog), session: token)
             done.append("catalog")
-            let diary = try await tracker.call(
-                TrackerAPI.importArchive,
-                TrackerArchiveImport(archive: archive.remapped(recipes: recipes.renamedRecipes, entries: [:]).tracker), session: token)
+            for (id, photo) in photos.recipes {
+                let imported = recipes.renamedRecipes[id] ?? id
+                _ = try await catalog.call(CatalogAPI.editRecipe, RecipeEdit(id: imported, changes: RecipeDraft(photo: photo)), session: token)
+            }
+            if !photos.recipes.isEmpty { done.append("recipe photos") }
+            var remappedTracker = archive.remapped(recipes: recipes.renamedRecipes, entries: [:]).tracker
+            remappedTracker.journal = photos.tracker.journal
+            let diary = try await tracker.call(TrackerAPI.importArchive, TrackerArchiveImport(archive: remappedTracker), session: token)
             done.append("tracker")
+            let journal = Dictionary((diary.journal ?? []).map { ($0.from, $0.to) }, uniquingKeysWith: { first, _ in first })
+            for (id, photo) in photos.journal {
+                guard let imported = journal[id] else { throw ServiceError.internal("the tracker did not say where journal entry \(id) went") }
+                _ = try await tracker.call(CoeliacAPI.editEntry, JournalEdit(id: imported, photo: photo), session: token)
+            }
+            if !photos.journal.isEmpty { done.append("journal photos") }
             let entries = Dictionary(diary.entries.map { ($0.from, $0.to) }, uniquingKeysWith: { first, _ in first })
             let remapped = archive.remapped(recipes: recipes.renamedRecipes, entries: entries)
             _ = try await planner.call(PlannerAPI.importArchive, PlannerArchiveImport(archive: remapped.planner), session: token)
@@ -144,6 +171,36 @@ public enum AccountArchive {
             + "\(archive.groceries.recipes.count + archive.groceries.items.count) list entries, \(archive.groceries.orders.count) orders, "
             + "\(archive.tracker.entries.count) diary entries, \(archive.tracker.journal.count) journal entries, "
             + "\(archive.notifier.log.count) reminders"
+    }
+}
+
+/// An archive's photos taken out of its catalog and tracker parts, to be sent one per request
+/// after the part they belong to; each checked first as the service will check it.
+struct ArchivePhotos {
+    /// The parts without their photos' bytes; a journal entry still says how big its photo is.
+    var catalog: CatalogArchive
+    var tracker: TrackerArchive
+    /// Recipe id in the archive → photo, and journal entry id in the archive → photo.
+    var recipes: [(String, Data)] = []
+    var journal: [(Int64, Data)] = []
+
+    init(_ archive: SousArchive) throws(ServiceError) {
+        catalog = archive.catalog
+        tracker = archive.tracker
+        for index in catalog.recipes.indices {
+            guard let photo = catalog.recipes[index].draft.photo else { continue }
+            _ = try ImageType.checked(photo, field: "archive.recipes.\(index).draft.photo", maxBytes: RecipeLimits.maxPhotoBytes)
+            recipes.append((catalog.recipes[index].id, photo))
+            catalog.recipes[index].draft.photo = nil
+        }
+        for index in tracker.journal.indices {
+            guard let photo = tracker.journal[index].photo else { continue }
+            _ = try ImageType.checked(photo, field: "archive.journal.\(index).photo", maxBytes: JournalLimits.maxPhotoBytes)
+            journal.append((tracker.journal[index].entry.id, photo))
+            tracker.journal[index].photo = nil
+            tracker.journal[index].entry.hasPhoto = true
+            tracker.journal[index].entry.photoBytes = photo.count
+        }
     }
 }
 

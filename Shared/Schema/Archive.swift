@@ -92,12 +92,18 @@ public struct ArchiveImported: Codable, Equatable, Sendable {
     public var entries: [RenumberedEntry]
     /// What was left out, one sentence each (e.g. a favorite whose recipe no longer exists).
     public var skipped: [String]
+    /// Coeliac journal entries: their id in the archive and their new one, to attach photos to.
+    public var journal: [RenumberedEntry]?
 
-    public init(counts: [String: Int], renamedRecipes: [String: String] = [:], entries: [RenumberedEntry] = [], skipped: [String] = []) {
+    public init(
+        counts: [String: Int], renamedRecipes: [String: String] = [:], entries: [RenumberedEntry] = [], skipped: [String] = [],
+        journal: [RenumberedEntry]? = nil
+    ) {
         self.counts = counts
         self.renamedRecipes = renamedRecipes
         self.entries = entries
         self.skipped = skipped
+        self.journal = journal
     }
 }
 
@@ -121,15 +127,20 @@ public struct ArchivedRecipe: Codable, Equatable, Sendable {
     public var origin: RecipeOrigin
     public var basedOn: String?
     public var shared: Bool
-    /// Everything the recipe holds, photo included.
+    /// Everything the recipe holds. `catalog.export` leaves the photo's bytes out (they travel
+    /// apart, with `recipes.photo`, so that every answer fits in a message); an archive file
+    /// holds them, and an import takes them here or attaches them after (`recipes.edit`).
     public var draft: RecipeDraft
+    /// The photo's kind and size when the recipe has one: `catalog.export` says so here.
+    public var photo: RecipePhotoInfo?
 
-    public init(id: String, origin: RecipeOrigin, basedOn: String?, shared: Bool, draft: RecipeDraft) {
+    public init(id: String, origin: RecipeOrigin, basedOn: String?, shared: Bool, draft: RecipeDraft, photo: RecipePhotoInfo? = nil) {
         self.id = id
         self.origin = origin
         self.basedOn = basedOn
         self.shared = shared
         self.draft = draft
+        self.photo = photo
     }
 }
 
@@ -335,7 +346,10 @@ public struct TrackerArchive: Codable, Equatable, Sendable {
     public var foods: [SavedFood]
     /// Products the caller added.
     public var products: [Product]
-    /// Journal entries with their photos.
+    /// Journal entries. `tracker.export` leaves each photo's bytes out (an entry with
+    /// `hasPhoto` has one: `journal.get` answers it), so that every answer fits in a message; an
+    /// archive file holds them, and an import takes them here or attaches them after
+    /// (`journal.edit`), counting `photoBytes` against the quota when they are not here.
     public var journal: [JournalEntryDetail]
     public var gluten: [GlutenDay]
     public var badges: [GlutenBadge]

@@ -21,14 +21,14 @@ struct ArchiveCLITests {
         try await stack.fillEveryArchivedTable(user: user, today: today, instant: instant)
     }
 
+    /// What the services hold for `user`, photos fetched apart as every client does.
     static func export(_ stack: StackFixture, user: String) async throws -> SousArchive {
-        SousArchive(
-            exportedAt: instant, user: "someone",
-            catalog: try await stack.client(Catalog.self).call(CatalogAPI.exportArchive, Empty(), user: user),
-            planner: try await stack.client(Planner.self).call(PlannerAPI.exportArchive, Empty(), user: user),
-            groceries: try await stack.client(Groceries.self).call(GroceriesAPI.exportArchive, Empty(), user: user),
-            tracker: try await stack.client(Tracker.self).call(TrackerAPI.exportArchive, Empty(), user: user),
-            notifier: try await stack.client(Notifier.self).call(NotifierAPI.exportArchive, Empty(), user: user))
+        let clients = SousClients(
+            catalog: stack.client(Catalog.self), planner: stack.client(Planner.self), groceries: stack.client(Groceries.self),
+            tracker: stack.client(Tracker.self), notifier: stack.client(Notifier.self))
+        var archive = try await AccountArchive.export(clients, user: "someone", token: TestSessions.token(for: user))
+        archive.exportedAt = instant
+        return archive
     }
 
     /// The archive with what an import renumbers taken out: a recipe of the user's own is known
@@ -106,6 +106,51 @@ struct ArchiveCLITests {
             let again = await sous(["import", file] + endpoints + ["--user", "bob"])
             #expect(again.code == 7 && again.err.contains("import into an empty account"), "\(again.err)")
             #expect(try await Self.export(stack, user: "bob") == bo)
+        }
+    }
+
+    /// Photos travel apart, one per message: an account whose photos together pass a
+    /// message's 8 MiB (a recipe's and two journal entries' of 5 MiB each) exports and imports
+    /// whole, and every service's own export stays small.
+    @Test func photosPastAMessagesSizeExportAndImportWhole() async throws {
+        let stack = try StackFixture.make(clock: .manual(at: Self.instant))
+        try await withRunningServices(stack.hosts) { _ in
+            var endpoints: [String] = []
+            for host in stack.hosts { endpoints += ["--\(host.name)", host.boundEndpoints.requests] }
+            func photo(_ seed: UInt8) -> Data {
+                Self.png.prefix(8) + Data((0..<(JournalLimits.maxPhotoBytes - 8)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
+            }
+            let catalog = stack.client(Catalog.self, session: TestSessions.token(for: "ada"))
+            let tracker = stack.client(Tracker.self, session: TestSessions.token(for: "ada"))
+            let recipe = try await catalog.call(
+                CatalogAPI.createRecipe,
+                RecipeDraft(
+                    name: "Big photo soup", summary: "Soup with a large photo.", servings: 2, prepMinutes: 5, cookMinutes: 20,
+                    ingredients: [RecipeIngredient(ingredient: "onion", quantity: 1, unit: .piece)],
+                    steps: [RecipeStep(description: "Cook it.", type: .cooking)], photo: photo(1)))
+            for seed: UInt8 in [2, 3] {
+                _ = try await tracker.call(
+                    CoeliacAPI.addEntry, JournalEntryDraft(title: "Lunch \(seed)", photo: photo(seed), date: Self.today))
+            }
+            let own = try await stack.client(Tracker.self).call(TrackerAPI.exportArchive, Empty(), user: "ada")
+            #expect(own.journal.allSatisfy { $0.photo == nil && $0.entry.hasPhoto }, "the service's own export leaves the bytes out")
+
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("sous-archive-\(UUID().uuidString).json").path
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let exported = await sous(["export", "--output", file] + endpoints + ["--user", "ada"])
+            #expect(exported.code == 0, "\(exported.out)\(exported.err)")
+            let written = try ArchiveFile.decoder.decode(SousArchive.self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+            #expect(written.catalog.recipes.first { $0.id == recipe.id }?.draft.photo == photo(1))
+            #expect(
+                written.tracker.journal.compactMap(\.photo).sorted { $0.last! < $1.last! } == [photo(2), photo(3)].sorted { $0.last! < $1.last! })
+
+            let imported = await sous(["import", file] + endpoints + ["--user", "bob"])
+            #expect(imported.code == 0, "\(imported.out)\(imported.err)")
+            let bob = try await Self.export(stack, user: "bob")
+            let copy = try #require(bob.catalog.recipes.first { $0.draft.name == "Big photo soup" })
+            #expect(copy.draft.photo == photo(1))
+            #expect(Set(bob.tracker.journal.compactMap(\.photo)) == [photo(2), photo(3)])
+            #expect(bob.tracker.journal.allSatisfy { $0.entry.photoBytes == JournalLimits.maxPhotoBytes })
         }
     }
 

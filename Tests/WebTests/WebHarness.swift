@@ -24,6 +24,7 @@ enum WebHarness {
             for service in SousService.allCases { endpoints[service] = stack.host(of: service).boundEndpoints.requests }
             var limits = WebLimits()
             limits.uploadBytes = 512 * 1024
+            limits.archiveBytes = 2 * 1024 * 1024
             // A test's open stream ends within a wait of the end of its test.
             limits.streamWait = .seconds(1)
             var configuration = WebConfiguration(

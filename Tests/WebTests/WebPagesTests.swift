@@ -163,6 +163,11 @@ struct WebPagesTests {
                 "/coeliac/journal", fields: [("title", "Lunch out")],
                 file: ("photo", "big.png", "image/png", [0x89] + [UInt8](repeating: 0, count: 600 * 1024)))
             #expect(huge.status == .contentTooLarge)
+            // An archive may be larger than a photo, from a signed-in browser only.
+            try await ada.get("/account")
+            let archive = try await ada.upload(
+                "/account/import", fields: [], file: ("archive", "sous.json", "application/json", [UInt8](repeating: 0x20, count: 1024 * 1024)))
+            #expect(archive.status == .unprocessableContent && archive.text.contains("not a Sous archive"), "\(archive.status)")
             #expect(try await ada.send("/week", method: .put, headers: [:], body: nil).status == .methodNotAllowed)
         }
     }

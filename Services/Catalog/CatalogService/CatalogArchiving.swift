@@ -5,7 +5,8 @@ import SousSchema
 import SousWire
 
 /// The catalog's part of a user's archive: their own recipes (created, saved, personal
-/// versions) with everything they hold, photos included, and their favorites.
+/// versions) with everything they hold, and their favorites. A photo's bytes are left out of
+/// the export (the client fetches each with `recipes.photo`); an import takes them when given.
 extension CatalogStore {
     func archive(user: String) throws(ServiceError) -> CatalogArchive {
         let book = ingredients
@@ -16,7 +17,7 @@ extension CatalogStore {
                     "SELECT \(sql.recipeColumns) FROM \(sql.recipeByOwner) WHERE r.owner = ? AND r.deleted = 0 ORDER BY r.created_at, r.id", [user])
                 let recipes = try rows.map { row in
                     let detail = try detail(of: row, user: user, people: nil, ingredients: book, session)
-                    let photo = try session.value(Data.self, "SELECT bytes FROM recipe_photo WHERE recipe_key = ?", [row.key.rawValue])
+                    // The bytes travel apart (`recipes.photo`): five of them would pass a message's 8 MiB.
                     return ArchivedRecipe(
                         id: row.id, origin: row.origin, basedOn: row.basedOn, shared: row.shared,
                         draft: RecipeDraft(
@@ -24,7 +25,8 @@ extension CatalogStore {
                             cookMinutes: detail.cookMinutes,
                             ingredients: try Self.lines(key: row.key, session), steps: detail.steps, equipment: detail.equipment,
                             dishTypes: detail.dishTypes, link: detail.link, image: detail.image, notes: detail.notes, variations: detail.variations,
-                            tags: detail.tags, photo: photo))
+                            tags: detail.tags),
+                        photo: detail.photo)
                 }
                 let favorites = try session.values(String.self, #"SELECT recipe_id FROM favorite WHERE "user" = ? ORDER BY recipe_id"#, [user])
                 return CatalogArchive(recipes: recipes, favorites: favorites)

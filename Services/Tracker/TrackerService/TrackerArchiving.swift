@@ -5,7 +5,8 @@ import SousSchema
 import SousWire
 
 /// The tracker's part of a user's archive: the diary, goals, drinks, saved foods, own products,
-/// the coeliac journal with its photos, gluten days and badges. An import checks every record as
+/// the coeliac journal (photos apart: the export leaves their bytes out, the client fetches each
+/// with `journal.get`), gluten days and badges. An import checks every record as
 /// the methods that write them do, then writes all of it in one transaction, into an account
 /// that has nothing in the tracker yet.
 extension TrackerStore {
@@ -29,11 +30,8 @@ extension TrackerStore {
             let journal = try session.fetchAll(
                 JournalEntryRecord.self, #"SELECT * FROM coeliac_journal_entry WHERE "user" = ? ORDER BY date, time, id"#, [user]
             )
-            .map { record in
-                JournalEntryDetail(
-                    entry: record.entry,
-                    photo: try session.value(Data.self, "SELECT bytes FROM coeliac_journal_photo WHERE entry_id = ?", [record.entry.id]))
-            }
+            // Each photo travels apart (`journal.get`): two of 5 MiB would pass a message's 8 MiB.
+            .map { record in JournalEntryDetail(entry: record.entry, photo: nil) }
             let gluten = try session.fetchAll(GlutenDayRecord.self, #"SELECT * FROM coeliac_gluten_day WHERE "user" = ? ORDER BY date"#, [user])
                 .map(\.day)
             let badges = try session.fetchAll(
@@ -53,6 +51,7 @@ extension TrackerStore {
             try session.requireNoRows(of: user, in: ["user_product"], column: "owner", what: "products of your own in the tracker")
             guard !dryRun else { return ArchiveImported(counts: archive.counts) }
             var renumbered: [RenumberedEntry] = []
+            var journal: [RenumberedEntry] = []
             for entry in archive.entries {
                 let new = NewEntry(
                     date: entry.date, meal: entry.meal, food: entry.food, grams: entry.grams, per100g: entry.per100g, source: entry.source)
@@ -71,6 +70,7 @@ extension TrackerStore {
                 entry.photoBytes = item.photo?.count ?? 0
                 entry.hasPhoto = item.photo != nil
                 let id = try JournalEntryRecord.insert(entry, user: user, session)
+                journal.append(RenumberedEntry(from: item.entry.id, to: id))
                 if let photo = item.photo {
                     try session.execute("INSERT INTO coeliac_journal_photo (entry_id, bytes) VALUES (?, ?)", [id, photo])
                 }
@@ -86,7 +86,7 @@ extension TrackerStore {
                     ])
             }
             for badge in archive.badges { try session.insert(GlutenBadgeRecord(user: user, badge: badge, earnedAt: now)) }
-            return ArchiveImported(counts: archive.counts, entries: renumbered)
+            return ArchiveImported(counts: archive.counts, entries: renumbered, journal: journal)
         }
     }
 }
@@ -153,8 +153,10 @@ enum TrackerArchiveCheck {
             }
             journalPerDay[item.entry.date, default: 0] += 1
             try TrackerQuotas.journalEntriesPerDay.check(current: journalPerDay[item.entry.date, default: 0] - 1)
-            try TrackerQuotas.photoBytes.check(current: photoBytes, adding: item.photo?.count ?? 0)
-            photoBytes += item.photo?.count ?? 0
+            // A photo to be attached after the import counts as the size its entry declares.
+            let bytes = item.photo?.count ?? (item.entry.hasPhoto ? max(item.entry.photoBytes, 0) : 0)
+            try TrackerQuotas.photoBytes.check(current: photoBytes, adding: bytes)
+            photoBytes += bytes
         }
         try unique(archive.gluten.map(\.date), field: "archive.gluten")
         for (index, badge) in archive.badges.enumerated() where !GlutenBadge.thresholds.contains(badge.streak) {

@@ -40,7 +40,9 @@ struct Edge: RouterMiddleware {
             }
             context.formToken = keys.formToken(for: subject)
             if request.method == .post {
-                context.form = try await readForm(request)
+                // Only a signed-in browser may send an archive, the one upload larger than a photo.
+                let archive = context.session != nil && request.uri.path == "/account/import"
+                context.form = try await readForm(request, upTo: archive ? limits.archiveBytes : limits.uploadBytes)
                 let sent = context.form.raw("csrf") ?? request.headers[.init("X-CSRF-Token")!] ?? ""
                 guard keys.isValid(formToken: sent, for: subject) else { throw WebError.formExpired }
             } else if request.method != .get && request.method != .head {
@@ -68,13 +70,13 @@ struct Edge: RouterMiddleware {
         return last.isEmpty || last.utf8.count > 64 ? context.peerAddress : last
     }
 
-    /// The form of a POST: URL-encoded within `formBytes`, multipart within `uploadBytes`.
-    private func readForm(_ request: Request) async throws -> Form {
+    /// The form of a POST: URL-encoded within `formBytes`, multipart within `uploadLimit`.
+    private func readForm(_ request: Request, upTo uploadLimit: Int) async throws -> Form {
         let type = request.headers[.contentType] ?? ""
         let lowered = type.lowercased()
         if lowered.hasPrefix("multipart/form-data") {
             guard let boundary = FormReader.boundary(of: type) else { throw WebError.badForm("the upload has no multipart boundary") }
-            let bytes = try await collect(request, upTo: limits.uploadBytes, what: "An upload")
+            let bytes = try await collect(request, upTo: uploadLimit, what: "An upload")
             return try FormReader.multipart(bytes, boundary: boundary, limits: limits)
         }
         if lowered.hasPrefix("application/x-www-form-urlencoded") || type.isEmpty {

@@ -41,8 +41,11 @@ public struct WebConfiguration: Sendable {
 public struct WebLimits: Sendable {
     /// A form's whole body (URL-encoded).
     public var formBytes = 64 * 1024
-    /// An upload's whole body (multipart: a photo, an archive).
+    /// An upload's whole body (multipart: a photo, a recipe file).
     public var uploadBytes = 8 * 1024 * 1024
+    /// An archive's upload (`/account/import`), from a signed-in browser only: photos fill an
+    /// account up to 100 MiB, and base64 in the JSON file adds a third.
+    public var archiveBytes = 160 * 1024 * 1024
     /// Fields in one form.
     public var formFields = 200
     /// Characters in one text field.
