@@ -151,11 +151,15 @@ public struct CatalogArchive: Codable, Equatable, Sendable {
     public var recipes: [ArchivedRecipe]
     /// Favorite recipe ids, sorted.
     public var favorites: [String]
+    /// The household's favourites (every member exports them), sorted. An import writes them
+    /// into a household that has none yet, and lists them in `skipped` otherwise.
+    public var householdFavorites: [String]?
 
-    public init(version: Int = ArchiveFormat.version, recipes: [ArchivedRecipe], favorites: [String]) {
+    public init(version: Int = ArchiveFormat.version, recipes: [ArchivedRecipe], favorites: [String], householdFavorites: [String]? = nil) {
         self.version = version
         self.recipes = recipes
         self.favorites = favorites
+        self.householdFavorites = householdFavorites
     }
 }
 
@@ -193,12 +197,19 @@ public struct PlannerArchive: Codable, Equatable, Sendable {
     public var selection: [ArchivedSelection]
     /// Every filled slot, past days included, by date and slot.
     public var slots: [PlanSlot]
+    /// The exporter's friends and what they share, for the record. An import restores only the
+    /// settings (sharing with all friends, competitive mode): a friendship needs the other
+    /// person's consent again.
+    public var friends: FriendList?
 
-    public init(version: Int = ArchiveFormat.version, profile: CookingProfile, selection: [ArchivedSelection], slots: [PlanSlot]) {
+    public init(
+        version: Int = ArchiveFormat.version, profile: CookingProfile, selection: [ArchivedSelection], slots: [PlanSlot], friends: FriendList? = nil
+    ) {
         self.version = version
         self.profile = profile
         self.selection = selection
         self.slots = slots
+        self.friends = friends
     }
 }
 
@@ -409,8 +420,8 @@ public struct NotifierArchiveImport: Codable, Equatable, Sendable {
 // MARK: - Methods
 
 extension CatalogAPI {
-    public static let exportArchive = Method<Catalog, Empty, CatalogArchive>.read("catalog.export", .user, lane: .heavy)
-    public static let importArchive = Method<Catalog, CatalogArchiveImport, ArchiveImported>.write("catalog.import", .user, lane: .heavy)
+    public static let exportArchive = Method<Catalog, Empty, CatalogArchive>.read("catalog.export", .household, lane: .heavy)
+    public static let importArchive = Method<Catalog, CatalogArchiveImport, ArchiveImported>.write("catalog.import", .household, lane: .heavy)
 }
 
 extension PlannerAPI {

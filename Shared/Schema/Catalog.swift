@@ -846,6 +846,13 @@ public enum CatalogAPI {
     public static let favorite = Method<Catalog, RecipeID, Empty>.write("recipes.favorite", .user, keyCheck: .atCommit)
     public static let unfavorite = Method<Catalog, RecipeID, Empty>.write("recipes.unfavorite", .user, keyCheck: .atCommit)
     public static let favorites = Method<Catalog, Empty, RecipeList>.read("recipes.favorites", .user)
+    /// Marks a recipe as a favourite of the caller's household: every member sees it in
+    /// `recipes.householdFavorites` (a member's private recipe only its owner).
+    public static let favoriteForHousehold = Method<Catalog, RecipeID, Empty>.write(
+        "recipes.favoriteForHousehold", .household, keyCheck: .atCommit)
+    public static let unfavoriteForHousehold = Method<Catalog, RecipeID, Empty>.write(
+        "recipes.unfavoriteForHousehold", .household, keyCheck: .atCommit)
+    public static let householdFavorites = Method<Catalog, Empty, RecipeList>.read("recipes.householdFavorites", .household)
 
     public static let share = Method<Catalog, RecipeID, RecipeSummary>.write("recipes.share", .user, keyCheck: .atCommit)
     /// schema.org JSON-LD recipes into the caller's own; all of them or none.

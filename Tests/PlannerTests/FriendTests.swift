@@ -126,6 +126,9 @@ struct FriendTests {
             #expect(await error { try await cy.summary(of: ada) }?.code == .forbidden)
             let bobsDiary = try await bob.tracker.call(TrackerAPI.listEntries, DayRequest(date: Self.today))
             #expect(bobsDiary.entries.isEmpty)
+            // Ada's archive says who her friends are and what she shares with them.
+            let archived = try await ada.planner.call(PlannerAPI.exportArchive, Empty()).friends
+            #expect(archived?.friends.map(\.user) == [bob.user] && archived?.friends.first?.sharing == true)
         }
     }
 

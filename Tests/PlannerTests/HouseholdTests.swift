@@ -25,6 +25,7 @@ struct HouseholdTests {
         var planner: ServiceClient<Planner> { stack.client(Planner.self, session: token) }
         var groceries: ServiceClient<Groceries> { stack.client(Groceries.self, session: token) }
         var tracker: ServiceClient<Tracker> { stack.client(Tracker.self, session: token) }
+        var catalog: ServiceClient<Catalog> { stack.client(Catalog.self, session: token) }
 
         func household() async throws -> HouseholdInfo { try await planner.call(HouseholdAPI.get, Empty()) }
         func list() async throws -> GroceryList { try await groceries.call(GroceriesAPI.list, Empty()) }
@@ -211,6 +212,44 @@ struct HouseholdTests {
             _ = try await ada.planner.call(PlannerAPI.moveSlot, SlotMove(from: SlotRef(date: today, slot: 2), to: SlotRef(date: tomorrow, slot: 1)))
             let moved = try await bob.planner.call(PlannerAPI.getPlan, Empty())
             #expect(moved.days[1].slots[0].diaryEntry == bobsEntry.id && moved.days[0].slots[1].recipe == nil)
+        }
+    }
+
+    /// A favourite marked for the household is every member's to see (a member's private
+    /// recipe only its owner's), nobody else's, and goes with a member who leaves.
+    @Test func householdFavouritesAreSharedByTheMembersOnly() async throws {
+        try await withStack { stack, _ in
+            let ada = try await person("Ada", on: stack)
+            let bob = try await person("Bob", on: stack)
+            let cy = try await person("Cy", on: stack)
+            try await bob.join(try await ada.invite())
+            let mine = try await ada.catalog.call(
+                CatalogAPI.createRecipe,
+                RecipeDraft(
+                    name: "Ada's secret stew", summary: "Hers alone.", servings: 2, prepMinutes: 5, cookMinutes: 30,
+                    ingredients: [RecipeIngredient(ingredient: "onion", quantity: 1, unit: .piece)],
+                    steps: [RecipeStep(description: "Stew it.", type: .cooking)]))
+            for id in ["minestrone", mine.id] { _ = try await ada.catalog.call(CatalogAPI.favoriteForHousehold, RecipeID(id: id)) }
+            _ = try await bob.catalog.call(CatalogAPI.favoriteForHousehold, RecipeID(id: "tomato-lentil-soup"))
+            #expect(
+                try await ada.catalog.call(CatalogAPI.householdFavorites, Empty()).recipes.map(\.id) == ["minestrone", mine.id, "tomato-lentil-soup"])
+            #expect(
+                try await bob.catalog.call(CatalogAPI.householdFavorites, Empty()).recipes.map(\.id) == ["minestrone", "tomato-lentil-soup"],
+                "Ada's private recipe stays hers")
+            #expect(try await cy.catalog.call(CatalogAPI.householdFavorites, Empty()).recipes.isEmpty)
+            #expect(try await ada.catalog.call(CatalogAPI.favorites, Empty()).recipes.isEmpty, "a household's favourite is not a personal one")
+            let unknown = await error { try await cy.catalog.call(CatalogAPI.unfavoriteForHousehold, RecipeID(id: "minestrone")) }
+            #expect(unknown?.code == .notFound && unknown?.field == "id", "Cy's household has no such favourite; Ada's is untouched")
+            let missing = await error { try await ada.catalog.call(CatalogAPI.favoriteForHousehold, RecipeID(id: "no-such-recipe")) }
+            #expect(missing?.code == .notFound && missing?.field == "id")
+            // Every member's export carries them.
+            #expect(
+                try await bob.catalog.call(CatalogAPI.exportArchive, Empty()).householdFavorites
+                    == [mine.id, "minestrone", "tomato-lentil-soup"].sorted())
+            _ = try await bob.planner.call(HouseholdAPI.leave, Empty())
+            #expect(try await bob.catalog.call(CatalogAPI.householdFavorites, Empty()).recipes.isEmpty, "a new household of his own")
+            _ = try await ada.catalog.call(CatalogAPI.unfavoriteForHousehold, RecipeID(id: "tomato-lentil-soup"))
+            #expect(try await ada.catalog.call(CatalogAPI.householdFavorites, Empty()).recipes.map(\.id) == ["minestrone", mine.id])
         }
     }
 

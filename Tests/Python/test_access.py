@@ -137,6 +137,7 @@ def test_no_user_method_returns_or_changes_another_users_data(stack):
         ids.append(recipe["id"])
         ada["catalog"].call("recipes.edit", {"id": "tomato-lentil-soup", "changes": {"name": marker}}, write=True)
         ada["catalog"].call("recipes.favorite", {"id": recipe["id"]}, write=True)
+        ada["catalog"].call("recipes.favoriteForHousehold", {"id": recipe["id"]}, write=True)
         ada["planner"].call("plan.add", {"id": recipe["id"]}, write=True)
         grocery = ada["groceries"].call("groceries.addItem", {"text": marker, "count": 1, "withList": True}, write=True)["list"]
         ids += [line["id"] for group in grocery["categories"] for line in group["lines"]]

@@ -313,37 +313,45 @@ struct RecipesCommand: AsyncParsableCommand {
     }
 
     struct Favorite: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Mark a recipe as a favorite (favorites come first in searches).")
+        static let configuration = CommandConfiguration(
+            abstract: "Mark a recipe as a favorite (favorites come first in searches), or as your household's (--household).")
         @Argument(help: "Recipe id.") var id: String
+        @Flag(help: "A favourite of the household: everyone in it sees it in `sous recipes favorites --household`.") var household = false
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await global.client(Catalog.self).call(CatalogAPI.favorite, .init(id: id), session: global.token)
-            if global.json { return try printJSON(["favorite": id]) }
-            Console.current.out("★ \(id)")
+            let method = household ? CatalogAPI.favoriteForHousehold : CatalogAPI.favorite
+            try await global.client(Catalog.self).call(method, .init(id: id), session: global.token)
+            if global.json { return try printJSON([household ? "householdFavorite" : "favorite": id]) }
+            Console.current.out(household ? "★ \(id), for the household" : "★ \(id)")
         }
     }
 
     struct Unfavorite: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a recipe from your favorites.")
+        static let configuration = CommandConfiguration(abstract: "Remove a recipe from your favorites, or from your household's (--household).")
         @Argument(help: "Recipe id.") var id: String
+        @Flag(help: "From the household's favourites.") var household = false
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await global.client(Catalog.self).call(CatalogAPI.unfavorite, .init(id: id), session: global.token)
-            if global.json { return try printJSON(["unfavorite": id]) }
-            Console.current.out("☆ \(id)")
+            let method = household ? CatalogAPI.unfavoriteForHousehold : CatalogAPI.unfavorite
+            try await global.client(Catalog.self).call(method, .init(id: id), session: global.token)
+            if global.json { return try printJSON([household ? "householdUnfavorite" : "unfavorite": id]) }
+            Console.current.out(household ? "☆ \(id), for the household" : "☆ \(id)")
         }
     }
 
     struct Favorites: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List your favorite recipes.")
+        static let configuration = CommandConfiguration(abstract: "List your favorite recipes, or your household's (--household).")
+        @Flag(help: "The household's favourites.") var household = false
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let list = try await global.client(Catalog.self).call(CatalogAPI.favorites, Empty(), session: global.token)
+            let method = household ? CatalogAPI.householdFavorites : CatalogAPI.favorites
+            let list = try await global.client(Catalog.self).call(method, Empty(), session: global.token)
             if global.json { return try printJSON(list) }
-            Console.current.out(list.recipes.isEmpty ? "No favorites yet: sous recipes favorite ID" : recipeTable(list.recipes))
+            let none = household ? "No household favourites yet: sous recipes favorite ID --household" : "No favorites yet: sous recipes favorite ID"
+            Console.current.out(list.recipes.isEmpty ? none : recipeTable(list.recipes))
         }
     }
 

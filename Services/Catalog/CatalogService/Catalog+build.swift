@@ -36,6 +36,7 @@ public struct CatalogService: Sendable {
         let households = PeerValueCache(
             HouseholdAPI.get, changes: [.dropped(by: HouseholdTopics.changed, users: \.users)], configuration: configuration, logger: logger)
         let host = try ServiceHost(configuration: configuration, logger: logger, database: database, services: [profiles, households])
+        host.server.useHouseholds(PlannerHouseholds(of: configuration))
         self.host = host
         self.store = store
         self.profiles = profiles
@@ -83,6 +84,9 @@ struct CatalogHandlers: Sendable {
         server.register(CatalogAPI.favorite, use: favorite)
         server.register(CatalogAPI.unfavorite, use: unfavorite)
         server.register(CatalogAPI.favorites, use: favorites)
+        server.register(CatalogAPI.favoriteForHousehold, use: favoriteForHousehold)
+        server.register(CatalogAPI.unfavoriteForHousehold, use: unfavoriteForHousehold)
+        server.register(CatalogAPI.householdFavorites, use: householdFavorites)
         server.register(CatalogAPI.share, use: share)
         server.register(CatalogAPI.community, use: community)
         server.register(CatalogAPI.saveCommunity, use: saveCommunity)
@@ -212,6 +216,20 @@ struct CatalogHandlers: Sendable {
 
     func favorites(_ request: Empty, user: String, context: RequestContext) throws -> RecipeList {
         RecipeList(recipes: try store.favorites(user: user))
+    }
+
+    func favoriteForHousehold(_ request: RecipeID, context: RequestContext) throws -> Empty {
+        try store.setHouseholdFavorite(request.id, household: try context.requireHousehold(), user: try context.requireUser(), favorite: true)
+        return Empty()
+    }
+
+    func unfavoriteForHousehold(_ request: RecipeID, context: RequestContext) throws -> Empty {
+        try store.setHouseholdFavorite(request.id, household: try context.requireHousehold(), user: try context.requireUser(), favorite: false)
+        return Empty()
+    }
+
+    func householdFavorites(_ request: Empty, context: RequestContext) throws -> RecipeList {
+        RecipeList(recipes: try store.householdFavorites(household: try context.requireHousehold(), user: try context.requireUser()))
     }
 
     func share(_ request: RecipeID, user: String, context: RequestContext) throws -> RecipeSummary {

@@ -8,7 +8,7 @@ import SousWire
 /// versions) with everything they hold, and their favorites. A photo's bytes are left out of
 /// the export (the client fetches each with `recipes.photo`); an import takes them when given.
 extension CatalogStore {
-    func archive(user: String) throws(ServiceError) -> CatalogArchive {
+    func archive(user: String, household: String) throws(ServiceError) -> CatalogArchive {
         let book = ingredients
         return try storage {
             try database.read { session in
@@ -29,7 +29,9 @@ extension CatalogStore {
                         photo: detail.photo)
                 }
                 let favorites = try session.values(String.self, #"SELECT recipe_id FROM favorite WHERE "user" = ? ORDER BY recipe_id"#, [user])
-                return CatalogArchive(recipes: recipes, favorites: favorites)
+                let shared = try session.values(
+                    String.self, "SELECT recipe_id FROM household_favorite WHERE household = ? ORDER BY recipe_id", [household])
+                return CatalogArchive(recipes: recipes, favorites: favorites, householdFavorites: shared)
             }
         }
     }
@@ -39,7 +41,7 @@ extension CatalogStore {
     /// keeps its id unless another recipe has it; a personal version whose original is gone
     /// becomes the user's own recipe; a favorite that no longer resolves is left out. Both are
     /// listed in `skipped`. Conflict when the user already has recipes or favorites.
-    func restore(_ archive: CatalogArchive, user: String, dryRun: Bool) throws(ServiceError) -> ArchiveImported {
+    func restore(_ archive: CatalogArchive, user: String, household: String, dryRun: Bool) throws(ServiceError) -> ArchiveImported {
         try ArchiveFormat.check(archive.version)
         try Self.recipeQuota.check(current: 0, adding: archive.recipes.count)
         let book = ingredients
@@ -97,6 +99,21 @@ extension CatalogStore {
                     try session.execute(
                         #"INSERT INTO favorite ("user", recipe_id, created_at) VALUES (?, ?, ?)"#, [user, id, Date().timeIntervalSince1970])
                 }
+                let shared = archive.householdFavorites ?? []
+                if !shared.isEmpty, try session.value(Int.self, "SELECT 1 FROM household_favorite WHERE household = ? LIMIT 1", [household]) != nil {
+                    skipped.append("the household's favourites: your household has its own already")
+                } else {
+                    for favorite in shared.prefix(Self.maxHouseholdFavorites) {
+                        let id = renamed[favorite] ?? favorite
+                        guard try resolve(id, user: user, session) != nil else {
+                            skipped.append("household favourite \(favorite): no such recipe here")
+                            continue
+                        }
+                        try session.execute(
+                            "INSERT INTO household_favorite (household, recipe_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                            [household, id, Date().timeIntervalSince1970])
+                    }
+                }
                 return ArchiveImported(counts: counts, renamedRecipes: renamed, skipped: skipped)
             }
         }
@@ -105,11 +122,11 @@ extension CatalogStore {
 
 extension CatalogHandlers {
     func exportArchive(_ request: Empty, user: String, context: RequestContext) throws -> CatalogArchive {
-        try store.archive(user: user)
+        try store.archive(user: user, household: try context.requireHousehold())
     }
 
     func importArchive(_ request: CatalogArchiveImport, user: String, context: RequestContext) throws -> ArchiveImported {
-        let result = try store.restore(request.archive, user: user, dryRun: request.dryRun ?? false)
+        let result = try store.restore(request.archive, user: user, household: try context.requireHousehold(), dryRun: request.dryRun ?? false)
         if request.dryRun != true, !request.archive.recipes.isEmpty {
             let version = try store.catalogVersion
             for recipe in request.archive.recipes {

@@ -210,7 +210,19 @@ enum CatalogMigrations {
                 )
                 """
             ]),
+        PostgresMigration("v6: household favourites", [CatalogMigrations.householdFavorites]),
     ]
+
+    /// The recipes a household marked as its favourites: shared by every member, erased with
+    /// the household (its `household` column).
+    static let householdFavorites = """
+        CREATE TABLE household_favorite (
+            household TEXT NOT NULL,
+            recipe_id TEXT NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (household, recipe_id)
+        )
+        """
 
     /// The tables a search reads from, each with the column naming whose row it is (none: the
     /// built-in catalog everyone searches). A row written in any of them, by any statement,
@@ -497,6 +509,9 @@ enum CatalogMigrations {
                         PRIMARY KEY ("user", recipe_id)
                     ) WITHOUT ROWID;
                     """)
+        }
+        migrator.registerMigration("v12: household favourites") { db in
+            try db.execute(sql: householdFavorites)
         }
         return migrator
     }

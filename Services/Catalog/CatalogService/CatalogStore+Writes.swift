@@ -109,6 +109,45 @@ extension CatalogStore {
         }
     }
 
+    /// Marks or unmarks a recipe the caller can see as one of their household's favourites.
+    public func setHouseholdFavorite(_ id: String, household: String, user: String, favorite: Bool) throws(ServiceError) {
+        try storage {
+            try database.write { session in
+                if favorite {
+                    guard try resolve(id, user: user, session) != nil else { throw ServiceError.notFound("no recipe \"\(id)\"", field: "id") }
+                    let count = try session.value(Int.self, "SELECT COUNT(*) FROM household_favorite WHERE household = ?", [household]) ?? 0
+                    guard count < Self.maxHouseholdFavorites else {
+                        throw ServiceError(
+                            .quotaExceeded, "a household keeps at most \(Self.maxHouseholdFavorites) favourites: unmark one first", field: "id")
+                    }
+                    try session.execute(
+                        "INSERT INTO household_favorite (household, recipe_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                        [household, id, Date().timeIntervalSince1970])
+                } else {
+                    guard try session.execute("DELETE FROM household_favorite WHERE household = ? AND recipe_id = ?", [household, id]) > 0 else {
+                        throw ServiceError.notFound("\(id) is not one of your household's favourites", field: "id")
+                    }
+                }
+            }
+        }
+    }
+
+    static let maxHouseholdFavorites = 1_000
+
+    /// The household's favourites that `user` can see (a member's private recipe stays theirs),
+    /// oldest first; each marked as the user's own favourite when it is one.
+    public func householdFavorites(household: String, user: String) throws(ServiceError) -> [RecipeSummary] {
+        try storage {
+            try database.read { session in
+                let ids = try session.values(
+                    String.self, "SELECT recipe_id FROM household_favorite WHERE household = ? ORDER BY created_at, recipe_id", [household])
+                return try ids.compactMap { id in
+                    try resolve(id, user: user, session)?.summary(isFavorite: Self.isFavorite(id, user: user, session))
+                }
+            }
+        }
+    }
+
     public func share(_ id: String, user: String) throws(ServiceError) -> RecipeSummary {
         try storage {
             try database.write { session in

@@ -27,7 +27,8 @@ extension PlannerStore {
                         LEFT JOIN slot_eaten e ON e.household = s.household AND e.date = s.date AND e.slot = s.slot AND e."user" = ?
                         WHERE s.household = ? ORDER BY s.date, s.slot
                         """, [member.user, member.household]
-                    ).map(\.planSlot))
+                    ).map(\.planSlot),
+                    friends: try FriendStore.list(session, user: member.user))
             }
         }
     }
@@ -50,6 +51,9 @@ extension PlannerStore {
                 }
                 guard !dryRun else { return ArchiveImported(counts: counts) }
                 try session.insert(ProfileRecord(user: member.user, profile: archive.profile, updatedAt: now))
+                if let friends = archive.friends {
+                    try FriendStore.save(.init(shareWithAll: friends.shareWithAll, competes: friends.competes), session, user: member.user)
+                }
                 for picked in archive.selection {
                     try session.insert(
                         SelectionRecord(household: member.household, recipe: picked.recipe, name: picked.name, addedAt: picked.addedAt))

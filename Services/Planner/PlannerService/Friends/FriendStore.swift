@@ -217,7 +217,7 @@ struct FriendStore: Sendable {
 
     // MARK: Helpers
 
-    private struct Settings {
+    struct Settings {
         var shareWithAll: Bool
         var competes: Bool
     }
@@ -229,7 +229,7 @@ struct FriendStore: Sendable {
         return Settings(shareWithAll: (row["share_with_all"] as Int64) != 0, competes: (row["competes"] as Int64) != 0)
     }
 
-    private static func save(_ settings: Settings, _ session: any SQLSession, user: String) throws {
+    static func save(_ settings: Settings, _ session: any SQLSession, user: String) throws {
         try session.execute(
             """
             INSERT INTO friend_setting ("user", share_with_all, competes) VALUES (?, ?, ?)

@@ -89,6 +89,20 @@ struct RecipePages {
                 }
             ),
             (
+                "householdFavorite",
+                { id, token, catalog in
+                    try await catalog.call(CatalogAPI.favoriteForHousehold, RecipeID(id: id), session: token)
+                    return "/recipes/\(Views.urlQueryValue(id))"
+                }
+            ),
+            (
+                "householdUnfavorite",
+                { id, token, catalog in
+                    try await catalog.call(CatalogAPI.unfavoriteForHousehold, RecipeID(id: id), session: token)
+                    return "/recipes/\(Views.urlQueryValue(id))"
+                }
+            ),
+            (
                 "share",
                 { id, token, catalog in
                     try await catalog.call(CatalogAPI.share, RecipeID(id: id), session: token)
@@ -149,12 +163,14 @@ struct RecipePages {
         let query = request.uri.queryParameters
         let show = query.get("show") ?? "search"
         let page = max(1, min(Int(query.get("page") ?? "1") ?? 1, 1000))
-        var data: [String: Any] = ["tab_\(["favorites", "mine", "community"].contains(show) ? show : "search")": true]
+        var data: [String: Any] = ["tab_\(["favorites", "household", "mine", "community"].contains(show) ? show : "search")": true]
         let summaries: [RecipeSummary]
         var more: String?
         switch show {
         case "favorites":
             summaries = try await app.backend.catalog.call(CatalogAPI.favorites, Empty(), session: session.token).recipes
+        case "household":
+            summaries = try await app.backend.catalog.call(CatalogAPI.householdFavorites, Empty(), session: session.token).recipes
         case "mine":
             summaries = try await app.backend.catalog.call(CatalogAPI.myRecipes, Empty(), session: session.token).recipes
         case "community":
@@ -215,6 +231,7 @@ struct RecipePages {
         async let household = app.backend.planner.call(PlannerAPI.household, RecipeID(id: id), session: session.token)
         async let profile = app.backend.planner.call(PlannerAPI.getProfile, Empty(), session: session.token)
         async let week = app.backend.planner.call(PlannerAPI.getPlan, Empty(), session: session.token)
+        async let shared = app.backend.catalog.call(CatalogAPI.householdFavorites, Empty(), session: session.token)
         let people = try await household.people
         let recipe = try await app.backend.catalog.call(
             CatalogAPI.getRecipe, RecipeLookup(id: id, people: min(max(people, 1), 50), withIngredients: true), session: session.token)
@@ -226,6 +243,7 @@ struct RecipePages {
             "id": recipe.id, "name": recipe.name, "summary": recipe.summary, "minutes": recipe.prepMinutes + recipe.cookMinutes,
             "people": recipe.people, "cost": Show.euros(recipe.cost), "costPerServing": Show.euros(recipe.costPerServing),
             "diets": recipe.diets.map(\.rawValue), "allergens": recipe.allergens.map(\.rawValue), "isFavorite": recipe.isFavorite,
+            "isHouseholdFavorite": try await shared.recipes.contains { $0.id == recipe.id },
             "photo": recipe.photo != nil,
             "editable": mine, "deletable": mine, "shareable": mine && !recipe.shared && recipe.origin == .personal,
             "saveable": !mine && recipe.shared && recipe.origin != .builtIn,

@@ -12,6 +12,7 @@ extension Templates {
         <nav class="tabs" aria-label="Recipes">
         <a href="/recipes"{{#tab_search}} aria-current="page"{{/tab_search}}>Search</a>
         <a href="/recipes?show=favorites"{{#tab_favorites}} aria-current="page"{{/tab_favorites}}>Favourites</a>
+        <a href="/recipes?show=household"{{#tab_household}} aria-current="page"{{/tab_household}}>Household's</a>
         <a href="/recipes?show=mine"{{#tab_mine}} aria-current="page"{{/tab_mine}}>Mine</a>
         <a href="/recipes?show=community"{{#tab_community}} aria-current="page"{{/tab_community}}>Community</a>
         </nav>
@@ -55,6 +56,10 @@ extension Templates {
         <form method="post" action="/recipes/{{id}}/{{#isFavorite}}unfavorite{{/isFavorite}}{{^isFavorite}}favorite{{/isFavorite}}">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <button type="submit">{{#isFavorite}}★ Favourite{{/isFavorite}}{{^isFavorite}}☆ Add to favourites{{/isFavorite}}</button>
+        </form>
+        <form method="post" action="/recipes/{{id}}/{{#isHouseholdFavorite}}householdUnfavorite{{/isHouseholdFavorite}}{{^isHouseholdFavorite}}householdFavorite{{/isHouseholdFavorite}}">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit">{{#isHouseholdFavorite}}♥ The household's favourite{{/isHouseholdFavorite}}{{^isHouseholdFavorite}}♡ Add to the household's favourites{{/isHouseholdFavorite}}</button>
         </form>
         <form method="post" action="/week/choose"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="recipe" value="{{id}}">
         <button type="submit">Choose for this week</button></form>
