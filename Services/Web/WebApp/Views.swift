@@ -29,7 +29,8 @@ struct Views: Sendable {
         }
         if let section { values["nav_\(section)"] = true }
         // The "More" pages' tabs mark the page itself (the profile is the settings template).
-        values["tab_\(template == "settings" ? "profile" : template)"] = true
+        let tab = ["settings": "profile", "friend_progress": "friends", "friends_board": "friends"][template] ?? template
+        values["tab_\(tab)"] = true
         if let error {
             values["error"] = error.message
             if let field = error.field { values["errorField"] = field }

@@ -38,6 +38,7 @@ public final class WebApp: Sendable {
         CookPages(app: self).addRoutes(to: router)
         DiaryPages(app: self).addRoutes(to: router)
         SettingsPages(app: self).addRoutes(to: router)
+        FriendsPages(app: self).addRoutes(to: router)
         return router
     }
 

@@ -4,6 +4,7 @@ extension Templates {
         <nav class="tabs" aria-label="More">
         <a href="/settings"{{#tab_profile}} aria-current="page"{{/tab_profile}}>Profile</a>
         <a href="/household"{{#tab_household}} aria-current="page"{{/tab_household}}>Household</a>
+        <a href="/friends"{{#tab_friends}} aria-current="page"{{/tab_friends}}>Friends</a>
         <a href="/coeliac"{{#tab_coeliac}} aria-current="page"{{/tab_coeliac}}>Coeliac diary</a>
         <a href="/reminders"{{#tab_reminders}} aria-current="page"{{/tab_reminders}}>Reminders</a>
         <a href="/account"{{#tab_account}} aria-current="page"{{/tab_account}}>Account</a>

@@ -10,6 +10,7 @@ enum Templates {
         "diary": diary, "goals": goals,
         "coeliac": coeliac,
         "settings": settings, "household": household, "reminders": reminders, "more_tabs": moreTabs,
+        "friends": friends, "friend_progress": friendProgress, "friends_board": friendsBoard,
     ]
 
     static let layout = #"""
