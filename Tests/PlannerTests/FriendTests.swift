@@ -61,17 +61,6 @@ struct FriendTests {
         return Person(user: account.user, email: email, token: signedIn.token, stack: stack)
     }
 
-    func error(_ call: () async throws -> some Any) async -> ServiceError? {
-        do {
-            _ = try await call()
-            return nil
-        } catch let error as ServiceError {
-            return error
-        } catch {
-            return ServiceError.internal("\(error)")
-        }
-    }
-
     /// A request to an email nobody has is answered exactly like one to a person's: the same
     /// fields, nothing more, so emails cannot be found out. The person asked sees who asked.
     @Test func aRequestSaysNothingOfWhoHasTheEmail() async throws {
@@ -107,8 +96,8 @@ struct FriendTests {
             #expect(list.friends[0].sharing == false && list.friends[0].sharesWithYou == false)
             #expect(try await ada.friends().friends.map(\.user) == [bob.user])
 
-            let asFriend = await error { try await bob.summary(of: ada) }
-            let asStranger = await error { try await cy.summary(of: ada) }
+            let asFriend = await serviceError { try await bob.summary(of: ada) }
+            let asStranger = await serviceError { try await cy.summary(of: ada) }
             #expect(asFriend?.code == .forbidden && asFriend?.field == "friend")
             #expect(asStranger?.code == asFriend?.code && asStranger?.message == asFriend?.message, "a stranger is told what a friend is")
 
@@ -123,7 +112,7 @@ struct FriendTests {
             #expect(seen.daysLogged7 == 4 && seen.daysLogged30 == 4 && seen.streak == 3 && seen.bestStreak == 3 && seen.badges == [3])
             #expect(seen == (try await ada.summary()), "a friend sees what Ada sees of herself")
             // Still nothing for a stranger, and the diary itself stays Ada's.
-            #expect(await error { try await cy.summary(of: ada) }?.code == .forbidden)
+            #expect(await serviceError { try await cy.summary(of: ada) }?.code == .forbidden)
             let bobsDiary = try await bob.tracker.call(TrackerAPI.listEntries, DayRequest(date: Self.today))
             #expect(bobsDiary.entries.isEmpty)
             // Ada's archive says who her friends are and what she shares with them.
@@ -149,10 +138,10 @@ struct FriendTests {
             #expect(try await cy.summary(of: ada).user == ada.user)
             _ = try await ada.planner.call(FriendsAPI.share, FriendSharing(user: cy.user, share: false))
             #expect(try await bob.summary(of: ada).user == ada.user)
-            #expect(await error { try await cy.summary(of: ada) }?.code == .forbidden)
+            #expect(await serviceError { try await cy.summary(of: ada) }?.code == .forbidden)
             let none = try await ada.planner.call(FriendsAPI.share, FriendSharing(share: false))
             #expect(!none.shareWithAll && none.friends.allSatisfy { !$0.sharing && $0.shareOverride == nil })
-            #expect(await error { try await bob.summary(of: ada) }?.code == .forbidden)
+            #expect(await serviceError { try await bob.summary(of: ada) }?.code == .forbidden)
         }
     }
 
@@ -168,7 +157,7 @@ struct FriendTests {
             let after = try await bob.planner.call(FriendsAPI.end, FriendRef(user: ada.user))
             #expect(after.friends.isEmpty)
             #expect(try await ada.friends().friends.isEmpty)
-            #expect(await error { try await bob.summary(of: ada) }?.code == .forbidden)
+            #expect(await serviceError { try await bob.summary(of: ada) }?.code == .forbidden)
         }
     }
 
@@ -178,30 +167,30 @@ struct FriendTests {
             let ada = try await person("Ada", on: stack)
             let bob = try await person("Bob", on: stack)
             let cy = try await person("Cy", on: stack)
-            let own = await error { try await ada.planner.call(FriendsAPI.request, FriendRequestDraft(email: "ADA@example.org")) }
+            let own = await serviceError { try await ada.planner.call(FriendsAPI.request, FriendRequestDraft(email: "ADA@example.org")) }
             #expect(own?.code == .badRequest && own?.field == "email")
-            let malformed = await error { try await ada.planner.call(FriendsAPI.request, FriendRequestDraft(email: "not an email")) }
+            let malformed = await serviceError { try await ada.planner.call(FriendsAPI.request, FriendRequestDraft(email: "not an email")) }
             #expect(malformed?.code == .badRequest && malformed?.field == "email")
             #expect(try await ada.planner.call(FriendsAPI.requests, Empty()).sent.isEmpty)
 
             _ = try await ada.ask(bob)
             let sent = try #require(try await bob.received().first)
             // Only the person asked can answer; a forged or reused id is unknown.
-            let foreign = await error { try await cy.planner.call(FriendsAPI.answer, FriendAnswer(id: sent.id, accept: true)) }
+            let foreign = await serviceError { try await cy.planner.call(FriendsAPI.answer, FriendAnswer(id: sent.id, accept: true)) }
             #expect(foreign?.code == .notFound && foreign?.field == "id")
             let declined = try await bob.planner.call(FriendsAPI.answer, FriendAnswer(id: sent.id, accept: false))
             #expect(declined.friends.isEmpty)
-            let reused = await error { try await bob.planner.call(FriendsAPI.answer, FriendAnswer(id: sent.id, accept: true)) }
+            let reused = await serviceError { try await bob.planner.call(FriendsAPI.answer, FriendAnswer(id: sent.id, accept: true)) }
             #expect(reused?.code == .notFound && reused?.field == "id")
             #expect(try await ada.friends().friends.isEmpty)
 
-            let notFriend = await error { try await ada.planner.call(FriendsAPI.end, FriendRef(user: bob.user)) }
+            let notFriend = await serviceError { try await ada.planner.call(FriendsAPI.end, FriendRef(user: bob.user)) }
             #expect(notFriend?.code == .notFound && notFriend?.field == "user")
-            let shareWithStranger = await error { try await ada.planner.call(FriendsAPI.share, FriendSharing(user: cy.user, share: true)) }
+            let shareWithStranger = await serviceError { try await ada.planner.call(FriendsAPI.share, FriendSharing(user: cy.user, share: true)) }
             #expect(shareWithStranger?.code == .notFound && shareWithStranger?.field == "user")
-            let withdrawOthers = await error { try await cy.planner.call(FriendsAPI.withdraw, FriendRequestRef(id: sent.id)) }
+            let withdrawOthers = await serviceError { try await cy.planner.call(FriendsAPI.withdraw, FriendRequestRef(id: sent.id)) }
             #expect(withdrawOthers?.code == .notFound && withdrawOthers?.field == "id")
-            let board = await error { try await ada.tracker.call(ProgressAPI.board, BoardRequest()) }
+            let board = await serviceError { try await ada.tracker.call(ProgressAPI.board, BoardRequest()) }
             #expect(board?.code == .conflict && board?.field == "competes")
         }
     }
@@ -239,7 +228,7 @@ struct FriendTests {
             let last = try await ada.tracker.call(ProgressAPI.board, BoardRequest(week: monday.adding(days: -3)))
             #expect(last.rows.map(\.rank) == [1, 1, 1] && last.rows.allSatisfy { $0.daysLogged == 0 })
             // Taking part is also what lets a friend see the board at all.
-            #expect(await error { try await dee.tracker.call(ProgressAPI.board, BoardRequest()) }?.code == .conflict)
+            #expect(await serviceError { try await dee.tracker.call(ProgressAPI.board, BoardRequest()) }?.code == .conflict)
         }
     }
 

@@ -49,17 +49,6 @@ struct HouseholdTests {
         return Person(user: account.user, token: signedIn.token, stack: stack)
     }
 
-    func error(_ call: () async throws -> some Any) async -> ServiceError? {
-        do {
-            _ = try await call()
-            return nil
-        } catch let error as ServiceError {
-            return error
-        } catch {
-            return ServiceError.internal("\(error)")
-        }
-    }
-
     // MARK: Alone
 
     /// A new account is alone in a household of its own, whose id is its user id and which
@@ -179,11 +168,11 @@ struct HouseholdTests {
             let today = try await ada.planner.call(PlannerAPI.getPlan, Empty()).today
             _ = try await ada.planner.call(PlannerAPI.putSlot, SlotAssignment(date: today, slot: 2, recipe: "tomato-lentil-soup"))
 
-            let stranger = await error {
+            let stranger = await serviceError {
                 try await ada.planner.call(PlannerAPI.cooked, CookedSlot(date: today, slot: 2, alsoEatenBy: [eve.user]))
             }
             #expect(stranger?.code == .notFound && stranger?.field == "alsoEatenBy.0")
-            let twice = await error {
+            let twice = await serviceError {
                 try await ada.planner.call(PlannerAPI.cooked, CookedSlot(date: today, slot: 2, alsoEatenBy: [bob.user, bob.user]))
             }
             #expect(twice?.code == .badRequest && twice?.field == "alsoEatenBy.1")
@@ -196,7 +185,7 @@ struct HouseholdTests {
             // Bob's serving is in his diary; marking it himself logs nothing twice.
             let bobsDay = try await bob.tracker.call(TrackerAPI.listEntries, DayRequest(date: today))
             #expect(bobsDay.entries.map(\.id) == [bobsEntry.id])
-            let again = await error { try await bob.planner.call(PlannerAPI.cooked, CookedSlot(date: today, slot: 2)) }
+            let again = await serviceError { try await bob.planner.call(PlannerAPI.cooked, CookedSlot(date: today, slot: 2)) }
             #expect(again?.code == .conflict && again?.field == "slot")
             let bobsWeek = try await bob.planner.call(PlannerAPI.getPlan, Empty())
             #expect(bobsWeek.days[0].slots[1].diaryEntry == bobsEntry.id, "each member sees their own entry")
@@ -238,9 +227,9 @@ struct HouseholdTests {
                 "Ada's private recipe stays hers")
             #expect(try await cy.catalog.call(CatalogAPI.householdFavorites, Empty()).recipes.isEmpty)
             #expect(try await ada.catalog.call(CatalogAPI.favorites, Empty()).recipes.isEmpty, "a household's favourite is not a personal one")
-            let unknown = await error { try await cy.catalog.call(CatalogAPI.unfavoriteForHousehold, RecipeID(id: "minestrone")) }
+            let unknown = await serviceError { try await cy.catalog.call(CatalogAPI.unfavoriteForHousehold, RecipeID(id: "minestrone")) }
             #expect(unknown?.code == .notFound && unknown?.field == "id", "Cy's household has no such favourite; Ada's is untouched")
-            let missing = await error { try await ada.catalog.call(CatalogAPI.favoriteForHousehold, RecipeID(id: "no-such-recipe")) }
+            let missing = await serviceError { try await ada.catalog.call(CatalogAPI.favoriteForHousehold, RecipeID(id: "no-such-recipe")) }
             #expect(missing?.code == .notFound && missing?.field == "id")
             // Every member's export carries them.
             #expect(
@@ -284,12 +273,12 @@ struct HouseholdTests {
             let ada = try await person("Ada", on: stack)
             let bob = try await person("Bob", on: stack)
             try await bob.join(try await ada.invite())
-            #expect(await error { try await bob.invite() }?.code == .forbidden, "a member invites only when allowed")
+            #expect(await serviceError { try await bob.invite() }?.code == .forbidden, "a member invites only when allowed")
             _ = try await ada.planner.call(HouseholdAPI.allowInvites, InvitePermission(user: bob.user, mayInvite: true))
             _ = try await bob.invite()
             let handed = try await ada.planner.call(HouseholdAPI.transfer, MemberRef(user: bob.user))
             #expect(handed.members.first?.user == bob.user && handed.members.first?.role == .owner)
-            #expect(await error { try await ada.planner.call(HouseholdAPI.remove, MemberRef(user: bob.user)) }?.code == .forbidden)
+            #expect(await serviceError { try await ada.planner.call(HouseholdAPI.remove, MemberRef(user: bob.user)) }?.code == .forbidden)
             let renamed = try await bob.planner.call(HouseholdAPI.update, HouseholdUpdate(name: "The flat", people: 4))
             #expect(renamed.name == "The flat" && renamed.people == 4 && renamed.peopleOverride == 4)
             // Back to the number of members.
@@ -307,41 +296,41 @@ struct HouseholdTests {
             let eve = try await person("Eve", on: stack)
             _ = try await bob.addItem("Bob's list")
 
-            let unknown = await error { try await bob.join("AAAA-BBBB-CCCC") }
+            let unknown = await serviceError { try await bob.join("AAAA-BBBB-CCCC") }
             #expect(unknown?.code == .notFound && unknown?.field == "code")
-            let malformed = await error { try await bob.join("not a code!") }
+            let malformed = await serviceError { try await bob.join("not a code!") }
             #expect(malformed?.code == .badRequest && malformed?.field == "code")
-            let own = await error { try await ada.join(try await ada.invite()) }
+            let own = await serviceError { try await ada.join(try await ada.invite()) }
             #expect(own?.code == .conflict && own?.field == "code", "\(String(describing: own))")
 
             let revokedCode = try await ada.planner.call(HouseholdAPI.invite, InvitationRequest())
             _ = try await ada.planner.call(HouseholdAPI.revokeInvitation, InvitationRef(id: revokedCode.invitation.id))
-            let revoked = await error { try await bob.join(revokedCode.code) }
+            let revoked = await serviceError { try await bob.join(revokedCode.code) }
             #expect(revoked?.code == .conflict && revoked?.message.contains("revoked") == true)
 
             let once = try await ada.invite()
             try await eve.join(once)
-            let reused = await error { try await bob.join(once) }
+            let reused = await serviceError { try await bob.join(once) }
             #expect(reused?.code == .conflict && reused?.message.contains("already used") == true)
 
             let shortLived = try await ada.invite(days: 1)
             #expect(clock.advance(by: 86_401))
-            let expired = await error { try await bob.join(shortLived) }
+            let expired = await serviceError { try await bob.join(shortLived) }
             #expect(expired?.code == .conflict && expired?.message.contains("expired") == true)
 
-            let tooLong = await error { try await ada.invite(days: 31) }
+            let tooLong = await serviceError { try await ada.invite(days: 31) }
             #expect(tooLong?.code == .badRequest && tooLong?.field == "days")
-            let removeSelf = await error { try await ada.planner.call(HouseholdAPI.remove, MemberRef(user: ada.user)) }
+            let removeSelf = await serviceError { try await ada.planner.call(HouseholdAPI.remove, MemberRef(user: ada.user)) }
             #expect(removeSelf?.code == .badRequest && removeSelf?.field == "user")
-            let stranger = await error { try await ada.planner.call(HouseholdAPI.remove, MemberRef(user: bob.user)) }
+            let stranger = await serviceError { try await ada.planner.call(HouseholdAPI.remove, MemberRef(user: bob.user)) }
             #expect(stranger?.code == .notFound && stranger?.field == "user")
-            let ownerLeaves = await error { try await ada.planner.call(HouseholdAPI.leave, Empty()) }
+            let ownerLeaves = await serviceError { try await ada.planner.call(HouseholdAPI.leave, Empty()) }
             #expect(ownerLeaves?.code == .conflict && ownerLeaves?.field == "household")
-            let aloneLeaves = await error { try await bob.planner.call(HouseholdAPI.leave, Empty()) }
+            let aloneLeaves = await serviceError { try await bob.planner.call(HouseholdAPI.leave, Empty()) }
             #expect(aloneLeaves?.code == .conflict)
-            let badName = await error { try await ada.planner.call(HouseholdAPI.update, HouseholdUpdate(name: "\n")) }
+            let badName = await serviceError { try await ada.planner.call(HouseholdAPI.update, HouseholdUpdate(name: "\n")) }
             #expect(badName?.code == .badRequest && badName?.field == "name")
-            let badPeople = await error { try await ada.planner.call(HouseholdAPI.update, HouseholdUpdate(people: 21)) }
+            let badPeople = await serviceError { try await ada.planner.call(HouseholdAPI.update, HouseholdUpdate(people: 21)) }
             #expect(badPeople?.code == .badRequest && badPeople?.field == "people")
 
             // Nothing moved: Bob is still alone with his list; Ada's household is Ada and Eve.
@@ -396,7 +385,7 @@ struct HouseholdTests {
             _ = try await ada.addItem("Tea")
             let archive = try await ada.groceries.call(GroceriesAPI.exportArchive, Empty())
             try await bob.join(try await ada.invite())
-            let refused = await error { try await bob.groceries.call(GroceriesAPI.importArchive, GroceriesArchiveImport(archive: archive)) }
+            let refused = await serviceError { try await bob.groceries.call(GroceriesAPI.importArchive, GroceriesArchiveImport(archive: archive)) }
             #expect(refused?.code == .conflict && refused?.field == "archive.recipes")
             #expect(try await bob.list().lines.map(\.name) == ["Tea"])
         }

@@ -58,12 +58,7 @@ struct WebFriendsTests {
             let ada = Browser(client), bob = Browser(client)
             try await ada.register("Ada", email: "ada@example.org")
             try await bob.register("Bob", email: "bob@example.org")
-            try await ada.get("/household")
-            let invited = try await ada.post("/household/invite")
-            let code = try #require(
-                invited.text.components(separatedBy: "<strong class=\"code\">").dropFirst().first?.split(separator: "<").first.map(String.init))
-            try await bob.get("/household")
-            #expect(try await bob.post("/household/join", [("code", code)]).status == .seeOther)
+            try await bob.joinHousehold(of: ada)
 
             try await ada.get("/recipes/minestrone")
             #expect(try await ada.post("/recipes/minestrone/householdFavorite").status == .seeOther)

@@ -10,6 +10,7 @@ import SousRuntime
 import SousServiceTesting
 import SousTestSupport
 import Synchronization
+import Testing
 import WebApp
 
 /// The web app over real HTTP (Hummingbird's live test server on a free port) in front of the
@@ -115,6 +116,17 @@ final class Browser: Sendable {
     }
 
     /// Registers and signs in (the browser is then on the profile page).
+    /// Joins `owner`'s household with an invitation code `owner` makes on the household page.
+    func joinHousehold(of owner: Browser) async throws {
+        try await owner.get("/household")
+        let invited = try await owner.post("/household/invite")
+        let code = try #require(
+            invited.text.components(separatedBy: "<strong class=\"code\">").dropFirst().first?.split(separator: "<").first.map(String.init))
+        try await get("/household")
+        let joined = try await post("/household/join", [("code", code)])
+        #expect(joined.status == .seeOther, "\(joined.text.prefix(300))")
+    }
+
     func register(_ name: String, email: String, password: String = "correct horse battery") async throws {
         try await get("/register")
         let response = try await post("/register", [("name", name), ("email", email), ("password", password)])

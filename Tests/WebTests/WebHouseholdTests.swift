@@ -13,13 +13,7 @@ struct WebHouseholdTests {
             let ada = Browser(client), bob = Browser(client)
             try await ada.register("Ada", email: "ada@example.org")
             try await bob.register("Bob", email: "bob@example.org")
-            try await ada.get("/household")
-            let invited = try await ada.post("/household/invite")
-            let code = try #require(
-                invited.text.components(separatedBy: "<strong class=\"code\">").dropFirst().first?.split(separator: "<").first.map(String.init))
-            try await bob.get("/household")
-            let joined = try await bob.post("/household/join", [("code", code)])
-            #expect(joined.status == .seeOther, "\(joined.text.prefix(300))")
+            try await bob.joinHousehold(of: ada)
             #expect(try await bob.get("/household").text.contains("Ada"))
 
             try await ada.get("/list")
