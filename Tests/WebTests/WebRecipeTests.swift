@@ -96,10 +96,10 @@ struct WebSlowClientTests {
     @Test func aSlowClientIsDisconnectedAfterTheIdleLimit() async throws {
         try await WebHarness.run(configure: Self.shortIdle) { _, client in
             let port = try #require(client.port)
-            let started = ContinuousClock.now
-            let closed = try await SlowClient.sendHalfARequestAndWaitForClose(port: port, limit: .seconds(30))
+            // The idle limit is 1 s; the wait is bounded far above it, so a busy machine cannot
+            // fail the test, while a server that never closes still does.
+            let closed = try await SlowClient.sendHalfARequestAndWaitForClose(port: port, limit: .seconds(60))
             #expect(closed, "the server closed the connection")
-            #expect(ContinuousClock.now - started < .seconds(30))
         }
     }
 }
