@@ -12,12 +12,13 @@ public enum HTMLText {
     }
 
     /// Lines of text: line breaks and block tags (`<br>`, `<p>`, `<li>`, `<div>`…) end a line;
-    /// each line as ``plainText(_:)``; empty lines dropped.
+    /// each line as ``plainText(_:)``; lines without a letter or a digit dropped.
     public static func lines(_ html: String) -> [String] {
         removingTags(decodingEntities(html), blockSeparator: "\n")
             .split(whereSeparator: { $0.isNewline })
             .map { collapsingWhitespace(String($0)) }
-            .filter { !$0.isEmpty }
+            // What stood between two blocks ("</li>,<li>") is no line: only letters or digits make one.
+            .filter { $0.contains { $0.isLetter || $0.isNumber } }
     }
 
     /// `text` with its character references (`&amp;`, `&frac12;`, `&#39;`, `&#x27;`) decoded.

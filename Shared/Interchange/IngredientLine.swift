@@ -1,4 +1,5 @@
 import Foundation
+public import SousSchema
 
 /// One ingredient line taken apart: "1-2 cloves garlic, minced" is 1 to 2 ``ParsedUnit/clove``
 /// of "garlic", note "minced".
@@ -30,10 +31,18 @@ public struct ParsedIngredientLine: Equatable, Sendable {
     /// The size of one package, for "1 (400 g) can", "1 can (14 oz)" and "2 x 400g tins": the
     /// line asks for `quantity` packages of this size.
     public var packageSize: PackageSize?
+    /// The whole amount weighed, when the line gives a weight in parentheses after another
+    /// unit ("2 cups (212 g) flour" is 212 g): it wins over the volume or count.
+    public var weight: PackageSize?
+    /// What becomes of the ingredient, when the note says ("oil for frying", "for deep-frying",
+    /// "for the pan": a frying bath; "poured away", "for soaking": discarded); nil: eaten.
+    public var use: IngredientUse?
+    /// The share eaten when the note gives one ("for frying, 12 % eaten").
+    public var eatenShare: Double?
 
     public init(
         original: String, quantity: Double? = nil, quantityHigh: Double? = nil, unit: ParsedUnit? = nil, name: String, note: String? = nil,
-        packageSize: PackageSize? = nil
+        packageSize: PackageSize? = nil, weight: PackageSize? = nil, use: IngredientUse? = nil, eatenShare: Double? = nil
     ) {
         self.original = original
         self.quantity = quantity
@@ -42,6 +51,9 @@ public struct ParsedIngredientLine: Equatable, Sendable {
         self.name = name
         self.note = note
         self.packageSize = packageSize
+        self.weight = weight
+        self.use = use
+        self.eatenShare = eatenShare
     }
 }
 
@@ -77,14 +89,34 @@ public enum IngredientLine {
         if let commaNote { notes.append(commaNote) }
         // A count without a unit counts pieces ("3 large eggs", "Juice of 1 lemon").
         let unit: ParsedUnit? = parts.unit ?? (parts.quantity == nil ? nil : ParsedUnit.piece)
+        let use = use(of: notes)
         return ParsedIngredientLine(
             original: line, quantity: parts.quantity, quantityHigh: parts.quantityHigh, unit: unit, name: cleanName(parts.nameWords),
-            note: notes.isEmpty ? nil : notes.joined(separator: "; "), packageSize: parts.packageSize
+            note: notes.isEmpty ? nil : notes.joined(separator: "; "), packageSize: parts.packageSize, weight: parts.weight, use: use.use,
+            eatenShare: use.eatenShare
         )
     }
 
-    /// Phrases that close a line and belong in the note ("salt and pepper to taste").
-    static let closingPhrases = ["to taste", "to serve", "for serving", "for garnish", "to garnish", "optional", "as needed"]
+    /// Phrases that close a line and belong in the note ("salt and pepper to taste", "vegetable
+    /// oil for frying").
+    static let closingPhrases = [
+        "to taste", "to serve", "for serving", "for garnish", "to garnish", "optional", "as needed", "for deep-frying", "for deep frying",
+        "for shallow-frying", "for shallow frying", "for frying", "for the pan", "for soaking",
+    ]
+    static let fryingPhrases = ["for deep-frying", "for deep frying", "for shallow-frying", "for shallow frying", "for frying", "for the pan"]
+    static let discardedPhrases = ["for soaking", "poured away"]
+
+    /// What the notes say becomes of the ingredient, and the share eaten when they give one
+    /// ("12 % eaten", "12% eaten").
+    static func use(of notes: [String]) -> (use: IngredientUse?, eatenShare: Double?) {
+        let text = notes.joined(separator: "; ").lowercased()
+        let use: IngredientUse? =
+            fryingPhrases.contains(where: text.contains) ? .frying : discardedPhrases.contains(where: text.contains) ? .discarded : nil
+        guard use != nil, let eaten = text.range(of: #"(\d+(\.\d+)?) ?% eaten"#, options: .regularExpression) else { return (use, nil) }
+        let digits = text[eaten].prefix { $0.isASCIIDigit || $0 == "." }
+        guard let percent = Double(digits), (0...100).contains(percent) else { return (use, nil) }
+        return (use, percent / 100)
+    }
     /// Words that say how big each piece is; dropped from names, and skipped when looking for
     /// the unit ("2 large cans").
     static let sizeWords: Set<String> = [
@@ -94,6 +126,8 @@ public enum IngredientLine {
     private static let leadingFillers: Set<String> = ["a", "an", "the", "of"]
     /// Units a parenthesised size right after them is the package size of ("1 can (14 oz)").
     private static let packageUnits: Set<ParsedUnit> = [.can, .stick]
+    /// Units of weight: one in parentheses after another unit is the same amount weighed.
+    private static let weightUnits: Set<ParsedUnit> = [.g, .kg, .mg, .oz, .lb]
     /// Trimmed from both ends of a name.
     private static let namePunctuation: Set<Character> = [" ", ".", ",", ";", ":", ")", "(", "*"]
 
@@ -103,6 +137,7 @@ public enum IngredientLine {
         var quantityHigh: Double?
         var unit: ParsedUnit?
         var packageSize: PackageSize?
+        var weight: PackageSize?
         var nameWords: [String] = []
         var notes: [String] = []
     }
@@ -182,6 +217,12 @@ public enum IngredientLine {
                 case .group(let content) = tokens[index], let size = packageSize(in: content)
             {
                 parts.packageSize = size
+                index += 1
+            } else if let unit = parts.unit, !weightUnits.contains(unit), index < tokens.count, case .group(let content) = tokens[index],
+                let size = packageSize(in: content), weightUnits.contains(size.unit)
+            {
+                // "2 cups (212 g) flour": the weight the writer measured wins over the volume.
+                parts.weight = size
                 index += 1
             }
             collectName(tokens[index...], into: &parts)

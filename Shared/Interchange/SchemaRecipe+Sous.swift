@@ -48,12 +48,22 @@ extension SchemaRecipe {
     }
 
     /// "200 g red lentils"; a count of pieces has no unit word, and more than one is plural
-    /// ("2 eggs", "6 lemons", "2 garlic cloves").
+    /// ("2 eggs", "6 lemons", "2 garlic cloves"). A frying bath or what is poured away says so
+    /// after a comma, with the share eaten when it is not the usual one ("1.5 l sunflower oil,
+    /// for frying", "…, for frying, 12 % eaten"), so that the importer reads it back as it was.
     static func line(_ ingredient: RecipeIngredientDetail) -> String {
         let amount = quantityText(ingredient.quantity)
         let name = ingredient.name.lowercased()
-        guard ingredient.unit == .piece else { return "\(amount) \(ingredient.unit.rawValue) \(name)" }
-        return "\(amount) \(ingredient.quantity > 1 ? plural(name) : name)"
+        let measured =
+            ingredient.unit == .piece ? "\(amount) \(ingredient.quantity > 1 ? plural(name) : name)" : "\(amount) \(ingredient.unit.rawValue) \(name)"
+        let note: String
+        switch ingredient.use {
+        case .eaten: return measured
+        case .frying: note = "for frying"
+        case .discarded: note = "poured away"
+        }
+        guard abs(ingredient.eatenShare - ingredient.use.defaultEatenShare) > 1e-9 else { return "\(measured), \(note)" }
+        return "\(measured), \(note), \(quantityText(ingredient.eatenShare * 100)) % eaten"
     }
 
     /// The English plural of a name, by its last word: "lemons", "tomatoes", "berries",

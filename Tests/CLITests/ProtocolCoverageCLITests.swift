@@ -174,7 +174,7 @@ struct ProtocolCoverageCLITests {
             let exported = await sous(["recipes", "export", "crispy-homemade-fries"] + ada)
             let recipes = try SchemaRecipeDocument.recipes(from: Data(exported.out.utf8))
             #expect(
-                recipes.map(\.name) == ["Crispy Homemade Fries"] && recipes.first?.ingredients.contains("1.5 l sunflower oil") == true,
+                recipes.map(\.name) == ["Crispy Homemade Fries"] && recipes.first?.ingredients.contains("1.5 l sunflower oil, for frying") == true,
                 "\(exported.out)")
             let neither = await sous(["recipes", "export"] + ada)
             #expect(neither.code == 64 && neither.err.contains("--mine"))

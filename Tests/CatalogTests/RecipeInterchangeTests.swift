@@ -71,6 +71,11 @@ struct RecipeInterchangeTests {
                 #expect(
                     zip(back.ingredients, original.ingredients).allSatisfy { abs($0.quantity - $1.quantity) < 0.001 && $0.unit == $1.unit },
                     "\(original.id)")
+                // A frying bath stays one, with its share eaten: the nutrition is the same.
+                #expect(
+                    zip(back.ingredients, original.ingredients).allSatisfy { $0.use == $1.use && abs($0.eatenShare - $1.eatenShare) < 1e-9 },
+                    "\(original.id)")
+                #expect(abs(back.nutritionPerServing.kcal - original.nutritionPerServing.kcal) < 0.01, "\(original.id)")
                 // Only an address goes out as the image; a file name stays behind.
                 #expect(back.link == original.link && back.image == original.image.flatMap(SchemaRecipe.absoluteURL), "\(original.id)")
             }

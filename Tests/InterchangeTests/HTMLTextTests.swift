@@ -27,6 +27,15 @@ struct HTMLTextTests {
         #expect(HTMLText.plainText(html) == text)
     }
 
+    /// Punctuation left between blocks ("</li>,<li>", a site's joined list) is not a line.
+    @Test func punctuationBetweenBlocksIsNoLine() {
+        #expect(
+            HTMLText.lines("<ol><li>Heat the oil.</li>,<li>Fry the onions.</li> , <li>Serve.</li></ol>") == [
+                "Heat the oil.", "Fry the onions.", "Serve.",
+            ])
+        #expect(HTMLText.lines("<p>Step 1</p>;<p>…</p><p>2 eggs</p>") == ["Step 1", "2 eggs"])
+    }
+
     @Test func blockTagsAndLineBreaksSplitLines() {
         #expect(HTMLText.lines("<p>Boil water.</p>\n<p>Add   pasta.</p>") == ["Boil water.", "Add pasta."])
         #expect(HTMLText.lines("1. Chop.\r\n2. Fry.<br>3. Serve.\n\n") == ["1. Chop.", "2. Fry.", "3. Serve."])

@@ -184,6 +184,33 @@ struct IngredientLineTests {
         }
     }
 
+    /// A weight in parentheses after a volume or a count is the amount weighed; after a weight,
+    /// or holding no weight, it stays a note.
+    @Test func aWeightInParenthesesWinsOverTheVolume() {
+        let flour = IngredientLine.parse("2 cups (212g) all-purpose flour")
+        #expect(flour.quantity == 2 && flour.unit == .cup && flour.weight == PackageSize(quantity: 212, unit: .g))
+        #expect(flour.name == "all-purpose flour" && flour.note == nil)
+        #expect(IngredientLine.parse("3 tbsp (1.5 oz) butter").weight == PackageSize(quantity: 1.5, unit: .oz))
+        let same = IngredientLine.parse("200 g (7 oz) rice")
+        #expect(same.weight == nil && same.quantity == 200 && same.unit == .g && same.note == "7 oz")
+        #expect(IngredientLine.parse("1 cup (250 ml) milk").weight == nil)
+    }
+
+    /// A frying bath or what is poured away is read from the note, with the share eaten when
+    /// given; a note that merely mentions something discarded changes nothing.
+    @Test func fryingAndPouredAwayAreReadFromTheNote() {
+        let bath = IngredientLine.parse("vegetable oil for deep-frying")
+        #expect(bath.name == "vegetable oil" && bath.use == .frying && bath.eatenShare == nil)
+        let exported = IngredientLine.parse("1.5 l sunflower oil, for frying")
+        #expect(exported.quantity == 1.5 && exported.unit == .l && exported.name == "sunflower oil" && exported.use == .frying)
+        let share = IngredientLine.parse("1 l rapeseed oil, for frying, 12.5 % eaten")
+        #expect(share.use == .frying && share.eatenShare == 0.125)
+        #expect(IngredientLine.parse("2 tbsp oil for the pan").use == .frying)
+        #expect(IngredientLine.parse("2 l water, poured away").use == .discarded)
+        #expect(IngredientLine.parse("1 red chilli, seeds discarded").use == nil)
+        #expect(IngredientLine.parse("2 tbsp olive oil").use == nil)
+    }
+
     @Test func blankAndWhitespaceLinesGiveAnEmptyName() {
         #expect(IngredientLine.parse("") == ParsedIngredientLine(original: "", name: ""))
         #expect(IngredientLine.parse("  \t ") == ParsedIngredientLine(original: "  \t ", name: ""))

@@ -116,6 +116,7 @@ struct RecipeImporter {
                 parsed.quantity = written.quantity
                 parsed.unit = written.unit
                 parsed.packageSize = written.packageSize
+                parsed.weight = written.weight
             }
         }
         // "2 cloves garlic": the catalog may name the piece ("Garlic clove").
@@ -127,15 +128,25 @@ struct RecipeImporter {
         guard let quantity = parsed.quantity else {
             return .failure(Reason(text: "no quantity for \(id); map the line with one, e.g. \"1 tsp \(parsed.name)\""))
         }
+        // A frying bath or what is poured away, as the line's note says ("for frying").
+        let use = parsed.use ?? written.use ?? .eaten
+        let eatenShare = use == .eaten ? nil : parsed.eatenShare ?? written.eatenShare
+        func line(_ quantity: Double, _ unit: MeasureUnit) -> Result<RecipeIngredient, Reason> {
+            .success(RecipeIngredient(ingredient: id, quantity: quantity, unit: unit, use: use, eatenShare: eatenShare))
+        }
+        // "2 cups (212 g)": the weight the writer measured is the amount.
+        if let weight = parsed.weight, let measure = weight.unit.measure {
+            return line(weight.quantity * measure.factor, measure.unit)
+        }
         // "1 (400 g) can": the package's size is the amount.
         if let package = parsed.packageSize, let measure = package.unit.measure {
-            return .success(RecipeIngredient(ingredient: id, quantity: quantity * package.quantity * measure.factor, unit: measure.unit))
+            return line(quantity * package.quantity * measure.factor, measure.unit)
         }
         if let unit = parsed.unit, let measure = unit.measure {
-            return .success(RecipeIngredient(ingredient: id, quantity: quantity * measure.factor, unit: measure.unit))
+            return line(quantity * measure.factor, measure.unit)
         }
         // No unit, or one counted by the ingredient's piece weight (a can, a bunch, a clove).
-        return .success(RecipeIngredient(ingredient: id, quantity: quantity, unit: .piece))
+        return line(quantity, .piece)
     }
 
     /// What the document said that no Sous field holds, as (schema.org name, text) sorted by
