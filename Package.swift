@@ -248,7 +248,7 @@ let package = Package(
             dependencies: [
                 "ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousRuntime", "CatalogService", "PlannerService", "GroceriesService",
                 "TrackerService", "NotifierService", "CatalogTesting", "PlannerTesting", "GroceriesTesting", "TrackerTesting", "NotifierTesting",
-                "SousServiceTesting", "SousTestSupport", "SousCrypto", argumentParser, logging, grdb,
+                "SousServiceTesting", "SousTestSupport", "SousCrypto", "SousInterchange", argumentParser, logging, grdb,
             ],
             path: "Benchmarks/SousBench",
             swiftSettings: swiftSettings
