@@ -40,6 +40,6 @@ struct IngredientLinesCommand: ParsableCommand {
         if let current = unit, let (to, factor) = scaled[current] {
             (quantity, unit) = (quantity.map { $0 * factor }, to)
         }
-        return Reading(quantity: quantity, unit: unit?.rawValue, food: parsed.name.isEmpty ? nil : parsed.name)
+        return Reading(quantity: quantity, unit: unit?.rawValue, food: parsed.food.isEmpty ? nil : parsed.food)
     }
 }

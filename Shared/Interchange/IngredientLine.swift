@@ -31,6 +31,10 @@ public struct ParsedIngredientLine: Equatable, Sendable {
     /// The size of one package, for "1 (400 g) can", "1 can (14 oz)" and "2 x 400g tins": the
     /// line asks for `quantity` packages of this size.
     public var packageSize: PackageSize?
+    /// The food named, without preparation, package and quality words, alternatives or a unit
+    /// written after it ("finely chopped fresh coriander" → "coriander", "2 garlic cloves" →
+    /// "garlic"): a second name to look the ingredient up by, after ``name``.
+    public var food: String
     /// The whole amount weighed, when the line gives a weight in parentheses after another
     /// unit ("2 cups (212 g) flour" is 212 g): it wins over the volume or count.
     public var weight: PackageSize?
@@ -42,8 +46,9 @@ public struct ParsedIngredientLine: Equatable, Sendable {
 
     public init(
         original: String, quantity: Double? = nil, quantityHigh: Double? = nil, unit: ParsedUnit? = nil, name: String, note: String? = nil,
-        packageSize: PackageSize? = nil, weight: PackageSize? = nil, use: IngredientUse? = nil, eatenShare: Double? = nil
+        packageSize: PackageSize? = nil, weight: PackageSize? = nil, use: IngredientUse? = nil, eatenShare: Double? = nil, food: String? = nil
     ) {
+        self.food = food ?? name
         self.original = original
         self.quantity = quantity
         self.quantityHigh = quantityHigh
@@ -80,22 +85,51 @@ public struct PackageSize: Equatable, Sendable {
 public enum IngredientLine {
     /// Takes one line apart. Never fails: what is not understood ends up in the name.
     public static func parse(_ line: String) -> ParsedIngredientLine {
-        let text = normalized(line)
+        let text = spelledNumbers(normalized(line))
         let (main, commaNote) = splitAtNoteComma(text)
         let (body, closingNote) = splitClosingPhrase(main)
         let parts = parseBody(body)
         var notes = parts.notes
         if let closingNote { notes.append(closingNote) }
         if let commaNote { notes.append(commaNote) }
+        // "2 onions (300g)": a weight in parentheses after a count is the amount weighed.
+        var weight = parts.weight
+        if weight == nil, parts.packageSize == nil, parts.unit == nil, parts.quantity != nil,
+            let index = notes.firstIndex(where: { packageSize(in: $0).map { weightUnits.contains($0.unit) } == true })
+        {
+            weight = packageSize(in: notes.remove(at: index))
+        }
         // A count without a unit counts pieces ("3 large eggs", "Juice of 1 lemon").
-        let unit: ParsedUnit? = parts.unit ?? (parts.quantity == nil ? nil : ParsedUnit.piece)
+        var unit: ParsedUnit? = parts.unit ?? (parts.quantity == nil ? nil : ParsedUnit.piece)
+        let name = cleanName(parts.nameWords)
+        var food = FoodName.food(from: name)
+        // "8 boneless, skinless chicken thighs": the food is after the comma.
+        if food.food == nil, let commaNote { food = FoodName.food(from: commaNote.lowercased()) }
+        // "2 garlic cloves", "4 thyme sprigs": the unit written after the food.
+        if unit == .piece, let after = food.unit { unit = after }
         let use = use(of: notes)
         return ParsedIngredientLine(
-            original: line, quantity: parts.quantity, quantityHigh: parts.quantityHigh, unit: unit, name: cleanName(parts.nameWords),
-            note: notes.isEmpty ? nil : notes.joined(separator: "; "), packageSize: parts.packageSize, weight: parts.weight, use: use.use,
-            eatenShare: use.eatenShare
+            original: line, quantity: parts.quantity, quantityHigh: parts.quantityHigh, unit: unit, name: name,
+            note: notes.isEmpty ? nil : notes.joined(separator: "; "), packageSize: parts.packageSize, weight: weight, use: use.use,
+            eatenShare: use.eatenShare, food: food.food ?? name
         )
     }
+
+    /// Amounts written as words at the start of a line, as digits: "a couple of" 2, "half a"
+    /// 0.5, "a dozen" 12, "one" to "twelve", "a"/"an" 1 ("an onion", "a pinch of salt").
+    static func spelledNumbers(_ text: String) -> String {
+        let lowered = text.lowercased()
+        for (words, digits) in spelled where lowered.hasPrefix(words + " ") {
+            return digits + " " + text.dropFirst(words.count + 1)
+        }
+        return text
+    }
+
+    private static let spelled: [(String, String)] = [
+        ("a couple of", "2"), ("a couple", "2"), ("couple of", "2"), ("half a", "0.5"), ("half an", "0.5"), ("a half", "0.5"),
+        ("a dozen", "12"), ("one dozen", "12"), ("one", "1"), ("two", "2"), ("three", "3"), ("four", "4"), ("five", "5"), ("six", "6"),
+        ("seven", "7"), ("eight", "8"), ("nine", "9"), ("ten", "10"), ("eleven", "11"), ("twelve", "12"), ("a", "1"), ("an", "1"),
+    ]
 
     /// Phrases that close a line and belong in the note ("salt and pepper to taste", "vegetable
     /// oil for frying").
@@ -120,12 +154,13 @@ public enum IngredientLine {
     /// Words that say how big each piece is; dropped from names, and skipped when looking for
     /// the unit ("2 large cans").
     static let sizeWords: Set<String> = [
-        "large", "small", "medium", "big", "jumbo", "extra-large", "x-large", "medium-sized", "large-sized", "small-sized",
+        "large", "small", "medium", "big", "jumbo", "extra-large", "x-large", "medium-sized", "large-sized", "small-sized", "thumb-sized",
+        "generous", "heaped", "heaping", "level", "scant",
     ]
     /// Words dropped from the start of a name.
     private static let leadingFillers: Set<String> = ["a", "an", "the", "of"]
     /// Units a parenthesised size right after them is the package size of ("1 can (14 oz)").
-    private static let packageUnits: Set<ParsedUnit> = [.can, .stick]
+    private static let packageUnits: Set<ParsedUnit> = [.can, .stick, .jar, .pack]
     /// Units of weight: one in parentheses after another unit is the same amount weighed.
     private static let weightUnits: Set<ParsedUnit> = [.g, .kg, .mg, .oz, .lb]
     /// Trimmed from both ends of a name.
@@ -237,10 +272,12 @@ public enum IngredientLine {
             collectName(tokens[found.end...], into: &parts)
             return parts
         }
-        // "pinch of nutmeg": a unit without a count, but only when "of" follows, so that
-        // "cloves" or "stick" alone stay names.
-        if let found = unit(in: tokens, from: 0), found.end < tokens.count, tokens[found.end].word?.lowercased() == "of" {
-            var parts = Parts()
+        // "pinch of nutmeg", "small bunch coriander": a unit without a count is one, but only
+        // when "of" follows or a size word leads, so that "cloves" or "stick" alone stay names.
+        if let found = unit(in: tokens, from: 0), found.end < tokens.count,
+            tokens[found.end].word?.lowercased() == "of" || tokens.first?.word.map({ sizeWords.contains($0.lowercased()) }) == true
+        {
+            var parts = Parts(quantity: 1)
             parts.unit = found.unit
             collectName(tokens[found.end...], into: &parts)
             return parts
@@ -273,7 +310,9 @@ public enum IngredientLine {
 
     /// A parenthesised package size: "400 g", "14-ounce", "14 oz".
     static func packageSize(in content: String) -> PackageSize? {
-        var scanner = LineScanner(content)
+        // "15 oz each": the size of each of the line's packages.
+        let trimmed = content.lowercased().hasSuffix(" each") ? String(content.dropLast(5)) : content
+        var scanner = LineScanner(trimmed)
         scanner.skipSpaces()
         guard let amount = scanner.readAmount(), let unit = scanner.readUnit() else { return nil }
         scanner.skipSpaces()

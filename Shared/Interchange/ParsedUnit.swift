@@ -5,7 +5,7 @@ public import SousSchema
 public enum ParsedUnit: String, Sendable, CaseIterable {
     case g, kg, mg, ml, cl, dl, l, tsp, tbsp, cup, pint, quart, gallon
     case flOz = "fl oz"
-    case oz, lb, pinch, can, bunch, clove, slice, stick, piece
+    case oz, lb, pinch, dash, can, jar, pack, bunch, clove, slice, stick, sprig, head, knob, handful, piece
 
     /// The unit a written spelling names: "tablespoons", "Tbsp", "T", "tsp.", "c.", "lbs",
     /// "grams", "litre", "fl oz", "tins"… Case does not matter, except that a capital "T" is the
@@ -25,7 +25,8 @@ public enum ParsedUnit: String, Sendable, CaseIterable {
     }
 
     /// How this unit converts to one of the catalog's units: `quantity` of this unit is
-    /// `quantity * factor` of `unit`. Nil for a can, a bunch, a clove or a slice: their weight
+    /// `quantity * factor` of `unit`. Nil for a can, a jar, a pack, a bunch, a clove, a slice, a
+    /// sprig, a head, a knob or a handful: their weight
     /// depends on the ingredient (its piece weight, which the caller has).
     public var measure: MeasureConversion? {
         switch self {
@@ -47,8 +48,9 @@ public enum ParsedUnit: String, Sendable, CaseIterable {
         case .lb: MeasureConversion(unit: .g, factor: Self.gramsPerPound)
         case .stick: MeasureConversion(unit: .g, factor: Self.gramsPerStickOfButter)
         case .pinch: MeasureConversion(unit: .ml, factor: Self.millilitresPerPinch)
+        case .dash: MeasureConversion(unit: .ml, factor: Self.millilitresPerDash)
         case .piece: MeasureConversion(unit: .piece, factor: 1)
-        case .can, .bunch, .clove, .slice: nil
+        case .can, .jar, .pack, .bunch, .clove, .slice, .sprig, .head, .knob, .handful: nil
         }
     }
 
@@ -71,6 +73,8 @@ public enum ParsedUnit: String, Sendable, CaseIterable {
     public static let gramsPerStickOfButter = 113.0
     /// A pinch: 1/16 teaspoon (the measuring-spoon sets that have one), 1/16 × 5 ml.
     public static let millilitresPerPinch = 0.3125
+    /// A dash: 1/8 teaspoon, as the same sets have it.
+    public static let millilitresPerDash = 0.625
 
     /// Every accepted spelling (lowercased, without dots) and its unit.
     private static let spellings: [String: ParsedUnit] = {
@@ -92,11 +96,18 @@ public enum ParsedUnit: String, Sendable, CaseIterable {
             (.oz, ["oz", "ozs", "ounce", "ounces"]),
             (.lb, ["lb", "lbs", "pound", "pounds"]),
             (.pinch, ["pinch", "pinches"]),
+            (.dash, ["dash", "dashes"]),
             (.can, ["can", "cans", "tin", "tins"]),
+            (.jar, ["jar", "jars"]),
+            (.pack, ["pack", "packs", "packet", "packets", "package", "packages", "pkg", "pkgs"]),
             (.bunch, ["bunch", "bunches"]),
             (.clove, ["clove", "cloves"]),
-            (.slice, ["slice", "slices"]),
-            (.stick, ["stick", "sticks"]),
+            (.slice, ["slice", "slices", "rasher", "rashers"]),
+            (.stick, ["stick", "sticks", "stalk", "stalks"]),
+            (.sprig, ["sprig", "sprigs"]),
+            (.head, ["head", "heads", "bulb", "bulbs"]),
+            (.knob, ["knob", "knobs"]),
+            (.handful, ["handful", "handfuls"]),
             (.piece, ["piece", "pieces", "pc", "pcs", "whole"]),
         ]
         var spellings: [String: ParsedUnit] = [:]

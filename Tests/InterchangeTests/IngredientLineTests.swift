@@ -84,6 +84,16 @@ struct IngredientLineTests {
         IngredientRow("2 pieces ginger", 2, .piece, "ginger"),
         IngredientRow("1 whole chicken", 1, .piece, "chicken"),
         IngredientRow("4 whole cloves", 4, .piece, "cloves"),
+        IngredientRow("1 dash Worcestershire sauce", 1, .dash, "worcestershire sauce"),
+        IngredientRow("1 jar (24 oz) marinara sauce", 1, .jar, "marinara sauce", package: PackageSize(quantity: 24, unit: .oz)),
+        IngredientRow("2 packets taco seasoning", 2, .pack, "taco seasoning"),
+        IngredientRow("3 sprigs thyme", 3, .sprig, "thyme"),
+        IngredientRow("1 head garlic", 1, .head, "garlic"),
+        IngredientRow("1 knob butter", 1, .knob, "butter"),
+        IngredientRow("2 handfuls spinach", 2, .handful, "spinach"),
+        IngredientRow("6 rashers streaky bacon", 6, .slice, "streaky bacon"),
+        IngredientRow("2 stalks celery", 2, .stick, "celery"),
+        IngredientRow("2 cans (15 oz each) kidney beans", 2, .can, "kidney beans", package: PackageSize(quantity: 15, unit: .oz)),
     ]
 
     /// Vulgar and slash fractions, mixed numbers, decimal commas, thousands, ranges.
@@ -133,10 +143,14 @@ struct IngredientLineTests {
     /// Lines without a number, and numbers that are not quantities.
     static let linesWithoutACount: [IngredientRow] = [
         IngredientRow("Salt", nil, nil, "salt"),
-        IngredientRow("pinch of nutmeg", nil, .pinch, "nutmeg"),
+        IngredientRow("pinch of nutmeg", 1, .pinch, "nutmeg"),
         IngredientRow("A bunch of coriander", 1, .bunch, "coriander"),
         IngredientRow("Zest of 2 limes", 2, .piece, "limes", note: "Zest"),
-        IngredientRow("a handful of basil", nil, nil, "handful of basil"),
+        IngredientRow("a handful of basil", 1, .handful, "basil"),
+        IngredientRow("small bunch coriander, chopped", 1, .bunch, "coriander", note: "chopped"),
+        IngredientRow("a couple of bay leaves", 2, .piece, "bay leaves"),
+        IngredientRow("half a lemon, juiced", 0.5, .piece, "lemon", note: "juiced"),
+        IngredientRow("Two eggs", 2, .piece, "eggs"),
         IngredientRow("1000000000 cups sugar", 1000000000, .cup, "sugar"),
         IngredientRow("1e9 cups sugar", nil, nil, "1e9 cups sugar"),
         IngredientRow("2% milk", nil, nil, "2% milk"),
@@ -182,6 +196,40 @@ struct IngredientLineTests {
         for fraction in fractions {
             #expect(rows.contains { $0.line.contains(fraction) }, "no line with \(fraction)")
         }
+    }
+
+    /// The food a line names, without how it is prepared or sold, and a unit written after it.
+    @Test(
+        arguments: [
+            ("finely chopped fresh coriander", "coriander", nil),
+            ("2 garlic cloves, crushed", "garlic", ParsedUnit.clove),
+            ("4 thyme sprigs, leaves picked", "thyme", .sprig),
+            ("1 cinnamon stick", "cinnamon", .stick),
+            ("250g pack cherry tomatoes, halved", "cherry tomatoes", .g),
+            ("400g can chopped tomatoes", "tomatoes", .g),
+            ("1 (8 ounce) package cream cheese, softened", "cream cheese", .pack),
+            ("1 tsp ground cumin", "cumin", .tsp),
+            ("1 lb lean ground beef", "ground beef", .lb),
+            ("Salt and black pepper", "salt", nil),
+            ("rice or naan bread, to serve", "rice", nil),
+            ("2 cups all-purpose flour for dredging", "all-purpose flour", .cup),
+            ("1 avocado - peeled, pitted, and diced", "avocado", .piece),
+            ("3 Tbsp. unsalted butter, cut into pieces", "butter", .tbsp),
+            ("7g sachet fast-action dried yeast", "fast-action dried yeast", .g),
+            ("8 boneless, skinless chicken thighs", "chicken thighs", .piece),
+            ("300ml warm water", "water", .ml),
+        ] as [(String, String, ParsedUnit?)])
+    func theFoodIsNamedWithoutHowItIsPreparedOrSold(_ line: String, _ food: String, _ unit: ParsedUnit?) {
+        let parsed = IngredientLine.parse(line)
+        #expect(parsed.food == food)
+        #expect(parsed.unit == unit)
+    }
+
+    /// "2 onions (300g)": a weight in parentheses after a count is the amount weighed.
+    @Test func aWeightAfterACountIsTheAmountWeighed() {
+        let onions = IngredientLine.parse("2 medium onions (300g), finely sliced")
+        #expect(onions.quantity == 2 && onions.weight == PackageSize(quantity: 300, unit: .g) && onions.note == "finely sliced")
+        #expect(IngredientLine.parse("1 onion (finely chopped)").weight == nil)
     }
 
     /// A weight in parentheses after a volume or a count is the amount weighed; after a weight,
@@ -254,7 +302,8 @@ struct IngredientLineTests {
         #expect(ParsedUnit(spelling: "t") == .tsp)
         #expect(ParsedUnit(spelling: "fl. oz.") == .flOz)
         #expect(ParsedUnit(spelling: "Litres") == .l)
-        #expect(ParsedUnit(spelling: "handful") == nil)
+        #expect(ParsedUnit(spelling: "Handfuls") == .handful)
+        #expect(ParsedUnit(spelling: "smidgen") == nil)
         #expect(ParsedUnit(spelling: "") == nil)
     }
 

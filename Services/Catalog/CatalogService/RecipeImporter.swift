@@ -90,6 +90,9 @@ struct RecipeImporter {
         return Draft(source: recipe, draft: draft, lineTexts: texts)
     }
 
+    /// Units without a measure that count the ingredient's pieces.
+    static let countedAsPieces: Set<ParsedUnit> = [.can, .bunch, .clove, .slice, .stick, .piece]
+
     struct Reason: Error {
         let text: String
     }
@@ -120,8 +123,10 @@ struct RecipeImporter {
             }
         }
         // "2 cloves garlic": the catalog may name the piece ("Garlic clove").
-        let piece = parsed.unit.flatMap { $0.measure == nil ? ["\(parsed.name) \($0.rawValue)"] : nil } ?? []
-        let candidates = parsed.nameCandidates + piece + (mappings[text].map { [$0.trimmingCharacters(in: .whitespaces)] } ?? [])
+        let piece = parsed.unit.flatMap { $0.measure == nil ? ["\(parsed.name) \($0.rawValue)", "\(parsed.food) \($0.rawValue)"] : nil } ?? []
+        // The food without preparation and package words comes last: a name as written wins.
+        let candidates =
+            parsed.nameCandidates + piece + (mappings[text].map { [$0.trimmingCharacters(in: .whitespaces)] } ?? []) + [parsed.food]
         guard let id = candidates.lazy.compactMap({ book.id(named: $0) }).first else {
             return .failure(Reason(text: "no catalog ingredient is called \"\(parsed.name)\"; map the line to one"))
         }
@@ -142,8 +147,15 @@ struct RecipeImporter {
         if let package = parsed.packageSize, let measure = package.unit.measure {
             return line(quantity * package.quantity * measure.factor, measure.unit)
         }
-        if let unit = parsed.unit, let measure = unit.measure {
+        // A stick is a quarter pound of butter; a stick of celery or cinnamon is one piece.
+        let butterStick = parsed.unit != .stick || ["butter", "margarine"].contains { (book.byID[id]?.name.lowercased() ?? id).contains($0) }
+        if let unit = parsed.unit, let measure = unit.measure, butterStick {
             return line(quantity * measure.factor, measure.unit)
+        }
+        // A sprig, a head, a knob, a handful, a jar or a pack weighs what nothing here says:
+        // asked, never guessed.
+        if let unit = parsed.unit, unit.measure == nil, !Self.countedAsPieces.contains(unit) {
+            return .failure(Reason(text: "a \(unit.rawValue) of \(id) has no weight here; map the line with an amount in g, ml or pieces"))
         }
         // No unit, or one counted by the ingredient's piece weight (a can, a bunch, a clove).
         return line(quantity, .piece)

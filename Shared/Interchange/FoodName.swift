@@ -1,0 +1,87 @@
+import Foundation
+
+/// The food an ingredient line's name names, without what a cook does to it or how it is sold:
+/// "finely chopped fresh coriander" is coriander, "250g pack cherry tomatoes" cherry tomatoes,
+/// "skinless, boneless chicken thighs" chicken thighs, "salt and pepper" salt. A unit written
+/// after the food ("2 garlic cloves", "4 thyme sprigs") is taken out and returned.
+///
+/// What stays: variety and type words ("red onion", "brown sugar", "plain flour", "smoked
+/// paprika"), since they change what is bought; "ground" before meat ("ground beef").
+enum FoodName {
+    /// Nil food when nothing but preparation words is left ("boneless" of "8 boneless, skinless
+    /// chicken thighs", whose food is after the comma).
+    static func food(from name: String) -> (food: String?, unit: ParsedUnit?) {
+        var words = name.split(separator: " ").map(String.init)
+        // "1 avocado - peeled, pitted": what follows a spaced dash is a note.
+        if let dash = words.firstIndex(of: "-"), dash > 0 { words = Array(words[..<dash]) }
+        // "500g / 1 lb chicken": the second spelling of the amount goes.
+        if words.first == "/" { words = Array(words.dropFirst(words.count > 3 ? 3 : 1)) }
+        // "cornstarch mixed with water", "all-purpose flour for dredging", "potatoes such as Maris Piper".
+        for (index, word) in words.enumerated() where index > 0 {
+            let next = index + 1 < words.count ? words[index + 1] : ""
+            if word == "for" || (word == "mixed" && next == "with") || (word == "such" && next == "as") || word == "with" {
+                words = Array(words[..<index])
+                break
+            }
+        }
+        words = words.enumerated().compactMap { index, word in
+            let next = index + 1 < words.count ? words[index + 1] : ""
+            return isDescriptor(word, next: next) ? nil : word
+        }
+        // "can chopped tomatoes" after a weight, "pack cooked prawns": how it is sold.
+        while let first = words.first, words.count > 1, packageNouns.contains(first) || first == "of" || first == "and" {
+            words.removeFirst()
+        }
+        // "salt and pepper", "butter or margarine", "rice or naan bread": the first named.
+        if let split = words.firstIndex(where: { $0 == "or" || $0 == "and" || $0 == "&" }), split > 0 {
+            words = Array(words[..<split])
+        }
+        var unit: ParsedUnit?
+        if words.count > 1, let last = words.last, let trailing = trailingUnits[last] {
+            unit = trailing
+            words.removeLast()
+        }
+        let food = words.joined(separator: " ").trimmingCharacters(in: punctuation)
+        return (food.isEmpty ? nil : food, unit)
+    }
+
+    private static let punctuation = CharacterSet(charactersIn: " .,;:()*")
+
+    /// How it is prepared or sold, not what it is.
+    private static func isDescriptor(_ word: String, next: String) -> Bool {
+        let bare = word.trimmingCharacters(in: Self.punctuation)
+        switch bare {
+        case "ground": return !groundMeats.contains(next.trimmingCharacters(in: Self.punctuation))
+        case "dried": return next != "yeast"
+        case "whole": return !["milk", "wheat", "grain", "grains"].contains(next)
+        default: return descriptors.contains(bare)
+        }
+    }
+
+    private static let groundMeats: Set<String> = ["beef", "pork", "lamb", "turkey", "chicken", "meat", "veal", "almonds"]
+
+    private static let descriptors: Set<String> = [
+        "chopped", "finely", "coarsely", "roughly", "minced", "diced", "sliced", "thinly", "thickly", "grated", "freshly", "shredded",
+        "crushed", "crumbled", "peeled", "pitted", "stoned", "halved", "quartered", "cubed", "melted", "softened", "beaten", "toasted",
+        "cooked", "uncooked", "raw", "fresh", "frozen", "thawed", "skinless", "boneless", "bone-in", "skin-on", "lean", "ripe", "packed",
+        "heaping", "heaped", "level", "extra-virgin", "unsalted", "salted", "warm", "cold", "lukewarm", "boiling", "canned", "tinned",
+        "drained", "rinsed", "thick-cut", "mild", "clear", "flaked", "seeded", "deseeded", "trimmed", "washed", "sifted", "distilled",
+        "prepared", "half-fat", "low-fat", "reduced-fat", "full-fat", "ready-rolled", "floury", "squeezed", "zested", "shelled",
+        "blanched", "picked", "torn", "snipped", "crumbed", "good-quality", "good", "quality", "organic", "free-range", "thick", "thin",
+        "chilled", "room-temperature", "unwaxed", "bottled", "store-bought", "homemade", "optional",
+    ]
+
+    /// Containers and forms things are sold in, dropped from the front of a name.
+    private static let packageNouns: Set<String> = [
+        "can", "cans", "tin", "tins", "pack", "packs", "package", "packages", "packet", "packets", "bag", "bags", "pot", "pots", "tub",
+        "tubs", "jar", "jars", "bottle", "bottles", "container", "containers", "block", "sheet", "sheets", "ball", "balls", "sachet",
+        "sachets", "carton", "cartons", "box", "boxes", "punnet", "punnets", "pkg",
+    ]
+
+    /// Units written after the food ("2 garlic cloves", "1 cinnamon stick", "1 garlic bulb").
+    private static let trailingUnits: [String: ParsedUnit] = [
+        "clove": .clove, "cloves": .clove, "sprig": .sprig, "sprigs": .sprig, "stick": .stick, "sticks": .stick, "stalk": .stick,
+        "stalks": .stick, "head": .head, "heads": .head, "bulb": .head, "bulbs": .head, "slice": .slice, "slices": .slice, "rasher": .slice,
+        "rashers": .slice,
+    ]
+}
