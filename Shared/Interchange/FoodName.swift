@@ -14,12 +14,21 @@ enum FoodName {
         var words = name.split(separator: " ").map(String.init)
         // "1 avocado - peeled, pitted": what follows a spaced dash is a note.
         if let dash = words.firstIndex(of: "-"), dash > 0 { words = Array(words[..<dash]) }
-        // "500g / 1 lb chicken": the second spelling of the amount goes.
-        if words.first == "/" { words = Array(words.dropFirst(words.count > 3 ? 3 : 1)) }
+        // "500g / 1 lb chicken", "300g / 10oz green beans": the second spelling of the amount goes.
+        if words.first == "/" {
+            words.removeFirst()
+            if let amount = words.first, amount.first?.isNumber == true || amount.first == "." {
+                words.removeFirst()
+                if let unit = words.first, words.count > 1, ParsedUnit(spelling: unit) != nil { words.removeFirst() }
+            }
+        }
+        // "cornflour / cornstarch", "chicken stock/broth": the first name.
+        if let slash = words.firstIndex(of: "/"), slash > 0 { words = Array(words[..<slash]) }
+        words = words.map { word in word.count > 2 && word.contains("/") ? String(word.split(separator: "/").first ?? "") : word }
         // "cornstarch mixed with water", "all-purpose flour for dredging", "potatoes such as Maris Piper".
         for (index, word) in words.enumerated() where index > 0 {
             let next = index + 1 < words.count ? words[index + 1] : ""
-            if word == "for" || (word == "mixed" && next == "with") || (word == "such" && next == "as") || word == "with" {
+            if word == "for" || word == "in" || (word == "mixed" && next == "with") || (word == "such" && next == "as") || word == "with" {
                 words = Array(words[..<index])
                 break
             }
@@ -35,6 +44,11 @@ enum FoodName {
         // "salt and pepper", "butter or margarine", "rice or naan bread": the first named.
         if let split = words.firstIndex(where: { $0 == "or" || $0 == "and" || $0 == "&" }), split > 0 {
             words = Array(words[..<split])
+        }
+        // "coriander leaves", "lemon wedges", "broccoli florets": the part named is the food,
+        // except where it is the food itself ("bay leaves", "lime leaves").
+        if words.count > 1, let last = words.last, parts.contains(last), !wholeParts.contains(words[words.count - 2]) {
+            words.removeLast()
         }
         var unit: ParsedUnit?
         if words.count > 1, let last = words.last, let trailing = trailingUnits[last] {
@@ -54,6 +68,8 @@ enum FoodName {
         case "ground": return !groundMeats.contains(next.trimmingCharacters(in: Self.punctuation))
         case "dried": return next != "yeast"
         case "whole": return !["milk", "wheat", "grain", "grains"].contains(next)
+        case "plain": return next != "flour"
+        case "condensed", "evaporated": return next != "milk"
         default: return descriptors.contains(bare)
         }
     }
@@ -68,8 +84,18 @@ enum FoodName {
         "drained", "rinsed", "thick-cut", "mild", "clear", "flaked", "seeded", "deseeded", "trimmed", "washed", "sifted", "distilled",
         "prepared", "half-fat", "low-fat", "reduced-fat", "full-fat", "ready-rolled", "floury", "squeezed", "zested", "shelled",
         "blanched", "picked", "torn", "snipped", "crumbed", "good-quality", "good", "quality", "organic", "free-range", "thick", "thin",
-        "chilled", "room-temperature", "unwaxed", "bottled", "store-bought", "homemade", "optional",
+        "chilled", "room-temperature", "unwaxed", "bottled", "store-bought", "homemade", "optional", "flaky", "coarse", "runny", "dry",
+        "low-sodium", "reduced-sodium", "unsweetened", "mature", "deli", "stale", "strong", "brewed", "steamed", "boiled", "shaved",
+        "refrigerated", "jarred", "roasted", "higher-welfare", "free-range", "wild", "whole-milk", "unbaked", "unflavored", "unflavoured",
+        "maldon", "cracked", "lightly", "loosely", "firmly", "well", "roughly-chopped", "finely-chopped", "mixed-colour", "mixed-color",
     ]
+
+    /// Parts of a plant or a cut named after the food ("coriander leaves", "lemon wedges").
+    private static let parts: Set<String> = [
+        "leaves", "leaf", "wedges", "wedge", "florets", "floret", "pods", "pod", "threads", "halves", "cubes", "root", "kernels", "segments",
+    ]
+    /// Where the part is the food ("bay leaves", "curry leaves", "lime leaves", "vine leaves").
+    private static let wholeParts: Set<String> = ["bay", "curry", "lime", "kaffir", "vine", "fig", "banana", "corn", "stock", "sugar"]
 
     /// Containers and forms things are sold in, dropped from the front of a name.
     private static let packageNouns: Set<String> = [

@@ -88,10 +88,11 @@ public enum IngredientLine {
         let text = spelledNumbers(normalized(line))
         let (main, commaNote) = splitAtNoteComma(text)
         let (body, closingNote) = splitClosingPhrase(main)
-        let parts = parseBody(body)
+        var parts = parseBody(body)
         var notes = parts.notes
         if let closingNote { notes.append(closingNote) }
         if let commaNote { notes.append(commaNote) }
+        sizedPackage(&parts)
         // "2 onions (300g)": a weight in parentheses after a count is the amount weighed.
         var weight = parts.weight
         if weight == nil, parts.packageSize == nil, parts.unit == nil, parts.quantity != nil,
@@ -114,6 +115,25 @@ public enum IngredientLine {
             eatenShare: use.eatenShare, food: food.food ?? name
         )
     }
+
+    /// "1 15-oz. can chickpeas", "a 400g tin of black beans", "an 8-ounce package of cream
+    /// cheese": a size before the package word, without brackets, is the package's size.
+    private static func sizedPackage(_ parts: inout Parts) {
+        guard parts.quantity != nil, parts.unit == nil, parts.packageSize == nil, parts.nameWords.count > 2,
+            let size = packageSize(in: parts.nameWords[0].replacingOccurrences(of: "-", with: " ")),
+            let unit = ParsedUnit(spelling: parts.nameWords[1]) ?? packageWords[parts.nameWords[1].lowercased()],
+            packageUnits.contains(unit)
+        else { return }
+        parts.packageSize = size
+        parts.unit = unit
+        parts.nameWords.removeFirst(2)
+    }
+
+    /// Package words the units do not spell ("a 400g box of", "1 8oz. block").
+    private static let packageWords: [String: ParsedUnit] = [
+        "bag": .pack, "bags": .pack, "box": .pack, "boxes": .pack, "block": .pack, "container": .pack, "containers": .pack,
+        "carton": .pack, "cartons": .pack, "envelope": .pack, "envelopes": .pack, "tub": .pack, "bottle": .jar, "bottles": .jar,
+    ]
 
     /// Amounts written as words at the start of a line, as digits: "a couple of" 2, "half a"
     /// 0.5, "a dozen" 12, "one" to "twelve", "a"/"an" 1 ("an onion", "a pinch of salt").

@@ -218,11 +218,33 @@ struct IngredientLineTests {
             ("7g sachet fast-action dried yeast", "fast-action dried yeast", .g),
             ("8 boneless, skinless chicken thighs", "chicken thighs", .piece),
             ("300ml warm water", "water", .ml),
+            ("coriander leaves, to garnish", "coriander", nil),
+            ("3 bay leaves", "bay leaves", .piece),
+            ("2 tbsp coriander / cilantro, finely chopped", "coriander", .tbsp),
+            ("1 cup (250 ml) chicken stock/broth", "chicken stock", .cup),
+            ("300g / 10oz green beans, trimmed", "green beans", .g),
+            ("2 tins sardines in olive oil", "sardines", .can),
+            ("1 cup plain flour", "plain flour", .cup),
+            ("½ cup plain Greek yogurt", "greek yogurt", .cup),
         ] as [(String, String, ParsedUnit?)])
     func theFoodIsNamedWithoutHowItIsPreparedOrSold(_ line: String, _ food: String, _ unit: ParsedUnit?) {
         let parsed = IngredientLine.parse(line)
         #expect(parsed.food == food)
         #expect(parsed.unit == unit)
+    }
+
+    /// A size before the package word, without brackets, is the package's size.
+    @Test(
+        arguments: [
+            ("1 15-oz. can chickpeas, rinsed", 1.0, ParsedUnit.can, PackageSize(quantity: 15, unit: .oz), "chickpeas"),
+            ("2 28-oz. cans whole peeled tomatoes", 2, .can, PackageSize(quantity: 28, unit: .oz), "tomatoes"),
+            ("a 400g tin of black beans", 1, .can, PackageSize(quantity: 400, unit: .g), "black beans"),
+            ("an 8-ounce package of cream cheese", 1, .pack, PackageSize(quantity: 8, unit: .oz), "cream cheese"),
+            ("1 8oz. block sharp cheddar", 1, .pack, PackageSize(quantity: 8, unit: .oz), "sharp cheddar"),
+        ] as [(String, Double, ParsedUnit, PackageSize, String)])
+    func aSizeBeforeThePackageWordIsItsSize(_ line: String, _ quantity: Double, _ unit: ParsedUnit, _ size: PackageSize, _ food: String) {
+        let parsed = IngredientLine.parse(line)
+        #expect(parsed.quantity == quantity && parsed.unit == unit && parsed.packageSize == size && parsed.food == food)
     }
 
     /// "2 onions (300g)": a weight in parentheses after a count is the amount weighed.
