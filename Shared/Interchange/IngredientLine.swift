@@ -93,12 +93,18 @@ public enum IngredientLine {
         if let closingNote { notes.append(closingNote) }
         if let commaNote { notes.append(commaNote) }
         sizedPackage(&parts)
-        // "2 onions (300g)": a weight in parentheses after a count is the amount weighed.
+        // "2 onions (300g)", "1 small bunch of basil (15g)", "1 fennel, thinly sliced (250g)": a
+        // weight in parentheses after a count or a unit of no fixed weight is the amount weighed.
         var weight = parts.weight
-        if weight == nil, parts.packageSize == nil, parts.unit == nil, parts.quantity != nil,
-            let index = notes.firstIndex(where: { packageSize(in: $0).map { weightUnits.contains($0.unit) } == true })
+        if weight == nil, parts.packageSize == nil, parts.quantity != nil, parts.unit.map({ !weightUnits.contains($0) }) ?? true,
+            let index = notes.firstIndex(where: { bracketWeight(lastGroup(of: $0)) != nil }),
+            let found = bracketWeight(lastGroup(of: notes[index]))
         {
-            weight = packageSize(in: notes.remove(at: index))
+            weight = found.each ? PackageSize(quantity: found.size.quantity * (parts.quantity ?? 1), unit: found.size.unit) : found.size
+            // The bracket goes from its note; what the note said besides stays.
+            let rest = notes[index].hasSuffix(")") ? String(notes[index][..<(notes[index].lastIndex(of: "(") ?? notes[index].startIndex)]) : ""
+            let trimmed = rest.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { notes.remove(at: index) } else { notes[index] = trimmed }
         }
         // A count without a unit counts pieces ("3 large eggs", "Juice of 1 lemon").
         var unit: ParsedUnit? = parts.unit ?? (parts.quantity == nil ? nil : ParsedUnit.piece)
@@ -114,6 +120,28 @@ public enum IngredientLine {
             note: notes.isEmpty ? nil : notes.joined(separator: "; "), packageSize: parts.packageSize, weight: weight, use: use.use,
             eatenShare: use.eatenShare, food: food.food ?? name
         )
+    }
+
+    /// The weight a bracket gives: "300g", "about 1 pound", "7 1/2 ounces; 213g" (the first),
+    /// "about 1 lb., $1.00", "125g each" (`each`: every piece's), "about 1 lb. total".
+    static func bracketWeight(_ content: String) -> (size: PackageSize, each: Bool, text: String)? {
+        var text = content.lowercased().trimmingCharacters(in: .whitespaces)
+        for prefix in ["about ", "approx. ", "approx ", "approximately ", "roughly ", "around ", "~"] where text.hasPrefix(prefix) {
+            text.removeFirst(prefix.count)
+        }
+        for part in text.split(whereSeparator: { $0 == ";" || $0 == "," }) {
+            var piece = part.trimmingCharacters(in: .whitespaces)
+            let each = piece.hasSuffix(" each")
+            if piece.hasSuffix(" total") { piece.removeLast(6) }
+            if let size = packageSize(in: piece), weightUnits.contains(size.unit) { return (size, each, content) }
+        }
+        return nil
+    }
+
+    /// A note that is a bracket ("300g"), or the bracket a note ends with ("thinly sliced (250g)").
+    static func lastGroup(of note: String) -> String {
+        guard note.hasSuffix(")"), let open = note.lastIndex(of: "(") else { return note }
+        return String(note[note.index(after: open)..<note.index(before: note.endIndex)])
     }
 
     /// "1 15-oz. can chickpeas", "a 400g tin of black beans", "an 8-ounce package of cream
@@ -269,15 +297,22 @@ public enum IngredientLine {
                 index = found.end
             }
             if let unit = parts.unit, packageUnits.contains(unit), parts.packageSize == nil, index < tokens.count,
-                case .group(let content) = tokens[index], let size = packageSize(in: content)
+                case .group(let content) = tokens[index], let size = packageSize(in: content),
+                unit != .stick || weightUnits.contains(size.unit)
             {
-                parts.packageSize = size
+                // "2 sticks (226g)": after the unit, a weight is the total, unless "each" says
+                // it is every package's ("2 cans (15 oz each)").
+                if (parts.quantity ?? 1) > 1, weightUnits.contains(size.unit), !content.lowercased().hasSuffix(" each") {
+                    parts.weight = size
+                } else {
+                    parts.packageSize = size
+                }
                 index += 1
             } else if let unit = parts.unit, !weightUnits.contains(unit), index < tokens.count, case .group(let content) = tokens[index],
-                let size = packageSize(in: content), weightUnits.contains(size.unit)
+                let size = bracketWeight(content)
             {
                 // "2 cups (212 g) flour": the weight the writer measured wins over the volume.
-                parts.weight = size
+                parts.weight = size.each ? PackageSize(quantity: size.size.quantity * (parts.quantity ?? 1), unit: size.size.unit) : size.size
                 index += 1
             }
             collectName(tokens[index...], into: &parts)

@@ -247,11 +247,21 @@ struct IngredientLineTests {
         #expect(parsed.quantity == quantity && parsed.unit == unit && parsed.packageSize == size && parsed.food == food)
     }
 
-    /// "2 onions (300g)": a weight in parentheses after a count is the amount weighed.
+    /// "2 onions (300g)": a weight in parentheses after a count is the amount weighed; "about",
+    /// "total" and a second weight change nothing, "each" counts it for every piece.
     @Test func aWeightAfterACountIsTheAmountWeighed() {
         let onions = IngredientLine.parse("2 medium onions (300g), finely sliced")
         #expect(onions.quantity == 2 && onions.weight == PackageSize(quantity: 300, unit: .g) && onions.note == "finely sliced")
         #expect(IngredientLine.parse("1 onion (finely chopped)").weight == nil)
+        #expect(IngredientLine.parse("2 medium sweet potatoes (about 1 pound), scrubbed").weight == PackageSize(quantity: 1, unit: .lb))
+        #expect(IngredientLine.parse("2 balls mozzarella (125g each)").weight == PackageSize(quantity: 250, unit: .g))
+        #expect(IngredientLine.parse("1 cup (8 ounces; 225g) sugar").weight == PackageSize(quantity: 8, unit: .oz))
+        let spring = IngredientLine.parse("1 bunch spring onions, thinly sliced (80g)")
+        #expect(spring.unit == .bunch && spring.weight == PackageSize(quantity: 80, unit: .g) && spring.note == "thinly sliced")
+        // After a stick, a weight is the whole amount; a volume is no stick's size.
+        #expect(IngredientLine.parse("2 sticks (226g) unsalted butter").weight == PackageSize(quantity: 226, unit: .g))
+        let stick = IngredientLine.parse("1 stick (½ cup) butter, softened")
+        #expect(stick.unit == .stick && stick.packageSize == nil && stick.weight == nil)
     }
 
     /// A weight in parentheses after a volume or a count is the amount weighed; after a weight,
