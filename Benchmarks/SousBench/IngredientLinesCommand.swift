@@ -28,13 +28,7 @@ struct IngredientLinesCommand: ParsableCommand {
     }
 
     static func reading(_ parsed: ParsedIngredientLine) -> Reading {
-        var quantity = parsed.quantity
-        var unit = parsed.unit
-        if let weight = parsed.weight {
-            (quantity, unit) = (weight.quantity, weight.unit)
-        } else if let package = parsed.packageSize {
-            (quantity, unit) = (quantity.map { $0 * package.quantity }, package.unit)
-        }
+        var (quantity, unit) = (parsed.amount?.quantity, parsed.amount?.unit)
         // Units the scoring vocabulary writes in a larger or smaller unit.
         let scaled: [ParsedUnit: (ParsedUnit, Double)] = [.mg: (.g, 0.001), .cl: (.ml, 10), .dl: (.ml, 100)]
         if let current = unit, let (to, factor) = scaled[current] {

@@ -38,7 +38,7 @@ enum FoodName {
             return isDescriptor(word, next: next) ? nil : word
         }
         // "can chopped tomatoes" after a weight, "pack cooked prawns": how it is sold.
-        while let first = words.first, words.count > 1, packageNouns.contains(first) || first == "of" || first == "and" {
+        while let first = words.first, words.count > 1, isPackageNoun(first) || first == "of" || first == "and" {
             words.removeFirst()
         }
         // "salt and pepper", "butter or margarine", "rice or naan bread": the first named.
@@ -51,7 +51,7 @@ enum FoodName {
             words.removeLast()
         }
         var unit: ParsedUnit?
-        if words.count > 1, let last = words.last, let trailing = trailingUnits[last] {
+        if words.count > 1, let last = words.last, let trailing = ParsedUnit(spelling: last), trailingUnits.contains(trailing) {
             unit = trailing
             words.removeLast()
         }
@@ -97,17 +97,17 @@ enum FoodName {
     /// Where the part is the food ("bay leaves", "curry leaves", "lime leaves", "vine leaves").
     private static let wholeParts: Set<String> = ["bay", "curry", "lime", "kaffir", "vine", "fig", "banana", "corn", "stock", "sugar"]
 
-    /// Containers and forms things are sold in, dropped from the front of a name.
-    private static let packageNouns: Set<String> = [
-        "can", "cans", "tin", "tins", "pack", "packs", "package", "packages", "packet", "packets", "bag", "bags", "pot", "pots", "tub",
-        "tubs", "jar", "jars", "bottle", "bottles", "container", "containers", "block", "sheet", "sheets", "ball", "balls", "sachet",
-        "sachets", "carton", "cartons", "box", "boxes", "punnet", "punnets", "pkg",
+    /// Containers and forms things are sold in, dropped from the front of a name: the package
+    /// units and words the line reader knows (can, tin, jar, pack, bag, box…) and a few more.
+    private static func isPackageNoun(_ word: String) -> Bool {
+        if let unit = ParsedUnit(spelling: word), [.can, .jar, .pack].contains(unit) { return true }
+        return IngredientLine.packageWords[word] != nil || otherPackageNouns.contains(word)
+    }
+
+    private static let otherPackageNouns: Set<String> = [
+        "pot", "pots", "tubs", "sheet", "sheets", "ball", "balls", "sachet", "sachets", "punnet", "punnets",
     ]
 
     /// Units written after the food ("2 garlic cloves", "1 cinnamon stick", "1 garlic bulb").
-    private static let trailingUnits: [String: ParsedUnit] = [
-        "clove": .clove, "cloves": .clove, "sprig": .sprig, "sprigs": .sprig, "stick": .stick, "sticks": .stick, "stalk": .stick,
-        "stalks": .stick, "head": .head, "heads": .head, "bulb": .head, "bulbs": .head, "slice": .slice, "slices": .slice, "rasher": .slice,
-        "rashers": .slice,
-    ]
+    private static let trailingUnits: Set<ParsedUnit> = [.clove, .sprig, .stick, .head, .slice]
 }

@@ -38,6 +38,15 @@ public struct ParsedIngredientLine: Equatable, Sendable {
     /// The whole amount weighed, when the line gives a weight in parentheses after another
     /// unit ("2 cups (212 g) flour" is 212 g): it wins over the volume or count.
     public var weight: PackageSize?
+    /// The whole amount the line asks for, in the unit it was written in: the weight in
+    /// brackets when given ("2 cups (212 g)"), else the count times the package's size ("1 (400
+    /// g) can"), else the quantity and unit. Nil without a quantity.
+    public var amount: (quantity: Double, unit: ParsedUnit)? {
+        if let weight { return (weight.quantity, weight.unit) }
+        guard let quantity else { return nil }
+        if let packageSize { return (quantity * packageSize.quantity, packageSize.unit) }
+        return unit.map { (quantity, $0) }
+    }
     /// What becomes of the ingredient, when the note says ("oil for frying", "for deep-frying",
     /// "for the pan": a frying bath; "poured away", "for soaking": discarded); nil: eaten.
     public var use: IngredientUse?
@@ -97,10 +106,9 @@ public enum IngredientLine {
         // weight in parentheses after a count or a unit of no fixed weight is the amount weighed.
         var weight = parts.weight
         if weight == nil, parts.packageSize == nil, parts.quantity != nil, parts.unit.map({ !weightUnits.contains($0) }) ?? true,
-            let index = notes.firstIndex(where: { bracketWeight(lastGroup(of: $0)) != nil }),
-            let found = bracketWeight(lastGroup(of: notes[index]))
+            let index = notes.firstIndex(where: { bracketWeight(lastGroup(of: $0), count: parts.quantity) != nil })
         {
-            weight = found.each ? PackageSize(quantity: found.size.quantity * (parts.quantity ?? 1), unit: found.size.unit) : found.size
+            weight = bracketWeight(lastGroup(of: notes[index]), count: parts.quantity)
             // The bracket goes from its note; what the note said besides stays.
             let rest = notes[index].hasSuffix(")") ? String(notes[index][..<(notes[index].lastIndex(of: "(") ?? notes[index].startIndex)]) : ""
             let trimmed = rest.trimmingCharacters(in: .whitespaces)
@@ -122,18 +130,19 @@ public enum IngredientLine {
         )
     }
 
-    /// The weight a bracket gives: "300g", "about 1 pound", "7 1/2 ounces; 213g" (the first),
-    /// "about 1 lb., $1.00", "125g each" (`each`: every piece's), "about 1 lb. total".
-    static func bracketWeight(_ content: String) -> (size: PackageSize, each: Bool, text: String)? {
+    /// The whole weight a bracket gives for `count` pieces: "300g", "about 1 pound", "7 1/2
+    /// ounces; 213g" (the first), "about 1 lb., $1.00", "about 1 lb. total", "125g each" (every
+    /// piece's, so `count` times it).
+    static func bracketWeight(_ content: String, count: Double?) -> PackageSize? {
         var text = content.lowercased().trimmingCharacters(in: .whitespaces)
         for prefix in ["about ", "approx. ", "approx ", "approximately ", "roughly ", "around ", "~"] where text.hasPrefix(prefix) {
             text.removeFirst(prefix.count)
         }
         for part in text.split(whereSeparator: { $0 == ";" || $0 == "," }) {
             var piece = part.trimmingCharacters(in: .whitespaces)
-            let each = piece.hasSuffix(" each")
             if piece.hasSuffix(" total") { piece.removeLast(6) }
-            if let size = packageSize(in: piece), weightUnits.contains(size.unit) { return (size, each, content) }
+            guard let size = packageSize(in: piece), weightUnits.contains(size.unit) else { continue }
+            return piece.hasSuffix(" each") ? PackageSize(quantity: size.quantity * (count ?? 1), unit: size.unit) : size
         }
         return nil
     }
@@ -158,7 +167,7 @@ public enum IngredientLine {
     }
 
     /// Package words the units do not spell ("a 400g box of", "1 8oz. block").
-    private static let packageWords: [String: ParsedUnit] = [
+    static let packageWords: [String: ParsedUnit] = [
         "bag": .pack, "bags": .pack, "box": .pack, "boxes": .pack, "block": .pack, "container": .pack, "containers": .pack,
         "carton": .pack, "cartons": .pack, "envelope": .pack, "envelopes": .pack, "tub": .pack, "bottle": .jar, "bottles": .jar,
     ]
@@ -181,10 +190,8 @@ public enum IngredientLine {
 
     /// Phrases that close a line and belong in the note ("salt and pepper to taste", "vegetable
     /// oil for frying").
-    static let closingPhrases = [
-        "to taste", "to serve", "for serving", "for garnish", "to garnish", "optional", "as needed", "for deep-frying", "for deep frying",
-        "for shallow-frying", "for shallow frying", "for frying", "for the pan", "for soaking",
-    ]
+    static let closingPhrases =
+        ["to taste", "to serve", "for serving", "for garnish", "to garnish", "optional", "as needed"] + fryingPhrases + discardedPhrases
     static let fryingPhrases = ["for deep-frying", "for deep frying", "for shallow-frying", "for shallow frying", "for frying", "for the pan"]
     static let discardedPhrases = ["for soaking", "poured away"]
 
@@ -309,10 +316,10 @@ public enum IngredientLine {
                 }
                 index += 1
             } else if let unit = parts.unit, !weightUnits.contains(unit), index < tokens.count, case .group(let content) = tokens[index],
-                let size = bracketWeight(content)
+                let size = bracketWeight(content, count: parts.quantity)
             {
                 // "2 cups (212 g) flour": the weight the writer measured wins over the volume.
-                parts.weight = size.each ? PackageSize(quantity: size.size.quantity * (parts.quantity ?? 1), unit: size.size.unit) : size.size
+                parts.weight = size
                 index += 1
             }
             collectName(tokens[index...], into: &parts)
@@ -320,13 +327,6 @@ public enum IngredientLine {
         }
         var wordScanner = LineScanner(text)
         let tokens = wordScanner.readTokens()
-        // "a pinch of salt", "A bunch of coriander": the article counts one.
-        if let article = tokens.first?.word?.lowercased(), article == "a" || article == "an", let found = unit(in: tokens, from: 1) {
-            var parts = Parts(quantity: 1)
-            parts.unit = found.unit
-            collectName(tokens[found.end...], into: &parts)
-            return parts
-        }
         // "pinch of nutmeg", "small bunch coriander": a unit without a count is one, but only
         // when "of" follows or a size word leads, so that "cloves" or "stick" alone stay names.
         if let found = unit(in: tokens, from: 0), found.end < tokens.count,

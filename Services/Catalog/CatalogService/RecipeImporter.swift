@@ -139,18 +139,12 @@ struct RecipeImporter {
         func line(_ quantity: Double, _ unit: MeasureUnit) -> Result<RecipeIngredient, Reason> {
             .success(RecipeIngredient(ingredient: id, quantity: quantity, unit: unit, use: use, eatenShare: eatenShare))
         }
-        // "2 cups (212 g)": the weight the writer measured is the amount.
-        if let weight = parsed.weight, let measure = weight.unit.measure {
-            return line(weight.quantity * measure.factor, measure.unit)
-        }
-        // "1 (400 g) can": the package's size is the amount.
-        if let package = parsed.packageSize, let measure = package.unit.measure {
-            return line(quantity * package.quantity * measure.factor, measure.unit)
-        }
-        // A stick is a quarter pound of butter; a stick of celery or cinnamon is one piece.
-        let butterStick = parsed.unit != .stick || ["butter", "margarine"].contains { (book.byID[id]?.name.lowercased() ?? id).contains($0) }
-        if let unit = parsed.unit, let measure = unit.measure, butterStick {
-            return line(quantity * measure.factor, measure.unit)
+        // "2 cups (212 g)", "1 (400 g) can": the whole amount the line asks for. A stick is a
+        // quarter pound of butter; a stick of celery or cinnamon is one piece.
+        if let amount = parsed.amount, let measure = amount.unit.measure,
+            amount.unit != .stick || ["butter", "margarine"].contains(where: { (book.byID[id]?.name.lowercased() ?? id).contains($0) })
+        {
+            return line(amount.quantity * measure.factor, measure.unit)
         }
         // A sprig, a head, a knob, a handful, a jar or a pack weighs what nothing here says:
         // asked, never guessed.

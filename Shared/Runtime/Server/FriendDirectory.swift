@@ -48,8 +48,8 @@ extension FriendsOf {
     /// Whom a ``Access/friend`` request reads: the caller, or the friend it names if that friend
     /// shares their summary with the caller. Any other name is refused with the same words, so
     /// the answer never tells a stranger from a friend who does not share.
-    func subject(of request: Any, caller: String, method: String) throws(ServiceError) -> String {
-        guard let named = (request as? any FriendScoped)?.friend, named != caller else { return caller }
+    func subject(named: String?, caller: String, method: String) throws(ServiceError) -> String {
+        guard let named, named != caller else { return caller }
         guard friends.contains(where: { $0.user == named && $0.sharesSummary }) else {
             throw ServiceError(.forbidden, "\(method): \(named) is not a friend who shares their progress with you", field: "friend")
         }

@@ -205,11 +205,12 @@ public final class RPCServer: Service, Sendable {
                 }
                 do throws(ServiceError) {
                     let user = try context.requireUser()
-                    if let named = (request as? any FriendScoped).map(\.friend), named == nil || named == user {
+                    let scoped = request as? any FriendScoped
+                    if let scoped, scoped.friend == nil || scoped.friend == user {
                         context = context.reading(user, friends: nil)  // the caller's own: nobody to ask about
                     } else {
                         let known = try await directory.friends(of: user, for: context)
-                        context = context.reading(try known.subject(of: request, caller: user, method: method.name), friends: known)
+                        context = context.reading(try known.subject(named: scoped?.friend, caller: user, method: method.name), friends: known)
                     }
                 } catch {
                     return .failure(error)

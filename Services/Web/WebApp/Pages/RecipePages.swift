@@ -74,41 +74,11 @@ struct RecipePages {
         }
         // One-button actions on a recipe: each answers with where to go next.
         let actions: [(String, @Sendable (String, String, ServiceClient<Catalog>) async throws -> String)] = [
-            (
-                "favorite",
-                { id, token, catalog in
-                    try await catalog.call(CatalogAPI.favorite, RecipeID(id: id), session: token)
-                    return "/recipes/\(Views.urlQueryValue(id))"
-                }
-            ),
-            (
-                "unfavorite",
-                { id, token, catalog in
-                    try await catalog.call(CatalogAPI.unfavorite, RecipeID(id: id), session: token)
-                    return "/recipes/\(Views.urlQueryValue(id))"
-                }
-            ),
-            (
-                "householdFavorite",
-                { id, token, catalog in
-                    try await catalog.call(CatalogAPI.favoriteForHousehold, RecipeID(id: id), session: token)
-                    return "/recipes/\(Views.urlQueryValue(id))"
-                }
-            ),
-            (
-                "householdUnfavorite",
-                { id, token, catalog in
-                    try await catalog.call(CatalogAPI.unfavoriteForHousehold, RecipeID(id: id), session: token)
-                    return "/recipes/\(Views.urlQueryValue(id))"
-                }
-            ),
-            (
-                "share",
-                { id, token, catalog in
-                    try await catalog.call(CatalogAPI.share, RecipeID(id: id), session: token)
-                    return "/recipes/\(Views.urlQueryValue(id))"
-                }
-            ),
+            ("favorite", Self.stayingOnTheRecipe(CatalogAPI.favorite)),
+            ("unfavorite", Self.stayingOnTheRecipe(CatalogAPI.unfavorite)),
+            ("householdFavorite", Self.stayingOnTheRecipe(CatalogAPI.favoriteForHousehold)),
+            ("householdUnfavorite", Self.stayingOnTheRecipe(CatalogAPI.unfavoriteForHousehold)),
+            ("share", Self.stayingOnTheRecipe(CatalogAPI.share)),
             (
                 "save",
                 { id, token, catalog in
@@ -153,6 +123,16 @@ struct RecipePages {
                     context, draft: Self.echo(form), action: "/recipes/\(Views.urlQueryValue(id))/edit", title: "Edit recipe",
                     submitLabel: "Save changes", editing: true, error: error)
             }
+        }
+    }
+
+    /// An action that calls `method` on the recipe and comes back to its page.
+    static func stayingOnTheRecipe<Response>(
+        _ method: Method<Catalog, RecipeID, Response>
+    ) -> @Sendable (String, String, ServiceClient<Catalog>) async throws -> String {
+        { id, token, catalog in
+            _ = try await catalog.call(method, RecipeID(id: id), session: token)
+            return "/recipes/\(Views.urlQueryValue(id))"
         }
     }
 
