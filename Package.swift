@@ -22,6 +22,7 @@ let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
 let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
 let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
 let mustache = Target.Dependency.product(name: "Mustache", package: "swift-mustache")
+let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
 
 let package = Package(
     name: "Sous",
@@ -48,6 +49,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // MARK: Shared layer
@@ -71,6 +74,15 @@ let package = Package(
         .target(name: "SousUnits", dependencies: ["SousSchema"], path: "Shared/Units", swiftSettings: swiftSettings),
         // schema.org Recipe JSON-LD in and out, ingredient lines and ISO 8601 durations: pure parsing for recipe import and export.
         .target(name: "SousInterchange", dependencies: ["SousSchema"], path: "Shared/Interchange", swiftSettings: swiftSettings),
+        // Fetching from the web for the services (recipe pages, Open Food Facts): public
+        // addresses only, bounded in size and time.
+        .target(
+            name: "SousFetch",
+            dependencies: [
+                httpClient, .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Shared/Fetch", swiftSettings: swiftSettings),
         // Charts as SVG text (the diary's bars against goals, a month of gluten tests): pure, no I/O, on the schema's dates and macros.
         .target(name: "SousCharts", dependencies: ["SousSchema"], path: "Shared/Charts", swiftSettings: swiftSettings),
         // Calling services: the typed client, endpoints, sign-in credentials. What the CLI links
@@ -94,14 +106,14 @@ let package = Package(
         .target(name: "SocketCheck", dependencies: ["ZeroMQ"], path: "Shared/SocketCheck", swiftSettings: swiftSettings),
         .target(
             name: "SousTestSupport",
-            dependencies: ["ZeroMQ", "SousWire", "SousSchema", "SousRuntime", "SocketCheck", logging],
+            dependencies: ["ZeroMQ", "SousWire", "SousSchema", "SousRuntime", "SocketCheck", logging, hummingbird, hummingbirdTesting],
             path: "Shared/TestSupport",
             swiftSettings: swiftSettings
         ),
         // Each service ready to run in-process for tests (its fixture lives with the service), and
         // all five together (StackFixture) for tests of the whole system.
         .target(
-            name: "CatalogTesting", dependencies: ["CatalogService", "SousTestSupport", "SousRuntime", "SousSchema", logging],
+            name: "CatalogTesting", dependencies: ["CatalogService", "SousTestSupport", "SousRuntime", "SousSchema", "SousFetch", logging],
             path: "Services/Catalog/Testing", swiftSettings: swiftSettings
         ),
         .target(
@@ -142,14 +154,14 @@ let package = Package(
         // MARK: Services
         .target(
             name: "CatalogService",
-            dependencies: ["SousRuntime", "SousSchema", "SousUnits", "SousWire", "SousInterchange", "MessagePack", grdb, logging],
+            dependencies: ["SousRuntime", "SousSchema", "SousUnits", "SousWire", "SousInterchange", "SousFetch", "MessagePack", grdb, logging],
             path: "Services/Catalog/CatalogService",
             resources: [.copy("Seed")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CatalogMain",
-            dependencies: ["CatalogService", "SousRuntime", "SousSchema", "SousWire", argumentParser],
+            dependencies: ["CatalogService", "SousRuntime", "SousSchema", "SousWire", "SousFetch", argumentParser],
             path: "Services/Catalog/Main",
             swiftSettings: swiftSettings
         ),
@@ -179,7 +191,7 @@ let package = Package(
         ),
         .target(
             name: "TrackerService",
-            dependencies: ["SousRuntime", "SousSchema", "SousWire", grdb, logging],
+            dependencies: ["SousRuntime", "SousSchema", "SousWire", "SousFetch", grdb, logging],
             path: "Services/Tracker/TrackerService",
             resources: [.copy("Seed")],
             swiftSettings: swiftSettings
@@ -274,7 +286,8 @@ let package = Package(
         .testTarget(
             name: "CatalogTests",
             dependencies: [
-                "CatalogService", "CatalogTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "SousInterchange", logging, grdb,
+                "CatalogService", "CatalogTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "SousInterchange", "SousFetch",
+                logging, grdb, hummingbird, hummingbirdTesting,
             ],
             path: "Tests/CatalogTests",
             swiftSettings: swiftSettings
@@ -302,7 +315,7 @@ let package = Package(
             name: "TrackerTests",
             dependencies: [
                 "CatalogService", "PlannerService", "TrackerService", "CatalogTesting", "PlannerTesting", "TrackerTesting", "SousRuntime",
-                "SousTestSupport", "SousSchema", "SousWire", logging, grdb,
+                "SousTestSupport", "SousSchema", "SousWire", "SousFetch", logging, grdb, hummingbird, hummingbirdTesting,
             ],
             path: "Tests/TrackerTests",
             swiftSettings: swiftSettings

@@ -187,7 +187,7 @@ struct GroceriesBenchmark: AsyncParsableCommand {
                 case (.ml, _):
                     return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 50...500, using: &random)), unit: .ml)
                 // Expensive things (spices, saffron) come in pinches, staples by the half kilo.
-                case (_, _) where ingredient.price.amount > 30:
+                case (_, _) where (ingredient.price?.amount ?? 0) > 30:
                     return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...10, using: &random)), unit: .g)
                 case (_, 0):
                     return RecipeIngredient(ingredient: ingredient.id, quantity: Double(Int.random(in: 1...2, using: &random)) / 2, unit: .kg)

@@ -65,7 +65,9 @@ public struct Ingredient: Codable, Equatable, Sendable {
     public var unit: MeasureUnit
     public var gramsPerPiece: Double?
     public var gramsPerMl: Double?
-    public var price: Price
+    /// Nil for a food no shop price is known for (the USDA foods): lists and recipes say "no
+    /// price" rather than €0.
+    public var price: Price?
     public var category: ShoppingCategory
     /// Per 100 g.
     public var nutrition: Nutrition
@@ -77,11 +79,20 @@ public struct Ingredient: Codable, Equatable, Sendable {
     /// False for what comes from the tap (water): grocery lists leave it out of recipes'
     /// shares. Optional on input (true).
     public var bought: Bool
+    /// Household measures from USDA SR28 ("1 cup, chopped" = 160 g, "1 medium" = 118 g), in
+    /// SR28's order. Optional on input (none).
+    public var portions: [Portion]
+    /// True when the category, diet facts and allergens were derived from the USDA food group by
+    /// rule (Services/Catalog/README.md) rather than checked by hand. Optional on input (false).
+    public var factsDerived: Bool
 
     public init(
-        id: String, name: String, usdaNdb: String?, unit: MeasureUnit, gramsPerPiece: Double?, gramsPerMl: Double?, price: Price,
-        category: ShoppingCategory, nutrition: Nutrition, contains: [DietFact], allergens: [Allergen], synonyms: [String] = [], bought: Bool = true
+        id: String, name: String, usdaNdb: String?, unit: MeasureUnit, gramsPerPiece: Double?, gramsPerMl: Double?, price: Price?,
+        category: ShoppingCategory, nutrition: Nutrition, contains: [DietFact], allergens: [Allergen], synonyms: [String] = [], bought: Bool = true,
+        portions: [Portion] = [], factsDerived: Bool = false
     ) {
+        self.portions = portions
+        self.factsDerived = factsDerived
         self.id = id
         self.name = name
         self.usdaNdb = usdaNdb
@@ -98,7 +109,8 @@ public struct Ingredient: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, name, usdaNdb, unit, gramsPerPiece, gramsPerMl, price, category, nutrition, contains, allergens, synonyms, bought
+        case id, name, usdaNdb, unit, gramsPerPiece, gramsPerMl, price, category, nutrition, contains, allergens, synonyms, bought, portions
+        case factsDerived
     }
 
     public init(from decoder: any Decoder) throws {
@@ -109,13 +121,30 @@ public struct Ingredient: Codable, Equatable, Sendable {
         unit = try container.decode(MeasureUnit.self, forKey: .unit)
         gramsPerPiece = try container.decodeIfPresent(Double.self, forKey: .gramsPerPiece)
         gramsPerMl = try container.decodeIfPresent(Double.self, forKey: .gramsPerMl)
-        price = try container.decode(Price.self, forKey: .price)
+        price = try container.decodeIfPresent(Price.self, forKey: .price)
         category = try container.decode(ShoppingCategory.self, forKey: .category)
         nutrition = try container.decode(Nutrition.self, forKey: .nutrition)
         contains = try container.decode([DietFact].self, forKey: .contains)
         allergens = try container.decode([Allergen].self, forKey: .allergens)
         synonyms = try container.decodeIfPresent([String].self, forKey: .synonyms) ?? []
         bought = try container.decodeIfPresent(Bool.self, forKey: .bought) ?? true
+        portions = try container.decodeIfPresent([Portion].self, forKey: .portions) ?? []
+        factsDerived = try container.decodeIfPresent(Bool.self, forKey: .factsDerived) ?? false
+    }
+}
+
+/// A household measure of a food and what it weighs: `amount` `name` = `grams` g
+/// ("1" "cup, chopped" = 160 g).
+@MessagePackCodable
+public struct Portion: Codable, Equatable, Sendable {
+    public var amount: Double
+    public var name: String
+    public var grams: Double
+
+    public init(amount: Double, name: String, grams: Double) {
+        self.amount = amount
+        self.name = name
+        self.grams = grams
     }
 }
 
@@ -315,7 +344,8 @@ public struct RecipePhoto: Codable, Equatable, Sendable {
     }
 }
 
-/// schema.org Recipe JSON-LD to add to the caller's own recipes (`recipes.import`).
+/// schema.org recipes to add to the caller's own recipes (`recipes.import`): a JSON-LD document,
+/// or a web page the catalog fetches.
 @MessagePackCodable
 public struct RecipeImport: Codable, Equatable, Sendable {
     /// At most this many bytes of JSON-LD per import.
@@ -324,15 +354,21 @@ public struct RecipeImport: Codable, Equatable, Sendable {
     public static let maxRecipes = 100
 
     /// The JSON-LD: one Recipe, an array of them, or a document with an `@graph` (what recipe
-    /// sites embed and what Mealie and Tandoor export).
-    public var document: String
+    /// sites embed and what Mealie and Tandoor export). Give this or `url`.
+    public var document: String?
+    /// A recipe page's address (http or https): the catalog fetches it (at most 5 MB, 10 s,
+    /// public addresses only; see PROTOCOL.md "Fetching from the web") and reads its JSON-LD, or
+    /// its schema.org microdata when it has none. Its image becomes the photo when it is one.
+    public var url: String?
     /// What the user said an ingredient line means: the line exactly as written → an
     /// ingredient line of the catalog's ("salt to taste" → "1 tsp salt"), or just the
-    /// ingredient's name or id, keeping the line's own quantity and unit.
+    /// ingredient's name or id, keeping the line's own quantity and unit. Remembered for the
+    /// user and their household once the import succeeds, so the same line is not asked again.
     public var mappings: [String: String]?
 
-    public init(document: String, mappings: [String: String]? = nil) {
+    public init(document: String? = nil, url: String? = nil, mappings: [String: String]? = nil) {
         self.document = document
+        self.url = url
         self.mappings = mappings
     }
 }
@@ -342,13 +378,19 @@ public struct RecipeImport: Codable, Equatable, Sendable {
 public struct RecipeImportReport: Codable, Equatable, Sendable {
     /// The recipes created, in the document's order; empty when `unmatched` is not.
     public var imported: [ImportedRecipe]
-    /// Lines to map before anything is imported: no catalog ingredient matched, no quantity,
-    /// or a unit the ingredient cannot be measured in. None is ever dropped silently.
+    /// Lines to map before anything is imported: no catalog ingredient matched, only an unsure
+    /// match (`suggestion`), no quantity, or a unit the ingredient cannot be measured in. None is
+    /// ever dropped silently.
     public var unmatched: [UnmatchedIngredientLine]
+    /// The lines matched other than by an ingredient's own name or synonym: by a similar USDA
+    /// food, by a mapping given now, or by one remembered. Listed whether or not the import went
+    /// ahead, so nothing is matched silently.
+    public var matched: [MatchedIngredientLine]
 
-    public init(imported: [ImportedRecipe], unmatched: [UnmatchedIngredientLine]) {
+    public init(imported: [ImportedRecipe], unmatched: [UnmatchedIngredientLine], matched: [MatchedIngredientLine] = []) {
         self.imported = imported
         self.unmatched = unmatched
+        self.matched = matched
     }
 }
 
@@ -376,12 +418,83 @@ public struct UnmatchedIngredientLine: Codable, Equatable, Sendable {
     /// The line as written, the key to give in `mappings`.
     public var line: String
     public var reason: String
+    /// The closest food when there is one, but not sure enough to be taken without asking: map
+    /// the line to it (or to another) to import.
+    public var suggestion: String?
+    /// How sure the suggestion is, 0 to 1.
+    public var confidence: Double?
 
-    public init(recipe: String, line: String, reason: String) {
+    public init(recipe: String, line: String, reason: String, suggestion: String? = nil, confidence: Double? = nil) {
         self.recipe = recipe
         self.line = line
         self.reason = reason
+        self.suggestion = suggestion
+        self.confidence = confidence
     }
+}
+
+/// How a line found its ingredient when not by the ingredient's own name or synonym.
+public enum LineMatchKind: String, Codable, Sendable, CaseIterable {
+    /// A USDA food whose name has every word of the line's food (``MatchedIngredientLine/confidence``).
+    case food
+    /// A mapping given with this import.
+    case mapping
+    /// A mapping the user or their household gave in an earlier import.
+    case remembered
+}
+
+@MessagePackCodable
+public struct MatchedIngredientLine: Codable, Equatable, Sendable {
+    public var recipe: String
+    public var line: String
+    public var ingredient: String
+    /// The ingredient's name.
+    public var name: String
+    public var how: LineMatchKind
+    /// 1 for a mapping; for a food, the share of the food's words the line said.
+    public var confidence: Double
+
+    public init(recipe: String, line: String, ingredient: String, name: String, how: LineMatchKind, confidence: Double) {
+        self.recipe = recipe
+        self.line = line
+        self.ingredient = ingredient
+        self.name = name
+        self.how = how
+        self.confidence = confidence
+    }
+}
+
+/// A line's meaning a user gave once (`RecipeImport.mappings`), used by their later imports.
+@MessagePackCodable
+public struct RememberedMapping: Codable, Equatable, Sendable {
+    /// The line as it was written (compared without case, accents or repeated spaces).
+    public var line: String
+    /// What it means: an ingredient line of the catalog's, or an ingredient's name or id.
+    public var target: String
+    /// True when the household's (any member gave it), false when the user's own.
+    public var household: Bool
+
+    public init(line: String, target: String, household: Bool) {
+        self.line = line
+        self.target = target
+        self.household = household
+    }
+}
+
+@MessagePackCodable
+public struct RememberedMappings: Codable, Equatable, Sendable {
+    /// The user's own first, then the household's, each by line.
+    public var mappings: [RememberedMapping]
+
+    public init(mappings: [RememberedMapping]) { self.mappings = mappings }
+}
+
+/// Forgets a remembered mapping, the user's and the household's.
+@MessagePackCodable
+public struct ForgetMapping: Codable, Equatable, Sendable {
+    public var line: String
+
+    public init(line: String) { self.line = line }
 }
 
 /// One line of a recipe's ingredients with what the catalog derived for it.
@@ -393,8 +506,8 @@ public struct RecipeIngredientDetail: Codable, Equatable, Sendable {
     public var unit: MeasureUnit
     /// The quantity in grams (converted with the ingredient's grams per piece / per ml).
     public var grams: Double
-    /// Estimated cost of this quantity in EUR (illustrative).
-    public var cost: Double
+    /// Estimated cost of this quantity in EUR (illustrative); nil when the ingredient has no price.
+    public var cost: Double?
     public var category: ShoppingCategory
     public var use: IngredientUse
     /// The share of ``grams`` counted in the recipe's nutrition (the line's own or its use's
@@ -402,7 +515,7 @@ public struct RecipeIngredientDetail: Codable, Equatable, Sendable {
     public var eatenShare: Double
 
     public init(
-        ingredient: String, name: String, quantity: Double, unit: MeasureUnit, grams: Double, cost: Double, category: ShoppingCategory,
+        ingredient: String, name: String, quantity: Double, unit: MeasureUnit, grams: Double, cost: Double?, category: ShoppingCategory,
         use: IngredientUse = .eaten, eatenShare: Double = 1
     ) {
         self.ingredient = ingredient
@@ -487,9 +600,13 @@ public struct RecipeDetail: Codable, Equatable, Sendable {
     public var diets: [Diet]
     public var allergens: [Allergen]
     public var contains: [DietFact]
-    /// Cost of the whole recipe at its own servings, EUR (illustrative).
+    /// Cost of the whole recipe at its own servings, EUR (illustrative): the lines that have a
+    /// price (see ``unpriced``).
     public var cost: Double
     public var costPerServing: Double
+    /// The names of the ingredients no price is known for, left out of ``cost``. Empty when every
+    /// line is priced.
+    public var unpriced: [String]
     public var nutritionPerServing: Nutrition
     public var origin: RecipeOrigin
     public var owner: String?
@@ -514,8 +631,9 @@ public struct RecipeDetail: Codable, Equatable, Sendable {
         ingredients: [RecipeIngredientDetail], people: Int, diets: [Diet], allergens: [Allergen], contains: [DietFact], cost: Double,
         costPerServing: Double, nutritionPerServing: Nutrition, origin: RecipeOrigin, owner: String?, basedOn: String?, shared: Bool,
         isFavorite: Bool, version: Int64, ingredientFacts: [Ingredient]? = nil, notes: String? = nil, variations: [String] = [],
-        tags: [String] = [], photo: RecipePhotoInfo? = nil
+        tags: [String] = [], photo: RecipePhotoInfo? = nil, unpriced: [String] = []
     ) {
+        self.unpriced = unpriced
         self.notes = notes
         self.variations = variations
         self.tags = tags
@@ -856,7 +974,11 @@ public enum CatalogAPI {
 
     public static let share = Method<Catalog, RecipeID, RecipeSummary>.write("recipes.share", .user, keyCheck: .atCommit)
     /// schema.org JSON-LD recipes into the caller's own; all of them or none.
+    /// The mappings given are remembered for the user, and for their household when the planner
+    /// answers (an import does not wait on it otherwise).
     public static let importRecipes = Method<Catalog, RecipeImport, RecipeImportReport>.write("recipes.import", .user, lane: .heavy)
+    public static let mappings = Method<Catalog, Empty, RememberedMappings>.read("recipes.mappings", .user)
+    public static let forgetMapping = Method<Catalog, ForgetMapping, Empty>.write("recipes.forgetMapping", .user, keyCheck: .atCommit)
     public static let community = Method<Catalog, RecipeSearch, CommunityPage>.read("recipes.community", .user, lane: .heavy)
     public static let saveCommunity = Method<Catalog, RecipeID, RecipeDetail>.write("recipes.save", .user, keyCheck: .atCommit)
 

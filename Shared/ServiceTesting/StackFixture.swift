@@ -44,7 +44,7 @@ public struct StackFixture: Sendable {
         return StackFixture(
             catalog: try CatalogService(
                 configuration: configurations[.catalog]!, seed: CatalogFixture.seed, logger: quietLogger("catalog"),
-                database: CatalogFixture.database()
+                database: CatalogFixture.database(), copyOf: CatalogFixture.template, fetchPolicy: CatalogFixture.fetchPolicy
             ),
             planner: try PlannerService(
                 configuration: configurations[.planner]!, logger: quietLogger("planner"), passwordCost: passwordCost

@@ -43,9 +43,10 @@ public struct IngredientMeasures: Equatable, Sendable {
     public var unit: MeasureUnit
     public var gramsPerPiece: Double?
     public var gramsPerMl: Double?
-    public var price: Price
+    /// Nil when no price is known.
+    public var price: Price?
 
-    public init(unit: MeasureUnit, gramsPerPiece: Double?, gramsPerMl: Double?, price: Price) {
+    public init(unit: MeasureUnit, gramsPerPiece: Double?, gramsPerMl: Double?, price: Price?) {
         self.unit = unit
         self.gramsPerPiece = gramsPerPiece
         self.gramsPerMl = gramsPerMl
@@ -89,7 +90,9 @@ public struct IngredientMeasures: Equatable, Sendable {
     /// Estimated EUR for `amounts` (base units per family), from the price per kg, l or piece:
     /// each family is converted to the priced one. A volume priced by mass (or the reverse)
     /// without a density counts 1 g per ml; pieces without a piece weight cost nothing extra.
-    public func price(of amounts: [QuantityDimension: Double]) -> Double {
+    /// Nil when the ingredient has no price.
+    public func price(of amounts: [QuantityDimension: Double]) -> Double? {
+        guard let price else { return nil }
         let priced: QuantityDimension =
             switch price.per {
             case .kg: .mass
@@ -110,5 +113,5 @@ public struct IngredientMeasures: Equatable, Sendable {
     }
 
     /// Estimated EUR for `grams` of the ingredient.
-    public func price(ofGrams grams: Double) -> Double { price(of: [.mass: grams]) }
+    public func price(ofGrams grams: Double) -> Double? { price(of: [.mass: grams]) }
 }

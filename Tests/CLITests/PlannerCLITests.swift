@@ -211,7 +211,7 @@ struct PlannerCLITests {
             let flags = ["--catalog", catalog, "--user", "ada"]
             let json = await sous(["recipes", "show", "tomato-lentil-soup", "--people", "2", "--json"] + flags)
             let detail = try JSONDecoder.sous.decode(RecipeDetail.self, from: Data(json.out.utf8))
-            let lines = detail.ingredients.reduce(0) { $0 + $1.cost }
+            let lines = detail.ingredients.reduce(0) { $0 + ($1.cost ?? 0) }
             #expect(abs(detail.costPerServing * 2 - lines) < 0.02)
             let text = await sous(["recipes", "show", "tomato-lentil-soup", "--people", "2"] + flags)
             #expect(text.out.contains("Cost \(String(format: "€%.2f", detail.costPerServing * 2)) for 2 people"), "\(text.out)")

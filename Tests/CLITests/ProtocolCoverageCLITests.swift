@@ -195,7 +195,14 @@ struct ProtocolCoverageCLITests {
             #expect(
                 asked.code == 0 && asked.out.contains("1 line needs a meaning")
                     && asked.out.contains("no catalog ingredient is called \"dragon fruit\"")
-                    && asked.out.contains("Imported r-") && asked.out.contains(#"--map "1 dragonfruit=1 banana""#), "\(asked.out)\(asked.err)")
+                    && asked.out.contains("Imported r-") && asked.out.contains("Your mappings are remembered"), "\(asked.out)\(asked.err)")
+            // The answer is remembered: the same line is not asked again, until it is forgotten.
+            let again = await sous(["recipes", "import", file, "--no-prompt"] + ada)
+            #expect(again.code == 0 && again.out.contains(#""1 dragonfruit" is Banana, as you or your household said before"#), "\(again.out)")
+            let remembered = await sous(["recipes", "mappings"] + ada)
+            #expect(remembered.code == 0 && remembered.out.contains("1 dragonfruit") && remembered.out.contains("1 banana"), "\(remembered.out)")
+            #expect(await sous(["recipes", "mappings", "--forget", "1 Dragonfruit"] + ada).code == 0)
+            #expect(await sous(["recipes", "mappings", "--forget", "1 dragonfruit"] + ada).code == 3)
             let stopped = await sous(["recipes", "import", file] + ada, console: Console(capturing: true, input: [""]))
             #expect(stopped.code == 4 && stopped.out.hasSuffix("Nothing imported.\n"), "\(stopped.out)")
             #expect(await sous(["recipes", "import", file, "--no-prompt"] + ada, console: Console(capturing: true, input: ["1 banana"])).code == 4)

@@ -36,10 +36,32 @@ struct IngredientSearchTests {
             #expect(!results.isEmpty)
             let names = { (ingredient: Ingredient) in [ingredient.name.lowercased()] + ingredient.synonyms }
             #expect(results.allSatisfy { names($0).contains { $0.contains("oil") } })
-            // "Olive oil" (or "canola oil", rapeseed oil's other name) matches on a word, so it
-            // ranks before names merely containing "oil" mid-word.
-            let words = results.map { names($0).contains { $0.split(separator: " ").contains { $0.hasPrefix("oil") } } }
-            #expect(words == words.sorted { $0 && !$1 }, "word matches first")
+            // The curated ingredients come before the USDA foods; within each, "Olive oil" (or
+            // "canola oil", rapeseed oil's other name) matches on a word, so it ranks before
+            // names merely containing "oil" mid-word.
+            let firstDerived = results.firstIndex { $0.factsDerived } ?? results.endIndex
+            #expect(firstDerived < results.endIndex && results[firstDerived...].allSatisfy(\.factsDerived), "curated first")
+            func onAWord(_ ingredient: Ingredient) -> Bool {
+                names(ingredient).contains { name in name.split(whereSeparator: { !$0.isLetter }).contains { $0.hasPrefix("oil") } }
+            }
+            for group in [Array(results[..<firstDerived]), Array(results[firstDerived...])] {
+                let words = group.map(onAWord)
+                #expect(words == words.sorted { $0 && !$1 }, "word matches first")
+            }
+        }
+    }
+
+    @Test func theUsdaFoodsAreFoundAfterTheCuratedOnes() async throws {
+        try await withCatalog { _, client in
+            let banana = try await client.call(CatalogAPI.searchIngredients, .init(query: "banana", limit: 20)).ingredients
+            #expect(banana.first?.id == "banana" && banana.first?.price != nil)
+            #expect(banana.dropFirst().contains { $0.name == "Bananas, dehydrated, or banana powder" && $0.price == nil && $0.factsDerived })
+            // Only SR28 has fontina: found, with its household measures.
+            let fontina = try #require(try await client.call(CatalogAPI.searchIngredients, .init(query: "fontina")).ingredients.first)
+            #expect(fontina.id == "usda-01020" && fontina.portions.first == Portion(amount: 1, name: "cup, diced", grams: 132))
+            // And by id or name for the diary and for recipes.
+            let got = try await client.call(CatalogAPI.getIngredients, .init(ids: ["usda-01020", "Cheese, fontina"])).ingredients
+            #expect(got.map(\.id) == ["usda-01020", "usda-01020"])
         }
     }
 
@@ -527,13 +549,14 @@ struct PersonalVersionTests {
 
             let before = try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "bob")
             _ = try await client.call(CatalogAPI.getRecipe, .init(id: id, withIngredients: true), user: "bob")
-            let line = try #require(before.ingredients.first { $0.cost > 0 })
+            let line = try #require(before.ingredients.first { ($0.cost ?? 0) > 0 })
             var ingredient = try #require(try await client.call(CatalogAPI.getIngredients, .init(ids: [line.ingredient])).ingredients.first)
-            ingredient.price.amount *= 2
+            ingredient.price?.amount *= 2
             _ = try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "test", ingredients: [ingredient]), user: "operator")
             let after = try await client.call(CatalogAPI.getRecipe, .init(id: id), user: "bob")
             let changed = try #require(after.ingredients.first { $0.ingredient == line.ingredient })
-            #expect(abs(changed.cost - 2 * line.cost) < 0.01)
+            let costs = (after: try #require(changed.cost), before: try #require(line.cost))
+            #expect(abs(costs.after - 2 * costs.before) < 0.01)
             #expect(after.cost > before.cost)
             // The kept facts of a lookup with ingredients follow too.
             let withFacts = try await client.call(CatalogAPI.getRecipe, .init(id: id, withIngredients: true), user: "bob")
@@ -558,7 +581,7 @@ struct PersonalVersionTests {
                 user: "ada")
             let version = try catalog.store.catalogVersion
             var lentils = try #require(try await client.call(CatalogAPI.getIngredients, .init(ids: ["red-lentils"])).ingredients.first)
-            lentils.price.amount *= 2
+            lentils.price?.amount *= 2
             lentils.contains.append(.meat)
             _ = try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "test", ingredients: [lentils]), user: "operator")
 
@@ -582,7 +605,7 @@ struct PersonalVersionTests {
             var carrot = try #require(all.first { $0.id == "carrot" })
             var onion = try #require(all.first { $0.id == "onion" })
             let version = try catalog.store.catalogVersion
-            carrot.price.amount += 1
+            carrot.price?.amount += 1
             onion.unit = .g
             onion.gramsPerPiece = nil
             let error = await #expect(throws: ServiceError.self) {

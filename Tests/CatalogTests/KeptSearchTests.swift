@@ -65,9 +65,9 @@ struct KeptSearchTests {
             // An ingredient's new price is in the built-in recipes' cost per serving.
             let before = try #require(pages[0].recipes.first { $0.origin == .builtIn && $0.costPerServing > 0 })
             let detail = try await client.call(CatalogAPI.getRecipe, .init(id: before.id), user: "ada")
-            let line = try #require(detail.ingredients.first { $0.cost > 0 })
+            let line = try #require(detail.ingredients.first { ($0.cost ?? 0) > 0 })
             var ingredient = try #require(try await client.call(CatalogAPI.getIngredients, .init(ids: [line.ingredient])).ingredients.first)
-            ingredient.price.amount *= 3
+            ingredient.price?.amount *= 3
             _ = try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "test", ingredients: [ingredient]), user: "operator")
             pages = try await currentPages(catalog, client)
             #expect(try #require(pages[0].recipes.first { $0.id == before.id }).costPerServing > before.costPerServing)

@@ -18,7 +18,12 @@ struct SeedDataTests {
     @Test func everyIngredientIsTraceableAndComplete() {
         for ingredient in seed.ingredients {
             #expect(ingredient.usdaNdb?.count == 5, "\(ingredient.id) has an SR28 number")
-            #expect(ingredient.price.amount > 0, "\(ingredient.id) has a price")
+            // The curated ingredients have a price; the USDA foods say they have none (never €0).
+            if ingredient.factsDerived {
+                #expect(ingredient.price == nil && ingredient.id == "usda-\(ingredient.usdaNdb ?? "")", "\(ingredient.id) is a USDA food")
+            } else {
+                #expect((ingredient.price?.amount ?? 0) > 0, "\(ingredient.id) has a price")
+            }
             if ingredient.unit == .piece { #expect(ingredient.gramsPerPiece != nil, "\(ingredient.id) counted in pieces") }
             if ingredient.unit == .ml { #expect(ingredient.gramsPerMl != nil, "\(ingredient.id) measured in ml") }
             if ingredient.contains.contains(.pork) { #expect(ingredient.contains.contains(.meat), "\(ingredient.id): pork is meat") }
@@ -26,6 +31,26 @@ struct SeedDataTests {
         for category in ShoppingCategory.allCases {
             #expect(seed.ingredients.contains { $0.category == category }, "category \(category.rawValue) is used")
         }
+    }
+
+    @Test func everyUsdaFoodIsThereWithItsPortionsAndNoPrice() throws {
+        // Every SR28 food: the 8 369 the curated ingredients do not already stand for, and those.
+        #expect(Set(seed.ingredients.compactMap(\.usdaNdb)).count == 8789)
+        let byID = Dictionary(uniqueKeysWithValues: seed.ingredients.map { ($0.id, $0) })
+        let fontina = try #require(byID["usda-01020"])
+        #expect(fontina.name == "Cheese, fontina" && fontina.price == nil && fontina.factsDerived)
+        #expect(fontina.category == .dairy && fontina.allergens == [.milk] && fontina.contains == [.dairy])
+        #expect(fontina.nutrition.kcal == 389)
+        // WEIGHT.txt's measures: 1 cup of diced fontina is 132 g, so 132/240 g per ml; ounces are
+        // left out (grams say that already).
+        #expect(fontina.portions.contains(Portion(amount: 1, name: "cup, diced", grams: 132)))
+        #expect(!fontina.portions.contains { $0.name == "oz" })
+        #expect(fontina.gramsPerMl == 132.0 / 240)
+        // A piece is the medium one, never a medium slice; "medium bagel" names one too.
+        let boiledOnions = try #require(byID["usda-11283"])
+        #expect(boiledOnions.gramsPerPiece == 94 && boiledOnions.gramsPerMl == 210.0 / 240)
+        let bagel = try #require(byID["usda-18406"])
+        #expect(bagel.gramsPerPiece == 105)
     }
 
     @Test func everyRecipeReferencesOnlyKnownIngredientsInConvertibleUnits() {

@@ -14,6 +14,7 @@ forgotten.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import sys
 import uuid
@@ -138,6 +139,11 @@ def test_no_user_method_returns_or_changes_another_users_data(stack):
         ada["catalog"].call("recipes.edit", {"id": "tomato-lentil-soup", "changes": {"name": marker}}, write=True)
         ada["catalog"].call("recipes.favorite", {"id": recipe["id"]}, write=True)
         ada["catalog"].call("recipes.favoriteForHousehold", {"id": recipe["id"]}, write=True)
+        # A line Ada told an import the meaning of: remembered for her and her household.
+        line = f"1 {marker} dragonfruit"
+        document = json.dumps({"@type": "Recipe", "name": marker, "recipeIngredient": [line]})
+        imported = ada["catalog"].call("recipes.import", {"document": document, "mappings": {line: "1 banana"}}, write=True)
+        ids += [recipe["id"] for recipe in imported["imported"]]
         ada["planner"].call("plan.add", {"id": recipe["id"]}, write=True)
         grocery = ada["groceries"].call("groceries.addItem", {"text": marker, "count": 1, "withList": True}, write=True)["list"]
         ids += [line["id"] for group in grocery["categories"] for line in group["lines"]]

@@ -19,15 +19,21 @@ struct IngredientMeasuresTests {
 
     @Test func priceByTheUnitItIsSoldIn() {
         // 1840 g of oil is 2 l at €2.50: €5.
-        #expect(abs(oil.price(ofGrams: 1840) - 5) < 1e-12)
-        #expect(abs(flour.price(ofGrams: 750) - 0.675) < 1e-12)
-        #expect(abs(egg.price(ofGrams: 100) - 0.6) < 1e-12)
+        #expect(abs(oil.price(ofGrams: 1840)! - 5) < 1e-12)
+        #expect(abs(flour.price(ofGrams: 750)! - 0.675) < 1e-12)
+        #expect(abs(egg.price(ofGrams: 100)! - 0.6) < 1e-12)
         // Families meet through grams: 500 ml of oil + 92 g of it is 600 ml.
-        #expect(abs(oil.price(of: [.volume: 500, .mass: 92]) - 1.5) < 1e-12)
+        #expect(abs(oil.price(of: [.volume: 500, .mass: 92])! - 1.5) < 1e-12)
         // Without a density a volume priced by weight counts 1 g per ml; pieces without a weight cost nothing.
         let noDensity = IngredientMeasures(unit: .g, gramsPerPiece: nil, gramsPerMl: nil, price: Price(amount: 10, per: .kg))
-        #expect(abs(noDensity.price(of: [.volume: 100]) - 1) < 1e-12)
+        #expect(abs(noDensity.price(of: [.volume: 100])! - 1) < 1e-12)
         #expect(noDensity.price(of: [.count: 3]) == 0)
+    }
+
+    @Test func aFoodWithoutAPriceCostsNothingKnownRatherThanZero() {
+        let banana = IngredientMeasures(unit: .g, gramsPerPiece: 118, gramsPerMl: nil, price: nil)
+        #expect(banana.price(ofGrams: 500) == nil)
+        #expect(banana.price(of: [.count: 2]) == nil)
     }
 
     @Test func familiesConvertOnlyThroughKnownFacts() {

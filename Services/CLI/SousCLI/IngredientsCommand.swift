@@ -44,7 +44,7 @@ struct IngredientsCommand: AsyncParsableCommand {
             for ingredient in list.ingredients {
                 table.add([
                     ingredient.id, ingredient.name.truncated(40), ingredient.category.rawValue, number(ingredient.nutrition.kcal),
-                    "\(money(ingredient.price.amount))/\(ingredient.price.per.rawValue)",
+                    money(ingredient.price),
                     ingredient.allergens.map(\.rawValue).joined(separator: ", "),
                 ])
             }
@@ -63,12 +63,17 @@ func renderIngredient(_ ingredient: Ingredient) -> String {
         "\(ingredient.name)  (\(ingredient.id))",
         "Also called: \(list(ingredient.synonyms))",
         "Measured: \(measures.joined(separator: " · "))",
-        "Price: \(money(ingredient.price.amount))/\(ingredient.price.per.rawValue) (illustrative) · \(ingredient.category.rawValue)"
-            + (ingredient.bought ? "" : " · not bought (from the tap)"),
+        "Price: \(ingredient.price == nil ? "no price" : "\(money(ingredient.price)) (illustrative)") · \(ingredient.category.rawValue)"
+            + (ingredient.factsDerived ? " (derived from the USDA food group)" : "") + (ingredient.bought ? "" : " · not bought (from the tap)"),
         "Per 100 g: \(number(n.kcal, decimals: 0)) kcal · carbs \(number(n.carbohydrates)) g · protein \(number(n.protein)) g · fat \(number(n.fat)) g"
             + " · fibre \(number(n.fibre)) g · sugar \(number(n.sugar)) g · salt \(number(n.salt, decimals: 2)) g",
         "Allergens: \(list(ingredient.allergens.map(\.rawValue))) · contains: \(list(ingredient.contains.map(\.rawValue)))",
     ]
+    if !ingredient.portions.isEmpty {
+        lines.append(
+            "Portions: "
+                + ingredient.portions.map { "\(number($0.amount)) \($0.name) = \(number($0.grams)) g" }.joined(separator: " · "))
+    }
     if let ndb = ingredient.usdaNdb { lines.append("USDA SR28 #\(ndb)") }
     return lines.joined(separator: "\n")
 }

@@ -19,7 +19,7 @@ struct RecipesCommand: AsyncParsableCommand {
         subcommands: [
             Search.self, Suggest.self, Show.self, Photo.self, Create.self, Edit.self, Delete.self, Mine.self, Favorite.self, Unfavorite.self,
             Favorites.self,
-            Share.self, Community.self, Save.self, Export.self, Import.self,
+            Share.self, Community.self, Save.self, Export.self, Import.self, Mappings.self,
         ]
     )
 
@@ -407,29 +407,39 @@ struct RecipesCommand: AsyncParsableCommand {
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add schema.org JSON-LD recipes (a recipe site's, a Mealie or Tandoor export) to your own.",
+            abstract: "Add schema.org recipes (a recipe page, a JSON-LD file, a Mealie or Tandoor export) to your own.",
             discussion: """
-                The file holds one Recipe, an array, or a page's @graph; - reads standard input. Every \
-                ingredient line is matched to a catalog ingredient by name or synonym. Lines that match none \
-                (or lack a quantity) are listed and nothing is imported. On a terminal you are asked what each \
-                means and the import runs again; otherwise (or with --no-prompt) map each and run again:
-                  sous recipes import soup.json
+                The source is a recipe page's address (http or https: the catalog fetches it and reads its \
+                JSON-LD or microdata), a JSON-LD file (one Recipe, an array, or a page's @graph), or - for \
+                standard input. Every ingredient line is matched to a catalog ingredient by name or synonym, \
+                or to a USDA food with the same words; lines matched that way are listed with how sure the \
+                match is. Lines that match nothing for sure (or lack a quantity) are listed and nothing is \
+                imported. On a terminal you are asked what each means and the import runs again; otherwise \
+                (or with --no-prompt) map each and run again:
+                  sous recipes import https://example.com/lentil-soup
                   sous recipes import soup.json --map "salt to taste=1 tsp salt" --map "2 shallots=onion"
-                A mapping names an ingredient (the line keeps its own amount) or gives a whole line. What no \
-                Sous field holds (cuisine, nutrition, author…) is kept at the end of the recipe's notes.
+                A mapping names an ingredient (the line keeps its own amount) or gives a whole line; it is \
+                remembered for you and your household (sous recipes mappings). What no Sous field holds \
+                (cuisine, nutrition, author…) is kept at the end of the recipe's notes.
                 """)
 
-        @Argument(help: "A JSON-LD file, or - for standard input.") var file: String
+        @Argument(help: "A recipe page's address, a JSON-LD file, or - for standard input.") var source: String
         @Option(help: "LINE=MEANING: what an ingredient line means (repeatable).") var map: [String] = []
         @Flag(help: "Never ask what an unmatched line means: list them and stop.") var noPrompt = false
         @OptionGroup var global: GlobalOptions
 
+        var isAddress: Bool { source.lowercased().hasPrefix("http://") || source.lowercased().hasPrefix("https://") }
+
         func run() async throws {
-            let data: Data
-            do {
-                data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
-            } catch {
-                throw ValidationError("could not read \(file): \(error.localizedDescription)")
+            var document: String?
+            if !isAddress {
+                do {
+                    let data =
+                        source == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: source))
+                    document = String(decoding: data, as: UTF8.self)
+                } catch {
+                    throw ValidationError("could not read \(source): \(error.localizedDescription)")
+                }
             }
             var mappings: [String: String] = [:]
             for pair in map {
@@ -438,22 +448,20 @@ struct RecipesCommand: AsyncParsableCommand {
                 }
                 mappings[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
             }
-            let document = String(decoding: data, as: UTF8.self)
-            // Standard input holds the document, so only a file's import can ask.
-            let canAsk = !noPrompt && !global.json && file != "-" && Console.current.canPrompt
-            var asked = false
+            // Standard input holds the document, so only a file's or a page's import can ask.
+            let canAsk = !noPrompt && !global.json && source != "-" && Console.current.canPrompt
             while true {
-                let report = try await global.client(Catalog.self).call(
-                    CatalogAPI.importRecipes, RecipeImport(document: document, mappings: mappings), session: global.token)
+                let request = RecipeImport(document: document, url: isAddress ? source : nil, mappings: mappings)
+                let report = try await global.client(Catalog.self).call(CatalogAPI.importRecipes, request, session: global.token)
                 if report.unmatched.isEmpty {
                     if global.json { return try printJSON(report) }
+                    for line in report.matched { Console.current.out("  \(matchNote(line))") }
                     for recipe in report.imported {
                         let kept = recipe.unmappedFields.isEmpty ? "" : " (kept in its notes: \(recipe.unmappedFields.joined(separator: ", ")))"
                         Console.current.out("Imported \(recipe.id): \(recipe.name), \(recipe.lines) ingredient lines\(kept)")
                     }
-                    if asked {
-                        let flags = mappings.sorted { $0.key < $1.key }.map { "--map \"\($0.key)=\($0.value)\"" }.joined(separator: " ")
-                        Console.current.out("The same import another time: sous recipes import \(file) \(flags)")
+                    if !mappings.isEmpty {
+                        Console.current.out("Your mappings are remembered: the same lines will not be asked again (sous recipes mappings).")
                     }
                     return
                 }
@@ -468,17 +476,51 @@ struct RecipesCommand: AsyncParsableCommand {
                 }
                 Console.current.out(
                     "\(report.unmatched.count) line\(report.unmatched.count == 1 ? "" : "s") need\(report.unmatched.count == 1 ? "s" : "") a meaning: "
-                        + "type a catalog ingredient (the line keeps its amount) or a whole line such as \"1 tsp salt\"; nothing to stop.")
+                        + "type a catalog ingredient (the line keeps its amount) or a whole line such as \"1 tsp salt\"; "
+                        + "\"=\" takes the suggestion; nothing to stop.")
                 for line in report.unmatched {
                     Console.current.out("  \(line.recipe): \"\(line.line)\": \(line.reason)")
                     guard let answer = Console.current.readLine(prompt: "  means: ")?.trimmingCharacters(in: .whitespaces), !answer.isEmpty else {
                         Console.current.out("Nothing imported.")
                         throw ExitCode(ExitCodes.badRequest)
                     }
-                    mappings[line.line] = answer
+                    mappings[line.line] = answer == "=" ? line.suggestion ?? answer : answer
                 }
-                asked = true
             }
+        }
+
+        func matchNote(_ line: MatchedIngredientLine) -> String {
+            switch line.how {
+            case .food: "\"\(line.line)\" is \(line.name) (a USDA food, \(Int((line.confidence * 100).rounded())) % of its words)"
+            case .mapping: "\"\(line.line)\" is \(line.name), as you said"
+            case .remembered: "\"\(line.line)\" is \(line.name), as you or your household said before"
+            }
+        }
+    }
+
+    struct Mappings: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The ingredient lines you (or your household) told an import the meaning of.",
+            discussion: """
+                Imports use them instead of asking again. --forget LINE forgets one (yours and the household's).
+                """)
+        @Option(help: "Forget what this line means (as it was written).") var forget: String?
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let catalog = global.client(Catalog.self)
+            if let forget {
+                _ = try await catalog.call(CatalogAPI.forgetMapping, ForgetMapping(line: forget), session: global.token)
+                return Console.current.out("Forgot \"\(forget)\".")
+            }
+            let remembered = try await catalog.call(CatalogAPI.mappings, Empty(), session: global.token)
+            if global.json { return try printJSON(remembered) }
+            guard !remembered.mappings.isEmpty else { return Console.current.out("No remembered mappings.") }
+            var table = Table([("LINE", .left), ("MEANS", .left), ("WHOSE", .left)])
+            for mapping in remembered.mappings {
+                table.add([mapping.line.truncated(50), mapping.target.truncated(40), mapping.household ? "household" : "yours"])
+            }
+            Console.current.out(table.render())
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SousSchema
 
 /// A plain-text table with aligned columns; numeric columns are right-aligned.
 struct Table {
@@ -48,6 +49,12 @@ extension String {
 }
 
 func money(_ euros: Double) -> String { String(format: "€%.2f", euros) }
+
+/// A price, or "no price" for a food no shop price is known for (never €0).
+func money(_ euros: Double?) -> String { euros.map(money) ?? "no price" }
+
+/// An ingredient's price per kg, l or piece, or "no price".
+func money(_ price: Price?) -> String { price.map { "\(money($0.amount))/\($0.per.rawValue)" } ?? "no price" }
 func number(_ value: Double, decimals: Int = 1) -> String {
     value == value.rounded() && decimals <= 1 ? String(Int(value)) : String(format: "%.\(decimals)f", value)
 }

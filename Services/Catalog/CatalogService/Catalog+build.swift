@@ -1,5 +1,7 @@
 import Foundation
 public import Logging
+public import SousFetch
+import SousInterchange
 public import SousRuntime
 public import SousSchema
 public import SousWire
@@ -18,10 +20,16 @@ public struct CatalogService: Sendable {
     /// Builds the catalog from `configuration`: opens the database, loads the shipped seed data
     /// on first start (or when a newer version ships), binds the sockets and registers methods.
     /// `database` replaces the one the configuration names (tests pass a seeded one).
-    public init(configuration: ServiceConfiguration, seed: SeedData? = nil, logger: Logger? = nil, database: SousDatabase? = nil) throws {
+    /// `fetchPolicy` says what `recipes.import` may fetch from the web (public addresses only
+    /// unless it allows more). A `database` that is a copy of `template`'s starts with its
+    /// ingredients in memory.
+    public init(
+        configuration: ServiceConfiguration, seed: SeedData? = nil, logger: Logger? = nil, database: SousDatabase? = nil,
+        copyOf template: CatalogStore? = nil, fetchPolicy: FetchPolicy = FetchPolicy()
+    ) throws {
         let logger = logger ?? SousLogging.logger(for: "catalog", level: configuration.logLevel)
         let database = try database ?? Self.openDatabase(at: configuration.database, logger: logger)
-        let store = try CatalogStore(database: database)
+        let store = try CatalogStore(database: database, copyOf: template)
         let seed = try seed ?? SeedData.bundled()
         if let report = try store.loadSeedIfNeeded(seed) {
             logger.info(
@@ -43,7 +51,8 @@ public struct CatalogService: Sendable {
         self.households = households
         CatalogHandlers(
             host: host.parts, store: store, profiles: profiles, households: households, seed: seed, tracker: Peer(Tracker.self, of: configuration),
-            groceries: Peer(Groceries.self, of: configuration), planner: Peer(Planner.self, of: configuration)
+            groceries: Peer(Groceries.self, of: configuration), planner: Peer(Planner.self, of: configuration),
+            pages: RecipePages(policy: fetchPolicy)
         ).register(on: host.server)
     }
 
@@ -66,6 +75,8 @@ struct CatalogHandlers: Sendable {
     let groceries: Peer<Groceries>
     /// Authors' display names, for the community page (optional: ids stand in).
     let planner: Peer<Planner>
+    /// Recipe pages on the web, for `recipes.import` with a url.
+    let pages: RecipePages
 
     /// The route table: every method the catalog serves and the function that answers it.
     func register(on server: RPCServer) {
@@ -87,6 +98,8 @@ struct CatalogHandlers: Sendable {
         server.register(CatalogAPI.favoriteForHousehold, use: favoriteForHousehold)
         server.register(CatalogAPI.unfavoriteForHousehold, use: unfavoriteForHousehold)
         server.register(CatalogAPI.householdFavorites, use: householdFavorites)
+        server.register(CatalogAPI.mappings, use: mappings)
+        server.register(CatalogAPI.forgetMapping, use: forgetMapping)
         server.register(CatalogAPI.share, use: share)
         server.register(CatalogAPI.community, use: community)
         server.register(CatalogAPI.saveCommunity, use: saveCommunity)
@@ -177,8 +190,19 @@ struct CatalogHandlers: Sendable {
         return recipe
     }
 
-    func importRecipes(_ request: RecipeImport, user: String, context: RequestContext) throws -> RecipeImportReport {
-        let report = try store.importRecipes(request, user: user)
+    func importRecipes(_ request: RecipeImport, user: String, context: RequestContext) async throws -> RecipeImportReport {
+        let recipes: [SchemaRecipe]
+        var photos: [String: Data] = [:]
+        switch (request.document, request.url) {
+        case (let document?, nil):
+            recipes = try CatalogStore.recipes(fromDocument: document)
+        case (nil, let url?):
+            (recipes, photos) = try await pages.recipes(at: url)
+        default:
+            throw ServiceError.badRequest("give the JSON-LD document or the page's url, one of them", field: "document")
+        }
+        let household = await householdIfKnown(of: user, context: context)
+        let report = try store.importRecipes(recipes, mappings: request.mappings ?? [:], photos: photos, user: user, household: household)
         if !report.imported.isEmpty {
             let version = try store.catalogVersion
             for recipe in report.imported { publish(CatalogTopics.recipeCreated, recipe: recipe.id, user: user, version: version) }
@@ -226,6 +250,21 @@ struct CatalogHandlers: Sendable {
     func unfavoriteForHousehold(_ request: RecipeID, context: RequestContext) throws -> Empty {
         try store.setHouseholdFavorite(request.id, household: try context.requireHousehold(), user: try context.requireUser(), favorite: false)
         return Empty()
+    }
+
+    func mappings(_ request: Empty, user: String, context: RequestContext) async throws -> RememberedMappings {
+        try store.rememberedMappings(user: user, household: await householdIfKnown(of: user, context: context))
+    }
+
+    func forgetMapping(_ request: ForgetMapping, user: String, context: RequestContext) async throws -> Empty {
+        try store.forgetMapping(request.line, user: user, household: await householdIfKnown(of: user, context: context))
+        return Empty()
+    }
+
+    /// The user's household as the planner last said, or nil when it cannot be asked: what
+    /// only adds to an answer (remembered mappings) does not wait on the planner.
+    func householdIfKnown(of user: String, context: RequestContext) async -> String? {
+        try? await households.value(for: user, context: context).id
     }
 
     func householdFavorites(_ request: Empty, context: RequestContext) throws -> RecipeList {
@@ -355,8 +394,22 @@ enum IngredientValidation {
             where !value.isFinite || value < 0 || value > (name == "kcal" ? 1000 : 100) {
                 throw .badRequest("\(name) per 100 g is out of range", field: "\(field).nutrition.\(name)")
             }
-            guard ingredient.price.amount.isFinite, ingredient.price.amount >= 0 else {
-                throw .badRequest("price cannot be negative", field: "\(field).price.amount")
+            if let price = ingredient.price, !(price.amount.isFinite && price.amount >= 0 && price.amount <= 100_000) {
+                throw .badRequest("price must be 0 to 100 000", field: "\(field).price.amount")
+            }
+            guard ingredient.portions.count <= 50 else { throw .badRequest("at most 50 portions", field: "\(field).portions") }
+            for (position, portion) in ingredient.portions.enumerated() {
+                guard portion.amount.isFinite, portion.amount > 0, portion.amount <= 10_000 else {
+                    throw .badRequest("a portion's amount must be above 0 and at most 10 000", field: "\(field).portions.\(position).amount")
+                }
+                guard portion.grams.isFinite, portion.grams > 0, portion.grams <= 100_000 else {
+                    throw .badRequest("a portion weighs above 0 and at most 100 000 g", field: "\(field).portions.\(position).grams")
+                }
+                let name = portion.name.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !name.isEmpty, name.count <= 120, !portion.name.contains(where: { $0 == "|" || $0.isNewline }) else {
+                    throw .badRequest(
+                        "a portion's name is 1 to 120 characters without \"|\" or line breaks", field: "\(field).portions.\(position).name")
+                }
             }
             if let perPiece = ingredient.gramsPerPiece, !(perPiece > 0) {
                 throw .badRequest("grams per piece must be positive", field: "\(field).gramsPerPiece")

@@ -211,10 +211,40 @@ enum CatalogMigrations {
                 """
             ]),
         PostgresMigration("v6: household favourites", [CatalogMigrations.householdFavorites]),
+        PostgresMigration(
+            "v7: USDA foods, remembered line mappings",
+            [
+                "ALTER TABLE ingredient ADD COLUMN priced BIGINT NOT NULL DEFAULT 1",
+                "ALTER TABLE ingredient ADD COLUMN portions TEXT NOT NULL DEFAULT ''",
+                "ALTER TABLE ingredient ADD COLUMN facts_derived BIGINT NOT NULL DEFAULT 0",
+            ] + CatalogMigrations.lineMappings),
     ]
 
     /// The recipes a household marked as its favourites: shared by every member, erased with
     /// the household (its `household` column).
+    /// What users (and, through any member, households) said an imported line means, by the
+    /// line folded (case, accents, repeated spaces). Erased with the user or the household.
+    static let lineMappings = [
+        """
+        CREATE TABLE line_mapping (
+            "user" TEXT NOT NULL,
+            line TEXT NOT NULL,
+            written TEXT NOT NULL,
+            target TEXT NOT NULL,
+            PRIMARY KEY ("user", line)
+        )
+        """,
+        """
+        CREATE TABLE household_line_mapping (
+            household TEXT NOT NULL,
+            line TEXT NOT NULL,
+            written TEXT NOT NULL,
+            target TEXT NOT NULL,
+            PRIMARY KEY (household, line)
+        )
+        """,
+    ]
+
     static let householdFavorites = """
         CREATE TABLE household_favorite (
             household TEXT NOT NULL,
@@ -512,6 +542,18 @@ enum CatalogMigrations {
         }
         migrator.registerMigration("v12: household favourites") { db in
             try db.execute(sql: householdFavorites)
+        }
+        migrator.registerMigration("v13: USDA foods, remembered line mappings") { db in
+            // The USDA foods have no shop price (priced = 0 leaves price_amount unused), carry
+            // SR28's household measures, and say their category, diets and allergens were
+            // derived by rule.
+            try db.execute(
+                sql: """
+                    ALTER TABLE ingredient ADD COLUMN priced INTEGER NOT NULL DEFAULT 1;
+                    ALTER TABLE ingredient ADD COLUMN portions TEXT NOT NULL DEFAULT '';
+                    ALTER TABLE ingredient ADD COLUMN facts_derived INTEGER NOT NULL DEFAULT 0;
+                    """)
+            for statement in lineMappings { try db.execute(sql: statement) }
         }
         return migrator
     }

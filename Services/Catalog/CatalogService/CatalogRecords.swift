@@ -260,6 +260,7 @@ struct IngredientRecord: Sendable, SQLRecord {
         Columns.id, Columns.name, Columns.folded, Columns.usdaNdb, Columns.unit, Columns.gramsPerPiece, Columns.gramsPerMl, Columns.priceAmount,
         Columns.pricePer, Columns.category, Columns.kcal, Columns.carbohydrates, Columns.protein, Columns.fat, Columns.fibre, Columns.sugar,
         Columns.salt, Columns.contains, Columns.allergens, Columns.source, Columns.version, Columns.synonyms, Columns.foldedSynonyms, Columns.bought,
+        Columns.priced, Columns.portions, Columns.factsDerived,
     ].map(\.name)
 
     enum Columns {
@@ -287,6 +288,10 @@ struct IngredientRecord: Sendable, SQLRecord {
         static let synonyms = Column("synonyms")
         static let foldedSynonyms = Column("folded_synonyms")
         static let bought = Column("bought")
+        /// 0 when the ingredient has no price (price_amount and price_per are then ignored).
+        static let priced = Column("priced")
+        static let portions = Column("portions")
+        static let factsDerived = Column("facts_derived")
     }
 
     var ingredient: Ingredient
@@ -299,34 +304,41 @@ struct IngredientRecord: Sendable, SQLRecord {
         self.version = version
     }
 
+    /// From a row of `SELECT servedColumns, source, version`.
     init(row: Row) throws {
         ingredient = try Self.ingredient(row)
-        source = row[Columns.source]
-        version = row[Columns.version]
+        source = row[Self.served.count]
+        version = row[Self.served.count + 1]
     }
 
-    /// The ingredient of a row that selected at least the columns it is served with.
+    /// The ingredient of a row whose first columns are ``servedColumns``, read by position: every
+    /// ingredient is read on each start, and finding columns by name took most of that time.
     static func ingredient(_ row: Row) throws -> Ingredient {
         try Ingredient(
-            id: row[Columns.id], name: row[Columns.name], usdaNdb: row[Columns.usdaNdb], unit: MeasureUnit(rawValue: row[Columns.unit]) ?? .g,
-            gramsPerPiece: row[Columns.gramsPerPiece], gramsPerMl: row[Columns.gramsPerMl],
-            price: Price(amount: row[Columns.priceAmount], per: PriceUnit(rawValue: row[Columns.pricePer]) ?? .kg),
-            category: ShoppingCategory(rawValue: row[Columns.category]) ?? .other,
-            nutrition: Nutrition(
-                kcal: row[Columns.kcal], carbohydrates: row[Columns.carbohydrates], protein: row[Columns.protein], fat: row[Columns.fat],
-                fibre: row[Columns.fibre], sugar: row[Columns.sugar], salt: row[Columns.salt]),
-            contains: Bitmask.values(row[Columns.contains], as: DietFact.self),
-            allergens: Bitmask.values(row[Columns.allergens], as: Allergen.self),
-            synonyms: JSONColumn.decode([String].self, from: row[Columns.synonyms]), bought: row[Columns.bought]
+            id: row[0], name: row[1], usdaNdb: row[2], unit: MeasureUnit(rawValue: row[3]) ?? .g, gramsPerPiece: row[4], gramsPerMl: row[5],
+            price: row[20] ? Price(amount: row[6], per: PriceUnit(rawValue: row[7]) ?? .kg) : nil,
+            category: ShoppingCategory(rawValue: row[8]) ?? .other,
+            nutrition: Nutrition(kcal: row[9], carbohydrates: row[10], protein: row[11], fat: row[12], fibre: row[13], sugar: row[14], salt: row[15]),
+            contains: Bitmask.values(row[16], as: DietFact.self), allergens: Bitmask.values(row[17], as: Allergen.self),
+            synonyms: Self.synonyms(row[18]), bought: row[19], portions: PortionColumn.decode(row[21]), factsDerived: row[22]
         )
     }
 
-    /// The columns an ingredient is served with, for reads written in SQL.
-    static let servedColumns = [
+    /// Most ingredients have no synonyms: their "[]" is not handed to a JSON decoder (every
+    /// ingredient is read on each start).
+    static func synonyms(_ text: String) throws -> [String] {
+        text == "[]" ? [] : try JSONColumn.decode([String].self, from: text)
+    }
+
+    /// The columns an ingredient is served with, in the order ``ingredient(_:)`` reads them.
+    static let served = [
         Columns.id, Columns.name, Columns.usdaNdb, Columns.unit, Columns.gramsPerPiece, Columns.gramsPerMl, Columns.priceAmount, Columns.pricePer,
         Columns.category, Columns.kcal, Columns.carbohydrates, Columns.protein, Columns.fat, Columns.fibre, Columns.sugar, Columns.salt,
-        Columns.contains, Columns.allergens, Columns.synonyms, Columns.bought,
-    ].map(\.name).joined(separator: ", ")
+        Columns.contains, Columns.allergens, Columns.synonyms, Columns.bought, Columns.priced, Columns.portions, Columns.factsDerived,
+    ]
+
+    /// ``served`` for reads written in SQL.
+    static let servedColumns = served.map(\.name).joined(separator: ", ")
 
     var values: SQLArguments {
         let n = ingredient.nutrition
@@ -334,9 +346,10 @@ struct IngredientRecord: Sendable, SQLRecord {
         let foldedSynonyms = ingredient.synonyms.isEmpty ? "" : "|" + ingredient.synonyms.map(folded).joined(separator: "|") + "|"
         return [
             ingredient.id, ingredient.name, folded(ingredient.name), ingredient.usdaNdb, ingredient.unit.rawValue, ingredient.gramsPerPiece,
-            ingredient.gramsPerMl, ingredient.price.amount, ingredient.price.per.rawValue, ingredient.category.rawValue, n.kcal, n.carbohydrates,
-            n.protein, n.fat, n.fibre, n.sugar, n.salt, Bitmask.of(ingredient.contains), Bitmask.of(ingredient.allergens), source, version,
-            (try? JSONColumn.encode(ingredient.synonyms)) ?? "[]", foldedSynonyms, ingredient.bought,
+            ingredient.gramsPerMl, ingredient.price?.amount ?? 0, (ingredient.price?.per ?? .kg).rawValue, ingredient.category.rawValue, n.kcal,
+            n.carbohydrates, n.protein, n.fat, n.fibre, n.sugar, n.salt, Bitmask.of(ingredient.contains), Bitmask.of(ingredient.allergens), source,
+            version, (try? JSONColumn.encode(ingredient.synonyms)) ?? "[]", foldedSynonyms, ingredient.bought, ingredient.price != nil,
+            PortionColumn.encode(ingredient.portions), ingredient.factsDerived,
         ]
     }
 }
@@ -344,6 +357,23 @@ struct IngredientRecord: Sendable, SQLRecord {
 extension Ingredient {
     /// What recipe search indexes for this ingredient: its name and synonyms.
     var searchText: String { ([name] + synonyms).joined(separator: " ") }
+}
+
+/// Portions as text, one a line: "amount|grams|name" ("1|160|cup, chopped"). A name holds no "|"
+/// or line break (validated). Read for every ingredient on each start: cheaper than JSON.
+enum PortionColumn {
+    static func encode(_ portions: [Portion]) -> String {
+        portions.map { "\($0.amount)|\($0.grams)|\($0.name)" }.joined(separator: "\n")
+    }
+
+    static func decode(_ text: String) -> [Portion] {
+        guard !text.isEmpty else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "|", maxSplits: 2)
+            guard fields.count == 3, let amount = Double(fields[0]), let grams = Double(fields[1]) else { return nil }
+            return Portion(amount: amount, name: String(fields[2]), grams: grams)
+        }
+    }
 }
 
 /// Lowercased and without diacritics, so "Crème" is found by "creme".

@@ -23,9 +23,12 @@ extension CatalogStore {
         let report = try database.write { session -> SeedReport in
             let version = try Self.nextVersion(session)
             var changes: [(id: String, change: IngredientChange)] = []
-            for ingredient in seed.ingredients {
-                changes.append((ingredient.id, try Self.upsert(ingredient, source: "seed", version: version, session)))
-            }
+            // Only what the new release changed is written, many rows a statement: the USDA foods
+            // are thousands.
+            let before = try Self.allIngredients(session)
+            let changed = seed.ingredients.filter { before[$0.id] != $0 }
+            try session.insert(all: changed.map { IngredientRecord($0, source: "seed", version: version) }, onConflict: .replace)
+            for ingredient in changed { changes.append((ingredient.id, Self.change(from: before[ingredient.id], to: ingredient))) }
             let ingredients = try Self.allIngredients(session)
             let known = Set(ingredients.keys)
             var seededIDs: Set<String> = []
@@ -61,8 +64,10 @@ extension CatalogStore {
             guard !ingredients.isEmpty else { return try Self.meta(session, "version") }
             let version = try Self.nextVersion(session)
             var changes: [(id: String, change: IngredientChange)] = []
+            let before = try Self.allIngredients(session)
             for ingredient in ingredients {
-                changes.append((ingredient.id, try Self.upsert(ingredient, source: source, version: version, session)))
+                try session.insert(IngredientRecord(ingredient, source: source, version: version), onConflict: .replace)
+                changes.append((ingredient.id, Self.change(from: before[ingredient.id], to: ingredient)))
             }
             try refreshRecipes(after: changes, ingredients: try Self.allIngredients(session), version: version, session)
             return version
@@ -107,8 +112,8 @@ extension CatalogStore {
     // MARK: Ingredients
 
     /// Prefix and substring matches on the accent- and case-folded name and synonyms, best
-    /// first: exact name or synonym, one starting with the text, a word starting with it, then
-    /// any substring; shorter names first.
+    /// first: the curated ingredients before the USDA foods, then exact name or synonym, one
+    /// starting with the text, a word starting with it, then any substring; shorter names first.
     public func searchIngredients(_ request: IngredientSearch) throws(ServiceError) -> [Ingredient] {
         let limit = request.limit ?? 10
         guard (1...50).contains(limit) else { throw .badRequest("limit must be 1 to 50, got \(limit)", field: "limit") }
@@ -132,7 +137,7 @@ extension CatalogStore {
                              ELSE 3 END AS rank
                     FROM ingredient
                     WHERE folded LIKE ? ESCAPE '\\' OR folded_synonyms LIKE ? ESCAPE '\\'
-                    ORDER BY rank, length(name), name, id
+                    ORDER BY facts_derived, rank, length(name), name, id
                     LIMIT ?
                     """,
                     [

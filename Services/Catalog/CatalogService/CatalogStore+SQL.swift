@@ -96,15 +96,13 @@ extension CatalogStore {
     }
 
     static func allIngredients(_ session: any SQLSession) throws -> [String: Ingredient] {
-        let all = try session.fetchAll(IngredientRecord.self, "SELECT * FROM ingredient").map(\.ingredient)
+        let all = try session.rows("SELECT \(IngredientRecord.servedColumns) FROM ingredient", []).map(IngredientRecord.ingredient)
         return Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
     }
 
-    /// Inserts or updates `ingredient`, saying what changed in it for the recipes using it
+    /// What writing `ingredient` over `previous` (nil: a new one) changes for the recipes using it
     /// (``refreshRecipes(after:ingredients:version:_:)``).
-    static func upsert(_ ingredient: Ingredient, source: String, version: Int64, _ session: any SQLSession) throws -> IngredientChange {
-        let previous = try session.fetchOne(IngredientRecord.self, "SELECT * FROM ingredient WHERE id = ?", [ingredient.id])?.ingredient
-        try session.insert(IngredientRecord(ingredient, source: source, version: version), onConflict: .replace)
+    static func change(from previous: Ingredient?, to ingredient: Ingredient) -> IngredientChange {
         // A new ingredient: no recipe uses it yet.
         guard let previous else { return IngredientChange(renamed: false, otherwise: false) }
         var renamedOnly = previous

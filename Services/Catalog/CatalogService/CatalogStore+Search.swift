@@ -56,7 +56,7 @@ extension CatalogStore {
             ingredients: facts.lines, people: people ?? row.servings, diets: facts.diets, allergens: facts.allergens, contains: facts.contains,
             cost: facts.cost, costPerServing: facts.costPerServing, nutritionPerServing: facts.nutritionPerServing, origin: row.origin,
             owner: row.owner, basedOn: row.basedOn, shared: row.shared, isFavorite: favorite, version: row.version, notes: row.notes,
-            variations: try row.decodedVariations(), tags: row.tags, photo: row.photo
+            variations: try row.decodedVariations(), tags: row.tags, photo: row.photo, unpriced: facts.unpriced
         )
     }
 

@@ -18,12 +18,19 @@ public final class CatalogStore: Sendable {
     /// Text searches matching at most this many recipes are ordered by relevance (bm25);
     /// broader ones newest first (see ``searchRecipes(_:user:filter:)``).
     public let relevanceLimit: Int
-    public init(database: SousDatabase, relevanceLimit: Int = 1000) throws {
+    /// `database` may be a copy of `template`'s (tests seed one database and copy it): the
+    /// ingredients the template holds in memory are then taken over instead of read again.
+    public init(database: SousDatabase, relevanceLimit: Int = 1000, copyOf template: CatalogStore? = nil) throws {
         self.database = database
         sql = CatalogSQL.of(database.engine)
         self.relevanceLimit = relevanceLimit
         try indexNamesIfNeeded()
-        try refreshIngredientCache()
+        if let template {
+            let book = template.ingredientCache.withLock { $0 }
+            ingredientCache.withLock { $0 = book }
+        } else {
+            try refreshIngredientCache()
+        }
     }
 
     /// On PostgreSQL, gives the recipes written before migration v4 their name index (the name
@@ -53,6 +60,8 @@ struct IngredientBook: Sendable {
     let byName: [String: String]
     /// The newest ingredient version when they were read (another replica's import raises it).
     let version: Int64
+    /// The USDA foods indexed by word for recipe lines, built when an import first needs it.
+    private let matcher = LazyFoodMatcher()
 
     init(all: [String: Ingredient], version: Int64 = 0) {
         byID = all
@@ -64,6 +73,8 @@ struct IngredientBook: Sendable {
         for ingredient in all.values.sorted(by: { $0.id > $1.id }) { names[folded(ingredient.name)] = ingredient.id }
         byName = names
     }
+
+    var foods: FoodMatcher { matcher.get(byID.values) }
 
     func id(named text: String) -> String? {
         if byID[text] != nil { return text }
@@ -83,5 +94,19 @@ struct IngredientBook: Sendable {
             if byID[slug] != nil { return slug }
         }
         return nil
+    }
+}
+
+/// A ``FoodMatcher`` built once, on first use, and shared by the copies of its book.
+final class LazyFoodMatcher: Sendable {
+    private let built = Mutex<FoodMatcher?>(nil)
+
+    func get(_ ingredients: @autoclosure () -> Dictionary<String, Ingredient>.Values) -> FoodMatcher {
+        built.withLock { matcher in
+            if let matcher { return matcher }
+            let new = FoodMatcher(ingredients())
+            matcher = new
+            return new
+        }
     }
 }

@@ -8,9 +8,11 @@ public struct DerivedRecipeFacts: Equatable, Sendable {
     public var diets: [Diet]
     public var allergens: [Allergen]
     public var contains: [DietFact]
-    /// EUR for the whole recipe at its own servings.
+    /// EUR for the whole recipe at its own servings: the lines that have a price.
     public var cost: Double
     public var costPerServing: Double
+    /// Names of the ingredients without a price, in line order.
+    public var unpriced: [String]
     public var nutritionPerServing: Nutrition
     public var totalMinutes: Int
     public var energyLevel: Int
@@ -28,8 +30,9 @@ public enum RecipeDerivation {
         return grams
     }
 
-    /// Estimated EUR for `grams` of `ingredient`, using its price per kg, l or piece.
-    public static func cost(ofGrams grams: Double, _ ingredient: Ingredient) -> Double {
+    /// Estimated EUR for `grams` of `ingredient`, using its price per kg, l or piece; nil without
+    /// a price.
+    public static func cost(ofGrams grams: Double, _ ingredient: Ingredient) -> Double? {
         IngredientMeasures(ingredient).price(ofGrams: grams)
     }
 
@@ -57,6 +60,7 @@ public enum RecipeDerivation {
         var contains: Set<DietFact> = []
         var allergens: Set<Allergen> = []
         var totalCost = 0.0
+        var unpriced: [String] = []
         var nutrition = Nutrition.zero
         for (index, line) in recipeLines.enumerated() {
             guard let ingredient = ingredients[line.ingredient] else {
@@ -64,7 +68,7 @@ public enum RecipeDerivation {
             }
             let grams = try grams(of: line.quantity, line.unit, of: ingredient, field: "ingredients.\(index).unit")
             let lineCost = cost(ofGrams: grams, ingredient)
-            totalCost += lineCost
+            if let lineCost { totalCost += lineCost } else { unpriced.append(ingredient.name) }
             // The whole quantity is bought (cost); only the share eaten counts in nutrition.
             let eatenShare = line.resolvedEatenShare
             nutrition = nutrition + ingredient.nutrition.scaled(by: grams * eatenShare / 100)
@@ -73,7 +77,7 @@ public enum RecipeDerivation {
             lines.append(
                 RecipeIngredientDetail(
                     ingredient: ingredient.id, name: ingredient.name, quantity: line.quantity * scale, unit: line.unit,
-                    grams: grams * scale, cost: lineCost * scale, category: ingredient.category, use: line.use, eatenShare: eatenShare
+                    grams: grams * scale, cost: lineCost.map { $0 * scale }, category: ingredient.category, use: line.use, eatenShare: eatenShare
                 ))
         }
         let total = prepMinutes + cookMinutes
@@ -84,6 +88,7 @@ public enum RecipeDerivation {
             contains: contains.sorted(),
             cost: totalCost,
             costPerServing: totalCost / Double(servings),
+            unpriced: unpriced,
             nutritionPerServing: nutrition.scaled(by: 1 / Double(servings)),
             totalMinutes: total,
             energyLevel: EnergyLevel.forTotalMinutes(total)

@@ -5,13 +5,33 @@ import SousUnits
 import SousWire
 
 /// Turns schema.org recipes into the caller's own: each ingredient line parsed
-/// (``IngredientLine``), matched to a catalog ingredient by name or synonym (or by the user's
-/// mapping), and measured in a unit the catalog keeps. A line that cannot be is listed with
-/// the reason, never dropped; then nothing is imported.
+/// (``IngredientLine``), matched to a catalog ingredient by name or synonym, by the user's
+/// mapping (given now or remembered), or by a USDA food with the same words (``FoodMatcher``),
+/// and measured in a unit the catalog keeps. A line that cannot be is listed with the reason,
+/// never dropped; then nothing is imported. A line matched other than by name is listed too.
 struct RecipeImporter {
     let book: IngredientBook
+    let foods: FoodMatcher
     /// The line as written → what the user said it means (an ingredient line, or a name).
     let mappings: [String: String]
+    /// What the user or their household said before, by ``RememberedLines/key(_:)``.
+    let remembered: [String: String]
+    /// Images fetched from the web, by the address the recipe names them with.
+    let photos: [String: Data]
+
+    init(book: IngredientBook, mappings: [String: String], remembered: [String: String] = [:], photos: [String: Data] = [:]) {
+        self.book = book
+        self.foods = book.foods
+        self.mappings = mappings
+        self.remembered = remembered
+        self.photos = photos
+    }
+
+    /// A line's ingredient and how it was found when not by name.
+    struct Found {
+        var line: RecipeIngredient
+        var how: (kind: LineMatchKind, confidence: Double)?
+    }
 
     /// A recipe ready to validate, with the text of each of its lines (for reporting a line the
     /// catalog then refuses, e.g. a unit its ingredient cannot be measured in).
@@ -21,20 +41,30 @@ struct RecipeImporter {
         var lineTexts: [String]
     }
 
-    func drafts(_ recipes: [SchemaRecipe]) -> (drafts: [Draft], unmatched: [UnmatchedIngredientLine]) {
+    func drafts(_ recipes: [SchemaRecipe]) -> (drafts: [Draft], unmatched: [UnmatchedIngredientLine], matched: [MatchedIngredientLine]) {
         var unmatched: [UnmatchedIngredientLine] = []
-        let drafts = recipes.map { recipe in draft(recipe, unmatched: &unmatched) }
-        return (drafts, unmatched)
+        var matched: [MatchedIngredientLine] = []
+        let drafts = recipes.map { recipe in draft(recipe, unmatched: &unmatched, matched: &matched) }
+        return (drafts, unmatched, matched)
     }
 
-    private func draft(_ recipe: SchemaRecipe, unmatched: inout [UnmatchedIngredientLine]) -> Draft {
+    private func draft(_ recipe: SchemaRecipe, unmatched: inout [UnmatchedIngredientLine], matched: inout [MatchedIngredientLine]) -> Draft {
         var lines: [RecipeIngredient] = []
         var texts: [String] = []
         for text in recipe.ingredients {
             switch ingredient(text) {
             case .failure(let reason):
-                unmatched.append(UnmatchedIngredientLine(recipe: recipe.name, line: text, reason: reason.text))
-            case .success(let line):
+                unmatched.append(
+                    UnmatchedIngredientLine(
+                        recipe: recipe.name, line: text, reason: reason.text, suggestion: reason.suggestion, confidence: reason.confidence))
+            case .success(let found):
+                let line = found.line
+                if let how = found.how {
+                    matched.append(
+                        MatchedIngredientLine(
+                            recipe: recipe.name, line: text, ingredient: line.ingredient, name: book.byID[line.ingredient]?.name ?? line.ingredient,
+                            how: how.kind, confidence: how.confidence))
+                }
                 // The catalog keeps one line per ingredient: the same one twice (butter for the
                 // pan and for the sauce) is added up in the first line's unit, through the
                 // ingredient's density or piece weight when the units differ.
@@ -64,7 +94,7 @@ struct RecipeImporter {
         // Dish types come from the categories; keywords only stand in when no category names one
         // (a Sous export writes its tags as keywords).
         let categoryTypes = dishTypes(recipe.categories)
-        let photo = recipe.imageURLs.lazy.compactMap(SchemaRecipe.imageData(fromDataURL:)).first
+        let photo = recipe.imageURLs.lazy.compactMap { photos[$0] ?? SchemaRecipe.imageData(fromDataURL: $0) }.first
         let draft = RecipeDraft(
             name: recipe.name,
             summary: recipe.description.flatMap { $0.isEmpty ? nil : $0 } ?? recipe.name,
@@ -95,6 +125,8 @@ struct RecipeImporter {
 
     struct Reason: Error {
         let text: String
+        var suggestion: String? = nil
+        var confidence: Double? = nil
     }
 
     /// The catalog line `text` means, or why there is none.
@@ -109,10 +141,11 @@ struct RecipeImporter {
         return grams / gramsPerUnit
     }
 
-    func ingredient(_ text: String) -> Result<RecipeIngredient, Reason> {
+    func ingredient(_ text: String) -> Result<Found, Reason> {
         let written = IngredientLine.parse(text)
         var parsed = written
-        if let mapped = mappings[text] {
+        let mapping = mappings[text].map { ($0, LineMatchKind.mapping) } ?? remembered[RememberedLines.key(text)].map { ($0, .remembered) }
+        if let (mapped, _) = mapping {
             parsed = IngredientLine.parse(mapped)
             // A mapping that names only the ingredient keeps the line's own amount.
             if parsed.quantity == nil {
@@ -125,9 +158,23 @@ struct RecipeImporter {
         // "2 cloves garlic": the catalog may name the piece ("Garlic clove").
         let piece = parsed.unit.flatMap { $0.measure == nil ? ["\(parsed.name) \($0.rawValue)", "\(parsed.food) \($0.rawValue)"] : nil } ?? []
         // The food without preparation and package words comes last: a name as written wins.
-        let candidates =
-            parsed.nameCandidates + piece + (mappings[text].map { [$0.trimmingCharacters(in: .whitespaces)] } ?? []) + [parsed.food]
-        guard let id = candidates.lazy.compactMap({ book.id(named: $0) }).first else {
+        let candidates = parsed.nameCandidates + piece + (mapping.map { [$0.0.trimmingCharacters(in: .whitespaces)] } ?? []) + [parsed.food]
+        var how = mapping.map { (kind: $0.1, confidence: 1.0) }
+        var id = candidates.lazy.compactMap({ book.id(named: $0) }).first
+        if id == nil, mapping == nil, let similar = foods.match(parsed.food) {
+            let name = book.byID[similar.id]?.name ?? similar.id
+            guard similar.sure else {
+                return .failure(
+                    Reason(
+                        text:
+                            "no catalog ingredient is called \"\(parsed.name)\"; the closest food is \"\(name)\" (\(percent(similar.confidence)) sure): "
+                            + "map the line to it or to another",
+                        suggestion: similar.id, confidence: similar.confidence))
+            }
+            id = similar.id
+            how = (.food, similar.confidence)
+        }
+        guard let id else {
             return .failure(Reason(text: "no catalog ingredient is called \"\(parsed.name)\"; map the line to one"))
         }
         guard let quantity = parsed.quantity else {
@@ -136,15 +183,23 @@ struct RecipeImporter {
         // A frying bath or what is poured away, as the line's note says ("for frying").
         let use = parsed.use ?? written.use ?? .eaten
         let eatenShare = use == .eaten ? nil : parsed.eatenShare ?? written.eatenShare
-        func line(_ quantity: Double, _ unit: MeasureUnit) -> Result<RecipeIngredient, Reason> {
-            .success(RecipeIngredient(ingredient: id, quantity: quantity, unit: unit, use: use, eatenShare: eatenShare))
+        func line(_ quantity: Double, _ unit: MeasureUnit) -> Result<Found, Reason> {
+            .success(Found(line: RecipeIngredient(ingredient: id, quantity: quantity, unit: unit, use: use, eatenShare: eatenShare), how: how))
         }
+        let ingredient = book.byID[id]
         // "2 cups (212 g)", "1 (400 g) can": the whole amount the line asks for. A stick is a
         // quarter pound of butter; a stick of celery or cinnamon is one piece.
         if let amount = parsed.amount, let measure = amount.unit.measure,
-            amount.unit != .stick || ["butter", "margarine"].contains(where: { (book.byID[id]?.name.lowercased() ?? id).contains($0) })
+            amount.unit != .stick || ["butter", "margarine"].contains(where: { (ingredient?.name.lowercased() ?? id).contains($0) })
         {
             return line(amount.quantity * measure.factor, measure.unit)
+        }
+        // A can, a bunch, a clove of what has a piece weight is that many pieces; otherwise the
+        // food's own measure of that name ("2 slices bread", "1 head lettuce"), when it has one.
+        if let unit = parsed.unit, unit.measure == nil, !(Self.countedAsPieces.contains(unit) && ingredient?.gramsPerPiece != nil),
+            let grams = ingredient.flatMap({ Self.grams(in: quantity, unit, of: $0) })
+        {
+            return line(grams, .g)
         }
         // A sprig, a head, a knob, a handful, a jar or a pack weighs what nothing here says:
         // asked, never guessed.
@@ -154,6 +209,20 @@ struct RecipeImporter {
         // No unit, or one counted by the ingredient's piece weight (a can, a bunch, a clove).
         return line(quantity, .piece)
     }
+
+    /// Grams in `quantity` `unit`s of `ingredient` from its household measure named so ("slice",
+    /// "head", "sprig"), for a unit that has no weight of its own.
+    /// The medium one of several ("head, medium (6" dia)") when sizes are given.
+    static func grams(in quantity: Double, _ unit: ParsedUnit, of ingredient: Ingredient) -> Double? {
+        let named = ingredient.portions.filter { portion in
+            let first = portion.name.lowercased().split(whereSeparator: { !$0.isLetter }).first.map(String.init)
+            return first.flatMap { ParsedUnit(spelling: $0) } == unit
+        }
+        let portion = named.first { $0.name.lowercased().contains("medium") } ?? named.first
+        return portion.map { quantity * $0.grams / $0.amount }
+    }
+
+    private func percent(_ share: Double) -> String { "\(Int((share * 100).rounded())) %" }
 
     /// What the document said that no Sous field holds, as (schema.org name, text) sorted by
     /// name; kept in the notes. Diets and nutrition are not among them: Sous derives its own
@@ -214,5 +283,12 @@ struct RecipeImporter {
     static func webAddress(_ text: String) -> String? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         return trimmed.hasPrefix("https://") || trimmed.hasPrefix("http://") ? trimmed : nil
+    }
+}
+
+/// Remembered mappings are found by the line without case, accents or repeated spaces.
+enum RememberedLines {
+    static func key(_ line: String) -> String {
+        folded(line).split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 }

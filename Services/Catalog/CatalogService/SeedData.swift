@@ -64,15 +64,38 @@ public struct SeedData: Sendable {
         self.recipes = recipes
     }
 
-    /// Loads the data shipped in this module's resources.
+    /// Loads the data shipped in this module's resources: the curated ingredients and recipes,
+    /// then the USDA SR28 foods (Seed/sr28, rebuilt by Tools/usda/trim_sr28.py) that no curated
+    /// ingredient already stands for (by SR28 food number). Read once per process.
     public static func bundled() throws -> SeedData {
+        try shipped.get()
+    }
+
+    private static let shipped: Result<SeedData, any Error> = Result {
         guard
             let ingredientsURL = Bundle.module.url(forResource: "ingredients", withExtension: "json", subdirectory: "Seed"),
-            let recipesURL = Bundle.module.url(forResource: "recipes", withExtension: "json", subdirectory: "Seed")
+            let recipesURL = Bundle.module.url(forResource: "recipes", withExtension: "json", subdirectory: "Seed"),
+            let usdaURL = Bundle.module.url(forResource: "sr28", withExtension: nil, subdirectory: "Seed")
         else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "seed data missing from the catalog's resources"])
         }
-        return try load(ingredients: Data(contentsOf: ingredientsURL), recipes: Data(contentsOf: recipesURL))
+        var seed = try load(ingredients: Data(contentsOf: ingredientsURL), recipes: Data(contentsOf: recipesURL))
+        seed.addingFoods(try UsdaImporter.parse(directory: usdaURL))
+        return seed
+    }
+
+    /// Adds `foods` after the curated ingredients, leaving out those a curated ingredient
+    /// already stands for (the same SR28 food number); such an ingredient takes the food's
+    /// household measures, and its density when it has none.
+    mutating func addingFoods(_ foods: [Ingredient]) {
+        let byNumber = Dictionary(foods.compactMap { food in food.usdaNdb.map { ($0, food) } }, uniquingKeysWith: { first, _ in first })
+        for index in ingredients.indices {
+            guard let number = ingredients[index].usdaNdb, let food = byNumber[number] else { continue }
+            if ingredients[index].portions.isEmpty { ingredients[index].portions = food.portions }
+            if ingredients[index].gramsPerMl == nil { ingredients[index].gramsPerMl = food.gramsPerMl }
+        }
+        let curated = Set(ingredients.compactMap(\.usdaNdb))
+        ingredients += foods.filter { food in food.usdaNdb.map { !curated.contains($0) } ?? true }
     }
 
     public static func load(ingredients: Data, recipes: Data) throws -> SeedData {

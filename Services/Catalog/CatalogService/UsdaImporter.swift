@@ -1,12 +1,16 @@
 public import Foundation
+import SousInterchange
 public import SousSchema
 
-/// Reads a USDA SR28 directory (the ASCII release: FOOD_DES.txt and NUT_DATA.txt, `^`-separated
-/// with `~`-quoted text) into catalog ingredients with ids "usda-<NDB_No>".
+/// Reads a USDA SR28 directory (the ASCII release: FOOD_DES.txt, NUT_DATA.txt and, when present,
+/// WEIGHT.txt, `^`-separated with `~`-quoted text) into catalog ingredients with ids
+/// "usda-<NDB_No>".
 ///
-/// SR28 has no prices, units or allergen declarations: imported ingredients are weighed in grams
-/// with price 0, and their category, diet facts and allergens are approximated from the USDA
-/// food group (documented in Services/Catalog/README.md). Curate before relying on them.
+/// SR28 has no prices or allergen declarations: its foods are weighed in grams with no price,
+/// and their category, diet facts and allergens are derived from the USDA food group
+/// (`factsDerived`; the rules are in Services/Catalog/README.md). WEIGHT.txt's household measures
+/// become the food's portions, and give it a density (from the first cup, spoon or fluid-ounce
+/// measure) and a piece weight (from the first medium, large, small, whole or each).
 public enum UsdaImporter {
     public struct ParseError: Error, CustomStringConvertible {
         public let file: String
@@ -53,15 +57,70 @@ public enum UsdaImporter {
             record(fields[1], value, in: &nutrition[ndb]!)
             if seen.insert(ndb).inserted, seen.count % 500 == 0 { progress(seen.count, described.count) }
         }
+        let portions = try portions(directory.appendingPathComponent("WEIGHT.txt"))
         progress(described.count, described.count)
         return described.map { food in
             let facts = approximateFacts(group: food.group, name: food.name)
+            let measures = portions[food.ndb] ?? []
             return Ingredient(
-                id: "usda-\(food.ndb)", name: String(food.name.prefix(300)), usdaNdb: food.ndb, unit: .g, gramsPerPiece: nil, gramsPerMl: nil,
-                price: Price(amount: 0, per: .kg), category: facts.category, nutrition: nutrition[food.ndb] ?? .zero,
-                contains: facts.contains, allergens: facts.allergens
+                id: "usda-\(food.ndb)", name: String(food.name.prefix(300)), usdaNdb: food.ndb, unit: .g,
+                gramsPerPiece: gramsPerPiece(measures), gramsPerMl: gramsPerMl(measures), price: nil, category: facts.category,
+                nutrition: nutrition[food.ndb] ?? .zero, contains: facts.contains, allergens: facts.allergens, portions: measures,
+                factsDerived: true
             )
         }
+    }
+
+    /// WEIGHT.txt's household measures by food, in SR28's order, without those that are only a
+    /// weight ("1 oz", "1 lb"): grams say that already. An absent file gives none.
+    static func portions(_ url: URL) throws -> [String: [Portion]] {
+        guard FileManager.default.fileExists(atPath: url.path) else { return [:] }
+        var portions: [String: [Portion]] = [:]
+        for (line, fields) in try records(url).enumerated() {
+            guard fields.count >= 5, let amount = Double(fields[2]), let grams = Double(fields[4]) else {
+                throw ParseError(file: "WEIGHT.txt", line: line + 1, message: "expected NDB_No^Seq^Amount^Msre_Desc^Gm_Wgt…")
+            }
+            let name = fields[3].trimmingCharacters(in: .whitespaces)
+            guard amount > 0, grams > 0, !name.isEmpty else { continue }
+            if let unit = leadingUnit(name), unit == .oz || unit == .lb || unit == .g || unit == .kg { continue }
+            portions[fields[0], default: []].append(Portion(amount: amount, name: String(name.prefix(120)), grams: grams))
+        }
+        return portions
+    }
+
+    /// The unit a measure's description starts with: "cup, chopped" is a cup, "fl oz" a fluid
+    /// ounce, "tbsp" a tablespoon.
+    static func leadingUnit(_ name: String) -> ParsedUnit? {
+        let words = name.lowercased().split(whereSeparator: { !$0.isLetter })
+        guard let first = words.first else { return nil }
+        if words.count > 1, let two = ParsedUnit(spelling: "\(first) \(words[1])") { return two }
+        return ParsedUnit(spelling: String(first))
+    }
+
+    /// Grams per ml from the first measure by volume.
+    static func gramsPerMl(_ portions: [Portion]) -> Double? {
+        for portion in portions {
+            guard let conversion = leadingUnit(portion.name)?.measure, conversion.unit.millilitres != nil else { continue }
+            let millilitres = portion.amount * conversion.factor * (conversion.unit.millilitres ?? 1)
+            return portion.grams / millilitres
+        }
+        return nil
+    }
+
+    /// Words that name one whole piece of a food in SR28's measures, the usual size first.
+    static let pieceWords = ["medium", "large", "small", "whole", "each", "fruit", "item"]
+
+    /// Grams per piece from the first measure naming a whole piece, the usual size first: "medium
+    /// (7\" long)", or the food's own name and a size ("croissant, medium"), never a slice or a cup.
+    static func gramsPerPiece(_ portions: [Portion]) -> Double? {
+        let described = portions.map { portion in (portion, portion.name.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init)) }
+        for word in pieceWords {
+            let whole = described.first { _, words in
+                words.first == word || (words.count > 1 && words[1] == word && ParsedUnit(spelling: words[0]) == nil)
+            }
+            if let (portion, _) = whole { return portion.grams / portion.amount }
+        }
+        return nil
     }
 
     /// Splits an SR28 file into fields, stripping the `~` text quotes.

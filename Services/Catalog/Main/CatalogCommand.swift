@@ -1,6 +1,7 @@
 public import ArgumentParser
 import CatalogService
 import Foundation
+import SousFetch
 public import SousRuntime
 import SousSchema
 import SousWire
@@ -16,7 +17,7 @@ public struct CatalogCommand: AsyncParsableCommand, ServiceExecutable {
     public init() {}
 
     public static func host(for configuration: ServiceConfiguration) throws -> ServiceHost {
-        try CatalogService(configuration: configuration).host
+        try CatalogService(configuration: configuration, fetchPolicy: try FetchPolicy.fromEnvironment()).host
     }
 }
 

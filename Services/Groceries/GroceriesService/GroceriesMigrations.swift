@@ -133,6 +133,7 @@ enum GroceriesMigrations {
         PostgresMigration(
             "v3: lists are households'",
             GroceriesMigrations.householdTables.map { #"ALTER TABLE \#($0) RENAME COLUMN "user" TO household"# }),
+        PostgresMigration("v4: ingredients without a price", ["ALTER TABLE ingredient ADD COLUMN priced BIGINT NOT NULL DEFAULT 1"]),
     ]
 
     /// Every table keyed by whose list it is: since households, the household's (whose id, for
@@ -293,6 +294,10 @@ enum GroceriesMigrations {
         migrator.registerMigration("v6: lists are households'") { db in
             // SQLite renames the column in the foreign keys, indexes and triggers that name it too.
             for table in householdTables { try db.execute(sql: "ALTER TABLE \(table) RENAME COLUMN user TO household") }
+        }
+        migrator.registerMigration("v7: ingredients without a price") { db in
+            // The catalog's USDA foods have no price: priced = 0 leaves price_amount unused.
+            try db.execute(sql: "ALTER TABLE ingredient ADD COLUMN priced INTEGER NOT NULL DEFAULT 1")
         }
         return migrator
     }

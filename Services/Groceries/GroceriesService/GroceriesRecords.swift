@@ -28,6 +28,8 @@ struct IngredientFactsRecord: Sendable, SQLRecord {
         static let pricePer = Column("price_per")
         static let category = Column("category")
         static let bought = Column("bought")
+        /// 0 when the catalog knows no price (price_amount and price_per are then unused).
+        static let priced = Column("priced")
     }
 
     var facts: ListIngredientFacts
@@ -38,20 +40,20 @@ struct IngredientFactsRecord: Sendable, SQLRecord {
         facts = ListIngredientFacts(
             id: row[Columns.id], name: row[Columns.name], unit: try storedValue(MeasureUnit.self, row[Columns.unit]),
             gramsPerPiece: row[Columns.gramsPerPiece], gramsPerMl: row[Columns.gramsPerMl],
-            price: Price(amount: row[Columns.priceAmount], per: try storedValue(PriceUnit.self, row[Columns.pricePer])),
+            price: row[Columns.priced] ? Price(amount: row[Columns.priceAmount], per: try storedValue(PriceUnit.self, row[Columns.pricePer])) : nil,
             category: try storedValue(ShoppingCategory.self, row[Columns.category]), bought: row[Columns.bought]
         )
     }
 
     static let columnNames = [
         Columns.id, Columns.name, Columns.unit, Columns.gramsPerPiece, Columns.gramsPerMl, Columns.priceAmount, Columns.pricePer, Columns.category,
-        Columns.bought,
+        Columns.bought, Columns.priced,
     ].map(\.name)
 
     var values: SQLArguments {
         [
-            facts.id, facts.name, facts.unit.rawValue, facts.gramsPerPiece, facts.gramsPerMl, facts.price.amount, facts.price.per.rawValue,
-            facts.category.rawValue, facts.bought,
+            facts.id, facts.name, facts.unit.rawValue, facts.gramsPerPiece, facts.gramsPerMl, facts.price?.amount ?? 0,
+            (facts.price?.per ?? .kg).rawValue, facts.category.rawValue, facts.bought, facts.price != nil,
         ]
     }
 }

@@ -16,13 +16,14 @@ public struct ListIngredientFacts: Codable, Equatable, Sendable {
     public var unit: MeasureUnit
     public var gramsPerPiece: Double?
     public var gramsPerMl: Double?
-    public var price: Price
+    /// Nil when the catalog knows no price: the line says "no price".
+    public var price: Price?
     public var category: ShoppingCategory
     /// False for tap water: recipes' shares of it are left off the list.
     public var bought: Bool
 
     public init(
-        id: String, name: String, unit: MeasureUnit, gramsPerPiece: Double?, gramsPerMl: Double?, price: Price, category: ShoppingCategory,
+        id: String, name: String, unit: MeasureUnit, gramsPerPiece: Double?, gramsPerMl: Double?, price: Price?, category: ShoppingCategory,
         bought: Bool = true
     ) {
         self.id = id
@@ -97,8 +98,8 @@ public enum GroceryUnits {
         }
     }
 
-    /// Estimated EUR for `amounts` (see ``IngredientMeasures/price(of:)``).
-    public static func price(of amounts: [QuantityDimension: Double], _ facts: ListIngredientFacts) -> Double {
+    /// Estimated EUR for `amounts` (see ``IngredientMeasures/price(of:)``); nil without a price.
+    public static func price(of amounts: [QuantityDimension: Double], _ facts: ListIngredientFacts) -> Double? {
         facts.measures.price(of: amounts)
     }
 }

@@ -47,6 +47,8 @@ enum Show {
     }
 
     static func euros(_ amount: Double) -> String { "€" + String(format: "%.2f", amount) }
+    /// A price, or "no price" for a food no shop price is known for (never €0).
+    static func euros(_ amount: Double?) -> String { amount.map(euros) ?? "no price" }
 
     static func number(_ value: Double, decimals: Int = 0) -> String { value.formatted(decimals: decimals) }
 
