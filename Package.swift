@@ -347,7 +347,7 @@ let package = Package(
             dependencies: [
                 "SousCLI", "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "CatalogTesting",
                 "PlannerTesting", "GroceriesTesting", "TrackerTesting", "NotifierTesting", "SousServiceTesting", "SousRuntime", "SousTestSupport",
-                "SousSchema", "SousWire", "SousInterchange", "MessagePack", logging,
+                "SousSchema", "SousWire", "SousInterchange", "MessagePack", logging, hummingbird,
             ],
             path: "Tests/CLITests",
             swiftSettings: swiftSettings

@@ -72,20 +72,28 @@ struct HTMLTree {
         }
 
         /// The text inside, tags removed, entities decoded, whitespace collapsed.
-        var text: String {
+        var text: String { HTMLText.plainText(rawText(blockSeparator: " ")) }
+
+        /// The text inside with a line break where a block (a paragraph, an item) ends: what
+        /// ``HTMLText/lines(_:)`` splits into steps.
+        var blockText: String { rawText(blockSeparator: "\n") }
+
+        private func rawText(blockSeparator: String) -> String {
             var parts: [String] = []
             func walk(_ element: Element) {
                 for child in element.children {
                     switch child {
                     case .text(let text): parts.append(text)
                     case .element(let inner):
-                        if ["br", "p", "li", "div"].contains(inner.name) { parts.append(" ") }
+                        let block = ["br", "p", "li", "div"].contains(inner.name)
+                        if block { parts.append(blockSeparator) }
                         walk(inner)
+                        if block { parts.append(blockSeparator) }
                     }
                 }
             }
             walk(self)
-            return HTMLText.plainText(parts.joined())
+            return parts.joined()
         }
     }
 
@@ -270,7 +278,10 @@ struct HTMLTree {
         case "object": return element.attributes["data"] ?? ""
         case "data", "meter": return element.attributes["value"] ?? element.text
         case "time": return element.attributes["datetime"] ?? element.text
-        default: return element.text
+        default:
+            // Instructions keep their steps apart (one per item or paragraph).
+            let names = (element.attributes["itemprop"] ?? "").split(separator: " ")
+            return names.contains("recipeInstructions") ? element.blockText : element.text
         }
     }
 }

@@ -354,7 +354,8 @@ public struct RecipeImport: Codable, Equatable, Sendable {
     public static let maxRecipes = 100
 
     /// The JSON-LD: one Recipe, an array of them, or a document with an `@graph` (what recipe
-    /// sites embed and what Mealie and Tandoor export). Give this or `url`.
+    /// sites embed and what Mealie and Tandoor export); or a recipe page's HTML as saved from a
+    /// browser (its JSON-LD blocks, else its schema.org microdata). Give this or `url`.
     public var document: String?
     /// A recipe page's address (http or https): the catalog fetches it (at most 5 MB, 10 s,
     /// public addresses only; see PROTOCOL.md "Fetching from the web") and reads its JSON-LD, or

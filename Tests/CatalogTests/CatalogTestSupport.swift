@@ -1,6 +1,7 @@
 import CatalogService
 import CatalogTesting
 import Foundation
+import SousFetch
 import SousRuntime
 import SousSchema
 import SousTestSupport
@@ -18,13 +19,13 @@ enum CatalogStorage: CaseIterable, Sendable {
 
 /// Runs a real catalog in-process over inproc://, its data in memory unless `storage` says.
 func withCatalog<T: Sendable>(
-    peers: [SousService: ServiceEndpoints] = [:], storage: CatalogStorage = .memory,
+    peers: [SousService: ServiceEndpoints] = [:], storage: CatalogStorage = .memory, fetchPolicy: FetchPolicy = CatalogFixture.fetchPolicy,
     _ body: (CatalogService, ServiceClient<Catalog>) async throws -> T
 ) async throws -> T {
     let service: CatalogService
     var directory: String?
     switch storage {
-    case .memory: service = try CatalogFixture.make(peers: peers)
+    case .memory: service = try CatalogFixture.make(peers: peers, fetchPolicy: fetchPolicy)
     case .file:
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sous-catalog-\(UUID().uuidString)").path
         directory = folder

@@ -13,13 +13,15 @@ extension CatalogStore {
     /// The longest line or mapping target remembered.
     public static let maxMappingCharacters = 500
 
-    /// The recipes of a JSON-LD document, or a badRequest on `document` saying what is wrong.
+    /// The recipes of a JSON-LD document or of a saved page's HTML (its JSON-LD, else its
+    /// microdata), or a badRequest on `document` saying what is wrong.
     public static func recipes(fromDocument document: String) throws(ServiceError) -> [SchemaRecipe] {
         guard document.utf8.count <= RecipeImport.maxDocumentBytes else {
             throw .badRequest("the document is larger than \(RecipeImport.maxDocumentBytes / 1024 / 1024) MiB", field: "document")
         }
         do {
-            return try SchemaRecipeDocument.recipes(from: Data(document.utf8))
+            let isHTML = document.drop { $0.isWhitespace || $0 == "\u{FEFF}" }.first == "<"
+            return isHTML ? try RecipeWebPage.recipes(inHTML: document) : try SchemaRecipeDocument.recipes(from: Data(document.utf8))
         } catch {
             throw .badRequest("\(error.message) at \(error.path)", field: "document")
         }

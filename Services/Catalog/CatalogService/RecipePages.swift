@@ -53,7 +53,7 @@ public struct RecipePages: Sendable {
     /// A failed fetch as the caller's error on `url`: unavailable when the site may answer later.
     static func serviceError(_ error: FetchError, what: String) -> ServiceError {
         switch error {
-        case .timedOut, .unreachable, .tooManyRedirects:
+        case .timedOut, .unreachable:
             ServiceError(.unavailable, "\(what) could not be fetched: \(error)", field: "url")
         case .status(let code) where code >= 500:
             ServiceError(.unavailable, "\(what) could not be fetched: \(error)", field: "url")

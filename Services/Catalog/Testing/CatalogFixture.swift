@@ -51,7 +51,9 @@ public enum CatalogFixture {
     }
 
     /// A seeded catalog bound to unique `inproc://` endpoints. Run it with `withRunningServices`.
-    public static func make(peers: [SousService: ServiceEndpoints] = [:], clock: WallClock = .system()) throws -> CatalogService {
+    public static func make(
+        peers: [SousService: ServiceEndpoints] = [:], clock: WallClock = .system(), fetchPolicy: FetchPolicy = fetchPolicy
+    ) throws -> CatalogService {
         try CatalogService(
             configuration: .testing(.catalog, peers: peers, clock: clock), seed: seed, logger: quietLogger("catalog"), database: database(),
             copyOf: template, fetchPolicy: fetchPolicy

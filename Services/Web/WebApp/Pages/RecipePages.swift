@@ -42,22 +42,39 @@ struct RecipePages {
         }
         router.post("/recipes/import") { _, context in
             let session = try context.signedIn()
+            let address = context.form.text("url") ?? ""
             return try await app.submit {
-                guard let file = context.form.file("document") else { throw WebError.field("document", "Choose a file to import") }
-                guard let text = String(validating: file.bytes, as: UTF8.self) else {
-                    throw WebError.field("document", "The file is not text (UTF-8): save the recipe page as HTML or JSON")
+                let request: RecipeImport
+                if !address.isEmpty {
+                    request = RecipeImport(url: address)
+                } else {
+                    guard let file = context.form.file("document") else {
+                        throw WebError.field("document", "Give a recipe page's address or choose a file to import")
+                    }
+                    guard let text = String(validating: file.bytes, as: UTF8.self) else {
+                        throw WebError.field("document", "The file is not text (UTF-8): save the recipe page as HTML or JSON")
+                    }
+                    request = RecipeImport(document: text)
                 }
-                let report = try await app.backend.catalog.call(
-                    CatalogAPI.importRecipes, RecipeImport(document: Self.jsonLD(in: text)), session: session.token)
+                let report = try await app.backend.catalog.call(CatalogAPI.importRecipes, request, session: session.token)
                 let imported = report.imported.map { ["id": $0.id, "name": $0.name] }
+                let matched = report.matched.map { line in
+                    switch line.how {
+                    case .food: "\(line.line): \(line.name) (a USDA food, \(Int((line.confidence * 100).rounded())) % of its words)"
+                    case .mapping, .remembered: "\(line.line): \(line.name), as you said"
+                    }
+                }
                 let unmatched = report.unmatched.map { "\($0.line): \($0.reason)" }
                 let notice = imported.isEmpty ? nil : "Imported \(imported.count) recipe\(imported.count == 1 ? "" : "s")."
                 let error = unmatched.isEmpty ? nil : WebError.field("document", "Nothing was imported: these lines match no ingredient.")
                 return app.views.page(
-                    "recipe_import", title: "Import a recipe", section: "recipes", ["imported": imported, "unmatched": unmatched], context: context,
+                    "recipe_import", title: "Import a recipe", section: "recipes",
+                    ["imported": imported, "matched": matched, "unmatched": unmatched, "url": address], context: context,
                     status: error == nil ? .ok : .unprocessableContent, error: error, notice: notice)
             } orShow: { error in
-                app.views.page("recipe_import", title: "Import a recipe", section: "recipes", context: context, status: error.status, error: error)
+                app.views.page(
+                    "recipe_import", title: "Import a recipe", section: "recipes", ["url": address], context: context, status: error.status,
+                    error: error)
             }
         }
         router.get("/recipes/:id") { _, context in try await recipePage(context) }
@@ -413,23 +430,5 @@ struct RecipePages {
 
     private static func dataURL(_ file: Form.File) throws(WebError) -> String {
         "data:\(try imageType(file));base64,\(Data(file.bytes).base64EncodedString())"
-    }
-
-    /// The JSON-LD of a saved web page (its `application/ld+json` scripts), or the text itself.
-    static func jsonLD(in text: String) -> String {
-        guard text.range(of: "<html", options: .caseInsensitive) != nil || text.range(of: "<script", options: .caseInsensitive) != nil else {
-            return text
-        }
-        var documents: [String] = []
-        var rest = text[...]
-        while let open = rest.range(of: "application/ld+json", options: .caseInsensitive),
-            let tagEnd = rest[open.upperBound...].firstIndex(of: ">"),
-            let close = rest[tagEnd...].range(of: "</script", options: .caseInsensitive)
-        {
-            documents.append(String(rest[rest.index(after: tagEnd)..<close.lowerBound]).trimmingCharacters(in: .whitespacesAndNewlines))
-            rest = rest[close.upperBound...]
-        }
-        if documents.count == 1 { return documents[0] }
-        return documents.isEmpty ? text : "[" + documents.joined(separator: ",") + "]"
     }
 }

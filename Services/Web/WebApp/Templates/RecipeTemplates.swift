@@ -40,7 +40,7 @@ extension Templates {
         {{#recipes}}{{>recipe_card}}{{/recipes}}
         </ul>
         {{#morePage}}<p><a href="{{morePage}}" class="button">More recipes</a></p>{{/morePage}}
-        <p><a href="/recipes/new" class="button">Write a recipe</a> <a href="/recipes/import" class="button">Import a recipe file</a></p>
+        <p><a href="/recipes/new" class="button">Write a recipe</a> <a href="/recipes/import" class="button">Import a recipe</a></p>
         {{/content}}{{/layout}}
         """#
 
@@ -130,11 +130,14 @@ extension Templates {
         {{<layout}}{{$content}}
         <form method="post" action="/recipes/import" enctype="multipart/form-data" class="card stack">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <label for="document">A recipe page saved from a website (HTML) or a schema.org Recipe (JSON-LD)</label>
-        <input id="document" name="document" type="file" accept=".html,.htm,.json,.jsonld,text/html,application/json,application/ld+json" required>
+        <label for="url">A recipe page's address</label>
+        <input id="url" name="url" type="url" inputmode="url" placeholder="https://" value="{{url}}">
+        <label for="document">or a recipe page saved from a website (HTML), or a schema.org Recipe (JSON-LD)</label>
+        <input id="document" name="document" type="file" accept=".html,.htm,.json,.jsonld,text/html,application/json,application/ld+json">
         <button type="submit" class="primary">Import</button>
         </form>
         {{^empty(imported)}}<h2>Imported</h2><ul>{{#imported}}<li><a href="/recipes/{{id}}">{{name}}</a></li>{{/imported}}</ul>{{/empty(imported)}}
+        {{^empty(matched)}}<h2>Lines matched by likeness or by your answers</h2><ul>{{#matched}}<li>{{.}}</li>{{/matched}}</ul>{{/empty(matched)}}
         {{^empty(unmatched)}}<h2>Lines not matched to an ingredient</h2><ul>{{#unmatched}}<li>{{.}}</li>{{/unmatched}}</ul>{{/empty(unmatched)}}
         {{/content}}{{/layout}}
         """#
