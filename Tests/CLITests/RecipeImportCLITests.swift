@@ -23,11 +23,11 @@ struct RecipeImportCLITests {
         let stack = try StackFixture.make()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sous-import-cli-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try await withLocalWebServer({ router in
-            router.get("/bowl") { _, _ in
-                Response(status: .ok, headers: [.contentType: "text/html"], body: ResponseBody(byteBuffer: ByteBuffer(string: Self.page)))
-            }
-        }) { port in
+        let router = Router()
+        router.get("/bowl") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/html"], body: ResponseBody(byteBuffer: ByteBuffer(string: Self.page)))
+        }
+        try await withLocalWebServer(router) { port in
             try await withRunningServices(stack.hosts) { _ in
                 var endpoints: [String] = []
                 for host in stack.hosts { endpoints += ["--\(host.name)", host.boundEndpoints.requests] }

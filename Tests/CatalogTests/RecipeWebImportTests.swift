@@ -46,10 +46,10 @@ struct RecipeWebImportTests {
     }
 
     @Test func aRecipePageImportsWithItsPhotoAndCleanSteps() async throws {
-        try await withLocalWebServer({ router in
-            router.get("/soup") { _, _ in Self.html(Self.jsonLDPage) }
-            router.get("/images/soup.png") { _, _ in Self.image(Self.png) }
-        }) { port in
+        let router = Router()
+        router.get("/soup") { _, _ in Self.html(Self.jsonLDPage) }
+        router.get("/images/soup.png") { _, _ in Self.image(Self.png) }
+        try await withLocalWebServer(router) { port in
             try await withCatalog { _, client in
                 let address = "http://127.0.0.1:\(port)/soup"
                 let report = try await client.call(CatalogAPI.importRecipes, RecipeImport(url: address), user: "ada")
@@ -67,11 +67,11 @@ struct RecipeWebImportTests {
     }
 
     @Test func aPageWithOnlyMicrodataImports() async throws {
-        try await withLocalWebServer({ router in
-            router.get("/toast") { _, _ in Self.html(Self.microdataPage) }
-            // An "image" that is a page: no photo, and the recipe still imports.
-            router.get("/images/toast.png") { _, _ in Self.html("<html>not an image</html>") }
-        }) { port in
+        let router = Router()
+        router.get("/toast") { _, _ in Self.html(Self.microdataPage) }
+        // An "image" that is a page: no photo, and the recipe still imports.
+        router.get("/images/toast.png") { _, _ in Self.html("<html>not an image</html>") }
+        try await withLocalWebServer(router) { port in
             try await withCatalog { _, client in
                 let report = try await client.call(CatalogAPI.importRecipes, RecipeImport(url: "http://127.0.0.1:\(port)/toast"), user: "ada")
                 let imported = try #require(report.imported.first, "\(report.unmatched)")
@@ -85,21 +85,21 @@ struct RecipeWebImportTests {
 
     @Test func pagesThatAreNoRecipeOrTooLargeAreRefusedNamingTheURL() async throws {
         let sixMegabytes = String(repeating: " ", count: 6_000_000)
-        try await withLocalWebServer({ router in
-            router.get("/about") { _, _ in Self.html("<html><body><h1>About us</h1></body></html>") }
-            router.get("/broken") { _, _ in Self.html(#"<script type="application/ld+json">{"@type": "Recipe", "name": </script>"#) }
-            router.get("/gone") { _, _ in Response(status: .notFound) }
-            router.get("/huge") { _, _ in Self.html("<html>" + sixMegabytes + "</html>") }
-            // 100 MB announced by no length: read until the limit, then dropped.
-            router.get("/endless") { _, _ in
-                Response(
-                    status: .ok, headers: [.contentType: "text/html"],
-                    body: ResponseBody { writer in
-                        for _ in 0..<1600 { try await writer.write(ByteBuffer(repeating: 0x20, count: 65536)) }
-                        try await writer.finish(nil)
-                    })
-            }
-        }) { port in
+        let router = Router()
+        router.get("/about") { _, _ in Self.html("<html><body><h1>About us</h1></body></html>") }
+        router.get("/broken") { _, _ in Self.html(#"<script type="application/ld+json">{"@type": "Recipe", "name": </script>"#) }
+        router.get("/gone") { _, _ in Response(status: .notFound) }
+        router.get("/huge") { _, _ in Self.html("<html>" + sixMegabytes + "</html>") }
+        // 100 MB announced by no length: read until the limit, then dropped.
+        router.get("/endless") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/html"],
+                body: ResponseBody { writer in
+                    for _ in 0..<1600 { try await writer.write(ByteBuffer(repeating: 0x20, count: 65536)) }
+                    try await writer.finish(nil)
+                })
+        }
+        try await withLocalWebServer(router) { port in
             try await withCatalog { _, client in
                 for (path, words) in [
                     ("/about", "no schema.org Recipe"), ("/broken", "not valid JSON"), ("/gone", "HTTP 404"), ("/huge", "larger than 5 MB"),
@@ -127,15 +127,15 @@ struct RecipeWebImportTests {
     }
 
     @Test func privateAddressesAreNeverFetchedNotEvenThroughARedirect() async throws {
-        try await withLocalWebServer({ router in
-            router.get("/soup") { _, _ in Self.html(Self.jsonLDPage) }
-            for (path, target) in [
-                ("/metadata", "http://169.254.169.254/latest/meta-data/"), ("/private", "http://10.0.0.1/admin"),
-                ("/mapped", "http://[::ffff:192.168.1.1]/"), ("/loop", "/loop"),
-            ] {
-                router.get(RouterPath(path)) { _, _ in Response(status: .found, headers: [.location: target]) }
-            }
-        }) { port in
+        let router = Router()
+        router.get("/soup") { _, _ in Self.html(Self.jsonLDPage) }
+        for (path, target) in [
+            ("/metadata", "http://169.254.169.254/latest/meta-data/"), ("/private", "http://10.0.0.1/admin"),
+            ("/mapped", "http://[::ffff:192.168.1.1]/"), ("/loop", "/loop"),
+        ] {
+            router.get(RouterPath(path)) { _, _ in Response(status: .found, headers: [.location: target]) }
+        }
+        try await withLocalWebServer(router) { port in
             // Test catalogs may reach loopback (127.0.0.0/8), and nothing else private.
             try await withCatalog { _, client in
                 for (path, range) in [
@@ -174,12 +174,12 @@ struct RecipeWebImportTests {
 
     @Test func aPageThatDoesNotAnswerInTimeIsUnavailableNotHanging() async throws {
         let policy = FetchPolicy(allowed: CatalogFixture.fetchPolicy.allowed, timeout: .seconds(1))
-        try await withLocalWebServer({ router in
-            router.get("/slow") { _, _ in
-                try await Task.sleep(for: .seconds(4))
-                return Self.html(Self.jsonLDPage)
-            }
-        }) { port in
+        let router = Router()
+        router.get("/slow") { _, _ in
+            try await Task.sleep(for: .seconds(4))
+            return Self.html(Self.jsonLDPage)
+        }
+        try await withLocalWebServer(router) { port in
             try await withCatalog(fetchPolicy: policy) { _, client in
                 let error = await serviceError {
                     try await client.call(CatalogAPI.importRecipes, RecipeImport(url: "http://127.0.0.1:\(port)/slow"), user: "ada")
