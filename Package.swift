@@ -260,7 +260,7 @@ let package = Package(
             dependencies: [
                 "ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousRuntime", "CatalogService", "PlannerService", "GroceriesService",
                 "TrackerService", "NotifierService", "CatalogTesting", "PlannerTesting", "GroceriesTesting", "TrackerTesting", "NotifierTesting",
-                "SousServiceTesting", "SousTestSupport", "SousCrypto", "SousInterchange", argumentParser, logging, grdb,
+                "SousServiceTesting", "SousTestSupport", "SousCrypto", "SousInterchange", "SousFetch", argumentParser, logging, grdb, hummingbird,
             ],
             path: "Benchmarks/SousBench",
             swiftSettings: swiftSettings

@@ -255,5 +255,11 @@ extension FetchPolicy {
 public struct FetchConfigurationError: Error, CustomStringConvertible {
     public let variable: String
     public let message: String
+
+    public init(variable: String, message: String) {
+        self.variable = variable
+        self.message = message
+    }
+
     public var description: String { "\(variable): \(message)" }
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import MessagePack
 public import SousWire
 
@@ -490,8 +490,16 @@ public struct Product: Codable, Equatable, Sendable {
     public var allergens: [String]
     /// USDA SR28 food number the nutrition came from (shipped sample products).
     public var usdaNdb: String?
+    /// Where the tracker has it from, in replies: "sample" (shipped), "import" (or the source an
+    /// operator named), "openfoodfacts", or "yours" (`products.add`). Ignored on input.
+    public var source: String?
+    /// When it was looked up in Open Food Facts (looked up again after 30 days).
+    public var fetchedAt: Date?
 
-    public init(code: String, name: String, brand: String?, quantity: String?, per100g: Macros, allergens: [String], usdaNdb: String? = nil) {
+    public init(
+        code: String, name: String, brand: String?, quantity: String?, per100g: Macros, allergens: [String], usdaNdb: String? = nil,
+        source: String? = nil, fetchedAt: Date? = nil
+    ) {
         self.code = code
         self.name = name
         self.brand = brand
@@ -499,6 +507,8 @@ public struct Product: Codable, Equatable, Sendable {
         self.per100g = per100g
         self.allergens = allergens
         self.usdaNdb = usdaNdb
+        self.source = source
+        self.fetchedAt = fetchedAt
     }
 }
 

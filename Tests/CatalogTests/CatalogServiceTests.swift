@@ -140,7 +140,7 @@ struct RecipeSearchTests {
     }
 
     @Test func aTextMatchingMoreThanTheRelevanceLimitListsNamesFirstThenNewest() throws {
-        let store = try CatalogStore(database: CatalogFixture.database(), relevanceLimit: 3)
+        let store = try CatalogStore(database: CatalogFixture.database(), relevanceLimit: 3, copyOf: CatalogFixture.template)
         try Self.expectNamesFirstThenNewest(store, query: "garlic", named: 5)
         // Renamed into the name tier and out of it, then deleted: the name index follows.
         let mine = try store.create(RecipeDraft(name: "Toast", summary: "Toast rubbed with garlic."), user: "ada")
@@ -152,7 +152,7 @@ struct RecipeSearchTests {
         #expect(try !store.searchRecipes(.init(query: "garlic", pageSize: 100), user: "ada", filter: nil).recipes.contains { $0.id == mine.id })
         // The same text on a store that ranks it matches the same recipes.
         let broad = try store.searchRecipes(.init(query: "garlic", page: 1, pageSize: 100), user: "ada", filter: nil).recipes.map(\.id)
-        let ranked = try CatalogStore(database: CatalogFixture.database())
+        let ranked = try CatalogStore(database: CatalogFixture.database(), copyOf: CatalogFixture.template)
             .searchRecipes(.init(query: "garlic", page: 1, pageSize: 100), user: "ada", filter: nil).recipes.map(\.id)
         #expect(Set(ranked) == Set(broad))
     }
@@ -441,8 +441,9 @@ struct RecipeDetailTests {
                 await rejection(RecipeDraft(name: "x", summary: "y", ingredients: [.init(ingredient: "egg", quantity: -1, unit: .piece)]))?.field
                     == "ingredients.0.quantity")
             #expect(
-                await rejection(RecipeDraft(name: "x", summary: "y", ingredients: [.init(ingredient: "tomato", quantity: 1, unit: .ml)]))?.field
-                    == "ingredients.0.unit")
+                await rejection(RecipeDraft(name: "x", summary: "y", ingredients: [.init(ingredient: "chicken-breast", quantity: 1, unit: .ml)]))?
+                    .field
+                    == "ingredients.0.unit", "no density: neither curated nor SR28 measures chicken breast by volume")
             #expect(
                 await rejection(RecipeDraft(name: "x", summary: "y", steps: [.init(description: "add egg", type: .cooking, ingredients: ["egg"])]))?
                     .field == "steps.0.ingredients.0")

@@ -24,13 +24,17 @@ func withCatalog<T: Sendable>(
 ) async throws -> T {
     let service: CatalogService
     var directory: String?
+    // The first catalog loads the shipped data, and one on a file seeds it: seconds of work kept
+    // off the threads the running services answer on.
     switch storage {
-    case .memory: service = try CatalogFixture.make(peers: peers, fetchPolicy: fetchPolicy)
+    case .memory: service = try await offThePool { try CatalogFixture.make(peers: peers, fetchPolicy: fetchPolicy) }
     case .file:
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sous-catalog-\(UUID().uuidString)").path
         directory = folder
-        service = try CatalogService(
-            configuration: .testing(.catalog, dataDirectory: folder, peers: peers), seed: try CatalogFixture.seed, logger: quietLogger("catalog"))
+        service = try await offThePool {
+            try CatalogService(
+                configuration: .testing(.catalog, dataDirectory: folder, peers: peers), seed: try CatalogFixture.seed, logger: quietLogger("catalog"))
+        }
     }
     defer { if let directory { try? FileManager.default.removeItem(atPath: directory) } }
     // Generous: a bound on a hang, not a performance check, on a machine running tests in parallel.

@@ -12,7 +12,7 @@ import Testing
 @Suite(.closesItsSockets)
 struct RecipeInterchangeTests {
     @Test func everyShippedRecipeRoundTripsThroughJSONLD() throws {
-        let store = try CatalogStore(database: CatalogFixture.database())
+        let store = try CatalogStore(database: CatalogFixture.database(), copyOf: CatalogFixture.template)
         let seed = try CatalogFixture.seed
         let details = try seed.recipes.map { try store.recipe($0.id, user: nil, people: nil) }
         #expect(details.count == seed.recipes.count && !details.isEmpty)

@@ -124,6 +124,8 @@ class Stack:
         self.env["SOUS_CONFIG_DIR"] = str(work / "config")
         self.env["SOUS_LOG_LEVEL"] = "info"
         self.env["SOUS_TIMEOUT_MS"] = "5000"
+        # Tests never call out: unknown barcodes are not looked up in Open Food Facts.
+        self.env["SOUS_OFF"] = "off"
         self.processes: dict = {}
 
     def log(self, service: str) -> Path:

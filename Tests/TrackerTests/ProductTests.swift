@@ -72,7 +72,9 @@ struct BarcodeTests {
     @Test func productsAUserAddsAreTheirOwn() async throws {
         try await withTracker(planner: false) { world in
             let shipped = try await world.call(TrackerAPI.product, BarcodeLookup(code: "2100000000005"), user: "bob")
+            #expect(shipped.source == "seed")
             var mine = shipped
+            mine.source = "yours"
             mine.name = "Ada's spaghetti"
             mine.per100g = Macros(kcal: 777, carbohydrates: 1, protein: 1, fat: 1)
             #expect(try await world.call(TrackerAPI.addProduct, mine, user: "ada") == mine)

@@ -53,7 +53,8 @@ struct TrackerWorld: CallsAsUser {
 /// Runs a real tracker over inproc:// with an in-memory database and a manual clock at
 /// ``trackerInstant``; with `planner`, a real planner for time zones; with `catalog`, the seeded catalog.
 func withTracker<T: Sendable>(
-    planner withPlanner: Bool = true, catalog withCatalog: Bool = false, _ body: (TrackerWorld) async throws -> T
+    planner withPlanner: Bool = true, catalog withCatalog: Bool = false, openFoodFacts: OpenFoodFactsSettings = .disabled,
+    _ body: (TrackerWorld) async throws -> T
 ) async throws -> T {
     let clock = WallClock.manual(at: trackerInstant)
     var hosts: [ServiceHost] = []
@@ -71,7 +72,7 @@ func withTracker<T: Sendable>(
         plannerClient = planner.host.client(Planner.self)
     }
     // Without a planner (absent in the fixture) the tracker must fall back to UTC.
-    let tracker = try TrackerFixture.make(peers: peers, clock: clock)
+    let tracker = try TrackerFixture.make(peers: peers, clock: clock, openFoodFacts: openFoodFacts)
     hosts.append(tracker.host)
     // Generous: a bound on a hang, not a performance check.
     let client = tracker.host.client(Tracker.self)

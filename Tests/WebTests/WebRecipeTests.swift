@@ -1,9 +1,11 @@
 import Dispatch
 import Foundation
 import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import SocketCheck
+import SousTestSupport
 import Testing
 import WebApp
 
@@ -63,6 +65,45 @@ struct WebRecipeTests {
                     ("name", "Garlic toast"), ("servings", "2"), ("ingredients", "a lot of garlic"), ("steps", "Rub."), ("dishType", "side dish"),
                 ], file: ("photo", "", "application/octet-stream", []))
             #expect(wrong.status == .unprocessableContent && wrong.text.contains("Line 1"))
+        }
+    }
+
+    @Test func aRecipePageImportsByItsAddressAndAFoodIsLoggedByItsMeasure() async throws {
+        let page = #"""
+            <html><head><script type="application/ld+json">{"@type": "Recipe", "name": "Fontina toast", "recipeYield": "2",
+            "recipeIngredient": ["2 slices white bread", "100 g fontina cheese"], "recipeInstructions": "Toast. Melt."}</script></head></html>
+            """#
+        let router = Router()
+        router.get("/toast") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/html"], body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
+        }
+        try await withLocalWebServer(router) { port in
+            try await WebHarness.run { _, client in
+                let ada = Browser(client)
+                try await ada.register("Ada", email: "ada@example.org")
+                try await ada.get("/recipes/import")
+                let imported = try await ada.upload(
+                    "/recipes/import", fields: [("url", "http://127.0.0.1:\(port)/toast")], file: ("document", "", "application/octet-stream", []))
+                #expect(
+                    imported.status == .ok && imported.text.contains("Imported 1 recipe") && imported.text.contains("Fontina toast")
+                        && imported.text.contains("Cheese, fontina (a USDA food, 100 % of its words)"), "\(imported.text.prefix(3000))")
+                try await ada.get("/recipes/import")
+                let refused = try await ada.upload(
+                    "/recipes/import", fields: [("url", "http://169.254.169.254/latest/meta-data/")],
+                    file: ("document", "", "application/octet-stream", []))
+                #expect(refused.status != .ok && refused.text.contains("cloud metadata"), "\(refused.text.prefix(3000))")
+
+                // A food logged by its SR28 measure: two medium croissants (57 g each).
+                let search = try await ada.get("/diary?q=croissant")
+                #expect(search.text.contains("croissant, medium (57 g)"), "\(search.text.prefix(4000))")
+                let options = search.text.components(separatedBy: "<option value=\"")
+                let medium = try #require(options.first { $0.contains("croissant, medium") }?.prefix { $0 != "\"" })
+                let logged = try await ada.post(
+                    "/diary/add", [("ingredient", "croissant"), ("grams", "2"), ("measure", String(medium)), ("meal", "breakfast")])
+                #expect(logged.status == .seeOther, "\(logged.text.prefix(2000))")
+                let diary = try await ada.get("/diary")
+                #expect(diary.text.contains("114 g"), "two medium croissants: \(diary.text.prefix(4000))")
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SousClient
 import SousSchema
 import SousWire
@@ -40,6 +41,10 @@ struct BarcodeCommand: AsyncParsableCommand {
             "Per 100 g: \(number(n.kcal, decimals: 0)) kcal, carbohydrates \(number(n.carbohydrates)) g, protein \(number(n.protein)) g, fat \(number(n.fat)) g"
         )
         if !product.allergens.isEmpty { console.out("Allergens: \(product.allergens.joined(separator: ", "))") }
+        if product.source == "openfoodfacts" {
+            let when = product.fetchedAt.map { " on \(ISO8601DateFormatter.string(from: $0, timeZone: .gmt, formatOptions: [.withFullDate]))" } ?? ""
+            console.out("From Open Food Facts (ODbL), looked up\(when)")
+        }
         if let entry {
             console.out(
                 "Logged #\(entry.id): \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date), \(number(entry.totals.kcal, decimals: 0)) kcal."

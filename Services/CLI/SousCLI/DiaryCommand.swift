@@ -25,16 +25,21 @@ struct DiaryCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Log a food: typed in (name and --kcal/--carbs/--protein/--fat), --ingredient ID or --barcode CODE.",
             discussion: """
-                Examples:
+                Give --grams, or for an ingredient one of its household measures (sous ingredients show ID \
+                lists them) with --portion and --count. Examples:
                   sous diary add "Porridge" --meal breakfast --grams 250 --kcal 70 --carbs 12 --protein 2.5 --fat 1.4
                   sous diary add --ingredient egg --meal breakfast --grams 60
+                  sous diary add --ingredient banana --portion medium --meal snack
+                  sous diary add --ingredient usda-18239 --portion "croissant, large" --count 2 --meal breakfast
                   sous diary add --barcode 2100000000005 --meal dinner --grams 125
                 """
         )
 
         @Argument(help: "The food's name (required for typed-in food; overrides the source's name otherwise).") var food: String?
         @Option(help: "breakfast, lunch, dinner or snack.") var meal: String
-        @Option(help: "Grams eaten, more than 0 and at most 5000.") var grams: Double
+        @Option(help: "Grams eaten, more than 0 and at most 5000.") var grams: Double?
+        @Option(help: "A household measure of the --ingredient (\"medium\", \"cup, chopped\"): its first one starting so.") var portion: String?
+        @Option(help: "How many of the --portion (default 1).") var count: Double = 1
         @Option(help: "A catalog ingredient id, e.g. egg.") var ingredient: String?
         @Option(help: "A product barcode (EAN-13, EAN-8 or UPC-A).") var barcode: String?
         @Option(help: "The day, YYYY-MM-DD (default today).") var date: String?
@@ -45,7 +50,7 @@ struct DiaryCommand: AsyncParsableCommand {
 
         func run() async throws {
             let request = DiaryAdd(
-                date: try date.map { try trackerDate($0) }, meal: try trackerMeal(meal), grams: grams, food: food,
+                date: try date.map { try trackerDate($0) }, meal: try trackerMeal(meal), grams: try await gramsEaten(), food: food,
                 per100g: try nutrition.macros(), ingredient: ingredient, barcode: barcode
             )
             let entry = try await global.client(Tracker.self).call(TrackerAPI.addEntry, request, session: global.token)
@@ -53,6 +58,32 @@ struct DiaryCommand: AsyncParsableCommand {
             Console.current.out(
                 "Logged #\(entry.id) \(entry.food), \(number(entry.grams)) g at \(entry.meal.rawValue) on \(entry.date): \(number(entry.totals.kcal, decimals: 0)) kcal."
             )
+        }
+
+        /// --grams, or --count of the ingredient's --portion in grams.
+        func gramsEaten() async throws -> Double {
+            switch (grams, portion) {
+            case (let grams?, nil): return grams
+            case (nil, let portion?):
+                guard let ingredient else { throw ValidationError("--portion is a measure of an --ingredient") }
+                guard count > 0, count <= 100 else { throw ValidationError("--count is more than 0 and at most 100") }
+                let found = try await global.client(Catalog.self).call(
+                    CatalogAPI.getIngredients, IngredientIDs(ids: [ingredient]), session: global.token)
+                let measures = found.ingredients.first?.portions ?? []
+                let wanted = portion.lowercased()
+                guard
+                    let measure = measures.first(where: { $0.name.lowercased() == wanted })
+                        ?? measures.first(where: { $0.name.lowercased().hasPrefix(wanted) })
+                else {
+                    let known = measures.map(\.name).joined(separator: "; ")
+                    throw ValidationError(
+                        measures.isEmpty
+                            ? "\(ingredient) has no household measures: give --grams" : "\(ingredient) has no \"\(portion)\"; it has: \(known)")
+                }
+                return count * measure.grams / measure.amount
+            case (nil, nil): throw ValidationError("give --grams, or --portion of an --ingredient")
+            case (.some, .some): throw ValidationError("give --grams or --portion, not both")
+            }
         }
     }
 

@@ -302,7 +302,8 @@ enum GroceriesRendering {
                 table.add([
                     line.checked ? "[x]" : "[ ]", line.name.truncated(40),
                     quantity(line.quantity, line.unit, count: line.count, units: units, gramsPerMl: line.ingredient.flatMap { densities[$0] }),
-                    line.price.map(money) ?? "", line.id,
+                    // A line from a food with no known price says so, never €0.
+                    line.price.map(money) ?? (line.ingredient == nil ? "" : "no price"), line.id,
                 ])
             }
             sections.append("\(group.category.rawValue)  \(money(group.subtotal))\n\(table.render())")

@@ -605,7 +605,8 @@ func render(_ recipe: RecipeDetail, units: UnitSystem = .metric) -> String {
     lines.append(
         "Needs: \(recipe.equipment.isEmpty ? "no appliance" : recipe.equipment.map(\.rawValue).joined(separator: ", "))"
             + " · Cost \(money(recipe.costForPeople)) for \(recipe.people) \(recipe.people == 1 ? "person" : "people")"
-            + " (\(money(recipe.costPerServing)) per serving, illustrative)")
+            + " (\(money(recipe.costPerServing)) per serving, illustrative)"
+            + (recipe.unpriced.isEmpty ? "" : "; without \(recipe.unpriced.joined(separator: ", ")), which have no known price"))
     let n = recipe.nutritionPerServing
     lines.append(
         "Per serving: \(n.kcal.roundedInt) kcal · carbs \(number(n.carbohydrates)) g · protein \(number(n.protein)) g · fat \(number(n.fat)) g"

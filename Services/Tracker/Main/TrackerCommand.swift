@@ -12,6 +12,6 @@ public struct TrackerCommand: AsyncParsableCommand, ServiceExecutable {
     public init() {}
 
     public static func host(for configuration: ServiceConfiguration) throws -> ServiceHost {
-        try TrackerService(configuration: configuration).host
+        try TrackerService(configuration: configuration, openFoodFacts: try OpenFoodFactsSettings.fromEnvironment()).host
     }
 }

@@ -7,8 +7,11 @@ public import TrackerService
 /// services that call it. Pass the catalog (recipes, ingredients) and planner (time zone) in `peers`.
 public enum TrackerFixture {
     /// Bound to unique `inproc://` endpoints. Run it with `withRunningServices`.
-    public static func make(peers: [SousService: ServiceEndpoints] = [:], clock: WallClock = .system()) throws -> TrackerService {
+    /// Unknown barcodes are not looked up online unless `openFoodFacts` says where.
+    public static func make(
+        peers: [SousService: ServiceEndpoints] = [:], clock: WallClock = .system(), openFoodFacts: OpenFoodFactsSettings = .disabled
+    ) throws -> TrackerService {
         try TrackerService(
-            configuration: .testing(.tracker, peers: peers, clock: clock), logger: quietLogger("tracker"))
+            configuration: .testing(.tracker, peers: peers, clock: clock), logger: quietLogger("tracker"), openFoodFacts: openFoodFacts)
     }
 }

@@ -14,8 +14,12 @@ public struct TrackerService: Sendable {
 
     /// Builds the tracker from `configuration`: opens the database, loads the shipped products
     /// on first start (or when a newer sample ships), binds the sockets and registers methods.
-    /// `database` replaces the one the configuration names.
-    public init(configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil) throws {
+    /// `database` replaces the one the configuration names. `openFoodFacts` says whether unknown
+    /// barcodes are looked up online (off unless given).
+    public init(
+        configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil,
+        openFoodFacts: OpenFoodFactsSettings = .disabled
+    ) throws {
         let logger = logger ?? SousLogging.logger(for: "tracker", level: configuration.logLevel)
         let database = try database ?? Self.openDatabase(at: configuration.database, logger: logger)
         let store = TrackerStore(database: database)
@@ -33,8 +37,10 @@ public struct TrackerService: Sendable {
         self.host = host
         self.store = store
         self.profiles = profiles
-        TrackerHandlers(host: host.parts, store: store, catalog: Peer<Catalog>(Catalog.self, of: configuration), zones: zones).register(
-            on: host.server)
+        TrackerHandlers(
+            host: host.parts, store: store, catalog: Peer<Catalog>(Catalog.self, of: configuration), zones: zones,
+            openFoodFacts: OpenFoodFacts(settings: openFoodFacts)
+        ).register(on: host.server)
         CoeliacHandlers(host: host.parts, database: database, zones: zones).register(on: host.server)
     }
 

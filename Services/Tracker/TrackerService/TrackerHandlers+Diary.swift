@@ -142,9 +142,7 @@ extension TrackerHandlers {
         }
         if let code = request.barcode {
             try TrackerValidation.barcode(code, field: "barcode")
-            guard let product = try store.product(code: code, user: user) else {
-                throw ServiceError.notFound("no product with barcode \(code)", field: "barcode")
-            }
+            let product = try await findProduct(code, user: user, field: "barcode", context: context)
             return (name ?? product.name, product.per100g, EntrySource(kind: .product, reference: code))
         }
         let id = request.ingredient ?? ""

@@ -10,6 +10,8 @@ struct TrackerHandlers: Sendable {
     let store: TrackerStore
     let catalog: Peer<Catalog>
     let zones: UserTimeZones
+    /// Where unknown barcodes are looked up (when the settings allow).
+    let openFoodFacts: OpenFoodFacts
 
     var clock: WallClock { host.clock }
 

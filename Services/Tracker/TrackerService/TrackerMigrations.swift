@@ -137,7 +137,10 @@ enum TrackerMigrations {
                     PRIMARY KEY ("user", streak)
                 )
                 """,
-            ])
+            ]),
+        PostgresMigration(
+            "v2: products looked up in Open Food Facts",
+            ["ALTER TABLE product ADD COLUMN fetched_at DOUBLE PRECISION"]),
     ]
 
     static var migrator: DatabaseMigrator {
@@ -234,6 +237,11 @@ enum TrackerMigrations {
                         PRIMARY KEY (owner, code)
                     ) WITHOUT ROWID;
                     """)
+        }
+        migrator.registerMigration("v3: products looked up in Open Food Facts") { db in
+            // When a product came from Open Food Facts (source 'openfoodfacts'): looked up again
+            // after 30 days.
+            try db.execute(sql: "ALTER TABLE product ADD COLUMN fetched_at REAL")
         }
         return migrator
     }

@@ -182,7 +182,7 @@ struct SavedFoodRecord: Sendable, FetchableRecord {
 struct ProductRecord: Sendable, SQLRecord {
     static let tableName = "product"
     static let primaryKey = ["code"]
-    static let columnNames = productColumnNames + ["source"]
+    static let columnNames = productColumnNames + ["source", "fetched_at"]
     static let productColumnNames = ["code", "name", "brand", "quantity"] + MacroColumns.names + ["allergens", "usda_ndb"]
 
     enum Columns {
@@ -193,22 +193,31 @@ struct ProductRecord: Sendable, SQLRecord {
         static let allergens = Column("allergens")
         static let usdaNdb = Column("usda_ndb")
         static let source = Column("source")
+        static let fetchedAt = Column("fetched_at")
     }
+
+    /// The source of the products Open Food Facts gave.
+    static let openFoodFacts = "openfoodfacts"
 
     var product: Product
     var source: String
+    var fetchedAt: Date?
 
-    init(_ product: Product, source: String) {
+    init(_ product: Product, source: String, fetchedAt: Date? = nil) {
         self.product = product
         self.source = source
+        self.fetchedAt = fetchedAt
     }
 
     init(row: Row) {
-        product = Self.product(row)
         source = row[Columns.source]
+        fetchedAt = (row[Columns.fetchedAt] as Double?).map { Date(timeIntervalSince1970: $0) }
+        product = Self.product(row)
+        product.source = source
+        product.fetchedAt = fetchedAt
     }
 
-    var values: SQLArguments { Self.values(product) + [source] }
+    var values: SQLArguments { Self.values(product) + [source, fetchedAt?.timeIntervalSince1970] }
 
     static func product(_ row: Row) -> Product {
         Product(

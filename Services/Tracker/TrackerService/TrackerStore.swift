@@ -233,9 +233,21 @@ public final class TrackerStore: Sendable {
     func product(code: String, user: String) throws -> Product? {
         try database.read { session in
             if let own = try session.fetchOne(OwnProductRecord.self, "SELECT * FROM user_product WHERE owner = ? AND code = ?", [user, code]) {
-                return own.product
+                var product = own.product
+                product.source = "yours"
+                return product
             }
             return try session.fetchOne(ProductRecord.self, "SELECT * FROM product WHERE code = ?", [code])?.product
+        }
+    }
+
+    /// Keeps what Open Food Facts gave for a code, dated; an operator's or the shipped product
+    /// of that code is never replaced by it.
+    func keepLookedUp(_ product: Product, at date: Date) throws {
+        try database.write { session in
+            let source = try session.value(String.self, "SELECT source FROM product WHERE code = ?", [product.code])
+            guard source == nil || source == ProductRecord.openFoodFacts else { return }
+            try session.insert(ProductRecord(product, source: ProductRecord.openFoodFacts, fetchedAt: date), onConflict: .replace)
         }
     }
 

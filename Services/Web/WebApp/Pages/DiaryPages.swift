@@ -25,6 +25,15 @@ struct DiaryPages {
                 var entry = DiaryAdd(date: date, meal: meal, grams: grams)
                 if let ingredient = form.text("ingredient") {
                     entry.ingredient = ingredient
+                    // "2" of "medium (7\" long)": that many of the food's household measure.
+                    if let measure = form.text("measure"), measure != "g" {
+                        let found = try await app.backend.catalog.call(CatalogAPI.getIngredients, IngredientIDs(ids: [ingredient]), session: token)
+                        let portions = found.ingredients.first?.portions ?? []
+                        guard let index = Int(measure), portions.indices.contains(index) else {
+                            throw WebError.field("measure", "Choose grams or one of the food's measures")
+                        }
+                        entry.grams = grams * portions[index].grams / portions[index].amount
+                    }
                 } else if let barcode = form.text("barcode") {
                     guard barcode.count <= 14, barcode.allSatisfy(\.isASCII), barcode.allSatisfy(\.isNumber) else {
                         throw WebError.field("barcode", "A barcode is 8 to 14 digits")
@@ -123,11 +132,17 @@ struct DiaryPages {
         var results: [[String: Any]] = []
         if let query {
             let found = try await app.backend.catalog.call(CatalogAPI.searchIngredients, IngredientSearch(query: query, limit: 15), session: token)
-            results = found.ingredients.map { ingredient in
-                [
+            results = found.ingredients.map { ingredient -> [String: Any] in
+                var result: [String: Any] = [
                     "kind": "ingredient", "value": ingredient.id, "name": ingredient.name, "per100": Show.number(ingredient.nutrition.kcal),
                     "grams": ingredient.gramsPerPiece.map { Show.number($0) } ?? "100",
                 ]
+                // The food's household measures, to log "1 medium" rather than weigh it.
+                let measures = ingredient.portions.prefix(12).enumerated().map { index, portion in
+                    ["index": "\(index)", "label": "× \(Show.number(portion.amount)) \(portion.name) (\(Show.number(portion.grams)) g)"]
+                }
+                result["portions"] = measures
+                return result
             }
         }
         let today = LocalDate(Date(), in: TimeZone(identifier: summary.day.timeZone ?? "UTC") ?? .gmt)

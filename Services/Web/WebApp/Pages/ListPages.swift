@@ -168,7 +168,11 @@ struct ListPages {
                             "amount": Self.amount(line, units: units), "fromRecipes": line.sources.contains { $0.recipe != nil },
                             "ingredient": line.ingredient ?? "",
                         ]
-                        if let price = line.price { values["price"] = Show.euros(price) }
+                        if let price = line.price {
+                            values["price"] = Show.euros(price)
+                        } else if line.ingredient != nil {
+                            values["price"] = "no price"
+                        }
                         if let item = line.sources.compactMap(\.item).first { values["item"] = item }
                         return values
                     },

@@ -259,6 +259,7 @@ struct RecipePages {
             "days": days,
         ]
         if let notes = recipe.notes, !notes.isEmpty { shown["notes"] = notes }
+        if !recipe.unpriced.isEmpty { shown["unpriced"] = recipe.unpriced.joined(separator: ", ") }
         return app.views.page("recipe", title: recipe.name, section: "recipes", ["recipe": shown], context: context)
     }
 

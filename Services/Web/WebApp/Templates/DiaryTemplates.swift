@@ -52,7 +52,8 @@ extension Templates {
         <form method="post" action="/diary/add" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="date" value="{{date}}"><input type="hidden" name="{{kind}}" value="{{value}}">
         <span>{{name}} <small>{{per100}} kcal/100 g</small></span>
-        <label for="grams-{{kind}}-{{value}}">Grams</label><input id="grams-{{kind}}-{{value}}" name="grams" type="number" min="1" max="5000" value="{{grams}}" required inputmode="decimal">
+        {{^empty(portions)}}<label for="grams-{{kind}}-{{value}}">Amount</label>{{/empty(portions)}}{{#empty(portions)}}<label for="grams-{{kind}}-{{value}}">Grams</label>{{/empty(portions)}}<input id="grams-{{kind}}-{{value}}" name="grams" type="number" min="0.1" max="5000" step="any" value="{{grams}}" required inputmode="decimal">
+        {{^empty(portions)}}<label for="measure-{{kind}}-{{value}}">Measure</label><select id="measure-{{kind}}-{{value}}" name="measure"><option value="g">grams</option>{{#portions}}<option value="{{index}}">{{label}}</option>{{/portions}}</select>{{/empty(portions)}}
         <label for="meal-{{kind}}-{{value}}">Meal</label><select id="meal-{{kind}}-{{value}}" name="meal">{{#mealChoices}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/mealChoices}}</select>
         <button type="submit">Add</button>
         </form>

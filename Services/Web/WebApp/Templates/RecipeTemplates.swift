@@ -50,6 +50,7 @@ extension Templates {
         {{#photo}}<img class="photo" src="/recipes/{{id}}/photo" alt="Photo of {{name}}">{{/photo}}
         <p>{{summary}}</p>
         <p class="facts">{{minutes}} min · for {{people}} people · {{cost}} ({{costPerServing}} a serving){{#diets}} · {{.}}{{/diets}}</p>
+        {{#unpriced}}<p class="facts">The cost leaves out what has no known price: {{unpriced}}.</p>{{/unpriced}}
         {{^empty(allergens)}}<p class="warning">Contains: {{#allergens}}{{.}} {{/allergens}}</p>{{/empty(allergens)}}
         <div class="actions">
         <a class="button primary" href="/cook/{{id}}">Cook it</a>
