@@ -1,3 +1,5 @@
+import CatalogService
+import CatalogTesting
 import Foundation
 import PlannerService
 import PlannerTesting
@@ -29,6 +31,26 @@ struct TrackerCLITests {
                 ["diary", "add", "Foo", "--meal", "snack", "--grams", "10", "--kcal", "400", "--carbs", "10", "--protein", "10", "--fat", "10"] + args
             )
             #expect(odd.code == 0 && odd.err.contains("sous: note: --kcal 400 is far from the 170 kcal"), "\(odd.err)")
+        }
+    }
+
+    /// A USDA food logged by its household measure: SR28 weighs a medium banana at 118 g.
+    @Test func aFoodIsLoggedByItsHouseholdMeasure() async throws {
+        let clock = WallClock.manual(at: Date(timeIntervalSince1970: 1_773_136_800))
+        let catalog = try CatalogFixture.make(clock: clock)
+        let tracker = try TrackerFixture.make(peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
+        try await withRunningServices([catalog.host, tracker.host]) { _ in
+            let args = [
+                "--tracker", tracker.host.boundEndpoints.requests, "--catalog", catalog.host.boundEndpoints.requests, "--user", "ada",
+                "--date", "2026-03-10",
+            ]
+            let two = await sous(["diary", "add", "--ingredient", "banana", "--portion", "medium", "--count", "2", "--meal", "snack"] + args)
+            #expect(two.code == 0 && two.out.contains("Banana, 236 g at snack"), "\(two.out)\(two.err)")
+            let unknown = await sous(["diary", "add", "--ingredient", "banana", "--portion", "slab", "--meal", "snack"] + args)
+            #expect(unknown.code != 0 && unknown.err.contains("banana has no \"slab\"; it has:") && unknown.err.contains("medium"), "\(unknown.err)")
+            #expect(await sous(["diary", "add", "--ingredient", "banana", "--meal", "snack"] + args).code != 0, "grams or a portion")
+            #expect(
+                await sous(["diary", "add", "--ingredient", "banana", "--portion", "medium", "--grams", "5", "--meal", "snack"] + args).code != 0)
         }
     }
 
