@@ -79,7 +79,7 @@ let package = Package(
         .target(
             name: "SousFetch",
             dependencies: [
-                httpClient, .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "SousRuntime", httpClient, .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Shared/Fetch", swiftSettings: swiftSettings),

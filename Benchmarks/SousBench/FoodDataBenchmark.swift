@@ -124,7 +124,7 @@ struct FoodDataBenchmark: AsyncParsableCommand {
             defer { serving.cancel() }
             let client = tracker.host.client(Tracker.self)
             let warmup = 20
-            let codes = (0..<(count + warmup)).map { Self.ean13(String(format: "5%011d", $0)) }
+            let codes = (0..<(count + warmup)).map { Barcode.completing(String(format: "5%011d", $0)) }
             var fetched = Samples(name: "barcode not known yet: looked up in Open Food Facts (local server) and kept")
             var kept = Samples(name: "the same barcode again: from the tracker's table")
             for (index, code) in codes.enumerated() {
@@ -141,9 +141,4 @@ struct FoodDataBenchmark: AsyncParsableCommand {
         }
     }
 
-    static func ean13(_ twelve: String) -> String {
-        let digits = twelve.compactMap(\.wholeNumberValue)
-        let sum = digits.enumerated().reduce(0) { $0 + $1.element * ($1.offset % 2 == 0 ? 1 : 3) }
-        return twelve + String((10 - sum % 10) % 10)
-    }
 }

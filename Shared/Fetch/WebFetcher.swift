@@ -3,6 +3,7 @@ public import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import SousRuntime
 
 /// What a service may fetch from the web, and how much.
 public struct FetchPolicy: Sendable {
@@ -244,22 +245,10 @@ extension FetchPolicy {
         for text in (environment["SOUS_FETCH_ALLOW"] ?? "").split(separator: ",") {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             guard let range = AddressRange(trimmed) else {
-                throw FetchConfigurationError(variable: "SOUS_FETCH_ALLOW", message: "\"\(trimmed)\" is not an address or a CIDR range")
+                throw ConfigurationError(variable: "SOUS_FETCH_ALLOW", message: "\"\(trimmed)\" is not an address or a CIDR range")
             }
             policy.allowed.append(range)
         }
         return policy
     }
-}
-
-public struct FetchConfigurationError: Error, CustomStringConvertible {
-    public let variable: String
-    public let message: String
-
-    public init(variable: String, message: String) {
-        self.variable = variable
-        self.message = message
-    }
-
-    public var description: String { "\(variable): \(message)" }
 }

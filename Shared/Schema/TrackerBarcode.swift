@@ -28,6 +28,11 @@ public enum Barcode {
         return .success(kind)
     }
 
+    /// `digits` (7, 11 or 12 of them) with their check digit added: a valid EAN-8, UPC-A or EAN-13.
+    public static func completing(_ digits: String) -> String {
+        digits + String(checkDigit(for: digits.compactMap(\.wholeNumberValue)))
+    }
+
     /// The GS1 check digit for the digits before it: weights 3 and 1 alternate from the right,
     /// starting with 3 next to the check digit; the check digit tops the sum up to a multiple of 10.
     public static func checkDigit<C: BidirectionalCollection>(for digits: C) -> Int where C.Element == Int {

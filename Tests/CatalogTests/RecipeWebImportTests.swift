@@ -221,6 +221,6 @@ struct RecipeWebImportTests {
         #expect(NetworkAddress("999.1.1.1") == nil && NetworkAddress("localhost") == nil && AddressRange("10.0.0.0/33") == nil)
         let allowed = try FetchPolicy.fromEnvironment(["SOUS_FETCH_ALLOW": "127.0.0.0/8, 10.1.0.0/16"])
         #expect(allowed.allowed.map(\.description) == ["127.0.0.0/8", "10.1.0.0/16"])
-        #expect(throws: FetchConfigurationError.self) { try FetchPolicy.fromEnvironment(["SOUS_FETCH_ALLOW": "10.0.0.0/99"]) }
+        #expect(throws: ConfigurationError.self) { try FetchPolicy.fromEnvironment(["SOUS_FETCH_ALLOW": "10.0.0.0/99"]) }
     }
 }

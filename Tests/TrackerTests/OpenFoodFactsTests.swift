@@ -13,14 +13,7 @@ import TrackerService
 /// API v2 shape (written for these tests, not copied), and counts what it is asked.
 @Suite(.closesItsSockets)
 struct OpenFoodFactsTests {
-    /// A valid EAN-13 for `twelve` digits (the check digit added).
-    static func ean13(_ twelve: String) -> String {
-        let digits = twelve.compactMap(\.wholeNumberValue)
-        let sum = digits.enumerated().reduce(0) { $0 + $1.element * ($1.offset % 2 == 0 ? 1 : 3) }
-        return twelve + String((10 - sum % 10) % 10)
-    }
-
-    static let crackers = ean13("500000000001")
+    static let crackers = Barcode.completing("500000000001")
 
     static func found(name: String, nutriments: String) -> String {
         #"{"code": "x", "status": 1, "status_verbose": "product found", "product": {"product_name": "\#(name)", "brands": "Testbrand", "quantity": "250 g", "nutriments": {\#(nutriments)}, "allergens_tags": ["en:gluten", "en:sesame-seeds"]}}"#
@@ -89,7 +82,7 @@ struct OpenFoodFactsTests {
     }
 
     @Test func whatOpenFoodFactsCannotGiveIsSaidPlainly() async throws {
-        let codes = (1...7).map { Self.ean13("50000000010\($0)") }
+        let codes = (1...7).map { Barcode.completing("50000000010\($0)") }
         let off = FakeOpenFoodFacts([
             codes[1]: (.internalServerError, "oops"),
             codes[2]: (.ok, "{not json"),
@@ -144,7 +137,7 @@ struct OpenFoodFactsTests {
     }
 
     @Test func lookupsArePacedAndOneCodeIsAskedOnce() async throws {
-        let codes = (1...3).map { Self.ean13("50000000020\($0)") }
+        let codes = (1...3).map { Barcode.completing("50000000020\($0)") }
         let off = FakeOpenFoodFacts(
             Dictionary(uniqueKeysWithValues: codes.map { ($0, (.ok, Self.found(name: "Crackers \($0)", nutriments: Self.cracker))) }))
         try await withLocalWebServer(off.router) { port in

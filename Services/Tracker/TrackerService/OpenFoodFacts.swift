@@ -1,5 +1,6 @@
 public import Foundation
 public import SousFetch
+import SousRuntime
 import SousSchema
 import SousWire
 
@@ -39,12 +40,12 @@ public struct OpenFoodFactsSettings: Sendable {
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> OpenFoodFactsSettings {
         let switched = (environment["SOUS_OFF"] ?? "on").lowercased()
         guard ["on", "off"].contains(switched) else {
-            throw FetchConfigurationError(variable: "SOUS_OFF", message: "on or off, not \"\(switched)\"")
+            throw ConfigurationError(variable: "SOUS_OFF", message: "on or off, not \"\(switched)\"")
         }
         var settings = OpenFoodFactsSettings(enabled: switched == "on", policy: try FetchPolicy.fromEnvironment(environment))
         if let base = environment["SOUS_OFF_URL"], !base.isEmpty {
             guard base.hasPrefix("http://") || base.hasPrefix("https://"), URL(string: base)?.host != nil else {
-                throw FetchConfigurationError(variable: "SOUS_OFF_URL", message: "an http(s) address, not \"\(base)\"")
+                throw ConfigurationError(variable: "SOUS_OFF_URL", message: "an http(s) address, not \"\(base)\"")
             }
             settings.baseURL = base
         }
