@@ -3,6 +3,7 @@ import CatalogService
 import Foundation
 import Hummingbird
 import Logging
+import PlannerService
 import SousFetch
 import SousInterchange
 import SousRuntime
@@ -38,7 +39,11 @@ struct FoodDataBenchmark: AsyncParsableCommand {
         let loadStart = Date()
         let seed = try SeedData.bundled()
         let parsed = Date().timeIntervalSince(loadStart)
-        var configuration = ServiceConfiguration.inProcess(.catalog, dataDirectory: directory)
+        // The planner answers the catalog's household lookups, as in a deployment.
+        let planner = try PlannerService(configuration: .inProcess(.planner), logger: logger)
+        let planning = Task { try await planner.host.run(signals: false) }
+        defer { planning.cancel() }
+        var configuration = ServiceConfiguration.inProcess(.catalog, dataDirectory: directory, peers: [.planner: planner.host.boundEndpoints])
         configuration.postgres = nil
         let catalog = try CatalogService(configuration: configuration, seed: seed, logger: logger)
         print(

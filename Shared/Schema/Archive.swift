@@ -154,12 +154,19 @@ public struct CatalogArchive: Codable, Equatable, Sendable {
     /// The household's favourites (every member exports them), sorted. An import writes them
     /// into a household that has none yet, and lists them in `skipped` otherwise.
     public var householdFavorites: [String]?
+    /// What the user (`household: false`) and their household told imports ingredient lines
+    /// mean. An import writes the user's, and the household's into a household that has none yet.
+    public var mappings: [RememberedMapping]?
 
-    public init(version: Int = ArchiveFormat.version, recipes: [ArchivedRecipe], favorites: [String], householdFavorites: [String]? = nil) {
+    public init(
+        version: Int = ArchiveFormat.version, recipes: [ArchivedRecipe], favorites: [String], householdFavorites: [String]? = nil,
+        mappings: [RememberedMapping]? = nil
+    ) {
         self.version = version
         self.recipes = recipes
         self.favorites = favorites
         self.householdFavorites = householdFavorites
+        self.mappings = mappings
     }
 }
 

@@ -242,6 +242,41 @@ struct HouseholdTests {
         }
     }
 
+    /// What one member told an import a line means, the other is not asked; a stranger is, and a
+    /// member who leaves keeps only their own. Every member's export carries the household's.
+    @Test func aLineOneMemberExplainedIsNotAskedOfTheOther() async throws {
+        try await withStack { stack, _ in
+            let ada = try await person("Ada", on: stack)
+            let bob = try await person("Bob", on: stack)
+            let cy = try await person("Cy", on: stack)
+            try await bob.join(try await ada.invite())
+            let document = #"{"@type": "Recipe", "name": "Pitaya", "recipeIngredient": ["1 dragonfruit", "2 onions"]}"#
+            let first = try await ada.catalog.call(
+                CatalogAPI.importRecipes, RecipeImport(document: document, mappings: ["1 dragonfruit": "1 banana"]))
+            #expect(first.imported.count == 1)
+            let bobs = try await bob.catalog.call(CatalogAPI.importRecipes, RecipeImport(document: document))
+            #expect(bobs.imported.count == 1 && bobs.matched.map(\.how) == [.remembered])
+            #expect(
+                try await bob.catalog.call(CatalogAPI.mappings, Empty()).mappings
+                    == [RememberedMapping(line: "1 dragonfruit", target: "1 banana", household: true)])
+            #expect(try await cy.catalog.call(CatalogAPI.importRecipes, RecipeImport(document: document)).unmatched.map(\.line) == ["1 dragonfruit"])
+            let archive = try await bob.catalog.call(CatalogAPI.exportArchive, Empty())
+            #expect(archive.mappings == [RememberedMapping(line: "1 dragonfruit", target: "1 banana", household: true)])
+            let adas = try await ada.catalog.call(CatalogAPI.exportArchive, Empty())
+            #expect(
+                adas.mappings == [
+                    RememberedMapping(line: "1 dragonfruit", target: "1 banana", household: false),
+                    RememberedMapping(line: "1 dragonfruit", target: "1 banana", household: true),
+                ])
+            // Into Cy's empty account: hers, and her household's (which had none).
+            let restored = try await cy.catalog.call(CatalogAPI.importArchive, CatalogArchiveImport(archive: adas))
+            #expect(restored.counts["mappings"] == 2)
+            #expect(try await cy.catalog.call(CatalogAPI.importRecipes, RecipeImport(document: document)).imported.count == 1)
+            _ = try await bob.planner.call(HouseholdAPI.leave, Empty())
+            #expect(try await bob.catalog.call(CatalogAPI.mappings, Empty()).mappings.isEmpty, "Ada's answer stays with her household")
+        }
+    }
+
     // MARK: Leaving, removal, ownership
 
     /// A member who leaves or is removed is alone in a new household with nothing in it, and

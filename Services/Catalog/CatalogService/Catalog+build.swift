@@ -261,10 +261,11 @@ struct CatalogHandlers: Sendable {
         return Empty()
     }
 
-    /// The user's household as the planner last said, or nil when it cannot be asked: what
-    /// only adds to an answer (remembered mappings) does not wait on the planner.
+    /// The user's household as the planner says (one short attempt), else as it last said, else
+    /// nil: what only adds to an answer (remembered mappings) does not wait on the planner.
     func householdIfKnown(of user: String, context: RequestContext) async -> String? {
-        try? await households.value(for: user, context: context).id
+        if let household = try? await households.value(for: user, context: context, need: .optional) { return household.id }
+        return households.lastKnown(for: user)?.id
     }
 
     func householdFavorites(_ request: Empty, context: RequestContext) throws -> RecipeList {

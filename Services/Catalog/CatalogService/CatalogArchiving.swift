@@ -31,7 +31,9 @@ extension CatalogStore {
                 let favorites = try session.values(String.self, #"SELECT recipe_id FROM favorite WHERE "user" = ? ORDER BY recipe_id"#, [user])
                 let shared = try session.values(
                     String.self, "SELECT recipe_id FROM household_favorite WHERE household = ? ORDER BY recipe_id", [household])
-                return CatalogArchive(recipes: recipes, favorites: favorites, householdFavorites: shared)
+                return CatalogArchive(
+                    recipes: recipes, favorites: favorites, householdFavorites: shared,
+                    mappings: try Self.rememberedMappings(user: user, household: household, hidingShadowed: false, session))
             }
         }
     }
@@ -59,6 +61,17 @@ extension CatalogStore {
                 throw error.nested(under: "\(field).draft")
             }
         }
+        let mappings = archive.mappings ?? []
+        guard mappings.count <= 2 * Self.maxRememberedMappings else {
+            throw .badRequest("at most \(Self.maxRememberedMappings) remembered mappings each for you and your household", field: "archive.mappings")
+        }
+        for (index, mapping) in mappings.enumerated() {
+            do {
+                try Self.validate([mapping.line: mapping.target])
+            } catch {
+                throw .badRequest(error.message, field: "archive.mappings.\(index)")
+            }
+        }
         return try storage {
             try database.write { session -> ArchiveImported in
                 let owned = try session.value(Int.self, "SELECT 1 FROM \(sql.recipeByOwner) WHERE r.owner = ? AND r.deleted = 0 LIMIT 1", [user])
@@ -66,8 +79,11 @@ extension CatalogStore {
                 guard owned == nil, favored == nil else {
                     throw ServiceError.conflict("your account already has recipes or favorites in the catalog: import into an empty account")
                 }
-                let counts = ["recipes": archive.recipes.count, "favorites": archive.favorites.count]
-                guard !dryRun else { return ArchiveImported(counts: counts) }
+                var counts = ["recipes": archive.recipes.count, "favorites": archive.favorites.count]
+                guard !dryRun else {
+                    counts["mappings"] = mappings.count
+                    return ArchiveImported(counts: counts)
+                }
                 var renamed: [String: String] = [:]
                 var skipped: [String] = []
                 for (recipe, content) in valid {
@@ -114,6 +130,7 @@ extension CatalogStore {
                             [household, id, Date().timeIntervalSince1970])
                     }
                 }
+                counts["mappings"] = try Self.restore(mappings, user: user, household: household, skipped: &skipped, session)
                 return ArchiveImported(counts: counts, renamedRecipes: renamed, skipped: skipped)
             }
         }

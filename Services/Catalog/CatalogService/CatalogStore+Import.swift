@@ -107,22 +107,27 @@ extension CatalogStore {
     /// Writes `mappings` for the user and the household, refusing to keep more than
     /// ``maxRememberedMappings`` for either.
     static func remember(_ mappings: [String: String], user: String, household: String?, _ session: any SQLSession) throws {
+        try remember(mappings, in: "line_mapping", column: "\"user\"", owner: user, session)
+        if let household { try rememberForHousehold(mappings, household: household, session) }
+    }
+
+    static func rememberForHousehold(_ mappings: [String: String], household: String, _ session: any SQLSession) throws {
+        try remember(mappings, in: "household_line_mapping", column: "household", owner: household, session)
+    }
+
+    private static func remember(_ mappings: [String: String], in table: String, column: String, owner: String, _ session: any SQLSession) throws {
         guard !mappings.isEmpty else { return }
-        var owners = [("line_mapping", "\"user\"", user)]
-        if let household { owners.append(("household_line_mapping", "household", household)) }
-        for (table, column, owner) in owners {
-            for (line, target) in mappings.sorted(by: { $0.key < $1.key }) {
-                try session.execute(
-                    """
-                    INSERT INTO \(table) (\(column), line, written, target) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (\(column), line) DO UPDATE SET written = excluded.written, target = excluded.target
-                    """, [owner, RememberedLines.key(line), line, target])
-            }
-            let count = try session.value(Int.self, "SELECT COUNT(*) FROM \(table) WHERE \(column) = ?", [owner]) ?? 0
-            guard count <= maxRememberedMappings else {
-                throw ServiceError.badRequest(
-                    "at most \(maxRememberedMappings) remembered mappings; forget some (recipes.forgetMapping)", field: "mappings")
-            }
+        for (line, target) in mappings.sorted(by: { $0.key < $1.key }) {
+            try session.execute(
+                """
+                INSERT INTO \(table) (\(column), line, written, target) VALUES (?, ?, ?, ?)
+                ON CONFLICT (\(column), line) DO UPDATE SET written = excluded.written, target = excluded.target
+                """, [owner, RememberedLines.key(line), line, target])
+        }
+        let count = try session.value(Int.self, "SELECT COUNT(*) FROM \(table) WHERE \(column) = ?", [owner]) ?? 0
+        guard count <= maxRememberedMappings else {
+            throw ServiceError.badRequest(
+                "at most \(maxRememberedMappings) remembered mappings; forget some (recipes.forgetMapping)", field: "mappings")
         }
     }
 
@@ -131,19 +136,41 @@ extension CatalogStore {
     public func rememberedMappings(user: String, household: String?) throws(ServiceError) -> RememberedMappings {
         try storage {
             try database.read { session in
-                let own = try session.rows(#"SELECT line, written, target FROM line_mapping WHERE "user" = ? ORDER BY line"#, [user])
-                let shared =
-                    try household.map {
-                        try session.rows("SELECT line, written, target FROM household_line_mapping WHERE household = ? ORDER BY line", [$0])
-                    } ?? []
-                let ownLines = Set(own.map { $0["line"] as String })
-                return RememberedMappings(
-                    mappings: own.map { RememberedMapping(line: $0["written"], target: $0["target"], household: false) }
-                        + shared.filter { !ownLines.contains($0["line"]) }.map {
-                            RememberedMapping(line: $0["written"], target: $0["target"], household: true)
-                        })
+                RememberedMappings(mappings: try Self.rememberedMappings(user: user, household: household, hidingShadowed: true, session))
             }
         }
+    }
+
+    /// The user's mappings, then the household's (without those the user gave the same line
+    /// when `hidingShadowed`: what imports use; with them: what an archive keeps).
+    static func rememberedMappings(user: String, household: String?, hidingShadowed: Bool, _ session: any SQLSession) throws -> [RememberedMapping] {
+        let own = try session.rows(#"SELECT line, written, target FROM line_mapping WHERE "user" = ? ORDER BY line"#, [user])
+        let shared =
+            try household.map {
+                try session.rows("SELECT line, written, target FROM household_line_mapping WHERE household = ? ORDER BY line", [$0])
+            } ?? []
+        let ownLines = hidingShadowed ? Set(own.map { $0["line"] as String }) : []
+        return own.map { RememberedMapping(line: $0["written"], target: $0["target"], household: false) }
+            + shared.filter { !ownLines.contains($0["line"]) }.map { RememberedMapping(line: $0["written"], target: $0["target"], household: true) }
+    }
+
+    /// Writes an archive's mappings: the user's, and the household's into a household that has
+    /// none yet (else they are listed in `skipped`). Returns how many were written.
+    static func restore(
+        _ mappings: [RememberedMapping], user: String, household: String, skipped: inout [String], _ session: any SQLSession
+    ) throws -> Int {
+        let own = mappings.filter { !$0.household }
+        var shared = mappings.filter(\.household)
+        if !shared.isEmpty, try session.value(Int.self, "SELECT 1 FROM household_line_mapping WHERE household = ? LIMIT 1", [household]) != nil {
+            skipped.append("the household's remembered mappings: your household has its own already")
+            shared = []
+        }
+        try remember(Dictionary(own.map { ($0.line, $0.target) }, uniquingKeysWith: { _, last in last }), user: user, household: nil, session)
+        if !shared.isEmpty {
+            let table = Dictionary(shared.map { ($0.line, $0.target) }, uniquingKeysWith: { _, last in last })
+            try rememberForHousehold(table, household: household, session)
+        }
+        return own.count + shared.count
     }
 
     /// Forgets what the user and the household remembered for `line`; notFound when neither had it.

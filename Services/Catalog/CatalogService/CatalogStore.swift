@@ -61,7 +61,9 @@ struct IngredientBook: Sendable {
     /// The newest ingredient version when they were read (another replica's import raises it).
     let version: Int64
     /// The USDA foods indexed by word for recipe lines, built when an import first needs it.
-    private let matcher = LazyFoodMatcher()
+    private let matcher = Lazy<FoodMatcher>()
+    /// Names and synonyms for `ingredients.search`, built when a search first needs it.
+    private let searchIndex = Lazy<IngredientSearchIndex>()
 
     init(all: [String: Ingredient], version: Int64 = 0) {
         byID = all
@@ -74,7 +76,8 @@ struct IngredientBook: Sendable {
         byName = names
     }
 
-    var foods: FoodMatcher { matcher.get(byID.values) }
+    var foods: FoodMatcher { matcher.get { FoodMatcher(byID.values) } }
+    var search: IngredientSearchIndex { searchIndex.get { IngredientSearchIndex(byID.values) } }
 
     func id(named text: String) -> String? {
         if byID[text] != nil { return text }
@@ -97,15 +100,15 @@ struct IngredientBook: Sendable {
     }
 }
 
-/// A ``FoodMatcher`` built once, on first use, and shared by the copies of its book.
-final class LazyFoodMatcher: Sendable {
-    private let built = Mutex<FoodMatcher?>(nil)
+/// A value built once, on first use, and shared by the copies of the book that holds it.
+final class Lazy<Value: Sendable>: Sendable {
+    private let built = Mutex<Value?>(nil)
 
-    func get(_ ingredients: @autoclosure () -> Dictionary<String, Ingredient>.Values) -> FoodMatcher {
-        built.withLock { matcher in
-            if let matcher { return matcher }
-            let new = FoodMatcher(ingredients())
-            matcher = new
+    func get(_ build: () -> Value) -> Value {
+        built.withLock { value in
+            if let value { return value }
+            let new = build()
+            value = new
             return new
         }
     }
