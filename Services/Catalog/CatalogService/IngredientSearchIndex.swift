@@ -1,3 +1,4 @@
+import Foundation
 import SousSchema
 
 /// Every ingredient's folded name and synonyms as bytes, searched in memory: a scan of the
@@ -30,25 +31,13 @@ struct IngredientSearchIndex: Sendable {
     /// The ids of at most `limit` ingredients matching `text` (already folded), best first.
     func search(_ text: String, limit: Int) -> [String] {
         let needle = Array(text.utf8)
-        let wordStarts: [[UInt8]] = [UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "(")].map { [$0] + needle }
-        let synonymWord = [UInt8(ascii: " ")] + needle
         var found: [(entry: Int, rank: Int)] = []
         for (index, entry) in entries.enumerated() {
-            let rank: Int
-            if entry.folded == needle || entry.synonyms.contains(needle) {
-                rank = 0
-            } else if entry.folded.starts(with: needle) || entry.synonyms.contains(where: { $0.starts(with: needle) }) {
-                rank = 1
-            } else if wordStarts.contains(where: { Self.contains(entry.folded, $0) })
-                || entry.synonyms.contains(where: { Self.contains($0, synonymWord) })
-            {
-                rank = 2
-            } else if Self.contains(entry.folded, needle) || entry.synonyms.contains(where: { Self.contains($0, needle) }) {
-                rank = 3
-            } else {
-                continue
+            var best = Self.rank(of: needle, in: entry.folded)
+            for synonym in entry.synonyms where best != 0 {
+                if let rank = Self.rank(of: needle, in: synonym), rank < (best ?? 4) { best = rank }
             }
-            found.append((index, rank))
+            if let best { found.append((index, best)) }
         }
         found.sort { a, b in
             let x = entries[a.entry], y = entries[b.entry]
@@ -61,21 +50,28 @@ struct IngredientSearchIndex: Sendable {
         return found.prefix(limit).map { entries[$0.entry].id }
     }
 
-    /// Whether `needle` occurs in `haystack` (UTF-8 bytes: a match never starts inside a character).
-    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard !needle.isEmpty else { return true }
-        guard haystack.count >= needle.count else { return false }
-        let first = needle[0]
-        var start = 0
-        let last = haystack.count - needle.count
-        while start <= last {
-            if haystack[start] == first {
-                var matched = 1
-                while matched < needle.count, haystack[start + matched] == needle[matched] { matched += 1 }
-                if matched == needle.count { return true }
+    /// 0 when `haystack` is `needle`, 1 when it starts with it, 2 when a word in it does (after a
+    /// space, "-" or "("), 3 when it has it anywhere; nil when it has not. UTF-8 bytes: a match
+    /// never starts inside a character.
+    static func rank(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
+        return haystack.withUnsafeBytes { hay in
+            needle.withUnsafeBytes { pin -> Int? in
+                guard let base = hay.baseAddress, let pinBase = pin.baseAddress else { return nil }
+                let first = Int32(pin[0])
+                var offset = 0
+                var found: Int?
+                // Each place the first byte occurs (memchr), compared whole (memcmp).
+                while offset + pin.count <= hay.count, let hit = memchr(base + offset, first, hay.count - offset - pin.count + 1) {
+                    let position = base.distance(to: UnsafeRawPointer(hit))
+                    offset = position + 1
+                    guard memcmp(hit, pinBase, pin.count) == 0 else { continue }
+                    if position == 0 { return hay.count == pin.count ? 0 : 1 }
+                    if [UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "(")].contains(hay[position - 1]) { return 2 }
+                    found = 3
+                }
+                return found
             }
-            start += 1
         }
-        return false
     }
 }
