@@ -163,7 +163,7 @@ struct RecipeSearchTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         do {
             let database = try CatalogService.openDatabase(at: .sqlite(directory: directory), logger: quietLogger("catalog"))
-            try CatalogStore(database: database).loadSeedIfNeeded(CatalogFixture.seed)
+            try CatalogStore(database: database).loadSeedIfNeeded(CatalogFixture.curatedSeed)
             try await #require(database.sqliteWriter).writeWithoutTransaction { db in
                 try db.execute(sql: "DROP TABLE recipe_name_fts; DELETE FROM grdb_migrations WHERE identifier LIKE 'v10:%'")
             }
@@ -649,7 +649,7 @@ struct PersonalVersionTests {
         do {
             let database = try CatalogService.openDatabase(at: .sqlite(directory: directory), logger: quietLogger("catalog"))
             let store = try CatalogStore(database: database)
-            try store.loadSeedIfNeeded(try CatalogFixture.seed)
+            try store.loadSeedIfNeeded(try CatalogFixture.curatedSeed)
             _ = try store.edit(id, changes: RecipeDraft(name: "Ada's soup"), user: "ada@home.example")
             try await #require(database.sqliteWriter).writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA foreign_keys = OFF")
@@ -680,7 +680,7 @@ struct PersonalVersionTests {
         do {
             let database = try CatalogService.openDatabase(at: .sqlite(directory: directory), logger: quietLogger("catalog"))
             let store = try CatalogStore(database: database)
-            try store.loadSeedIfNeeded(try CatalogFixture.seed)
+            try store.loadSeedIfNeeded(try CatalogFixture.curatedSeed)
             _ = try store.edit("tomato-lentil-soup", changes: RecipeDraft(name: "Ada's pea soup"), user: "ada")
             try await #require(database.sqliteWriter).writeWithoutTransaction { db in
                 // Back to the table of version 5, with the same entries.

@@ -11,7 +11,7 @@ import SousWire
 enum CatalogStorage: CaseIterable, Sendable {
     /// An in-memory copy of the seeded template (or a schema of its own on the test PostgreSQL).
     case memory
-    /// A SQLite file in a temporary folder, seeded from the shipped files, as a deployment runs
+    /// A SQLite file in a temporary folder, seeded from the shipped files (the curated part), as a deployment runs
     /// it: only there does the I/O thread read through a reader of its own and answer what it
     /// keeps by ``DataStamp`` (on the test PostgreSQL, a schema of its own again).
     case file
@@ -24,8 +24,8 @@ func withCatalog<T: Sendable>(
 ) async throws -> T {
     let service: CatalogService
     var directory: String?
-    // The first catalog loads the shipped data, and one on a file seeds it: seconds of work kept
-    // off the threads the running services answer on.
+    // The first catalog loads the shipped data, and one on a file seeds it: work kept off the
+    // threads the running services answer on.
     switch storage {
     case .memory: service = try await offThePool { try CatalogFixture.make(peers: peers, fetchPolicy: fetchPolicy) }
     case .file:
@@ -33,7 +33,8 @@ func withCatalog<T: Sendable>(
         directory = folder
         service = try await offThePool {
             try CatalogService(
-                configuration: .testing(.catalog, dataDirectory: folder, peers: peers), seed: try CatalogFixture.seed, logger: quietLogger("catalog"))
+                configuration: .testing(.catalog, dataDirectory: folder, peers: peers), seed: try CatalogFixture.curatedSeed,
+                logger: quietLogger("catalog"))
         }
     }
     defer { if let directory { try? FileManager.default.removeItem(atPath: directory) } }

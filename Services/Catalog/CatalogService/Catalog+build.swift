@@ -44,7 +44,8 @@ public struct CatalogService: Sendable {
         let households = PeerValueCache(
             HouseholdAPI.get, changes: [.dropped(by: HouseholdTopics.changed, users: \.users)], configuration: configuration, logger: logger)
         let host = try ServiceHost(configuration: configuration, logger: logger, database: database, services: [profiles, households])
-        host.server.useHouseholds(PlannerHouseholds(of: configuration))
+        let householdDirectory = PlannerHouseholds(of: configuration)
+        host.server.useHouseholds(householdDirectory)
         self.host = host
         self.store = store
         self.profiles = profiles
@@ -52,7 +53,7 @@ public struct CatalogService: Sendable {
         CatalogHandlers(
             host: host.parts, store: store, profiles: profiles, households: households, seed: seed, tracker: Peer(Tracker.self, of: configuration),
             groceries: Peer(Groceries.self, of: configuration), planner: Peer(Planner.self, of: configuration),
-            pages: RecipePages(policy: fetchPolicy)
+            pages: RecipePages(policy: fetchPolicy), householdDirectory: householdDirectory
         ).register(on: host.server)
     }
 
@@ -77,6 +78,8 @@ struct CatalogHandlers: Sendable {
     let planner: Peer<Planner>
     /// Recipe pages on the web, for `recipes.import` with a url.
     let pages: RecipePages
+    /// Whose household a user is in, asked of the planner on each call (household methods use it too).
+    let householdDirectory: PlannerHouseholds
 
     /// The route table: every method the catalog serves and the function that answers it.
     func register(on server: RPCServer) {
@@ -264,8 +267,7 @@ struct CatalogHandlers: Sendable {
     /// The user's household as the planner says (one short attempt), else as it last said, else
     /// nil: what only adds to an answer (remembered mappings) does not wait on the planner.
     func householdIfKnown(of user: String, context: RequestContext) async -> String? {
-        if let household = try? await households.value(for: user, context: context, need: .optional) { return household.id }
-        return households.lastKnown(for: user)?.id
+        try? await householdDirectory.household(of: user, for: context, need: .optional)
     }
 
     func householdFavorites(_ request: Empty, context: RequestContext) throws -> RecipeList {

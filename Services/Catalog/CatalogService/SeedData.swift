@@ -84,6 +84,11 @@ public struct SeedData: Sendable {
         return seed
     }
 
+    /// The shipped data without the USDA foods: the curated ingredients and the recipes.
+    public var curated: SeedData {
+        SeedData(version: version, ingredients: ingredients.filter { !$0.factsDerived }, recipes: recipes)
+    }
+
     /// Adds `foods` after the curated ingredients, leaving out those a curated ingredient
     /// already stands for (the same SR28 food number); such an ingredient takes the food's
     /// household measures, and its density when it has none.

@@ -27,6 +27,13 @@ public enum CatalogFixture {
     /// What test catalogs may fetch: public addresses and loopback, where tests serve pages.
     public static let fetchPolicy = FetchPolicy(allowed: AddressRange("127.0.0.0/8").map { [$0] } ?? [])
 
+    /// The shipped data without the 8 369 USDA foods, for tests that seed a database of their
+    /// own and are about something else (migrations, files): seeding all of them takes seconds
+    /// in a debug build.
+    public static var curatedSeed: SeedData {
+        get throws { try seed.curated }
+    }
+
     /// The shipped data files.
     public static var seed: SeedData {
         get throws { try loaded.get().seed }

@@ -31,8 +31,14 @@ public final class PlannerHouseholds: HouseholdDirectory {
     }
 
     public func household(of user: String, for context: RequestContext) async throws(ServiceError) -> String {
+        try await household(of: user, for: context, need: .required)
+    }
+
+    /// With `need: .optional` the planner gets one short attempt (``Peer/Need``): for a caller
+    /// that does without a household when there is none to be had.
+    public func household(of user: String, for context: RequestContext, need: Peer<Planner>.Need) async throws(ServiceError) -> String {
         do {
-            let household = try await planner.call(HouseholdLookup.method, Empty(), user: user, for: context).household
+            let household = try await planner.call(HouseholdLookup.method, Empty(), user: user, for: context, need: need).household
             lastKnown.withLock { known in
                 if known.count >= Self.remembered { known.removeAll() }
                 known[user] = household
