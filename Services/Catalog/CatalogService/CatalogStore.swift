@@ -65,19 +65,30 @@ struct IngredientBook: Sendable {
     /// Names and synonyms for `ingredients.search`, built when a search first needs it.
     private let searchIndex = Lazy<IngredientSearchIndex>()
 
+    /// Each ingredient's name and synonyms folded, by id: folded once here (Foundation's folding
+    /// is the slow part of reading thousands of foods) for the name lookup, search and matching.
+    let foldedNames: [String: FoldedNames]
+
+    struct FoldedNames: Sendable {
+        let name: String
+        let synonyms: [String]
+    }
+
     init(all: [String: Ingredient], version: Int64 = 0) {
         byID = all
         self.version = version
+        let foldedNames = all.mapValues { FoldedNames(name: folded($0.name), synonyms: $0.synonyms.map { folded($0) }) }
         var names: [String: String] = [:]
-        for ingredient in all.values.sorted(by: { $0.id < $1.id }) {
-            for synonym in ingredient.synonyms where names[folded(synonym)] == nil { names[folded(synonym)] = ingredient.id }
+        for id in all.keys.sorted() {
+            for synonym in foldedNames[id]?.synonyms ?? [] where names[synonym] == nil { names[synonym] = id }
         }
-        for ingredient in all.values.sorted(by: { $0.id > $1.id }) { names[folded(ingredient.name)] = ingredient.id }
+        for id in all.keys.sorted(by: >) { names[foldedNames[id]?.name ?? ""] = id }
         byName = names
+        self.foldedNames = foldedNames
     }
 
-    var foods: FoodMatcher { matcher.get { FoodMatcher(byID.values) } }
-    var search: IngredientSearchIndex { searchIndex.get { IngredientSearchIndex(byID.values) } }
+    var foods: FoodMatcher { matcher.get { FoodMatcher(byID.values, folded: foldedNames) } }
+    var search: IngredientSearchIndex { searchIndex.get { IngredientSearchIndex(byID.values, folded: foldedNames) } }
 
     func id(named text: String) -> String? {
         if byID[text] != nil { return text }

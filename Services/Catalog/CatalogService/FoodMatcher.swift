@@ -39,11 +39,12 @@ struct FoodMatcher: Sendable {
     /// Confidence at or above which a match in the leading parts is taken: two words of three.
     static let sureConfidence = 0.66
 
-    init(_ ingredients: some Sequence<Ingredient>) {
+    /// `folded` holds each ingredient's folded name by id (``IngredientBook``).
+    init(_ ingredients: some Sequence<Ingredient>, folded: [String: IngredientBook.FoldedNames]) {
         var foods: [Food] = []
         var index: [String: [Int]] = [:]
         for ingredient in ingredients where ingredient.factsDerived {
-            let name = folded(ingredient.name)
+            let name = folded[ingredient.id]?.name ?? ""
             let parts = name.split(separator: ",")
             let words = Set(parts.flatMap { Self.words(of: String($0)) })
             let leading = Set(parts.prefix(2).flatMap { Self.words(of: String($0)) })

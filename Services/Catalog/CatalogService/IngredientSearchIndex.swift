@@ -20,11 +20,13 @@ struct IngredientSearchIndex: Sendable {
 
     private let entries: [Entry]
 
-    init(_ ingredients: some Sequence<Ingredient>) {
+    /// `folded` holds each ingredient's folded name and synonyms by id (``IngredientBook``).
+    init(_ ingredients: some Sequence<Ingredient>, folded: [String: IngredientBook.FoldedNames]) {
         entries = ingredients.map { ingredient in
-            Entry(
+            let names = folded[ingredient.id]
+            return Entry(
                 id: ingredient.id, name: ingredient.name, nameLength: ingredient.name.count, derived: ingredient.factsDerived,
-                folded: Array(folded(ingredient.name).utf8), synonyms: ingredient.synonyms.map { Array(folded($0).utf8) })
+                folded: Array((names?.name ?? "").utf8), synonyms: (names?.synonyms ?? []).map { Array($0.utf8) })
         }
     }
 
