@@ -20,7 +20,7 @@ extension CatalogStore {
     /// Writes the shipped ingredients and built-in recipes, removing built-ins the seed no longer
     /// has. Users' recipes, personal versions and favorites are kept.
     public func reloadSeed(_ seed: SeedData) throws -> SeedReport {
-        let report = try database.write { session -> SeedReport in
+        let report = try database.write { session -> (SeedReport, Bool) in
             let version = try Self.nextVersion(session)
             var changes: [(id: String, change: IngredientChange)] = []
             // Only what the new release changed is written, many rows a statement: the USDA foods
@@ -51,10 +51,14 @@ extension CatalogStore {
             // Users' recipes follow the seed's new prices and facts (built-ins were written whole).
             try refreshRecipes(after: changes, ingredients: ingredients, version: version, session)
             try session.execute("UPDATE meta SET value = ? WHERE key = 'seedVersion'", [seed.version])
-            return SeedReport(seedVersion: seed.version, ingredients: seed.ingredients.count, recipes: seed.recipes.count, catalogVersion: version)
+            return (
+                SeedReport(seedVersion: seed.version, ingredients: seed.ingredients.count, recipes: seed.recipes.count, catalogVersion: version),
+                !changed.isEmpty
+            )
         }
-        try refreshIngredientCache()
-        return report
+        // Thousands of foods are read again only when the seed changed one.
+        if report.1 { try refreshIngredientCache() }
+        return report.0
     }
 
     /// Adds or updates ingredients from an external source (the USDA importer), in one transaction.
@@ -64,7 +68,7 @@ extension CatalogStore {
             guard !ingredients.isEmpty else { return try Self.meta(session, "version") }
             let version = try Self.nextVersion(session)
             var changes: [(id: String, change: IngredientChange)] = []
-            let before = try Self.allIngredients(session)
+            let before = try Self.ingredients(ids: ingredients.map(\.id), session)
             for ingredient in ingredients {
                 try session.insert(IngredientRecord(ingredient, source: source, version: version), onConflict: .replace)
                 changes.append((ingredient.id, Self.change(from: before[ingredient.id], to: ingredient)))
@@ -77,8 +81,9 @@ extension CatalogStore {
     }
 
     func refreshIngredientCache() throws {
+        let previous = ingredientCache.withLock { $0 }
         let book = try database.read { session in
-            IngredientBook(all: try Self.allIngredients(session), version: try Self.newestIngredientVersion(session))
+            IngredientBook(all: try Self.allIngredients(session), version: try Self.newestIngredientVersion(session), previous: previous)
         }
         ingredientCache.withLock { $0 = book }
     }

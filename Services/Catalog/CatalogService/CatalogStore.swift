@@ -74,10 +74,18 @@ struct IngredientBook: Sendable {
         let synonyms: [String]
     }
 
-    init(all: [String: Ingredient], version: Int64 = 0) {
+    /// `previous` lends the names it already folded for ingredients whose names did not change.
+    init(all: [String: Ingredient], version: Int64 = 0, previous: IngredientBook? = nil) {
         byID = all
         self.version = version
-        let foldedNames = all.mapValues { FoldedNames(name: folded($0.name), synonyms: $0.synonyms.map { folded($0) }) }
+        let foldedNames = all.mapValues { ingredient in
+            if let old = previous?.byID[ingredient.id], old.name == ingredient.name, old.synonyms == ingredient.synonyms,
+                let names = previous?.foldedNames[ingredient.id]
+            {
+                return names
+            }
+            return FoldedNames(name: folded(ingredient.name), synonyms: ingredient.synonyms.map { folded($0) })
+        }
         var names: [String: String] = [:]
         for id in all.keys.sorted() {
             for synonym in foldedNames[id]?.synonyms ?? [] where names[synonym] == nil { names[synonym] = id }
