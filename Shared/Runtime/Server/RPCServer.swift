@@ -321,7 +321,11 @@ public final class RPCServer: Service, Sendable {
             socket?.close()
             socket = nil
         }
-        for executor in executors.values { executor.shutdown() }
+        // Stopping a lane broadcasts on its condition variable, which glibc may hold until the
+        // threads it woke have run: not on one of Swift's cooperative threads (a stall of every
+        // service in the process was seen with one of the two waiting there).
+        let lanes = Array(executors.values)
+        startThread(named: "sous-\(name)-stop") { for executor in lanes { executor.shutdown() } }
         logger.info("stopped", metadata: ["service": "\(name)"])
     }
 
