@@ -62,12 +62,10 @@ public final class EventSubscriber: Service, Sendable {
         let loop = Loop(socket: socket, subscriber: self)
         loop.connectWaitingSources()
         let (finished, finishedContinuation) = AsyncStream.makeStream(of: Void.self)
-        let thread = Thread {
+        startThread(named: "sous-subscriber") {
             loop.run()
             finishedContinuation.finish()
         }
-        thread.name = "sous-subscriber"
-        thread.start()
         readyContinuation.yield()
         readyContinuation.finish()
         await withTaskCancellationOrGracefulShutdownHandler {

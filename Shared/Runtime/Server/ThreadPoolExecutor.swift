@@ -8,7 +8,7 @@ import Foundation
 public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     public let name: String
     public let threadCount: Int
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     // Guarded by `condition`.
     private var jobs: [UnownedJob] = []
     private var head = 0
@@ -32,11 +32,7 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
         // runs, on a thread started for the queue's remainder.
         let orphaned = stopping && running == 0
         if orphaned { running += 1 }
-        condition.unlock()
-        // Signalled once the lock is free: a thread woken while this one still held it would
-        // block on the lock at once and be woken a second time by the unlock, two more context
-        // switches per request on a busy core (the waiters recheck the queue under the lock).
-        condition.signal()
+        condition.unlock(waking: .one)
         if orphaned { startThread(named: name) { [self] in work() } }
     }
 
@@ -44,8 +40,7 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     public func shutdown() {
         condition.lock()
         stopping = true
-        condition.broadcast()
-        condition.unlock()
+        condition.unlock(waking: .all)
     }
 
     /// Whether the calling thread is one of an executor's: a thread that may wait a moment for

@@ -152,7 +152,7 @@ public final class PostgresDatabase: @unchecked Sendable {
     public let name: String
     private let capacity: Int
     private let logger: Logger
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     // Guarded by `condition`.
     private var idle: [PostgresConnection] = []
     private var open = 0
@@ -225,7 +225,7 @@ public final class PostgresDatabase: @unchecked Sendable {
     }
 
     private func checkOut() throws -> PostgresConnection {
-        let deadline = Date().addingTimeInterval(TimeInterval(Self.connectionWait.components.seconds))
+        let deadline = ContinuousClock.now + Self.connectionWait
         condition.lock()
         while true {
             guard !closed else {
@@ -271,15 +271,13 @@ public final class PostgresDatabase: @unchecked Sendable {
             return
         }
         idle.append(connection)
-        condition.signal()
-        condition.unlock()
+        condition.unlock(waking: .one)
     }
 
     private func dropped() {
         condition.lock()
         open -= 1
-        condition.signal()
-        condition.unlock()
+        condition.unlock(waking: .one)
     }
 
     /// postgres-nio's TLS setting for `mode`, checking the server's certificate as libpq does.
@@ -327,8 +325,7 @@ public final class PostgresDatabase: @unchecked Sendable {
         closed = true
         let connections = idle
         idle = []
-        condition.broadcast()
-        condition.unlock()
+        condition.unlock(waking: .all)
         connections.forEach(Self.closeInBackground)
     }
 
