@@ -18,19 +18,21 @@ swift build --build-tests
 # from the direct coding @MessagePackCodable derives stops the run (Shared/MessagePack).
 export SOUS_MESSAGEPACK_CHECK=1
 
+# At most 16 tests at once. Unbounded, Swift Testing starts all 570 together: some 8 000 threads
+# (each test's services with their lanes, clients and subscribers) on two cores, where Swift's two
+# cooperative threads got so small a share that replies waited past their 30 s timeouts, in about
+# every other run. Bounded, no test waits on another's load and the pass takes 110 s, not 160-200 s.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=16
+
 echo "==> Swift tests (SQLite)"
 swift test --skip-build
 
 # The same tests with every service keeping its data on a private server, each in a schema of its
-# own; the storage layer's own PostgreSQL tests run only here. At most 16 tests at once: building
-# a service blocks on its migrations, which on PostgreSQL are round trips, and three hundred tests
-# building theirs at once on Swift's two cooperative threads held other tests' replies past their
-# 30 s timeouts.
+# own; the storage layer's own PostgreSQL tests run only here.
 echo "==> Swift tests (PostgreSQL, a private server from deploy/postgres-test-server.sh)"
 postgres_dir=$(mktemp -d /tmp/sous-pg.XXXXXX)
 trap 'deploy/postgres-test-server.sh stop "$postgres_dir"' EXIT
-SOUS_TEST_DATABASE_URL=$(deploy/postgres-test-server.sh start "$postgres_dir") SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=16 \
-    swift test --skip-build
+SOUS_TEST_DATABASE_URL=$(deploy/postgres-test-server.sh start "$postgres_dir") swift test --skip-build
 deploy/postgres-test-server.sh stop "$postgres_dir"
 trap - EXIT
 
