@@ -306,22 +306,44 @@ struct IngredientRecord: Sendable, SQLRecord {
 
     /// From a row of `SELECT servedColumns, source, version`.
     init(row: Row) throws {
-        ingredient = try Self.ingredient(row)
-        source = row[Self.served.count]
-        version = row[Self.served.count + 1]
+        ingredient = try Self.ingredient(row, engine: .postgres)
+        source = row[Columns.source]
+        version = row[Columns.version]
     }
 
-    /// The ingredient of a row whose first columns are ``servedColumns``, read by position: every
-    /// ingredient is read on each start, and finding columns by name took most of that time.
-    static func ingredient(_ row: Row) throws -> Ingredient {
-        try Ingredient(
-            id: row[0], name: row[1], usdaNdb: row[2], unit: MeasureUnit(rawValue: row[3]) ?? .g, gramsPerPiece: row[4], gramsPerMl: row[5],
-            price: row[20] ? Price(amount: row[6], per: PriceUnit(rawValue: row[7]) ?? .kg) : nil,
-            category: ShoppingCategory(rawValue: row[8]) ?? .other,
-            nutrition: Nutrition(kcal: row[9], carbohydrates: row[10], protein: row[11], fat: row[12], fibre: row[13], sugar: row[14], salt: row[15]),
-            contains: Bitmask.values(row[16], as: DietFact.self), allergens: Bitmask.values(row[17], as: Allergen.self),
-            synonyms: Self.synonyms(row[18]), bought: row[19], portions: PortionColumn.decode(row[21]), factsDerived: row[22]
+    /// The ingredient of a row whose first columns are ``servedColumns``. SQLite's rows keep the
+    /// query's order and are read by position (every ingredient is read on each start, and
+    /// finding columns by name took most of that time); PostgreSQL's are built by name.
+    static func ingredient(_ row: Row, engine: SQLEngine) throws -> Ingredient {
+        let row = ServedRow(row: row, byName: engine != .sqlite)
+        return try Ingredient(
+            id: row.text(0), name: row.text(1), usdaNdb: row.optionalText(2), unit: MeasureUnit(rawValue: row.text(3)) ?? .g,
+            gramsPerPiece: row.optionalNumber(4), gramsPerMl: row.optionalNumber(5),
+            price: row.flag(20) ? Price(amount: row.number(6), per: PriceUnit(rawValue: row.text(7)) ?? .kg) : nil,
+            category: ShoppingCategory(rawValue: row.text(8)) ?? .other,
+            nutrition: Nutrition(
+                kcal: row.number(9), carbohydrates: row.number(10), protein: row.number(11), fat: row.number(12), fibre: row.number(13),
+                sugar: row.number(14), salt: row.number(15)),
+            contains: Bitmask.values(row.integer(16), as: DietFact.self), allergens: Bitmask.values(row.integer(17), as: Allergen.self),
+            synonyms: Self.synonyms(row.text(18)), bought: row.flag(19), portions: PortionColumn.decode(row.text(21)), factsDerived: row.flag(22)
         )
+    }
+
+    /// A row's served columns by their place in ``served``: by position or by name.
+    private struct ServedRow {
+        let row: Row
+        let byName: Bool
+
+        private func value(_ index: Int) -> DatabaseValue {
+            byName ? row[IngredientRecord.served[index].name] : row[index]
+        }
+
+        func text(_ index: Int) -> String { String.fromDatabaseValue(value(index)) ?? "" }
+        func optionalText(_ index: Int) -> String? { String.fromDatabaseValue(value(index)) }
+        func number(_ index: Int) -> Double { Double.fromDatabaseValue(value(index)) ?? 0 }
+        func optionalNumber(_ index: Int) -> Double? { Double.fromDatabaseValue(value(index)) }
+        func integer(_ index: Int) -> Int64 { Int64.fromDatabaseValue(value(index)) ?? 0 }
+        func flag(_ index: Int) -> Bool { integer(index) != 0 }
     }
 
     /// Most ingredients have no synonyms: their "[]" is not handed to a JSON decoder (every

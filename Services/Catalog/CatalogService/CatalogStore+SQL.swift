@@ -99,12 +99,14 @@ extension CatalogStore {
     static func ingredients(ids: [String], _ session: any SQLSession) throws -> [String: Ingredient] {
         let found = try session.rows(
             "SELECT \(IngredientRecord.servedColumns) FROM ingredient WHERE id IN (\(session.engine.jsonArrayValues))", [ids.sqlJSONArray]
-        ).map(IngredientRecord.ingredient)
+        ).map { try IngredientRecord.ingredient($0, engine: session.engine) }
         return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     static func allIngredients(_ session: any SQLSession) throws -> [String: Ingredient] {
-        let all = try session.rows("SELECT \(IngredientRecord.servedColumns) FROM ingredient", []).map(IngredientRecord.ingredient)
+        let all = try session.rows("SELECT \(IngredientRecord.servedColumns) FROM ingredient", []).map {
+            try IngredientRecord.ingredient($0, engine: session.engine)
+        }
         return Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
     }
 

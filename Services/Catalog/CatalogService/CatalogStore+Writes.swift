@@ -250,7 +250,7 @@ extension CatalogStore {
                 let ingredients = try session.rows(
                     "SELECT \(IngredientRecord.servedColumns) FROM ingredient WHERE version > ? ORDER BY id", [version]
                 )
-                .map(IngredientRecord.ingredient)
+                .map { try IngredientRecord.ingredient($0, engine: session.engine) }
                 return CatalogChanges(version: current, recipes: recipes, deletedRecipes: deleted.sorted(), ingredients: ingredients)
             }
         }
