@@ -83,6 +83,13 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Shared/Fetch", swiftSettings: swiftSettings),
+        // Sending mail through the operator's relay (SMTP with STARTTLS or TLS), for the outbox's `mail` channel.
+        .target(
+            name: "SousMail",
+            dependencies: [
+                "SousRuntime", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), nioSSL,
+            ],
+            path: "Shared/Mail", swiftSettings: swiftSettings),
         // Charts as SVG text (the diary's bars against goals, a month of gluten tests): pure, no I/O, on the schema's dates and macros.
         .target(name: "SousCharts", dependencies: ["SousSchema"], path: "Shared/Charts", swiftSettings: swiftSettings),
         // Calling services: the typed client, endpoints, sign-in credentials. What the CLI links
@@ -167,13 +174,13 @@ let package = Package(
         ),
         .target(
             name: "PlannerService",
-            dependencies: ["SousRuntime", "SousSchema", "SousWire", "SousCrypto", grdb, logging, lifecycle],
+            dependencies: ["SousRuntime", "SousSchema", "SousWire", "SousCrypto", "SousMail", grdb, logging, lifecycle],
             path: "Services/Planner/PlannerService",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "PlannerMain",
-            dependencies: ["PlannerService", "SousRuntime", "SousSchema", "SousWire", argumentParser],
+            dependencies: ["PlannerService", "SousRuntime", "SousSchema", "SousWire", "SousMail", argumentParser],
             path: "Services/Planner/Main",
             swiftSettings: swiftSettings
         ),
@@ -293,11 +300,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "MailTests", dependencies: ["SousMail", "SousRuntime", "SousTestSupport"], path: "Tests/MailTests", swiftSettings: swiftSettings),
+        .testTarget(
             name: "PlannerTests",
             dependencies: [
                 "CatalogService", "PlannerService", "GroceriesService", "TrackerService", "NotifierService", "CatalogTesting", "PlannerTesting",
                 "TrackerTesting", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "MessagePack", "SousCrypto",
-                logging, grdb,
+                "SousMail", logging, grdb,
             ],
             path: "Tests/PlannerTests",
             swiftSettings: swiftSettings
@@ -355,8 +364,8 @@ let package = Package(
         .testTarget(
             name: "WebTests",
             dependencies: [
-                "WebApp", "SousClient", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", hummingbird,
-                hummingbirdTesting, logging,
+                "WebApp", "SousClient", "SousServiceTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "PlannerService",
+                "SousMail", hummingbird, hummingbirdTesting, logging,
             ],
             path: "Tests/WebTests",
             swiftSettings: swiftSettings

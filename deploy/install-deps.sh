@@ -9,8 +9,9 @@ set -euo pipefail
 # python3-yaml, python3-cryptography: deploy/kubernetes/check.py reads the manifests and checks the keys make-secrets.py makes.
 # librsvg2-bin: ChartTests render a chart to PNG with rsvg-convert to check the SVG draws (skipped without it).
 # chromium, chromium-driver, selenium: Tests/Python/test_web_browser.py drives the web app in headless Chromium (skipped without them).
-APT_PACKAGES=(libzmq3-dev libsqlite3-dev libsodium-dev tzdata python3 python3-pip python3-yaml python3-cryptography postgresql librsvg2-bin chromium chromium-driver)
-PIP_PACKAGES=(pyzmq msgpack pytest selenium)
+# aiosmtpd: Tests/Support/mail_catcher.py, the real SMTP server the mail tests start (openssl makes its certificate).
+APT_PACKAGES=(libzmq3-dev libsqlite3-dev libsodium-dev tzdata python3 python3-pip python3-yaml python3-cryptography postgresql librsvg2-bin chromium chromium-driver openssl)
+PIP_PACKAGES=(pyzmq msgpack pytest selenium aiosmtpd)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 

@@ -1,0 +1,158 @@
+public import Foundation
+import GRDB
+
+/// What a service must send out of its process (mail today), written in the same transaction
+/// as the change that calls for it and delivered afterwards by ``OutboxCourier``: a change that
+/// rolls back sends nothing, and one that commits is sent even if the process dies a moment
+/// later.
+///
+/// The table is the same on both engines; a service adds ``tables`` to its migrations.
+public enum Outbox {
+    public static let tables = [
+        """
+        CREATE TABLE sous_outbox (
+            id TEXT PRIMARY KEY,
+            channel TEXT NOT NULL,
+            recipient TEXT NOT NULL,
+            "user" TEXT,
+            payload TEXT NOT NULL,
+            dedupe TEXT UNIQUE,
+            created_at DOUBLE PRECISION NOT NULL,
+            due_at DOUBLE PRECISION NOT NULL,
+            attempts BIGINT NOT NULL,
+            state TEXT NOT NULL,
+            last_error TEXT,
+            done_at DOUBLE PRECISION
+        )
+        """,
+        "CREATE INDEX sous_outbox_due ON sous_outbox (state, due_at)",
+        #"CREATE INDEX sous_outbox_user ON sous_outbox ("user", created_at)"#,
+    ]
+
+    /// A message is given up, marked failed with its last reason, a day after it was queued.
+    public static let giveUpAfter: TimeInterval = 24 * 3600
+    /// While one attempt runs, no other process or loop takes the message (longer than any attempt's own bounds).
+    static let lease: TimeInterval = 600
+    /// The pause after the n-th failed attempt: 30 s, doubling, at most an hour.
+    static func backoff(afterAttempt attempts: Int) -> TimeInterval {
+        min(30 * pow(2, Double(max(0, min(attempts - 1, 16)))), 3600)
+    }
+    /// Sent and failed messages are kept this long (for what `reminders list` shows), then dropped.
+    static let retention: TimeInterval = 30 * 24 * 3600
+
+    public enum State: String, Sendable, Codable {
+        case pending, sent, failed
+    }
+
+    public struct Item: Sendable, Equatable {
+        public let id: String
+        public let channel: String
+        public let recipient: String
+        public let user: String?
+        public let payload: String
+        public let dedupe: String?
+        public let createdAt: Date
+        public let dueAt: Date
+        public let attempts: Int
+        public let state: State
+        public let lastError: String?
+        public let doneAt: Date?
+
+        /// The payload as the type it was queued as.
+        public func decoded<T: Decodable>(_ type: T.Type) throws -> T {
+            try JSONDecoder().decode(T.self, from: Data(payload.utf8))
+        }
+    }
+
+    /// Queues `payload` for `channel` within the caller's write. A `dedupe` key already queued
+    /// queues nothing and returns false (one reminder per user, day and channel, say).
+    @discardableResult
+    public static func enqueue(
+        channel: String, recipient: String, user: String?, payload: some Encodable, dedupe: String? = nil, now: Date,
+        _ session: any SQLSession
+    ) throws -> Bool {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let text = String(decoding: try encoder.encode(payload), as: UTF8.self)
+        if let dedupe, try session.value(Int64.self, "SELECT COUNT(*) FROM sous_outbox WHERE dedupe = ?", [dedupe]) ?? 0 > 0 {
+            return false
+        }
+        try session.execute(
+            """
+            INSERT INTO sous_outbox (id, channel, recipient, "user", payload, dedupe, created_at, due_at, attempts, state)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 'pending')
+            """,
+            [UUID().uuidString.lowercased(), channel, recipient, user, text, dedupe, now.timeIntervalSince1970, now.timeIntervalSince1970])
+        return true
+    }
+
+    /// Takes up to `limit` messages due at `now`, leasing them to the caller for ``lease``.
+    package static func claimDue(now: Date, limit: Int, _ session: any SQLSession) throws -> [Item] {
+        let rows = try session.rows(
+            "SELECT \(columns) FROM sous_outbox WHERE state = 'pending' AND due_at <= ? ORDER BY due_at LIMIT ?",
+            [now.timeIntervalSince1970, Int64(limit)])
+        let items = rows.map(item)
+        for item in items {
+            try session.execute(
+                "UPDATE sous_outbox SET attempts = attempts + 1, due_at = ? WHERE id = ?", [now.timeIntervalSince1970 + lease, item.id])
+        }
+        return items.map { $0.attempted(dueAt: now.addingTimeInterval(lease)) }
+    }
+
+    /// When the next pending message is due, if any is.
+    static func nextDue(_ session: any SQLSession) throws -> Date? {
+        try session.value(Double.self, "SELECT MIN(due_at) FROM sous_outbox WHERE state = 'pending'").map(Date.init(timeIntervalSince1970:))
+    }
+
+    static func sent(_ id: String, now: Date, _ session: any SQLSession) throws {
+        try session.execute(
+            "UPDATE sous_outbox SET state = 'sent', done_at = ?, last_error = NULL WHERE id = ?", [now.timeIntervalSince1970, id])
+    }
+
+    /// A failed attempt: tried again after the backoff, or failed for good.
+    static func failed(_ item: Item, reason: String, permanent: Bool, now: Date, _ session: any SQLSession) throws {
+        let reason = String(reason.prefix(500))
+        if permanent || now.timeIntervalSince(item.createdAt) + backoff(afterAttempt: item.attempts) >= giveUpAfter {
+            try session.execute(
+                "UPDATE sous_outbox SET state = 'failed', done_at = ?, last_error = ? WHERE id = ?",
+                [now.timeIntervalSince1970, permanent ? reason : "undelivered for a day; last: \(reason)", item.id])
+        } else {
+            try session.execute(
+                "UPDATE sous_outbox SET due_at = ?, last_error = ? WHERE id = ?",
+                [now.timeIntervalSince1970 + backoff(afterAttempt: item.attempts), reason, item.id])
+        }
+    }
+
+    /// Drops what was sent or failed before the retention.
+    static func prune(now: Date, _ session: any SQLSession) throws {
+        try session.execute("DELETE FROM sous_outbox WHERE state <> 'pending' AND done_at < ?", [now.timeIntervalSince1970 - retention])
+    }
+
+    /// Every message of `user`, newest first (what was sent, when, or why not).
+    public static func items(user: String, _ session: any SQLSession) throws -> [Item] {
+        try session.rows(#"SELECT \#(columns) FROM sous_outbox WHERE "user" = ? ORDER BY created_at DESC"#, [user]).map(item)
+    }
+
+    /// Erases `user`'s messages, sent or not (an erased account gets no more mail).
+    public static func erase(user: String, _ session: any SQLSession) throws {
+        try session.execute(#"DELETE FROM sous_outbox WHERE "user" = ?"#, [user])
+    }
+
+    private static let columns = #"id, channel, recipient, "user", payload, dedupe, created_at, due_at, attempts, state, last_error, done_at"#
+
+    private static func item(_ row: Row) -> Item {
+        Item(
+            id: row["id"], channel: row["channel"], recipient: row["recipient"], user: row["user"], payload: row["payload"], dedupe: row["dedupe"],
+            createdAt: Date(timeIntervalSince1970: row["created_at"]), dueAt: Date(timeIntervalSince1970: row["due_at"]),
+            attempts: Int(row["attempts"] as Int64), state: State(rawValue: row["state"]) ?? .failed, lastError: row["last_error"],
+            doneAt: (row["done_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+    }
+}
+
+extension Outbox.Item {
+    func attempted(dueAt: Date) -> Self {
+        Self(
+            id: id, channel: channel, recipient: recipient, user: user, payload: payload, dedupe: dedupe, createdAt: createdAt, dueAt: dueAt,
+            attempts: attempts + 1, state: state, lastError: lastError, doneAt: doneAt)
+    }
+}
