@@ -198,3 +198,61 @@ extension AccountAPI {
     public static let delete = Method<Planner, AccountDeletion, AccountDeleted>.write(
         "account.delete", .user, lane: .heavy, remembersReply: false, activity: false)
 }
+
+// MARK: Recovering a forgotten password
+
+/// `account.recover`: the email of the account whose password was forgotten.
+@MessagePackCodable
+public struct RecoveryRequest: Codable, Sendable {
+    public var email: String
+
+    public init(email: String) { self.email = email }
+}
+
+/// The same answer whether or not the email has an account: a code is on its way if it does.
+@MessagePackCodable
+public struct RecoveryStarted: Codable, Sendable, Equatable {
+    public var message: String
+    /// How long a code is valid, in minutes.
+    public var validMinutes: Int
+
+    public init(message: String, validMinutes: Int) {
+        self.message = message
+        self.validMinutes = validMinutes
+    }
+}
+
+/// `account.reset`: a recovery code (as mailed, with or without its dash, any case) and the
+/// new password, which follows the same rules as at registration.
+@MessagePackCodable
+public struct PasswordReset: Codable, Sendable {
+    public var code: String
+    public var password: String
+
+    public init(code: String, password: String) {
+        self.code = code
+        self.password = password
+    }
+}
+
+@MessagePackCodable
+public struct PasswordResetDone: Codable, Sendable, Equatable {
+    /// The account's email, to sign in with.
+    public var email: String
+    /// Every session of the account ended with the reset.
+    public var endedSessions: Int
+
+    public init(email: String, endedSessions: Int) {
+        self.email = email
+        self.endedSessions = endedSessions
+    }
+}
+
+extension AccountAPI {
+    /// Mails a single-use code (and a link to the web app) to the account with this email,
+    /// valid 30 minutes; answered alike, in the same time, whether or not the email has one.
+    public static let recover = Method<Planner, RecoveryRequest, RecoveryStarted>.write("account.recover", .public, activity: false)
+    /// Sets a new password with a recovery code and ends every session of the account.
+    public static let reset = Method<Planner, PasswordReset, PasswordResetDone>.write(
+        "account.reset", .public, lane: .heavy, activity: false)
+}

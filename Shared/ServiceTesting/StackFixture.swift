@@ -32,7 +32,9 @@ public struct StackFixture: Sendable {
 
     /// - Parameter passwordCost: the planner's Argon2id cost (tests that only need accounts to
     ///   exist use the minimal one).
-    public static func make(clock: WallClock = .system(), passwordCost: Sodium.PasswordCost = .minimal) throws -> StackFixture {
+    public static func make(
+        clock: WallClock = .system(), passwordCost: Sodium.PasswordCost = .minimal, mail: AccountMail = AccountMail(settings: nil, webURL: nil)
+    ) throws -> StackFixture {
         var configurations: [SousService: ServiceConfiguration] = [:]
         for service in SousService.allCases { configurations[service] = .inProcess(service, clock: clock) }
         for service in SousService.allCases {
@@ -47,7 +49,7 @@ public struct StackFixture: Sendable {
                 database: CatalogFixture.database(), copyOf: CatalogFixture.template, fetchPolicy: CatalogFixture.fetchPolicy
             ),
             planner: try PlannerService(
-                configuration: configurations[.planner]!, logger: quietLogger("planner"), passwordCost: passwordCost
+                configuration: configurations[.planner]!, logger: quietLogger("planner"), passwordCost: passwordCost, mail: mail
             ),
             groceries: try GroceriesService(
                 configuration: configurations[.groceries]!, logger: quietLogger("groceries")),

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import PlannerService
 import SousClient
 import SousCrypto
 import SousRuntime
@@ -17,9 +18,10 @@ import WebApp
 /// five services running in-process: what a browser sees, without the browser.
 enum WebHarness {
     static func run(
-        configure: (inout WebConfiguration) -> Void = { _ in }, _ body: @Sendable (StackFixture, any TestClientProtocol) async throws -> Void
+        mail: AccountMail = AccountMail(settings: nil, webURL: nil), configure: (inout WebConfiguration) -> Void = { _ in },
+        _ body: @Sendable (StackFixture, any TestClientProtocol) async throws -> Void
     ) async throws {
-        let stack = try StackFixture.make()
+        let stack = try StackFixture.make(mail: mail)
         try await withRunningServices(stack.hosts) { _ in
             var endpoints: [SousService: String] = [:]
             for service in SousService.allCases { endpoints[service] = stack.host(of: service).boundEndpoints.requests }

@@ -2,9 +2,12 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import PlannerService
 import SocketCheck
 import SousClient
+import SousMail
 import SousSchema
+import SousTestSupport
 import Testing
 import WebApp
 
@@ -214,6 +217,49 @@ struct WebPagesTests {
             #expect(ended.status == .seeOther && ended.location?.hasPrefix("/signin") == true)
             #expect(phone.cookie("sous_session") == nil, "the cookie is forgotten")
             #expect(try await laptop.get("/week").status == .ok)
+        }
+    }
+}
+
+/// A forgotten password reset from the browser, through a real SMTP server.
+@Suite(.closesItsSockets)
+struct WebRecoveryTests {
+    @Test func aForgottenPasswordIsResetFromTheMailedLink() async throws {
+        try await withMailCatcher { catcher in
+            let settings = MailSettings(
+                host: "localhost", port: catcher.port, security: .startTLS, sender: try MailSender("sous@example.org"),
+                extraTrustRoots: catcher.certificateFile)
+            try await WebHarness.run(mail: AccountMail(settings: settings, webURL: "https://sous.example.org")) { _, client in
+                let ada = Browser(client)
+                try await ada.register("Ada", email: "ada@example.org")
+                try await ada.post("/signout")
+
+                let stranger = Browser(client)
+                let signIn = try await stranger.get("/signin")
+                #expect(signIn.text.contains("href=\"/forgot\""))
+                try await stranger.get("/forgot")
+                let asked = try await stranger.post("/forgot", [("email", "ada@example.org")])
+                #expect(asked.status == .ok && asked.text.contains("a code is on its way"), "\(asked.status)")
+                let mail = try #require(try await catcher.mails(count: 1).first)
+                let link = try #require(mail.text.components(separatedBy: "\r\n").first { $0.hasPrefix("https://sous.example.org/reset?code=") })
+                let path = String(link.dropFirst("https://sous.example.org".count))
+                let code = String(path.dropFirst("/reset?code=".count))
+
+                let form = try await stranger.get(path)
+                #expect(form.text.contains("value=\"\(code)\""), "the link fills the code in")
+                let weak = try await stranger.post("/reset", [("code", code), ("password", "short")])
+                #expect(weak.status == .unprocessableContent && weak.text.contains("10 characters"), "\(weak.status)")
+                let done = try await stranger.post("/reset", [("code", code), ("password", "a brand new evening")])
+                #expect(done.status == .ok && done.text.contains("Your new password is set"), "\(done.status) \(done.text.prefix(300))")
+                let reused = try await stranger.post("/reset", [("code", code), ("password", "yet another evening")])
+                #expect(reused.status == .unprocessableContent && reused.text.contains("wrong, used or expired"), "\(reused.status)")
+
+                try await ada.get("/signin")
+                let old = try await ada.post("/signin", [("email", "ada@example.org"), ("password", "correct horse battery")])
+                #expect(old.status == .unauthorized)
+                let new = try await ada.post("/signin", [("email", "ada@example.org"), ("password", "a brand new evening")])
+                #expect(new.status == .seeOther)
+            }
         }
     }
 }

@@ -167,7 +167,44 @@ struct PasswordCommand: AsyncParsableCommand {
 
 /// `sous account delete`
 struct AccountCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "account", abstract: "Your account.", subcommands: [Delete.self])
+    static let configuration = CommandConfiguration(
+        commandName: "account", abstract: "Your account.", subcommands: [Delete.self, Recover.self, Reset.self])
+
+    struct Recover: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Forgot your password? Mails a reset code to your account's email (valid 30 minutes, once).",
+            discussion: "Then: sous account reset --code CODE. The answer is the same whether or not the email has an account."
+        )
+
+        @Option(help: "Your account's email.") var email: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let started = try await global.client(Planner.self).call(AccountAPI.recover, RecoveryRequest(email: email))
+            if global.json { return try printJSON(started) }
+            Console.current.out(started.message)
+            Console.current.out("Then set a new password with: sous account reset --code CODE")
+        }
+    }
+
+    struct Reset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set a new password with a mailed reset code; every session of the account ends.",
+            discussion: "The new password is read from a prompt, or from standard input when it is not a terminal. Sign in afterwards."
+        )
+
+        @Option(help: "The code from the mail (with or without its dash).") var code: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let password = try readPassword("New password (at least 10 characters): ")
+            let done = try await global.client(Planner.self).call(AccountAPI.reset, PasswordReset(code: code, password: password))
+            if global.json { return try printJSON(done) }
+            Console.current.out(
+                "Password set for \(done.email); \(done.endedSessions) session\(done.endedSessions == 1 ? "" : "s") ended. Sign in with: sous login --email \(done.email)"
+            )
+        }
+    }
 
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

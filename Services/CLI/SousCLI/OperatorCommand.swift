@@ -141,6 +141,7 @@ public enum CommandIndex {
         "health": "status", "describe": "describe", "clock.get": "operator clock show", "clock.set": "operator clock set",
         "account.register": "register", "account.login": "login", "account.logout": "logout", "account.whoami": "whoami",
         "account.sessions": "sessions", "account.endSession": "sessions end", "account.password": "password", "account.delete": "account delete",
+        "account.recover": "account recover", "account.reset": "account reset",
         "ingredients.search": "ingredients search", "ingredients.get": "ingredients show", "ingredients.import": "operator import-ingredients",
         "recipes.search": "recipes search", "recipes.get": "recipes show", "recipes.photo": "recipes photo", "recipes.create": "recipes create",
         "recipes.edit": "recipes edit",

@@ -16,7 +16,7 @@ public struct PlannerCommand: AsyncParsableCommand, ServiceExecutable {
     public init() {}
 
     public static func host(for configuration: ServiceConfiguration) throws -> ServiceHost {
-        try PlannerService(configuration: configuration).host
+        try PlannerService(configuration: configuration, mail: AccountMail.fromEnvironment()).host
     }
 }
 
@@ -85,8 +85,26 @@ struct AccountCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "account",
         abstract: "Accounts on this machine.",
-        subcommands: [Adopt.self]
+        subcommands: [Adopt.self, ResetCode.self]
     )
+
+    struct ResetCode: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset-code",
+            abstract: "Issue a password reset code for an account, printed here instead of mailed (valid 30 minutes, once).",
+            discussion: "Give the code to the account's owner in person; they set a new password with: sous account reset --code CODE"
+        )
+
+        @OptionGroup var options: MachineAccountOptions
+
+        func run() throws {
+            let email = options.email.trimmingCharacters(in: .whitespaces).lowercased()
+            let code = try options.withStore { store in try store.startRecovery(email: email, now: Date(), mail: nil) }
+            guard let code else { throw ValidationError("no account has the email \(email)") }
+            print("Reset code for \(email): \(code.prefix(5))-\(code.dropFirst(5)) (valid 30 minutes, once).")
+            print("The owner sets a new password with: sous account reset --code \(code.prefix(5))-\(code.dropFirst(5))")
+        }
+    }
 
     struct Adopt: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 public import SousCrypto
+import SousMail
 public import SousRuntime
 import SousSchema
 import SousWire
@@ -17,8 +18,11 @@ public struct PlannerService: Sendable {
     /// one database between two planners).
     /// - Parameter passwordCost: the Argon2id cost of new password hashes (tests that register
     ///   many accounts use ``Sodium/PasswordCost/minimal``).
+    /// - Parameter mail: the relay recovery codes are mailed through (none: `account.recover`
+    ///   answers `unavailable`, and an operator issues codes on the machine).
     public init(
-        configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil, passwordCost: Sodium.PasswordCost = .standard
+        configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil, passwordCost: Sodium.PasswordCost = .standard,
+        mail: AccountMail = AccountMail(settings: nil, webURL: nil)
     ) throws {
         let logger = logger ?? SousLogging.logger(for: "planner", level: configuration.logLevel)
         let database = try database ?? Self.openDatabase(at: configuration.database, logger: logger)
@@ -30,8 +34,14 @@ public struct PlannerService: Sendable {
         // Other replicas' changes wake the `plan.wait` calls waiting here.
         let follower = ReplicaChangeFollower(
             configuration: configuration, topic: PlannerTopics.planChanged, key: { $0.household }, changes: changes, logger: logger)
+        let courier = mail.settings.map { settings in
+            OutboxCourier(
+                database: database, transports: [MailTransport.channel: MailTransport(settings: settings)], clock: configuration.clock, logger: logger
+            )
+        }
         let host = try ServiceHost(
-            configuration: configuration, logger: logger, database: database, services: [eraser] + (follower.map { [$0] } ?? []),
+            configuration: configuration, logger: logger, database: database,
+            services: [eraser] + (follower.map { [$0] } ?? []) + (courier.map { [$0] } ?? []),
             ownRevocations: { since in try accounts.liveRevocations(since: since, now: configuration.clock.now) })
         let signer = try Self.sessionSigner(configuration)
         let known = try accounts.revocations(since: 0, now: Date())
@@ -44,7 +54,7 @@ public struct PlannerService: Sendable {
             host: host.parts, store: store, households: households, changes: changes, catalog: Peer<Catalog>(Catalog.self, of: configuration),
             tracker: Peer<Tracker>(Tracker.self, of: configuration)
         ).register(on: host.server)
-        AccountHandlers(host: host.parts, store: accounts, signer: signer, eraser: eraser).register(on: host.server)
+        AccountHandlers(host: host.parts, store: accounts, signer: signer, eraser: eraser, mail: mail, courier: courier).register(on: host.server)
         HouseholdHandlers(host: host.parts, store: households, eraser: eraser).register(on: host.server)
         FriendHandlers(host: host.parts, store: FriendStore(database: database)).register(on: host.server)
     }

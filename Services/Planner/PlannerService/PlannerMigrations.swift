@@ -221,7 +221,25 @@ enum PlannerMigrations {
                 "ALTER TABLE slot DROP COLUMN diary_entry",
             ]),
         PostgresMigration("v9: friends", PlannerMigrations.friendTables),
+        PostgresMigration("v10: password recovery, and the outbox its mail leaves by", PlannerMigrations.recoveryTables),
     ]
+
+    /// Recovery codes (by digest; a request for an email without an account stores a row with
+    /// no user, so both cost the same write) and the runtime's outbox, the same on both engines.
+    static let recoveryTables =
+        [
+            """
+            CREATE TABLE recovery_code (
+                code_hash TEXT PRIMARY KEY,
+                "user" TEXT,
+                created_at DOUBLE PRECISION NOT NULL,
+                expires_at DOUBLE PRECISION NOT NULL,
+                used_at DOUBLE PRECISION
+            )
+            """,
+            #"CREATE INDEX recovery_code_by_user ON recovery_code ("user", created_at)"#,
+            "CREATE INDEX recovery_code_by_age ON recovery_code (created_at)",
+        ] + Outbox.tables
 
     /// Friends, the same on both engines. A request keeps the email it was sent to, not an
     /// account, so sending one is the same write whether or not anyone has that email. A
@@ -499,6 +517,9 @@ enum PlannerMigrations {
         }
         migrator.registerMigration("v11: friends") { db in
             for statement in friendTables { try db.execute(sql: statement) }
+        }
+        migrator.registerMigration("v12: password recovery, and the outbox its mail leaves by") { db in
+            for statement in recoveryTables { try db.execute(sql: statement) }
         }
         return migrator
     }

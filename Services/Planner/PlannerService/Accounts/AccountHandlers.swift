@@ -13,6 +13,9 @@ struct AccountHandlers: Sendable {
     let store: AccountStore
     let signer: SessionSigner
     let eraser: AccountEraser
+    /// The relay recovery codes go out by, and the courier that sends what is queued for it.
+    let mail: AccountMail
+    let courier: OutboxCourier?
     let throttle = Throttle()
 
     var now: Date { Date() }
@@ -29,6 +32,8 @@ struct AccountHandlers: Sendable {
         server.register(AccountAPI.delete, use: delete)
         server.register(AccountAPI.revocations, use: revocations)
         server.register(AccountAPI.names, use: names)
+        server.register(AccountAPI.recover, use: recover)
+        server.register(AccountAPI.reset, use: reset)
     }
 
     /// `account.names`: display names for another service to show.
@@ -65,7 +70,7 @@ struct AccountHandlers: Sendable {
     }
 
     /// The client's IP address, for calls that came over the network.
-    private static func address(of context: RequestContext) -> String? {
+    static func address(of context: RequestContext) -> String? {
         if case .client(let address) = context.principal { address } else { nil }
     }
 
@@ -197,7 +202,7 @@ struct AccountHandlers: Sendable {
     }
 
     /// Applies ended sessions here at once and tells the other services.
-    private func revoked(_ sessions: [RevokedSession]) {
+    func revoked(_ sessions: [RevokedSession]) {
         guard !sessions.isEmpty, let latest = try? store.revocations(since: host.gate.revocations.sequence, now: now) else { return }
         host.gate.revocations.apply(latest.revoked, upTo: latest.sequence)
         host.publisher.publish(AccountTopics.revoked, SessionsRevokedEvent(sequence: latest.sequence))

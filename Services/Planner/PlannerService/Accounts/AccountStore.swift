@@ -155,7 +155,7 @@ public final class AccountStore: Sendable {
 
     /// Moves the sessions `select` picks (a `SELECT * FROM session` with `arguments`) to the
     /// revocation list, in the order it gives.
-    private static func endSessions(_ transaction: any SQLSession, _ select: String, _ arguments: SQLArguments) throws -> [RevokedSession] {
+    static func endSessions(_ transaction: any SQLSession, _ select: String, _ arguments: SQLArguments) throws -> [RevokedSession] {
         var ended: [RevokedSession] = []
         for session in try transaction.fetchAll(SessionRecord.self, select, arguments) {
             try transaction.execute("DELETE FROM session WHERE id = ?", [session.id])
@@ -229,7 +229,7 @@ public final class AccountStore: Sendable {
         prefix + Hex.encode(Sodium.randomBytes(12))
     }
 
-    private func storage<T>(_ work: () throws -> T) throws(ServiceError) -> T {
+    func storage<T>(_ work: () throws -> T) throws(ServiceError) -> T {
         try ServiceError.storage("account storage failed", work)
     }
 }

@@ -32,6 +32,35 @@ struct AccountPages {
                 app.views.page("signin", title: "Sign in", ["email": email, "next": next], context: context, status: error.status, error: error)
             }
         }
+        router.get("/forgot") { _, context in
+            app.views.page("forgot", title: "Forgot your password", context: context)
+        }
+        router.post("/forgot") { _, context in
+            let email = context.form.text("email") ?? ""
+            return try await app.submit {
+                guard !email.isEmpty else { throw WebError.field("email", "Email is required") }
+                let started = try await app.backend.planner.call(AccountAPI.recover, RecoveryRequest(email: email))
+                return app.views.page("reset", title: "Set a new password", context: context, notice: started.message)
+            } orShow: { error in
+                app.views.page("forgot", title: "Forgot your password", ["email": email], context: context, status: error.status, error: error)
+            }
+        }
+        router.get("/reset") { request, context in
+            let code = String((request.uri.queryParameters.get("code") ?? "").prefix(20))
+            return app.views.page("reset", title: "Set a new password", ["code": code], context: context)
+        }
+        router.post("/reset") { _, context in
+            let code = context.form.text("code") ?? ""
+            return try await app.submit {
+                let done = try await app.backend.planner.call(
+                    AccountAPI.reset, PasswordReset(code: code, password: context.form.raw("password") ?? ""))
+                return app.views.page(
+                    "signin", title: "Sign in", ["email": done.email, "next": ""], context: context,
+                    notice: "Your new password is set, and every device was signed out. Sign in with it.")
+            } orShow: { error in
+                app.views.page("reset", title: "Set a new password", ["code": code], context: context, status: error.status, error: error)
+            }
+        }
         router.get("/register") { _, context in
             if context.session != nil { return Views.seeOther("/week") }
             return app.views.page("register", title: "Create your account", context: context)

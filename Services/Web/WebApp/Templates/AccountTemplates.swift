@@ -10,7 +10,34 @@ extension Templates {
         <input id="password" name="password" type="password" autocomplete="current-password" required>
         <button type="submit" class="primary">Sign in</button>
         </form>
-        <p>New to Sous? <a href="/register">Create an account</a>.</p>
+        <p>New to Sous? <a href="/register">Create an account</a>. Forgot your password? <a href="/forgot">Reset it</a>.</p>
+        {{/content}}{{/layout}}
+        """#
+
+    static let forgot = #"""
+        {{<layout}}{{$content}}
+        <form method="post" action="/forgot" class="card stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <p>Give your account's email: a code to set a new password goes to it, valid for 30 minutes.</p>
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" required value="{{email}}">
+        <button type="submit" class="primary">Mail me a code</button>
+        </form>
+        <p>Have a code? <a href="/reset">Set a new password</a>. Remembered it? <a href="/signin">Sign in</a>.</p>
+        {{/content}}{{/layout}}
+        """#
+
+    static let reset = #"""
+        {{<layout}}{{$content}}
+        <form method="post" action="/reset" class="card stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="code">Code from the mail</label>
+        <input id="code" name="code" required autocomplete="one-time-code" autocapitalize="characters" maxlength="20" value="{{code}}">
+        <label for="password">New password <span class="hint">(at least 10 characters)</span></label>
+        <input id="password" name="password" type="password" autocomplete="new-password" required minlength="10">
+        <button type="submit" class="primary">Set the password</button>
+        </form>
+        <p>Every device signed in to the account is signed out. No code? <a href="/forgot">Ask for one</a>.</p>
         {{/content}}{{/layout}}
         """#
 

@@ -1,0 +1,215 @@
+public import Foundation
+import Logging
+import SousCrypto
+public import SousMail
+import SousRuntime
+import SousSchema
+public import SousWire
+
+/// Recovery codes: ten characters of Crockford's base32 (50 random bits), mailed as
+/// `ABCDE-FGHJK`. Only their digest is stored, so the table gives nobody a working code.
+enum RecoveryCode {
+    static let validity: TimeInterval = 30 * 60
+    /// Codes mailed to one account in a day, at most.
+    static let perAccountPerDay = 3
+    private static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+
+    static func make() -> String {
+        String(decoding: Sodium.randomBytes(10).map { alphabet[Int($0 & 31)] }, as: UTF8.self)
+    }
+
+    /// The code as typed (any case, with or without the dash or spaces; O read as 0, I and L as
+    /// 1), or nil if it cannot be one.
+    static func normalized(_ text: String) -> String? {
+        var code: [UInt8] = []
+        for byte in text.uppercased().utf8 where byte != UInt8(ascii: "-") && byte != UInt8(ascii: " ") {
+            let read: UInt8 =
+                switch byte {
+                case UInt8(ascii: "O"): UInt8(ascii: "0")
+                case UInt8(ascii: "I"), UInt8(ascii: "L"): UInt8(ascii: "1")
+                default: byte
+                }
+            guard alphabet.contains(read), code.count < 10 else { return nil }
+            code.append(read)
+        }
+        return code.count == 10 ? String(decoding: code, as: UTF8.self) : nil
+    }
+
+    static func display(_ code: String) -> String { "\(code.prefix(5))-\(code.dropFirst(5))" }
+
+    static func digest(_ code: String) -> String {
+        Sodium.digest([Array("sous-recovery-code".utf8), Array(code.utf8)]).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// How the planner reaches people by mail: the relay (nil when none is configured) and the
+/// web app's public address for links.
+public struct AccountMail: Sendable {
+    public let settings: MailSettings?
+    /// `SOUS_WEB_URL`: where people open the web app (`https://sous.example.org`), for the reset link.
+    public let webURL: String?
+
+    public init(settings: MailSettings?, webURL: String?) {
+        self.settings = settings
+        self.webURL = webURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+    }
+
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> AccountMail {
+        AccountMail(settings: try MailSettings.fromEnvironment(environment), webURL: environment["SOUS_WEB_URL"].flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    func recoveryMail(to account: AccountInfo, code: String, id: String) -> MailMessage {
+        let link = webURL.map { "\n\nOr open this link:\n\($0)/reset?code=\(code)" } ?? ""
+        return MailMessage(
+            to: account.email, subject: "Your Sous password reset code",
+            text: """
+                Hello \(account.name),
+
+                someone, hopefully you, asked to reset the password of your Sous account (\(account.email)).
+
+                Your code: \(RecoveryCode.display(code))\(link)
+
+                It works once, for 30 minutes. If you did not ask, ignore this mail: your password stays as it is.
+                """,
+            messageID: id)
+    }
+
+    func passwordChangedMail(to account: AccountInfo, at date: Date, id: String) -> MailMessage {
+        MailMessage(
+            to: account.email, subject: "Your Sous password was changed",
+            text: """
+                Hello \(account.name),
+
+                the password of your Sous account (\(account.email)) was reset with a code mailed to this address, at \(ISO8601DateFormatter().string(from: date)). Every device was signed out.
+
+                If this was not you, reset it again at once, and tell whoever runs your Sous server.
+                """,
+            messageID: id)
+    }
+}
+
+extension AccountStore {
+    /// Queues a recovery code for the account with `email`, if there is one and it has had
+    /// fewer than three today. The same write happens either way (a row for the request), so
+    /// the answer takes as long whether or not the email has an account. Returns the code only
+    /// to an operator's own call (`mail` nil).
+    @discardableResult
+    public func startRecovery(email: String, now: Date, mail: AccountMail?) throws(ServiceError) -> String? {
+        let code = RecoveryCode.make()
+        return try storage {
+            try database.write { session -> String? in
+                let account = try session.fetchOne(AccountRecord.self, "SELECT * FROM account WHERE email = ?", [email])
+                let today =
+                    try session.value(
+                        Int64.self, #"SELECT COUNT(*) FROM recovery_code WHERE "user" = ? AND created_at > ?"#,
+                        [account?.info.user, now.timeIntervalSince1970 - 24 * 3600]) ?? 0
+                let granted = account != nil && (mail == nil || today < RecoveryCode.perAccountPerDay)
+                try session.execute(
+                    #"INSERT INTO recovery_code (code_hash, "user", created_at, expires_at, used_at) VALUES (?, ?, ?, ?, NULL)"#,
+                    [
+                        RecoveryCode.digest(code), granted ? account?.info.user : nil, now.timeIntervalSince1970,
+                        now.timeIntervalSince1970 + RecoveryCode.validity,
+                    ])
+                try session.execute(#"DELETE FROM recovery_code WHERE created_at < ?"#, [now.timeIntervalSince1970 - 7 * 24 * 3600])
+                guard granted, let account else { return nil }
+                if let mail {
+                    let id = AccountStore.newID(prefix: "recovery-")
+                    try Outbox.enqueue(
+                        channel: MailTransport.channel, recipient: account.info.email, user: account.info.user,
+                        payload: mail.recoveryMail(to: account.info, code: code, id: id), now: now, session)
+                }
+                return code
+            }
+        }
+    }
+
+    /// Sets a new password with a valid code: the code is used up (with every other code of the
+    /// account), every session ends, and the account is told by mail. One transaction.
+    func reset(
+        code: String, password: String, now: Date, mail: AccountMail?
+    ) throws(ServiceError) -> (account: AccountInfo, ended: [RevokedSession])? {
+        let digest = RecoveryCode.digest(code)
+        let found = try storage {
+            try database.read { session in
+                try session.rows(
+                    #"SELECT a.* FROM recovery_code c JOIN account a ON a."user" = c."user" WHERE c.code_hash = ? AND c.used_at IS NULL AND c.expires_at > ?"#,
+                    [digest, now.timeIntervalSince1970]
+                ).first.map { AccountRecord(row: $0) }
+            }
+        }
+        guard let found else { return nil }
+        try AccountRules.checkNewPassword(password, email: found.info.email, field: "password")
+        guard let hash = Sodium.hashPassword(password, cost: passwordCost) else { throw .internal("the password could not be hashed") }
+        return try storage {
+            try database.write { session -> (AccountInfo, [RevokedSession])? in
+                // Used meanwhile by a concurrent reset: this one changes nothing.
+                let claimed = try session.execute(
+                    "UPDATE recovery_code SET used_at = ? WHERE code_hash = ? AND used_at IS NULL AND expires_at > ?",
+                    [now.timeIntervalSince1970, digest, now.timeIntervalSince1970])
+                guard claimed == 1 else { return nil }
+                try session.execute(
+                    #"UPDATE recovery_code SET used_at = ? WHERE "user" = ? AND used_at IS NULL"#, [now.timeIntervalSince1970, found.info.user])
+                try session.execute(#"UPDATE account SET password_hash = ? WHERE "user" = ?"#, [hash, found.info.user])
+                let ended = try Self.endSessions(session, #"SELECT * FROM session WHERE "user" = ? ORDER BY created_at, id"#, [found.info.user])
+                if let mail, mail.settings != nil {
+                    let id = AccountStore.newID(prefix: "changed-")
+                    try Outbox.enqueue(
+                        channel: MailTransport.channel, recipient: found.info.email, user: found.info.user,
+                        payload: mail.passwordChangedMail(to: found.info, at: now, id: id), now: now, session)
+                }
+                return (found.info, ended)
+            }
+        }
+    }
+}
+
+extension AccountHandlers {
+    /// `account.recover`. What it answers depends on nothing but the email's form: an address
+    /// that asks too often is slowed down like failed sign-ins, and an account gets at most three
+    /// codes a day, both without telling whether the email has an account.
+    func recover(_ request: RecoveryRequest, context: RequestContext) throws -> RecoveryStarted {
+        guard mail.settings != nil else {
+            throw ServiceError.unavailable(
+                "this Sous server sends no mail; ask whoever runs it for a reset code (sous-planner account reset-code --email …)")
+        }
+        let email = try AccountRules.normalizedEmail(request.email)
+        let address = Self.address(of: context)
+        let clock = host.clock.now
+        if let refusal = throttle.withLock({ $0.refusal(account: nil, address: address, now: clock) }) {
+            context.logger.notice("recovery refused: too many requests", metadata: ["address": "\(address ?? "in-process")"])
+            throw refusal
+        }
+        // Every request counts against its address, as a failed sign-in would.
+        throttle.withLock { $0.failed(address: address, now: clock) }
+        try store.startRecovery(email: email, now: clock, mail: mail)
+        courier?.wake()
+        context.logger.notice("recovery asked", metadata: ["address": "\(address ?? "in-process")"])
+        return RecoveryStarted(
+            message: "If an account has this email, a code is on its way to it. It works once, for 30 minutes.",
+            validMinutes: Int(RecoveryCode.validity / 60))
+    }
+
+    /// `account.reset`. A wrong, used or expired code counts against the caller's address like a
+    /// failed sign-in (20 in 10 minutes, then refused); with 50 random bits a code cannot be
+    /// guessed within its 30 minutes.
+    func reset(_ request: PasswordReset, context: RequestContext) throws -> PasswordResetDone {
+        let address = Self.address(of: context)
+        let clock = host.clock.now
+        if let refusal = throttle.withLock({ $0.refusal(account: nil, address: address, now: clock) }) {
+            context.logger.notice("reset refused: too many wrong codes", metadata: ["address": "\(address ?? "in-process")"])
+            throw refusal
+        }
+        try AccountRules.checkOfferedPassword(request.password)
+        guard let code = RecoveryCode.normalized(request.code),
+            let (account, ended) = try store.reset(code: code, password: request.password, now: clock, mail: mail)
+        else {
+            throttle.withLock { $0.failed(address: address, now: clock) }
+            context.logger.notice("reset with a wrong, used or expired code", metadata: ["address": "\(address ?? "in-process")"])
+            throw ServiceError.badRequest("this code is wrong, used or expired; ask for a new one", field: "code")
+        }
+        revoked(ended)
+        courier?.wake()
+        context.logger.notice("password reset with a code", metadata: ["user": "\(account.user)", "endedSessions": "\(ended.count)"])
+        return PasswordResetDone(email: account.email, endedSessions: ended.count)
+    }
+}
