@@ -89,7 +89,7 @@ struct KeptSearchTests {
             var pages = try await currentPages(catalog, client)
             #expect(!pages[0].recipes.contains { $0.id == renamed.id }, "now listed last by name")
 
-            let other = try CatalogStore(database: catalog.store.database)
+            let other = try CatalogStore(database: catalog.store.database, copyOf: catalog.store)
             try other.setFavorite("chilled-gazpacho", user: "ada", favorite: true)
             pages = try await currentPages(catalog, client)
             #expect(pages[0].recipes.first?.id == "chilled-gazpacho")
@@ -185,7 +185,7 @@ struct KeptDetailTests {
                 _ = try session.execute("UPDATE recipe SET summary = ? WHERE id = ? AND origin = 'builtIn'", ["Changed by hand.", soup])
             }
             #expect(try await current(soup, catalog, client, user: "bob").summary == "Changed by hand.")
-            let other = try CatalogStore(database: catalog.store.database)
+            let other = try CatalogStore(database: catalog.store.database, copyOf: catalog.store)
             try other.setFavorite(soup, user: "bob", favorite: true)
             #expect(try await current(soup, catalog, client, user: "bob").isFavorite)
             #expect(try await current(soup, catalog, client, user: "ada").isFavorite == false)

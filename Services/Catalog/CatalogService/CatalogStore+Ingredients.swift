@@ -63,9 +63,10 @@ extension CatalogStore {
 
     /// Adds or updates ingredients from an external source (the USDA importer), in one transaction.
     public func importIngredients(_ ingredients: [Ingredient], source: String) throws -> Int64 {
-        let version = try database.write { session -> Int64 in
+        let (version, newestBefore) = try database.write { session -> (Int64, Int64?) in
             // Nothing imported, nothing changed: the version (what sync clients follow) stays.
-            guard !ingredients.isEmpty else { return try Self.meta(session, "version") }
+            guard !ingredients.isEmpty else { return (try Self.meta(session, "version"), nil) }
+            let newestBefore = try Self.newestIngredientVersion(session)
             let version = try Self.nextVersion(session)
             var changes: [(id: String, change: IngredientChange)] = []
             let before = try Self.ingredients(ids: ingredients.map(\.id), session)
@@ -73,10 +74,22 @@ extension CatalogStore {
                 try session.insert(IngredientRecord(ingredient, source: source, version: version), onConflict: .replace)
                 changes.append((ingredient.id, Self.change(from: before[ingredient.id], to: ingredient)))
             }
-            try refreshRecipes(after: changes, ingredients: try Self.allIngredients(session), version: version, session)
-            return version
+            try refreshRecipes(
+                after: changes, ingredients: try Self.ingredientsOfRecipes(using: ingredients.map(\.id), session), version: version, session)
+            return (version, newestBefore)
         }
-        try refreshIngredientCache()
+        guard let newestBefore else { return version }
+        let previous = ingredientCache.withLock { $0 }
+        if previous.version == newestBefore {
+            // Memory held every ingredient as of this import: it takes the imported ones over
+            // instead of reading thousands of foods again.
+            var all = previous.byID
+            for ingredient in ingredients { all[ingredient.id] = ingredient }
+            let book = IngredientBook(all: all, version: version, previous: previous)
+            ingredientCache.withLock { $0 = book }
+        } else {
+            try refreshIngredientCache()
+        }
         return version
     }
 

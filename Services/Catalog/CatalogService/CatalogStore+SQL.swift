@@ -103,6 +103,18 @@ extension CatalogStore {
         return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// Every ingredient of the recipes that use any of `ids`: what measuring those recipes again
+    /// needs, without reading the thousands of foods no recipe uses.
+    static func ingredientsOfRecipes(using ids: [String], _ session: any SQLSession) throws -> [String: Ingredient] {
+        let used = try session.values(
+            String.self,
+            """
+            SELECT DISTINCT ingredient_id FROM recipe_ingredient WHERE recipe_key IN
+                (SELECT recipe_key FROM recipe_ingredient WHERE ingredient_id IN (\(session.engine.jsonArrayValues)))
+            """, [ids.sqlJSONArray])
+        return try Self.ingredients(ids: Array(Set(used + ids)), session)
+    }
+
     static func allIngredients(_ session: any SQLSession) throws -> [String: Ingredient] {
         let all = try session.rows("SELECT \(IngredientRecord.servedColumns) FROM ingredient", []).map {
             try IngredientRecord.ingredient($0, engine: session.engine)
