@@ -267,7 +267,8 @@ let package = Package(
             dependencies: [
                 "ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousRuntime", "CatalogService", "PlannerService", "GroceriesService",
                 "TrackerService", "NotifierService", "CatalogTesting", "PlannerTesting", "GroceriesTesting", "TrackerTesting", "NotifierTesting",
-                "SousServiceTesting", "SousTestSupport", "SousCrypto", "SousInterchange", "SousFetch", argumentParser, logging, grdb, hummingbird,
+                "SousServiceTesting", "SousTestSupport", "SousCrypto", "SousInterchange", "SousFetch", "SousMail", argumentParser, logging, grdb,
+                hummingbird,
             ],
             path: "Benchmarks/SousBench",
             swiftSettings: swiftSettings

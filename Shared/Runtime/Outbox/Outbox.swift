@@ -42,6 +42,9 @@ public enum Outbox {
 
     public enum State: String, Sendable, Codable {
         case pending, sent, failed
+        /// Written and never sent: the same write as a real message where the work a request
+        /// does must not tell whether it sent one (``enqueue(channel:recipient:user:payload:dedupe:delay:sending:now:_:)``).
+        case decoy
     }
 
     public struct Item: Sendable, Equatable {
@@ -64,12 +67,14 @@ public enum Outbox {
         }
     }
 
-    /// Queues `payload` for `channel` within the caller's write. A `dedupe` key already queued
-    /// queues nothing and returns false (one reminder per user, day and channel, say).
+    /// Queues `payload` for `channel` within the caller's write, due after `delay`. A `dedupe`
+    /// key already queued queues nothing and returns false (one reminder per user, day and
+    /// channel, say). With `sending` false the row is written alike but as a ``State/decoy``,
+    /// never sent.
     @discardableResult
     public static func enqueue(
-        channel: String, recipient: String, user: String?, payload: some Encodable, dedupe: String? = nil, now: Date,
-        _ session: any SQLSession
+        channel: String, recipient: String, user: String?, payload: some Encodable, dedupe: String? = nil, delay: TimeInterval = 0,
+        sending: Bool = true, now: Date, _ session: any SQLSession
     ) throws -> Bool {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -79,10 +84,14 @@ public enum Outbox {
         }
         try session.execute(
             """
-            INSERT INTO sous_outbox (id, channel, recipient, "user", payload, dedupe, created_at, due_at, attempts, state)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 'pending')
+            INSERT INTO sous_outbox (id, channel, recipient, "user", payload, dedupe, created_at, due_at, attempts, state, done_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
             """,
-            [UUID().uuidString.lowercased(), channel, recipient, user, text, dedupe, now.timeIntervalSince1970, now.timeIntervalSince1970])
+            [
+                UUID().uuidString.lowercased(), channel, recipient, user, text, dedupe, now.timeIntervalSince1970,
+                now.timeIntervalSince1970 + delay, sending ? State.pending.rawValue : State.decoy.rawValue,
+                sending ? nil : now.timeIntervalSince1970,
+            ])
         return true
     }
 

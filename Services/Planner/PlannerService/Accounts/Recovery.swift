@@ -111,14 +111,17 @@ extension AccountStore {
                         now.timeIntervalSince1970 + RecoveryCode.validity,
                     ])
                 try session.execute(#"DELETE FROM recovery_code WHERE created_at < ?"#, [now.timeIntervalSince1970 - 7 * 24 * 3600])
-                guard granted, let account else { return nil }
                 if let mail {
-                    let id = AccountStore.newID(prefix: "recovery-")
+                    // The same mail written either way, sent only for an account: one write of one
+                    // size, so the reply takes as long. It leaves after a random pause, so the
+                    // sending does not slow the next replies right after an email with an account.
+                    let to = account?.info ?? AccountInfo(user: "", email: email, name: "there", role: .user, createdAt: now)
                     try Outbox.enqueue(
-                        channel: MailTransport.channel, recipient: account.info.email, user: account.info.user,
-                        payload: mail.recoveryMail(to: account.info, code: code, id: id), now: now, session)
+                        channel: MailTransport.channel, recipient: email, user: granted ? account?.info.user : nil,
+                        payload: mail.recoveryMail(to: to, code: code, id: AccountStore.newID(prefix: "recovery-")),
+                        delay: granted ? Double.random(in: 1...10) : 0, sending: granted, now: now, session)
                 }
-                return code
+                return granted ? code : nil
             }
         }
     }
@@ -182,6 +185,7 @@ extension AccountHandlers {
         // Every request counts against its address, as a failed sign-in would.
         throttle.withLock { $0.failed(address: address, now: clock) }
         try store.startRecovery(email: email, now: clock, mail: mail)
+        // Woken alike for every email (it finds the mail due after its pause).
         courier?.wake()
         context.logger.notice("recovery asked", metadata: ["address": "\(address ?? "in-process")"])
         return RecoveryStarted(
