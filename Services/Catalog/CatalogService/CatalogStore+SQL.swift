@@ -115,10 +115,11 @@ extension CatalogStore {
         return try Self.ingredients(ids: Array(Set(used + ids)), session)
     }
 
+    /// Every ingredient: loaded into memory at start and after a seed changed some, without the
+    /// statement time limit (thousands of rows, and a busy server).
     static func allIngredients(_ session: any SQLSession) throws -> [String: Ingredient] {
-        let all = try session.rows("SELECT \(IngredientRecord.servedColumns) FROM ingredient", []).map {
-            try IngredientRecord.ingredient($0, engine: session.engine)
-        }
+        let rows = try session.withoutTimeLimit { try session.rows("SELECT \(IngredientRecord.servedColumns) FROM ingredient", []) }
+        let all = try rows.map { try IngredientRecord.ingredient($0, engine: session.engine) }
         return Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
     }
 

@@ -41,6 +41,15 @@ struct PostgresSession: SQLSession {
         try run(sql, arguments).rows.map(Self.row)
     }
 
+    /// The limit is the connection's `statement_timeout`, lifted for the rest of this
+    /// transaction's statements inside `body` and set back after it.
+    func withoutTimeLimit<T>(_ body: () throws -> T) throws -> T {
+        try execute("SET LOCAL statement_timeout = 0")
+        let value = try body()
+        try execute("SET LOCAL statement_timeout = \(SousDatabase.queryTimeLimit.components.seconds * 1000)")
+        return value
+    }
+
     /// The first row's only column.
     func firstValue(_ sql: String, _ arguments: SQLArguments) throws -> DatabaseValue? {
         guard let row = try run(sql, arguments).rows.first, row.count == 1 else { return nil }

@@ -45,6 +45,11 @@ public protocol SQLSession {
     /// Runs one statement and returns the first row's value when the statement has a single
     /// column (nil for no row or more columns): what ``value(_:_:_:)`` reads.
     func firstValue(_ sql: String, _ arguments: SQLArguments) throws -> DatabaseValue?
+    /// Runs `body`'s statements without the time limit (``SousDatabase/queryTimeLimit``): for
+    /// loading a whole table into memory at start (the catalog's 8 800 foods), whose size, not a
+    /// caller, sets how long it takes; a busy PostgreSQL server took more than 2 s to hand them
+    /// over. Never for what a request reads.
+    func withoutTimeLimit<T>(_ body: () throws -> T) throws -> T
 }
 
 extension SQLSession {
@@ -193,5 +198,9 @@ struct SQLiteSession: SQLSession {
 
     func rows(_ sql: String, _ arguments: SQLArguments) throws -> [Row] {
         try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
+    }
+
+    func withoutTimeLimit<T>(_ body: () throws -> T) throws -> T {
+        try QueryClock.unlimited(db, body)
     }
 }
