@@ -38,13 +38,8 @@ public struct SMTPClient: Sendable {
         } catch {
             throw .unreachable("cannot connect to \(settings.host):\(settings.port): \(error)")
         }
-        let conversation = Conversation(channel: channel, timeout: settings.commandTimeout)
-        do {
-            try await conversation.run { session throws(MailError) in
-                try await send(message, to: to, date: date, tls: tls, in: session)
-            }
-        } catch {
-            throw error
+        try await Conversation(channel: channel, timeout: settings.commandTimeout).run { session throws(MailError) in
+            try await send(message, to: to, date: date, tls: tls, in: session)
         }
     }
 

@@ -65,7 +65,8 @@ struct OutboxCourierTests {
         var settings = MailSettings(
             host: "localhost", port: catcher.port, security: .startTLS, sender: try MailSender("sous@example.org"),
             extraTrustRoots: catcher.certificateFile)
-        settings.commandTimeout = .seconds(2)
+        // Long enough for a busy machine's replies; a stalled relay's attempt ends at it.
+        settings.commandTimeout = .seconds(10)
         let courier = OutboxCourier(
             database: database, transports: [MailTransport.channel: MailTransport(settings: settings)], clock: clock, logger: quietLogger("courier"),
             concurrency: 4)
@@ -83,6 +84,7 @@ struct OutboxCourierTests {
                 #expect(Set(mails.compactMap { $0.header("Subject") }) == ["Reminder 1", "Reminder 3"])
                 let items = try await world.settle()
                 #expect(items.map(\.state) == [.sent, .sent] && items.allSatisfy { $0.attempts == 1 && $0.doneAt == world.clock.now })
+                #expect(items.allSatisfy { $0.payload.isEmpty }, "what a message said is not kept once it has left")
             }
         }
     }
@@ -122,7 +124,7 @@ struct OutboxCourierTests {
                 let items = try await world.settle()
                 #expect(items.filter { $0.state == .sent }.count == 6)
                 let slow = try #require(items.first { $0.recipient == "slow@example.org" })
-                #expect(slow.state == .pending && slow.lastError == "the relay did not answer RCPT TO in time")
+                #expect(slow.state == .pending && slow.lastError?.hasPrefix("the relay did not answer") == true)
             }
         }
     }
@@ -139,10 +141,9 @@ struct OutboxCourierTests {
                     now: clock.now, session)
                 _ = try Outbox.claimDue(now: clock.now, limit: 10, session)
             }
-            var settings = MailSettings(
+            let settings = MailSettings(
                 host: "localhost", port: catcher.port, security: .startTLS, sender: try MailSender("sous@example.org"),
                 extraTrustRoots: catcher.certificateFile)
-            settings.commandTimeout = .seconds(5)
             let courier = OutboxCourier(
                 database: database, transports: [MailTransport.channel: MailTransport(settings: settings)], clock: clock,
                 logger: quietLogger("courier"))

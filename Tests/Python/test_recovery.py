@@ -65,16 +65,21 @@ def mailed_code(mail: dict) -> str:
     return line.removeprefix("Your code: ")
 
 
+def mail_environment(catcher: MailCatcher, ca_file: Path) -> dict:
+    """The planner's settings for mailing through `catcher` over STARTTLS, trusting `ca_file`."""
+    return {
+        "SOUS_SMTP_URL": f"smtp://localhost:{catcher.port}",
+        "SOUS_MAIL_FROM": "Sous <sous@example.org>",
+        "SOUS_SMTP_CA_FILE": str(ca_file),
+        "SOUS_WEB_URL": "https://sous.example.org",
+    }
+
+
 @pytest.fixture(name="mail_stack")
 def mail_stack_fixture(tmp_path):
     catcher = MailCatcher(tmp_path)
     stack = Stack(tmp_path)
-    stack.env.update({
-        "SOUS_SMTP_URL": f"smtp://localhost:{catcher.port}",
-        "SOUS_MAIL_FROM": "Sous <sous@example.org>",
-        "SOUS_SMTP_CA_FILE": str(catcher.cert),
-        "SOUS_WEB_URL": "https://sous.example.org",
-    })
+    stack.env.update(mail_environment(catcher, catcher.cert))
     stack.start_all(["planner"])
     yield stack, catcher
     stack.assert_stopped_cleanly()
@@ -138,12 +143,8 @@ def test_the_operator_issues_a_code_on_the_machine(mail_stack):
 def test_a_code_queued_before_a_kill_is_mailed_after_the_restart(tmp_path):
     catcher = MailCatcher(tmp_path)
     stack = Stack(tmp_path)
-    # A relay that takes no mail yet: the queued code waits in the outbox.
-    stack.env.update({
-        "SOUS_SMTP_URL": f"smtp://localhost:{catcher.port}",
-        "SOUS_MAIL_FROM": "sous@example.org",
-        "SOUS_SMTP_CA_FILE": str(tmp_path / "not-yet.pem"),
-    })
+    # A relay whose certificate is not trusted yet: the queued code waits in the outbox.
+    stack.env.update(mail_environment(catcher, tmp_path / "not-yet.pem"))
     (tmp_path / "not-yet.pem").write_text(catcher.cert.read_text().replace("MI", "XX", 1))
     try:
         stack.start_all(["planner"])

@@ -113,9 +113,11 @@ public enum Outbox {
         try session.value(Double.self, "SELECT MIN(due_at) FROM sous_outbox WHERE state = 'pending'").map(Date.init(timeIntervalSince1970:))
     }
 
+    /// A message the channel took. Its payload is emptied: what it said (a recovery code, say)
+    /// stays in the database only until it has left.
     static func sent(_ id: String, now: Date, _ session: any SQLSession) throws {
         try session.execute(
-            "UPDATE sous_outbox SET state = 'sent', done_at = ?, last_error = NULL WHERE id = ?", [now.timeIntervalSince1970, id])
+            "UPDATE sous_outbox SET state = 'sent', done_at = ?, last_error = NULL, payload = '' WHERE id = ?", [now.timeIntervalSince1970, id])
     }
 
     /// A failed attempt: tried again after the backoff, or failed for good.
@@ -123,7 +125,7 @@ public enum Outbox {
         let reason = String(reason.prefix(500))
         if permanent || now.timeIntervalSince(item.createdAt) + backoff(afterAttempt: item.attempts) >= giveUpAfter {
             try session.execute(
-                "UPDATE sous_outbox SET state = 'failed', done_at = ?, last_error = ? WHERE id = ?",
+                "UPDATE sous_outbox SET state = 'failed', done_at = ?, last_error = ?, payload = '' WHERE id = ?",
                 [now.timeIntervalSince1970, permanent ? reason : "undelivered for a day; last: \(reason)", item.id])
         } else {
             try session.execute(

@@ -54,10 +54,7 @@ struct AccountHandlers: Sendable {
     func registerAccount(_ request: Registration, context: RequestContext) throws -> AccountInfo {
         let address = Self.address(of: context)
         let clock = host.clock.now
-        if let refusal = throttle.withLock({ $0.refusal(account: nil, address: address, now: clock) }) {
-            context.logger.notice("registration refused: too many failures", metadata: ["address": "\(address ?? "in-process")"])
-            throw refusal
-        }
+        try checkAddress(address, now: clock, context: context, refusing: "registration")
         let info: AccountInfo
         do {
             info = try store.createAccount(email: request.email, password: request.password, name: request.name, role: .user, now: now)
@@ -67,6 +64,15 @@ struct AccountHandlers: Sendable {
         }
         context.logger.notice("account registered", metadata: ["user": "\(info.user)"])
         return info
+    }
+
+    /// `rateLimited` when the caller's address failed too often lately (sign-ins, registrations
+    /// of taken emails, recovery requests and wrong codes all count), logged as `what` refused.
+    func checkAddress(_ address: String?, now: Date, context: RequestContext, refusing what: String) throws(ServiceError) {
+        if let refusal = throttle.withLock({ $0.refusal(account: nil, address: address, now: now) }) {
+            context.logger.notice("\(what) refused: too many failures", metadata: ["address": "\(address ?? "in-process")"])
+            throw refusal
+        }
     }
 
     /// The client's IP address, for calls that came over the network.

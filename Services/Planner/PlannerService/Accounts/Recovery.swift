@@ -90,9 +90,9 @@ public struct AccountMail: Sendable {
 
 extension AccountStore {
     /// Queues a recovery code for the account with `email`, if there is one and it has had
-    /// fewer than three today. The same write happens either way (a row for the request), so
-    /// the answer takes as long whether or not the email has an account. Returns the code only
-    /// to an operator's own call (`mail` nil).
+    /// fewer than three today. The same write happens either way (a row for the request and the
+    /// mail, never sent without an account), so the answer takes as long whether or not the email
+    /// has an account. Returns the code to the operator's own call (`mail` nil) when there is one.
     @discardableResult
     public func startRecovery(email: String, now: Date, mail: AccountMail?) throws(ServiceError) -> String? {
         let code = RecoveryCode.make()
@@ -178,10 +178,7 @@ extension AccountHandlers {
         let email = try AccountRules.normalizedEmail(request.email)
         let address = Self.address(of: context)
         let clock = host.clock.now
-        if let refusal = throttle.withLock({ $0.refusal(account: nil, address: address, now: clock) }) {
-            context.logger.notice("recovery refused: too many requests", metadata: ["address": "\(address ?? "in-process")"])
-            throw refusal
-        }
+        try checkAddress(address, now: clock, context: context, refusing: "recovery")
         // Every request counts against its address, as a failed sign-in would.
         throttle.withLock { $0.failed(address: address, now: clock) }
         try store.startRecovery(email: email, now: clock, mail: mail)
@@ -199,10 +196,7 @@ extension AccountHandlers {
     func reset(_ request: PasswordReset, context: RequestContext) throws -> PasswordResetDone {
         let address = Self.address(of: context)
         let clock = host.clock.now
-        if let refusal = throttle.withLock({ $0.refusal(account: nil, address: address, now: clock) }) {
-            context.logger.notice("reset refused: too many wrong codes", metadata: ["address": "\(address ?? "in-process")"])
-            throw refusal
-        }
+        try checkAddress(address, now: clock, context: context, refusing: "reset")
         try AccountRules.checkOfferedPassword(request.password)
         guard let code = RecoveryCode.normalized(request.code),
             let (account, ended) = try store.reset(code: code, password: request.password, now: clock, mail: mail)
