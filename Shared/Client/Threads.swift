@@ -56,7 +56,7 @@ public final class ThreadCondition: @unchecked Sendable {
         let parked = DispatchSemaphore(value: 0)
         waiters.append(parked)
         mutex.unlock()
-        let timeout = deadline.map { DispatchTime.now() + .nanoseconds(Self.nanoseconds(ContinuousClock.now.duration(to: $0))) }
+        let timeout = deadline.map { DispatchTime.now() + .nanoseconds(Int(ContinuousClock.now.duration(to: $0).clampedNanoseconds)) }
         let timedOut = parked.wait(timeout: timeout ?? .distantFuture) == .timedOut
         mutex.lock()
         guard timedOut, let index = waiters.firstIndex(where: { $0 === parked }) else { return true }
@@ -64,8 +64,4 @@ public final class ThreadCondition: @unchecked Sendable {
         return false
     }
 
-    private static func nanoseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return max(0, Int(min(seconds, 86_400 * 365)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-    }
 }

@@ -126,8 +126,7 @@ public struct WebFetcher: Sendable {
         request.headers.add(name: "User-Agent", value: policy.userAgent)
         request.headers.add(name: "Accept", value: accept)
         do {
-            let nanoseconds = remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000
-            let response = try await client.execute(request, timeout: .nanoseconds(nanoseconds))
+            let response = try await client.execute(request, timeout: .nanoseconds(remaining.clampedNanoseconds))
             if [301, 302, 303, 307, 308].contains(response.status.code) {
                 guard let location = response.headers.first(name: "Location"), let next = URL(string: location, relativeTo: url)?.absoluteURL else {
                     throw FetchError.status(Int(response.status.code))

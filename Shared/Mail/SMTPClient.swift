@@ -2,6 +2,7 @@ public import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import SousClient
 import Synchronization
 
 /// Sends one mail per connection through the configured relay (RFC 5321): EHLO, STARTTLS
@@ -176,9 +177,9 @@ struct Conversation: Sendable {
 
         /// The next reply, or a timeout that closes the connection (which ends the wait).
         private func next(stage: String) async throws -> SMTPReply? {
+            // The channel's own event loop closes it at the bound, which ends the wait below.
             let fired = TimerFlag()
-            let timer = Task { [channel, timeout] in
-                try await Task.sleep(for: timeout)
+            let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.clampedNanoseconds)) { [channel] in
                 fired.state.withLock { $0 = true }
                 channel.close(promise: nil)
             }

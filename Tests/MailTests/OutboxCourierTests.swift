@@ -50,7 +50,8 @@ struct OutboxCourierTests {
                     if items.allSatisfy({ $0.state != .pending || ($0.attempts >= attempts && $0.lastError != nil && $0.dueAt < leasedUntil) }) {
                         return items
                     }
-                    try await Task.sleep(for: .milliseconds(20))
+                    await courier.outcomeWritten()
+                    try Task.checkCancellation()
                 }
             }
         }

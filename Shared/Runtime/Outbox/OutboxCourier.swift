@@ -34,6 +34,7 @@ public final class OutboxCourier: Service, Sendable {
     private let logger: Logger
     private let concurrency: Int
     private let wakeup = Wakeup()
+    private let outcomes = Wakeup()
 
     public init(database: SousDatabase, transports: [String: any OutboxTransport], clock: WallClock, logger: Logger, concurrency: Int = 32) {
         self.database = database
@@ -45,6 +46,10 @@ public final class OutboxCourier: Service, Sendable {
 
     /// Called after a write that queued a message, so it leaves now rather than at the next look.
     public func wake() { wakeup.signal() }
+
+    /// Returns once an attempt's outcome has been written since the last call (at once if one
+    /// was meanwhile): for one waiter that rereads the outbox after each, as tests do.
+    public func outcomeWritten() async { await outcomes.wait() }
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -107,6 +112,7 @@ public final class OutboxCourier: Service, Sendable {
             // The lease ends and the message is tried again: sent twice at worst, never lost.
             logger.error("outbox outcome not written", metadata: ["id": "\(item.id)", "error": "\(error)"])
         }
+        outcomes.signal()
         if let outcome {
             logger.notice(
                 "delivery failed",
