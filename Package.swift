@@ -23,6 +23,7 @@ let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummi
 let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
 let mustache = Target.Dependency.product(name: "Mustache", package: "swift-mustache")
 let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 
 let package = Package(
     name: "Sous",
@@ -51,6 +52,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // MARK: Shared layer
@@ -113,7 +115,7 @@ let package = Package(
         .target(name: "SocketCheck", dependencies: ["ZeroMQ"], path: "Shared/SocketCheck", swiftSettings: swiftSettings),
         .target(
             name: "SousTestSupport",
-            dependencies: ["ZeroMQ", "SousWire", "SousSchema", "SousRuntime", "SocketCheck", logging, hummingbird, hummingbirdTesting],
+            dependencies: ["ZeroMQ", "SousWire", "SousSchema", "SousRuntime", "SocketCheck", logging, hummingbird, hummingbirdTesting, httpClient],
             path: "Shared/TestSupport",
             swiftSettings: swiftSettings
         ),
@@ -136,7 +138,8 @@ let package = Package(
             path: "Services/Tracker/Testing", swiftSettings: swiftSettings
         ),
         .target(
-            name: "NotifierTesting", dependencies: ["NotifierService", "SousTestSupport", "SousRuntime", "SousSchema", logging],
+            name: "NotifierTesting",
+            dependencies: ["NotifierService", "SousTestSupport", "SousRuntime", "SousSchema", "SousFetch", "SousMail", logging],
             path: "Services/Notifier/Testing", swiftSettings: swiftSettings
         ),
         .target(
@@ -211,7 +214,7 @@ let package = Package(
         ),
         .target(
             name: "NotifierService",
-            dependencies: ["SousRuntime", "SousSchema", "SousWire", grdb, logging],
+            dependencies: ["SousRuntime", "SousSchema", "SousWire", "SousCrypto", "SousFetch", "SousMail", crypto, grdb, logging, lifecycle],
             path: "Services/Notifier/NotifierService",
             swiftSettings: swiftSettings
         ),
@@ -334,7 +337,8 @@ let package = Package(
             name: "NotifierTests",
             dependencies: [
                 "CatalogService", "PlannerService", "TrackerService", "NotifierService", "CatalogTesting", "PlannerTesting", "TrackerTesting",
-                "NotifierTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "MessagePack", logging, grdb,
+                "NotifierTesting", "SousRuntime", "SousTestSupport", "SousSchema", "SousWire", "MessagePack", "SousMail", "SousFetch", "SousCrypto",
+                logging, grdb, crypto,
             ],
             path: "Tests/NotifierTests",
             swiftSettings: swiftSettings

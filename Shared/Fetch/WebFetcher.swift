@@ -153,7 +153,7 @@ public struct WebFetcher: Sendable {
     }
 
     /// `text` as an http(s) URL with a host and no credentials.
-    static func checkedURL(_ text: String) throws(FetchError) -> URL {
+    public static func checkedURL(_ text: String) throws(FetchError) -> URL {
         guard let url = URL(string: text.trimmingCharacters(in: .whitespaces)), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https"
         else { throw .badAddress("only http and https addresses are fetched") }
@@ -249,5 +249,12 @@ extension FetchPolicy {
             policy.allowed.append(range)
         }
         return policy
+    }
+}
+
+extension FetchPolicy {
+    /// Whether `address` is one of the reserved ranges the operator allows.
+    public func allows(_ address: NetworkAddress) -> Bool {
+        allowed.contains { $0.contains(address) }
     }
 }

@@ -52,9 +52,13 @@ public struct ReminderLogEntry: Codable, Equatable, Sendable {
     public var reason: String?
     public var kcal: Double?
     public var kcalGoal: Double?
+    /// A sent reminder's delivery to each of the user's channels (sent, when, or why not);
+    /// kept 30 days. Absent in archives.
+    public var deliveries: [ChannelDelivery]?
 
     public init(
-        date: LocalDate, outcome: ReminderOutcome, dueAt: Date, recordedAt: Date, reason: String? = nil, kcal: Double? = nil, kcalGoal: Double? = nil
+        date: LocalDate, outcome: ReminderOutcome, dueAt: Date, recordedAt: Date, reason: String? = nil, kcal: Double? = nil, kcalGoal: Double? = nil,
+        deliveries: [ChannelDelivery]? = nil
     ) {
         self.date = date
         self.outcome = outcome
@@ -63,6 +67,7 @@ public struct ReminderLogEntry: Codable, Equatable, Sendable {
         self.reason = reason
         self.kcal = kcal
         self.kcalGoal = kcalGoal
+        self.deliveries = deliveries
     }
 }
 

@@ -9,13 +9,10 @@ import Synchronization
 public final class MailCatcher: Sendable {
     public enum Mode: String, Sendable { case starttls, implicit, none }
 
-    public let port: Int
+    public var port: Int { child.port }
     /// The certificate the server presents, for the client's `SOUS_SMTP_CA_FILE`.
     public let certificateFile: String
-    private let process: Process
-    private let input: FileHandle
-    private let received = Mutex<[CaughtMail]>([])
-    private let arrival = Wakeup()
+    private let child: ReportingChild<CaughtMail>
     private let folder: URL
 
     /// Starts the server. `refuse`, `defer` and `stall` name substrings of recipient addresses
@@ -34,64 +31,26 @@ public final class MailCatcher: Sendable {
                 "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj",
                 "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", certificateFile,
             ])
-        var arguments = [Self.script, "--tls-mode", mode.rawValue, "--cert", certificateFile, "--key", key]
+        var arguments = ["--tls-mode", mode.rawValue, "--cert", certificateFile, "--key", key]
         if let user, let password { arguments += ["--user", user, "--password", password] }
         for (flag, values) in [("--refuse", refuse), ("--defer", deferred), ("--stall", stall)] {
             for value in values { arguments += [flag, value] }
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        input = stdin.fileHandleForWriting
-        let lines = LineReader(stdout.fileHandleForReading)
-        guard let first = lines.next(), let started = try? JSONDecoder().decode(Started.self, from: Data(first.utf8)) else {
-            process.terminate()
-            throw MailCatcherError("the mail catcher did not start (is aiosmtpd installed? deploy/install-deps.sh installs it)")
-        }
-        port = started.port
-        startThread(named: "sous-test-mail") { [self] in
-            while let line = lines.next() {
-                guard let mail = try? JSONDecoder().decode(CaughtMail.self, from: Data(line.utf8)) else { continue }
-                received.withLock { $0.append(mail) }
-                arrival.signal()
-            }
-        }
+        child = try ReportingChild(script: "mail_catcher.py", arguments: arguments, what: "the mail catcher (aiosmtpd)")
     }
 
     /// The mails accepted so far.
-    public var mails: [CaughtMail] { received.withLock { $0 } }
+    public var mails: [CaughtMail] { child.lines }
 
     /// Waits until at least `count` mails have arrived (at most `timeout`), and returns them all.
     public func mails(count: Int, within timeout: Duration = .seconds(30)) async throws -> [CaughtMail] {
-        try await withTimeout(timeout, waitingFor: "\(count) mail(s) at the mail catcher") { [self] in
-            while true {
-                let now = mails
-                if now.count >= count { return now }
-                await arrival.wait()
-                try Task.checkCancellation()
-            }
-        }
+        try await child.lines(count: count, within: timeout, what: "\(count) mail(s) at the mail catcher") { _ in true }
     }
 
     /// Stops the server (closing its standard input ends it) and removes its certificate.
     public func stop() {
-        try? input.close()
-        process.waitUntilExit()
+        child.stop()
         try? FileManager.default.removeItem(at: folder)
-    }
-
-    private struct Started: Decodable { let port: Int }
-
-    private static var script: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Tests/Support/mail_catcher.py").path
     }
 
     private static func run(_ executable: String, _ arguments: [String]) throws {
@@ -102,7 +61,7 @@ public final class MailCatcher: Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw MailCatcherError("\(arguments.first ?? executable) failed") }
+        guard process.terminationStatus == 0 else { throw ReportingChildError("\(arguments.first ?? executable) failed") }
     }
 }
 
@@ -169,32 +128,5 @@ public struct CaughtMail: Sendable, Decodable {
             rest = rest[end.upperBound...]
         }
         return result + rest
-    }
-}
-
-public struct MailCatcherError: Error, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Lines from a pipe, read on the calling thread.
-private final class LineReader: @unchecked Sendable {
-    // Used by one thread at a time: the starter, then the reading thread.
-    private let handle: FileHandle
-    private var buffer: [UInt8] = []
-
-    init(_ handle: FileHandle) { self.handle = handle }
-
-    func next() -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
-            }
-            let chunk = handle.availableData
-            guard !chunk.isEmpty else { return nil }
-            buffer += chunk
-        }
     }
 }

@@ -26,13 +26,15 @@ struct NotifierWorld: Sendable {
     }
 
     /// `dataDirectory` puts the notifier's database in a file (restart tests).
-    static func make(at start: Date, dataDirectory: String? = nil) throws -> NotifierWorld {
+    static func make(
+        at start: Date, dataDirectory: String? = nil, channels: ChannelSettings = NotifierFixture.loopbackChannels()
+    ) throws -> NotifierWorld {
         let clock = WallClock.manual(at: start)
         let planner = try PlannerFixture.make(clock: clock)
         let tracker = try TrackerFixture.make(peers: [.planner: planner.host.boundEndpoints], clock: clock)
         let notifier = try NotifierFixture.make(
-            peers: [.planner: planner.host.boundEndpoints, .tracker: tracker.host.boundEndpoints], clock: clock, dataDirectory: dataDirectory
-        )
+            peers: [.planner: planner.host.boundEndpoints, .tracker: tracker.host.boundEndpoints], clock: clock, dataDirectory: dataDirectory,
+            channels: channels)
         return NotifierWorld(clock: clock, planner: planner, tracker: tracker, notifier: notifier)
     }
 
@@ -48,10 +50,10 @@ struct NotifierWorld: Sendable {
     }
 
     /// The same planner and tracker with a new notifier instance on `dataDirectory` (a restart).
-    func restartingNotifier(dataDirectory: String) throws -> NotifierWorld {
+    func restartingNotifier(dataDirectory: String, channels: ChannelSettings = NotifierFixture.loopbackChannels()) throws -> NotifierWorld {
         NotifierWorld(
             clock: clock, planner: planner, tracker: tracker,
-            notifier: try NotifierFixture.make(peers: peers, clock: clock, dataDirectory: dataDirectory))
+            notifier: try NotifierFixture.make(peers: peers, clock: clock, dataDirectory: dataDirectory, channels: channels))
     }
 
     /// Runs all three; `body` gets a listener that was receiving the notifier's reminders

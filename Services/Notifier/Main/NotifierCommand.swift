@@ -12,6 +12,6 @@ public struct NotifierCommand: AsyncParsableCommand, ServiceExecutable {
     public init() {}
 
     public static func host(for configuration: ServiceConfiguration) throws -> ServiceHost {
-        try NotifierService(configuration: configuration).host
+        try NotifierService(configuration: configuration, channels: ChannelSettings.fromEnvironment()).host
     }
 }

@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+import ServiceLifecycle
 public import SousRuntime
 import SousSchema
 import SousWire
@@ -39,16 +40,26 @@ public struct NotifierService: Sendable {
     /// Sends due reminders; its `passes` broadcast reports each completed pass.
     public let scheduler: ReminderScheduler
     public let subscriber: EventSubscriber
+    /// Delivers reminders to users' channels (mail, ntfy, webhooks, Web Push) from the outbox.
+    public let courier: OutboxCourier
 
     /// Builds the notifier from `configuration`: opens the database, binds the sockets, connects
     /// the subscriber to the catalog, planner, groceries and tracker event endpoints.
     /// `database` replaces the file under the data directory (tests pass an in-memory one).
+    /// `channels`: the mail relay, reachable ranges and web address the channels use.
     public init(
-        configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil, options: NotifierOptions = NotifierOptions()
+        configuration: ServiceConfiguration, logger: Logger? = nil, database: SousDatabase? = nil, options: NotifierOptions = NotifierOptions(),
+        channels: ChannelSettings = ChannelSettings()
     ) throws {
         let logger = logger ?? SousLogging.logger(for: "notifier", level: configuration.logLevel)
         let database = try database ?? Self.openDatabase(at: configuration.database, logger: logger)
-        let store = NotifierStore(database: database)
+        let store = NotifierStore(database: database, webURL: channels.webURL)
+        let vapid = try ChannelStore.vapidKey(database, now: configuration.clock.now)
+        let deliverer = ChannelDeliverer(database: database, settings: channels, vapid: vapid)
+        let courier = OutboxCourier(
+            database: database, transports: Dictionary(uniqueKeysWithValues: ReminderChannelKind.allCases.map { ($0.rawValue, deliverer) }),
+            clock: configuration.clock, logger: logger, concurrency: channels.concurrency,
+            onFinalFailure: NotifierStore.channelFailed(webURL: channels.webURL))
         let planner = Peer(Planner.self, of: configuration)
         let tracker = Peer(Tracker.self, of: configuration)
         let profiles = ProfileBook(store: store, planner: planner, maximumAge: options.profileMaximumAge, logger: logger)
@@ -71,11 +82,14 @@ public struct NotifierService: Sendable {
         // publisher is handed over once the host exists.
         let publisher = HostPublisher()
         let scheduler = ReminderScheduler(
-            store: store, tracker: tracker, publisher: publisher, inbox: inbox, clock: configuration.clock, wakeup: wakeup, options: options,
-            logger: logger
+            store: store, tracker: tracker, publisher: publisher, inbox: inbox, clock: configuration.clock, wakeup: wakeup, courier: courier,
+            options: options, logger: logger
         )
         let host = try ServiceHost(
-            configuration: configuration, logger: logger, database: database, services: [subscriber, consumer, scheduler]
+            configuration: configuration, logger: logger, database: database,
+            // The group stops services last to first: the courier ends its attempts before the
+            // closer lets go of their connections.
+            services: [subscriber, consumer, scheduler, Closer { await deliverer.shutdown() }, courier]
         )
         publisher.set(host.publisher)
         self.host = host
@@ -83,11 +97,25 @@ public struct NotifierService: Sendable {
         self.consumer = consumer
         self.scheduler = scheduler
         self.subscriber = subscriber
+        self.courier = courier
         NotifierHandlers(host: host.parts, store: store, profiles: profiles, inbox: inbox).register(on: host.server)
+        ChannelHandlers(host: host.parts, store: store, settings: channels, courier: courier, pushKey: WebPush.publicKey(of: vapid))
+            .register(on: host.server)
     }
 
     /// Opens (creating and migrating as needed) the notifier database at `location`.
     public static func openDatabase(at location: DatabaseLocation, logger: Logger) throws -> SousDatabase {
         try SousDatabase(name: "notifier", location: location, schema: NotifierMigrations.schema, logger: logger)
+    }
+}
+
+/// Runs `close` when the service group shuts down (what a service holds that must be let go
+/// of, such as HTTP clients' connections).
+private struct Closer: Service {
+    let close: @Sendable () async -> Void
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await close()
     }
 }

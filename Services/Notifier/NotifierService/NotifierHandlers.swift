@@ -25,7 +25,11 @@ struct NotifierHandlers: Sendable {
     func list(_ request: ReminderLogRequest, user: String, context: RequestContext) throws -> ReminderLog {
         let limit = request.limit ?? 30
         guard (1...365).contains(limit) else { throw ServiceError.badRequest("limit must be 1 to 365, got \(limit)", field: "limit") }
-        let entries = try store.log(of: user, limit: limit)
+        var entries = try store.log(of: user, limit: limit)
+        let deliveries = try store.deliveries(of: user)
+        for index in entries.indices {
+            entries[index].deliveries = deliveries[entries[index].date.description]
+        }
         return ReminderLog(user: user, entries: entries)
     }
 

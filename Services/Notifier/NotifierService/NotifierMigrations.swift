@@ -62,7 +62,44 @@ enum NotifierMigrations {
                 )
                 """
             ]),
+        PostgresMigration("v4: reminder channels, quiet hours, the VAPID key and the delivery outbox", NotifierMigrations.channelTables),
     ]
+
+    /// Where a user's reminders go, their quiet hours, the server's VAPID key (made on first
+    /// start), and the runtime's outbox the deliveries leave by: the same on both engines.
+    static let channelTables =
+        [
+            """
+            CREATE TABLE channel (
+                id TEXT PRIMARY KEY,
+                "user" TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                address TEXT NOT NULL,
+                label TEXT,
+                push_p256dh TEXT,
+                push_auth TEXT,
+                secret TEXT,
+                created_at DOUBLE PRECISION NOT NULL,
+                disabled_at DOUBLE PRECISION,
+                disabled_reason TEXT
+            )
+            """,
+            #"CREATE INDEX channel_by_user ON channel ("user", created_at)"#,
+            """
+            CREATE TABLE quiet_hours (
+                "user" TEXT PRIMARY KEY,
+                from_hour BIGINT NOT NULL,
+                to_hour BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE vapid_key (
+                id BIGINT PRIMARY KEY CHECK (id = 1),
+                private_key TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+        ] + Outbox.tables
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -126,6 +163,9 @@ enum NotifierMigrations {
                         PRIMARY KEY (user, local_date)
                     ) WITHOUT ROWID;
                     """)
+        }
+        migrator.registerMigration("v4: reminder channels, quiet hours, the VAPID key and the delivery outbox") { db in
+            for statement in channelTables { try db.execute(sql: statement) }
         }
         return migrator
     }

@@ -63,9 +63,12 @@ public struct ReminderDecision: Equatable, Sendable {
 /// log. Every write is one transaction.
 public final class NotifierStore: Sendable {
     public let database: SousDatabase
+    let deliveries: ReminderDeliveries
 
-    public init(database: SousDatabase) {
+    /// `webURL`: the web app's address, for the link a reminder carries to its channels.
+    public init(database: SousDatabase, webURL: String? = nil) {
         self.database = database
+        deliveries = ReminderDeliveries(webURL: webURL)
     }
 
     // MARK: Profiles
@@ -172,7 +175,8 @@ public final class NotifierStore: Sendable {
         }
     }
 
-    /// Records a batch of outcomes in one transaction and takes the reminders off the schedule.
+    /// Records a batch of outcomes in one transaction and takes the reminders off the schedule;
+    /// queues, in the same transaction, a delivery per sent reminder and enabled channel.
     /// Returns the decisions actually recorded: one whose user-day is already in the log (a
     /// reminder handled before) is left out, so it can never be sent twice.
     public func record(_ decisions: [ReminderDecision], at now: Date) throws -> [ReminderDecision] {
@@ -202,6 +206,7 @@ public final class NotifierStore: Sendable {
                     try session.execute(
                         #"INSERT INTO outbox ("user", local_date) VALUES "# + Array(repeating: "(?, ?)", count: sent.count).joined(separator: ", "),
                         sent.flatMap { [$0.reminder.user, $0.reminder.date.description] as SQLArguments })
+                    try Outbox.enqueue(try deliveries.messages(for: sent, now: now, session), now: now, session)
                 }
                 // Only the reminder that was due: activity may have moved it on meanwhile.
                 try session.execute(

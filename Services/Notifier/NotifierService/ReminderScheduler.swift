@@ -22,6 +22,7 @@ public final class ReminderScheduler: Service, Sendable {
     private let inbox: ChangeSignals
     private let clock: WallClock
     private let wakeup: Wakeup
+    private let courier: OutboxCourier?
     private let options: NotifierOptions
     private let logger: Logger
     /// The clock reading each completed pass handled everything due by.
@@ -29,7 +30,7 @@ public final class ReminderScheduler: Service, Sendable {
 
     init(
         store: NotifierStore, tracker: Peer<Tracker>, publisher: HostPublisher, inbox: ChangeSignals, clock: WallClock, wakeup: Wakeup,
-        options: NotifierOptions,
+        courier: OutboxCourier? = nil, options: NotifierOptions,
         logger: Logger
     ) {
         self.inbox = inbox
@@ -38,6 +39,7 @@ public final class ReminderScheduler: Service, Sendable {
         self.publisher = publisher
         self.clock = clock
         self.wakeup = wakeup
+        self.courier = courier
         self.options = options
         self.logger = logger
     }
@@ -104,6 +106,8 @@ public final class ReminderScheduler: Service, Sendable {
                     kcal: decision.kcal, kcalGoal: decision.kcalGoal)
             }
             try publish(sent, at: now)
+            // Their deliveries to channels were queued with them.
+            if !sent.isEmpty { courier?.wake() }
             let published = DispatchTime.now().uptimeNanoseconds
             func ms(_ from: UInt64, _ to: UInt64) -> Logger.MetadataValue { "\((to - from) / 1_000_000)" }
             logger.debug(

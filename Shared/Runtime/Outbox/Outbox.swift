@@ -95,17 +95,80 @@ public enum Outbox {
         return true
     }
 
-    /// Takes up to `limit` messages due at `now`, leasing them to the caller for ``lease``.
+    /// Takes up to `limit` messages due at `now`, leasing them to the caller for ``lease``. On
+    /// PostgreSQL the rows are locked as they are read and other replicas skip them, so each
+    /// message goes to one courier.
     package static func claimDue(now: Date, limit: Int, _ session: any SQLSession) throws -> [Item] {
         let rows = try session.rows(
-            "SELECT \(columns) FROM sous_outbox WHERE state = 'pending' AND due_at <= ? ORDER BY due_at LIMIT ?",
+            "SELECT \(columns) FROM sous_outbox WHERE state = 'pending' AND due_at <= ? ORDER BY due_at LIMIT ?"
+                + (session.engine == .postgres ? " FOR UPDATE SKIP LOCKED" : ""),
             [now.timeIntervalSince1970, Int64(limit)])
         let items = rows.map(item)
-        for item in items {
+        var start = 0
+        while start < items.count {
+            let chunk = items[start..<min(start + 500, items.count)]
+            start += chunk.count
             try session.execute(
-                "UPDATE sous_outbox SET attempts = attempts + 1, due_at = ? WHERE id = ?", [now.timeIntervalSince1970 + lease, item.id])
+                "UPDATE sous_outbox SET attempts = attempts + 1, due_at = ? WHERE id IN ("
+                    + Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                    + ")",
+                [now.timeIntervalSince1970 + lease] + chunk.map(\.id))
         }
         return items.map { $0.attempted(dueAt: now.addingTimeInterval(lease)) }
+    }
+
+    /// Queues many messages within the caller's write, in statements of a hundred rows; a row
+    /// whose `dedupe` key is queued already is skipped. Returns how many were queued.
+    @discardableResult
+    public static func enqueue(_ messages: [Message], now: Date, _ session: any SQLSession) throws -> Int {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var queued = 0
+        var start = 0
+        while start < messages.count {
+            let chunk = messages[start..<min(start + 100, messages.count)]
+            start += chunk.count
+            var arguments: SQLArguments = []
+            arguments.reserveCapacity(chunk.count * 8)
+            for message in chunk {
+                arguments += [
+                    UUID().uuidString.lowercased(), message.channel, message.recipient, message.user,
+                    String(decoding: try encoder.encode(message.payload), as: UTF8.self), message.dedupe, now.timeIntervalSince1970,
+                    now.timeIntervalSince1970 + message.delay,
+                ]
+            }
+            queued += try session.execute(
+                """
+                INSERT INTO sous_outbox (id, channel, recipient, "user", payload, dedupe, created_at, due_at, attempts, state)
+                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, 0, 'pending')", count: chunk.count).joined(separator: ", "))
+                ON CONFLICT (dedupe) DO NOTHING
+                """, arguments)
+        }
+        return queued
+    }
+
+    /// One message to queue with ``enqueue(_:now:_:)``.
+    public struct Message: Sendable {
+        public var channel: String
+        public var recipient: String
+        public var user: String?
+        public var payload: any Encodable & Sendable
+        public var dedupe: String?
+        public var delay: TimeInterval
+
+        public init(channel: String, recipient: String, user: String?, payload: any Encodable & Sendable, dedupe: String?, delay: TimeInterval = 0) {
+            self.channel = channel
+            self.recipient = recipient
+            self.user = user
+            self.payload = payload
+            self.dedupe = dedupe
+            self.delay = delay
+        }
+    }
+
+    /// One message, by id.
+    public static func item(_ id: String, _ session: any SQLSession) throws -> Item? {
+        try session.rows("SELECT \(columns) FROM sous_outbox WHERE id = ?", [id]).first.map(item)
     }
 
     /// When the next pending message is due, if any is.
@@ -120,17 +183,20 @@ public enum Outbox {
             "UPDATE sous_outbox SET state = 'sent', done_at = ?, last_error = NULL, payload = '' WHERE id = ?", [now.timeIntervalSince1970, id])
     }
 
-    /// A failed attempt: tried again after the backoff, or failed for good.
-    static func failed(_ item: Item, reason: String, permanent: Bool, now: Date, _ session: any SQLSession) throws {
+    /// A failed attempt: tried again after the backoff, or failed for good (returns true then).
+    @discardableResult
+    static func failed(_ item: Item, reason: String, permanent: Bool, now: Date, _ session: any SQLSession) throws -> Bool {
         let reason = String(reason.prefix(500))
         if permanent || now.timeIntervalSince(item.createdAt) + backoff(afterAttempt: item.attempts) >= giveUpAfter {
             try session.execute(
                 "UPDATE sous_outbox SET state = 'failed', done_at = ?, last_error = ?, payload = '' WHERE id = ?",
                 [now.timeIntervalSince1970, permanent ? reason : "undelivered for a day; last: \(reason)", item.id])
+            return true
         } else {
             try session.execute(
                 "UPDATE sous_outbox SET due_at = ?, last_error = ? WHERE id = ?",
                 [now.timeIntervalSince1970 + backoff(afterAttempt: item.attempts), reason, item.id])
+            return false
         }
     }
 

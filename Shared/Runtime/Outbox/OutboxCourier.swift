@@ -1,6 +1,7 @@
-import Foundation
+public import Foundation
 public import Logging
 public import ServiceLifecycle
+import Synchronization
 
 /// Sends what a channel's messages carry (mail through the relay, say). A failure says whether
 /// another attempt could pass.
@@ -21,27 +22,40 @@ public struct DeliveryFailure: Error, Sendable, CustomStringConvertible {
     public var description: String { reason }
 }
 
-/// Delivers a service's outbox: every message due, up to ``concurrency`` at once (a slow
-/// endpoint holds one of them, never the others), each attempt's outcome written back at once.
-/// A failed attempt is retried after a growing pause (``Outbox/backoff(afterAttempt:)``) and
-/// given up a day after the message was queued. A message being sent is leased to this loop,
-/// so replicas sharing a database never send it twice; one whose process died mid-attempt is
-/// sent again when its lease ends (a relay may then get it twice, under the same Message-ID).
+/// Delivers a service's outbox: up to ``concurrency`` attempts in flight at once, a new one
+/// started as soon as any ends (a slow endpoint holds one slot, never the others), each
+/// attempt's outcome written back at once. A failed attempt is retried after a growing pause
+/// (``Outbox/backoff(afterAttempt:)``) and given up a day after the message was queued. A
+/// message being sent is leased to this loop, so replicas sharing a database never send it
+/// twice; one whose process died mid-attempt is sent again when its lease ends (a relay may
+/// then get it twice, under the same Message-ID).
 public final class OutboxCourier: Service, Sendable {
+    /// Runs in the transaction that marks a message failed for good, so what the service does
+    /// about it (switching a channel off, telling the user elsewhere) is written with it.
+    public typealias FinalFailure = @Sendable (_ item: Outbox.Item, _ failure: DeliveryFailure, _ now: Date, _ session: any SQLSession) throws -> Void
+
     public let database: SousDatabase
     private let transports: [String: any OutboxTransport]
     private let clock: WallClock
     private let logger: Logger
     private let concurrency: Int
+    private let onFinalFailure: FinalFailure?
     private let wakeup = Wakeup()
+    private let slotFreed = Wakeup()
     private let outcomes = Wakeup()
+    private let waiters = Mutex<[String: [CheckedContinuation<Void, Never>]]>([:])
+    private let inFlight = Atomic<Int>(0)
 
-    public init(database: SousDatabase, transports: [String: any OutboxTransport], clock: WallClock, logger: Logger, concurrency: Int = 32) {
+    public init(
+        database: SousDatabase, transports: [String: any OutboxTransport], clock: WallClock, logger: Logger, concurrency: Int = 32,
+        onFinalFailure: FinalFailure? = nil
+    ) {
         self.database = database
         self.transports = transports
         self.clock = clock
         self.logger = logger
         self.concurrency = max(1, concurrency)
+        self.onFinalFailure = onFinalFailure
     }
 
     /// Called after a write that queued a message, so it leaves now rather than at the next look.
@@ -51,45 +65,81 @@ public final class OutboxCourier: Service, Sendable {
     /// was meanwhile): for one waiter that rereads the outbox after each, as tests do.
     public func outcomeWritten() async { await outcomes.wait() }
 
+    /// Returns once an attempt at message `id` has written its outcome, at once if `done`
+    /// (read after the wait is registered, so an outcome written meanwhile is not missed), or
+    /// after `limit`.
+    public func waitForAttempt(on id: String, within limit: Duration, done: @escaping @Sendable () -> Bool) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    self.waiters.withLock { $0[id, default: []].append(continuation) }
+                    if done() { self.resumeWaiters(of: id) }
+                }
+            }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            resumeWaiters(of: id)
+            group.cancelAll()
+        }
+    }
+
+    private func resumeWaiters(of id: String) {
+        for waiter in waiters.withLock({ $0.removeValue(forKey: id) }) ?? [] { waiter.resume() }
+    }
+
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            var lastPrune = Date.distantPast
-            while !Task.isCancelled {
-                let now = self.clock.now
-                if now.timeIntervalSince(lastPrune) > 3600 {
-                    try? self.database.write { try Outbox.prune(now: now, $0) }
-                    lastPrune = now
+            await withDiscardingTaskGroup { group in
+                var lastPrune = Date.distantPast
+                while !Task.isCancelled {
+                    let now = self.clock.now
+                    if now.timeIntervalSince(lastPrune) > 3600 {
+                        try? self.database.write { try Outbox.prune(now: now, $0) }
+                        lastPrune = now
+                    }
+                    let free = self.concurrency - self.inFlight.load(ordering: .acquiring)
+                    let due = free > 0 ? self.claim(now: now, limit: free) : []
+                    for item in due {
+                        self.inFlight.add(1, ordering: .releasing)
+                        group.addTask {
+                            await self.attempt(item)
+                            self.inFlight.subtract(1, ordering: .releasing)
+                            self.slotFreed.signal()
+                        }
+                    }
+                    if free > 0, due.count == free {
+                        // Every slot is taken and more may be due: go on when one frees.
+                        await self.slotFreed.wait()
+                        continue
+                    }
+                    if free <= 0 {
+                        await self.slotFreed.wait()
+                        continue
+                    }
+                    let next = (try? self.database.read { try Outbox.nextDue($0) }) ?? nil
+                    await self.sleep(until: next ?? now.addingTimeInterval(60))
                 }
-                let delivered = await self.deliverDue(now: now)
-                if delivered { continue }
-                let next = (try? self.database.read { try Outbox.nextDue($0) }) ?? nil
-                await self.sleep(until: next ?? now.addingTimeInterval(60))
             }
         }
     }
 
-    /// Delivers what is due at `now` (one batch); whether there was anything.
+    /// Delivers what is due at `now` (up to ``concurrency`` messages) and returns when every
+    /// attempt has ended; whether there was anything. For tests that step the courier by hand.
     func deliverDue(now: Date) async -> Bool {
-        let due: [Outbox.Item]
+        let due = claim(now: now, limit: concurrency)
+        await withDiscardingTaskGroup { group in
+            for item in due { group.addTask { await self.attempt(item) } }
+        }
+        return !due.isEmpty
+    }
+
+    private func claim(now: Date, limit: Int) -> [Outbox.Item] {
         do {
-            due = try database.write { try Outbox.claimDue(now: now, limit: concurrency * 8, $0) }
+            return try database.write { try Outbox.claimDue(now: now, limit: limit, $0) }
         } catch {
             logger.warning("outbox unreadable", metadata: ["error": "\(error)"])
-            return false
+            return []
         }
-        guard !due.isEmpty else { return false }
-        await withTaskGroup(of: Void.self) { group in
-            var running = 0
-            for item in due {
-                if running == concurrency {
-                    await group.next()
-                    running -= 1
-                }
-                group.addTask { await self.attempt(item) }
-                running += 1
-            }
-        }
-        return true
     }
 
     private func attempt(_ item: Outbox.Item) async {
@@ -101,17 +151,25 @@ public final class OutboxCourier: Service, Sendable {
         }
         let now = clock.now
         do {
-            try database.write { session in
+            let handedOver = try database.write { session in
                 if let outcome {
-                    try Outbox.failed(item, reason: outcome.reason, permanent: outcome.permanent, now: now, session)
+                    let final = try Outbox.failed(item, reason: outcome.reason, permanent: outcome.permanent, now: now, session)
+                    if final, let onFinalFailure {
+                        try onFinalFailure(item, outcome, now, session)
+                        return true
+                    }
                 } else {
                     try Outbox.sent(item.id, now: now, session)
                 }
+                return false
             }
+            // What the service did about a failure may have queued messages (a notice elsewhere).
+            if handedOver { wakeup.signal() }
         } catch {
             // The lease ends and the message is tried again: sent twice at worst, never lost.
             logger.error("outbox outcome not written", metadata: ["id": "\(item.id)", "error": "\(error)"])
         }
+        resumeWaiters(of: item.id)
         outcomes.signal()
         if let outcome {
             logger.notice(
@@ -121,7 +179,7 @@ public final class OutboxCourier: Service, Sendable {
                     "reason": "\(outcome.reason)",
                 ])
         } else {
-            logger.info("delivered", metadata: ["channel": "\(item.channel)", "id": "\(item.id)", "attempt": "\(item.attempts)"])
+            logger.debug("delivered", metadata: ["channel": "\(item.channel)", "id": "\(item.id)", "attempt": "\(item.attempts)"])
         }
     }
 

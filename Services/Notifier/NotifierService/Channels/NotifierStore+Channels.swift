@@ -1,0 +1,101 @@
+import Foundation
+import SousCrypto
+import SousRuntime
+import SousSchema
+
+extension NotifierStore {
+    func channelList(of user: String) throws -> (channels: [ReminderChannel], quietHours: QuietHours?) {
+        try database.read { session in
+            (try ChannelStore.channels(of: user, session).map(\.channel), try ChannelStore.quietHours(of: user, session))
+        }
+    }
+
+    func addChannel(_ channel: StoredChannel, now: Date) throws -> StoredChannel {
+        try database.write { session in try ChannelStore.add(channel, now: now, session) }
+    }
+
+    func removeChannel(_ id: String, of user: String) throws -> Bool {
+        try database.write { session in try ChannelStore.remove(id, of: user, session) }
+    }
+
+    func setQuietHours(_ hours: QuietHours?, of user: String) throws {
+        try database.write { session in try ChannelStore.setQuietHours(hours, of: user, session) }
+    }
+
+    func enableChannel(_ id: String) throws {
+        try database.write { session in try ChannelStore.enable(id, session) }
+    }
+
+    /// Queues a test message for one of `user`'s channels; returns its outbox id, or nil when
+    /// the user has no such channel.
+    func queueTest(channel id: String, of user: String, webURL: String?, now: Date) throws -> String? {
+        try database.write { session in
+            guard let channel = try ChannelStore.channel(id, session), channel.user == user else { return nil }
+            let message = ChannelMessage(
+                event: ChannelEvents.test, user: user, date: nil, title: "Sous: test message",
+                body: "This channel works: your reminders to log food will arrive here.", url: webURL)
+            try Outbox.enqueue(
+                [Outbox.Message(channel: channel.channel.kind.rawValue, recipient: id, user: user, payload: message, dedupe: nil)], now: now, session)
+            return try session.value(
+                String.self, "SELECT id FROM sous_outbox WHERE recipient = ? AND dedupe IS NULL ORDER BY created_at DESC LIMIT 1", [id])
+        }
+    }
+
+    /// Whether an attempt at outbox message `id` has written its outcome.
+    func attempted(_ id: String) throws -> Bool {
+        try database.read { session in
+            guard let item = try Outbox.item(id, session) else { return true }
+            return item.state != .pending || item.lastError != nil
+        }
+    }
+
+    func delivery(_ id: String) throws -> ChannelDelivery? {
+        try database.read { session in try Outbox.item(id, session).map(Self.delivery) }
+    }
+
+    /// Each reminder's deliveries to channels, by local date (as the outbox still holds them:
+    /// 30 days).
+    func deliveries(of user: String) throws -> [String: [ChannelDelivery]] {
+        try database.read { session in
+            var byDate: [String: [ChannelDelivery]] = [:]
+            for item in try Outbox.items(user: user, session).reversed() {
+                guard let key = ReminderDeliveries.reminderKey(item.dedupe) else { continue }
+                byDate[key.date, default: []].append(Self.delivery(item))
+            }
+            return byDate
+        }
+    }
+
+    static func delivery(_ item: Outbox.Item) -> ChannelDelivery {
+        let state: DeliveryState =
+            switch item.state {
+            case .pending: .pending
+            case .sent: .sent
+            case .failed, .decoy: .failed
+            }
+        return ChannelDelivery(
+            channel: item.recipient, kind: ReminderChannelKind(rawValue: item.channel) ?? .webhook, state: state, at: item.doneAt,
+            attempts: item.attempts, reason: item.lastError)
+    }
+
+    /// What a delivery that failed for good does, in the transaction that records it: a
+    /// permanent failure switches the channel off and tells the user on their other channels.
+    static func channelFailed(webURL: String?) -> OutboxCourier.FinalFailure {
+        { item, failure, now, session in
+            guard failure.permanent, let channel = try ChannelStore.channel(item.recipient, session),
+                try ChannelStore.disable(channel.channel.id, reason: failure.reason, now: now, session)
+            else { return }
+            let others = try ChannelStore.channels(of: channel.user, session).filter { $0.channel.enabled && $0.channel.id != channel.channel.id }
+            let name = channel.channel.label.map { "\"\($0)\" (\(channel.channel.address))" } ?? channel.channel.address
+            let message = ChannelMessage(
+                event: ChannelEvents.channelDisabled, user: channel.user, date: nil, title: "Sous: a reminder channel was switched off",
+                body:
+                    "Your \(channel.channel.kind.rawValue) channel \(name) was switched off: \(failure.reason). Add it again (sous reminders channels) once it works.",
+                url: webURL.map { "\($0)/settings/reminders" })
+            try Outbox.enqueue(
+                others.map {
+                    Outbox.Message(channel: $0.channel.kind.rawValue, recipient: $0.channel.id, user: channel.user, payload: message, dedupe: nil)
+                }, now: now, session)
+        }
+    }
+}
