@@ -85,7 +85,7 @@ struct NotifierCLITests {
             #expect(list.code == 0)
             let lines = list.out.split(separator: "\n").map(String.init)
             #expect(lines.first?.hasPrefix("DATE") == true)
-            #expect(lines.last == "2026-01-15  sent     19:00     -")
+            #expect(lines.last == "2026-01-15  sent     19:00     -  -", "no channels: nothing delivered beyond the event")
             let handled = await sous(["reminders", "next"] + services.common)
             #expect(handled.out.contains("today's reminder was already handled"))
             let bad = await sous(["reminders", "list", "--limit", "0"] + services.common)
@@ -137,6 +137,58 @@ struct NotifierCLITests {
             let result = await sous(["reminders", "watch", "--notifier", endpoint, "--user", "ada", "--count", "1", "--timeout", "0.2"])
             #expect(result.code == 5)
             #expect(result.err.contains("fewer than 1 reminder arrived within 0.2 s"))
+        }
+    }
+
+    @Test func channelsAreAddedTestedListedAndRemovedAndTheLogShowsEachDelivery() async throws {
+        try await withHTTPCatcher { http in
+            try await withServices { services in
+                let added = await sous(["reminders", "channels", "add", "webhook", http.url("/hook/ada"), "--label", "home"] + services.common)
+                #expect(added.code == 0, "\(added.err)")
+                #expect(added.out.contains("Signing secret (shown once"))
+                let id = try #require(
+                    added.out.split(separator: "\n").first { $0.hasPrefix("Added webhook channel ") }.map {
+                        String($0.dropFirst("Added webhook channel ".count).prefix { $0 != ":" })
+                    })
+                let tested = await sous(["reminders", "channels", "test", id] + services.common)
+                #expect(tested.code == 0, "\(tested.err)")
+                #expect(tested.out == "Delivered to webhook channel \(id).\n")
+                _ = await sous(["reminders", "channels", "add", "ntfy", http.url("/status/500/ntfy")] + services.common)
+                let list = await sous(["reminders", "channels"] + services.common)
+                let row = list.out.split(separator: "\n").first { $0.hasPrefix(id) }
+                #expect(row?.contains(http.url("/hook/ada")) == true && row?.contains("home") == true && row?.hasSuffix("on") == true, "\(list.out)")
+                let quiet = await sous(["reminders", "quiet", "23", "6"] + services.common)
+                #expect(quiet.out.contains("Quiet hours: 23:00 to 06:00."))
+                let badHour = await sous(["reminders", "quiet", "25", "6"] + services.common)
+                #expect(badHour.code == 4 && badHour.err.contains("field: quietHours.from"), "\(badHour.err)")
+                let badTopic = await sous(["reminders", "channels", "add", "ntfy", "no spaces please"] + services.common)
+                #expect(badTopic.code == 4 && badTopic.err.contains("field: address"), "\(badTopic.err)")
+
+                try await services.beActive("ada")
+                try await services.advance(to: Self.rome19)
+                _ = try await http.requests(count: 2, to: "/hook/ada")
+                // The ntfy endpoint answers 500: its delivery waits for its retry.
+                _ = try await http.requests(count: 1, to: "/status/500/ntfy")
+                try await withTimeout(.seconds(60), waitingFor: "both deliveries' first outcomes") {
+                    while true {
+                        let entry = try await services.notifierClient.call(NotifierAPI.list, ReminderLogRequest(), user: "ada").entries.first
+                        if let deliveries = entry?.deliveries, deliveries.count == 2, deliveries.allSatisfy({ $0.state == .sent || $0.reason != nil })
+                        {
+                            return
+                        }
+                        await services.notifier.courier.outcomeWritten()
+                    }
+                }
+                let log = await sous(["reminders", "list"] + services.common)
+                #expect(log.out.contains("webhook sent 19:00, ntfy pending"), "\(log.out)")
+                #expect(log.out.contains("ntfy: the endpoint answered HTTP 500"), "\(log.out)")
+
+                let removed = await sous(["reminders", "channels", "remove", id] + services.common)
+                #expect(removed.code == 0)
+                #expect(!removed.out.contains(http.url("/hook/ada")))
+                let again = await sous(["reminders", "channels", "test", id] + services.common)
+                #expect(again.code == 3 && again.err.contains("you have no channel"), "\(again.err)")
+            }
         }
     }
 }

@@ -183,5 +183,8 @@ public enum CommandIndex {
         "groceries.export": "export", "groceries.import": "import", "tracker.export": "export", "tracker.import": "import",
         "notifier.export": "export", "notifier.import": "import",
         "reminders.next": "reminders next", "reminders.list": "reminders list", "reminders.wait": "reminders watch",
+        "reminders.channels": "reminders channels", "reminders.addChannel": "reminders channels add",
+        "reminders.removeChannel": "reminders channels remove", "reminders.testChannel": "reminders channels test",
+        "reminders.setQuietHours": "reminders quiet",
     ]
 }

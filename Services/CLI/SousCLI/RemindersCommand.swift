@@ -13,9 +13,10 @@ struct RemindersCommand: AsyncParsableCommand {
         discussion: """
             The notifier reminds you at your profile's reminder hour (default 19:00) in your profile's time zone, \
             once a day, and only while you use Sous: any action in another Sous service schedules the next one. \
-            Change the hour, zone or opt out with `sous profile`.
+            Change the hour, zone or opt out with `sous profile`. `sous reminders channels` sends them to your mail, \
+            an ntfy topic, a webhook or (from the web app) your browser; `sous reminders quiet` keeps them silent at night.
             """,
-        subcommands: [Watch.self, List.self, Next.self]
+        subcommands: [Watch.self, List.self, Next.self, Channels.self, Quiet.self]
     )
 
     // MARK: watch
@@ -80,12 +81,22 @@ struct RemindersCommand: AsyncParsableCommand {
             if global.json { return try printJSON(log) }
             guard !log.entries.isEmpty else { return Console.current.out("No reminders yet.") }
             let zone = try await client.call(NotifierAPI.next, Empty(), session: token).timeZone
-            var table = Table([("DATE", .left), ("OUTCOME", .left), ("DUE", .left), ("KCAL", .right), ("NOTE", .left)])
+            var table = Table([("DATE", .left), ("OUTCOME", .left), ("DUE", .left), ("KCAL", .right), ("CHANNELS", .left), ("NOTE", .left)])
             for entry in log.entries {
                 let kcal = entry.kcal.map { kcal in
                     entry.kcalGoal.map { "\(number(kcal, decimals: 0)) / \(number($0, decimals: 0))" } ?? number(kcal, decimals: 0)
                 }
-                table.add([entry.date.description, entry.outcome.rawValue, clockTime(entry.dueAt, zone: zone), kcal ?? "-", entry.reason ?? ""])
+                let deliveries = entry.deliveries ?? []
+                let channels = deliveries.map { delivery in
+                    "\(delivery.kind.rawValue) \(delivery.state.rawValue)" + (delivery.at.map { " " + clockTime($0, zone: zone) } ?? "")
+                }
+                let why = deliveries.compactMap { delivery in
+                    delivery.state == .sent ? nil : delivery.reason.map { "\(delivery.kind.rawValue): \($0)" }
+                }
+                table.add([
+                    entry.date.description, entry.outcome.rawValue, clockTime(entry.dueAt, zone: zone), kcal ?? "-",
+                    channels.isEmpty ? "-" : channels.joined(separator: ", "), ([entry.reason].compactMap { $0 } + why).joined(separator: "; "),
+                ])
             }
             Console.current.out(table.render())
         }
