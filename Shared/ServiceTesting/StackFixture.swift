@@ -2,6 +2,7 @@ public import CatalogService
 import CatalogTesting
 public import GroceriesService
 public import NotifierService
+import NotifierTesting
 public import PlannerService
 public import SousCrypto
 public import SousRuntime
@@ -56,7 +57,8 @@ public struct StackFixture: Sendable {
             tracker: try TrackerService(
                 configuration: configurations[.tracker]!, logger: quietLogger("tracker")),
             notifier: try NotifierService(
-                configuration: configurations[.notifier]!, logger: quietLogger("notifier"), options: NotifierOptions(startupGrace: .zero)
+                configuration: configurations[.notifier]!, logger: quietLogger("notifier"), options: NotifierOptions(startupGrace: .zero),
+                channels: NotifierFixture.loopbackChannels(mail: mail.settings)
             )
         )
     }

@@ -46,6 +46,9 @@ The plaintext is the decrypted payload as UTF-8 (invalid bytes replaced).
 Any other method and path (ntfy, webhooks):
 
     /hang/...                 reported, then never answered (the client must time out)
+    /hang-first/...           the first request to a path (the query not counted) is
+                              reported, then never answered; every later request to the
+                              same path is answered 200 as below (a retry that gets through)
     /status/CODE/...          answers CODE (200-599) with a short text body
     /redirect/...?to=URL      302 to URL (percent-decoded)
     anything else             200 {"id": ..., "event": "message"}, as ntfy answers
@@ -305,13 +308,23 @@ class Subscription:
 
 class CatcherServer(ThreadingHTTPServer):
     daemon_threads = True
-    block_on_close = False  # never join handler threads: /hang/ ones never return
+    block_on_close = False  # never join handler threads: hanging ones never return
 
     def __init__(self, port):
         super().__init__(("127.0.0.1", port), Handler)
         self.subscriptions = {}
         self.subscriptions_lock = threading.Lock()
         self.never = threading.Event()  # never set: what /hang/ handlers wait on
+        self.hung_paths = set()  # /hang-first/ paths whose first request hung
+        self.hung_paths_lock = threading.Lock()
+
+    def first_request_to(self, path):
+        """True once per path: for the request that hangs, never for the ones after it."""
+        with self.hung_paths_lock:
+            if path in self.hung_paths:
+                return False
+            self.hung_paths.add(path)
+            return True
 
     @property
     def origin(self):
@@ -473,7 +486,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def plain(self, path, query, body, failure):
         segments = path.split("/") + [""]  # "/status/500/x" -> ["", "status", "500", "x", ""]
-        hang = failure is None and segments[1] == "hang"
+        hang = failure is None and (
+            segments[1] == "hang" or (segments[1] == "hang-first" and self.server.first_request_to(path)))
         if failure:
             status, reply, headers, content_type = failure.status, failure.reason, [], "text/plain; charset=utf-8"
         elif hang:

@@ -329,6 +329,23 @@ def test_a_hanging_request_blocks_nothing_else(server):
     assert server.stop() == 0
 
 
+def test_hang_first_hangs_the_first_request_to_a_path_and_answers_the_later_ones(server):
+    with pytest.raises(TimeoutError):
+        server.request("POST", "/hang-first/a", b"one", timeout=1)
+    first = server.line(kind="http", path="/hang-first/a")
+    assert first["status"] is None and first["body"] == "one"
+    for body in (b"two", b"three"):  # a retry, and one more: both answered
+        response, data = server.request("POST", "/hang-first/a?retry=1", body)
+        assert response.status == 200 and json.loads(data)["event"] == "message"
+        line = server.line(kind="http", path="/hang-first/a")
+        assert line["status"] == 200 and line["body"] == body.decode() and line["query"] == "retry=1"
+    # Each path has a first request of its own.
+    with pytest.raises(TimeoutError):
+        server.request("POST", "/hang-first/b", b"", timeout=1)
+    assert server.line(kind="http", path="/hang-first/b")["status"] is None
+    assert server.stop() == 0
+
+
 def test_an_oversized_body_is_refused_and_the_connection_goes_on(server):
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=WAIT)
     try:

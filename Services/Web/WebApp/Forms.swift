@@ -51,6 +51,15 @@ struct Form: Sendable {
         return value
     }
 
+    /// One of an enumeration's values, by its raw value.
+    func choice<Choice: RawRepresentable & CaseIterable>(_ name: String, label: String, of _: Choice.Type) throws(WebError) -> Choice
+    where Choice.RawValue == String {
+        guard let value = text(name).flatMap(Choice.init(rawValue:)) else {
+            throw .field(name, "\(label) must be one of \(Choice.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return value
+    }
+
     func number(_ name: String, label: String, in range: ClosedRange<Double>) throws(WebError) -> Double? {
         guard let text = text(name)?.replacingOccurrences(of: ",", with: ".") else { return nil }
         guard let value = Double(text), value.isFinite, range.contains(value) else {

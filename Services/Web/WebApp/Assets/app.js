@@ -355,4 +355,34 @@
         if (navigator.serviceWorker && navigator.serviceWorker.controller) navigator.serviceWorker.controller.postMessage({ type: "forget" });
       }));
   });
+  // ---------------------------------------------------------------- reminders in this browser
+  // Shown only where the browser can take pushes: subscribes with the notifier's key and
+  // sends the subscription as an ordinary form post.
+  ready(() => {
+    const form = document.getElementById("push-subscribe");
+    if (!form || !("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) return;
+    form.hidden = false;
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      try {
+        if ((await Notification.requestPermission()) !== "granted") return showError("Notifications are blocked for this site.");
+        const registration = await navigator.serviceWorker.ready;
+        const key = form.dataset.key.replace(/-/g, "+").replace(/_/g, "/");
+        const bytes = Uint8Array.from(atob(key + "=".repeat((4 - (key.length % 4)) % 4)), (c) => c.charCodeAt(0));
+        const subscription = (await registration.pushManager.getSubscription())
+          || (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: bytes }));
+        const json = subscription.toJSON();
+        for (const [name, value] of [["endpoint", json.endpoint], ["p256dh", json.keys.p256dh], ["auth", json.keys.auth]]) {
+          const field = document.createElement("input");
+          field.type = "hidden";
+          field.name = name;
+          field.value = value;
+          form.append(field);
+        }
+        form.submit();
+      } catch (error) {
+        showError("This browser could not subscribe to notifications.");
+      }
+    });
+  });
 })();

@@ -136,3 +136,22 @@ self.addEventListener("fetch", (event) => {
   const keep = ASSETS.includes(url.pathname) || KEPT_PAGES.includes(url.pathname);
   event.respondWith(networkFirst(request, keep));
 });
+
+// ---------------------------------------------------------------- reminders (Web Push)
+// The notifier's push carries a JSON message (docs/PROTOCOL.md, "Reminder channels").
+self.addEventListener("push", (event) => {
+  let message = { title: "Sous", body: "Time to log today's meals" };
+  try { if (event.data) message = event.data.json(); } catch (error) { /* not JSON: the default text */ }
+  event.waitUntil(self.registration.showNotification(message.title || "Sous", {
+    body: message.body || "", icon: "/static/icon.svg", tag: message.date ? `reminder-${message.date}` : "sous",
+    data: { url: message.url || "/diary" },
+  }));
+});
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const target = new URL((event.notification.data && event.notification.data.url) || "/diary", self.location.origin);
+  // Only this app's own pages are opened from a notification.
+  const url = target.origin === self.location.origin ? target.href : new URL("/diary", self.location.origin).href;
+  event.waitUntil(self.clients.openWindow(url));
+});

@@ -93,19 +93,73 @@ struct SettingsPages {
                 }
             }
         }
-        router.get("/reminders") { _, context in
-            let session = try context.signedIn()
-            async let next = app.backend.notifier.call(NotifierAPI.next, Empty(), session: session.token)
-            let log = try await app.backend.notifier.call(NotifierAPI.list, ReminderLogRequest(limit: 30), session: session.token)
-            let data: [String: Any] = [
-                "next": try await next.explanation,
-                "log": log.entries.map { entry -> [String: Any] in
-                    var values: [String: Any] = ["date": entry.date.description, "outcome": entry.outcome.rawValue]
-                    if let reason = entry.reason { values["reason"] = reason }
-                    return values
-                },
-            ]
-            return app.views.page("reminders", title: "Reminders", section: "settings", data, context: context)
+        router.get("/reminders") { _, context in try await remindersPage(context) }
+        let channelActions: [(String, @Sendable (Form, String, Backend) async throws -> String?)] = [
+            (
+                "add",
+                { form, token, backend in
+                    let kind = try form.choice("kind", label: "Where", of: ReminderChannelKind.self)
+                    let added = try await backend.notifier.call(
+                        NotifierAPI.addChannel,
+                        ChannelAdd(kind: kind, address: try form.required("address", label: "Address"), label: form.text("label")),
+                        session: token)
+                    return added.secret.map { "Added. The webhook's signing secret, shown once: \($0)" } ?? "Added."
+                }
+            ),
+            (
+                "push",
+                { form, token, backend in
+                    let subscription = PushSubscriptionKeys(
+                        endpoint: try form.required("endpoint", label: "Endpoint"), p256dh: try form.required("p256dh", label: "Key"),
+                        auth: try form.required("auth", label: "Secret"))
+                    _ = try await backend.notifier.call(
+                        NotifierAPI.addChannel, ChannelAdd(kind: .push, subscription: subscription, label: form.text("label")), session: token)
+                    return "This browser will show your reminders."
+                }
+            ),
+            (
+                "test",
+                { form, token, backend in
+                    let result = try await backend.notifier.call(
+                        NotifierAPI.testChannel, ChannelRef(id: try form.required("id", label: "Channel")), session: token)
+                    switch result.delivery.state {
+                    case .sent: return "The test message was delivered."
+                    case .pending: return "Not delivered yet: \(result.delivery.reason ?? "no answer yet"). It will be tried again."
+                    case .failed: return "Not delivered: \(result.delivery.reason ?? "refused"). The channel is switched off."
+                    }
+                }
+            ),
+            (
+                "remove",
+                { form, token, backend in
+                    _ = try await backend.notifier.call(
+                        NotifierAPI.removeChannel, ChannelRef(id: try form.required("id", label: "Channel")), session: token)
+                    return "Removed."
+                }
+            ),
+            (
+                "quiet",
+                { form, token, backend in
+                    let hours: QuietHours? =
+                        form.text("quiet") == "1"
+                        ? QuietHours(
+                            from: try form.integer("from", label: "From", in: 0...23) ?? 22, to: try form.integer("to", label: "To", in: 0...23) ?? 7)
+                        : nil
+                    _ = try await backend.notifier.call(NotifierAPI.setQuietHours, QuietHoursChange(quietHours: hours), session: token)
+                    return "Saved."
+                }
+            ),
+        ]
+        for (action, perform) in channelActions {
+            router.post("/reminders/channels/\(action)") { _, context in
+                let session = try context.signedIn()
+                return try await app.submit {
+                    let notice = try await perform(context.form, session.token, app.backend)
+                    return try await remindersPage(context, notice: notice)
+                } orShow: { error in
+                    try await remindersPage(context, error: error)
+                }
+            }
         }
         router.get("/coeliac") { _, context in try await coeliacPage(context) }
         router.post("/coeliac/predict") { _, context in
@@ -228,6 +282,42 @@ struct SettingsPages {
         if let newCode { data["newCode"] = newCode }
         return app.views.page(
             "household", title: "Household", section: "settings", data, context: context, status: error?.status ?? .ok, error: error)
+    }
+
+    // MARK: Reminders
+
+    private func remindersPage(_ context: WebContext, notice: String? = nil, error: WebError? = nil) async throws -> Response {
+        let session = try context.signedIn()
+        async let next = app.backend.notifier.call(NotifierAPI.next, Empty(), session: session.token)
+        async let channels = app.backend.notifier.call(NotifierAPI.channels, Empty(), session: session.token)
+        let log = try await app.backend.notifier.call(NotifierAPI.list, ReminderLogRequest(limit: 30), session: session.token)
+        let list = try await channels
+        let names = Dictionary(list.channels.map { ($0.id, $0.label ?? $0.address) }, uniquingKeysWith: { first, _ in first })
+        let data: [String: Any] = [
+            "next": try await next.explanation,
+            "log": log.entries.map { entry -> [String: Any] in
+                var values: [String: Any] = ["date": entry.date.description, "outcome": entry.outcome.rawValue]
+                if let reason = entry.reason { values["reason"] = reason }
+                values["deliveries"] = (entry.deliveries ?? []).map { delivery -> [String: Any] in
+                    [
+                        "kind": delivery.kind.rawValue, "name": names[delivery.channel] ?? "removed channel", "state": delivery.state.rawValue,
+                        "reason": delivery.state == .sent ? "" : delivery.reason ?? "",
+                    ]
+                }
+                return values
+            },
+            "channels": list.channels.map { channel -> [String: Any] in
+                [
+                    "id": channel.id, "kind": channel.kind.rawValue, "address": channel.address, "label": channel.label ?? "",
+                    "enabled": channel.enabled, "disabledReason": channel.disabledReason ?? "",
+                ]
+            },
+            "kinds": ReminderChannelKind.allCases.filter { $0 != .push && ($0 != .email || list.mailConfigured) }.map(\.rawValue),
+            "pushKey": list.pushKey,
+            "quiet": list.quietHours != nil, "quietFrom": list.quietHours?.from ?? 22, "quietTo": list.quietHours?.to ?? 7,
+        ]
+        return app.views.page(
+            "reminders", title: "Reminders", section: "settings", data, context: context, status: error?.status ?? .ok, error: error, notice: notice)
     }
 
     // MARK: Coeliac diary

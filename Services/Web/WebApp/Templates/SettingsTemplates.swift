@@ -93,10 +93,45 @@ extension Templates {
         <p>{{next}}</p>
         <p><a href="/settings">Change the hour or switch reminders off</a></p>
         </section>
+        <section class="card stack">
+        <h2>Where reminders go</h2>
+        {{#empty(channels)}}<p>Only here and to <code>sous reminders watch</code>. Add your mail, an ntfy topic, a webhook, or this browser.</p>{{/empty(channels)}}
+        <ul class="rows">
+        {{#channels}}
+        <li><span>{{kind}}: {{#label}}{{label}} <small>{{address}}</small>{{/label}}{{^label}}{{address}}{{/label}}{{^enabled}} <small class="error-text">switched off: {{disabledReason}}</small>{{/enabled}}</span>
+        <form method="post" action="/reminders/channels/test"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="id" value="{{id}}"><button type="submit" class="link">Send a test</button></form>
+        <form method="post" action="/reminders/channels/remove"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="id" value="{{id}}"><button type="submit" class="link">Remove</button></form>
+        </li>
+        {{/channels}}
+        </ul>
+        <form method="post" action="/reminders/channels/add" class="stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="channel-kind">Where</label>
+        <select id="channel-kind" name="kind">{{#kinds}}<option value="{{.}}">{{.}}</option>{{/kinds}}</select>
+        <label for="channel-address">Address (mail address, ntfy topic or URL, or https webhook URL)</label>
+        <input id="channel-address" name="address" required maxlength="2000">
+        <label for="channel-label">Name (optional)</label>
+        <input id="channel-label" name="label" maxlength="60">
+        <button type="submit">Add</button>
+        </form>
+        <form method="post" action="/reminders/channels/push" id="push-subscribe" data-key="{{pushKey}}" hidden>
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="label" value="this browser">
+        <button type="submit">Show reminders in this browser</button>
+        </form>
+        </section>
+        <form method="post" action="/reminders/channels/quiet" class="card stack">
+        <h2>Quiet hours</h2>
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label class="check"><input type="checkbox" name="quiet" value="1"{{#quiet}} checked{{/quiet}}> Keep channels silent (a reminder due then arrives when they end)</label>
+        <label for="quiet-from">From (hour, 0–23)</label><input id="quiet-from" name="from" type="number" min="0" max="23" value="{{quietFrom}}">
+        <label for="quiet-to">Until (hour, 0–23)</label><input id="quiet-to" name="to" type="number" min="0" max="23" value="{{quietTo}}">
+        <button type="submit">Save</button>
+        </form>
         <section class="card">
         <h2>Past reminders</h2>
         {{#empty(log)}}<p>None yet.</p>{{/empty(log)}}
-        <ul class="rows">{{#log}}<li><span>{{date}}: {{outcome}}{{#reason}} <small>({{reason}})</small>{{/reason}}</span></li>{{/log}}</ul>
+        <ul class="rows">{{#log}}<li><span>{{date}}: {{outcome}}{{#reason}} <small>({{reason}})</small>{{/reason}}{{#deliveries}}<br><small>{{kind}} {{name}}: {{state}}{{#reason}} ({{reason}}){{/reason}}</small>{{/deliveries}}</span></li>{{/log}}</ul>
         </section>
         {{/content}}{{/layout}}
         """#
