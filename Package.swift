@@ -271,7 +271,7 @@ let package = Package(
                 "ZeroMQ", "MessagePack", "SousWire", "SousSchema", "SousRuntime", "CatalogService", "PlannerService", "GroceriesService",
                 "TrackerService", "NotifierService", "CatalogTesting", "PlannerTesting", "GroceriesTesting", "TrackerTesting", "NotifierTesting",
                 "SousServiceTesting", "SousTestSupport", "SousCrypto", "SousInterchange", "SousFetch", "SousMail", argumentParser, logging, grdb,
-                hummingbird,
+                hummingbird, crypto,
             ],
             path: "Benchmarks/SousBench",
             swiftSettings: swiftSettings

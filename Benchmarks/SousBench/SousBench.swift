@@ -9,7 +9,8 @@ struct SousBench: AsyncParsableCommand {
         abstract: "Measure Sous: request/reply latency against raw libzmq, codec cost against JSON, and each service's own workload.",
         subcommands: [
             RPCBenchmark.self, SecurityBenchmark.self, CodecBenchmark.self, CatalogBenchmark.self, PlannerBenchmark.self, GroceriesBenchmark.self,
-            TrackerBenchmark.self, NotifierBenchmark.self, HardeningBenchmark.self, ThroughputBenchmark.self, HouseholdsBenchmark.self,
+            TrackerBenchmark.self, NotifierBenchmark.self, ChannelsBenchmark.self, HardeningBenchmark.self, ThroughputBenchmark.self,
+            HouseholdsBenchmark.self,
             ReplicaBenchmark.self, IngredientLinesCommand.self, FoodDataBenchmark.self, RecoveryBenchmark.self,
             RawEchoServer.self,
         ]

@@ -229,6 +229,6 @@ extension NotifierAPI {
     /// Sends a test message to the channel now, through the same outbox as reminders (a
     /// disabled channel is tried too, and switched back on if it works).
     public static let testChannel = Method<Notifier, ChannelRef, ChannelTestResult>.write(
-        "reminders.testChannel", .user, lane: .heavy, activity: false)
+        "reminders.testChannel", .user, activity: false)
     public static let setQuietHours = Method<Notifier, QuietHoursChange, ChannelList>.write("reminders.setQuietHours", .user, activity: false)
 }

@@ -329,4 +329,25 @@ struct ReminderChannelTests {
             }
         }
     }
+
+    @Test func aMailboxTheRelayRefusesSwitchesTheEmailChannelOff() async throws {
+        try await withMailCatcher(refuse: ["gone"]) { mail in
+            let world = try NotifierWorld.make(at: Self.morning, channels: NotifierFixture.loopbackChannels(mail: try Self.mail(mail)))
+            try await world.run { _ in
+                let gone = try await addChannel(world, "ada", ChannelAdd(kind: .email, address: "gone@example.org"))
+                let kept = try await addChannel(world, "ada", ChannelAdd(kind: .email, address: "ada@example.org"))
+                let test = try await world.notifierClient.call(NotifierAPI.testChannel, ChannelRef(id: gone.channel.id), user: "ada")
+                #expect(test.delivery.state == .failed)
+                #expect(test.delivery.reason?.contains("550") == true)
+                let list = try await channels(world, "ada").channels
+                #expect(list.first { $0.id == gone.channel.id }?.enabled == false)
+                #expect(list.first { $0.id == kept.channel.id }?.enabled == true)
+                // The other address is told, once.
+                let told = try await mail.mails(count: 1)
+                #expect(told[0].to == ["ada@example.org"])
+                #expect(told[0].header("Subject") == "Sous: a reminder channel was switched off")
+                #expect(told[0].text.contains("gone@example.org"))
+            }
+        }
+    }
 }

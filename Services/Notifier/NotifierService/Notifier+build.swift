@@ -58,7 +58,8 @@ public struct NotifierService: Sendable {
         let deliverer = ChannelDeliverer(database: database, settings: channels, vapid: vapid)
         let courier = OutboxCourier(
             database: database, transports: Dictionary(uniqueKeysWithValues: ReminderChannelKind.allCases.map { ($0.rawValue, deliverer) }),
-            clock: configuration.clock, logger: logger, concurrency: channels.concurrency,
+            clock: configuration.clock, logger: logger, concurrency: channels.concurrency, capacity: channels.capacity,
+            patience: channels.patience,
             onFinalFailure: NotifierStore.channelFailed(webURL: channels.webURL))
         let planner = Peer(Planner.self, of: configuration)
         let tracker = Peer(Tracker.self, of: configuration)

@@ -23,8 +23,10 @@ public struct DeliveryFailure: Error, Sendable, CustomStringConvertible {
 }
 
 /// Delivers a service's outbox: up to ``concurrency`` attempts in flight at once, a new one
-/// started as soon as any ends (a slow endpoint holds one slot, never the others), each
-/// attempt's outcome written back at once. A failed attempt is retried after a growing pause
+/// started as soon as any ends, each attempt's outcome written back at once. An attempt still
+/// running after ``patience`` gives its slot back and goes on among at most ``capacity``
+/// attempts in all: endpoints that never answer wait out their own timeouts without holding
+/// back anyone else's delivery. A failed attempt is retried after a growing pause
 /// (``Outbox/backoff(afterAttempt:)``) and given up a day after the message was queued. A
 /// message being sent is leased to this loop, so replicas sharing a database never send it
 /// twice; one whose process died mid-attempt is sent again when its lease ends (a relay may
@@ -39,22 +41,31 @@ public final class OutboxCourier: Service, Sendable {
     private let clock: WallClock
     private let logger: Logger
     private let concurrency: Int
+    private let capacity: Int
+    private let patience: Duration
     private let onFinalFailure: FinalFailure?
     private let wakeup = Wakeup()
     private let slotFreed = Wakeup()
     private let outcomes = Wakeup()
     private let waiters = Mutex<[String: [CheckedContinuation<Void, Never>]]>([:])
+    /// Attempts younger than the patience, and all attempts still running.
     private let inFlight = Atomic<Int>(0)
+    private let running = Atomic<Int>(0)
 
+    /// - Parameters:
+    ///   - concurrency: attempts started and not yet past `patience`.
+    ///   - capacity: attempts running in all (each holds a connection until its own timeout).
     public init(
         database: SousDatabase, transports: [String: any OutboxTransport], clock: WallClock, logger: Logger, concurrency: Int = 32,
-        onFinalFailure: FinalFailure? = nil
+        capacity: Int? = nil, patience: Duration = .seconds(2), onFinalFailure: FinalFailure? = nil
     ) {
         self.database = database
         self.transports = transports
         self.clock = clock
         self.logger = logger
         self.concurrency = max(1, concurrency)
+        self.capacity = max(self.concurrency, capacity ?? concurrency)
+        self.patience = patience
         self.onFinalFailure = onFinalFailure
     }
 
@@ -97,22 +108,31 @@ public final class OutboxCourier: Service, Sendable {
                         try? self.database.write { try Outbox.prune(now: now, $0) }
                         lastPrune = now
                     }
-                    let free = self.concurrency - self.inFlight.load(ordering: .acquiring)
+                    let free = min(
+                        self.concurrency - self.inFlight.load(ordering: .acquiring), self.capacity - self.running.load(ordering: .acquiring))
                     let due = free > 0 ? self.claim(now: now, limit: free) : []
                     for item in due {
                         self.inFlight.add(1, ordering: .releasing)
+                        self.running.add(1, ordering: .releasing)
+                        let slot = Slot()
                         group.addTask {
+                            // Past the patience the attempt gives its slot back and goes on.
+                            let timer = Task {
+                                try await Task.sleep(for: self.patience)
+                                if slot.giveBack() {
+                                    self.inFlight.subtract(1, ordering: .releasing)
+                                    self.slotFreed.signal()
+                                }
+                            }
                             await self.attempt(item)
-                            self.inFlight.subtract(1, ordering: .releasing)
+                            timer.cancel()
+                            if slot.giveBack() { self.inFlight.subtract(1, ordering: .releasing) }
+                            self.running.subtract(1, ordering: .releasing)
                             self.slotFreed.signal()
                         }
                     }
-                    if free > 0, due.count == free {
+                    if free <= 0 || due.count == free {
                         // Every slot is taken and more may be due: go on when one frees.
-                        await self.slotFreed.wait()
-                        continue
-                    }
-                    if free <= 0 {
                         await self.slotFreed.wait()
                         continue
                     }
@@ -191,4 +211,11 @@ public final class OutboxCourier: Service, Sendable {
             group.cancelAll()
         }
     }
+}
+
+/// An attempt's slot, given back once: when the attempt ends or its patience runs out.
+private final class Slot: Sendable {
+    private let held = Atomic<Bool>(true)
+
+    func giveBack() -> Bool { held.exchange(false, ordering: .acquiringAndReleasing) }
 }

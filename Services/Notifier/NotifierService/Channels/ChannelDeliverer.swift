@@ -15,20 +15,26 @@ public struct ChannelSettings: Sendable {
     public var webURL: String?
     /// `mailto:` or `https:` (RFC 8292 §2.1): whom a push service contacts about this server.
     public var vapidSubject: String
-    /// Deliveries in flight at once (each a connection held at most ``timeout``).
+    /// Deliveries started at once; one still running after 2 s gives its place back and goes
+    /// on among at most ``capacity`` (each holds a connection until ``timeout``).
     public var concurrency: Int
+    public var capacity: Int
+    /// How long an attempt holds its place among the ``concurrency`` started.
+    public var patience: Duration
     /// One attempt's bound: connecting, sending and the answer.
     public var timeout: Duration
 
     public init(
-        mail: MailSettings? = nil, fetch: FetchPolicy = FetchPolicy(), webURL: String? = nil, vapidSubject: String? = nil, concurrency: Int = 512,
-        timeout: Duration = .seconds(15)
+        mail: MailSettings? = nil, fetch: FetchPolicy = FetchPolicy(), webURL: String? = nil, vapidSubject: String? = nil, concurrency: Int = 256,
+        capacity: Int = 4096, patience: Duration = .seconds(2), timeout: Duration = .seconds(15)
     ) {
         self.mail = mail
         self.fetch = fetch
         self.webURL = webURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.vapidSubject = vapidSubject ?? mail.map { "mailto:\($0.sender.address)" } ?? "mailto:postmaster@localhost"
         self.concurrency = max(1, concurrency)
+        self.capacity = max(self.concurrency, capacity)
+        self.patience = patience
         self.timeout = timeout
     }
 

@@ -1,7 +1,9 @@
-import Foundation
+public import Foundation
+import GRDB
 import SousCrypto
 import SousRuntime
-import SousSchema
+public import SousSchema
+import SousWire
 
 extension NotifierStore {
     func channelList(of user: String) throws -> (channels: [ReminderChannel], quietHours: QuietHours?) {
@@ -96,6 +98,61 @@ extension NotifierStore {
                 others.map {
                     Outbox.Message(channel: $0.channel.kind.rawValue, recipient: $0.channel.id, user: channel.user, payload: message, dedupe: nil)
                 }, now: now, session)
+        }
+    }
+}
+
+extension NotifierStore {
+    /// A channel for a benchmark's bulk insert.
+    public struct BulkChannel: Sendable {
+        public var user: String
+        public var kind: ReminderChannelKind
+        public var address: String
+        public var p256dh: String?
+        public var auth: String?
+
+        public init(user: String, kind: ReminderChannelKind, address: String, p256dh: String? = nil, auth: String? = nil) {
+            self.user = user
+            self.kind = kind
+            self.address = address
+            self.p256dh = p256dh
+            self.auth = auth
+        }
+    }
+
+    /// Adds channels in one transaction, bypassing the checks of `reminders.addChannel`: for
+    /// the benchmark and maintenance tools.
+    public func bulkAddChannels(_ channels: [BulkChannel], now: Date) throws {
+        try database.write { session in
+            var start = 0
+            while start < channels.count {
+                let chunk = channels[start..<min(start + 100, channels.count)]
+                start += chunk.count
+                var arguments: SQLArguments = []
+                for channel in chunk {
+                    arguments += [
+                        UUID.random().uuidString.lowercased(), channel.user, channel.kind.rawValue, channel.address, channel.p256dh, channel.auth,
+                        channel.kind == .webhook ? "benchmark-secret" : nil, now.timeIntervalSince1970,
+                    ]
+                }
+                try session.execute(
+                    #"INSERT INTO channel (id, "user", kind, address, push_p256dh, push_auth, secret, created_at) VALUES "#
+                        + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "), arguments)
+            }
+        }
+    }
+
+    /// Deliveries by state and last error ("sent", "pending: the endpoint answered HTTP 500"):
+    /// what a benchmark reports when not everything arrived.
+    public func deliveryCounts() throws -> [String: Int] {
+        try database.read { session in
+            var counts: [String: Int] = [:]
+            for row in try session.rows("SELECT state, last_error, COUNT(*) AS n FROM sous_outbox GROUP BY state, last_error") {
+                let state: String = row["state"]
+                let error: String? = row["last_error"]
+                counts[state + (error.map { ": \($0)" } ?? ""), default: 0] += Int(row["n"] as Int64)
+            }
+            return counts
         }
     }
 }
