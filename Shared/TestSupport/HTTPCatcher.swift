@@ -11,7 +11,7 @@ import NIOHTTP1
 /// Paths decide the answer: `/hang/…` never answers, `/status/CODE/…` answers CODE,
 /// `/redirect/…?to=URL` redirects, `/push/ID` is a push subscription's endpoint, anything
 /// else is 200.
-public final class HTTPCatcher: Sendable {
+public final class HTTPCatcher: ChildServer {
     private let child: ReportingChild<CaughtRequest>
 
     public init() throws {
@@ -58,15 +58,7 @@ public final class HTTPCatcher: Sendable {
 
 /// Runs `body` with a started ``HTTPCatcher``, stopping it afterwards.
 public func withHTTPCatcher<T: Sendable>(_ body: (HTTPCatcher) async throws -> T) async throws -> T {
-    let catcher = try await offThePool { try HTTPCatcher() }
-    do {
-        let value = try await body(catcher)
-        _ = try? await offThePool { catcher.stop() }
-        return value
-    } catch {
-        _ = try? await offThePool { catcher.stop() }
-        throw error
-    }
+    try await withChildServer({ try HTTPCatcher() }, body)
 }
 
 /// One request as the catcher received it.

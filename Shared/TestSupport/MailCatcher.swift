@@ -6,7 +6,7 @@ import Synchronization
 /// (Python's aiosmtpd) in a child process, with STARTTLS (or TLS from the first byte) under a
 /// certificate for `localhost` made for the run, and AUTH when a user is given. The mails it
 /// accepts are read back as they arrive.
-public final class MailCatcher: Sendable {
+public final class MailCatcher: ChildServer {
     public enum Mode: String, Sendable { case starttls, implicit, none }
 
     public var port: Int { child.port }
@@ -70,17 +70,7 @@ public func withMailCatcher<T: Sendable>(
     mode: MailCatcher.Mode = .starttls, user: String? = nil, password: String? = nil, refuse: [String] = [], defer deferred: [String] = [],
     stall: [String] = [], _ body: (MailCatcher) async throws -> T
 ) async throws -> T {
-    let catcher = try await offThePool {
-        try MailCatcher(mode: mode, user: user, password: password, refuse: refuse, defer: deferred, stall: stall)
-    }
-    do {
-        let value = try await body(catcher)
-        _ = try? await offThePool { catcher.stop() }
-        return value
-    } catch {
-        _ = try? await offThePool { catcher.stop() }
-        throw error
-    }
+    try await withChildServer({ try MailCatcher(mode: mode, user: user, password: password, refuse: refuse, defer: deferred, stall: stall) }, body)
 }
 
 /// One mail as the server accepted it.

@@ -67,6 +67,27 @@ final class ReportingChild<Line: Decodable & Sendable>: Sendable {
     }
 }
 
+/// A test server in a child process, stopped by closing its input.
+public protocol ChildServer: Sendable {
+    func stop()
+}
+
+/// Runs `body` with a server started off Swift's cooperative threads (starting one blocks until
+/// it listens), stopping it afterwards however `body` ends.
+func withChildServer<Server: ChildServer, T: Sendable>(
+    _ start: @escaping @Sendable () throws -> Server, _ body: (Server) async throws -> T
+) async throws -> T {
+    let server = try await offThePool(start)
+    do {
+        let value = try await body(server)
+        _ = try? await offThePool { server.stop() }
+        return value
+    } catch {
+        _ = try? await offThePool { server.stop() }
+        throw error
+    }
+}
+
 struct ReportingChildError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

@@ -173,6 +173,30 @@ struct AccountTests {
         }
     }
 
+    /// A long poll held open for a session (the web app's live list) ends as soon as the
+    /// service learns the session ended, not when its wait runs out.
+    @Test func aLongPollEndsWithItsSession() async throws {
+        try await withStack { stack in
+            try await register("ada@example.org", on: stack)
+            let phone = try await login("ada@example.org", on: stack, device: "phone")
+            let groceries = ServiceClient<Groceries>(
+                endpoint: stack.host(of: .groceries).boundEndpoints.requests, options: .init(timeout: .seconds(120), retries: 0), session: phone.token
+            )
+            let now = try await groceries.call(GroceriesAPI.wait, ListWait(after: 0, waitSeconds: 0))
+            let waiting = Task { try await groceries.call(GroceriesAPI.wait, ListWait(after: now.version, waitSeconds: 25)) }
+            _ = try await stack.client(Planner.self, session: phone.token).call(AccountAPI.logout, Empty())
+            let sequence = stack.planner.host.gate.revocations.sequence
+            try await withTimeout(.seconds(20), waitingFor: "the groceries service to learn of the sign-out") {
+                await stack.host(of: .groceries).gate.revocations.applied(through: sequence)
+            }
+            // Once the service knows, the wait ends at once: well inside the 25 s it asked for.
+            let ended = await #expect(throws: ServiceError.self) {
+                try await withTimeout(.seconds(10), waitingFor: "the long poll to end with its session") { try await waiting.value }
+            }
+            #expect(ended?.code == .unauthorized, "\(String(describing: ended))")
+        }
+    }
+
     /// Waits until every service but the planner refuses `token` (the planner refuses at once).
     /// Waits until every service has applied the planner's revocations (the event or the
     /// next poll), then expects each to refuse `token`.

@@ -56,8 +56,8 @@ public struct WebLimits: Sendable {
     /// A connection that sends nothing for this long is closed (a slow client holds nothing).
     public var idleTimeout: Duration = .seconds(30)
     /// How long one wait of the list's event stream lasts (the groceries service's long poll):
-    /// an open list page costs one call per wait, and a stream notices an ended session at the
-    /// end of the wait it is in (every page and every list refresh notices at once).
+    /// an open list page costs one call per wait. A session that ends ends the wait at once
+    /// (the service hears of it from the planner), so the stream says `ended` within moments.
     public var streamWait: Duration = .seconds(15)
 
     public init() {}

@@ -82,6 +82,8 @@ public final class RevocationList: Sendable {
         var sequence: Int64 = 0
         /// Callers of ``applied(through:)`` still waiting, by the sequence they wait for.
         var waiters: [UUID: (sequence: Int64, continuation: CheckedContinuation<Void, Never>)] = [:]
+        /// Callers of ``ended(_:)`` still waiting, by session.
+        var endWaiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
     }
 
     private let state = Mutex(State())
@@ -103,9 +105,33 @@ public final class RevocationList: Sendable {
             if state.revoked.count > 1024 { state.revoked = state.revoked.filter { $0.value > cutoff } }
             let done = state.waiters.filter { $0.value.sequence <= state.sequence }
             for id in done.keys { state.waiters[id] = nil }
-            return done.values.map(\.continuation)
+            let ended = sessions.flatMap { state.endWaiters.removeValue(forKey: $0.session)?.values.map { $0 } ?? [] }
+            return done.values.map(\.continuation) + ended
         }
         for waiter in ready { waiter.resume() }
+    }
+
+    /// Returns once `session` is revoked here (at once if it is), or when the task is
+    /// cancelled: a long poll ends with its session instead of at its timeout.
+    public func ended(_ session: String) async {
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.revoked[session] != nil || Task.isCancelled { return true }
+                    state.endWaiters[session, default: [:]][id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                let waiter = state.endWaiters[session]?.removeValue(forKey: id)
+                if state.endWaiters[session]?.isEmpty == true { state.endWaiters[session] = nil }
+                return waiter
+            }
+            waiter?.resume()
+        }
     }
 
     /// Returns once every revocation up to `sequence` is applied here (or the task is

@@ -15,11 +15,13 @@ public final class ChangeSignals: Sendable {
         let stream: AsyncStream<Void>
         public let stop: @Sendable () -> Void
 
-        /// Returns when a change arrived (since listening started) or `timeout` passed.
-        public func next(within timeout: Duration) async {
+        /// Returns when a change arrived (since listening started), `timeout` passed, or
+        /// `orWhen` returned.
+        public func next(within timeout: Duration, orWhen: (@Sendable () async -> Void)? = nil) async {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { for await _ in stream { return } }
                 group.addTask { try? await Task.sleep(for: timeout) }
+                if let orWhen { group.addTask { await orWhen() } }
                 await group.next()
                 group.cancelAll()
             }
@@ -40,6 +42,7 @@ public final class ChangeSignals: Sendable {
     }
 
     /// A long poll: reads at once and, when `isNew` finds nothing new, waits for a change to `key`
+    /// (or for the caller's session to end: then `unauthorized`, as the next call would be)
     /// (at most `waitSeconds`, 0 to 25, default 20, and ending a second before the caller's
     /// deadline so the answer reaches it) and reads again. Listening starts before the first
     /// read, so a change committed between the read and the wait is not missed.
@@ -54,7 +57,11 @@ public final class ChangeSignals: Sendable {
         var budget = Duration.milliseconds(Int(wait * 1000))
         if let remaining = context.remainingTime { budget = min(budget, remaining - .seconds(1)) }
         guard !isNew(first), budget > .zero else { return first }
-        await arrivals.next(within: budget)
+        await arrivals.next(within: budget, orWhen: context.sessionEnd)
+        if let session = context.session, context.revocations?.isRevoked(session.session) == true {
+            throw ServiceError(
+                .unauthorized, "this session was ended (signed out, password changed or account deleted); sign in again", field: "header.session")
+        }
         return try read()
     }
 

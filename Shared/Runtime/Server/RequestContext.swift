@@ -32,6 +32,8 @@ public struct RequestContext: Sendable {
     /// Whose data a ``Access/friend`` method reads: the caller, or the friend the request named
     /// once the server found that friend shares with the caller.
     public private(set) var subject: String?
+    /// The sessions this service knows have ended (``sessionEnded()``).
+    let revocations: RevocationList?
     private let serviceLogger: Logger
     /// The service logger with `request`, `method` and (once known) `user` metadata. Built when a
     /// handler logs, not for every request: a stream log handler formats its metadata each time
@@ -47,7 +49,7 @@ public struct RequestContext: Sendable {
     public init(
         requestID: String, method: String, caller: Caller, principal: ConnectionPrincipal = .inProcess, deadline: Int64?,
         idempotencyKey: String? = nil,
-        logger: Logger
+        logger: Logger, revocations: RevocationList? = nil
     ) {
         self.requestID = requestID
         self.method = method
@@ -55,7 +57,16 @@ public struct RequestContext: Sendable {
         self.principal = principal
         self.deadline = deadline
         self.idempotencyKey = idempotencyKey
+        self.revocations = revocations
         serviceLogger = logger
+    }
+
+    /// What returns when the session this request was made with ends (signed out, ended
+    /// elsewhere, the password changed); nil for a request made without one. A long poll races
+    /// it, so a stream held open for an ended session ends at once.
+    public var sessionEnd: (@Sendable () async -> Void)? {
+        guard let session, let revocations else { return nil }
+        return { await revocations.ended(session.session) }
     }
 
     /// The same context for the keyed write `scope`.
