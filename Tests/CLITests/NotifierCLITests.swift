@@ -180,7 +180,7 @@ struct NotifierCLITests {
                     }
                 }
                 let log = await sous(["reminders", "list"] + services.common)
-                #expect(log.out.contains("webhook sent 19:00, ntfy pending"), "\(log.out)")
+                #expect(log.out.contains("ntfy pending, webhook sent 19:00"), "\(log.out)")
                 #expect(log.out.contains("ntfy: the endpoint answered HTTP 500"), "\(log.out)")
 
                 let removed = await sous(["reminders", "channels", "remove", id] + services.common)

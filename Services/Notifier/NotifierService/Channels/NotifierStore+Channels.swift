@@ -60,7 +60,11 @@ extension NotifierStore {
     func deliveries(of user: String) throws -> [String: [ChannelDelivery]] {
         try database.read { session in
             var byDate: [String: [ChannelDelivery]] = [:]
-            for item in try Outbox.items(user: user, session).reversed() {
+            // One reminder's deliveries share their creation time: listed by kind, then channel.
+            let items = try Outbox.items(user: user, session).sorted {
+                ($0.createdAt, $0.channel, $0.recipient) < ($1.createdAt, $1.channel, $1.recipient)
+            }
+            for item in items {
                 guard let key = ReminderDeliveries.reminderKey(item.dedupe) else { continue }
                 byDate[key.date, default: []].append(Self.delivery(item))
             }
