@@ -58,7 +58,7 @@ public struct ChannelAdd: Codable, Equatable, Sendable {
 public struct ReminderChannel: Codable, Equatable, Sendable {
     public var id: String
     public var kind: ReminderChannelKind
-    /// Where it goes: the mail address, the topic or webhook URL, or the push service's host.
+    /// Where it goes: the mail address, the topic or webhook URL, or the push endpoint.
     public var address: String
     public var label: String?
     public var createdAt: Date
