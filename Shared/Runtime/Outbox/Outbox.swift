@@ -132,7 +132,7 @@ public enum Outbox {
             arguments.reserveCapacity(chunk.count * 8)
             for message in chunk {
                 arguments += [
-                    UUID().uuidString.lowercased(), message.channel, message.recipient, message.user,
+                    message.id, message.channel, message.recipient, message.user,
                     String(decoding: try encoder.encode(message.payload), as: UTF8.self), message.dedupe, now.timeIntervalSince1970,
                     now.timeIntervalSince1970 + message.delay,
                 ]
@@ -149,6 +149,8 @@ public enum Outbox {
 
     /// One message to queue with ``enqueue(_:now:_:)``.
     public struct Message: Sendable {
+        /// Its id in the outbox (what ``Item/id`` will be).
+        public var id: String
         public var channel: String
         public var recipient: String
         public var user: String?
@@ -156,7 +158,11 @@ public enum Outbox {
         public var dedupe: String?
         public var delay: TimeInterval
 
-        public init(channel: String, recipient: String, user: String?, payload: any Encodable & Sendable, dedupe: String?, delay: TimeInterval = 0) {
+        public init(
+            id: String = UUID().uuidString.lowercased(), channel: String, recipient: String, user: String?, payload: any Encodable & Sendable,
+            dedupe: String?, delay: TimeInterval = 0
+        ) {
+            self.id = id
             self.channel = channel
             self.recipient = recipient
             self.user = user

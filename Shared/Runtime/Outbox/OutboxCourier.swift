@@ -143,16 +143,6 @@ public final class OutboxCourier: Service, Sendable {
         }
     }
 
-    /// Delivers what is due at `now` (up to ``concurrency`` messages) and returns when every
-    /// attempt has ended; whether there was anything. For tests that step the courier by hand.
-    func deliverDue(now: Date) async -> Bool {
-        let due = claim(now: now, limit: concurrency)
-        await withDiscardingTaskGroup { group in
-            for item in due { group.addTask { await self.attempt(item) } }
-        }
-        return !due.isEmpty
-    }
-
     private func claim(now: Date, limit: Int) -> [Outbox.Item] {
         do {
             return try database.write { try Outbox.claimDue(now: now, limit: limit, $0) }

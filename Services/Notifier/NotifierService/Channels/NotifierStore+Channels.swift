@@ -36,10 +36,9 @@ extension NotifierStore {
             let message = ChannelMessage(
                 event: ChannelEvents.test, user: user, date: nil, title: "Sous: test message",
                 body: "This channel works: your reminders to log food will arrive here.", url: webURL)
-            try Outbox.enqueue(
-                [Outbox.Message(channel: channel.channel.kind.rawValue, recipient: id, user: user, payload: message, dedupe: nil)], now: now, session)
-            return try session.value(
-                String.self, "SELECT id FROM sous_outbox WHERE recipient = ? AND dedupe IS NULL ORDER BY created_at DESC LIMIT 1", [id])
+            let test = Outbox.Message(channel: channel.channel.kind.rawValue, recipient: id, user: user, payload: message, dedupe: nil)
+            try Outbox.enqueue([test], now: now, session)
+            return test.id
         }
     }
 
