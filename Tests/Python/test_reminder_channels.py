@@ -186,18 +186,26 @@ def wait_for_delivery(stack: Stack, token: str, date: str, channel_id: str, stat
         time.sleep(0.1)  # a poll interval, not a synchronization
 
 
-def wait_scheduled(stack: Stack, token: str) -> dict:
-    """Polls `reminders.next` until the activity event has scheduled a reminder (the notifier
-    publishes nothing when it schedules; a bounded poll)."""
+def make_active(stack: Stack, token: str) -> dict:
+    """A planner write (activity) until `reminders.next` shows the reminder it scheduled.
+
+    The notifier learns of activity from the planner's events, and PUB/SUB drops what was
+    published before the notifier's subscription finished joining (a CURVE handshake after both
+    processes started), so the write is repeated every few seconds until one is seen; a
+    bounded poll."""
     give_up_at = time.monotonic() + WAIT_SECONDS
-    with stack.client("notifier", session=token) as notifier:
+    with stack.client("planner") as planner, stack.client("notifier", session=token) as notifier:
         while True:
-            upcoming = notifier.call("reminders.next")
-            if upcoming["status"] == "scheduled":
-                return upcoming
-            if time.monotonic() > give_up_at:
-                pytest.fail(f"no reminder scheduled after {WAIT_SECONDS} s: {upcoming}\n{log_tail(stack.log('notifier'))}")
-            time.sleep(0.1)  # a poll interval, not a synchronization
+            profile = planner.call("profile.update", {"timeZone": "UTC", "reminderHour": 19}, session=token, write=True)
+            assert profile["timeZone"] == "UTC" and profile["reminderHour"] == 19 and profile["remindersEnabled"], profile
+            write_again_at = time.monotonic() + 3
+            while time.monotonic() < write_again_at:
+                upcoming = notifier.call("reminders.next")
+                if upcoming["status"] == "scheduled":
+                    return upcoming
+                if time.monotonic() > give_up_at:
+                    pytest.fail(f"no reminder scheduled after {WAIT_SECONDS} s: {upcoming}\n{log_tail(stack.log('notifier'))}")
+                time.sleep(0.1)  # a poll interval, not a synchronization
 
 
 def courier_caught_up(stack: Stack, token: str, channel_id: str, catcher: HttpCatcher) -> None:
@@ -241,11 +249,7 @@ def test_a_delivery_survives_a_kill_and_reaches_each_channel_once(setup):
     ada_channel, bob_channel = ada_hook["channel"]["id"], bob_hook["channel"]["id"]
 
     # A planner write is activity: each gets the next 19:00 UTC scheduled.
-    with stack.client("planner") as planner:
-        for token in (ada, bob):
-            profile = planner.call("profile.update", {"timeZone": "UTC", "reminderHour": 19}, session=token, write=True)
-            assert profile["timeZone"] == "UTC" and profile["reminderHour"] == 19 and profile["remindersEnabled"], profile
-    ada_next, bob_next = wait_scheduled(stack, ada), wait_scheduled(stack, bob)
+    ada_next, bob_next = make_active(stack, ada), make_active(stack, bob)
     due = ada_next["dueAt"]
     assert bob_next["dueAt"] == due and bob_next["date"] == ada_next["date"], (
         f"the two were scheduled for different instants (the test ran across 19:00 UTC?): {ada_next} {bob_next}")
