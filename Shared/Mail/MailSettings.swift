@@ -79,5 +79,5 @@ public struct MailSettings: Sendable, Equatable {
 
 public struct MailSettingsError: Error, Sendable, CustomStringConvertible {
     public let description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }

@@ -29,13 +29,17 @@ public struct AccountInfo: Codable, Sendable, Equatable {
     public var name: String
     public var role: AccountRole
     public var createdAt: Date
+    /// False until the email is confirmed with the code mailed at registration, on a server
+    /// that asks for that (`SOUS_VERIFY_EMAIL=on`); such an account cannot sign in before.
+    public var emailVerified: Bool
 
-    public init(user: String, email: String, name: String, role: AccountRole, createdAt: Date) {
+    public init(user: String, email: String, name: String, role: AccountRole, createdAt: Date, emailVerified: Bool = true) {
         self.user = user
         self.email = email
         self.name = name
         self.role = role
         self.createdAt = createdAt
+        self.emailVerified = emailVerified
     }
 }
 
@@ -255,4 +259,26 @@ extension AccountAPI {
     /// Sets a new password with a recovery code and ends every session of the account.
     public static let reset = Method<Planner, PasswordReset, PasswordResetDone>.write(
         "account.reset", .public, lane: .heavy, activity: false)
+}
+
+// MARK: Confirming an email
+
+/// `account.verify`: the code mailed at registration (as mailed, with or without its dash, any
+/// case).
+@MessagePackCodable
+public struct EmailVerification: Codable, Sendable {
+    public var code: String
+
+    public init(code: String) { self.code = code }
+}
+
+extension AccountAPI {
+    /// Confirms the email of an account registered on a server that asks for it, with the code
+    /// mailed to it (valid 24 hours, once). Answers the account, which can sign in from then on.
+    public static let verify = Method<Planner, EmailVerification, AccountInfo>.write(
+        "account.verify", .public, lane: .heavy, activity: false)
+    /// Mails a new confirmation code to an unconfirmed account with this email; answered alike,
+    /// in the same time, whether or not there is one (at most three a day per account).
+    public static let resendVerification = Method<Planner, RecoveryRequest, RecoveryStarted>.write(
+        "account.resendVerification", .public, activity: false)
 }

@@ -208,15 +208,19 @@ public struct PlannerArchive: Codable, Equatable, Sendable {
     /// settings (sharing with all friends, competitive mode): a friendship needs the other
     /// person's consent again.
     public var friends: FriendList?
+    /// The household's week templates with their repeats (nil in archives from before them).
+    public var templates: [PlanTemplate]?
 
     public init(
-        version: Int = ArchiveFormat.version, profile: CookingProfile, selection: [ArchivedSelection], slots: [PlanSlot], friends: FriendList? = nil
+        version: Int = ArchiveFormat.version, profile: CookingProfile, selection: [ArchivedSelection], slots: [PlanSlot], friends: FriendList? = nil,
+        templates: [PlanTemplate]? = nil
     ) {
         self.version = version
         self.profile = profile
         self.selection = selection
         self.slots = slots
         self.friends = friends
+        self.templates = templates
     }
 }
 

@@ -54,6 +54,34 @@ struct PlannerCLITests {
         }
     }
 
+    @Test func templateCommandsSaveApplyRepeatAndDelete() async throws {
+        try await withServices { planner, _ in
+            let common = ["--planner", planner, "--user", "ada"]
+            #expect(await sous(["plan", "put", "today", "dinner", "tomato-lentil-soup"] + common).code == 0)
+            let none = await sous(["plan", "template"] + common)
+            #expect(none.code == 0 && none.out.contains("No templates yet"), "\(none.err)")
+            let saved = await sous(["plan", "template", "save", "Soup night"] + common)
+            #expect(saved.code == 0 && saved.out.contains("Saved Soup night: 1 meal"), "\(saved.err)")
+            #expect(await sous(["plan", "clear", "today", "dinner"] + common).code == 0)
+            let applied = await sous(["plan", "template", "apply", "Soup night"] + common)
+            #expect(applied.code == 0 && applied.out.contains("Changed 1 slot."), "\(applied.err)")
+            let again = await sous(["plan", "template", "apply", "Soup night"] + common)
+            #expect(again.code == 0 && again.out.contains("The week already was as the template makes it."), "\(again.err)")
+            let repeated = await sous(["plan", "template", "repeat", "Soup night", "--every", "2", "--from", "today"] + common)
+            #expect(repeated.code == 0 && repeated.out.contains("Soup night: 1 meal, every 2 weeks from 2026-03-10"), "\(repeated.err)")
+            let both = await sous(["plan", "template", "repeat", "Soup night", "--every", "2", "--stop"] + common)
+            #expect(both.code == 64)
+            let bad = await sous(["plan", "template", "repeat", "Soup night", "--every", "9"] + common)
+            #expect(bad.code == 4 && bad.err.contains("field: everyWeeks"), "\(bad.err)")
+            let stopped = await sous(["plan", "template", "repeat", "Soup night", "--stop"] + common)
+            #expect(stopped.code == 0 && stopped.out.contains("no longer repeats"), "\(stopped.err)")
+            let deleted = await sous(["plan", "template", "delete", "Soup night"] + common)
+            #expect(deleted.code == 0 && deleted.out.contains("Deleted Soup night; 0 templates left."), "\(deleted.err)")
+            let gone = await sous(["plan", "template", "apply", "Soup night"] + common)
+            #expect(gone.code != 0 && gone.err.contains("field: template"), "\(gone.err)")
+        }
+    }
+
     @Test func planCommandsDriveTheWeekGrid() async throws {
         try await withServices { planner, _ in
             let common = ["--planner", planner, "--user", "ada"]

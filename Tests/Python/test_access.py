@@ -34,7 +34,7 @@ CORPUS = REPO_ROOT / "Tests" / "FuzzTests" / "Corpus"
 # Leaving moves Bob out of Dan's household, which the rest of the walk needs him in; what it
 # could reach of anyone else's is walked through household.remove and household.join.
 OWN_SESSION_ONLY = {"account.logout", "account.password", "account.delete", "household.leave"}
-ID_KEYS = {"id", "ids", "recipe", "entry", "item", "items", "lines", "session", "code", "user", "friend"}
+ID_KEYS = {"id", "ids", "recipe", "entry", "item", "items", "lines", "session", "code", "user", "friend", "template"}
 
 
 def methods_by_access() -> dict:
@@ -145,6 +145,14 @@ def test_no_user_method_returns_or_changes_another_users_data(stack):
         imported = ada["catalog"].call("recipes.import", {"document": document, "mappings": {line: "1 banana"}}, write=True)
         ids += [recipe["id"] for recipe in imported["imported"]]
         ada["planner"].call("plan.add", {"id": recipe["id"]}, write=True)
+        # A repeating week template holding the marked recipe (its name is in the template): Bob
+        # must neither see, apply nor change it by its name.
+        week = ada["planner"].call("plan.get")
+        ada["planner"].call("plan.put", {"date": week["today"], "slot": 1, "recipe": recipe["id"]}, write=True)
+        template = f"Ada's week {uuid.uuid4().hex[:8]}"
+        ada["planner"].call("plan.saveTemplate", {"name": template}, write=True)
+        ada["planner"].call("plan.repeatTemplate", {"template": template, "everyWeeks": 2}, write=True)
+        ids.append(template)
         grocery = ada["groceries"].call("groceries.addItem", {"text": marker, "count": 1, "withList": True}, write=True)["list"]
         ids += [line["id"] for group in grocery["categories"] for line in group["lines"]]
         entry = ada["tracker"].call("diary.add", {"meal": "lunch", "grams": 100, "food": marker,

@@ -1,6 +1,7 @@
 """Password recovery against the real planner process over CURVE, mailing through a real SMTP
 server (Tests/Support/mail_catcher.py, aiosmtpd with STARTTLS): the mailed code, the operator's
-code, guessing slowed down per address, and a code queued before a kill -9 still mailed."""
+code, guessing slowed down per address, a code queued before a kill -9 still mailed, and
+email confirmation at registration (`SOUS_VERIFY_EMAIL=on`)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from sous_client import SousError, sign_in
-from sous_stack import REPO_ROOT, Stack
+from sous_stack import PASSWORD, REPO_ROOT, Stack
 
 CATCHER = REPO_ROOT / "Tests" / "Support" / "mail_catcher.py"
 NEW_PASSWORD = "a brand new evening"
@@ -138,6 +139,41 @@ def test_the_operator_issues_a_code_on_the_machine(mail_stack):
     with stack.client("planner") as planner:
         planner.call("account.reset", {"code": code.lower(), "password": NEW_PASSWORD}, write=True)
         sign_in(planner, "bob@example.org", NEW_PASSWORD)
+
+
+def test_a_new_account_signs_in_once_its_email_is_confirmed(tmp_path):
+    catcher = MailCatcher(tmp_path)
+    stack = Stack(tmp_path)
+    stack.env.update(mail_environment(catcher, catcher.cert), SOUS_VERIFY_EMAIL="on")
+    try:
+        stack.start_all(["planner"])
+        with stack.client("planner") as planner:
+            for email, name in (("ada@example.org", "Ada"), ("bob@example.org", "Bob")):
+                account = planner.call("account.register", {"email": email, "password": PASSWORD, "name": name}, write=True)
+                assert account["email"] == email and account["emailVerified"] is False, account
+            with pytest.raises(SousError) as waiting:
+                sign_in(planner, "ada@example.org", PASSWORD)
+            assert waiting.value.code == "forbidden" and waiting.value.field == "email"
+
+            mails = {tuple(mail["to"]): mail for mail in (catcher.next_mail(), catcher.next_mail())}
+            assert "Subject: Confirm your email for Sous" in mails[("ada@example.org",)]["data"]
+            confirmed = planner.call("account.verify", {"code": mailed_code(mails[("ada@example.org",)])}, write=True)
+            assert confirmed["email"] == "ada@example.org" and confirmed["emailVerified"] is True
+            sign_in(planner, "ada@example.org", PASSWORD)
+
+        # Bob's mail never reached him: the operator confirms him by hand.
+        env = dict(stack.env, SOUS_DATA_DIR=str(stack.data_dir("planner")))
+        result = subprocess.run(
+            [str(stack.bin_dir / "sous-planner"), "account", "confirm", "--email", "bob@example.org"],
+            env=env, capture_output=True, text=True, timeout=60,
+        )
+        assert result.returncode == 0 and "Confirmed bob@example.org" in result.stdout, result.stderr
+        with stack.client("planner") as planner:
+            sign_in(planner, "bob@example.org", PASSWORD)
+        stack.assert_stopped_cleanly()
+    finally:
+        stack.stop_all()
+        catcher.stop()
 
 
 def test_a_code_queued_before_a_kill_is_mailed_after_the_restart(tmp_path):

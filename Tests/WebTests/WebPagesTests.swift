@@ -262,4 +262,35 @@ struct WebRecoveryTests {
             }
         }
     }
+
+    @Test func aNewAccountConfirmsItsEmailFromTheMailedLinkBeforeSigningIn() async throws {
+        try await withMailCatcher { catcher in
+            let settings = MailSettings(
+                host: "localhost", port: catcher.port, security: .startTLS, sender: try MailSender("sous@example.org"),
+                extraTrustRoots: catcher.certificateFile)
+            try await WebHarness.run(mail: AccountMail(settings: settings, webURL: "https://sous.example.org", verifiesEmail: true)) { _, client in
+                let ada = Browser(client)
+                try await ada.get("/register")
+                let made = try await ada.post(
+                    "/register", [("name", "Ada"), ("email", "ada@example.org"), ("password", "correct horse battery")])
+                #expect(made.status == .ok && made.text.contains("Confirm your email") && ada.cookie("sous_session") == nil, "\(made.status)")
+
+                let early = try await ada.post("/signin", [("email", "ada@example.org"), ("password", "correct horse battery")])
+                #expect(early.status == .forbidden && early.text.contains("Confirm your email first") && ada.cookie("sous_session") == nil)
+
+                let mail = try #require(try await catcher.mails(count: 1).first)
+                let link = try #require(mail.text.components(separatedBy: "\r\n").first { $0.hasPrefix("https://sous.example.org/verify?code=") })
+                let path = String(link.dropFirst("https://sous.example.org".count))
+                let code = String(path.dropFirst("/verify?code=".count))
+                let form = try await ada.get(path)
+                #expect(form.text.contains("value=\"\(code)\""), "the link fills the code in")
+                let wrong = try await ada.post("/verify", [("code", "AAAAA-AAAAA")])
+                #expect(wrong.status == .unprocessableContent && wrong.text.contains("wrong, used or expired"), "\(wrong.status)")
+                let confirmed = try await ada.post("/verify", [("code", code)])
+                #expect(confirmed.status == .ok && confirmed.text.contains("Your email is confirmed"), "\(confirmed.status)")
+                let signedIn = try await ada.post("/signin", [("email", "ada@example.org"), ("password", "correct horse battery")])
+                #expect(signedIn.status == .seeOther && ada.cookie("sous_session") != nil)
+            }
+        }
+    }
 }

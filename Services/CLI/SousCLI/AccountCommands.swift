@@ -39,6 +39,12 @@ struct RegisterCommand: AsyncParsableCommand {
     func run() async throws {
         let password = try readPassword("Choose a password (at least 10 characters): ")
         let account = try await global.client(Planner.self).call(AccountAPI.register, Registration(email: email, password: password, name: name))
+        guard account.emailVerified else {
+            if global.json { return try printJSON(account) }
+            Console.current.out("Registered \(account.email) (user \(account.user)). A code is on its way to that email (valid 24 hours).")
+            Console.current.out("Confirm it with: sous account verify --code CODE, then sign in with: sous login --email \(account.email)")
+            return
+        }
         let signedIn = try await signIn(email: account.email, password: password, device: device, global: global)
         if global.json { return try printJSON(signedIn.account) }
         Console.current.out("Registered \(account.email) (user \(account.user)) and signed in on \(signedIn.session.device).")
@@ -168,7 +174,39 @@ struct PasswordCommand: AsyncParsableCommand {
 /// `sous account delete`
 struct AccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "account", abstract: "Your account.", subcommands: [Delete.self, Recover.self, Reset.self])
+        commandName: "account", abstract: "Your account.", subcommands: [Delete.self, Recover.self, Reset.self, Verify.self, ResendVerification.self])
+
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Confirm your email with the code mailed at registration (on a server that asks for it).",
+            discussion: "Then sign in: sous login --email EMAIL")
+
+        @Option(help: "The code from the mail (with or without its dash).") var code: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let account = try await global.client(Planner.self).call(AccountAPI.verify, EmailVerification(code: code))
+            if global.json { return try printJSON(account) }
+            Console.current.out("Confirmed \(account.email). Sign in with: sous login --email \(account.email)")
+        }
+    }
+
+    struct ResendVerification: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "resend-verification",
+            abstract: "Mail a new confirmation code to an account that is not confirmed yet (valid 24 hours, once).",
+            discussion: "The answer is the same whether or not the email has such an account.")
+
+        @Option(help: "Your account's email.") var email: String
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let started = try await global.client(Planner.self).call(AccountAPI.resendVerification, RecoveryRequest(email: email))
+            if global.json { return try printJSON(started) }
+            Console.current.out(started.message)
+            Console.current.out("Then confirm with: sous account verify --code CODE")
+        }
+    }
 
     struct Recover: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -85,7 +85,7 @@ struct AccountCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "account",
         abstract: "Accounts on this machine.",
-        subcommands: [Adopt.self, ResetCode.self]
+        subcommands: [Adopt.self, ResetCode.self, Confirm.self]
     )
 
     struct ResetCode: ParsableCommand {
@@ -103,6 +103,23 @@ struct AccountCommand: ParsableCommand {
             guard let code else { throw ValidationError("no account has the email \(email)") }
             print("Reset code for \(email): \(code.prefix(5))-\(code.dropFirst(5)) (valid 30 minutes, once).")
             print("The owner sets a new password with: sous account reset --code \(code.prefix(5))-\(code.dropFirst(5))")
+        }
+    }
+
+    struct Confirm: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Confirm an account's email by hand (on a server with SOUS_VERIFY_EMAIL=on, when the code's mail cannot reach it).",
+            discussion: "Check first, in person, that the email is the owner's: from then on the account signs in without a code."
+        )
+
+        @OptionGroup var options: MachineAccountOptions
+
+        func run() throws {
+            let email = options.email.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let confirmed = try options.withStore({ store in try store.confirmEmail(email, now: Date()) }) else {
+                throw ValidationError("no account has the email \(email)")
+            }
+            print(confirmed ? "Confirmed \(email): it can sign in now." : "\(email) was confirmed already.")
         }
     }
 

@@ -12,6 +12,8 @@ public struct PlannerService: Sendable {
     public let host: ServiceHost
     public let store: PlannerStore
     public let accounts: AccountStore
+    /// Applies repeating week templates (once a minute; tests call ``RepeatingWeeks/applyDue()``).
+    public let repeatingWeeks: RepeatingWeeks
 
     /// Builds the planner from `configuration`: opens the database, binds the sockets and
     /// registers methods. `database` replaces the one `configuration` names (tests that share
@@ -31,6 +33,7 @@ public struct PlannerService: Sendable {
         let households = HouseholdStore(database: database)
         let eraser = AccountEraser(store: accounts, households: households, configuration: configuration, logger: logger)
         let changes = ChangeSignals()
+        let repeatingWeeks = RepeatingWeeks(logger: logger)
         // Other replicas' changes wake the `plan.wait` calls waiting here.
         let follower = ReplicaChangeFollower(
             configuration: configuration, topic: PlannerTopics.planChanged, key: { $0.household }, changes: changes, logger: logger)
@@ -41,7 +44,7 @@ public struct PlannerService: Sendable {
         }
         let host = try ServiceHost(
             configuration: configuration, logger: logger, database: database,
-            services: [eraser] + (follower.map { [$0] } ?? []) + (courier.map { [$0] } ?? []),
+            services: [eraser, repeatingWeeks] + (follower.map { [$0] } ?? []) + (courier.map { [$0] } ?? []),
             ownRevocations: { since in try accounts.liveRevocations(since: since, now: configuration.clock.now) })
         let signer = try Self.sessionSigner(configuration)
         let known = try accounts.revocations(since: 0, now: Date())
@@ -49,11 +52,14 @@ public struct PlannerService: Sendable {
         self.host = host
         self.store = store
         self.accounts = accounts
+        self.repeatingWeeks = repeatingWeeks
         host.server.useHouseholds(households)
-        PlannerHandlers(
+        let handlers = PlannerHandlers(
             host: host.parts, store: store, households: households, changes: changes, catalog: Peer<Catalog>(Catalog.self, of: configuration),
             tracker: Peer<Tracker>(Tracker.self, of: configuration)
-        ).register(on: host.server)
+        )
+        handlers.register(on: host.server)
+        repeatingWeeks.use(handlers)
         AccountHandlers(host: host.parts, store: accounts, signer: signer, eraser: eraser, mail: mail, courier: courier).register(on: host.server)
         HouseholdHandlers(host: host.parts, store: households, eraser: eraser).register(on: host.server)
         FriendHandlers(host: host.parts, store: FriendStore(database: database)).register(on: host.server)
@@ -110,6 +116,11 @@ struct PlannerHandlers: Sendable {
         server.register(PlannerAPI.exportArchive, use: exportArchive)
         server.register(PlannerAPI.importArchive, use: importArchive)
         server.register(PlannerAPI.calendar, use: calendar)
+        server.register(PlannerAPI.saveTemplate, use: saveTemplate)
+        server.register(PlannerAPI.templates, use: templates)
+        server.register(PlannerAPI.deleteTemplate, use: deleteTemplate)
+        server.register(PlannerAPI.applyTemplate, use: applyTemplate)
+        server.register(PlannerAPI.repeatTemplate, use: repeatTemplate)
         server.register(PlannerAPI.wait, use: wait)
     }
 

@@ -28,7 +28,8 @@ extension PlannerStore {
                         WHERE s.household = ? ORDER BY s.date, s.slot
                         """, [member.user, member.household]
                     ).map(\.planSlot),
-                    friends: try FriendStore.list(session, user: member.user))
+                    friends: try FriendStore.list(session, user: member.user),
+                    templates: try Self.templates(session, household: member.household))
             }
         }
     }
@@ -37,12 +38,14 @@ extension PlannerStore {
     /// when the user already has a profile, their household a selection or slots, or when the
     /// archive holds a plan and others share the household.
     func restore(_ archive: PlannerArchive, member: PlanMember, dryRun: Bool, now: Date) throws(ServiceError) -> ArchiveImported {
-        let counts = ["selection": archive.selection.count, "slots": archive.slots.count]
+        let templates = archive.templates ?? []
+        let counts = ["selection": archive.selection.count, "slots": archive.slots.count, "templates": templates.count]
         return try storage {
             try writePlan(member.household) { session in
                 try session.requireNoRows(of: member.user, in: ["profile"], what: "a profile in the planner")
-                try session.requireNoRows(of: member.household, in: ["selection", "slot"], column: "household", what: "a plan in the planner")
-                if !archive.selection.isEmpty || !archive.slots.isEmpty,
+                try session.requireNoRows(
+                    of: member.household, in: ["selection", "slot", "plan_template"], column: "household", what: "a plan in the planner")
+                if !archive.selection.isEmpty || !archive.slots.isEmpty || !templates.isEmpty,
                     try HouseholdStore.members(session, household: member.household).count > 1
                 {
                     throw ServiceError.conflict(
@@ -69,6 +72,19 @@ extension PlannerStore {
                         try session.execute(
                             #"INSERT INTO slot_eaten (household, date, slot, "user", diary_entry) VALUES (?, ?, ?, ?, ?)"#,
                             [member.household, slot.date.description, slot.slot, member.user, entry])
+                    }
+                }
+                for template in templates {
+                    try session.execute(
+                        #"INSERT INTO plan_template (household, name, created_at, repeat_every, repeat_from, repeat_by) VALUES (?, ?, ?, ?, ?, ?)"#,
+                        [
+                            member.household, template.name, template.createdAt.timeIntervalSince1970, template.repeats?.everyWeeks,
+                            template.repeats?.from.description, template.repeats == nil ? nil : member.user,
+                        ])
+                    for slot in template.slots {
+                        try session.execute(
+                            #"INSERT INTO plan_template_slot (household, template, weekday, slot, recipe, recipe_name) VALUES (?, ?, ?, ?, ?, ?)"#,
+                            [member.household, template.name, slot.weekday, slot.slot, slot.recipe, slot.recipeName])
                     }
                 }
                 return ArchiveImported(counts: counts)
@@ -117,6 +133,7 @@ extension PlannerHandlers {
                     "\(PlannerStore.label(SlotRef(date: slot.date, slot: slot.slot))) is in the archive twice", field: field)
             }
         }
+        try Self.checkTemplates(archive.templates ?? [])
         var checked = archive
         checked.profile = profile
         let member = try member(user, context)
@@ -126,6 +143,37 @@ extension PlannerHandlers {
             planChanged(member, dates: Array(Set(archive.slots.map(\.date))).sorted())
         }
         return result
+    }
+
+    /// Templates as `plan.saveTemplate` and `plan.repeatTemplate` would have made them.
+    static func checkTemplates(_ templates: [PlanTemplate]) throws(ServiceError) {
+        guard templates.count <= PlannerStore.maxTemplates else {
+            throw .badRequest("at most \(PlannerStore.maxTemplates) templates", field: "archive.templates")
+        }
+        var names: Set<String> = []
+        for (index, template) in templates.enumerated() {
+            let field = "archive.templates.\(index)"
+            let name = try templateName(template.name, field: "\(field).name")
+            guard name == template.name, names.insert(name).inserted else {
+                throw .badRequest("\"\(template.name)\" is not a template name, or is in the archive twice", field: "\(field).name")
+            }
+            guard !template.slots.isEmpty, template.slots.count <= 14 else {
+                throw .badRequest("a template holds 1 to 14 meals", field: "\(field).slots")
+            }
+            var taken: Set<[Int]> = []
+            for (position, slot) in template.slots.enumerated() {
+                let slotField = "\(field).slots.\(position)"
+                guard (1...7).contains(slot.weekday) else { throw .badRequest("weekday is 1 (Monday) to 7 (Sunday)", field: "\(slotField).weekday") }
+                try PlanWindow.check(slot: slot.slot, field: "\(slotField).slot")
+                try checkRecipe(slot.recipe, name: slot.recipeName, field: slotField)
+                guard taken.insert([slot.weekday, slot.slot]).inserted else {
+                    throw .badRequest("weekday \(slot.weekday) slot \(slot.slot) is in the template twice", field: slotField)
+                }
+            }
+            if let repeats = template.repeats, !(1...8).contains(repeats.everyWeeks) {
+                throw .badRequest("everyWeeks must be 1 to 8", field: "\(field).repeats.everyWeeks")
+            }
+        }
     }
 
     /// A recipe id and name as stored: 1–200 characters each.

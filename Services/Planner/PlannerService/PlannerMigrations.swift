@@ -222,6 +222,52 @@ enum PlannerMigrations {
             ]),
         PostgresMigration("v9: friends", PlannerMigrations.friendTables),
         PostgresMigration("v10: password recovery, and the outbox its mail leaves by", PlannerMigrations.recoveryTables),
+        PostgresMigration("v11: confirmed emails", PlannerMigrations.emailVerification),
+        PostgresMigration("v12: week templates", PlannerMigrations.templateTables),
+    ]
+
+    /// Week templates, the same on both engines: a template's meals by weekday and slot, its
+    /// repeat (every so many weeks from a date, following one member's week), and the dates a
+    /// repeat has filled, each once.
+    static let templateTables = [
+        """
+        CREATE TABLE plan_template (
+            household TEXT NOT NULL,
+            name TEXT NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL,
+            repeat_every BIGINT,
+            repeat_from TEXT,
+            repeat_by TEXT,
+            PRIMARY KEY (household, name)
+        )
+        """,
+        """
+        CREATE TABLE plan_template_slot (
+            household TEXT NOT NULL,
+            template TEXT NOT NULL,
+            weekday BIGINT NOT NULL,
+            slot BIGINT NOT NULL,
+            recipe TEXT NOT NULL,
+            recipe_name TEXT NOT NULL,
+            PRIMARY KEY (household, template, weekday, slot)
+        )
+        """,
+        """
+        CREATE TABLE plan_template_applied (
+            household TEXT NOT NULL,
+            template TEXT NOT NULL,
+            date TEXT NOT NULL,
+            PRIMARY KEY (household, template, date)
+        )
+        """,
+    ]
+
+    /// When each account's email was confirmed (every account made before is taken as
+    /// confirmed), and what each mailed code is for, the same on both engines.
+    static let emailVerification = [
+        "ALTER TABLE account ADD COLUMN verified_at DOUBLE PRECISION",
+        "UPDATE account SET verified_at = created_at",
+        "ALTER TABLE recovery_code ADD COLUMN purpose TEXT NOT NULL DEFAULT 'reset'",
     ]
 
     /// Recovery codes (by digest; a request for an email without an account stores a row with
@@ -520,6 +566,12 @@ enum PlannerMigrations {
         }
         migrator.registerMigration("v12: password recovery, and the outbox its mail leaves by") { db in
             for statement in recoveryTables { try db.execute(sql: statement) }
+        }
+        migrator.registerMigration("v13: confirmed emails") { db in
+            for statement in emailVerification { try db.execute(sql: statement) }
+        }
+        migrator.registerMigration("v14: week templates") { db in
+            for statement in templateTables { try db.execute(sql: statement) }
         }
         return migrator
     }

@@ -34,6 +34,8 @@ struct AccountHandlers: Sendable {
         server.register(AccountAPI.names, use: names)
         server.register(AccountAPI.recover, use: recover)
         server.register(AccountAPI.reset, use: reset)
+        server.register(AccountAPI.verify, use: verify)
+        server.register(AccountAPI.resendVerification, use: resendVerification)
     }
 
     /// `account.names`: display names for another service to show.
@@ -57,12 +59,14 @@ struct AccountHandlers: Sendable {
         try checkAddress(address, now: clock, context: context, refusing: "registration")
         let info: AccountInfo
         do {
-            info = try store.createAccount(email: request.email, password: request.password, name: request.name, role: .user, now: now)
+            info = try store.createAccount(
+                email: request.email, password: request.password, name: request.name, role: .user, now: now, confirmingBy: mail, mailedAt: clock)
         } catch {
             if error.code == .conflict, error.field == "email" { throttle.withLock { $0.failed(address: address, now: clock) } }
             throw error
         }
-        context.logger.notice("account registered", metadata: ["user": "\(info.user)"])
+        if !info.emailVerified { courier?.wake() }
+        context.logger.notice("account registered", metadata: ["user": "\(info.user)", "emailVerified": "\(info.emailVerified)"])
         return info
     }
 
@@ -85,6 +89,12 @@ struct AccountHandlers: Sendable {
         try AccountRules.checkOfferedPassword(request.password)
         let device = try AccountRules.checkName(request.device, field: "device")
         let account = try checkPassword(request.password, email: email, context: context)
+        // Told only to whoever knows the password.
+        if mail.verifiesEmail, !account.emailVerified {
+            throw ServiceError(
+                .forbidden, "confirm your email first with the code mailed to \(account.email) (account.verify), or ask for a new one",
+                field: "email")
+        }
         let session = try store.createSession(user: account.user, device: device, now: now)
         context.logger.notice("signed in", metadata: ["user": "\(account.user)", "session": "\(session.id)"])
         return SignedIn(token: token(for: session, role: account.role), session: info(session, current: session.id), account: account)

@@ -19,28 +19,35 @@ struct AccountRecord: Sendable, SQLRecord {
         static let passwordHash = Column("password_hash")
         static let role = Column("role")
         static let createdAt = Column("created_at")
+        static let verifiedAt = Column("verified_at")
     }
 
     var info: AccountInfo
     var passwordHash: String
+    /// When the email was confirmed; nil while a code mailed at registration waits.
+    var verifiedAt: Date?
 
-    init(info: AccountInfo, passwordHash: String) {
+    init(info: AccountInfo, passwordHash: String, verifiedAt: Date?) {
         self.info = info
         self.passwordHash = passwordHash
+        self.verifiedAt = verifiedAt
+        self.info.emailVerified = verifiedAt != nil
     }
 
     init(row: Row) {
+        verifiedAt = (row[Columns.verifiedAt] as Double?).map(Date.init(timeIntervalSince1970:))
         info = AccountInfo(
             user: row[Columns.user], email: row[Columns.email], name: row[Columns.name], role: AccountRole(rawValue: row[Columns.role]) ?? .user,
-            createdAt: Date(timeIntervalSince1970: row[Columns.createdAt])
+            createdAt: Date(timeIntervalSince1970: row[Columns.createdAt]), emailVerified: verifiedAt != nil
         )
         passwordHash = row[Columns.passwordHash]
     }
 
-    static let columnNames = [Columns.user, Columns.email, Columns.name, Columns.passwordHash, Columns.role, Columns.createdAt].map(\.name)
+    static let columnNames = [Columns.user, Columns.email, Columns.name, Columns.passwordHash, Columns.role, Columns.createdAt, Columns.verifiedAt]
+        .map(\.name)
 
     var values: SQLArguments {
-        [info.user, info.email, info.name, passwordHash, info.role.rawValue, info.createdAt.timeIntervalSince1970]
+        [info.user, info.email, info.name, passwordHash, info.role.rawValue, info.createdAt.timeIntervalSince1970, verifiedAt?.timeIntervalSince1970]
     }
 }
 

@@ -26,10 +26,13 @@ public final class AccountStore: Sendable {
     // MARK: Accounts
 
     /// Creates an account; `user` is a new random id unless given (claiming an id from before
-    /// accounts existed). The password must already have passed ``AccountRules``.
+    /// accounts existed). The password must already have passed ``AccountRules``. On a server
+    /// that confirms emails (`mail`), a confirmation code is queued, dated `mailedAt` (the
+    /// service clock) or `now`.
     @discardableResult
     public func createAccount(
-        user: String? = nil, email: String, password: String, name: String, role: AccountRole, now: Date
+        user: String? = nil, email: String, password: String, name: String, role: AccountRole, now: Date, confirmingBy mail: AccountMail? = nil,
+        mailedAt: Date? = nil
     ) throws(ServiceError) -> AccountInfo {
         let email = try AccountRules.normalizedEmail(email)
         let name = try AccountRules.checkName(name)
@@ -41,7 +44,10 @@ public final class AccountStore: Sendable {
             throw .badRequest("a user id has 1 to \(SousProtocol.maxTokenBytes) bytes, without leading or trailing spaces", field: "user")
         }
         guard let hash = Sodium.hashPassword(password, cost: passwordCost) else { throw .internal("the password could not be hashed") }
-        let info = AccountInfo(user: user ?? Self.newID(prefix: "u-"), email: email, name: name, role: role, createdAt: now)
+        // On a server that confirms emails, the account waits for the code mailed here.
+        let confirming = mail?.verifiesEmail == true ? mail : nil
+        let info = AccountInfo(
+            user: user ?? Self.newID(prefix: "u-"), email: email, name: name, role: role, createdAt: now, emailVerified: confirming == nil)
         try storage {
             try database.write { transaction in
                 // Emails are stored and looked up normalized (lowercased), so equality is the rule.
@@ -51,7 +57,11 @@ public final class AccountStore: Sendable {
                 if try transaction.value(Int.self, #"SELECT 1 FROM account WHERE "user" = ?"#, [info.user]) != nil {
                     throw ServiceError.conflict("user \(info.user) already has an account", field: "user")
                 }
-                try transaction.insert(AccountRecord(info: info, passwordHash: hash))
+                try transaction.insert(AccountRecord(info: info, passwordHash: hash, verifiedAt: confirming == nil ? now : nil))
+                if let confirming {
+                    try Self.queueCode(
+                        RecoveryCode.make(), .verify, for: info, email: email, mail: confirming, delay: 0, now: mailedAt ?? now, transaction)
+                }
             }
         }
         return info

@@ -24,12 +24,45 @@ struct AccountPages {
                 let password = form.raw("password") ?? ""
                 guard !email.isEmpty else { throw WebError.field("email", "Email is required") }
                 guard !password.isEmpty else { throw WebError.field("password", "Password is required") }
-                let signedIn = try await app.checkingPassword {
-                    try await app.backend.planner.call(AccountAPI.login, SignIn(email: email, password: password, device: Self.device(request)))
+                let signedIn: SignedIn
+                do {
+                    signedIn = try await app.checkingPassword {
+                        try await app.backend.planner.call(AccountAPI.login, SignIn(email: email, password: password, device: Self.device(request)))
+                    }
+                } catch let error as ServiceError where error.code == .forbidden && error.field == "email" {
+                    return verifyPage(
+                        context, email: email, status: .forbidden,
+                        error: WebError(
+                            status: .forbidden, message: "Confirm your email first: enter the code mailed to \(email) when you made your account.",
+                            field: "code"))
                 }
                 return signInResponse(signedIn, goingTo: next)
             } orShow: { error in
                 app.views.page("signin", title: "Sign in", ["email": email, "next": next], context: context, status: error.status, error: error)
+            }
+        }
+        router.get("/verify") { request, context in
+            verifyPage(context, code: String((request.uri.queryParameters.get("code") ?? "").prefix(20)))
+        }
+        router.post("/verify") { _, context in
+            let code = context.form.text("code") ?? ""
+            return try await app.submit {
+                let account = try await app.backend.planner.call(AccountAPI.verify, EmailVerification(code: code))
+                return app.views.page(
+                    "signin", title: "Sign in", ["email": account.email, "next": "/settings?welcome=1"], context: context,
+                    notice: "Your email is confirmed. Sign in with your password.")
+            } orShow: { error in
+                verifyPage(context, code: code, status: error.status, error: error)
+            }
+        }
+        router.post("/verify/resend") { _, context in
+            let email = context.form.text("email") ?? ""
+            return try await app.submit {
+                guard !email.isEmpty else { throw WebError.field("email", "Email is required") }
+                let started = try await app.backend.planner.call(AccountAPI.resendVerification, RecoveryRequest(email: email))
+                return verifyPage(context, email: email, notice: started.message)
+            } orShow: { error in
+                verifyPage(context, email: email, status: error.status, error: error)
             }
         }
         router.get("/forgot") { _, context in
@@ -70,7 +103,11 @@ struct AccountPages {
             let name = form.text("name") ?? "", email = form.text("email") ?? ""
             return try await app.submit {
                 let password = form.raw("password") ?? ""
-                _ = try await app.backend.planner.call(AccountAPI.register, Registration(email: email, password: password, name: name))
+                let account = try await app.backend.planner.call(AccountAPI.register, Registration(email: email, password: password, name: name))
+                guard account.emailVerified else {
+                    return verifyPage(
+                        context, email: account.email, notice: "Your account is made. A code is on its way to \(account.email): enter it here.")
+                }
                 let signedIn = try await app.backend.planner.call(
                     AccountAPI.login, SignIn(email: email, password: password, device: Self.device(request)))
                 return signInResponse(signedIn, goingTo: "/settings?welcome=1")
@@ -165,6 +202,14 @@ struct AccountPages {
         return app.views.page(
             "account", title: "Account", section: "settings", ["account": ["name": account.name, "email": account.email], "sessions": list],
             context: context, status: error?.status ?? .ok, error: error, notice: notice)
+    }
+
+    private func verifyPage(
+        _ context: WebContext, code: String = "", email: String = "", status: HTTPResponse.Status = .ok, error: WebError? = nil,
+        notice: String? = nil
+    ) -> Response {
+        app.views.page(
+            "verify", title: "Confirm your email", ["code": code, "email": email], context: context, status: status, error: error, notice: notice)
     }
 
     private func signInResponse(_ signedIn: SignedIn, goingTo path: String) -> Response {

@@ -41,6 +41,24 @@ extension Templates {
         {{/content}}{{/layout}}
         """#
 
+    static let verify = #"""
+        {{<layout}}{{$content}}
+        <form method="post" action="/verify" class="card stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <p>A code went to your email when you made your account, valid for 24 hours. It confirms the email is yours; then you can sign in.</p>
+        <label for="code">Code from the mail</label>
+        <input id="code" name="code" required autocomplete="one-time-code" autocapitalize="characters" maxlength="20" value="{{code}}">
+        <button type="submit" class="primary">Confirm my email</button>
+        </form>
+        <form method="post" action="/verify/resend" class="card stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="email">No code, or it expired? Your email</label>
+        <input id="email" name="email" type="email" autocomplete="username" required value="{{email}}">
+        <button type="submit">Mail me a new code</button>
+        </form>
+        {{/content}}{{/layout}}
+        """#
+
     static let register = #"""
         {{<layout}}{{$content}}
         <form method="post" action="/register" class="card stack">

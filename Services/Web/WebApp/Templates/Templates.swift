@@ -3,7 +3,7 @@
 enum Templates {
     static let all: [String: String] = [
         "layout": layout, "error": error, "form_error": formError,
-        "signin": signIn, "register": register, "account": account, "forgot": forgot, "reset": reset,
+        "signin": signIn, "register": register, "account": account, "forgot": forgot, "reset": reset, "verify": verify,
         "recipes": recipes, "recipe_card": recipeCard, "recipe": recipe, "recipe_form": recipeForm, "recipe_import": recipeImport,
         "week": week, "list": list, "list_body": listBody, "orders": orders,
         "cook": cook,
