@@ -85,14 +85,18 @@ public struct Ingredient: Codable, Equatable, Sendable {
     /// True when the category, diet facts and allergens were derived from the USDA food group by
     /// rule (Services/Catalog/README.md) rather than checked by hand. Optional on input (false).
     public var factsDerived: Bool
+    /// The packs a shop sells it in, smallest first, each with its price (illustrative, like
+    /// ``price``). Optional on input (none: the list shows no packs).
+    public var packs: [PackSize]
 
     public init(
         id: String, name: String, usdaNdb: String?, unit: MeasureUnit, gramsPerPiece: Double?, gramsPerMl: Double?, price: Price?,
         category: ShoppingCategory, nutrition: Nutrition, contains: [DietFact], allergens: [Allergen], synonyms: [String] = [], bought: Bool = true,
-        portions: [Portion] = [], factsDerived: Bool = false
+        portions: [Portion] = [], factsDerived: Bool = false, packs: [PackSize] = []
     ) {
         self.portions = portions
         self.factsDerived = factsDerived
+        self.packs = packs
         self.id = id
         self.name = name
         self.usdaNdb = usdaNdb
@@ -110,7 +114,7 @@ public struct Ingredient: Codable, Equatable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case id, name, usdaNdb, unit, gramsPerPiece, gramsPerMl, price, category, nutrition, contains, allergens, synonyms, bought, portions
-        case factsDerived
+        case factsDerived, packs
     }
 
     public init(from decoder: any Decoder) throws {
@@ -130,6 +134,42 @@ public struct Ingredient: Codable, Equatable, Sendable {
         bought = try container.decodeIfPresent(Bool.self, forKey: .bought) ?? true
         portions = try container.decodeIfPresent([Portion].self, forKey: .portions) ?? []
         factsDerived = try container.decodeIfPresent(Bool.self, forKey: .factsDerived) ?? false
+        packs = try container.decodeIfPresent([PackSize].self, forKey: .packs) ?? []
+    }
+}
+
+/// A pack a shop sells: how much it holds and what it costs.
+@MessagePackCodable
+public struct PackSize: Codable, Equatable, Hashable, Sendable {
+    /// How much one pack holds, in ``unit``: a whole number of g, ml or pieces.
+    public var quantity: Double
+    /// g, kg, ml, l or piece: the family the ingredient is priced in.
+    public var unit: MeasureUnit
+    /// EUR for one pack.
+    public var price: Double
+
+    public init(quantity: Double, unit: MeasureUnit, price: Double) {
+        self.quantity = quantity
+        self.unit = unit
+        self.price = price
+    }
+
+    /// Packs as a database column keeps them: "quantity|unit|price" a line ("500|g|1.45"), read
+    /// for every ingredient on each start (cheaper than JSON).
+    public static func columnText(_ packs: [PackSize]) -> String {
+        packs.map { "\($0.quantity)|\($0.unit.rawValue)|\($0.price)" }.joined(separator: "\n")
+    }
+
+    /// ``columnText(_:)`` read back; a line that does not parse is left out.
+    public static func fromColumnText(_ text: String) -> [PackSize] {
+        guard !text.isEmpty else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "|")
+            guard fields.count == 3, let quantity = Double(fields[0]), let unit = MeasureUnit(rawValue: String(fields[1])),
+                let price = Double(fields[2])
+            else { return nil }
+            return PackSize(quantity: quantity, unit: unit, price: price)
+        }
     }
 }
 

@@ -254,11 +254,15 @@ public struct GroceryLine: Codable, Equatable, Sendable {
     public var price: Double?
     public var checked: Bool
     public var sources: [GroceryLineSource]
+    /// The packs that cover the line for the least money, when the catalog knows the packs the
+    /// ingredient is sold in; nil otherwise (sold loose, or a non-edible item).
+    public var packs: PackChoice?
 
     public init(
         id: String, ingredient: String?, name: String, category: ShoppingCategory, quantity: Double?, unit: MeasureUnit?, count: Int?,
-        exactQuantity: Double?, exactUnit: MeasureUnit?, price: Double?, checked: Bool, sources: [GroceryLineSource]
+        exactQuantity: Double?, exactUnit: MeasureUnit?, price: Double?, checked: Bool, sources: [GroceryLineSource], packs: PackChoice? = nil
     ) {
+        self.packs = packs
         self.id = id
         self.ingredient = ingredient
         self.name = name
@@ -271,6 +275,35 @@ public struct GroceryLine: Codable, Equatable, Sendable {
         self.price = price
         self.checked = checked
         self.sources = sources
+    }
+}
+
+/// Packs of one size to buy.
+@MessagePackCodable
+public struct PackCount: Codable, Equatable, Sendable {
+    public var pack: PackSize
+    public var count: Int
+
+    public init(pack: PackSize, count: Int) {
+        self.pack = pack
+        self.count = count
+    }
+}
+
+/// The cheapest packs that together hold at least a line's need (docs/PROTOCOL.md, "Packs").
+@MessagePackCodable
+public struct PackChoice: Codable, Equatable, Sendable {
+    /// Largest first; at least one.
+    public var packs: [PackCount]
+    /// EUR for all of them.
+    public var price: Double
+    /// What they hold beyond the need, in the line's ``GroceryLine/exactUnit``.
+    public var leftover: Double
+
+    public init(packs: [PackCount], price: Double, leftover: Double) {
+        self.packs = packs
+        self.price = price
+        self.leftover = leftover
     }
 }
 
@@ -296,6 +329,9 @@ public struct GroceryList: Codable, Equatable, Sendable {
     public var categories: [GroceryCategoryGroup]
     /// EUR, illustrative: the sum of every line's price.
     public var total: Double
+    /// EUR, illustrative: what the list costs bought in packs (each line's packs, or its price
+    /// where the ingredient is sold loose).
+    public var totalByPacks: Double
     public var lineCount: Int
     public var checkedCount: Int
     /// Raised by every change to the caller's list (each write answers with its new version,
@@ -304,11 +340,13 @@ public struct GroceryList: Codable, Equatable, Sendable {
     public var version: Int64
 
     public init(
-        recipes: [ListRecipe], categories: [GroceryCategoryGroup], total: Double, lineCount: Int, checkedCount: Int, version: Int64 = 0
+        recipes: [ListRecipe], categories: [GroceryCategoryGroup], total: Double, totalByPacks: Double? = nil, lineCount: Int, checkedCount: Int,
+        version: Int64 = 0
     ) {
         self.recipes = recipes
         self.categories = categories
         self.total = total
+        self.totalByPacks = totalByPacks ?? total
         self.lineCount = lineCount
         self.checkedCount = checkedCount
         self.version = version

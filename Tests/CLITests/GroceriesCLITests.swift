@@ -67,6 +67,17 @@ struct GroceriesCLITests {
     /// A quantity is typed in any unit a recipe import reads, converted before it is sent: 2 cups
     /// of milk are 480 ml (the import's 240 ml cup), 2 lb of flour 907.184 g. A can, whose size
     /// depends on what is in it, is refused naming the units that work.
+    @Test func showSaysWhichPacksToBuyAndTheirTotal() async throws {
+        try await withServices { flags in
+            #expect(await sous(["groceries", "add-item", "--ingredient", "potato", "--quantity", "1200", "--unit", "g"] + flags).code == 0)
+            let shown = await sous(["groceries", "show"] + flags)
+            #expect(shown.code == 0, "\(shown.err)")
+            let potato = try #require(shown.out.split(separator: "\n").first { $0.contains("Potato") })
+            #expect(potato.contains("2 × 1 kg €2.60, 800 g over"), "\(potato)")
+            #expect(shown.out.contains("Total €1.56 (estimate)") && shown.out.contains("In packs €2.60"), "\(shown.out)")
+        }
+    }
+
     @Test func addItemTakesTheUnitsRecipesAreWrittenIn() async throws {
         try await withServices { flags in
             let cups = await sous(["groceries", "add-item", "--ingredient", "milk", "--quantity", "2", "--unit", "cup"] + flags)

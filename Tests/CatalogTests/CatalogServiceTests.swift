@@ -597,6 +597,44 @@ struct PersonalVersionTests {
         }
     }
 
+    /// Pack sizes: every shop-bought ingredient ships with some; a bad one is refused naming it,
+    /// with nothing of the import written.
+    @Test func packSizesShipAndABadOneIsRefusedNamingIt() async throws {
+        try await withCatalog { catalog, client in
+            let potato = try #require(try await client.call(CatalogAPI.getIngredients, .init(ids: ["potato"])).ingredients.first)
+            #expect(potato.packs == [PackSize(quantity: 1, unit: .kg, price: 1.30), PackSize(quantity: 2.5, unit: .kg, price: 3.09)])
+            let version = try catalog.store.catalogVersion
+            let bad: [([PackSize], String)] = [
+                ([PackSize(quantity: 0, unit: .g, price: 1)], "ingredients.0.packs.0.quantity"),
+                ([PackSize(quantity: 0.5, unit: .g, price: 1)], "ingredients.0.packs.0.quantity"),
+                ([PackSize(quantity: -1, unit: .kg, price: 1)], "ingredients.0.packs.0.quantity"),
+                ([PackSize(quantity: .infinity, unit: .kg, price: 1)], "ingredients.0.packs.0.quantity"),
+                ([PackSize(quantity: 101, unit: .kg, price: 1)], "ingredients.0.packs.0.quantity"),
+                ([PackSize(quantity: 1, unit: .kg, price: 0)], "ingredients.0.packs.0.price"),
+                ([PackSize(quantity: 1, unit: .kg, price: .nan)], "ingredients.0.packs.0.price"),
+                ([PackSize(quantity: 1, unit: .tbsp, price: 1)], "ingredients.0.packs.0.unit"),
+                ([PackSize(quantity: 1, unit: .kg, price: 1), PackSize(quantity: 4, unit: .piece, price: 1)], "ingredients.0.packs.1.unit"),
+                ([PackSize(quantity: 1, unit: .kg, price: 1), PackSize(quantity: 1000, unit: .g, price: 2)], "ingredients.0.packs.1.quantity"),
+                ((1...6).map { PackSize(quantity: Double($0), unit: .kg, price: 1) }, "ingredients.0.packs"),
+            ]
+            for (packs, field) in bad {
+                var changed = potato
+                changed.packs = packs
+                let error = await #expect(throws: ServiceError.self) {
+                    try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "test", ingredients: [changed]), user: "operator")
+                }
+                #expect(error?.code == .badRequest && error?.field == field, "\(packs): \(String(describing: error))")
+            }
+            #expect(try catalog.store.catalogVersion == version)
+            // Potatoes have a piece weight: a net of 10 is a pack they can be sold in.
+            var nets = potato
+            nets.packs = [PackSize(quantity: 10, unit: .piece, price: 2.5)]
+            _ = try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "test", ingredients: [nets]), user: "operator")
+            let now = try #require(try await client.call(CatalogAPI.getIngredients, .init(ids: ["potato"])).ingredients.first)
+            #expect(now.packs == nets.packs)
+        }
+    }
+
     /// An import that would leave a recipe unmeasurable (onions no longer counted in pieces, and
     /// recipes asking for "1 onion") is refused naming the ingredient and the recipe, with nothing
     /// of it written.
@@ -609,6 +647,7 @@ struct PersonalVersionTests {
             carrot.price?.amount += 1
             onion.unit = .g
             onion.gramsPerPiece = nil
+            onion.packs = []  // its nets of onions could no longer be sold either
             let error = await #expect(throws: ServiceError.self) {
                 try await client.call(CatalogAPI.importIngredients, IngredientImport(source: "test", ingredients: [carrot, onion]), user: "operator")
             }

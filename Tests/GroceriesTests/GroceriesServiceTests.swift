@@ -496,3 +496,27 @@ struct ShoppingUnitsTests {
         }
     }
 }
+
+@Suite(.closesItsSockets)
+struct ListPackTests {
+    /// The shipped catalog's packs (illustrative): potatoes 1 kg €1.30 and 2.5 kg €3.09 (€1.30 a
+    /// kg loose); eggs 6 for €1.80 and 12 for €3.42 (€0.30 each loose).
+    @Test func eachLineShowsItsCheapestPacksAndTheListItsTotalByPacks() async throws {
+        try await withGroceries { env in
+            _ = try await env.write(GroceriesAPI.addItem, AddListItem(ingredient: "potato", quantity: 1200, unit: .g))
+            let list = try await env.write(GroceriesAPI.addItem, AddListItem(ingredient: "egg", quantity: 7, unit: .piece))
+            // Potatoes: 2 × 1 kg €2.60 (800 g over) beats 2.5 kg €3.09; loose 1.2 kg × €1.30 = €1.56.
+            let potato = try #require(list.line("potato"))
+            #expect(potato.packs?.packs == [PackCount(pack: PackSize(quantity: 1, unit: .kg, price: 1.30), count: 2)])
+            #expect(potato.packs?.price == 2.60 && potato.packs?.leftover == 800 && near(potato.price, 1.56))
+            // Eggs: a box of 12 €3.42 (5 over) beats two of 6 €3.60; loose 7 × €0.30 = €2.10.
+            let egg = try #require(list.line("egg"))
+            #expect(egg.packs?.packs == [PackCount(pack: PackSize(quantity: 12, unit: .piece, price: 3.42), count: 1)])
+            #expect(egg.packs?.price == 3.42 && egg.packs?.leftover == 5 && near(egg.price, 2.10))
+            #expect(near(list.total, 3.66) && near(list.totalByPacks, 6.02))
+            // A non-edible item has no packs and counts nothing.
+            let withItem = try await env.write(GroceriesAPI.addItem, AddListItem(text: "paper towels", count: 2))
+            #expect(withItem.lines.first { $0.ingredient == nil }?.packs == nil && near(withItem.totalByPacks, 6.02))
+        }
+    }
+}

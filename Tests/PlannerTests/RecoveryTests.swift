@@ -42,7 +42,7 @@ struct RecoveryTests {
         /// attempt's lease before then would let the courier send it again.
         func mailSettled() async throws {
             let giveUpAt = ContinuousClock.now + .seconds(30)
-            while try await planner.accounts.database.read({ session in
+            while try planner.accounts.database.read({ session in
                 try session.value(Int.self, "SELECT COUNT(*) FROM sous_outbox WHERE state = 'pending'") ?? 0
             }) > 0 {
                 guard ContinuousClock.now < giveUpAt else { throw HarnessTimeout("mail still pending after 30 s") }

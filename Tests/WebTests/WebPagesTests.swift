@@ -96,6 +96,18 @@ struct WebPagesTests {
         }
     }
 
+    /// Each line of a recipe's ingredients says which packs to buy; the totals say what they cost.
+    @Test func theListSaysWhichPacksToBuy() async throws {
+        try await WebHarness.run { _, client in
+            let ada = Browser(client)
+            try await ada.register("Ada", email: "ada@example.org")
+            try await ada.get("/list")
+            #expect(try await ada.post("/list/recipes", [("recipe", "tomato-lentil-soup")]).status == .seeOther)
+            let list = try await ada.get("/list")
+            #expect(list.text.contains("<small class=\"packs\">buy 1 × ") && list.text.contains(" · in packs €"), "\(list.text.prefix(2000))")
+        }
+    }
+
     @Test func formsWithoutTheirTokenAreRefusedAndWriteNothing() async throws {
         try await WebHarness.run { _, client in
             let ada = Browser(client)

@@ -296,19 +296,25 @@ enum GroceriesRendering {
                 ? "The list is empty. Add a recipe with `sous groceries add-recipe <id>`." : "Nothing left to buy (everything is left out)."
         }
         var sections: [String] = []
+        let inPacks = list.lines.contains { $0.packs != nil }
         for group in list.categories {
-            var table = Table([("", .left), ("item", .left), ("quantity", .right), ("price", .right), ("id", .left)])
+            var columns: [(String, Table.Alignment)] = [("", .left), ("item", .left), ("quantity", .right), ("price", .right)]
+            if inPacks { columns.append(("in packs", .left)) }
+            var table = Table(columns + [("id", .left)])
             for line in group.lines {
-                table.add([
+                var row = [
                     line.checked ? "[x]" : "[ ]", line.name.truncated(40),
                     quantity(line.quantity, line.unit, count: line.count, units: units, gramsPerMl: line.ingredient.flatMap { densities[$0] }),
                     // A line from a food with no known price says so, never €0.
-                    line.price.map(money) ?? (line.ingredient == nil ? "" : "no price"), line.id,
-                ])
+                    line.price.map(money) ?? (line.ingredient == nil ? "" : "no price"),
+                ]
+                if inPacks { row.append(line.packs?.summary(leftoverUnit: line.exactUnit) ?? "") }
+                table.add(row + [line.id])
             }
             sections.append("\(group.category.rawValue)  \(money(group.subtotal))\n\(table.render())")
         }
         var footer = "Total \(money(list.total)) (estimate), \(list.lineCount) lines, \(list.checkedCount) checked"
+        if inPacks { footer += "\nIn packs \(money(list.totalByPacks)) (what is loose at its price by weight)" }
         if !list.recipes.isEmpty {
             footer += "\nFrom: " + list.recipes.map { "\($0.name) ×\($0.multiplier)" }.joined(separator: ", ")
         }

@@ -4,6 +4,7 @@ public import SousFetch
 import SousInterchange
 public import SousRuntime
 public import SousSchema
+import SousUnits
 public import SousWire
 
 /// The catalog service: its store, its host (server + publisher) and the planner client it
@@ -414,6 +415,7 @@ enum IngredientValidation {
                         "a portion's name is 1 to 120 characters without \"|\" or line breaks", field: "\(field).portions.\(position).name")
                 }
             }
+            try PackValidation.check(ingredient.packs, of: ingredient, field: "\(field).packs")
             if let perPiece = ingredient.gramsPerPiece, !(perPiece > 0) {
                 throw .badRequest("grams per piece must be positive", field: "\(field).gramsPerPiece")
             }
@@ -426,6 +428,49 @@ enum IngredientValidation {
                 guard !trimmed.isEmpty, trimmed == synonym, synonym.count <= 100, !synonym.contains("|") else {
                     throw .badRequest("a synonym is 1 to 100 characters without surrounding spaces or \"|\"", field: "\(field).synonyms.\(position)")
                 }
+            }
+        }
+    }
+}
+
+/// The packs an ingredient is sold in: at most 5, all by weight, all by volume or all by count (a
+/// family the ingredient can be measured in), each a whole number of g, ml or pieces (1 to
+/// 100 000; pieces to 1000), priced above 0 and at most 10 000 EUR, no size twice.
+enum PackValidation {
+    static let maxPacks = 5
+
+    static func check(_ packs: [PackSize], of ingredient: Ingredient, field: String) throws(ServiceError) {
+        guard packs.count <= maxPacks else { throw .badRequest("at most \(maxPacks) pack sizes", field: field) }
+        let usual = QuantityDimension(ingredient.unit)
+        var sizes: Set<[Double]> = []
+        for (index, pack) in packs.enumerated() {
+            let packField = "\(field).\(index)"
+            guard [.g, .kg, .ml, .l, .piece].contains(pack.unit) else {
+                throw .badRequest("a pack is sold in g, kg, ml, l or pieces, not \(pack.unit.rawValue)", field: "\(packField).unit")
+            }
+            let dimension = QuantityDimension(pack.unit)
+            guard dimension == QuantityDimension(packs[0].unit) else {
+                throw .badRequest("an ingredient's packs are all by weight, all by volume or all by count", field: "\(packField).unit")
+            }
+            let measures = IngredientMeasures(
+                unit: ingredient.unit, gramsPerPiece: ingredient.gramsPerPiece, gramsPerMl: ingredient.gramsPerMl, price: ingredient.price)
+            guard measures.convert(1, from: dimension, to: usual) != nil else {
+                throw .badRequest(
+                    "\(ingredient.name) is measured in \(ingredient.unit.rawValue) and cannot be sold by \(pack.unit.rawValue) (no density or piece weight)",
+                    field: "\(packField).unit")
+            }
+            let amount = pack.quantity * pack.unit.baseFactor
+            let most: Double = dimension == .count ? 1000 : 100_000
+            guard pack.quantity.isFinite, amount >= 1, amount <= most, amount.rounded() == amount else {
+                throw .badRequest(
+                    "a pack holds a whole number of \(dimension.baseUnit.rawValue), 1 to \(Int(most)), not \(pack.quantity) \(pack.unit.rawValue)",
+                    field: "\(packField).quantity")
+            }
+            guard pack.price.isFinite, pack.price > 0, pack.price <= 10_000 else {
+                throw .badRequest("a pack's price is above 0 and at most 10 000 EUR", field: "\(packField).price")
+            }
+            guard sizes.insert([Double(dimension.rawValue), amount]).inserted else {
+                throw .badRequest("the pack size \(pack.quantity) \(pack.unit.rawValue) is listed twice", field: "\(packField).quantity")
             }
         }
     }

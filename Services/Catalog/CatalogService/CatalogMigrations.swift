@@ -218,6 +218,7 @@ enum CatalogMigrations {
                 "ALTER TABLE ingredient ADD COLUMN portions TEXT NOT NULL DEFAULT ''",
                 "ALTER TABLE ingredient ADD COLUMN facts_derived BIGINT NOT NULL DEFAULT 0",
             ] + CatalogMigrations.lineMappings),
+        PostgresMigration("v8: pack sizes", ["ALTER TABLE ingredient ADD COLUMN packs TEXT NOT NULL DEFAULT ''"]),
     ]
 
     /// The recipes a household marked as its favourites: shared by every member, erased with
@@ -554,6 +555,10 @@ enum CatalogMigrations {
                     ALTER TABLE ingredient ADD COLUMN facts_derived INTEGER NOT NULL DEFAULT 0;
                     """)
             for statement in lineMappings { try db.execute(sql: statement) }
+        }
+        migrator.registerMigration("v14: pack sizes") { db in
+            // "quantity|unit|price" a line (PackSize.columnText); empty for an ingredient sold loose.
+            try db.execute(sql: "ALTER TABLE ingredient ADD COLUMN packs TEXT NOT NULL DEFAULT ''")
         }
         return migrator
     }

@@ -260,7 +260,7 @@ struct IngredientRecord: Sendable, SQLRecord {
         Columns.id, Columns.name, Columns.folded, Columns.usdaNdb, Columns.unit, Columns.gramsPerPiece, Columns.gramsPerMl, Columns.priceAmount,
         Columns.pricePer, Columns.category, Columns.kcal, Columns.carbohydrates, Columns.protein, Columns.fat, Columns.fibre, Columns.sugar,
         Columns.salt, Columns.contains, Columns.allergens, Columns.source, Columns.version, Columns.synonyms, Columns.foldedSynonyms, Columns.bought,
-        Columns.priced, Columns.portions, Columns.factsDerived,
+        Columns.priced, Columns.portions, Columns.factsDerived, Columns.packs,
     ].map(\.name)
 
     enum Columns {
@@ -292,6 +292,7 @@ struct IngredientRecord: Sendable, SQLRecord {
         static let priced = Column("priced")
         static let portions = Column("portions")
         static let factsDerived = Column("facts_derived")
+        static let packs = Column("packs")
     }
 
     var ingredient: Ingredient
@@ -325,7 +326,8 @@ struct IngredientRecord: Sendable, SQLRecord {
                 kcal: row.number(9), carbohydrates: row.number(10), protein: row.number(11), fat: row.number(12), fibre: row.number(13),
                 sugar: row.number(14), salt: row.number(15)),
             contains: Bitmask.values(row.integer(16), as: DietFact.self), allergens: Bitmask.values(row.integer(17), as: Allergen.self),
-            synonyms: Self.synonyms(row.text(18)), bought: row.flag(19), portions: PortionColumn.decode(row.text(21)), factsDerived: row.flag(22)
+            synonyms: Self.synonyms(row.text(18)), bought: row.flag(19), portions: PortionColumn.decode(row.text(21)), factsDerived: row.flag(22),
+            packs: PackSize.fromColumnText(row.text(23))
         )
     }
 
@@ -357,6 +359,7 @@ struct IngredientRecord: Sendable, SQLRecord {
         Columns.id, Columns.name, Columns.usdaNdb, Columns.unit, Columns.gramsPerPiece, Columns.gramsPerMl, Columns.priceAmount, Columns.pricePer,
         Columns.category, Columns.kcal, Columns.carbohydrates, Columns.protein, Columns.fat, Columns.fibre, Columns.sugar, Columns.salt,
         Columns.contains, Columns.allergens, Columns.synonyms, Columns.bought, Columns.priced, Columns.portions, Columns.factsDerived,
+        Columns.packs,
     ]
 
     /// ``served`` for reads written in SQL.
@@ -371,7 +374,7 @@ struct IngredientRecord: Sendable, SQLRecord {
             ingredient.gramsPerMl, ingredient.price?.amount ?? 0, (ingredient.price?.per ?? .kg).rawValue, ingredient.category.rawValue, n.kcal,
             n.carbohydrates, n.protein, n.fat, n.fibre, n.sugar, n.salt, Bitmask.of(ingredient.contains), Bitmask.of(ingredient.allergens), source,
             version, (try? JSONColumn.encode(ingredient.synonyms)) ?? "[]", foldedSynonyms, ingredient.bought, ingredient.price != nil,
-            PortionColumn.encode(ingredient.portions), ingredient.factsDerived,
+            PortionColumn.encode(ingredient.portions), ingredient.factsDerived, PackSize.columnText(ingredient.packs),
         ]
     }
 }

@@ -134,6 +134,7 @@ enum GroceriesMigrations {
             "v3: lists are households'",
             GroceriesMigrations.householdTables.map { #"ALTER TABLE \#($0) RENAME COLUMN "user" TO household"# }),
         PostgresMigration("v4: ingredients without a price", ["ALTER TABLE ingredient ADD COLUMN priced BIGINT NOT NULL DEFAULT 1"]),
+        PostgresMigration("v5: pack sizes", ["ALTER TABLE ingredient ADD COLUMN packs TEXT NOT NULL DEFAULT ''"]),
     ]
 
     /// Every table keyed by whose list it is: since households, the household's (whose id, for
@@ -298,6 +299,10 @@ enum GroceriesMigrations {
         migrator.registerMigration("v7: ingredients without a price") { db in
             // The catalog's USDA foods have no price: priced = 0 leaves price_amount unused.
             try db.execute(sql: "ALTER TABLE ingredient ADD COLUMN priced INTEGER NOT NULL DEFAULT 1")
+        }
+        migrator.registerMigration("v8: pack sizes") { db in
+            // PackSize.columnText; empty until a recipe or item brings the ingredient's facts again.
+            try db.execute(sql: "ALTER TABLE ingredient ADD COLUMN packs TEXT NOT NULL DEFAULT ''")
         }
         return migrator
     }

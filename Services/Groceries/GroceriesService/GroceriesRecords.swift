@@ -30,6 +30,7 @@ struct IngredientFactsRecord: Sendable, SQLRecord {
         static let bought = Column("bought")
         /// 0 when the catalog knows no price (price_amount and price_per are then unused).
         static let priced = Column("priced")
+        static let packs = Column("packs")
     }
 
     var facts: ListIngredientFacts
@@ -41,19 +42,20 @@ struct IngredientFactsRecord: Sendable, SQLRecord {
             id: row[Columns.id], name: row[Columns.name], unit: try storedValue(MeasureUnit.self, row[Columns.unit]),
             gramsPerPiece: row[Columns.gramsPerPiece], gramsPerMl: row[Columns.gramsPerMl],
             price: row[Columns.priced] ? Price(amount: row[Columns.priceAmount], per: try storedValue(PriceUnit.self, row[Columns.pricePer])) : nil,
-            category: try storedValue(ShoppingCategory.self, row[Columns.category]), bought: row[Columns.bought]
+            category: try storedValue(ShoppingCategory.self, row[Columns.category]), bought: row[Columns.bought],
+            packs: PackSize.fromColumnText(row[Columns.packs])
         )
     }
 
     static let columnNames = [
         Columns.id, Columns.name, Columns.unit, Columns.gramsPerPiece, Columns.gramsPerMl, Columns.priceAmount, Columns.pricePer, Columns.category,
-        Columns.bought, Columns.priced,
+        Columns.bought, Columns.priced, Columns.packs,
     ].map(\.name)
 
     var values: SQLArguments {
         [
             facts.id, facts.name, facts.unit.rawValue, facts.gramsPerPiece, facts.gramsPerMl, facts.price?.amount ?? 0,
-            (facts.price?.per ?? .kg).rawValue, facts.category.rawValue, facts.bought, facts.price != nil,
+            (facts.price?.per ?? .kg).rawValue, facts.category.rawValue, facts.bought, facts.price != nil, PackSize.columnText(facts.packs ?? []),
         ]
     }
 }

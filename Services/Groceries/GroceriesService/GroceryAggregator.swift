@@ -66,7 +66,7 @@ public enum GroceryAggregator {
                 GroceryLine(
                     id: id, ingredient: id, name: facts.name, category: facts.category, quantity: shown.quantity, unit: shown.unit, count: nil,
                     exactQuantity: exact, exactUnit: dimension.baseUnit, price: GroceryUnits.price(of: lineAmounts, facts),
-                    checked: checked.contains(id), sources: sources[id] ?? []
+                    checked: checked.contains(id), sources: sources[id] ?? [], packs: PackOptimizer.choose(need: exact, in: dimension, facts)
                 ))
         }
         for item in items {
@@ -93,9 +93,11 @@ public enum GroceryAggregator {
                 .map(\.line)
             groups.append(GroceryCategoryGroup(category: category, lines: sorted, subtotal: sorted.reduce(0) { $0 + ($1.price ?? 0) }))
         }
+        let total = groups.reduce(0) { $0 + $1.subtotal }
+        let byPacks = groups.flatMap(\.lines).reduce(0) { $0 + ($1.packs?.price ?? $1.price ?? 0) }
         return GroceryList(
-            recipes: recipes, categories: groups, total: groups.reduce(0) { $0 + $1.subtotal }, lineCount: lines.count,
-            checkedCount: lines.count { $0.checked }
+            recipes: recipes, categories: groups, total: total, totalByPacks: byPacks,
+            lineCount: lines.count, checkedCount: lines.count { $0.checked }
         )
     }
 }

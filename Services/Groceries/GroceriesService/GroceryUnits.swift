@@ -21,11 +21,14 @@ public struct ListIngredientFacts: Codable, Equatable, Sendable {
     public var category: ShoppingCategory
     /// False for tap water: recipes' shares of it are left off the list.
     public var bought: Bool
+    /// The packs a shop sells it in (nil or empty: sold loose).
+    public var packs: [PackSize]?
 
     public init(
         id: String, name: String, unit: MeasureUnit, gramsPerPiece: Double?, gramsPerMl: Double?, price: Price?, category: ShoppingCategory,
-        bought: Bool = true
+        bought: Bool = true, packs: [PackSize]? = nil
     ) {
+        self.packs = packs
         self.id = id
         self.name = name
         self.unit = unit
@@ -40,7 +43,7 @@ public struct ListIngredientFacts: Codable, Equatable, Sendable {
         self.init(
             id: ingredient.id, name: ingredient.name, unit: ingredient.unit, gramsPerPiece: ingredient.gramsPerPiece,
             gramsPerMl: ingredient.gramsPerMl,
-            price: ingredient.price, category: ingredient.category, bought: ingredient.bought
+            price: ingredient.price, category: ingredient.category, bought: ingredient.bought, packs: ingredient.packs
         )
     }
 

@@ -159,6 +159,7 @@ struct ListPages {
         let units = (try? await profile.units) ?? .metric
         return [
             "version": list.version, "checkedCount": list.checkedCount, "lineCount": list.lineCount, "total": Show.euros(list.total),
+            "totalByPacks": list.lines.contains { $0.packs != nil } ? Show.euros(list.totalByPacks) : "",
             "categories": list.categories.map { group -> [String: Any] in
                 [
                     "category": group.category.rawValue, "subtotal": Show.euros(group.subtotal),
@@ -173,6 +174,7 @@ struct ListPages {
                         } else if line.ingredient != nil {
                             values["price"] = "no price"
                         }
+                        if let packs = line.packs { values["packs"] = packs.summary(leftoverUnit: line.exactUnit) }
                         if let item = line.sources.compactMap(\.item).first { values["item"] = item }
                         return values
                     },

@@ -31,7 +31,7 @@ extension Templates {
 
     /// The part of the list page that live updates replace.
     static let listBody = #"""
-        <p class="totals" id="list-totals">{{checkedCount}} of {{lineCount}} ticked · {{total}}</p>
+        <p class="totals" id="list-totals">{{checkedCount}} of {{lineCount}} ticked · {{total}}{{#totalByPacks}} · in packs {{totalByPacks}}{{/totalByPacks}}</p>
         {{#empty(categories)}}<p>The list is empty. Plan some meals and put the week on the list, or add an item below.</p>{{/empty(categories)}}
         {{#categories}}
         <section class="category">
@@ -43,6 +43,7 @@ extension Templates {
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="line" value="{{id}}"><input type="hidden" name="checked" value="{{next}}">
         <button type="submit" class="tick-button" aria-pressed="{{#checked}}true{{/checked}}{{^checked}}false{{/checked}}">
         <span class="box" aria-hidden="true"></span><span class="what">{{amount}} {{name}}</span>{{#price}} <small>{{price}}</small>{{/price}}
+        {{#packs}}<small class="packs">buy {{packs}}</small>{{/packs}}
         </button>
         </form>
         {{#item}}<form method="post" action="/list/items/remove"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="id" value="{{item}}"><button type="submit" class="link" aria-label="Remove {{name}}">Remove</button></form>{{/item}}
