@@ -308,11 +308,14 @@ public struct GroceriesArchive: Codable, Equatable, Sendable {
     public var checkedIngredients: [String]
     /// Past orders, oldest first.
     public var orders: [GroceryOrder]
+    /// The household's pantry (nil in archives from before it).
+    public var pantry: Pantry?
 
     public init(
         version: Int = ArchiveFormat.version, recipes: [ArchivedListRecipe], items: [ArchivedListItem], checkedIngredients: [String],
-        orders: [GroceryOrder]
+        orders: [GroceryOrder], pantry: Pantry? = nil
     ) {
+        self.pantry = pantry
         self.version = version
         self.recipes = recipes
         self.items = items

@@ -254,15 +254,21 @@ public struct GroceryLine: Codable, Equatable, Sendable {
     public var price: Double?
     public var checked: Bool
     public var sources: [GroceryLineSource]
-    /// The packs that cover the line for the least money, when the catalog knows the packs the
-    /// ingredient is sold in; nil otherwise (sold loose, or a non-edible item).
+    /// The packs that cover what is to be bought for the least money, when the catalog knows the
+    /// packs the ingredient is sold in; nil otherwise (sold loose, a non-edible item, or nothing
+    /// to buy).
     public var packs: PackChoice?
+    /// What the pantry holds of it and what is left to buy, when it holds some; ``quantity``,
+    /// ``price`` and ``packs`` are then for what is left to buy.
+    public var pantry: PantryCover?
 
     public init(
         id: String, ingredient: String?, name: String, category: ShoppingCategory, quantity: Double?, unit: MeasureUnit?, count: Int?,
-        exactQuantity: Double?, exactUnit: MeasureUnit?, price: Double?, checked: Bool, sources: [GroceryLineSource], packs: PackChoice? = nil
+        exactQuantity: Double?, exactUnit: MeasureUnit?, price: Double?, checked: Bool, sources: [GroceryLineSource], packs: PackChoice? = nil,
+        pantry: PantryCover? = nil
     ) {
         self.packs = packs
+        self.pantry = pantry
         self.id = id
         self.ingredient = ingredient
         self.name = name
@@ -275,6 +281,20 @@ public struct GroceryLine: Codable, Equatable, Sendable {
         self.price = price
         self.checked = checked
         self.sources = sources
+    }
+}
+
+/// A line the pantry covers some of: "need 600 g, have 250 g → buy 350 g".
+@MessagePackCodable
+public struct PantryCover: Codable, Equatable, Sendable {
+    /// What the pantry holds, in the line's ``GroceryLine/exactUnit`` (its need is ``GroceryLine/exactQuantity``).
+    public var have: Double
+    /// The need less what the pantry holds, never below 0.
+    public var buy: Double
+
+    public init(have: Double, buy: Double) {
+        self.have = have
+        self.buy = buy
     }
 }
 

@@ -292,8 +292,17 @@ public struct CookedResult: Codable, Equatable, Sendable {
     public var loggingError: String?
     /// The other members named in `alsoEatenBy`, in that order.
     public var others: [MemberServing]
+    /// What the meal took out of the household's pantry (`pantry.cook`); nil when the groceries
+    /// service could not be asked (``pantryError`` says why).
+    public var pantry: PantryTaken?
+    public var pantryError: String?
 
-    public init(slot: PlanSlot, logged: Bool, diaryEntry: DiaryEntry?, loggingError: String?, others: [MemberServing] = []) {
+    public init(
+        slot: PlanSlot, logged: Bool, diaryEntry: DiaryEntry?, loggingError: String?, others: [MemberServing] = [], pantry: PantryTaken? = nil,
+        pantryError: String? = nil
+    ) {
+        self.pantry = pantry
+        self.pantryError = pantryError
         self.slot = slot
         self.logged = logged
         self.diaryEntry = diaryEntry

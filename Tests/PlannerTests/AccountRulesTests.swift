@@ -53,4 +53,17 @@ struct NewPasswordTests {
         // "ada" is too short a name to refuse every password that contains it.
         try AccountRules.checkNewPassword("cadaver-tulip-9", email: "ada@example.org")
     }
+
+    /// Names are text people write: emoji joined with the zero-width joiner (👩‍🍳, 🏳️‍🌈), the
+    /// non-joiner of Persian spelling and the soft hyphen are kept; control characters are not.
+    @Test func namesKeepJoinedEmojiAndFormatCharactersButNotControlCharacters() throws {
+        for name in ["Ada 👩‍🍳", "👨‍👩‍👧‍👦 home", "🏳️‍🌈", "می\u{200C}خواهم", "Cup\u{00AD}board"] {
+            #expect(try AccountRules.checkName(name) == name)
+            #expect(try PlannerHandlers.templateName(name) == name)
+        }
+        for name in ["Ada\u{0007}", "line\nbreak", "tab\there", "C1\u{0085}code"] {
+            #expect(throws: ServiceError.self) { try AccountRules.checkName(name) }
+            #expect(throws: ServiceError.self) { try PlannerHandlers.templateName(name) }
+        }
+    }
 }

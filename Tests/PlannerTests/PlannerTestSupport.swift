@@ -54,6 +54,8 @@ func withPlanner<T: Sendable>(
     defer { if let directory { try? FileManager.default.removeItem(atPath: directory) } }
     var configuration = ServiceConfiguration.inProcess(
         .planner, dataDirectory: directory, peers: [.catalog: catalog.host.boundEndpoints], clock: clock)
+    // No groceries service: a cooked meal's pantry call gives up at once.
+    configuration.makeAbsent(.groceries)
     var hosts = [catalog.host]
     var trackerClient: ServiceClient<Tracker>?
     switch tracker {

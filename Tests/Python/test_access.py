@@ -57,7 +57,7 @@ def service_of(method: str) -> str:
         "ingredients": "catalog", "recipes": "catalog", "catalog": "catalog",
         "profile": "planner", "plan": "planner", "account": "planner", "planner": "planner", "household": "planner",
         "friends": "planner", "progress": "tracker",
-        "groceries": "groceries",
+        "groceries": "groceries", "pantry": "groceries",
         "diary": "tracker", "drinks": "tracker", "goals": "tracker", "foods": "tracker", "products": "tracker",
         "journal": "tracker", "gluten": "tracker", "tracker": "tracker",
         "reminders": "notifier", "notifier": "notifier",
@@ -153,6 +153,9 @@ def test_no_user_method_returns_or_changes_another_users_data(stack):
         ada["planner"].call("plan.saveTemplate", {"name": template}, write=True)
         ada["planner"].call("plan.repeatTemplate", {"template": template, "everyWeeks": 2}, write=True)
         ids.append(template)
+        pantry = ada["groceries"].call("pantry.add", {"ingredient": "potato", "quantity": 1, "location": marker}, write=True)
+        ids += [item["id"] for item in pantry["items"]]
+        ada["groceries"].call("pantry.staple", {"ingredient": "salt", "staple": True}, write=True)
         grocery = ada["groceries"].call("groceries.addItem", {"text": marker, "count": 1, "withList": True}, write=True)["list"]
         ids += [line["id"] for group in grocery["categories"] for line in group["lines"]]
         entry = ada["tracker"].call("diary.add", {"meal": "lunch", "grams": 100, "food": marker,

@@ -145,6 +145,8 @@ public enum CommandIndex {
         "account.resendVerification": "account resend-verification",
         "plan.saveTemplate": "plan template save", "plan.templates": "plan template list", "plan.deleteTemplate": "plan template delete",
         "plan.applyTemplate": "plan template apply", "plan.repeatTemplate": "plan template repeat",
+        "pantry.get": "pantry list", "pantry.add": "pantry add", "pantry.remove": "pantry remove", "pantry.staple": "pantry staple",
+        "pantry.settings": "pantry restock", "pantry.expiring": "pantry expiring", "pantry.cook": "plan cooked",
         "ingredients.search": "ingredients search", "ingredients.get": "ingredients show", "ingredients.import": "operator import-ingredients",
         "recipes.search": "recipes search", "recipes.get": "recipes show", "recipes.photo": "recipes photo", "recipes.create": "recipes create",
         "recipes.edit": "recipes edit",

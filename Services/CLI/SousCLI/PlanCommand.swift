@@ -363,7 +363,16 @@ struct PlanCommand: AsyncParsableCommand {
                         other.diaryEntry.map { "Logged 1 serving to \(other.user)'s diary (entry \($0.id))." }
                             ?? "\(other.user) had it logged already.")
                 }
+                if let pantry = result.pantry, !pantry.taken.isEmpty {
+                    Console.current.out(
+                        "Taken from the pantry: "
+                            + pantry.taken.map { "\(Int($0.quantity.rounded())) \($0.unit == .piece ? "×" : $0.unit.rawValue) \($0.name)" }.joined(
+                                separator: ", ") + ".")
+                    let out = pantry.taken.filter(\.ranOut).map(\.name)
+                    if !out.isEmpty { Console.current.out("Ran out of: \(out.joined(separator: ", ")).") }
+                }
             }
+            if let message = result.pantryError { Console.current.err("sous: \(message)") }
             if let message = result.loggingError {
                 Console.current.err("sous: \(message)")
             }

@@ -26,7 +26,7 @@ public struct SousCommand: AsyncParsableCommand {
             StatusCommand.self, DescribeCommand.self,
             RecipesCommand.self, IngredientsCommand.self, CatalogCommand.self,  // catalog
             ProfileCommand.self, PlanCommand.self, CookCommand.self, HouseholdCommand.self, FriendsCommand.self,  // planner
-            GroceriesCommand.self,  // groceries
+            GroceriesCommand.self, PantryCommand.self,  // groceries
             DiaryCommand.self, WaterCommand.self, CoffeeCommand.self, GoalsCommand.self,
             FoodsCommand.self, BarcodeCommand.self, ProductsCommand.self,  // tracker
             JournalCommand.self, GlutenCommand.self,  // tracker: coeliac diary

@@ -37,7 +37,7 @@ extension GroceriesStore {
                     checkedIngredients: checked.filter {
                         if case .ingredient = GroceryLineID($0) { true } else { false }
                     }.sorted(),
-                    orders: orders)
+                    orders: orders, pantry: try Self.pantry(household: household, session))
             }
         }
     }
@@ -45,11 +45,16 @@ extension GroceriesStore {
     /// Writes a checked archive for `household` in one transaction (nothing when `dryRun`), with the
     /// catalog's facts of the ingredients it uses; conflict when the household has a list or orders.
     func restore(_ archive: GroceriesArchive, facts: [ListIngredientFacts], household: String, dryRun: Bool) throws(ServiceError) -> ArchiveImported {
-        let counts = ["recipes": archive.recipes.count, "items": archive.items.count, "orders": archive.orders.count]
+        let pantry = archive.pantry ?? Pantry(items: [], staples: [], restockOnCheckout: false)
+        let counts = [
+            "recipes": archive.recipes.count, "items": archive.items.count, "orders": archive.orders.count, "pantry": pantry.items.count,
+            "staples": pantry.staples.count,
+        ]
         return try storage {
             try database.write { session in
                 try session.requireNoRows(
-                    of: household, in: ["list_recipe", "manual_item", "grocery_order"], column: "household", what: "a grocery list or orders")
+                    of: household, in: ["list_recipe", "manual_item", "grocery_order", "pantry_item", "pantry_staple"], column: "household",
+                    what: "a grocery list, orders or a pantry")
                 guard !dryRun else { return ArchiveImported(counts: counts) }
                 try Self.upsert(facts, session)
                 for (position, listed) in archive.recipes.enumerated() {
@@ -88,6 +93,22 @@ extension GroceriesStore {
                         try session.insert(OrderLineRecord(order: record.order.id, position: position, line: line))
                     }
                 }
+                for item in pantry.items {
+                    try session.execute(
+                        #"INSERT INTO pantry_item (household, ingredient, quantity, unit, best_before, location, added_at) VALUES (?, ?, ?, ?, ?, ?, ?)"#,
+                        [
+                            household, item.ingredient, item.quantity, item.unit.rawValue, item.bestBefore?.description, item.location,
+                            item.addedAt.timeIntervalSince1970,
+                        ])
+                }
+                for staple in pantry.staples {
+                    try session.execute(
+                        #"INSERT INTO pantry_staple (household, ingredient, out_of_stock) VALUES (?, ?, ?)"#,
+                        [household, staple.ingredient, staple.out])
+                }
+                if pantry.restockOnCheckout {
+                    try session.execute(#"INSERT INTO pantry_setting (household, restock_on_checkout) VALUES (?, ?)"#, [household, true])
+                }
                 _ = try Self.nextVersion(household: household, session)
                 return ArchiveImported(counts: counts)
             }
@@ -106,14 +127,19 @@ extension GroceriesHandlers {
     func importArchive(_ request: GroceriesArchiveImport, user: String, context: RequestContext) async throws -> ArchiveImported {
         let archive = request.archive
         try GroceriesArchiveCheck.check(archive)
-        let holdsAnything = !archive.recipes.isEmpty || !archive.items.isEmpty || !archive.orders.isEmpty
+        let pantry = archive.pantry ?? Pantry(items: [], staples: [], restockOnCheckout: false)
+        let holdsAnything =
+            !archive.recipes.isEmpty || !archive.items.isEmpty || !archive.orders.isEmpty || !pantry.items.isEmpty || !pantry.staples.isEmpty
         if holdsAnything, try await peers.householdMembers(user: user, for: context) > 1 {
             throw ServiceError.conflict(
                 "your household is shared: an archive's list and orders are imported only into a household nobody else is in (household.leave first)",
                 field: "archive.recipes")
         }
         var ids: [String] = []
-        for id in archive.recipes.flatMap({ $0.lines.map(\.ingredient) }) + archive.items.compactMap(\.ingredient) where !ids.contains(id) {
+        let named =
+            archive.recipes.flatMap { $0.lines.map(\.ingredient) } + archive.items.compactMap(\.ingredient) + pantry.items.map(\.ingredient)
+            + pantry.staples.map(\.ingredient)
+        for id in named where !ids.contains(id) {
             ids.append(id)
         }
         let ingredients = try await peers.ingredients(ids, notFoundField: "archive", for: context)
@@ -129,6 +155,10 @@ extension GroceriesHandlers {
             if let ingredient = item.ingredient, let unit = item.unit, measures[ingredient]?.accepts(unit) != true {
                 throw ServiceError.badRequest("\(ingredient) cannot be measured in \(unit.rawValue)", field: "archive.items.\(index).unit")
             }
+        }
+        for (index, item) in pantry.items.enumerated() where measures[item.ingredient]?.accepts(item.unit) != true {
+            throw ServiceError.badRequest(
+                "\(item.ingredient) cannot be measured in \(item.unit.rawValue)", field: "archive.pantry.items.\(index).unit")
         }
         return try store.restore(archive, facts: facts, household: try context.requireHousehold(), dryRun: request.dryRun ?? false)
     }
@@ -182,6 +212,29 @@ enum GroceriesArchiveCheck {
         }
         for (index, ingredient) in archive.checkedIngredients.enumerated() where !onList.contains(ingredient) {
             throw .badRequest("\(ingredient) is checked off but not on the list", field: "archive.checkedIngredients.\(index)")
+        }
+        if let pantry = archive.pantry {
+            try GroceriesQuotas.pantryItems.check(current: 0, adding: pantry.items.count)
+            try GroceriesQuotas.staples.check(current: 0, adding: pantry.staples.count)
+            for (index, item) in pantry.items.enumerated() {
+                let field = "archive.pantry.items.\(index)"
+                guard !item.ingredient.isEmpty, item.ingredient.count <= 200 else {
+                    throw .badRequest("an ingredient id is 1 to 200 characters", field: "\(field).ingredient")
+                }
+                guard item.quantity.isFinite, item.quantity > 0, item.quantity <= 100_000 else {
+                    throw .badRequest("a quantity is above 0 and at most 100000", field: "\(field).quantity")
+                }
+                guard !item.location.trimmingCharacters(in: .whitespaces).isEmpty, item.location.count <= 40 else {
+                    throw .badRequest("a location is 1 to 40 characters", field: "\(field).location")
+                }
+                if let date = item.bestBefore, date < LocalDate(year: 2000, month: 1, day: 1)! {
+                    throw .badRequest("a best-before date is from 2000-01-01", field: "\(field).bestBefore")
+                }
+            }
+            var staples: Set<String> = []
+            for (index, staple) in pantry.staples.enumerated() where !staples.insert(staple.ingredient).inserted || staple.ingredient.isEmpty {
+                throw .badRequest("a staple is an ingredient, once", field: "archive.pantry.staples.\(index).ingredient")
+            }
         }
         for (index, order) in archive.orders.enumerated() {
             let field = "archive.orders.\(index)"

@@ -31,6 +31,7 @@ struct GroceriesHandlers: Sendable {
         server.register(GroceriesAPI.wait, use: wait)
         server.register(GroceriesAPI.exportArchive, use: exportArchive)
         server.register(GroceriesAPI.importArchive, use: importArchive)
+        registerPantry(on: server)
     }
 
     // MARK: The list and its recipes

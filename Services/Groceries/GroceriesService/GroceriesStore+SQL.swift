@@ -80,7 +80,9 @@ extension GroceriesStore {
             }
         }
         let checked = Set(try session.values(String.self, #"SELECT line FROM checked_line WHERE household = ?"#, [household]))
-        var list = GroceryAggregator.build(recipes: recipes, contributions: contributions, items: items, ingredients: ingredients, checked: checked)
+        var list = GroceryAggregator.build(
+            recipes: recipes, contributions: contributions, items: items, ingredients: ingredients, checked: checked,
+            pantry: try pantryStock(household: household, session))
         list.version = version?.list ?? 0
         return list
     }

@@ -225,6 +225,7 @@ public final class GroceriesStore: Sendable {
                 try record.insert(session)
                 try session.insert(
                     all: lines.enumerated().map { position, line in OrderLineRecord(order: record.order.id, position: position, line: line) })
+                try Self.restock(from: list, household: household, now: now, session)
                 try Self.empty(household: household, session)
                 let version = try Self.nextVersion(household: household, session)
                 var order = record.order

@@ -1,5 +1,5 @@
 public import SousSchema
-import SousUnits
+public import SousUnits
 
 /// One share of an ingredient on the list: a recipe's quantity (multiplier applied) or a manual
 /// edible item.
@@ -33,6 +33,18 @@ public struct NonEdibleItem: Equatable, Sendable {
     public var lineID: String { GroceryLineID.item(id).description }
 }
 
+/// What the pantry holds that the list takes off: each ingredient's stock per family (in g, ml
+/// or pieces), and the staples in stock, whose recipe shares stay off the list.
+public struct PantryStock: Equatable, Sendable {
+    public var amounts: [String: [QuantityDimension: Double]]
+    public var staples: Set<String>
+
+    public init(amounts: [String: [QuantityDimension: Double]] = [:], staples: Set<String> = []) {
+        self.amounts = amounts
+        self.staples = staples
+    }
+}
+
 /// Builds the list a person shops with from its parts. Pure: the store reads the parts, this
 /// sums them, so every read recomputes lines from the recipes' shares and nothing drifts.
 public enum GroceryAggregator {
@@ -41,7 +53,8 @@ public enum GroceryAggregator {
         contributions: [GroceryContribution],
         items: [NonEdibleItem],
         ingredients: [String: ListIngredientFacts],
-        checked: Set<String>
+        checked: Set<String>,
+        pantry: PantryStock = PantryStock()
     ) -> GroceryList {
         // Sum within each family in the order given (recipes in the order they were added), so
         // the same shares always give bit-identical totals.
@@ -51,7 +64,7 @@ public enum GroceryAggregator {
         for contribution in contributions {
             let id = contribution.ingredient
             // Tap water in a recipe is not shopped for; a manual item of it is what the user asked.
-            if contribution.source.recipe != nil, ingredients[id]?.bought == false { continue }
+            if contribution.source.recipe != nil, ingredients[id]?.bought == false || pantry.staples.contains(id) { continue }
             if amounts[id] == nil { order.append(id) }
             amounts[id, default: [:]][QuantityDimension(contribution.unit), default: 0] += contribution.quantity * contribution.unit.baseFactor
             sources[id, default: []].append(contribution.source)
@@ -61,12 +74,21 @@ public enum GroceryAggregator {
             guard let facts = ingredients[id], let lineAmounts = amounts[id] else { continue }
             let dimension = GroceryUnits.displayDimension(for: lineAmounts, facts)
             let exact = GroceryUnits.total(lineAmounts, in: dimension, facts)
-            let shown = GroceryUnits.display(exact, dimension)
+            // The pantry's stock of it, in the line's family; what is left is what to buy.
+            var cover: PantryCover?
+            if let stock = pantry.amounts[id] {
+                let have = GroceryUnits.total(stock, in: dimension, facts)
+                if have > 0 { cover = PantryCover(have: have, buy: max(exact - have, 0)) }
+            }
+            let buy = cover?.buy ?? exact
+            let shown = GroceryUnits.display(buy, dimension)
             lines.append(
                 GroceryLine(
                     id: id, ingredient: id, name: facts.name, category: facts.category, quantity: shown.quantity, unit: shown.unit, count: nil,
-                    exactQuantity: exact, exactUnit: dimension.baseUnit, price: GroceryUnits.price(of: lineAmounts, facts),
-                    checked: checked.contains(id), sources: sources[id] ?? [], packs: PackOptimizer.choose(need: exact, in: dimension, facts)
+                    exactQuantity: exact, exactUnit: dimension.baseUnit,
+                    price: cover == nil ? GroceryUnits.price(of: lineAmounts, facts) : GroceryUnits.price(of: [dimension: buy], facts),
+                    checked: checked.contains(id), sources: sources[id] ?? [], packs: PackOptimizer.choose(need: buy, in: dimension, facts),
+                    pantry: cover
                 ))
         }
         for item in items {

@@ -99,7 +99,7 @@ extension PlannerHandlers {
         let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw .badRequest("name the template", field: field) }
         guard name.count <= 80 else { throw .badRequest("a template's name has at most 80 characters", field: field) }
-        guard !name.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+        guard !name.containsControlCharacter else {
             throw .badRequest("a template's name cannot contain control characters", field: field)
         }
         return name

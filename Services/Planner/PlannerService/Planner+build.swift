@@ -56,7 +56,7 @@ public struct PlannerService: Sendable {
         host.server.useHouseholds(households)
         let handlers = PlannerHandlers(
             host: host.parts, store: store, households: households, changes: changes, catalog: Peer<Catalog>(Catalog.self, of: configuration),
-            tracker: Peer<Tracker>(Tracker.self, of: configuration)
+            tracker: Peer<Tracker>(Tracker.self, of: configuration), groceries: Peer<Groceries>(Groceries.self, of: configuration)
         )
         handlers.register(on: host.server)
         repeatingWeeks.use(handlers)
@@ -88,6 +88,8 @@ struct PlannerHandlers: Sendable {
     let changes: ChangeSignals
     let catalog: Peer<Catalog>
     let tracker: Peer<Tracker>
+    /// Takes a cooked meal's ingredients out of the household's pantry.
+    let groceries: Peer<Groceries>
 
     var now: Date { host.clock.now }
 
@@ -241,6 +243,7 @@ struct PlannerHandlers: Sendable {
         let (slot, logged) = try store.markCooked(member: member, ref: ref, others: others, now: now)
         planChanged(member, dates: [ref.date])
         guard let recipe = slot.recipe else { throw ServiceError.internal("cooked slot lost its recipe") }
+        let (pantry, pantryError) = await takeFromPantry(recipe, ref: ref, member: member, context: context)
         var servings: [MemberServing] = []
         for other in others {
             if logged.contains(other) {
@@ -258,7 +261,8 @@ struct PlannerHandlers: Sendable {
             }
         }
         if slot.diaryEntry != nil {
-            return CookedResult(slot: slot, logged: true, diaryEntry: nil, loggingError: nil, others: servings)
+            return CookedResult(
+                slot: slot, logged: true, diaryEntry: nil, loggingError: nil, others: servings, pantry: pantry, pantryError: pantryError)
         }
         let entry: DiaryEntry
         do {
@@ -268,10 +272,30 @@ struct PlannerHandlers: Sendable {
             let message =
                 "Marked \(PlannerStore.label(ref)) as cooked, but it could not be logged to your diary (\(error.message)). "
                 + "Mark it as cooked again to retry logging."
-            return CookedResult(slot: slot, logged: false, diaryEntry: nil, loggingError: message, others: servings)
+            return CookedResult(
+                slot: slot, logged: false, diaryEntry: nil, loggingError: message, others: servings, pantry: pantry, pantryError: pantryError)
         }
         return try store.recordDiaryEntry(entry.id, eater: user, member: member, ref: ref, recipe: recipe) { recorded in
-            CookedResult(slot: recorded, logged: true, diaryEntry: entry, loggingError: nil, others: servings)
+            CookedResult(
+                slot: recorded, logged: true, diaryEntry: entry, loggingError: nil, others: servings, pantry: pantry, pantryError: pantryError)
+        }
+    }
+
+    /// What the meal used comes out of the household's pantry (once per slot and recipe, in the
+    /// groceries service), scaled to the household's people. A groceries service that cannot be
+    /// asked leaves the pantry as it is and says so; the meal stays cooked.
+    private func takeFromPantry(
+        _ recipe: String, ref: SlotRef, member: PlanMember, context: RequestContext
+    ) async -> (PantryTaken?, String?) {
+        do {
+            let people = try store.weekHousehold(member: member, now: now).people
+            let taken = try await groceries.call(
+                PantryAPI.cook, PantryCook(recipe: recipe, people: people, date: ref.date, slot: ref.slot), user: member.user, for: context,
+                need: .optional)
+            return (taken, nil)
+        } catch {
+            context.logger.warning("cooked meal not taken from the pantry", metadata: ["error": "\(error)"])
+            return (nil, "Your pantry was not updated (\(error.message)). Mark it as cooked again to retry.")
         }
     }
 

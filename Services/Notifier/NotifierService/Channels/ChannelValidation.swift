@@ -92,7 +92,7 @@ struct ChannelValidation {
     static func label(_ text: String?) throws -> String? {
         guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
         guard text.count <= 60 else { throw ServiceError.badRequest("a label is at most 60 characters", field: "label") }
-        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !text.containsControlCharacter else {
             throw ServiceError.badRequest("a label has no control characters", field: "label")
         }
         return text

@@ -28,7 +28,7 @@ enum AccountRules {
     static func checkName(_ name: String, field: String = "name") throws(ServiceError) -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...maximumNameLength).contains(trimmed.count),
-            !trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
+            !trimmed.containsControlCharacter
         else {
             throw .badRequest("\(field) must be 1 to \(maximumNameLength) characters, without control characters", field: field)
         }
