@@ -10,7 +10,7 @@ struct SousBench: AsyncParsableCommand {
         subcommands: [
             RPCBenchmark.self, SecurityBenchmark.self, CodecBenchmark.self, CatalogBenchmark.self, PlannerBenchmark.self, GroceriesBenchmark.self,
             TrackerBenchmark.self, NotifierBenchmark.self, ChannelsBenchmark.self, HardeningBenchmark.self, ThroughputBenchmark.self,
-            HouseholdsBenchmark.self,
+            HouseholdsBenchmark.self, KitchenBenchmark.self,
             ReplicaBenchmark.self, IngredientLinesCommand.self, FoodDataBenchmark.self, RecoveryBenchmark.self,
             RawEchoServer.self,
         ]

@@ -59,6 +59,16 @@ import Testing
         #expect(more.price == 501.10 && more.leftover == 200)
     }
 
+    /// Packs no shop sells (a 100 kg sack beside one of 99 999 g: 1 g steps) and a need of 5 t:
+    /// the table stays within its ceiling, and the packs cover the need within a pack's price of
+    /// the least possible (€1 a kg: €5000).
+    @Test func packsNoShopSellsStillAnswerWithinBounds() throws {
+        let facts = Self.facts(unit: .g, [Self.grams(100_000, 100), Self.grams(99_999, 99.999)])
+        let choice = try #require(PackOptimizer.choose(need: 5_000_000, in: .mass, facts))
+        let held = choice.packs.reduce(0.0) { $0 + Double($1.count) * $1.pack.quantity }
+        #expect(held >= 5_000_000 && choice.price >= 5000 && choice.price <= 5100, "\(choice)")
+    }
+
     /// Against every combination, for random pack sets and needs small enough to enumerate.
     @Test func theChoiceIsAlwaysTheCheapestAndLeastLeftOver() throws {
         var generator = SystemRandomNumberGenerator()

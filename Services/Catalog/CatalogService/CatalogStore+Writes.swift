@@ -247,9 +247,12 @@ extension CatalogStore {
                         deleted.append(id)
                     }
                 }
-                let ingredients = try session.rows(
-                    "SELECT \(IngredientRecord.servedColumns) FROM ingredient WHERE version > ? ORDER BY id", [version]
-                )
+                // A first sync (version 0) reads every ingredient, some 8 800: bounded by the
+                // catalog's size like the read at start, not by the per-statement limit, which a
+                // busy machine's PostgreSQL could pass.
+                let ingredients = try session.withoutTimeLimit {
+                    try session.rows("SELECT \(IngredientRecord.servedColumns) FROM ingredient WHERE version > ? ORDER BY id", [version])
+                }
                 .map { try IngredientRecord.ingredient($0, engine: session.engine) }
                 return CatalogChanges(version: current, recipes: recipes, deletedRecipes: deleted.sorted(), ingredients: ingredients)
             }

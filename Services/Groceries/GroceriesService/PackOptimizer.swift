@@ -13,8 +13,11 @@ public import SousUnits
 /// than (best pack's steps) other packs, so the price stays the least, though among equally
 /// cheap ones the fewest packs may then not be chosen.
 public enum PackOptimizer {
-    /// Rows of the table at most (a need of 100 kg in 1 g steps fits).
+    /// Rows of the table before the best-value packs are taken first (a need of 100 kg in 1 g
+    /// steps fits).
     static let largestTable = 200_000
+    /// Rows of the table at most, whatever the packs.
+    static let hardestTable = 2_000_000
 
     /// The packs for `need` base units of `dimension` (g, ml or pieces) of the ingredient with
     /// `facts`; nil when it is sold loose, nothing is needed, or the need cannot be converted
@@ -50,7 +53,10 @@ public enum PackOptimizer {
         let best = steps.indices.min { prices[$0] * steps[$1] != prices[$1] * steps[$0] ? prices[$0] * steps[$1] < prices[$1] * steps[$0] : $0 < $1 }!
         let largest = steps.max()!
         if wanted + largest > largestTable {
-            let keep = max(largestTable - largest - steps[best], steps[best] * largest)
+            // Fewer than (best pack's steps) other packs in some cheapest choice: that much is
+            // kept for the table, within a hard ceiling for packs no shop sells (a 100 kg sack
+            // beside a 99 999 g one), where the price may then miss the least by a pack.
+            let keep = min(max(largestTable - largest - steps[best], steps[best] * largest), Self.hardestTable)
             let taken = max((wanted - keep) / steps[best], 0)
             counts[best] = taken
             wanted -= taken * steps[best]
