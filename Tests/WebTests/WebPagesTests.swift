@@ -108,6 +108,32 @@ struct WebPagesTests {
         }
     }
 
+    /// The pantry page: an item added by its form is shown and taken off the list's line; a bad
+    /// quantity is refused on the form, naming it; a staple stays off the list.
+    @Test func thePantryPageAddsWhatTheListTakesOff() async throws {
+        try await WebHarness.run { _, client in
+            let ada = Browser(client)
+            try await ada.register("Ada", email: "ada@example.org")
+            try await ada.get("/list")
+            #expect(try await ada.post("/list/recipes", [("recipe", "tomato-lentil-soup")]).status == .seeOther)
+            let page = try await ada.get("/pantry")
+            #expect(page.status == .ok && page.text.contains("Nothing yet"))
+            let bad = try await ada.post("/pantry/add", [("ingredient", "red-lentils"), ("quantity", "-3")])
+            #expect(bad.status == .unprocessableContent && bad.text.contains("Quantity"), "\(bad.status)")
+            let added = try await ada.post(
+                "/pantry/add",
+                [("ingredient", "red-lentils"), ("quantity", "150"), ("unit", "g"), ("bestBefore", "2030-01-01"), ("location", "<b>shelf</b>")])
+            #expect(added.status == .seeOther, "\(added.status) \(added.text.prefix(500))")
+            let shown = try await ada.get("/pantry")
+            #expect(shown.text.contains("150 g Red lentils") && shown.text.contains("&lt;b&gt;shelf&lt;/b&gt;") && !shown.text.contains("<b>shelf"))
+            // The soup for the household's 2 needs 100 g of lentils: the pantry covers it.
+            let list = try await ada.get("/list")
+            #expect(list.text.contains("need 100 g, have 150 g in the pantry"), "\(list.text.prefix(3000))")
+            #expect(try await ada.post("/pantry/staple", [("ingredient", "salt")]).status == .seeOther)
+            #expect(try await ada.get("/pantry").text.contains("It ran out"))
+        }
+    }
+
     @Test func formsWithoutTheirTokenAreRefusedAndWriteNothing() async throws {
         try await WebHarness.run { _, client in
             let ada = Browser(client)

@@ -35,6 +35,7 @@ public final class WebApp: Sendable {
         RecipePages(app: self).addRoutes(to: router)
         WeekPages(app: self).addRoutes(to: router)
         ListPages(app: self).addRoutes(to: router)
+        PantryPages(app: self).addRoutes(to: router)
         CookPages(app: self).addRoutes(to: router)
         DiaryPages(app: self).addRoutes(to: router)
         SettingsPages(app: self).addRoutes(to: router)

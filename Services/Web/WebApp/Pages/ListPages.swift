@@ -175,6 +175,10 @@ struct ListPages {
                             values["price"] = "no price"
                         }
                         if let packs = line.packs { values["packs"] = packs.summary(leftoverUnit: line.exactUnit) }
+                        if let cover = line.pantry, let need = line.exactQuantity, let unit = line.exactUnit {
+                            let shown = { (amount: Double) in Self.amount(quantity: (amount * 10).rounded() / 10, unit: unit, count: nil) }
+                            values["have"] = "need \(shown(need)), have \(shown(cover.have)) in the pantry"
+                        }
                         if let item = line.sources.compactMap(\.item).first { values["item"] = item }
                         return values
                     },

@@ -26,6 +26,62 @@ extension Templates {
         </form>
         <p><a href="/list/orders">Past orders</a></p>
         </section>
+        <p><a href="/pantry">Pantry</a>: what you already have is taken off the list.</p>
+        {{/content}}{{/layout}}
+        """#
+
+    static let pantry = #"""
+        {{<layout}}{{$content}}
+        <section class="card">
+        <h2>What you have</h2>
+        {{#empty(items)}}<p>Nothing yet. What you add here is taken off the grocery list.</p>{{/empty(items)}}
+        <ul class="lines">
+        {{#items}}
+        <li class="line"><span class="what">{{amount}} {{name}}</span> <small>{{location}}{{#bestBefore}} · best before {{bestBefore}}{{/bestBefore}}</small>
+        <form method="post" action="/pantry/remove"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="id" value="{{id}}"><button type="submit" class="link" aria-label="Remove {{amount}} {{name}}">Remove</button></form>
+        </li>
+        {{/items}}
+        </ul>
+        </section>
+        <section class="card">
+        <h2>Add to the pantry</h2>
+        <form method="post" action="/pantry/add" class="stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="pantry-ingredient">Ingredient</label><input id="pantry-ingredient" name="ingredient" required maxlength="200" placeholder="potato">
+        <label for="pantry-quantity">Quantity</label><input id="pantry-quantity" name="quantity" type="number" inputmode="decimal" step="any" min="0" required>
+        <label for="pantry-unit">Unit (default: its usual one)</label>
+        <select id="pantry-unit" name="unit"><option value="">usual</option>{{#units}}<option value="{{.}}">{{.}}</option>{{/units}}</select>
+        <label for="pantry-best-before">Best before (optional)</label><input id="pantry-best-before" name="bestBefore" type="date">
+        <label for="pantry-location">Where</label><input id="pantry-location" name="location" maxlength="40" list="pantry-locations" placeholder="cupboard">
+        <datalist id="pantry-locations"><option value="fridge"><option value="freezer"><option value="cupboard"></datalist>
+        <button type="submit" class="primary">Add</button>
+        </form>
+        </section>
+        <section class="card">
+        <h2>Staples</h2>
+        <p>Always in the cupboard: recipes never put them on the list, unless you mark them out.</p>
+        <ul class="lines">
+        {{#staples}}
+        <li class="line"><span class="what">{{name}}{{#out}} (out){{/out}}</span>
+        <form method="post" action="/pantry/staple"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="ingredient" value="{{ingredient}}"><input type="hidden" name="out" value="{{^out}}1{{/out}}{{#out}}0{{/out}}"><button type="submit" class="link">{{^out}}It ran out{{/out}}{{#out}}Have it again{{/out}}</button></form>
+        <form method="post" action="/pantry/staple"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="ingredient" value="{{ingredient}}"><input type="hidden" name="staple" value="0"><button type="submit" class="link" aria-label="No longer a staple: {{name}}">Not a staple</button></form>
+        </li>
+        {{/staples}}
+        </ul>
+        <form method="post" action="/pantry/staple" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="staple-ingredient">Ingredient</label><input id="staple-ingredient" name="ingredient" required maxlength="200" placeholder="salt">
+        <button type="submit">Keep as a staple</button>
+        </form>
+        </section>
+        <section class="card">
+        <form method="post" action="/pantry/restock">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="on" value="{{restockNext}}">
+        <p>A checkout {{#restock}}puts{{/restock}}{{^restock}}does not put{{/restock}} what it bought in the pantry.
+        <button type="submit">{{#restock}}Stop that{{/restock}}{{^restock}}Put it in the pantry{{/restock}}</button></p>
+        </form>
+        </section>
+        <p><a href="/list">Back to the list</a></p>
         {{/content}}{{/layout}}
         """#
 
@@ -43,6 +99,7 @@ extension Templates {
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="line" value="{{id}}"><input type="hidden" name="checked" value="{{next}}">
         <button type="submit" class="tick-button" aria-pressed="{{#checked}}true{{/checked}}{{^checked}}false{{/checked}}">
         <span class="box" aria-hidden="true"></span><span class="what">{{amount}} {{name}}</span>{{#price}} <small>{{price}}</small>{{/price}}
+        {{#have}}<small class="packs">{{have}}</small>{{/have}}
         {{#packs}}<small class="packs">buy {{packs}}</small>{{/packs}}
         </button>
         </form>

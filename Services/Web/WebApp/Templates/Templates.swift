@@ -9,7 +9,7 @@ enum Templates {
         "cook": cook,
         "diary": diary, "goals": goals,
         "coeliac": coeliac,
-        "settings": settings, "household": household, "reminders": reminders, "more_tabs": moreTabs,
+        "pantry": pantry, "settings": settings, "household": household, "reminders": reminders, "more_tabs": moreTabs,
         "friends": friends, "friend_progress": friendProgress, "friends_board": friendsBoard,
     ]
 
