@@ -13,9 +13,8 @@ import SousTestSupport
 import SousWire
 
 /// A grocery list built from many recipes: adding them all, and reading the aggregated list,
-/// over TCP loopback with the real catalog and planner running in the same process, each on a
-/// SQLite file of its own as deployed (in memory, their quick reads would take a queue's
-/// slower path: no reader of the I/O thread's own, statements prepared on every read).
+/// over TCP loopback with the real catalog and planner running in the same process
+/// (``GroceriesStack``).
 struct GroceriesBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "groceries",
@@ -37,26 +36,8 @@ struct GroceriesBenchmark: AsyncParsableCommand {
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
 
-        func tcp(_ service: SousService, peers: [SousService: ServiceEndpoints] = [:]) -> ServiceConfiguration {
-            var configuration = ServiceConfiguration.inProcess(service, peers: peers)
-            configuration.bind = "tcp://127.0.0.1:*"
-            configuration.eventsBind = "tcp://127.0.0.1:*"
-            configuration.callTimeout = .seconds(10)
-            return configuration
-        }
-        let catalog = try CatalogService(
-            configuration: tcp(.catalog), seed: try CatalogFixture.seed, logger: logger,
-            database: CatalogService.openDatabase(at: .sqlite(directory: "\(directory)/catalog"), logger: logger)
-        )
-        let planner = try PlannerService(
-            configuration: tcp(.planner, peers: [.catalog: catalog.host.boundEndpoints]), logger: logger,
-            database: PlannerService.openDatabase(at: .sqlite(directory: "\(directory)/planner"), logger: logger)
-        )
-        let groceries = try GroceriesService(
-            configuration: tcp(.groceries, peers: [.catalog: catalog.host.boundEndpoints, .planner: planner.host.boundEndpoints]), logger: logger,
-            database: GroceriesService.openDatabase(at: .sqlite(directory: directory), logger: logger)
-        )
-        let serving = [catalog.host, planner.host, groceries.host].map { host in Task { try await host.run(signals: false) } }
+        let stack = try GroceriesStack(directory: directory, logger: logger)
+        let (catalog, planner, groceries) = (stack.catalog, stack.planner, stack.groceries)
         let catalogClient = try catalog.host.testClient(as: Catalog.self, timeout: .seconds(10))
         let client = try groceries.host.testClient(as: Groceries.self, timeout: .seconds(10))
         let plannerClient = try planner.host.testClient(as: Planner.self, timeout: .seconds(10))
@@ -163,8 +144,7 @@ struct GroceriesBenchmark: AsyncParsableCommand {
         report("Building the whole list (\(addAll.nanoseconds.count) builds)", [addAll])
         let memory = ProcessMemory.read()
         print("\nMemory: VmRSS \(memory.rss / 1024) MiB, VmHWM \(memory.hwm / 1024) MiB")
-        for task in serving { task.cancel() }
-        for task in serving { _ = try? await task.value }
+        await stack.stop()
     }
 
     /// Recipes over varied seed ingredients, each in its usual unit or a mix (kg, pieces as grams),

@@ -32,23 +32,8 @@ struct KitchenBenchmark: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
-        func tcp(_ service: SousService, peers: [SousService: ServiceEndpoints] = [:]) -> ServiceConfiguration {
-            var configuration = ServiceConfiguration.inProcess(service, peers: peers)
-            configuration.bind = "tcp://127.0.0.1:*"
-            configuration.eventsBind = "tcp://127.0.0.1:*"
-            configuration.callTimeout = .seconds(10)
-            return configuration
-        }
-        let catalog = try CatalogService(
-            configuration: tcp(.catalog), seed: try CatalogFixture.seed, logger: logger,
-            database: CatalogService.openDatabase(at: .sqlite(directory: "\(directory)/catalog"), logger: logger))
-        let planner = try PlannerService(
-            configuration: tcp(.planner, peers: [.catalog: catalog.host.boundEndpoints]), logger: logger,
-            database: PlannerService.openDatabase(at: .sqlite(directory: "\(directory)/planner"), logger: logger))
-        let groceries = try GroceriesService(
-            configuration: tcp(.groceries, peers: [.catalog: catalog.host.boundEndpoints, .planner: planner.host.boundEndpoints]), logger: logger,
-            database: GroceriesService.openDatabase(at: .sqlite(directory: directory), logger: logger))
-        let serving = [catalog.host, planner.host, groceries.host].map { host in Task { try await host.run(signals: false) } }
+        let stack = try GroceriesStack(directory: directory, logger: logger)
+        let groceries = stack.groceries
         let client = try groceries.host.testClient(as: Groceries.self, timeout: .seconds(10))
 
         // The same week for two households: ten shipped recipes on each list; one of them keeps
@@ -114,7 +99,6 @@ struct KitchenBenchmark: AsyncParsableCommand {
         report("The pack optimisation on the store's thread", optimisation)
         let memory = ProcessMemory.read()
         print("\nMemory: VmRSS \(memory.rss / 1024) MiB, VmHWM \(memory.hwm / 1024) MiB")
-        for task in serving { task.cancel() }
-        for task in serving { _ = try? await task.value }
+        await stack.stop()
     }
 }

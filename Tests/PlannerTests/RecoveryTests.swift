@@ -41,12 +41,11 @@ struct RecoveryTests {
         /// an attempt's outcome after the relay has the mail, so moving the clock past the
         /// attempt's lease before then would let the courier send it again.
         func mailSettled() async throws {
-            let giveUpAt = ContinuousClock.now + .seconds(30)
-            while try planner.accounts.database.read({ session in
-                try session.value(Int.self, "SELECT COUNT(*) FROM sous_outbox WHERE state = 'pending'") ?? 0
-            }) > 0 {
-                guard ContinuousClock.now < giveUpAt else { throw HarnessTimeout("mail still pending after 30 s") }
-                try await Task.sleep(for: .milliseconds(20))  // a poll interval, not a synchronization
+            try await eventually(within: .seconds(30), waitingFor: "every queued mail sent or given up") {
+                let pending = try planner.accounts.database.read { session in
+                    try session.value(Int.self, "SELECT COUNT(*) FROM sous_outbox WHERE state = 'pending'") ?? 0
+                }
+                guard pending == 0 else { throw HarnessTimeout("\(pending) mail(s) still pending after 30 s") }
             }
         }
 
