@@ -594,12 +594,16 @@ public struct RecipeSummary: Codable, Equatable, Sendable {
     public var isFavorite: Bool
     public var tags: [String]
     public var hasPhoto: Bool
+    /// With a search's ``RecipeSearch/onHand``: how much of each ingredient on hand the recipe
+    /// uses, as made (its own servings), most used first; nil otherwise.
+    public var onHand: [OnHandUse]?
 
     public init(
         id: String, name: String, summary: String, servings: Int, totalMinutes: Int, energyLevel: Int, diets: [Diet], allergens: [Allergen],
         equipment: [Appliance], dishTypes: [DishType], kcalPerServing: Double, costPerServing: Double, origin: RecipeOrigin, owner: String?,
-        isFavorite: Bool, tags: [String] = [], hasPhoto: Bool = false
+        isFavorite: Bool, tags: [String] = [], hasPhoto: Bool = false, onHand: [OnHandUse]? = nil
     ) {
+        self.onHand = onHand
         self.tags = tags
         self.hasPhoto = hasPhoto
         self.id = id
@@ -777,6 +781,13 @@ public struct RecipeSearch: Codable, Equatable, Sendable {
     /// household apply too (default true; false for the caller's own alone). Each layer's switch
     /// turns it off for everyone; equipment and patience are the caller's.
     public var forHousehold: Bool?
+    /// What the household has (its pantry, or what goes off soon): only recipes using at least
+    /// one of these, ranked by how much of them they use rather than by relevance or name. A
+    /// recipe's score adds, for each ingredient on hand, the share of it the recipe uses (up to
+    /// all of it) times 1 / (1 + d), d being the days from the soonest best-before given to
+    /// this ingredient's soonest (30 for one without a date): what goes off first weighs most.
+    /// Ties by name. At most 500 entries.
+    public var onHand: [OnHand]?
     /// 1-based; default 1.
     public var page: Int?
     /// 1–100; default 20.
@@ -785,8 +796,9 @@ public struct RecipeSearch: Codable, Equatable, Sendable {
     public init(
         query: String? = nil, ingredients: [String]? = nil, energyLevels: [Int]? = nil, dishType: DishType? = nil,
         profile: RecipeFilterProfile? = nil, useSavedProfile: Bool? = nil, switches: FilterSwitches? = nil, page: Int? = nil, pageSize: Int? = nil,
-        tags: [String]? = nil, forHousehold: Bool? = nil
+        tags: [String]? = nil, forHousehold: Bool? = nil, onHand: [OnHand]? = nil
     ) {
+        self.onHand = onHand
         self.forHousehold = forHousehold
         self.tags = tags
         self.query = query
@@ -798,6 +810,46 @@ public struct RecipeSearch: Codable, Equatable, Sendable {
         self.switches = switches
         self.page = page
         self.pageSize = pageSize
+    }
+}
+
+/// Some of an ingredient the household has, as ``PantryItem`` gives it.
+@MessagePackCodable
+public struct OnHand: Codable, Equatable, Sendable {
+    /// Catalog ingredient id, name or synonym.
+    public var ingredient: String
+    /// Above 0, at most 100 000.
+    public var quantity: Double
+    /// A unit the ingredient can be measured in.
+    public var unit: MeasureUnit
+    public var bestBefore: LocalDate?
+
+    public init(ingredient: String, quantity: Double, unit: MeasureUnit, bestBefore: LocalDate? = nil) {
+        self.ingredient = ingredient
+        self.quantity = quantity
+        self.unit = unit
+        self.bestBefore = bestBefore
+    }
+}
+
+/// How much of an ingredient on hand a recipe uses.
+@MessagePackCodable
+public struct OnHandUse: Codable, Equatable, Sendable {
+    /// Ingredient id.
+    public var ingredient: String
+    public var name: String
+    /// Of what is on hand, 0 to 1 (1: all of it, or more).
+    public var share: Double
+
+    public init(ingredient: String, name: String, share: Double) {
+        self.ingredient = ingredient
+        self.name = name
+        self.share = share
+    }
+
+    /// "spinach (all of it)", "milk (40 %)": as clients show it.
+    public var summary: String {
+        share >= 1 ? "\(name) (all of it)" : "\(name) (\(max(1, Int((share * 100).rounded()))) %)"
     }
 }
 

@@ -78,6 +78,22 @@ struct GroceriesCLITests {
         }
     }
 
+    @Test func recipesUsingWhatThePantryHoldsComeMostUsedFirst() async throws {
+        try await withServices { flags in
+            let empty = await sous(["recipes", "search", "--uses-pantry", "--no-filters"] + flags)
+            #expect(empty.code == 0 && empty.out.contains("Your pantry is empty"), "\(empty.out) \(empty.err)")
+            #expect(await sous(["pantry", "add", "red-lentils", "100", "--unit", "g", "--best-before", "2026-12-01"] + flags).code == 0)
+            let json = await sous(["recipes", "search", "--uses-pantry", "--no-filters", "--page-size", "100", "--json"] + flags)
+            let page = try JSONDecoder().decode(RecipePage.self, from: Data(json.out.utf8))
+            let shares = page.recipes.map { $0.onHand?.first { $0.ingredient == "red-lentils" }?.share ?? 0 }
+            #expect(!shares.isEmpty && shares.allSatisfy { $0 > 0 } && shares == shares.sorted(by: >), "\(shares)")
+            // The soup uses 200 g for its 4 servings: all of the 100 g.
+            #expect(page.recipes.first { $0.id == "tomato-lentil-soup" }?.onHand?.first?.share == 1)
+            let shown = await sous(["recipes", "search", "--uses-pantry", "--no-filters", "--page-size", "100"] + flags)
+            #expect(shown.out.contains("From your pantry") && shown.out.contains("tomato-lentil-soup: Red lentils (all of it)"), "\(shown.out)")
+        }
+    }
+
     @Test func addItemTakesTheUnitsRecipesAreWrittenIn() async throws {
         try await withServices { flags in
             let cups = await sous(["groceries", "add-item", "--ingredient", "milk", "--quantity", "2", "--unit", "cup"] + flags)

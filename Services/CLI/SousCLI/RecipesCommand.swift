@@ -34,7 +34,8 @@ struct RecipesCommand: AsyncParsableCommand {
                 and the like switch a layer off for good). --ignore LAYER switches a layer off for one search. \
                 In a household, everyone's diets, allergens and dislikes apply (the output says whose); --just-me \
                 searches by your own alone. Passing any of --diet, --allergen, --dislike, --equipment or --patience \
-                filters by exactly those instead; --no-filters shows everything.
+                filters by exactly those instead; --no-filters shows everything. --uses-pantry lists the recipes that \
+                use what your pantry holds, the most of what goes off soonest first.
                 """
         )
 
@@ -46,13 +47,14 @@ struct RecipesCommand: AsyncParsableCommand {
         @Option(name: .customLong("tag"), help: "Only recipes with this tag (repeatable: all of them).") var tags: [String] = []
         @OptionGroup var filters: FilterOptions
         @Flag(help: "Your own diets, allergens and dislikes alone, not your household's.") var justMe = false
+        @Flag(help: "Recipes that use what your pantry holds, ranked by how much of it, what goes off soonest first.") var usesPantry = false
         @Option(help: "Page number, from 1.") var page = 1
         @Option(help: "Recipes per page (1–100).") var pageSize = 20
         @OptionGroup var global: GlobalOptions
 
         static let flagsForFields = FilterOptions.flagsForFields.merging([
             "ingredients": "--ingredient", "energyLevels": "--energy", "dishType": "--dish-type", "tags": "--tag", "pageSize": "--page-size",
-            "forHousehold": "--just-me",
+            "forHousehold": "--just-me", "onHand": "--uses-pantry",
         ]) { filter, _ in filter }
 
         var request: RecipeSearch {
@@ -71,9 +73,16 @@ struct RecipesCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let request = self.request
+            var request = self.request
             let result: RecipePage
             let token = try global.token
+            if usesPantry {
+                let pantry = try await global.client(Groceries.self).call(PantryAPI.get, Empty(), session: token)
+                guard !pantry.items.isEmpty else { return Console.current.out("Your pantry is empty (sous pantry add …).") }
+                request.onHand = pantry.items.map {
+                    OnHand(ingredient: $0.ingredient, quantity: $0.quantity, unit: $0.unit, bestBefore: $0.bestBefore)
+                }
+            }
             do {
                 result = try await global.client(Catalog.self).call(CatalogAPI.searchRecipes, request, session: token)
             } catch {
@@ -85,8 +94,16 @@ struct RecipesCommand: AsyncParsableCommand {
             if let restrictions = result.household, !restrictions.isEmpty {
                 Console.current.out("For your household: \(restrictions.map(\.summary).joined(separator: ", ")) (--just-me for yours alone)\n")
             }
-            guard !result.recipes.isEmpty else { return Console.current.out("No recipes match.") }
+            guard !result.recipes.isEmpty else {
+                return Console.current.out(usesPantry ? "No recipe that fits uses what your pantry holds." : "No recipes match.")
+            }
             Console.current.out(recipeTable(result.recipes))
+            if usesPantry {
+                Console.current.out("\nFrom your pantry, as each recipe is written:")
+                for recipe in result.recipes {
+                    Console.current.out("  \(recipe.id): \((recipe.onHand ?? []).map(\.summary).joined(separator: ", "))")
+                }
+            }
             let first = (result.page - 1) * result.pageSize + 1
             let last = first + result.recipes.count - 1
             let total = result.totalIsExact ? "\(result.total)" : "more than \(result.total)"

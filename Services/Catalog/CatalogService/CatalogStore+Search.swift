@@ -128,6 +128,11 @@ extension CatalogStore {
         func count(_ from: String, _ arguments: SQLArguments) throws -> Int {
             try session.value(Int.self, "SELECT COUNT(*) FROM (SELECT 1 \(from) LIMIT \(limit + 1)) AS counted", arguments) ?? 0
         }
+        if let ranking = built.onHand {
+            return try rankedByUse(
+                ranking, matching: matchExpression, selectSQL: selectSQL, whereSQL: whereSQL, user: user, filterArguments: filterArguments,
+                book: book, page: page, pageSize: pageSize, offset: offset, session)
+        }
         if let matchExpression {
             let total = try count("\(sql.textMatches) AND \(whereSQL)", [matchExpression] + filterArguments)
             func pageOf(_ recipes: [RecipeSummary]) -> RecipePage {
@@ -169,6 +174,56 @@ extension CatalogStore {
         }
         let total = try count("FROM recipe r WHERE \(whereSQL)", filterArguments)
         return RecipePage(recipes: recipes, total: min(total, limit), page: page, pageSize: pageSize, totalIsExact: total <= limit)
+    }
+
+    /// A search given what is on hand: every recipe the filters (and the text, if any) let through
+    /// that uses any of it, scored by ``OnHandRanking``, best first, then by name. Each recipe's
+    /// lines of those ingredients are read along the ingredient index, so the cost follows how
+    /// many recipes use them, not the catalog's size.
+    private func rankedByUse(
+        _ ranking: OnHandRanking, matching matchExpression: String?, selectSQL: String, whereSQL: String, user: String,
+        filterArguments: SQLArguments, book: IngredientBook, page: Int, pageSize: Int, offset: Int, _ session: any SQLSession
+    ) throws -> RecipePage {
+        // On SQLite the join is written in the order to walk it: from the ingredient index.
+        let join = sql.engine == .sqlite ? "CROSS JOIN" : "JOIN"
+        let text = matchExpression == nil ? "" : " AND \(sql.textCondition)"
+        let rows = try session.rows(
+            """
+            SELECT r.key AS k, r.id AS id, r.name AS n, ri.ingredient_id AS i, ri.quantity AS q, ri.unit AS u
+            FROM recipe_ingredient ri \(join) recipe r ON r.key = ri.recipe_key
+            WHERE ri.ingredient_id IN (\(sql.engine.jsonArrayValues)) AND \(whereSQL)\(text)
+            """, [ranking.ids.sqlJSONArray] + filterArguments + (matchExpression.map { [$0] } ?? []))
+        var recipes: [String: (id: String, name: String, lines: [(ingredient: String, quantity: Double, unit: MeasureUnit)])] = [:]
+        for row in rows {
+            let key: String = row["k"]
+            // A unit this version does not know uses nothing rather than failing the search.
+            let unit = MeasureUnit(rawValue: row["u"])
+            if recipes[key] == nil { recipes[key] = (row["id"], row["n"], []) }
+            if let unit { recipes[key]?.lines.append((row["i"], row["q"], unit)) }
+        }
+        let ranked = recipes.values.map { recipe in
+            let uses = ranking.uses(recipe.lines, ingredients: book.byID)
+            return (id: recipe.id, name: recipe.name, uses: uses, score: ranking.score(uses))
+        }
+        .sorted { a, b in
+            if a.score != b.score { return a.score > b.score }
+            let (left, right) = (a.name.lowercased(), b.name.lowercased())
+            return left != right ? left < right : a.id < b.id
+        }
+        let onPage = Array(ranked.dropFirst(offset).prefix(pageSize))
+        let summaries = try Self.summaries(
+            session.rows(
+                "\(selectSQL) FROM recipe r WHERE r.id IN (\(sql.engine.jsonArrayValues)) AND \(whereSQL)",
+                [user, onPage.map(\.id).sqlJSONArray] + filterArguments), session.engine)
+        let byID = Dictionary(summaries.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let listed = onPage.compactMap { ranked -> RecipeSummary? in
+            guard var summary = byID[ranked.id] else { return nil }
+            summary.onHand = ranked.uses
+            return summary
+        }
+        let limit = Self.countLimit
+        return RecipePage(
+            recipes: listed, total: min(ranked.count, limit), page: page, pageSize: pageSize, totalIsExact: ranked.count <= limit)
     }
 
     /// A text search's page on SQLite. bm25 costs time for every match, so a query matching more

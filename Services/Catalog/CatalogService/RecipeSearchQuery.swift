@@ -31,6 +31,8 @@ struct RecipeSearchQuery: Equatable {
     var conditions: [String] = []
     /// The values the conditions' `?` placeholders take, in order.
     var arguments: [Argument] = []
+    /// With ingredients on hand, the search keeps the recipes using any and ranks them by use.
+    var onHand: OnHandRanking?
 
     /// ``arguments`` as a statement binds them.
     var sqlArguments: SQLArguments {
@@ -55,6 +57,7 @@ struct RecipeSearchQuery: Equatable {
         if engine == .sqlite, let words = try Self.words(request.query) {
             nameMatchExpression = words.map { "name : \"\($0)\"*" }.joined(separator: " ")
         }
+        if let entries = request.onHand { onHand = try OnHandRanking(entries, ingredients: ingredients) }
         if let count = request.ingredients?.count, count > Self.maxIngredients {
             throw .badRequest("at most \(Self.maxIngredients) ingredients per search, got \(count)", field: "ingredients")
         }

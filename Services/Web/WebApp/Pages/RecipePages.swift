@@ -182,14 +182,23 @@ struct RecipePages {
             let forHousehold = !submitted || query.get("household") != nil
             let text = query.get("q").map { String($0.prefix(200)) }.flatMap { $0.isEmpty ? nil : $0 }
             let dish = query.get("dish").flatMap(DishType.init(rawValue:))
-            let search = RecipeSearch(
+            let usesPantry = submitted && query.get("pantry") != nil
+            var search = RecipeSearch(
                 query: text, dishType: dish, useSavedProfile: true,
                 switches: FilterSwitches(
                     diets: on["diets"], allergens: on["allergens"], dislikes: on["dislikes"], equipment: on["equipment"], patience: on["patience"]),
                 page: page, pageSize: Self.pageSize, forHousehold: forHousehold)
+            if usesPantry {
+                let pantry = try await app.backend.groceries.call(PantryAPI.get, Empty(), session: session.token)
+                search.onHand = pantry.items.map {
+                    OnHand(ingredient: $0.ingredient, quantity: $0.quantity, unit: $0.unit, bestBefore: $0.bestBefore)
+                }
+                if pantry.items.isEmpty { data["pantryEmpty"] = true }
+            }
             let found = try await app.backend.catalog.call(CatalogAPI.searchRecipes, search, session: session.token)
             summaries = found.recipes
             data["household"] = forHousehold
+            data["pantry"] = usesPantry
             if let restrictions = found.household, !restrictions.isEmpty {
                 data["householdText"] = restrictions.map(\.summary).joined(separator: ", ")
             }
@@ -204,6 +213,7 @@ struct RecipePages {
                 if let dish { items.append("dish=\(Views.urlQueryValue(dish.rawValue))") }
                 items += names.filter { on[$0]! }.map { "\($0)=1" }
                 if forHousehold { items.append("household=1") }
+                if usesPantry { items.append("pantry=1") }
                 more = "/recipes?" + items.joined(separator: "&")
             }
         }
@@ -219,6 +229,7 @@ struct RecipePages {
             "cost": Show.euros(recipe.costPerServing), "diets": recipe.diets.map(\.rawValue), "isFavorite": recipe.isFavorite,
         ]
         if !recipe.summary.isEmpty { values["summary"] = recipe.summary }
+        if let uses = recipe.onHand, !uses.isEmpty { values["uses"] = uses.map(\.summary).joined(separator: ", ") }
         return values
     }
 

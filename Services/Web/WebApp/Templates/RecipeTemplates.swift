@@ -4,6 +4,7 @@ extension Templates {
         <a href="/recipes/{{id}}"><strong>{{name}}</strong></a>{{#isFavorite}} <span class="badge" title="Favourite">★</span>{{/isFavorite}}
         <small>{{minutes}} min · {{kcal}} kcal · {{cost}} a serving{{#diets}} · {{.}}{{/diets}}</small>
         {{#summary}}<p>{{summary}}</p>{{/summary}}
+        {{#uses}}<p class="uses">From your pantry: {{uses}}</p>{{/uses}}
         </li>
         """#
 
@@ -31,10 +32,12 @@ extension Templates {
         {{#switches}}<label class="check"><input type="checkbox" name="{{name}}" value="1"{{#on}} checked{{/on}}> {{label}}</label>{{/switches}}
         <label class="check"><input type="checkbox" name="household" value="1"{{#household}} checked{{/household}}> and my household's</label>
         </fieldset>
+        <label class="check"><input type="checkbox" name="pantry" value="1"{{#pantry}} checked{{/pantry}}> Uses what my pantry holds (what goes off first counts most)</label>
         <button type="submit" class="primary">Search</button>
         </form>
         {{/tab_search}}
         {{#householdText}}<p class="hint">For your household: {{householdText}}.</p>{{/householdText}}
+        {{#pantryEmpty}}<p class="hint">Your pantry is empty: <a href="/pantry">add what you have</a>.</p>{{/pantryEmpty}}
         <p class="count" role="status">{{countText}}</p>
         <ul class="recipes">
         {{#recipes}}{{>recipe_card}}{{/recipes}}
