@@ -117,7 +117,7 @@ struct GroceriesBenchmark: AsyncParsableCommand {
         }
         for index in 0..<reads {
             let detail = details[index % details.count]
-            if index % details.count == 0 { _ = try groceries.store.clear(checkedOnly: false, household: user) }
+            if index % details.count == 0 { _ = try groceries.store.clear(checkedOnly: false, household: user, now: Date()) }
             let facts = (detail.ingredientFacts ?? []).map(ListIngredientFacts.init)
             try write.record {
                 _ = try groceries.store.addRecipe(

@@ -102,7 +102,8 @@ public struct CheckLines: Codable, Equatable, Sendable {
 @MessagePackCodable
 public struct ClearList: Codable, Equatable, Sendable {
     /// True: remove only checked lines (their ingredients are left out of every recipe on the
-    /// list, their manual items deleted). False: remove everything.
+    /// list, their manual items deleted), as bought: a household that restocks gets them in its
+    /// pantry. False: remove everything (nothing goes to the pantry).
     public var checkedOnly: Bool
     /// True: the reply carries the whole list at its new version (``GroceryListChange/list``);
     /// default false, a summary only.

@@ -77,7 +77,7 @@ public struct Pantry: Codable, Equatable, Sendable {
     public var items: [PantryItem]
     /// By name.
     public var staples: [Staple]
-    /// True: what a checkout bought goes into the pantry.
+    /// True: what was bought goes into the pantry (``PantrySettings``).
     public var restockOnCheckout: Bool
 
     public init(items: [PantryItem], staples: [Staple], restockOnCheckout: Bool) {
@@ -111,7 +111,9 @@ public struct StapleSetting: Codable, Equatable, Sendable {
 
 @MessagePackCodable
 public struct PantrySettings: Codable, Equatable, Sendable {
-    /// True: a checkout puts what it bought (whole packs where the list chose packs) into the pantry.
+    /// True: what was bought goes into the pantry, whole packs where the list chose packs:
+    /// every line of a checkout, and the ticked lines when they are cleared off the list after
+    /// shopping (`list.clear` with `checkedOnly`). A full pantry (500 items) takes what fits.
     public var restockOnCheckout: Bool
     public init(restockOnCheckout: Bool) { self.restockOnCheckout = restockOnCheckout }
 }

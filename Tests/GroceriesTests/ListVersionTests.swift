@@ -50,7 +50,7 @@ import Testing
             #expect(checked.checkedCount == 1 && checked.list == nil)
             let read = try store.list(household: "ada")
             #expect(read.version == checked.version && read.lineCount == 2 && read.checkedCount == 1)
-            let cleared = try store.clear(checkedOnly: true, household: "ada")
+            let cleared = try store.clear(checkedOnly: true, household: "ada", now: Date())
             #expect(cleared.itemCount == 1 && cleared.checkedCount == 0 && cleared.list == nil, "the oats item went with its check")
             #expect(try store.list(household: "ada").lines.map(\.name) == ["paper towels"])
         }

@@ -120,6 +120,36 @@ struct PantryTests {
         }
     }
 
+    @Test func theTickedLinesClearedAfterShoppingRestockThePantryAndNothingElse() async throws {
+        try await withGroceries { env in
+            _ = try await env.write(GroceriesAPI.addItem, AddListItem(ingredient: "potato", quantity: 1200, unit: .g))
+            _ = try await env.write(GroceriesAPI.addItem, AddListItem(ingredient: "butter", quantity: 100, unit: .g))
+            _ = try await env.write(GroceriesAPI.addItem, AddListItem(ingredient: "egg", quantity: 7, unit: .piece))
+            _ = try await env.write(GroceriesAPI.check, CheckLines(lines: ["potato", "egg"], checked: true), user: "ada")
+            // Without the setting, clearing the ticked lines puts nothing away.
+            _ = try await env.write(GroceriesAPI.clear, ClearList(checkedOnly: true), user: "ada")
+            #expect(try await env.groceries.call(PantryAPI.get, Empty(), user: "ada").items.isEmpty)
+
+            _ = try await env.groceries.call(PantryAPI.settings, PantrySettings(restockOnCheckout: true), user: "ada")
+            _ = try await env.write(GroceriesAPI.addItem, AddListItem(ingredient: "potato", quantity: 1200, unit: .g))
+            _ = try await env.write(GroceriesAPI.addItem, AddListItem(ingredient: "egg", quantity: 7, unit: .piece))
+            _ = try await env.write(GroceriesAPI.check, CheckLines(lines: ["potato", "egg"], checked: true), user: "ada")
+            // Ticking alone changes nothing in the pantry (the line would cover itself).
+            #expect(try await env.groceries.call(PantryAPI.get, Empty(), user: "ada").items.isEmpty)
+            let cleared = try await env.write(GroceriesAPI.clear, ClearList(checkedOnly: true, withList: true), user: "ada")
+            // Potatoes: 2 × 1 kg bags for 1200 g; 7 eggs: a box of 12 (€3.42, less than two of 6 at €1.80).
+            let pantry = try await env.groceries.call(PantryAPI.get, Empty(), user: "ada")
+            #expect(
+                pantry.items.map { "\($0.ingredient) \($0.quantity) \($0.unit.rawValue) \($0.location)" } == [
+                    "egg 12.0 piece fridge", "potato 2000.0 g cupboard",
+                ])
+            // The unticked butter stays on the list, and the emptied list puts nothing away.
+            #expect(cleared.lines.map(\.id) == ["butter"])
+            _ = try await env.write(GroceriesAPI.clear, ClearList(checkedOnly: false), user: "ada")
+            #expect(try await env.groceries.call(PantryAPI.get, Empty(), user: "ada").items.count == 2)
+        }
+    }
+
     @Test func expiringListsWhatGoesOffSoonestFirst() async throws {
         try await withGroceries { env in
             // Today is 2026-05-28 (UTC).

@@ -182,7 +182,8 @@ struct GroceriesCommand: AsyncParsableCommand {
 
     struct Clear: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Empty the list, or with --checked take only the ticked lines off (their ingredients count as had)."
+            abstract: "Empty the list, or with --checked take only the ticked lines off (their ingredients count as had).",
+            discussion: "With `sous pantry restock on`, the ticked lines taken off with --checked go into the pantry, as bought."
         )
         @Flag(help: "Remove only the checked lines.") var checked = false
         @OptionGroup var global: GlobalOptions

@@ -15,7 +15,7 @@ struct PantryCommand: AsyncParsableCommand {
               sous pantry staple salt                 (always in the cupboard: recipes never put it on the list)
               sous pantry staple salt --out           (it ran out: back on the list)
               sous pantry expiring --days 5
-              sous pantry restock on                  (a checkout puts what it bought in the pantry)
+              sous pantry restock on                  (what you buy goes into the pantry)
             Cooking a planned meal (sous plan cooked) takes what it used out of the pantry.
             """,
         subcommands: [Show.self, Add.self, Remove.self, StapleCommand.self, Unstaple.self, Expiring.self, Restock.self],
@@ -114,7 +114,10 @@ struct PantryCommand: AsyncParsableCommand {
     }
 
     struct Restock: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "on: a checkout puts what it bought (whole packs) in the pantry; off: it does not.")
+        static let configuration = CommandConfiguration(
+            abstract: "on: what you buy goes into the pantry (whole packs); off: it does not.",
+            discussion: "Bought is every line of a checkout, and the ticked lines `sous groceries clear --checked` takes off the list after shopping."
+        )
         @Argument(help: "on or off.") var setting: String
         @OptionGroup var global: GlobalOptions
 
@@ -126,7 +129,10 @@ struct PantryCommand: AsyncParsableCommand {
             let pantry = try await global.client(Groceries.self).call(
                 PantryAPI.settings, PantrySettings(restockOnCheckout: setting == "on"), session: global.token)
             if global.json { return try printJSON(pantry) }
-            Console.current.out("A checkout \(pantry.restockOnCheckout ? "now puts" : "no longer puts") what it bought in the pantry.")
+            Console.current.out(
+                pantry.restockOnCheckout
+                    ? "What you buy now goes into the pantry: a checkout's lines, and the ticked lines you clear after shopping."
+                    : "What you buy no longer goes into the pantry.")
         }
     }
 }
@@ -146,7 +152,7 @@ enum PantryRendering {
         if !pantry.staples.isEmpty {
             lines.append("Staples: " + pantry.staples.map { $0.out ? "\($0.name) (out)" : $0.name }.joined(separator: ", "))
         }
-        lines.append("Restock at checkout: \(pantry.restockOnCheckout ? "on" : "off")")
+        lines.append("What you buy goes into the pantry: \(pantry.restockOnCheckout ? "on" : "off")")
         return lines.joined(separator: "\n")
     }
 

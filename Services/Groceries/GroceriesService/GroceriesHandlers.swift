@@ -122,7 +122,8 @@ struct GroceriesHandlers: Sendable {
 
     func clear(_ request: ClearList, user: String, context: RequestContext) throws -> GroceryListChange {
         let change = try store.clear(
-            checkedOnly: request.checkedOnly, household: try context.requireHousehold(), withList: request.wantsList, idempotent: context.idempotency)
+            checkedOnly: request.checkedOnly, household: try context.requireHousehold(), withList: request.wantsList, now: host.clock.now,
+            idempotent: context.idempotency)
         return changed(change, user: user, context: context)
     }
 

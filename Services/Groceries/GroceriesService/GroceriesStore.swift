@@ -181,12 +181,15 @@ public final class GroceriesStore: Sendable {
 
     /// Empties the list, or takes the checked lines off it: a checked ingredient is left out of
     /// every recipe on the list and its manual items are deleted; a checked item is deleted.
+    /// Checked lines taken off were bought: the pantry gets them when the household restocks.
     public func clear(
-        checkedOnly: Bool, household: String, withList: Bool = false, idempotent scope: IdempotencyScope? = nil
+        checkedOnly: Bool, household: String, withList: Bool = false, now: Date, idempotent scope: IdempotencyScope? = nil
     ) throws(ServiceError) -> GroceryListChange {
         try changeList(household: household, droppingStaleChecks: true, withList: withList, idempotent: scope) { session, _ in
             if checkedOnly {
-                for line in try Self.list(household: household, version: nil, session).lines where line.checked {
+                let bought = try Self.list(household: household, version: nil, session).lines.filter(\.checked)
+                try Self.restock(bought, household: household, now: now, session)
+                for line in bought {
                     if let ingredient = line.ingredient {
                         try session.execute(#"UPDATE recipe_share SET excluded = 1 WHERE household = ? AND ingredient = ?"#, [household, ingredient])
                         try session.execute(#"DELETE FROM manual_item WHERE household = ? AND ingredient = ?"#, [household, ingredient])
@@ -225,7 +228,7 @@ public final class GroceriesStore: Sendable {
                 try record.insert(session)
                 try session.insert(
                     all: lines.enumerated().map { position, line in OrderLineRecord(order: record.order.id, position: position, line: line) })
-                try Self.restock(from: list, household: household, now: now, session)
+                try Self.restock(list.lines, household: household, now: now, session)
                 try Self.empty(household: household, session)
                 let version = try Self.nextVersion(household: household, session)
                 var order = record.order

@@ -163,13 +163,18 @@ extension GroceriesStore {
         }
     }
 
-    /// Puts what a checkout bought into the pantry (whole packs where the list chose packs),
-    /// when the household asked for it: dairy, meat and fish in the fridge, the rest in the cupboard.
-    static func restock(from list: GroceryList, household: String, now: Date, _ session: any SQLSession) throws {
+    /// Puts what was bought (a checkout's lines, or the ticked lines cleared after shopping) into
+    /// the pantry, whole packs where the list chose packs, when the household asked for it:
+    /// dairy, meat and fish in the fridge, the rest in the cupboard. A full pantry takes what
+    /// fits: buying is never refused for it.
+    static func restock(_ lines: [GroceryLine], household: String, now: Date, _ session: any SQLSession) throws {
         guard
             try session.value(Bool.self, #"SELECT restock_on_checkout FROM pantry_setting WHERE household = ?"#, [household]) == true
         else { return }
-        for line in list.lines {
+        var room =
+            GroceriesQuotas.pantryItems.limit
+            - (try session.value(Int.self, #"SELECT COUNT(*) FROM pantry_item WHERE household = ?"#, [household]) ?? 0)
+        for line in lines where room > 0 {
             guard let ingredient = line.ingredient, let unit = line.exactUnit else { continue }
             let bought =
                 line.packs.map { choice in choice.packs.reduce(0.0) { $0 + Double($1.count) * $1.pack.quantity * $1.pack.unit.baseFactor } }
@@ -185,6 +190,7 @@ extension GroceriesStore {
             try session.execute(
                 #"INSERT INTO pantry_item (household, ingredient, quantity, unit, best_before, location, added_at) VALUES (?, ?, ?, ?, NULL, ?, ?)"#,
                 [household, ingredient, amount, amountUnit.rawValue, location, now.timeIntervalSince1970])
+            room -= 1
         }
     }
 

@@ -77,7 +77,7 @@ extension Templates {
         <section class="card">
         <form method="post" action="/pantry/restock">
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="on" value="{{restockNext}}">
-        <p>A checkout {{#restock}}puts{{/restock}}{{^restock}}does not put{{/restock}} what it bought in the pantry.
+        <p>What you buy (a checkout, or the ticked lines when you clear them after shopping) {{#restock}}goes{{/restock}}{{^restock}}does not go{{/restock}} into the pantry.
         <button type="submit">{{#restock}}Stop that{{/restock}}{{^restock}}Put it in the pantry{{/restock}}</button></p>
         </form>
         </section>
