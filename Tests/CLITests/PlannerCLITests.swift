@@ -24,6 +24,25 @@ struct PlannerCLITests {
         }
     }
 
+    @Test func aCalendarAddressIsMadeReadAndStopped() async throws {
+        try await withServices { planner, _ in
+            let ada = ["--planner", planner, "--user", "ada"]
+            #expect(await sous(["plan", "feed"] + ada).out.contains("No calendar address"))
+            #expect(await sous(["plan", "put", "today", "dinner", "tomato-lentil-soup"] + ada).code == 0)
+            let on = await sous(["plan", "feed", "on", "--web-url", "https://sous.example.org/"] + ada)
+            let address = String(try #require(on.out.firstMatch(of: /https:\/\/sous\.example\.org\/calendar\/[A-Za-z0-9_-]{43}\.ics/)).0)
+            #expect(on.code == 0 && on.out.contains("shown once"), "\(on.out) \(on.err)")
+            // Read as a calendar app reads it: no user, the address alone.
+            let read = await sous(["plan", "feed", "read", address, "--planner", planner])
+            #expect(
+                read.code == 0 && read.out.hasPrefix("BEGIN:VCALENDAR\r\n") && read.out.contains("Dinner: Tomato and Red Lentil Soup"), "\(read.err)")
+            #expect(await sous(["plan", "feed"] + ada).out.contains("on since 2026-03-10T10:00:00Z"))
+            #expect(await sous(["plan", "feed", "off"] + ada).code == 0)
+            let gone = await sous(["plan", "feed", "read", address, "--planner", planner])
+            #expect(gone.code == 3 && gone.err.contains("no calendar feed has this address"), "\(gone.code) \(gone.err)")
+        }
+    }
+
     @Test func profileShowSetAndReset() async throws {
         try await withServices { planner, _ in
             let shown = await sous(["profile", "show", "--planner", planner, "--user", "ada"])

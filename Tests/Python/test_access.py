@@ -153,6 +153,8 @@ def test_no_user_method_returns_or_changes_another_users_data(stack):
         ada["planner"].call("plan.saveTemplate", {"name": template}, write=True)
         ada["planner"].call("plan.repeatTemplate", {"template": template, "everyWeeks": 2}, write=True)
         ids.append(template)
+        # A calendar feed: Bob's plan.feed makes or stops only his own.
+        ada["planner"].call("plan.feed", {"on": True}, write=True)
         pantry = ada["groceries"].call("pantry.add", {"ingredient": "potato", "quantity": 1, "location": marker}, write=True)
         ids += [item["id"] for item in pantry["items"]]
         ada["groceries"].call("pantry.staple", {"ingredient": "salt", "staple": True}, write=True)

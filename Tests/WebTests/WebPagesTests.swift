@@ -21,6 +21,7 @@ struct WebPagesTests {
         ("/cook/tomato-lentil-soup?step=1", "Step 1 of"), ("/diary", "Today against your goals"), ("/diary?q=lentils", "kcal/100 g"),
         ("/goals", "Or start from a preset"), ("/settings", "Cooking patience"), ("/household", "Invite someone"),
         ("/coeliac", "Journal"), ("/reminders", "Next reminder"), ("/account", "Where you are signed in"), ("/list/orders", "No orders yet"),
+        ("/pantry", "What you have"), ("/week/templates", "Keep this week"), ("/week/calendar", "Make a private address"),
     ]
 
     @Test func everyPageRendersForASignedInPersonWithTheSecurityHeaders() async throws {
@@ -134,6 +135,73 @@ struct WebPagesTests {
         }
     }
 
+    @Test func aWeekIsKeptAsATemplatePlannedAgainAndRepeated() async throws {
+        try await WebHarness.run { _, client in
+            let ada = Browser(client)
+            try await ada.register("Ada", email: "ada@example.org")
+            try await ada.get("/week")
+            #expect(try await ada.post("/week/choose", [("recipe", "tomato-lentil-soup")]).status == .seeOther)
+            let week = try await ada.get("/week").text
+            let today = try #require(week.firstMatch(of: /data-date="(\d{4}-\d{2}-\d{2})"/)).1
+            #expect(try await ada.post("/week/put", [("date", String(today)), ("slot", "2"), ("recipe", "tomato-lentil-soup")]).status == .seeOther)
+
+            let name = "<i>Busy</i> weeks"
+            let saved = try await ada.post("/week/templates/save", [("name", name)])
+            #expect(
+                saved.status == .ok && saved.text.contains("Saved this week as “&lt;i&gt;Busy&lt;/i&gt; weeks” (1 meal)"),
+                "\(saved.text.prefix(2000))")
+            #expect(saved.text.contains("Tomato and Red Lentil Soup") && !saved.text.contains("<i>Busy"))
+            #expect(try await ada.post("/week/templates/save", [("name", name)]).status == .conflict, "a name is kept once unless replaced")
+
+            #expect(try await ada.post("/week/clear", [("date", String(today)), ("slot", "2")]).status == .seeOther)
+            let applied = try await ada.post("/week/templates/apply", [("template", name), ("mode", "fill")])
+            #expect(applied.status == .ok && applied.text.contains("Planned 1 meal."), "\(applied.text.prefix(2000))")
+            #expect(try await ada.get("/week").text.contains("Tomato and Red Lentil Soup"))
+            let again = try await ada.post("/week/templates/apply", [("template", name), ("mode", "replace")])
+            #expect(again.text.contains("The week already was as"))
+            let bad = try await ada.post("/week/templates/apply", [("template", name), ("mode", "sometimes")])
+            #expect(bad.status == .unprocessableContent && bad.text.contains("Choose to fill the empty slots or replace the week"))
+
+            let repeated = try await ada.post("/week/templates/repeat", [("template", name), ("everyWeeks", "2")])
+            #expect(repeated.text.contains("repeats every 2 weeks") && repeated.text.contains("Repeats every 2 weeks from \(today)"))
+            let stopped = try await ada.post("/week/templates/repeat", [("template", name), ("everyWeeks", "0")])
+            #expect(stopped.text.contains("no longer repeats") && !stopped.text.contains("Repeats every"))
+            let deleted = try await ada.post("/week/templates/delete", [("template", name)])
+            #expect(deleted.text.contains("Deleted") && deleted.text.contains("No templates yet"))
+            #expect(try await ada.post("/week/templates/delete", [("template", name)]).status == .notFound)
+        }
+    }
+
+    @Test func aCalendarAppReadsTheWeekFromAPrivateAddressUntilItIsStopped() async throws {
+        try await WebHarness.run { _, client in
+            let ada = Browser(client)
+            try await ada.register("Ada", email: "ada@example.org")
+            try await ada.get("/week")
+            #expect(try await ada.post("/week/choose", [("recipe", "tomato-lentil-soup")]).status == .seeOther)
+            let today = try #require(try await ada.get("/week").text.firstMatch(of: /data-date="(\d{4}-\d{2}-\d{2})"/)).1
+            #expect(try await ada.post("/week/put", [("date", String(today)), ("slot", "2"), ("recipe", "tomato-lentil-soup")]).status == .seeOther)
+
+            let made = try await ada.post("/week/calendar/feed", [("on", "1")])
+            #expect(made.status == .ok && made.text.contains("shown only this once"), "\(made.status) \(made.text.prefix(2000))")
+            let token = String(try #require(made.text.firstMatch(of: /\/calendar\/([A-Za-z0-9_-]{43})\.ics/)).1)
+            #expect(made.text.contains("webcal://"))
+
+            // A calendar app has no cookie: the address is enough.
+            let app = Browser(client)
+            let feed = try await app.get("/calendar/\(token).ics")
+            #expect(feed.status == .ok && feed.headers[.contentType] == "text/calendar; charset=utf-8")
+            #expect(feed.text.contains("SUMMARY:Dinner: Tomato and Red Lentil Soup\r\n"), "\(feed.text)")
+            let status = try await ada.get("/week/calendar")
+            #expect(status.text.contains("Stop the address") && !status.text.contains(token), "the address is shown once")
+
+            #expect(try await ada.post("/week/calendar/feed", [("on", "0")]).status == .ok)
+            #expect(try await app.get("/calendar/\(token).ics").status == .notFound)
+            for path in ["/calendar/\(token)", "/calendar/nothing.ics", "/calendar/..%2F..%2Fetc%2Fpasswd.ics"] {
+                #expect(try await app.get(path).status == .notFound, "\(path)")
+            }
+        }
+    }
+
     @Test func formsWithoutTheirTokenAreRefusedAndWriteNothing() async throws {
         try await WebHarness.run { _, client in
             let ada = Browser(client)
@@ -145,6 +213,18 @@ struct WebPagesTests {
             }
             let list = try await ada.get("/list")
             #expect(!list.text.contains("paper towels"), "nothing was written")
+
+            // Each page masks the token afresh (a compressed page never repeats it); any of them is valid.
+            let first = ada.formToken
+            try await ada.get("/list")
+            let second = ada.formToken
+            #expect(first != second && first.count == 86, "\(first) \(second)")
+            #expect(try await ada.post("/list/items", [("text", "kitchen roll")], csrf: first).status == .seeOther)
+            #expect(try await ada.post("/list/items", [("text", "dish soap")], csrf: second).status == .seeOther)
+            // A masked token with one bit changed is refused.
+            var bytes = Array(second.utf8)
+            bytes[60] = bytes[60] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            #expect(try await ada.post("/list/items", [("text", "paper towels")], csrf: String(decoding: bytes, as: UTF8.self)).status == .forbidden)
 
             // Another browser's token is not this one's.
             let bo = Browser(client)

@@ -145,6 +145,7 @@ public enum CommandIndex {
         "account.resendVerification": "account resend-verification",
         "plan.saveTemplate": "plan template save", "plan.templates": "plan template list", "plan.deleteTemplate": "plan template delete",
         "plan.applyTemplate": "plan template apply", "plan.repeatTemplate": "plan template repeat",
+        "plan.feed": "plan feed on", "plan.feedStatus": "plan feed show", "plan.feedCalendar": "plan feed read",
         "pantry.get": "pantry list", "pantry.add": "pantry add", "pantry.remove": "pantry remove", "pantry.staple": "pantry staple",
         "pantry.settings": "pantry restock", "pantry.expiring": "pantry expiring", "pantry.cook": "plan cooked",
         "ingredients.search": "ingredients search", "ingredients.get": "ingredients show", "ingredients.import": "operator import-ingredients",

@@ -18,7 +18,7 @@ struct PlanCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Show.self, List.self, Add.self, Remove.self, Put.self, Move.self, Clear.self, Fill.self, Cooked.self, Multiplier.self, Household.self,
-            PlanTemplateCommand.self, ICS.self, Watch.self,
+            PlanTemplateCommand.self, ICS.self, PlanFeedCommand.self, Watch.self,
         ]
     )
 

@@ -123,6 +123,9 @@ struct PlannerHandlers: Sendable {
         server.register(PlannerAPI.deleteTemplate, use: deleteTemplate)
         server.register(PlannerAPI.applyTemplate, use: applyTemplate)
         server.register(PlannerAPI.repeatTemplate, use: repeatTemplate)
+        server.register(PlannerAPI.setFeed, use: setFeed)
+        server.register(PlannerAPI.feed, use: feed)
+        server.register(PlannerAPI.feedCalendar, use: feedCalendar)
         server.register(PlannerAPI.wait, use: wait)
     }
 
@@ -345,6 +348,12 @@ struct PlannerHandlers: Sendable {
         case (_, nil): throw ServiceError.badRequest("give both from and to, or neither for the visible week", field: "to")
         }
         try checkRange(range)
+        return try calendar(member: member, window: window, range: range)
+    }
+
+    /// The calendar of `member`'s plan over `range`, in the time zone of `window`.
+    func calendar(member: PlanMember, window: PlanWindow, range: PlanDateRange) throws -> CalendarExport {
+        let user = member.user
         let days = try store.days(member: member, range: range, now: now)
         let events = days.flatMap(\.slots).compactMap { slot -> ICalendar.Event? in
             guard let recipe = slot.recipe else { return nil }

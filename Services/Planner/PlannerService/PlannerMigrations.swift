@@ -224,6 +224,18 @@ enum PlannerMigrations {
         PostgresMigration("v10: password recovery, and the outbox its mail leaves by", PlannerMigrations.recoveryTables),
         PostgresMigration("v11: confirmed emails", PlannerMigrations.emailVerification),
         PostgresMigration("v12: week templates", PlannerMigrations.templateTables),
+        PostgresMigration("v13: calendar feeds", PlannerMigrations.feedTables),
+    ]
+
+    /// Calendar feeds, the same on both engines: the digest of each feed's secret and its owner.
+    static let feedTables = [
+        """
+        CREATE TABLE calendar_feed (
+            digest TEXT PRIMARY KEY,
+            "user" TEXT NOT NULL UNIQUE,
+            created_at DOUBLE PRECISION NOT NULL
+        )
+        """
     ]
 
     /// Week templates, the same on both engines: a template's meals by weekday and slot, its
@@ -572,6 +584,9 @@ enum PlannerMigrations {
         }
         migrator.registerMigration("v14: week templates") { db in
             for statement in templateTables { try db.execute(sql: statement) }
+        }
+        migrator.registerMigration("v15: calendar feeds") { db in
+            for statement in feedTables { try db.execute(sql: statement) }
         }
         return migrator
     }

@@ -17,7 +17,7 @@ public struct WebCommand: AsyncParsableCommand {
             SOUS_<SERVICE>_ENDPOINT for each service, SOUS_KEYS_DIR (the services' public keys), SOUS_DATA_DIR \
             (where web.key, the secret cookies are sealed with, is created on first start; replicas share it), \
             SOUS_WEB_SECURE_COOKIES=1 behind an HTTPS proxy, SOUS_WEB_TRUST_PROXY=1 when that proxy sets \
-            X-Forwarded-For, SOUS_LOG_LEVEL.
+            X-Forwarded-For, SOUS_WEB_URL (where people open it: the base of calendar feed addresses), SOUS_LOG_LEVEL.
             """,
         version: SousVersion.current,
         subcommands: [Serve.self, Check.self],
@@ -41,6 +41,7 @@ public struct WebCommand: AsyncParsableCommand {
                 host: host, port: port, endpoints: endpoints, keysDirectory: UserClientKeys.directory, secret: secret,
                 secureCookies: environment["SOUS_WEB_SECURE_COOKIES"] == "1")
             configuration.trustForwardedFor = environment["SOUS_WEB_TRUST_PROXY"] == "1"
+            configuration.publicURL = environment["SOUS_WEB_URL"].flatMap { $0.isEmpty ? nil : $0 }
             var logger = Logger(label: "web")
             logger.logLevel = level
             logger.info("sous-web listening", metadata: ["address": "http://\(host):\(port)"])

@@ -34,6 +34,8 @@ public final class WebApp: Sendable {
         AccountPages(app: self).addRoutes(to: router)
         RecipePages(app: self).addRoutes(to: router)
         WeekPages(app: self).addRoutes(to: router)
+        TemplatePages(app: self).addRoutes(to: router)
+        CalendarPages(app: self).addRoutes(to: router)
         ListPages(app: self).addRoutes(to: router)
         PantryPages(app: self).addRoutes(to: router)
         CookPages(app: self).addRoutes(to: router)

@@ -18,6 +18,9 @@ public struct WebConfiguration: Sendable {
     /// The client is the last address of `X-Forwarded-For` (set when a proxy in front says
     /// whom it forwards; without a proxy a client could name any address it likes).
     public var trustForwardedFor = false
+    /// Where people open the web app (`SOUS_WEB_URL`, `https://sous.example.org`): the base of
+    /// the calendar feed's address. Without it, the host the browser asked for.
+    public var publicURL: String?
     /// How long one call to a service may take, retries included.
     public var callLimit: Duration
     public var limits: WebLimits

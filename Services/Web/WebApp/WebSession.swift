@@ -55,12 +55,29 @@ struct CookieKeys: Sendable {
         return try? JSONDecoder().decode(WebSession.self, from: Data(json))
     }
 
-    /// The form token for a browser known by `subject` (its session token, or its visitor value).
+    /// The form token for a browser known by `subject` (its session token, or its visitor
+    /// value), masked afresh for each page: a random pad, then the token XOR the pad. A page
+    /// that a proxy compresses next to text an attacker chose (a search) then never carries the
+    /// same bytes twice, so its compressed size tells nothing of the token (BREACH).
     func formToken(for subject: String) -> String {
-        Base64URL.encode(Sodium.mac(Array(subject.utf8), key: forms))
+        let token = Sodium.mac(Array(subject.utf8), key: forms)
+        let pad = Sodium.randomBytes(token.count)
+        return Base64URL.encode(pad + zip(token, pad).map { $0 ^ $1 })
     }
 
+    /// Whether `formToken` is this browser's: masked by any pad, or bare (a tick a service
+    /// worker queued from a page served before tokens were masked).
     func isValid(formToken: String, for subject: String) -> Bool {
-        Sodium.constantTimeEqual(Array(formToken.utf8), Array(self.formToken(for: subject).utf8))
+        let token = Sodium.mac(Array(subject.utf8), key: forms)
+        guard formToken.utf8.count <= 128, let sent = Base64URL.decode(formToken) else { return false }
+        switch sent.count {
+        case token.count * 2:
+            let pad = sent.prefix(token.count)
+            return Sodium.constantTimeEqual(zip(sent.suffix(token.count), pad).map { $0 ^ $1 }, token)
+        case token.count:
+            return Sodium.constantTimeEqual(sent, token)
+        default:
+            return false
+        }
     }
 }

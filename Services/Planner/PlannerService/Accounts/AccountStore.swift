@@ -93,12 +93,14 @@ public final class AccountStore: Sendable {
         }
     }
 
-    /// Replaces the password hash and ends every session of the user but `keeping`.
+    /// Replaces the password hash, ends every session of the user but `keeping`, and stops their
+    /// calendar feed (its address may be known to whoever the new password keeps out).
     func changePassword(user: String, to password: String, keeping session: String, now: Date) throws(ServiceError) -> [RevokedSession] {
         guard let hash = Sodium.hashPassword(password, cost: passwordCost) else { throw .internal("the password could not be hashed") }
         return try storage {
             try database.write { transaction in
                 try transaction.execute(#"UPDATE account SET password_hash = ? WHERE "user" = ?"#, [hash, user])
+                try PlannerStore.stopFeed(transaction, user: user)
                 return try Self.endSessions(
                     transaction, #"SELECT * FROM session WHERE "user" = ? AND id <> ? ORDER BY created_at, id"#, [user, session])
             }

@@ -258,6 +258,7 @@ extension AccountStore {
                     #"UPDATE account SET password_hash = ?, verified_at = COALESCE(verified_at, ?) WHERE "user" = ?"#,
                     [hash, now.timeIntervalSince1970, found.info.user])
                 let ended = try Self.endSessions(session, #"SELECT * FROM session WHERE "user" = ? ORDER BY created_at, id"#, [found.info.user])
+                try PlannerStore.stopFeed(session, user: found.info.user)
                 if let mail, mail.settings != nil {
                     let id = AccountStore.newID(prefix: "changed-")
                     try Outbox.enqueue(

@@ -5,7 +5,7 @@ enum Templates {
         "layout": layout, "error": error, "form_error": formError,
         "signin": signIn, "register": register, "account": account, "forgot": forgot, "reset": reset, "verify": verify,
         "recipes": recipes, "recipe_card": recipeCard, "recipe": recipe, "recipe_form": recipeForm, "recipe_import": recipeImport,
-        "week": week, "list": list, "list_body": listBody, "orders": orders,
+        "week": week, "week_templates": weekTemplates, "calendar": calendar, "list": list, "list_body": listBody, "orders": orders,
         "cook": cook,
         "diary": diary, "goals": goals,
         "coeliac": coeliac,
