@@ -466,7 +466,7 @@ SIGNED_OUT_PAGES = ["/signin", "/register"]
 SIGNED_IN_PAGES = [
     "/week", "/list", "/list/orders", "/recipes", "/recipes?show=favorites", "/recipes?show=community",
     "/recipes/tomato-lentil-soup", "/recipes/new", "/recipes/import", "/cook/tomato-lentil-soup", "/cook/tomato-lentil-soup?step=1",
-    "/diary", "/goals", "/settings", "/household", "/coeliac", "/reminders", "/account", "/pantry", "/week/templates",
+    "/diary", "/goals", "/settings", "/household", "/coeliac", "/reminders", "/account", "/pantry", "/week/templates", "/week/calendar",
 ]
 
 
