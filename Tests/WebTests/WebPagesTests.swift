@@ -135,15 +135,20 @@ struct WebPagesTests {
         }
     }
 
+    /// Ada, signed up, with the soup planned for today's dinner; today as the week page gives it.
+    static func adaWithTodaysDinner(_ client: any TestClientProtocol) async throws -> (Browser, String) {
+        let ada = Browser(client)
+        try await ada.register("Ada", email: "ada@example.org")
+        try await ada.get("/week")
+        #expect(try await ada.post("/week/choose", [("recipe", "tomato-lentil-soup")]).status == .seeOther)
+        let today = String(try #require(try await ada.get("/week").text.firstMatch(of: /data-date="(\d{4}-\d{2}-\d{2})"/)).1)
+        #expect(try await ada.post("/week/put", [("date", today), ("slot", "2"), ("recipe", "tomato-lentil-soup")]).status == .seeOther)
+        return (ada, today)
+    }
+
     @Test func aWeekIsKeptAsATemplatePlannedAgainAndRepeated() async throws {
         try await WebHarness.run { _, client in
-            let ada = Browser(client)
-            try await ada.register("Ada", email: "ada@example.org")
-            try await ada.get("/week")
-            #expect(try await ada.post("/week/choose", [("recipe", "tomato-lentil-soup")]).status == .seeOther)
-            let week = try await ada.get("/week").text
-            let today = try #require(week.firstMatch(of: /data-date="(\d{4}-\d{2}-\d{2})"/)).1
-            #expect(try await ada.post("/week/put", [("date", String(today)), ("slot", "2"), ("recipe", "tomato-lentil-soup")]).status == .seeOther)
+            let (ada, today) = try await Self.adaWithTodaysDinner(client)
 
             let name = "<i>Busy</i> weeks"
             let saved = try await ada.post("/week/templates/save", [("name", name)])
@@ -153,7 +158,7 @@ struct WebPagesTests {
             #expect(saved.text.contains("Tomato and Red Lentil Soup") && !saved.text.contains("<i>Busy"))
             #expect(try await ada.post("/week/templates/save", [("name", name)]).status == .conflict, "a name is kept once unless replaced")
 
-            #expect(try await ada.post("/week/clear", [("date", String(today)), ("slot", "2")]).status == .seeOther)
+            #expect(try await ada.post("/week/clear", [("date", today), ("slot", "2")]).status == .seeOther)
             let applied = try await ada.post("/week/templates/apply", [("template", name), ("mode", "fill")])
             #expect(applied.status == .ok && applied.text.contains("Planned 1 meal."), "\(applied.text.prefix(2000))")
             #expect(try await ada.get("/week").text.contains("Tomato and Red Lentil Soup"))
@@ -174,12 +179,7 @@ struct WebPagesTests {
 
     @Test func aCalendarAppReadsTheWeekFromAPrivateAddressUntilItIsStopped() async throws {
         try await WebHarness.run { _, client in
-            let ada = Browser(client)
-            try await ada.register("Ada", email: "ada@example.org")
-            try await ada.get("/week")
-            #expect(try await ada.post("/week/choose", [("recipe", "tomato-lentil-soup")]).status == .seeOther)
-            let today = try #require(try await ada.get("/week").text.firstMatch(of: /data-date="(\d{4}-\d{2}-\d{2})"/)).1
-            #expect(try await ada.post("/week/put", [("date", String(today)), ("slot", "2"), ("recipe", "tomato-lentil-soup")]).status == .seeOther)
+            let (ada, _) = try await Self.adaWithTodaysDinner(client)
 
             let made = try await ada.post("/week/calendar/feed", [("on", "1")])
             #expect(made.status == .ok && made.text.contains("shown only this once"), "\(made.status) \(made.text.prefix(2000))")
