@@ -55,10 +55,11 @@ struct CatalogBenchmark: AsyncParsableCommand {
             ))
 
         var rows: [Samples] = []
-        func measure(_ name: String, _ body: (Int) async throws -> Void) async throws {
-            for index in 0..<min(200, queries) { try await body(index) }
+        func measure(_ name: String, times: Int? = nil, _ body: (Int) async throws -> Void) async throws {
+            let times = times ?? queries
+            for index in 0..<min(200, times) { try await body(index) }
             var samples = Samples(name: name)
-            for index in 0..<queries {
+            for index in 0..<times {
                 let start = DispatchTime.now().uptimeNanoseconds
                 try await body(index)
                 samples.nanoseconds.append(DispatchTime.now().uptimeNanoseconds - start)
@@ -86,6 +87,24 @@ struct CatalogBenchmark: AsyncParsableCommand {
         }
         try await measure("fully filtered search over the socket") { _ in
             _ = try client.callBlocking(CatalogAPI.searchRecipes, filtered, user: stranger())
+        }
+        // `sous recipes search --uses-pantry`: a pantry of 100 ingredients with a month of
+        // best-before dates, and the 5 that go off first (what `pantry.expiring` gives).
+        let pantry = (0..<100).map { index in
+            OnHand(
+                ingredient: "syn-ingredient-\(index * 37 % ingredients)", quantity: Double(100 + index), unit: .g,
+                bestBefore: LocalDate(year: 2026, month: 12, day: 1 + index % 28))
+        }
+        let soonest = Array(pantry.sorted { ($0.bestBefore!, $0.ingredient) < ($1.bestBefore!, $1.ingredient) }.prefix(5))
+        let onHandTimes = max(queries / 10, 20)
+        try await measure("uses the 5 going off first, direct (floor)", times: onHandTimes) { _ in
+            _ = try store.searchRecipes(RecipeSearch(onHand: soonest), user: "bench", filter: nil)
+        }
+        try await measure("uses the 5 going off first, over the socket", times: onHandTimes) { _ in
+            _ = try client.callBlocking(CatalogAPI.searchRecipes, RecipeSearch(onHand: soonest), user: stranger())
+        }
+        try await measure("uses a pantry of 100, over the socket", times: onHandTimes) { _ in
+            _ = try client.callBlocking(CatalogAPI.searchRecipes, RecipeSearch(onHand: pantry), user: stranger())
         }
         report("Catalog search, \(recipes) recipes / \(ingredients) ingredients, page of 20", rows)
         let memory = ProcessMemory.read()

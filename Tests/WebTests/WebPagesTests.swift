@@ -127,6 +127,11 @@ struct WebPagesTests {
             #expect(added.status == .seeOther, "\(added.status) \(added.text.prefix(500))")
             let shown = try await ada.get("/pantry")
             #expect(shown.text.contains("150 g Red lentils") && shown.text.contains("&lt;b&gt;shelf&lt;/b&gt;") && !shown.text.contains("<b>shelf"))
+            // What the pantry holds finds recipes, with the share of it each uses.
+            #expect(shown.text.contains("Recipes that use what you have"))
+            let using = try await ada.get("/recipes?filters=1&pantry=1&diets=1&allergens=1&dislikes=1&equipment=1&patience=1&household=1")
+            #expect(using.status == .ok && using.text.contains("From your pantry: Red lentils ("), "\(using.text.prefix(3000))")
+            #expect(using.text.contains("Tomato and Red Lentil Soup"))
             // The soup for the household's 2 needs 100 g of lentils: the pantry covers it.
             let list = try await ada.get("/list")
             #expect(list.text.contains("need 100 g, have 150 g in the pantry"), "\(list.text.prefix(3000))")

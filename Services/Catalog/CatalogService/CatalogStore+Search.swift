@@ -201,9 +201,9 @@ extension CatalogStore {
             if recipes[key] == nil { recipes[key] = (row["id"], row["n"], []) }
             if let unit { recipes[key]?.lines.append((row["i"], row["q"], unit)) }
         }
-        let ranked = recipes.values.map { recipe in
+        let ranked = recipes.map { key, recipe in
             let uses = ranking.uses(recipe.lines, ingredients: book.byID)
-            return (id: recipe.id, name: recipe.name, uses: uses, score: ranking.score(uses))
+            return (key: key, id: recipe.id, name: recipe.name, uses: uses, score: ranking.score(uses))
         }
         .sorted { a, b in
             if a.score != b.score { return a.score > b.score }
@@ -211,10 +211,10 @@ extension CatalogStore {
             return left != right ? left < right : a.id < b.id
         }
         let onPage = Array(ranked.dropFirst(offset).prefix(pageSize))
+        // The page's rows by key (the filters already chose them): one seek each.
         let summaries = try Self.summaries(
-            session.rows(
-                "\(selectSQL) FROM recipe r WHERE r.id IN (\(sql.engine.jsonArrayValues)) AND \(whereSQL)",
-                [user, onPage.map(\.id).sqlJSONArray] + filterArguments), session.engine)
+            session.rows("\(selectSQL) FROM recipe r WHERE r.key IN (\(sql.engine.jsonArrayValues))", [user, onPage.map(\.key).sqlJSONArray]),
+            session.engine)
         let byID = Dictionary(summaries.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let listed = onPage.compactMap { ranked -> RecipeSummary? in
             guard var summary = byID[ranked.id] else { return nil }

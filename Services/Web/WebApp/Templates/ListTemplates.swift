@@ -35,6 +35,7 @@ extension Templates {
         <section class="card">
         <h2>What you have</h2>
         {{#empty(items)}}<p>Nothing yet. What you add here is taken off the grocery list.</p>{{/empty(items)}}
+        {{^empty(items)}}<p><a href="/recipes?filters=1&amp;pantry=1&amp;diets=1&amp;allergens=1&amp;dislikes=1&amp;equipment=1&amp;patience=1&amp;household=1">Recipes that use what you have</a>, what goes off first counting most.</p>{{/empty(items)}}
         <ul class="lines">
         {{#items}}
         <li class="line"><span class="what">{{amount}} {{name}}</span> <small>{{location}}{{#bestBefore}} · best before {{bestBefore}}{{/bestBefore}}</small>
