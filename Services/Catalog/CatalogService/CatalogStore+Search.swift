@@ -193,13 +193,15 @@ extension CatalogStore {
             FROM recipe_ingredient ri \(join) recipe r ON r.key = ri.recipe_key
             WHERE ri.ingredient_id IN (\(sql.engine.jsonArrayValues)) AND \(whereSQL)\(text)
             """, [ranking.ids.sqlJSONArray] + filterArguments + (matchExpression.map { [$0] } ?? []))
+        // Columns by position and each name folded once: at a pantry of 100 on 100 000 recipes,
+        // looking columns up by name and folding names in every comparison of the sort took
+        // half the search.
         var recipes: [String: (id: String, name: String, lines: [(ingredient: String, quantity: Double, unit: MeasureUnit)])] = [:]
         for row in rows {
-            let key: String = row["k"]
+            let key: String = row[0]
+            if recipes[key] == nil { recipes[key] = (row[1], (row[2] as String).lowercased(), []) }
             // A unit this version does not know uses nothing rather than failing the search.
-            let unit = MeasureUnit(rawValue: row["u"])
-            if recipes[key] == nil { recipes[key] = (row["id"], row["n"], []) }
-            if let unit { recipes[key]?.lines.append((row["i"], row["q"], unit)) }
+            if let unit = MeasureUnit(rawValue: row[5]) { recipes[key]?.lines.append((row[3], row[4], unit)) }
         }
         let ranked = recipes.map { key, recipe in
             let uses = ranking.uses(recipe.lines, ingredients: book.byID)
@@ -207,8 +209,7 @@ extension CatalogStore {
         }
         .sorted { a, b in
             if a.score != b.score { return a.score > b.score }
-            let (left, right) = (a.name.lowercased(), b.name.lowercased())
-            return left != right ? left < right : a.id < b.id
+            return a.name != b.name ? a.name < b.name : a.id < b.id
         }
         let onPage = Array(ranked.dropFirst(offset).prefix(pageSize))
         // The page's rows by key (the filters already chose them): one seek each.
