@@ -193,15 +193,14 @@ extension CatalogStore {
             FROM recipe_ingredient ri \(join) recipe r ON r.key = ri.recipe_key
             WHERE ri.ingredient_id IN (\(sql.engine.jsonArrayValues)) AND \(whereSQL)\(text)
             """, [ranking.ids.sqlJSONArray] + filterArguments + (matchExpression.map { [$0] } ?? []))
-        // Columns by position and each name folded once: at a pantry of 100 on 100 000 recipes,
-        // looking columns up by name and folding names in every comparison of the sort took
-        // half the search.
+        // Columns by name (PostgreSQL's rows need not keep the SELECT's order); each name folded
+        // once for the sort, not in every comparison.
         var recipes: [String: (id: String, name: String, lines: [(ingredient: String, quantity: Double, unit: MeasureUnit)])] = [:]
         for row in rows {
-            let key: String = row[0]
-            if recipes[key] == nil { recipes[key] = (row[1], (row[2] as String).lowercased(), []) }
+            let key: String = row["k"]
+            if recipes[key] == nil { recipes[key] = (row["id"], (row["n"] as String).lowercased(), []) }
             // A unit this version does not know uses nothing rather than failing the search.
-            if let unit = MeasureUnit(rawValue: row[5]) { recipes[key]?.lines.append((row[3], row[4], unit)) }
+            if let unit = MeasureUnit(rawValue: row["u"]) { recipes[key]?.lines.append((row["i"], row["q"], unit)) }
         }
         let ranked = recipes.map { key, recipe in
             let uses = ranking.uses(recipe.lines, ingredients: book.byID)
