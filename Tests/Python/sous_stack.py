@@ -7,6 +7,7 @@ planner its session key), and clients that sign in the way docs/PROTOCOL.md desc
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shutil
@@ -16,7 +17,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 import pytest
 
@@ -215,6 +216,18 @@ class Stack:
         codes = self.stop_all()
         bad = {service: code for service, code in codes.items() if code != 0}
         assert not bad, f"services did not stop cleanly: {bad}\n" + "\n".join(f"--- {s}\n{log_tail(self.log(s))}" for s in bad)
+
+
+@contextlib.contextmanager
+def started(work: Path, services) -> Iterator[Stack]:
+    """A fresh stack of `services` for one test, stopped at the end, and checked to stop cleanly."""
+    stack = Stack(work)
+    try:
+        stack.start_all(services)
+        yield stack
+        stack.assert_stopped_cleanly()
+    finally:
+        stack.stop_all()
 
 
 @pytest.fixture(name="stack")

@@ -17,7 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sous_client import SousError  # noqa: E402
-from sous_stack import Stack  # noqa: E402
+from sous_stack import started  # noqa: E402
 
 DINNER = 2
 
@@ -25,13 +25,8 @@ DINNER = 2
 @pytest.fixture(name="pantry_stack")
 def pantry_stack_fixture(tmp_path):
     """A fresh catalog, planner and groceries for each test (no tracker, no notifier)."""
-    stack = Stack(tmp_path)
-    try:
-        stack.start_all(["catalog", "planner", "groceries"])
+    with started(tmp_path, ["catalog", "planner", "groceries"]) as stack:
         yield stack
-        stack.assert_stopped_cleanly()
-    finally:
-        stack.stop_all()
 
 
 def line_of(grocery_list: dict, line_id: str) -> dict:

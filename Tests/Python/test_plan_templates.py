@@ -13,18 +13,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sous_client import SousError  # noqa: E402
-from sous_stack import Stack  # noqa: E402
+from sous_stack import started  # noqa: E402
 
 
 @pytest.fixture(name="planner_stack")
 def planner_stack_fixture(tmp_path):
-    stack = Stack(tmp_path)
-    try:
-        stack.start_all(["catalog", "planner"])
+    with started(tmp_path, ["catalog", "planner"]) as stack:
         yield stack
-        stack.assert_stopped_cleanly()
-    finally:
-        stack.stop_all()
 
 
 def meals(days: list) -> dict:
