@@ -29,6 +29,14 @@ public struct CalendarFeed: Codable, Equatable, Sendable {
     }
 }
 
+extension CalendarFeed {
+    /// The address the web app at `base` (`https://sous.example.org`) serves the feed with
+    /// secret `token` at.
+    public static func address(token: String, at base: String) -> String {
+        "\(base.hasSuffix("/") ? String(base.dropLast()) : base)/calendar/\(token).ics"
+    }
+}
+
 /// `plan.feedCalendar`: what a calendar app's periodic fetch asks for, with the feed's secret
 /// instead of a session.
 @MessagePackCodable

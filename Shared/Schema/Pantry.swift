@@ -201,3 +201,10 @@ public enum PantryAPI {
     /// Takes a cooked meal's ingredients out of the pantry, never below zero, once per slot.
     public static let cook = Method<Groceries, PantryCook, PantryTaken>.write("pantry.cook", .household, activity: false)
 }
+
+extension OnHand {
+    /// A pantry item as a search for what is on hand takes it.
+    public init(_ item: PantryItem) {
+        self.init(ingredient: item.ingredient, quantity: item.quantity, unit: item.unit, bestBefore: item.bestBefore)
+    }
+}

@@ -42,11 +42,10 @@ struct PlanFeedCommand: AsyncParsableCommand {
             let feed = try await global.client(Planner.self).call(PlannerAPI.setFeed, FeedSetting(on: true), session: global.token)
             if global.json { return try printJSON(feed) }
             guard let token = feed.token else { throw ServiceError(.internal, "the planner made no address") }
-            let path = "/calendar/\(token).ics"
             if let base = (webURL ?? ProcessInfo.processInfo.environment["SOUS_WEB_URL"]).flatMap({ $0.isEmpty ? nil : $0 }) {
-                Console.current.out("Your calendar address (shown once): \(base.hasSuffix("/") ? String(base.dropLast()) : base)\(path)")
+                Console.current.out("Your calendar address (shown once): \(CalendarFeed.address(token: token, at: base))")
             } else {
-                Console.current.out("Your calendar address (shown once) is the web app's address followed by \(path)")
+                Console.current.out("Your calendar address (shown once) is the web app's address followed by /calendar/\(token).ics")
             }
         }
     }

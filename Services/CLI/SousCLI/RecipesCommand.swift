@@ -79,9 +79,7 @@ struct RecipesCommand: AsyncParsableCommand {
             if usesPantry {
                 let pantry = try await global.client(Groceries.self).call(PantryAPI.get, Empty(), session: token)
                 guard !pantry.items.isEmpty else { return Console.current.out("Your pantry is empty (sous pantry add …).") }
-                request.onHand = pantry.items.map {
-                    OnHand(ingredient: $0.ingredient, quantity: $0.quantity, unit: $0.unit, bestBefore: $0.bestBefore)
-                }
+                request.onHand = pantry.items.map(OnHand.init)
             }
             do {
                 result = try await global.client(Catalog.self).call(CatalogAPI.searchRecipes, request, session: token)

@@ -15,12 +15,10 @@ struct CalendarPages {
         router.get("/week/calendar") { request, context in try await calendarPage(request, context) }
         router.post("/week/calendar/feed") { request, context in
             let session = try context.signedIn()
-            var address: String?
             let on = context.form.text("on") == "1"
             return try await app.submit {
                 let feed = try await app.backend.planner.call(PlannerAPI.setFeed, FeedSetting(on: on), session: session.token)
-                address = feed.token.map { feedAddress($0, request) }
-                return try await calendarPage(request, context, address: address)
+                return try await calendarPage(request, context, address: feed.token.map { feedAddress($0, request) })
             } orShow: { error in
                 try await calendarPage(request, context, error: error)
             }
@@ -41,7 +39,7 @@ struct CalendarPages {
         let base =
             app.configuration.publicURL
             ?? "\(app.configuration.secureCookies ? "https" : "http")://\(request.head.authority ?? "\(app.configuration.host):\(app.configuration.port)")"
-        return "\(base.hasSuffix("/") ? String(base.dropLast()) : base)/calendar/\(token).ics"
+        return CalendarFeed.address(token: token, at: base)
     }
 
     private func calendarPage(_ request: Request, _ context: WebContext, address: String? = nil, error: WebError? = nil) async throws -> Response {

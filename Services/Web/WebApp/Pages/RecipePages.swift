@@ -190,9 +190,7 @@ struct RecipePages {
                 page: page, pageSize: Self.pageSize, forHousehold: forHousehold)
             if usesPantry {
                 let pantry = try await app.backend.groceries.call(PantryAPI.get, Empty(), session: session.token)
-                search.onHand = pantry.items.map {
-                    OnHand(ingredient: $0.ingredient, quantity: $0.quantity, unit: $0.unit, bestBefore: $0.bestBefore)
-                }
+                search.onHand = pantry.items.map(OnHand.init)
                 if pantry.items.isEmpty { data["pantryEmpty"] = true }
             }
             let found = try await app.backend.catalog.call(CatalogAPI.searchRecipes, search, session: session.token)
