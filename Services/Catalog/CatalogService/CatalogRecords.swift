@@ -362,6 +362,16 @@ struct IngredientRecord: Sendable, SQLRecord {
         Columns.packs,
     ]
 
+    /// `ingredient` as a read gives it back: what it contains and its allergens in their bit
+    /// masks' order, each once. A seed file or an import may list them in any order, and an
+    /// ingredient compared unnormalized would look changed on every reload.
+    static func asStored(_ ingredient: Ingredient) -> Ingredient {
+        var stored = ingredient
+        stored.contains = Bitmask.values(Bitmask.of(ingredient.contains), as: DietFact.self)
+        stored.allergens = Bitmask.values(Bitmask.of(ingredient.allergens), as: Allergen.self)
+        return stored
+    }
+
     /// ``served`` for reads written in SQL.
     static let servedColumns = served.map(\.name).joined(separator: ", ")
 

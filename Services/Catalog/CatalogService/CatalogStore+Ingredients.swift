@@ -26,10 +26,13 @@ extension CatalogStore {
             // Only what the new release changed is written, many rows a statement: the USDA foods
             // are thousands.
             let before = try Self.allIngredients(session)
-            let changed = seed.ingredients.filter { before[$0.id] != $0 }
+            let changed = seed.ingredients.map(IngredientRecord.asStored).filter { before[$0.id] != $0 }
             try session.insert(all: changed.map { IngredientRecord($0, source: "seed", version: version) }, onConflict: .replace)
-            for ingredient in changed { changes.append((ingredient.id, Self.change(from: before[ingredient.id], to: ingredient))) }
-            let ingredients = try Self.allIngredients(session)
+            var ingredients = before
+            for ingredient in changed {
+                changes.append((ingredient.id, Self.change(from: before[ingredient.id], to: ingredient)))
+                ingredients[ingredient.id] = ingredient
+            }
             let known = Set(ingredients.keys)
             var seededIDs: Set<String> = []
             for recipe in seed.recipes {

@@ -128,6 +128,7 @@ extension CatalogStore {
     static func change(from previous: Ingredient?, to ingredient: Ingredient) -> IngredientChange {
         // A new ingredient: no recipe uses it yet.
         guard let previous else { return IngredientChange(renamed: false, otherwise: false) }
+        let ingredient = IngredientRecord.asStored(ingredient)
         var renamedOnly = previous
         renamedOnly.name = ingredient.name
         renamedOnly.synonyms = ingredient.synonyms
