@@ -40,7 +40,7 @@ struct CallAttempts {
         let deadline = Int64((Date().timeIntervalSince1970 + ClientAttempt.seconds(attemptTimeout)) * 1000)
         let header = RequestHeader(
             method: attempt.method, id: id, session: attempt.session, onBehalfOf: attempt.onBehalfOf, deadline: deadline,
-            idempotencyKey: idempotencyKey
+            idempotencyKey: idempotencyKey, forwardedFor: attempt.forwardedFor
         )
         do {
             frames = try Envelope.requestFrames(header, body: attempt.body)

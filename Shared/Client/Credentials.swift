@@ -1,7 +1,7 @@
 import Foundation
 public import SousSchema
 public import SousWire
-import ZeroMQ
+public import ZeroMQ
 
 /// The accounts `sous login` signed in on this machine: `<config>/credentials.json`, mode 0600
 /// in a 0700 folder. `<config>` is `SOUS_CONFIG_DIR`, else `$XDG_CONFIG_HOME/sous`, else
@@ -112,8 +112,10 @@ public enum UserClientKeys {
     static let keyPair: CurveKeyPair? = try? CurveKeyPair.generate()
 
     /// CURVE with the service's published key (read from `keysDirectory`, default
-    /// ``directory``), for any endpoint but `inproc`.
-    public static func curve(for service: SousService, endpoint: String, keysDirectory: String? = nil) -> CurveSetupProvider {
+    /// ``directory``), for any endpoint but `inproc`, as `keyPair` (default: this run's).
+    public static func curve(
+        for service: SousService, endpoint: String, keysDirectory: String? = nil, keyPair: CurveKeyPair? = nil
+    ) -> CurveSetupProvider {
         { () throws(ServiceError) -> CurveClientSetup? in
             guard !endpoint.hasPrefix("inproc://") else { return nil }
             let path = PublishedKeys.publicKeyPath(of: service, in: keysDirectory ?? directory)
@@ -121,7 +123,7 @@ public enum UserClientKeys {
                 throw .unavailable(
                     "no public key for the \(service.rawValue) at \(path): set SOUS_KEYS_DIR to the folder the services publish their keys in")
             }
-            guard CurveKeyPair.isValidKey(key), let pair = keyPair else {
+            guard CurveKeyPair.isValidKey(key), let pair = keyPair ?? Self.keyPair else {
                 throw .unavailable("\(path) does not hold a CURVE public key")
             }
             return CurveClientSetup(serverKey: key, keyPair: pair)

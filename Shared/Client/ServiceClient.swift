@@ -87,6 +87,7 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
     ///   - timeout: this call's per-attempt timeout instead of the client's.
     ///   - idempotencyKey: the key a write carries on every attempt (default: a new one per call).
     ///   - deadline: when to stop trying altogether; attempts are shortened to fit before it.
+    ///   - forwardedFor: the address of the person the web app serves (the web app's key only).
     @discardableResult
     public func call<Request, Response>(
         _ method: Method<Scope, Request, Response>,
@@ -94,9 +95,11 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
         session: String? = nil,
         timeout: Duration? = nil,
         idempotencyKey: String? = nil,
-        deadline: ContinuousClock.Instant? = nil
+        deadline: ContinuousClock.Instant? = nil,
+        forwardedFor: String? = nil
     ) async throws(ServiceError) -> Response {
-        try await perform(method, request, session: session, timeout: timeout, idempotencyKey: idempotencyKey, deadline: deadline)
+        try await perform(
+            method, request, session: session, timeout: timeout, idempotencyKey: idempotencyKey, deadline: deadline, forwardedFor: forwardedFor)
     }
 
     /// The same call for threads that may block (command-line tools, benchmarks).
@@ -112,13 +115,12 @@ public final class ServiceClient<Scope: MethodScope>: Sendable {
 
     func perform<Target, Request, Response>(
         _ method: Method<Target, Request, Response>, _ request: Request, session: String?, timeout: Duration?, idempotencyKey: String?,
-        deadline: ContinuousClock.Instant?
+        deadline: ContinuousClock.Instant?, forwardedFor: String? = nil
     ) async throws(ServiceError) -> Response {
         let body = try encode(request, method: method)
         let attempt = ClientAttempt(
             method: method.name, isWrite: method.isWrite, body: body, session: session ?? self.session, onBehalfOf: nil, timeout: timeout,
-            idempotencyKey: idempotencyKey,
-            deadline: deadline
+            idempotencyKey: idempotencyKey, deadline: deadline, forwardedFor: forwardedFor
         )
         return try await send(attempt).get().decode(Response.self)
     }
@@ -323,10 +325,12 @@ public struct ClientAttempt: Sendable {
     let timeout: Duration?
     let idempotencyKey: String?
     let deadline: ContinuousClock.Instant?
+    /// The address of the person the web app serves (honoured only from the web app's key).
+    let forwardedFor: String?
 
     public init(
         method: String, isWrite: Bool, body: [UInt8], session: String?, onBehalfOf: String?, timeout: Duration?, idempotencyKey: String?,
-        deadline: ContinuousClock.Instant?
+        deadline: ContinuousClock.Instant?, forwardedFor: String? = nil
     ) {
         self.method = method
         self.isWrite = isWrite
@@ -336,6 +340,7 @@ public struct ClientAttempt: Sendable {
         self.timeout = timeout
         self.idempotencyKey = idempotencyKey
         self.deadline = deadline
+        self.forwardedFor = forwardedFor
     }
 
     /// The longest attempt a client waits, whatever it is asked: keeps deadlines far from overflow.

@@ -18,15 +18,30 @@ public struct RequestHeader: Codable, Equatable, Sendable {
     public var deadline: Int64?
     /// Set on writes. A server that already answered this key for this user replays that reply.
     public var idempotencyKey: String?
+    /// The address of the person the web app serves, for the limits a service keeps per address
+    /// (failed sign-ins, recovery requests). Honoured only from the web app's published key;
+    /// from anyone else it is ignored, and they are counted at their own address.
+    public var forwardedFor: String?
 
-    public init(method: String, id: String, session: String? = nil, onBehalfOf: String? = nil, deadline: Int64? = nil, idempotencyKey: String? = nil)
-    {
+    public init(
+        method: String, id: String, session: String? = nil, onBehalfOf: String? = nil, deadline: Int64? = nil, idempotencyKey: String? = nil,
+        forwardedFor: String? = nil
+    ) {
         self.method = method
         self.id = id
         self.session = session
         self.onBehalfOf = onBehalfOf
         self.deadline = deadline
         self.idempotencyKey = idempotencyKey
+        self.forwardedFor = forwardedFor
+    }
+}
+
+/// The address the web app names for the person it serves (`header.forwardedFor`).
+public enum ForwardedAddress {
+    /// 1 to 64 printable ASCII characters: an IPv4 or IPv6 address as a proxy writes it.
+    public static func isValid(_ address: String) -> Bool {
+        !address.isEmpty && address.utf8.count <= 64 && address.unicodeScalars.allSatisfy { (0x21...0x7e).contains($0.value) }
     }
 }
 

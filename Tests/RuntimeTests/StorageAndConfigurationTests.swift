@@ -247,3 +247,23 @@ struct SharedKeyFileTests {
         }
     }
 }
+
+/// The web app's key, as services find it in the keys folder: not before it is published, at
+/// once after, and again when a web app starts with a new key.
+@Suite
+struct WebAppKeyTests {
+    @Test func servicesKnowTheWebAppByTheKeyItPublished() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sous-keys-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keyring = Keyring(own: try CurveKeyPair.generate(), directory: directory)
+        let first = try Keyring.ownKeyPair(named: "web", dataDirectory: directory)
+        #expect(!keyring.isWebApp(first.publicKey), "nothing published yet")
+        try Keyring.publishWebAppKey(first.publicKey, in: directory)
+        #expect(keyring.isWebApp(first.publicKey))
+        #expect(!keyring.isWebApp(try CurveKeyPair.generate().publicKey), "a stranger's key")
+        let second = try CurveKeyPair.generate()
+        try Keyring.publishWebAppKey(second.publicKey, in: directory)
+        #expect(keyring.isWebApp(second.publicKey), "a web app that starts with a new key is known from its next connection")
+        #expect(try Keyring.ownKeyPair(named: "web", dataDirectory: directory) == first, "web.curve is kept across starts")
+    }
+}

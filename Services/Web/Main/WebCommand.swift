@@ -6,6 +6,7 @@ import SousClient
 import SousRuntime
 import SousWire
 import WebApp
+import ZeroMQ
 
 /// `sous-web` (a link to `sous-server`): the web app, one more client of the five services.
 public struct WebCommand: AsyncParsableCommand {
@@ -36,16 +37,35 @@ public struct WebCommand: AsyncParsableCommand {
             SousLogging.bootstrap(level: level)
             var endpoints: [SousService: String] = [:]
             for service in SousService.allCases { endpoints[service] = ServiceEndpoints.fromEnvironment(service).requests }
-            let secret = try Keyring.secretKey(named: "web", dataDirectory: environment["SOUS_DATA_DIR"] ?? "./data")
-            var configuration = WebConfiguration(
-                host: host, port: port, endpoints: endpoints, keysDirectory: UserClientKeys.directory, secret: secret,
-                secureCookies: environment["SOUS_WEB_SECURE_COOKIES"] == "1")
-            configuration.trustForwardedFor = environment["SOUS_WEB_TRUST_PROXY"] == "1"
-            configuration.publicURL = environment["SOUS_WEB_URL"].flatMap { $0.isEmpty ? nil : $0 }
+            let dataDirectory = environment["SOUS_DATA_DIR"] ?? "./data"
+            let secret = try Keyring.secretKey(named: "web", dataDirectory: dataDirectory)
             var logger = Logger(label: "web")
             logger.logLevel = level
+            let keysDirectory = UserClientKeys.directory
+            var configuration = WebConfiguration(
+                host: host, port: port, endpoints: endpoints, keysDirectory: keysDirectory, secret: secret,
+                secureCookies: environment["SOUS_WEB_SECURE_COOKIES"] == "1")
+            configuration.keyPair = try Self.ownKeyPair(dataDirectory: dataDirectory, keysDirectory: keysDirectory, logger: logger)
+            configuration.trustForwardedFor = environment["SOUS_WEB_TRUST_PROXY"] == "1"
+            configuration.publicURL = environment["SOUS_WEB_URL"].flatMap { $0.isEmpty ? nil : $0 }
             logger.info("sous-web listening", metadata: ["address": "http://\(host):\(port)"])
             try await WebApp(configuration: configuration).application(logger: logger).runService()
+        }
+
+        /// `<data>/web.curve` (replicas sharing the folder share it), published as
+        /// `<keys>/web.pub` so the services count failed sign-ins and recovery requests per
+        /// person, not per web app. A folder it cannot write to is not fatal: the services then
+        /// count everyone who signs in here as one address, and the log says so.
+        static func ownKeyPair(dataDirectory: String, keysDirectory: String, logger: Logger) throws -> CurveKeyPair {
+            let pair = try Keyring.ownKeyPair(named: "web", dataDirectory: dataDirectory)
+            do {
+                try Keyring.publishWebAppKey(pair.publicKey, in: keysDirectory)
+            } catch {
+                logger.warning(
+                    "could not publish the web app's key: the services will count every sign-in through it as one address",
+                    metadata: ["path": "\(Keyring.webAppKeyPath(in: keysDirectory))", "error": "\(error)"])
+            }
+            return pair
         }
     }
 

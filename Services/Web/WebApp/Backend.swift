@@ -20,7 +20,8 @@ public final class Backend: Sendable {
             return ServiceClient<Service>(
                 endpoint: endpoint,
                 options: .init(timeout: .seconds(3), retries: 2, callLimit: configuration.callLimit),
-                curve: UserClientKeys.curve(for: Service.service, endpoint: endpoint, keysDirectory: configuration.keysDirectory)
+                curve: UserClientKeys.curve(
+                    for: Service.service, endpoint: endpoint, keysDirectory: configuration.keysDirectory, keyPair: configuration.keyPair)
             )
         }
         catalog = client(Catalog.self)
@@ -31,7 +32,8 @@ public final class Backend: Sendable {
         let groceriesEndpoint = configuration.endpoints[.groceries] ?? ServiceEndpoints.localDefault(for: .groceries).requests
         watcher = ServiceClient<Groceries>(
             endpoint: groceriesEndpoint, options: .init(timeout: .seconds(25), retries: 0, callLimit: .seconds(25)),
-            curve: UserClientKeys.curve(for: .groceries, endpoint: groceriesEndpoint, keysDirectory: configuration.keysDirectory))
+            curve: UserClientKeys.curve(
+                for: .groceries, endpoint: groceriesEndpoint, keysDirectory: configuration.keysDirectory, keyPair: configuration.keyPair))
         clients = SousClients(catalog: catalog, planner: planner, groceries: groceries, tracker: tracker, notifier: notifier)
     }
 }

@@ -25,7 +25,8 @@ struct Edge: RouterMiddleware {
         var response: Response
         var newVisitor: String?
         do {
-            guard limiter.allow(clientAddress(request, context)) else { throw WebError.rateLimited }
+            context.clientAddress = clientAddress(request, context)
+            guard limiter.allow(context.clientAddress) else { throw WebError.rateLimited }
             let sessionCookie = request.cookies[CookieKeys.sessionCookie]?.value
             context.session = sessionCookie.flatMap(keys.open)
             let subject: String
@@ -67,7 +68,7 @@ struct Edge: RouterMiddleware {
     private func clientAddress(_ request: Request, _ context: WebContext) -> String {
         guard trustForwardedFor, let forwarded = request.headers[.init("X-Forwarded-For")!] else { return context.peerAddress }
         let last = forwarded.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        return last.isEmpty || last.utf8.count > 64 ? context.peerAddress : last
+        return ForwardedAddress.isValid(last) ? last : context.peerAddress
     }
 
     /// The form of a POST: URL-encoded within `formBytes`, multipart within `uploadLimit`.

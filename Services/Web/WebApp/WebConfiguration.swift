@@ -1,4 +1,5 @@
 public import SousClient
+public import ZeroMQ
 
 /// What one `sous-web` process needs: where to listen, where the five services are, and the
 /// key its cookies are sealed with. Nothing else is kept: several replicas with the same key
@@ -11,6 +12,10 @@ public struct WebConfiguration: Sendable {
     public var endpoints: [SousService: String]
     /// Where the services publish their CURVE public keys; nil for `inproc` endpoints (tests).
     public var keysDirectory: String?
+    /// The web app's own long-term CURVE key pair (`<data>/web.curve`, published as
+    /// `<keys>/web.pub`): the services trust the address it names for the person it serves
+    /// only from this key. Nil: a fresh key for this run, which the services treat as any client.
+    public var keyPair: CurveKeyPair?
     /// 32 bytes: cookies are sealed and form tokens derived with keys derived from it.
     public var secret: [UInt8]
     /// Cookies carry `Secure` (set when the app is served over HTTPS, behind a TLS proxy).

@@ -8,6 +8,9 @@ public struct WebContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The client's address (the proxy's, unless the proxy is trusted to say whom it forwards).
     let peerAddress: String
+    /// The person's address: ``peerAddress``, or the one a trusted proxy names. The rate limit
+    /// counts it, and the services' limits per address (sign-ins, recovery) are told it.
+    var clientAddress = ""
     var session: WebSession?
     /// The form a POST sent; empty for other methods.
     var form = Form()

@@ -202,32 +202,41 @@ public final class KeySettings: Sendable {
     /// every service checks with its public half. Otherwise the planner keeps its own in
     /// `<data>/sessions.key` and publishes the public half.
     public let sessionSigningKey: Sodium.SigningKeyPair?
+    /// The web app's public key, if given; otherwise `<keys>/web.pub`.
+    public let webAppKey: String?
     private let loaded = Mutex<Keyring?>(nil)
 
     public init(
         directory: String? = nil, serviceKeys: [SousService: String] = [:], ownKeyPair: CurveKeyPair? = nil,
-        sessionSigningKey: Sodium.SigningKeyPair? = nil
+        sessionSigningKey: Sodium.SigningKeyPair? = nil, webAppKey: String? = nil
     ) {
         self.directory = directory
         self.serviceKeys = serviceKeys
         self.ownKeyPair = ownKeyPair
         self.sessionSigningKey = sessionSigningKey
+        self.webAppKey = webAppKey
     }
 
     /// Keys for a service configured with ``ServiceConfiguration/inProcess(_:dataDirectory:peers:clock:)``:
-    /// one key pair per service for the whole process, each service knowing the others', and
-    /// the process's session key: services in one test process talk over TCP as deployed.
+    /// one key pair per service for the whole process, each service knowing the others', the
+    /// process's session key, and a web app key (``inProcessWebAppKeyPair``): services in one
+    /// test process talk over TCP as deployed.
     public static func inProcess(_ service: SousService) -> KeySettings {
         KeySettings(
-            serviceKeys: InProcessKeys.publicKeys, ownKeyPair: InProcessKeys.pairs[service], sessionSigningKey: SessionSigner.inProcess.keyPair)
+            serviceKeys: InProcessKeys.publicKeys, ownKeyPair: InProcessKeys.pairs[service], sessionSigningKey: SessionSigner.inProcess.keyPair,
+            webAppKey: InProcessKeys.webApp?.publicKey)
     }
+
+    /// The key pair that in-process services recognise as the web app's.
+    public static var inProcessWebAppKeyPair: CurveKeyPair? { InProcessKeys.webApp }
 
     func keyring(for service: SousService, dataDirectory: String?, keysDirectory: String?) throws -> Keyring {
         try loaded.withLock { loaded in
             if let loaded { return loaded }
             let own = try ownKeyPair ?? Keyring.ownKeyPair(of: service, dataDirectory: dataDirectory)
             if let keysDirectory { try Keyring.publish(own.publicKey, of: service, in: keysDirectory) }
-            let keyring = Keyring(own: own, directory: keysDirectory, serviceKeys: serviceKeys, sessionKey: sessionSigningKey?.publicKey)
+            let keyring = Keyring(
+                own: own, directory: keysDirectory, serviceKeys: serviceKeys, sessionKey: sessionSigningKey?.publicKey, webAppKey: webAppKey)
             loaded = keyring
             return keyring
         }
@@ -243,6 +252,8 @@ enum InProcessKeys {
     }()
 
     static var publicKeys: [SousService: String] { pairs.mapValues(\.publicKey) }
+
+    static let webApp: CurveKeyPair? = try? CurveKeyPair.generate()
 }
 
 /// Tests on PostgreSQL: `SOUS_TEST_DATABASE_URL` (set by `deploy/test.sh`, which starts a

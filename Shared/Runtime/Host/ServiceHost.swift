@@ -70,6 +70,7 @@ public final class ServiceHost: Sendable {
         zap.setRules(for: RPCServer.zapDomain(of: name)) { request in
             guard request.mechanism == "CURVE", let key = request.curveKey else { return .deny(reason: "CURVE only") }
             if let service = keyring.service(withKey: key) { return .allow(userID: ConnectionPrincipal.service(service).userID) }
+            if keyring.isWebApp(key) { return .allow(userID: ConnectionPrincipal.edge(address: request.address).userID) }
             return .allow(userID: ConnectionPrincipal.client(address: request.address).userID)
         }
         zap.setRules(for: EventPublisher.zapDomain(of: name)) { request in

@@ -9,28 +9,47 @@ public import ZeroMQ
 /// - the other services' public keys, read from the keys folder (`<keys>/<service>.pub`, which
 ///   each service writes for itself on start): whom it connects to, and the allow-list its ZAP
 ///   handler recognises as services;
-/// - the planner's session-signing public key (`<keys>/sessions.pub`), which checks tokens.
+/// - the planner's session-signing public key (`<keys>/sessions.pub`), which checks tokens;
+/// - the web app's public key (`<keys>/web.pub`): the one client trusted to name the address
+///   of the person it serves.
 public final class Keyring: Sendable {
     public let own: CurveKeyPair
     /// Where public keys are shared; nil when every key is given up front (tests).
     public let directory: String?
     private let fixed: [SousService: String]
     private let fixedSessionKey: [UInt8]?
+    private let fixedWebAppKey: String?
     private let cache = Mutex<Cache>(Cache())
 
     private struct Cache {
         var keys: [SousService: String] = [:]
         var sessionKey: [UInt8]?
+        var webAppKey: String?
     }
 
     /// - Parameters:
     ///   - serviceKeys: public keys known up front; others are read from `directory`.
     ///   - sessionKey: the planner's session-signing public key, if known up front.
-    public init(own: CurveKeyPair, directory: String?, serviceKeys: [SousService: String] = [:], sessionKey: [UInt8]? = nil) {
+    ///   - webAppKey: the web app's public key, if known up front.
+    public init(
+        own: CurveKeyPair, directory: String?, serviceKeys: [SousService: String] = [:], sessionKey: [UInt8]? = nil, webAppKey: String? = nil
+    ) {
         self.own = own
         self.directory = directory
         fixed = serviceKeys
         fixedSessionKey = sessionKey
+        fixedWebAppKey = webAppKey
+    }
+
+    /// Whether `key` is the web app's. A miss reads `<keys>/web.pub` again (one small file, on a
+    /// stranger's handshake only), so a web app that starts later, or with a new key, is known
+    /// from its next connection.
+    public func isWebApp(_ key: String) -> Bool {
+        if key == fixedWebAppKey || key == cache.withLock({ $0.webAppKey }) { return true }
+        guard let directory, let published = PublishedKeys.readLine(Self.webAppKeyPath(in: directory)), CurveKeyPair.isValidKey(published)
+        else { return false }
+        cache.withLock { $0.webAppKey = published }
+        return key == published
     }
 
     /// The public key of `service`, or nil if it has not published one yet.
@@ -85,11 +104,20 @@ public final class Keyring: Sendable {
         URL(fileURLWithPath: directory).appendingPathComponent("sessions.pub").path
     }
 
+    public static func webAppKeyPath(in directory: String) -> String {
+        URL(fileURLWithPath: directory).appendingPathComponent("web.pub").path
+    }
+
     /// The service's own CURVE key pair from `<data>/<service>.curve`, created (mode 0600) on
     /// first start; a fresh one for a service without a data folder.
     public static func ownKeyPair(of service: SousService, dataDirectory: String?) throws -> CurveKeyPair {
+        try ownKeyPair(named: service.rawValue, dataDirectory: dataDirectory)
+    }
+
+    /// The long-term CURVE key pair in `<data>/<name>.curve` (the web app's is `web`).
+    public static func ownKeyPair(named name: String, dataDirectory: String?) throws -> CurveKeyPair {
         guard let dataDirectory else { return try CurveKeyPair.generate() }
-        let path = URL(fileURLWithPath: dataDirectory).appendingPathComponent("\(service.rawValue).curve").path
+        let path = URL(fileURLWithPath: dataDirectory).appendingPathComponent("\(name).curve").path
         let text = try SecretFile.readOrCreate(path) { try CurveKeyPair.generate().secretKey }
         guard let pair = CurveKeyPair(secretKey: text) else {
             throw KeyError("\(path) does not hold a CURVE secret key (40 Z85 characters); move it away to create a new one")
@@ -113,6 +141,11 @@ public final class Keyring: Sendable {
     /// public), unless it already holds this key.
     public static func publish(_ key: String, of service: SousService, in directory: String) throws {
         try publish(key, at: PublishedKeys.publicKeyPath(of: service, in: directory))
+    }
+
+    /// Writes `<keys>/web.pub`, the web app's public key, for the services to recognise it.
+    public static func publishWebAppKey(_ key: String, in directory: String) throws {
+        try publish(key, at: webAppKeyPath(in: directory))
     }
 
     static func publish(_ text: String, at path: String) throws {

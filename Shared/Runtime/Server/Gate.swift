@@ -9,6 +9,10 @@ public enum ConnectionPrincipal: Sendable, Equatable {
     case service(SousService)
     /// Anyone else who completed the handshake, from this IP address.
     case client(address: String)
+    /// The web app (its key is the published `web.pub`), from this IP address: a client that
+    /// serves many people, and may name the one it serves (`header.forwardedFor`) so that limits
+    /// kept per address count that person, not everyone who uses the web app.
+    case edge(address: String)
     /// A caller inside this very process, over `inproc` (no handshake exists there): code that
     /// already holds the service's keys and database, trusted as the service itself.
     case inProcess
@@ -21,6 +25,8 @@ public enum ConnectionPrincipal: Sendable, Equatable {
         }
         if userID.hasPrefix("service:"), let service = SousService(rawValue: String(userID.dropFirst("service:".count))) {
             self = .service(service)
+        } else if userID.hasPrefix("edge:") {
+            self = .edge(address: String(userID.dropFirst("edge:".count)))
         } else {
             self = .client(address: userID.hasPrefix("client:") ? String(userID.dropFirst("client:".count)) : userID)
         }
@@ -31,6 +37,7 @@ public enum ConnectionPrincipal: Sendable, Equatable {
         switch self {
         case .service(let service): "service:\(service.rawValue)"
         case .client(let address): "client:\(address)"
+        case .edge(let address): "edge:\(address)"
         case .inProcess: ""
         }
     }
@@ -38,7 +45,26 @@ public enum ConnectionPrincipal: Sendable, Equatable {
     var isService: Bool {
         switch self {
         case .service, .inProcess: true
-        case .client: false
+        case .client, .edge: false
+        }
+    }
+
+    /// Whether `header.forwardedFor` is honoured from this connection: the web app's, or a web
+    /// app in this process.
+    var mayForward: Bool {
+        switch self {
+        case .edge, .inProcess: true
+        case .client, .service: false
+        }
+    }
+
+    /// Who a request over this connection comes from: for the web app, the person it names, as
+    /// any other client at that address; otherwise the connection itself, whatever it names.
+    func serving(_ forwardedFor: String?) -> ConnectionPrincipal {
+        switch (self, forwardedFor) {
+        case (.edge(let address), nil): .client(address: address)
+        case (_, let person?) where mayForward: .client(address: person)
+        default: self
         }
     }
 }
@@ -119,6 +145,11 @@ public final class Gate: Sendable {
     }
 
     private func identify(_ header: RequestHeader, from principal: ConnectionPrincipal, now: Date) throws(ServiceError) -> Caller {
+        // From anyone but the web app the field is ignored, as a proxy's X-Forwarded-For is from
+        // a client: they are counted at their own address (``ConnectionPrincipal/serving(_:)``).
+        if let address = header.forwardedFor, principal.mayForward, !ForwardedAddress.isValid(address) {
+            throw ServiceError.badRequest("an address is 1 to 64 printable ASCII characters", field: "header.forwardedFor")
+        }
         if let user = header.onBehalfOf {
             guard principal.isService else {
                 throw ServiceError(

@@ -336,7 +336,8 @@ public final class RPCServer: Service, Sendable {
         do {
             let caller = try gate.admit(header, from: job.principal, access: job.registration.access)
             let context = RequestContext(
-                requestID: header.id, method: header.method, caller: caller, principal: job.principal, deadline: header.deadline,
+                requestID: header.id, method: header.method, caller: caller, principal: job.principal.serving(header.forwardedFor),
+                deadline: header.deadline,
                 idempotencyKey: job.registration.isWrite ? header.idempotencyKey : nil, logger: logger, revocations: gate.revocations
             )
             result = await job.registration.handler(header, job.body, context)

@@ -27,7 +27,9 @@ struct AccountPages {
                 let signedIn: SignedIn
                 do {
                     signedIn = try await app.checkingPassword {
-                        try await app.backend.planner.call(AccountAPI.login, SignIn(email: email, password: password, device: Self.device(request)))
+                        try await app.backend.planner.call(
+                            AccountAPI.login, SignIn(email: email, password: password, device: Self.device(request)),
+                            forwardedFor: context.clientAddress)
                     }
                 } catch let error as ServiceError where error.code == .forbidden && error.field == "email" {
                     return verifyPage(
@@ -47,7 +49,8 @@ struct AccountPages {
         router.post("/verify") { _, context in
             let code = context.form.text("code") ?? ""
             return try await app.submit {
-                let account = try await app.backend.planner.call(AccountAPI.verify, EmailVerification(code: code))
+                let account = try await app.backend.planner.call(
+                    AccountAPI.verify, EmailVerification(code: code), forwardedFor: context.clientAddress)
                 return app.views.page(
                     "signin", title: "Sign in", ["email": account.email, "next": "/settings?welcome=1"], context: context,
                     notice: "Your email is confirmed. Sign in with your password.")
@@ -59,7 +62,8 @@ struct AccountPages {
             let email = context.form.text("email") ?? ""
             return try await app.submit {
                 guard !email.isEmpty else { throw WebError.field("email", "Email is required") }
-                let started = try await app.backend.planner.call(AccountAPI.resendVerification, RecoveryRequest(email: email))
+                let started = try await app.backend.planner.call(
+                    AccountAPI.resendVerification, RecoveryRequest(email: email), forwardedFor: context.clientAddress)
                 return verifyPage(context, email: email, notice: started.message)
             } orShow: { error in
                 verifyPage(context, email: email, status: error.status, error: error)
@@ -72,7 +76,8 @@ struct AccountPages {
             let email = context.form.text("email") ?? ""
             return try await app.submit {
                 guard !email.isEmpty else { throw WebError.field("email", "Email is required") }
-                let started = try await app.backend.planner.call(AccountAPI.recover, RecoveryRequest(email: email))
+                let started = try await app.backend.planner.call(
+                    AccountAPI.recover, RecoveryRequest(email: email), forwardedFor: context.clientAddress)
                 return app.views.page("reset", title: "Set a new password", context: context, notice: started.message)
             } orShow: { error in
                 app.views.page("forgot", title: "Forgot your password", ["email": email], context: context, status: error.status, error: error)
@@ -86,7 +91,7 @@ struct AccountPages {
             let code = context.form.text("code") ?? ""
             return try await app.submit {
                 let done = try await app.backend.planner.call(
-                    AccountAPI.reset, PasswordReset(code: code, password: context.form.raw("password") ?? ""))
+                    AccountAPI.reset, PasswordReset(code: code, password: context.form.raw("password") ?? ""), forwardedFor: context.clientAddress)
                 return app.views.page(
                     "signin", title: "Sign in", ["email": done.email, "next": ""], context: context,
                     notice: "Your new password is set, and every device was signed out. Sign in with it.")
@@ -103,13 +108,14 @@ struct AccountPages {
             let name = form.text("name") ?? "", email = form.text("email") ?? ""
             return try await app.submit {
                 let password = form.raw("password") ?? ""
-                let account = try await app.backend.planner.call(AccountAPI.register, Registration(email: email, password: password, name: name))
+                let account = try await app.backend.planner.call(
+                    AccountAPI.register, Registration(email: email, password: password, name: name), forwardedFor: context.clientAddress)
                 guard account.emailVerified else {
                     return verifyPage(
                         context, email: account.email, notice: "Your account is made. A code is on its way to \(account.email): enter it here.")
                 }
                 let signedIn = try await app.backend.planner.call(
-                    AccountAPI.login, SignIn(email: email, password: password, device: Self.device(request)))
+                    AccountAPI.login, SignIn(email: email, password: password, device: Self.device(request)), forwardedFor: context.clientAddress)
                 return signInResponse(signedIn, goingTo: "/settings?welcome=1")
             } orShow: { error in
                 app.views.page(
