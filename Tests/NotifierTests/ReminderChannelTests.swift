@@ -193,6 +193,34 @@ struct ReminderChannelTests {
         }
     }
 
+    /// An endpoint that keeps failing is retried with backoff, and a day after the reminder was
+    /// queued the delivery is given up with its last reason: `reminders list` says why. A
+    /// temporary failure never switches the channel off.
+    @Test func aDeliveryFailingForADayIsMarkedFailedWithItsReason() async throws {
+        try await withHTTPCatcher { http in
+            let world = try NotifierWorld.make(at: Self.morning)
+            try await world.run { _ in
+                try await world.setProfile("ada", ProfileUpdate(timeZone: "Europe/Rome"))
+                _ = try await addChannel(world, "ada", ChannelAdd(kind: .webhook, address: http.url("/status/500/ada")))
+                try await world.beActive("ada")
+                try await world.advance(to: Self.rome19)
+                let retrying = try await deliveries(world, "ada", on: "2026-01-15", count: 1) { $0.first?.reason != nil }
+                #expect(retrying.map(\.state) == [.pending])
+                #expect(retrying.first?.attempts == 1 && retrying.first?.reason?.contains("500") == true, "\(retrying)")
+
+                // 30 s before a day has passed: the next pause would end past the day.
+                try await world.advance(to: Self.rome19.addingTimeInterval(24 * 3600 - 30))
+                let given = try await deliveries(world, "ada", on: "2026-01-15", count: 1)
+                #expect(given.map(\.state) == [.failed])
+                #expect(given.first?.attempts == 2)
+                let reason = given.first?.reason ?? ""
+                #expect(reason.hasPrefix("undelivered for a day; last: ") && reason.contains("500"), "\(reason)")
+                #expect(http.requests.filter { $0.path.hasPrefix("/status/500/ada") }.count == 2)
+                #expect(try await channels(world, "ada").channels.map(\.enabled) == [true])
+            }
+        }
+    }
+
     @Test func quietHoursHoldDeliveriesUntilTheyEnd() async throws {
         try await withHTTPCatcher { http in
             let world = try NotifierWorld.make(at: Self.morning)
