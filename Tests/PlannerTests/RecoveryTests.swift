@@ -159,6 +159,39 @@ struct RecoveryTests {
         }
     }
 
+    /// Guessing reset codes, or asking for codes over and over, is slowed down per address: the
+    /// person the web app names (here, as a web app in this process would), not the web app.
+    @Test func oneAddressGuessingCodesIsRefusedAndOthersAreNot() async throws {
+        try await withMailCatcher { catcher in
+            try await withPlanner(mailingThrough: catcher) { world in
+                _ = try await world.register()
+                let guesser = "198.51.100.7"
+                for guess in 0..<20 {
+                    let wrong = await #expect(throws: ServiceError.self) {
+                        try await world.client.call(
+                            AccountAPI.reset, PasswordReset(code: String(format: "%010d", guess), password: Self.newPassword), forwardedFor: guesser)
+                    }
+                    #expect(wrong?.code == .badRequest && wrong?.field == "code", "guess \(guess)")
+                }
+                for call in ["reset", "recover"] {
+                    let refused = await #expect(throws: ServiceError.self) {
+                        if call == "reset" {
+                            _ = try await world.client.call(
+                                AccountAPI.reset, PasswordReset(code: "ABCDE-FGHJK", password: Self.newPassword), forwardedFor: guesser)
+                        } else {
+                            _ = try await world.client.call(AccountAPI.recover, RecoveryRequest(email: "ada@example.org"), forwardedFor: guesser)
+                        }
+                    }
+                    #expect(refused?.code == .rateLimited, "\(call): \(String(describing: refused))")
+                }
+                // Ada, at another address, still gets her code.
+                _ = try await world.client.call(AccountAPI.recover, RecoveryRequest(email: "ada@example.org"), forwardedFor: "203.0.113.9")
+                world.clock.advance(by: 10)
+                #expect(try await catcher.mails(count: 1).first?.to == ["ada@example.org"])
+            }
+        }
+    }
+
     @Test func withoutAMailRelayRecoveryIsUnavailableAndTheOperatorIssuesTheCode() async throws {
         try await withPlanner(mailingThrough: nil) { world in
             _ = try await world.register()
