@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from sous_stack import PASSWORD, Stack
-from web_stack import WebApp
+from sous_stack import PASSWORD
+from web_stack import WebApp, started
 
 HTTP_SECONDS = 30
 ADDRESS_FAILURES = 20  # LoginThrottle.addressFailures
@@ -24,16 +24,8 @@ ADDRESS_FAILURES = 20  # LoginThrottle.addressFailures
 
 @pytest.fixture
 def web_behind_proxy(tmp_path: Path):
-    stack = Stack(tmp_path)
-    app = WebApp(stack, tmp_path)
-    app.env["SOUS_WEB_TRUST_PROXY"] = "1"
-    try:
-        stack.start_all()
-        app.start()
+    with started(tmp_path, SOUS_WEB_TRUST_PROXY="1") as app:
         yield app
-    finally:
-        app.stop()
-        stack.assert_stopped_cleanly()
 
 
 def sign_in(app: WebApp, email: str, password: str, address: str) -> requests.Response:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import signal
 import subprocess
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 import pytest
 
@@ -114,12 +115,13 @@ class WebApp:
         return log_tail(self.log, lines)
 
 
-@pytest.fixture(scope="module")
-def web_app(tmp_path_factory):
-    """The five services and the web app in front of them, for every test of a module."""
-    work = tmp_path_factory.mktemp("web")
+@contextmanager
+def started(work: Path, **web_env: str) -> Iterator[WebApp]:
+    """The five services and the web app in front of them (with `web_env` added to its
+    environment), stopped and checked when the block ends."""
     stack = Stack(work)
     app = WebApp(stack, work)
+    app.env.update(web_env)
     try:
         stack.start_all()
         app.start()
@@ -127,3 +129,10 @@ def web_app(tmp_path_factory):
     finally:
         app.stop()
         stack.assert_stopped_cleanly()
+
+
+@pytest.fixture(scope="module")
+def web_app(tmp_path_factory):
+    """The five services and the web app in front of them, for every test of a module."""
+    with started(tmp_path_factory.mktemp("web")) as app:
+        yield app
