@@ -219,8 +219,8 @@ class Stack:
 
 
 @contextlib.contextmanager
-def started(work: Path, services) -> Iterator[Stack]:
-    """A fresh stack of `services` for one test, stopped at the end, and checked to stop cleanly."""
+def started(work: Path, services=SERVICES) -> Iterator[Stack]:
+    """A fresh stack of `services`, stopped at the end, and checked to stop cleanly."""
     stack = Stack(work)
     try:
         stack.start_all(services)
@@ -233,10 +233,8 @@ def started(work: Path, services) -> Iterator[Stack]:
 @pytest.fixture(name="stack")
 def running_stack(tmp_path):
     """All five services started, stopped cleanly at the end (a test that imports it uses it)."""
-    stack = Stack(tmp_path)
-    stack.start_all()
-    yield stack
-    stack.assert_stopped_cleanly()
+    with started(tmp_path) as stack:
+        yield stack
 
 
 # MARK: Replicas on PostgreSQL

@@ -16,6 +16,7 @@ from typing import Iterator, Optional
 
 import pytest
 
+import sous_stack
 from sous_stack import SERVICES, Stack, bin_dir, free_ports, log_tail
 
 WEB_STARTUP_SECONDS = 30
@@ -119,16 +120,14 @@ class WebApp:
 def started(work: Path, **web_env: str) -> Iterator[WebApp]:
     """The five services and the web app in front of them (with `web_env` added to its
     environment), stopped and checked when the block ends."""
-    stack = Stack(work)
-    app = WebApp(stack, work)
-    app.env.update(web_env)
-    try:
-        stack.start_all()
-        app.start()
-        yield app
-    finally:
-        app.stop()
-        stack.assert_stopped_cleanly()
+    with sous_stack.started(work) as stack:
+        app = WebApp(stack, work)
+        app.env.update(web_env)
+        try:
+            app.start()
+            yield app
+        finally:
+            app.stop()
 
 
 @pytest.fixture(scope="module")
