@@ -130,6 +130,9 @@ public enum Envelope {
         if let key = header.idempotencyKey, !validToken(key) {
             return reject("idempotency key must be 1 to \(SousProtocol.maxTokenBytes) bytes", field: "header.idempotencyKey", id: header.id)
         }
+        if let address = header.forwardedFor, !ForwardedAddress.isValid(address) {
+            return reject("forwardedFor must be an address of 1 to 64 printable ASCII characters", field: "header.forwardedFor", id: header.id)
+        }
         return .request(routing: routing, header: header, body: body)
     }
 

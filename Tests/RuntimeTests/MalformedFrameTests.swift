@@ -44,6 +44,21 @@ struct MalformedFrameTests {
         }
     }
 
+    /// An address the web app names for the person it serves is checked like every other header
+    /// field, whoever sends it.
+    @Test func malformedForwardedAddressesAreRefused() async throws {
+        let host = try makeNotesService(configuration: .inProcess(.catalog))
+        try await withRunningService(host) { host in
+            for address in ["", "198.51.100.7\r\nX: y", String(repeating: "9", count: 65), "203.0.113.9 ", "dé"] {
+                let header = try MessagePackEncoder().encode(RequestHeader(method: "notes.count", id: "f1", forwardedFor: address))
+                let (reply, error) = try await errorReply(to: [[], prefix + header + [0x80]], at: host.boundEndpoints.requests)
+                #expect(
+                    error.code == .badRequest && error.field == "header.forwardedFor" && reply.id == "f1", "\(address.debugDescription): \(error)")
+            }
+            try await stillServes(host)
+        }
+    }
+
     /// A method that takes `{}` refuses any other body: an array, a number, a string or nil.
     @Test func emptyBodiesMustBeMaps() async throws {
         let host = try makeNotesService(configuration: .inProcess(.catalog))

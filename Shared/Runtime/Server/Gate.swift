@@ -59,7 +59,8 @@ public enum ConnectionPrincipal: Sendable, Equatable {
     }
 
     /// Who a request over this connection comes from: for the web app, the person it names, as
-    /// any other client at that address; otherwise the connection itself, whatever it names.
+    /// any other client at that address; otherwise the connection itself, whatever it names (a
+    /// proxy's X-Forwarded-For from a client is ignored alike).
     func serving(_ forwardedFor: String?) -> ConnectionPrincipal {
         switch (self, forwardedFor) {
         case (.edge(let address), nil): .client(address: address)
@@ -145,11 +146,6 @@ public final class Gate: Sendable {
     }
 
     private func identify(_ header: RequestHeader, from principal: ConnectionPrincipal, now: Date) throws(ServiceError) -> Caller {
-        // From anyone but the web app the field is ignored, as a proxy's X-Forwarded-For is from
-        // a client: they are counted at their own address (``ConnectionPrincipal/serving(_:)``).
-        if let address = header.forwardedFor, principal.mayForward, !ForwardedAddress.isValid(address) {
-            throw ServiceError.badRequest("an address is 1 to 64 printable ASCII characters", field: "header.forwardedFor")
-        }
         if let user = header.onBehalfOf {
             guard principal.isService else {
                 throw ServiceError(
